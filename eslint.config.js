@@ -1,0 +1,57 @@
+// Lint rules that keep the code honest: promises are awaited, switches are
+// exhaustive, and every third-party package has exactly one door (DESIGN.md).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const door = (name, where) => ({ name, message: `${name} may only be imported in ${where} (one-door rule, DESIGN.md)` });
+const doors = {
+  uws: { paths: [door('uWebSockets.js', 'src/http/')] },
+  mongodb: { paths: [door('mongodb', 'src/store/mongo/')] },
+  sqlite: { paths: [door('better-sqlite3', 'src/store/sqlite/')] },
+  mqtt: { paths: [door('aedes', 'src/bridge/mqtt/'), door('mqtt', 'src/bridge/mqtt/')] },
+  pino: { paths: [door('pino', 'src/log.ts')] },
+};
+const restrictAllBut = (...allowed) => {
+  const paths = Object.entries(doors).filter(([k]) => !allowed.includes(k)).flatMap(([, v]) => v.paths);
+  return ['error', { paths, patterns: [{ group: ['**/store/sqlite/*', '**/store/mongo/*'], message: 'adapters are reached only through the store ports (src/store/types.ts) handed in by app.ts' }] }];
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tap/**', 'eslint.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-imports': restrictAllBut(),
+    },
+  },
+  { files: ['src/http/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('uws') } },
+  { files: ['src/store/sqlite/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: doors.uws.paths.concat(doors.mongodb.paths, doors.mqtt.paths, doors.pino.paths) }] } },
+  { files: ['src/store/mongo/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: doors.uws.paths.concat(doors.sqlite.paths, doors.mqtt.paths, doors.pino.paths) }] } },
+  { files: ['src/bridge/mqtt/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('mqtt') } },
+  { files: ['src/log.ts'], rules: { 'no-restricted-imports': restrictAllBut('pino') } },
+  {
+    // tests may open any adapter directly (the contract suite does), but never uWS
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: doors.uws.paths }],
+      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: '@tapjs/test', name: ['test', 'before', 'after', 'beforeEach', 'afterEach', 'teardown'] }, { from: 'package', package: 'tap', name: ['test', 'before', 'after', 'teardown'] }] }],
+    },
+  },
+  {
+    files: ['protocols/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '../src/*', '../../src/*'], message: 'protocols/ is pure: nothing from src/' }], paths: Object.values(doors).flatMap((d) => d.paths) }] },
+  },
+  {
+    files: ['src/simulator/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/protocols/**', '../*', '!./*'], message: 'the simulator speaks the protocol on its own: it imports nothing from protocols/ or the rest of src/' }] }] },
+  },
+);

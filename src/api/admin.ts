@@ -1,0 +1,75 @@
+/**
+ * The admin API (/admin/…): locations and tokens, for operators. Exists only
+ * when BIOGATE_ADMIN_TOKEN is set, and is authenticated with it.
+ */
+import { Type } from 'typebox';
+import type { LocationService } from '../locations/service.js';
+import { publicToken } from '../locations/service.js';
+import type { Store } from '../store/types.js';
+import { locationView } from './me.js';
+import { defineRoute, json, type ApiRoute } from './route.js';
+import { LocationSchema, Nullable } from './schemas.js';
+
+const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Scope = Type.Union([Type.Literal('full'), Type.Literal('operator'), Type.Literal('read')]);
+const TokenView = Type.Object({
+  id: Type.Integer(), location_id: Type.Integer(), scope: Scope, label: Nullable(Type.String()),
+  expires_at: Nullable(Type.String()), revoked_at: Nullable(Type.String()), created_at: Type.String(),
+});
+const IssuedToken = Type.Object({ id: Type.Integer(), token: Type.String(), location_id: Type.Integer(), scope: Scope, expires_at: Nullable(Type.String()) });
+const TokenRequest = Type.Object(
+  {
+    scope: Type.Optional(Scope),
+    expires_in_days: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 3650 }))),
+    label: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  },
+  { additionalProperties: false },
+);
+
+export function adminRoutes(store: Store, locations: LocationService): ApiRoute[] {
+  const tags = ['admin'];
+  return [
+    defineRoute({
+      method: 'GET', path: '/admin/locations', auth: 'admin',
+      doc: { summary: 'List every location', tags, responses: { 200: Type.Array(LocationSchema) } },
+      handler: async () => json(200, await Promise.all((await locations.list()).map((l) => locationView(store, l)))),
+    }),
+    defineRoute({
+      method: 'POST', path: '/admin/locations', auth: 'admin',
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
+      doc: { summary: 'Create a location and its first token (shown once)', tags, responses: { 201: Type.Object({ location: LocationSchema, token: Type.String() }) } },
+      handler: async ({ body }) => {
+        const { location, token } = await locations.create(body.timezone === undefined ? { name: body.name } : { name: body.name, timezone: body.timezone });
+        return json(201, { location: await locationView(store, location), token: token.token });
+      },
+    }),
+    defineRoute({
+      method: 'PATCH', path: '/admin/locations/{id}', auth: 'admin', params: Id,
+      body: Type.Object(
+        { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), is_active: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
+      doc: { summary: 'Rename, change the time zone, disable or enable a location', tags, responses: { 200: LocationSchema }, errors: ['LOCATION_NOT_FOUND'] },
+      handler: async ({ params, body }) => json(200, await locationView(store, await locations.update(params.id, body))),
+    }),
+    defineRoute({
+      method: 'GET', path: '/admin/locations/{id}/tokens', auth: 'admin', params: Id,
+      doc: { summary: "List a location's tokens (never the token text)", tags, responses: { 200: Type.Array(TokenView) }, errors: ['LOCATION_NOT_FOUND'] },
+      handler: async ({ params }) => {
+        await locations.get(params.id);
+        return json(200, (await locations.listTokens(params.id)).map(publicToken));
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/admin/locations/{id}/tokens', auth: 'admin', params: Id, body: TokenRequest, bodyRequired: false,
+      doc: { summary: 'Issue a token for a location (shown once)', tags, responses: { 201: IssuedToken }, errors: ['LOCATION_NOT_FOUND'] },
+      handler: async ({ params, body }) =>
+        json(201, await locations.issueToken({ location_id: params.id, scope: body?.scope ?? 'full', expires_in_days: body?.expires_in_days ?? null, label: body?.label ?? null })),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/admin/tokens/{id}', auth: 'admin', params: Id,
+      doc: { summary: 'Revoke a token', tags, responses: { 200: TokenView }, errors: ['TOKEN_NOT_FOUND'] },
+      handler: async ({ params }) => json(200, publicToken(await locations.revokeToken(params.id))),
+    }),
+  ];
+}

@@ -1,0 +1,49 @@
+/** Response and shared schemas of the REST API (SERVICE-SPEC "Resources and their fields"). */
+import { Type, type TSchema } from 'typebox';
+
+export const IsoDateTime = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' });
+export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+
+export const ErrorBody = Type.Object({
+  detail: Type.Union([
+    Type.String(),
+    Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() })),
+  ]),
+  code: Type.String(),
+});
+
+export const LocationBasic = Type.Object({ id: Type.Integer(), name: Type.String() });
+
+export const LocationSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  is_active: Type.Boolean(),
+  users_count: Type.Integer(),
+  devices_count: Type.Integer(),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+  timezone: Type.String({ description: 'IANA time zone of the location (BioGate extension)' }),
+});
+
+export const EmptyObject = Type.Object({}, { description: 'Empty JSON object' });
+
+export const pageOf = <T extends TSchema>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    total: Type.Integer(),
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total_pages: Type.Integer(),
+    has_next: Type.Boolean(),
+    has_prev: Type.Boolean(),
+  });
+
+export const PageQuery = {
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 15 }),
+};
+
+export function pageWrapper<T>(items: readonly T[], total: number, page: number, limit: number) {
+  const total_pages = Math.ceil(total / limit);
+  return { data: items, total, page, limit, total_pages, has_next: page < total_pages, has_prev: page > 1 };
+}

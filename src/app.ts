@@ -1,0 +1,104 @@
+/**
+ * The composition root: builds every part from the config and wires them.
+ * Nothing listens until start(); close() undoes it all in reverse order.
+ */
+import { adminRoutes } from './api/admin.js';
+import { meRoutes } from './api/me.js';
+import { mountRoutes } from './api/mount.js';
+import type { ApiRoute } from './api/route.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config/schema.js';
+import { createHttpServer, type HttpServer } from './http/server.js';
+import { createLocationService, type IssuedToken, type LocationService } from './locations/service.js';
+import type { Logger } from './log.js';
+import { Counter, Gauge, Histogram, MetricsRegistry } from './ops/metrics.js';
+import { mountOpsRoutes } from './ops/routes.js';
+import { openStore } from './store/open.js';
+import type { Location, Store } from './store/types.js';
+
+export interface AppOptions {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Where the one-time bootstrap token is printed (plain text, never the logger) [API-CONTRACT §7]. */
+  readonly announce?: (text: string) => void;
+}
+
+export interface App {
+  readonly store: Store;
+  readonly http: HttpServer;
+  readonly locations: LocationService;
+  readonly metrics: MetricsRegistry;
+  readonly apiRoutes: readonly ApiRoute[];
+  /** Runs bootstrap, binds the listener; resolves with the bound port. */
+  start(): Promise<{ port: number; bootstrap: { location: Location; token: IssuedToken } | null }>;
+  close(): Promise<void>;
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const store = await openStore(config.store);
+  const metrics = new MetricsRegistry();
+  const requests = metrics.register(new Counter('biogate_http_requests_total', 'HTTP requests by route, method and status'));
+  const latency = metrics.register(
+    new Histogram('biogate_http_request_duration_seconds', 'HTTP request latency by route', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60]),
+  );
+  metrics.register(
+    new Gauge('biogate_commands', 'Commands by status', async () =>
+      Object.entries(await store.commands.countByStatus()).map(([status, value]) => ({ labels: { status }, value })),
+    ),
+  );
+
+  const tls = config.tlsCert && config.tlsKey ? { certFile: config.tlsCert, keyFile: config.tlsKey } : undefined;
+  const http = createHttpServer({
+    logger,
+    bodyLimit: Math.floor(config.bodyLimitMb * 1024 * 1024),
+    tls,
+    onResponse: ({ route, method, status, seconds }) => {
+      requests.inc({ route, method, status: String(status) });
+      latency.observe({ route }, seconds);
+    },
+  });
+
+  const locations = createLocationService(store, clock);
+  const apiRoutes: ApiRoute[] = [...meRoutes(store), ...adminRoutes(store, locations)];
+  mountRoutes(http, apiRoutes, { store, clock, adminToken: config.adminToken });
+  let stopping = false;
+  mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
+
+  return {
+    store,
+    http,
+    locations,
+    metrics,
+    apiRoutes,
+    async start() {
+      let bootstrap: { location: Location; token: IssuedToken } | null = null;
+      if (config.bootstrap === 'on' && (await store.locations.count()) === 0) {
+        bootstrap = await locations.create({ name: 'Default' });
+        options.announce?.(
+          [
+            '',
+            '  BioGate bootstrap: created location "Default" (id ' + bootstrap.location.id + ').',
+            '  Its API token is shown once, now; store it safely:',
+            '',
+            '    ' + bootstrap.token.token,
+            '',
+            '  Try: curl -H "Authorization: Bearer <token>" http://localhost:' + config.port + '/api/me',
+            '',
+          ].join('\n'),
+        );
+        logger.info({ location: bootstrap.location.id, token_id: bootstrap.token.id }, 'bootstrap location created');
+      }
+      const port = await http.listen(config.host, config.port);
+      logger.info({ host: config.host, port, tls: Boolean(tls), store: store.kind }, 'listening');
+      return { port, bootstrap };
+    },
+    async close() {
+      stopping = true;
+      await http.close(config.shutdownGraceS * 1000);
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Builds the frozen Config from defaults, an optional JSON file and the
+ * environment (environment wins), reporting every problem at once.
+ */
+import { readFileSync } from 'node:fs';
+import { Compile } from 'typebox/compile';
+import { ConfigSchema, SETTINGS, type Config, type SettingKey } from './schema.js';
+import { issuesFrom } from '../validation.js';
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+const checker = Compile(ConfigSchema);
+
+/** Turns an environment string into the setting's JSON type; reports what it cannot read. */
+function fromEnv(key: SettingKey, raw: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+  const schema = SETTINGS[key].schema as { type?: string; anyOf?: { type?: string }[] };
+  const types = schema.anyOf ? schema.anyOf.map((s) => s.type) : [schema.type];
+  if (raw === '' && types.includes('null')) return { ok: true, value: null };
+  if (types.includes('integer') || types.includes('number')) {
+    const n = Number(raw.trim());
+    if (raw.trim() === '' || !Number.isFinite(n)) return { ok: false, problem: `${SETTINGS[key].meta.env}: "${raw}" is not a number` };
+    return { ok: true, value: n };
+  }
+  return { ok: true, value: raw };
+}
+
+export interface LoadOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** Path of a JSON file with settings by their config key (e.g. {"port": 9000}); `BIOGATE_CONFIG` also names one. */
+  readonly file?: string;
+  /** Explicit values that win over everything (used by tests and the CLI). */
+  readonly overrides?: Partial<Record<SettingKey, unknown>>;
+}
+
+export function loadConfig(options: LoadOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS)) values[key] = structuredClone((s.schema as { default?: unknown }).default);
+
+  const file = options.file ?? env['BIOGATE_CONFIG'];
+  if (file) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) problems.push(`${file}: must hold a JSON object`);
+      else Object.assign(values, parsed);
+    } catch (err) {
+      problems.push(`${file}: ${(err as Error).message}`);
+    }
+  }
+
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    const raw = env[SETTINGS[key].meta.env];
+    if (raw === undefined) continue;
+    const converted = fromEnv(key, raw);
+    if (converted.ok) values[key] = converted.value;
+    else problems.push(converted.problem);
+  }
+  Object.assign(values, options.overrides ?? {});
+
+  for (const issue of issuesFrom(checker, values, [])) {
+    const key = issue.loc[0];
+    const name = typeof key === 'string' && key in SETTINGS ? SETTINGS[key as SettingKey].meta.env : String(key ?? 'config');
+    problems.push(`${name}: ${issue.msg}`);
+  }
+  if (values['tlsCert'] && !values['tlsKey']) problems.push('BIOGATE_TLS_KEY: required when BIOGATE_TLS_CERT is set');
+  if (values['tlsKey'] && !values['tlsCert']) problems.push('BIOGATE_TLS_CERT: required when BIOGATE_TLS_KEY is set');
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(values) as Config;
+}
+
+/** Config as printable text, secrets masked. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    const meta: { secret?: boolean } = SETTINGS[key].meta;
+    out[key] = meta.secret && config[key] !== null ? '(set)' : config[key];
+  }
+  return out;
+}

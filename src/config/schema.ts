@@ -1,0 +1,72 @@
+/**
+ * Every BioGate setting, in one TypeBox schema: default, unit and description live
+ * next to the type, and the README configuration table is generated from here
+ * (test/config/readme-drift.test.ts fails when they drift).
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+
+export interface SettingMeta {
+  /** Environment variable that overrides the setting. */
+  readonly env: string;
+  /** Unit shown in the README table ('' when the value has none). */
+  readonly unit: string;
+  readonly description: string;
+  /** Never printed (config dumps show "(set)"). */
+  readonly secret?: boolean;
+}
+
+const setting = <T extends TSchema>(schema: T, meta: SettingMeta) => ({ schema, meta });
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const onOff = Type.Union([Type.Literal('on'), Type.Literal('off')]);
+
+/** The settings, keyed by their name inside the frozen config object. */
+export const SETTINGS = {
+  port: setting(Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }), {
+    env: 'BIOGATE_PORT', unit: 'TCP port', description: 'Port of the HTTP listener (REST API, device push endpoints, metrics). 0 picks a free port.',
+  }),
+  host: setting(Type.String({ minLength: 1, default: '0.0.0.0' }), {
+    env: 'BIOGATE_HOST', unit: 'address', description: 'Address the listeners bind to.',
+  }),
+  store: setting(Type.String({ pattern: '^(sqlite:.+|mongodb(\\+srv)?://.+)$', default: 'sqlite:data/biogate.db' }), {
+    env: 'BIOGATE_STORE', unit: 'URL', description: '`sqlite:<path>` for the embedded store (`sqlite::memory:` for a throwaway one), or a `mongodb://` URL for MongoDB.',
+  }),
+  adminToken: setting(Type.Union([Type.String({ minLength: 24 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_ADMIN_TOKEN', unit: 'secret', secret: true, description: 'Enables the admin API under /admin/ (and protects /metrics) when set; at least 24 characters. Unset: admin API off.',
+  }),
+  logLevel: setting(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }), {
+    env: 'BIOGATE_LOG_LEVEL', unit: 'level', description: `Log level: ${LOG_LEVELS.join(', ')}.`,
+  }),
+  onlineThresholdS: setting(Type.Integer({ minimum: 5, maximum: 86400, default: 60 }), {
+    env: 'BIOGATE_ONLINE_THRESHOLD_S', unit: 's', description: 'A device counts as online when its last request is at most this old.',
+  }),
+  bootstrap: setting(Type.Union([onOff], { default: 'on' }), {
+    env: 'BIOGATE_BOOTSTRAP', unit: 'on/off', description: 'On first start with an empty store, create the location "Default" and print its token once to stdout.',
+  }),
+  bodyLimitMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 16 }), {
+    env: 'BIOGATE_BODY_LIMIT_MB', unit: 'MiB', description: 'Largest accepted request body; larger bodies get 413.',
+  }),
+  tlsCert: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_TLS_CERT', unit: 'path', description: 'PEM certificate; with BIOGATE_TLS_KEY the listener speaks HTTPS.',
+  }),
+  tlsKey: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_TLS_KEY', unit: 'path', description: 'PEM private key for BIOGATE_TLS_CERT.',
+  }),
+  shutdownGraceS: setting(Type.Integer({ minimum: 0, maximum: 300, default: 10 }), {
+    env: 'BIOGATE_SHUTDOWN_GRACE_S', unit: 's', description: 'On SIGTERM/SIGINT, how long in-flight requests may take before the process closes anyway.',
+  }),
+  rateLimitRps: setting(Type.Number({ minimum: 0, default: 0 }), {
+    env: 'BIOGATE_RATE_LIMIT_RPS', unit: 'requests/s', description: 'Per-token rate limit for /api (bursts of twice the rate); 0 turns it off. Excess gets 429 with Retry-After.',
+  }),
+} as const;
+
+export type SettingKey = keyof typeof SETTINGS;
+
+export const ConfigSchema = Type.Object(
+  Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, s.schema])) as {
+    [K in SettingKey]: (typeof SETTINGS)[K]['schema'];
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Readonly<Static<typeof ConfigSchema>>;

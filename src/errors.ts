@@ -1,0 +1,89 @@
+/**
+ * One error type for the whole gateway, with a stable code from a catalog.
+ *
+ * Codes are part of the public contract (README "Errors" table, checked by
+ * test/errors.test.ts): clients branch on `code`, never on `detail` text.
+ * `toErrorBody` is the single mapping from an error to an HTTP status and body.
+ */
+
+export interface ValidationIssue {
+  /** Where the problem is: starts with "body", "query" or "path" [API-CONTRACT §3]. */
+  readonly loc: readonly (string | number)[];
+  readonly msg: string;
+  readonly type: string;
+}
+
+interface CatalogEntry {
+  readonly status: number;
+  readonly description: string;
+}
+
+/** The error catalog. Adding a code here requires a README row (a test enforces it). */
+export const ERROR_CATALOG = {
+  BAD_REQUEST: { status: 400, description: 'The request is malformed: invalid JSON or the wrong top-level type.' },
+  UNAUTHORIZED: { status: 401, description: 'Authorization is missing, not Bearer, unknown, revoked or expired.' },
+  LOCATION_DISABLED: { status: 403, description: 'The token belongs to a disabled location.' },
+  SCOPE_DENIED: { status: 403, description: "The token's scope does not allow this operation." },
+  DEVICE_OTHER_LOCATION: { status: 403, description: 'The device is assigned to another location.' },
+  NOT_FOUND: { status: 404, description: 'No route at this path.' },
+  USER_NOT_FOUND: { status: 404, description: 'No user with this PIN in your location.' },
+  DEVICE_NOT_FOUND: { status: 404, description: 'No device with this serial number in your location.' },
+  COMMAND_NOT_FOUND: { status: 404, description: 'No command with this id in your location.' },
+  LOCATION_NOT_FOUND: { status: 404, description: 'No location with this id (admin API, CLI).' },
+  TOKEN_NOT_FOUND: { status: 404, description: 'No token with this id (admin API, CLI).' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not for this method.' },
+  COMMAND_ALREADY_SENT: { status: 409, description: 'The command left the queue already and cannot be cancelled.' },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than BIOGATE_BODY_LIMIT_MB, or an import has more than 10,000 items.' },
+  VALIDATION_FAILED: { status: 422, description: 'The body, query or path failed validation; `detail` lists every problem.' },
+  COMMAND_NOT_SUPPORTED: { status: 422, description: "The preset is not available on the device's known protocol version." },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The Idempotency-Key was used before with a different body.' },
+  MAILBOX_FULL: { status: 429, description: "The device's command queue is at its limit; retry after it drains." },
+  RATE_LIMITED: { status: 429, description: 'Too many requests for this token; see Retry-After.' },
+  INTERNAL: { status: 500, description: 'A bug. The response carries no details; the log has them.' },
+  STORE_UNAVAILABLE: { status: 503, description: 'The store cannot be reached.' },
+  SHUTTING_DOWN: { status: 503, description: 'The gateway is stopping and takes no new work.' },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export class BioGateError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Safe to show to the caller: a sentence, or the list of validation issues. */
+  readonly detail: string | readonly ValidationIssue[];
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    code: ErrorCode,
+    detail: string | readonly ValidationIssue[],
+    options: { cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(typeof detail === 'string' ? detail : `${code}: ${detail.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, {
+      cause: options.cause,
+    });
+    this.name = 'BioGateError';
+    this.code = code;
+    this.status = ERROR_CATALOG[code].status;
+    this.detail = detail;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** Shorthand for the common 422 with one issue. */
+export function invalid(loc: readonly (string | number)[], msg: string, type = 'value_error'): BioGateError {
+  return new BioGateError('VALIDATION_FAILED', [{ loc, msg, type }]);
+}
+
+export interface ErrorResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: { detail: string | readonly ValidationIssue[]; code: ErrorCode };
+}
+
+/** The single mapping from anything thrown to what the client sees [API-CONTRACT §3]. */
+export function toErrorResponse(err: unknown): ErrorResponse {
+  if (err instanceof BioGateError) {
+    return { status: err.status, headers: err.headers, body: { detail: err.detail, code: err.code } };
+  }
+  return { status: 500, headers: {}, body: { detail: 'Internal server error', code: 'INTERNAL' } };
+}

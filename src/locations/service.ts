@@ -1,0 +1,105 @@
+/**
+ * Locations and their tokens: the operations shared by the CLI, the admin API
+ * and the bootstrap. Token text is returned once, here, and never stored.
+ */
+import { BioGateError, invalid } from '../errors.js';
+import { generateToken, hashToken } from '../auth/tokens.js';
+import type { Clock } from '../clock.js';
+import type { Location, Store, Token, TokenScope } from '../store/types.js';
+
+export const TOKEN_SCOPES: readonly TokenScope[] = ['full', 'operator', 'read'];
+
+export function isTimeZone(tz: string): boolean {
+  if (tz.length === 0 || tz.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface IssuedToken {
+  readonly id: number;
+  readonly token: string;
+  readonly location_id: number;
+  readonly scope: TokenScope;
+  readonly expires_at: string | null;
+}
+
+export interface LocationService {
+  create(input: { name: string; timezone?: string }): Promise<{ location: Location; token: IssuedToken }>;
+  list(): Promise<readonly Location[]>;
+  get(id: number): Promise<Location>;
+  update(id: number, patch: { name?: string; timezone?: string; is_active?: boolean }): Promise<Location>;
+  issueToken(input: { location_id: number; scope?: TokenScope; expires_in_days?: number | null; label?: string | null }): Promise<IssuedToken>;
+  revokeToken(id: number): Promise<Token>;
+  listTokens(locationId?: number): Promise<readonly Token[]>;
+}
+
+function checkName(name: string, loc: (string | number)[]): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > 200) throw invalid(loc, 'must be 1 to 200 characters', 'length');
+  return trimmed;
+}
+
+function checkZone(tz: string, loc: (string | number)[]): string {
+  if (!isTimeZone(tz)) throw invalid(loc, `unknown IANA time zone "${tz}"`, 'enum');
+  return tz;
+}
+
+export function createLocationService(store: Store, clock: Clock): LocationService {
+  const now = () => clock.now().toISOString();
+  const service: LocationService = {
+    async create(input) {
+      const name = checkName(input.name, ['body', 'name']);
+      const timezone = checkZone(input.timezone ?? 'UTC', ['body', 'timezone']);
+      const location = await store.locations.create({ name, timezone }, now());
+      const token = await service.issueToken({ location_id: location.id, label: 'initial' });
+      return { location, token };
+    },
+    list: () => store.locations.list(),
+    async get(id) {
+      const location = await store.locations.get(id);
+      if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);
+      return location;
+    },
+    async update(id, patch) {
+      const clean: { name?: string; timezone?: string; is_active?: boolean } = {};
+      if (patch.name !== undefined) clean.name = checkName(patch.name, ['body', 'name']);
+      if (patch.timezone !== undefined) clean.timezone = checkZone(patch.timezone, ['body', 'timezone']);
+      if (patch.is_active !== undefined) clean.is_active = patch.is_active;
+      const location = await store.locations.update(id, clean, now());
+      if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);
+      return location;
+    },
+    async issueToken(input) {
+      await service.get(input.location_id);
+      const scope = input.scope ?? 'full';
+      if (!TOKEN_SCOPES.includes(scope)) throw invalid(['body', 'scope'], `must be one of ${TOKEN_SCOPES.join(', ')}`, 'enum');
+      const days = input.expires_in_days ?? null;
+      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 3650)) throw invalid(['body', 'expires_in_days'], 'must be between 1 and 3650', 'range');
+      const issuedAt = clock.now();
+      const expires_at = days === null ? null : new Date(issuedAt.getTime() + days * 86_400_000).toISOString();
+      const token = generateToken();
+      const record = await store.tokens.create(
+        { location_id: input.location_id, hash: hashToken(token), scope, label: input.label ?? null, expires_at },
+        issuedAt.toISOString(),
+      );
+      return { id: record.id, token, location_id: record.location_id, scope, expires_at };
+    },
+    async revokeToken(id) {
+      const token = await store.tokens.revoke(id, now());
+      if (!token) throw new BioGateError('TOKEN_NOT_FOUND', `Token ${id} not found`);
+      return token;
+    },
+    listTokens: (locationId) => store.tokens.list(locationId),
+  };
+  return service;
+}
+
+/** A token record without its hash, for listings. */
+export function publicToken(t: Token): Omit<Token, 'hash'> {
+  const { hash: _hash, ...rest } = t;
+  return rest;
+}

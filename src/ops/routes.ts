@@ -1,0 +1,39 @@
+/** /healthz (process up), /readyz (store reachable), /metrics (Prometheus text). */
+import type { Store } from '../store/types.js';
+import { checkAdmin } from '../api/mount.js';
+import type { HttpServer } from '../http/server.js';
+import type { MetricsRegistry } from './metrics.js';
+
+export interface OpsDeps {
+  readonly store: Store;
+  readonly metrics: MetricsRegistry;
+  readonly adminToken: string | null;
+  readonly isStopping: () => boolean;
+}
+
+export function mountOpsRoutes(http: HttpServer, deps: OpsDeps): void {
+  http.route({ method: 'GET', pattern: '/healthz', handler: () => ({ status: 200, body: { status: 'ok' } }) });
+  http.route({
+    method: 'GET',
+    pattern: '/readyz',
+    handler: async (req) => {
+      if (deps.isStopping()) return { status: 503, body: { status: 'stopping' } };
+      try {
+        await deps.store.ping();
+        return { status: 200, body: { status: 'ready', store: deps.store.kind } };
+      } catch (err) {
+        req.log.warn({ err }, 'store not reachable');
+        return { status: 503, body: { status: 'store unreachable', store: deps.store.kind } };
+      }
+    },
+  });
+  http.route({
+    method: 'GET',
+    pattern: '/metrics',
+    handler: async (req) => {
+      // [API-CONTRACT §7] /metrics requires the admin token when one is configured.
+      if (deps.adminToken !== null) checkAdmin(deps.adminToken, req.headers['authorization']);
+      return { status: 200, headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }, body: await deps.metrics.render() };
+    },
+  });
+}

@@ -1,0 +1,205 @@
+// Public shapes of the terminal simulator. The simulator speaks the device side of the PUSH
+// protocol on its own: nothing here comes from protocols/ or the rest of src/ (DESIGN.md).
+
+export type SimProtocol = 'v2' | 'v3';
+
+/** A user as the simulated terminal stores it (v2 USERINFO and v3 `user` share one record). */
+export interface SimUser {
+  readonly pin: string;
+  readonly name: string;
+  readonly privilege: number;
+  readonly password: string;
+  readonly card: string;
+  readonly group: number;
+  /** v2 `TZ` (16 hex digits), empty when never set */
+  readonly tz: string;
+  readonly verify: number;
+  readonly viceCard: string;
+  /** v3 `StartTime` / `EndTime` as received (`0` = unlimited) */
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly disabled: boolean;
+  /** device-internal record number (v3 `uid`) */
+  readonly uid: number;
+}
+
+/** The table a template is stored in on the device: one per wire table, as on real firmware. */
+export type TemplateTable = 'FINGERTMP' | 'FACE' | 'BIODATA' | 'templatev10' | 'biodata';
+
+/** A biometric template [PUSH-v2 §9.4]. */
+export interface SimTemplate {
+  readonly table: TemplateTable;
+  readonly pin: string;
+  /** 1 fingerprint, 2 near-infrared face, 9 visible-light face, … */
+  readonly type: number;
+  /** finger index 0–9 (0 for faces) */
+  readonly no: number;
+  readonly index: number;
+  /** 1 normal, 3 duress fingerprint */
+  readonly valid: number;
+  readonly duress: number;
+  readonly majorVer: number;
+  readonly minorVer: number;
+  readonly format: number;
+  /** base64 template text */
+  readonly tmp: string;
+}
+
+/** v3 `userauthorize` row. */
+export interface SimAuthorization {
+  readonly pin: string;
+  readonly timezoneId: number;
+  readonly doorMask: number;
+}
+
+/** One attendance record kept by the terminal. */
+export interface SimAttendance {
+  readonly pin: string;
+  /** device-local wall-clock time `YYYY-MM-DD HH:MM:SS` */
+  readonly time: string;
+  readonly status: number;
+  readonly verify: number;
+  /** record number, increasing */
+  readonly index: number;
+}
+
+export interface DoorState {
+  readonly door: number;
+  /** lock relay: closed, open for a moment, or latched normal-open */
+  readonly relay: 'closed' | 'open' | 'normal-open';
+  readonly lockedDown: boolean;
+  readonly alarm: boolean;
+  readonly normalOpenZoneEnabled: boolean;
+  /** seconds of the last timed open (CONTROL DEVICE 01…), 0 when none */
+  readonly lastOpenSeconds: number;
+  /** AC_UNLOCK pulses received */
+  readonly pulses: number;
+}
+
+/** Every command line received, in order, verbatim. */
+export interface ExecutedCommand {
+  readonly id: string;
+  readonly command: string;
+  /** the `Return` code posted, or null when the line was lost because a restart command came first */
+  readonly returnCode: number | null;
+  /** the `CMD` echo posted, or null when lost */
+  readonly cmd: string | null;
+}
+
+export type CommandListener = (command: ExecutedCommand) => void;
+
+export interface SimulatedDeviceOptions {
+  /** base URL of the BioGate server, e.g. `http://127.0.0.1:8080` */
+  url: string;
+  sn: string;
+  protocol: SimProtocol;
+  /** poll interval override in ms; default: the server's `Delay` (v2) / `RequestDelay` (v3) */
+  pollDelayMs?: number;
+  /** poll again right after posting results (benchmarks) */
+  fast?: boolean;
+  /** fingerprint algorithm: 10 → FINGERTMP / templatev10; 12 → BIODATA type 1 (default 10) */
+  fpVersion?: 10 | 12;
+  /** device has a visible-light / near-infrared face module (default false) */
+  faceSupport?: boolean;
+  /** number of doors / lock outputs (default 1; 0 = no lock, AC_UNLOCK unsupported) */
+  lockCount?: number;
+  /** forced `Return` per command prefix (longest match wins), e.g. `{ 'DATA QUERY ATTLOG': -1002 }`;
+   *  a forced command is acknowledged with that code and has no effect */
+  returnCodes?: Record<string, number>;
+  /** share of commands that fail with a generic code (v2 −1005 busy, v3 −12), seeded; 0–1 */
+  failRate?: number;
+  /** seed of the simulator's random choices (default: derived from the serial number) */
+  seed?: number;
+  /** v2: sent as `pushcommkey` on the handshake; v3: also `authKey` in the registry body */
+  commKey?: string;
+  /** per-request timeout in ms (default: the server's `TimeoutSec`/`Timeout`, else 20000) */
+  requestTimeoutMs?: number;
+  /** wait after a failed request before retrying, ms (default: the server's `ErrorDelay`, else 30 s) */
+  retryDelayMs?: number;
+  /** delay between an enrolment command and its template upload, ms (default 300) */
+  enrollDelayMs?: number;
+  /** attendance records kept in memory; the oldest are dropped (default 10000) */
+  maxAttendance?: number;
+  /** upload `table=options` when the server asks (v2 `PushOptionsFlag=1`) or always (v3); default true */
+  uploadOptions?: boolean;
+  /** v3 only: also accept the v2 words INFO, CHECK, LOG, AC_UNLOCK, AC_UNALARM, SHELL (F1, F4); default false */
+  acceptV2Words?: boolean;
+  /** device time zone offset in minutes until a v2 handshake announces `TimeZone` (default 0) */
+  utcOffsetMinutes?: number;
+  /** clock (default `() => new Date()`) */
+  now?: () => Date;
+  /** aborting it stops the device */
+  signal?: AbortSignal;
+  onCommand?: CommandListener;
+}
+
+export interface SimulatedDeviceStats {
+  handshakes: number;
+  handshakeFailures: number;
+  polls: number;
+  /** command lines received */
+  commandsReceived: number;
+  /** executed commands by posted `Return` code */
+  commandsByCode: Record<string, number>;
+  /** lines lost after a restart command in the same reply */
+  commandsLost: number;
+  resultPosts: number;
+  uploadsSent: number;
+  uploadsAcknowledged: number;
+  uploadsFailed: number;
+  /** uploads dropped because the retry queue was full */
+  uploadsDropped: number;
+  punches: number;
+  templatesEnrolled: number;
+  /** failed requests and unexpected replies */
+  errors: number;
+  /** replies that broke a protocol rule the simulator checks (e.g. a missing TimeZone) */
+  protocolWarnings: number;
+  lastError: string | null;
+  /** last request to the server succeeded and the session is established */
+  online: boolean;
+}
+
+/** What the device learnt from the server's handshake / configuration. */
+export interface SessionInfo {
+  readonly established: boolean;
+  /** keys of the last handshake or configuration reply, as received */
+  readonly serverOptions: Readonly<Record<string, string>>;
+  readonly pollDelayMs: number;
+  readonly retryDelayMs: number;
+  readonly requestTimeoutMs: number;
+  readonly realtime: boolean;
+  readonly utcOffsetMinutes: number;
+  readonly registryCode: string | null;
+  readonly sessionId: string | null;
+  readonly token: string | null;
+  readonly lastDateHeader: string | null;
+  readonly warnings: readonly string[];
+}
+
+export interface SimulatedDevice {
+  readonly sn: string;
+  readonly protocol: SimProtocol;
+  /** handshake, then poll until stop() */
+  start(): void;
+  /** aborts a held poll and any request in flight; resolves when idle */
+  stop(): Promise<void>;
+  /** one handshake (v2) or registration flow (v3) */
+  handshake(): Promise<void>;
+  /** one getrequest round trip (handshaking first when needed) → number of commands executed */
+  pollOnce(): Promise<number>;
+  /** record an attendance punch and upload it → true when the server acknowledged it */
+  punch(pin: string, when: Date | string, status?: number, verify?: number): Promise<boolean>;
+  /** simulate a local enrolment at the terminal → true when the template upload was acknowledged */
+  enroll(pin: string, fid: number, type?: number): Promise<boolean>;
+  users(): ReadonlyMap<string, SimUser>;
+  templates(pin: string): readonly SimTemplate[];
+  authorizations(pin: string): readonly SimAuthorization[];
+  attendanceLog(): readonly SimAttendance[];
+  doors(): readonly DoorState[];
+  deviceOptions(): ReadonlyMap<string, string>;
+  executed(): readonly ExecutedCommand[];
+  session(): SessionInfo;
+  readonly stats: Readonly<SimulatedDeviceStats>;
+  onCommand(listener: CommandListener): () => void;
+}

@@ -1,0 +1,51 @@
+import type { Attendance, AttendancePort } from '../types.js';
+import type { Db } from './db.js';
+
+type Row = Record<string, unknown>;
+
+const toAttendance = (r: Row): Attendance => ({
+  id: r['id'] as number,
+  location_id: r['location_id'] as number,
+  sn: r['sn'] as string,
+  pin: r['pin'] as string,
+  user_id: (r['user_id'] as number | null) ?? null,
+  timestamp: r['timestamp'] as string,
+  local_time: r['local_time'] as string,
+  status: r['status'] as number,
+  verify: r['verify'] as number,
+  work_code: (r['work_code'] as string | null) ?? null,
+  created_at: r['created_at'] as string,
+});
+
+export function sqliteAttendance(db: Db): AttendancePort {
+  const insert = db.prepare(
+    `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sn, pin, local_time, status, verify) DO NOTHING RETURNING *`,
+  );
+  return {
+    async record(records, now) {
+      return db
+        .transaction(() => {
+          const out: Attendance[] = [];
+          for (const a of records) {
+            const r = insert.get(a.location_id, a.sn, a.pin, a.user_id, a.timestamp, a.local_time, a.status, a.verify, a.work_code, now) as Row | undefined;
+            if (r) out.push(toAttendance(r));
+          }
+          return out;
+        })
+        .immediate();
+    },
+    async list(locationId, filter, window) {
+      const where = ['location_id = ?'];
+      const args: unknown[] = [locationId];
+      if (filter.from) (where.push('timestamp >= ?'), args.push(filter.from));
+      if (filter.to) (where.push('timestamp <= ?'), args.push(filter.to));
+      if (filter.pin) (where.push('pin = ?'), args.push(filter.pin));
+      if (filter.sn) (where.push('sn = ?'), args.push(filter.sn));
+      const w = where.join(' AND ');
+      const total = (db.prepare(`SELECT COUNT(*) AS n FROM attendance WHERE ${w}`).get(...args) as { n: number }).n;
+      const rows = db.prepare(`SELECT * FROM attendance WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      return { items: rows.map(toAttendance), total };
+    },
+  };
+}

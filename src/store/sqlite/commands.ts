@@ -1,0 +1,144 @@
+import type { Command, CommandStatus, CommandsPort, NewCommand } from '../types.js';
+import { json, type Db } from './db.js';
+
+type Row = Record<string, unknown>;
+
+const toCommand = (r: Row): Command => ({
+  id: r['id'] as number,
+  location_id: (r['location_id'] as number | null) ?? null,
+  sn: r['sn'] as string,
+  command: r['command'] as string,
+  params: json<Record<string, unknown>>(r['params']),
+  priority: r['priority'] as number,
+  origin: r['origin'] as Command['origin'],
+  status: r['status'] as CommandStatus,
+  response: (r['response'] as string | null) ?? null,
+  error_message: (r['error_message'] as string | null) ?? null,
+  result: json<unknown>(r['result']),
+  sent_at: (r['sent_at'] as string | null) ?? null,
+  acknowledged_at: (r['acknowledged_at'] as string | null) ?? null,
+  expires_at: (r['expires_at'] as string | null) ?? null,
+  sync_key: (r['sync_key'] as string | null) ?? null,
+  attempts: r['attempts'] as number,
+  parent_id: (r['parent_id'] as number | null) ?? null,
+  wire: (r['wire'] as string | null) ?? null,
+  created_by_token_id: (r['created_by_token_id'] as number | null) ?? null,
+  idempotency_key: (r['idempotency_key'] as string | null) ?? null,
+  created_at: r['created_at'] as string,
+  updated_at: (r['updated_at'] as string | null) ?? null,
+});
+
+const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
+
+export function sqliteCommands(db: Db): CommandsPort {
+  const insert = db.prepare(
+    `INSERT INTO commands (location_id, sn, command, params, priority, origin, status, expires_at, sync_key, parent_id, created_by_token_id, idempotency_key, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?) RETURNING *`,
+  );
+  const byId = db.prepare('SELECT * FROM commands WHERE id = ?');
+  const insertArgs = (c: NewCommand, now: string) => [
+    c.location_id, c.sn, c.command, jsonOrNull(c.params), c.priority, c.origin, c.expires_at,
+    c.sync_key ?? null, c.parent_id ?? null, c.created_by_token_id ?? null, c.idempotency_key ?? null, now,
+  ];
+  return {
+    async create(input, now) {
+      return toCommand(insert.get(...insertArgs(input, now)) as Row);
+    },
+    async enqueueSync(ops, now) {
+      const replace = db.prepare(
+        `UPDATE commands SET command = ?, params = ?, priority = ?, expires_at = ?, updated_at = ?
+         WHERE sn = ? AND sync_key = ? AND status = 'pending'`,
+      );
+      let created = 0;
+      let replaced = 0;
+      db.transaction(() => {
+        for (const op of ops) {
+          if (op.sync_key && replace.run(op.command, jsonOrNull(op.params), op.priority, op.expires_at, now, op.sn, op.sync_key).changes > 0) {
+            replaced++;
+            continue;
+          }
+          insert.run(...insertArgs(op, now));
+          created++;
+        }
+      }).immediate();
+      return { created, replaced };
+    },
+    async get(locationId, id) {
+      const r = db.prepare('SELECT * FROM commands WHERE id = ? AND location_id = ? AND parent_id IS NULL').get(id, locationId) as Row | undefined;
+      return r && toCommand(r);
+    },
+    async getById(id) {
+      const r = byId.get(id) as Row | undefined;
+      return r && toCommand(r);
+    },
+    async findByIdempotencyKey(locationId, tokenId, key) {
+      const r = db
+        .prepare('SELECT * FROM commands WHERE location_id = ? AND created_by_token_id IS ? AND idempotency_key = ?')
+        .get(locationId, tokenId, key) as Row | undefined;
+      return r && toCommand(r);
+    },
+    async list(locationId, filter, window) {
+      const where = ['location_id = ?', 'parent_id IS NULL'];
+      const args: unknown[] = [locationId];
+      if (filter.sn) (where.push('sn = ?'), args.push(filter.sn));
+      if (filter.status) (where.push('status = ?'), args.push(filter.status));
+      if (filter.command) (where.push('command = ?'), args.push(filter.command));
+      if (filter.since) (where.push('created_at >= ?'), args.push(filter.since));
+      const w = where.join(' AND ');
+      const total = (db.prepare(`SELECT COUNT(*) AS n FROM commands WHERE ${w}`).get(...args) as { n: number }).n;
+      const rows = db.prepare(`SELECT * FROM commands WHERE ${w} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      return { items: rows.map(toCommand), total };
+    },
+    async pending(sn, limit) {
+      const rows = db
+        .prepare("SELECT * FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL ORDER BY priority DESC, id ASC LIMIT ?")
+        .all(sn, limit) as Row[];
+      return rows.map(toCommand);
+    },
+    async countPending(sn) {
+      return (db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL").get(sn) as { n: number }).n;
+    },
+    async claim(ids, wire, now) {
+      const stmt = db.prepare("UPDATE commands SET status = 'sent', sent_at = ?, wire = ?, updated_at = ? WHERE id = ? AND status = 'pending'");
+      return db.transaction(() => ids.filter((id) => stmt.run(now, wire.get(id) ?? null, now, id).changes > 0)).immediate();
+    },
+    async finish(id, outcome, now) {
+      const r = db
+        .prepare(
+          `UPDATE commands SET status = ?, response = ?, error_message = ?, result = ?, acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END, updated_at = ?
+           WHERE id = ? AND status IN ('pending', 'sent') RETURNING *`,
+        )
+        .get(outcome.status, outcome.response ?? null, outcome.error_message ?? null, jsonOrNull(outcome.result), now, now, id) as Row | undefined;
+      return r && toCommand(r);
+    },
+    async failPendingFor(sn, message, now) {
+      const rows = db
+        .prepare("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE sn = ? AND status = 'pending' RETURNING id")
+        .all(message, now, sn) as { id: number }[];
+      return rows.map((r) => r.id);
+    },
+    async expire(now) {
+      const rows = db
+        .prepare("UPDATE commands SET status = 'failed', error_message = 'expired before delivery', updated_at = ? WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? RETURNING *")
+        .all(now, now) as Row[];
+      return rows.map(toCommand);
+    },
+    async sentBefore(cutoff, limit) {
+      return (db.prepare("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at LIMIT ?").all(cutoff, limit) as Row[]).map(toCommand);
+    },
+    async requeue(id, now) {
+      const r = db
+        .prepare("UPDATE commands SET status = 'pending', sent_at = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'sent' RETURNING *")
+        .get(now, id) as Row | undefined;
+      return r && toCommand(r);
+    },
+    async children(parentId) {
+      return (db.prepare('SELECT * FROM commands WHERE parent_id = ? ORDER BY id').all(parentId) as Row[]).map(toCommand);
+    },
+    async countByStatus() {
+      const out: Record<CommandStatus, number> = { pending: 0, sent: 0, success: 0, failed: 0 };
+      for (const r of db.prepare('SELECT status, COUNT(*) AS n FROM commands WHERE parent_id IS NULL GROUP BY status').all() as { status: CommandStatus; n: number }[]) out[r.status] = r.n;
+      return out;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import type { Device, DevicesPort } from '../types.js';
+import { json, likePattern, type Db } from './db.js';
+
+type Row = Record<string, unknown>;
+
+const toDevice = (r: Row): Device => ({
+  id: r['id'] as number,
+  serial_number: r['serial_number'] as string,
+  name: r['name'] as string,
+  location_id: (r['location_id'] as number | null) ?? null,
+  registry_code: (r['registry_code'] as string | null) ?? null,
+  session_id: (r['session_id'] as string | null) ?? null,
+  registered_at: (r['registered_at'] as string | null) ?? null,
+  options: json<Record<string, string>>(r['options']),
+  version: (r['version'] as Device['version']) ?? null,
+  version_override: (r['version_override'] as Device['version']) ?? null,
+  comm_key_hash: (r['comm_key_hash'] as string | null) ?? null,
+  last_seen: (r['last_seen'] as string | null) ?? null,
+  last_address: (r['last_address'] as string | null) ?? null,
+  assigned_at: (r['assigned_at'] as string | null) ?? null,
+  created_at: r['created_at'] as string,
+  updated_at: (r['updated_at'] as string | null) ?? null,
+});
+
+const SESSION_COLUMNS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'last_seen', 'last_address'] as const;
+
+export function sqliteDevices(db: Db): DevicesPort {
+  const bySerial = db.prepare('SELECT * FROM devices WHERE serial_number = ?');
+  const defaultName = (sn: string) => `Device ${sn}`;
+  return {
+    async getBySerial(sn) {
+      const r = bySerial.get(sn) as Row | undefined;
+      return r && toDevice(r);
+    },
+    async get(locationId, sn) {
+      const r = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as Row | undefined;
+      return r && toDevice(r);
+    },
+    async list(locationId, filter, window) {
+      const where = ['location_id = ?'];
+      const args: unknown[] = [locationId];
+      if (filter.search) {
+        const p = likePattern(filter.search);
+        where.push("(lower(name) LIKE ? ESCAPE '\\' OR lower(serial_number) LIKE ? ESCAPE '\\')");
+        args.push(p, p);
+      }
+      if (filter.online) {
+        if (filter.online.value) (where.push('last_seen >= ?'), args.push(filter.online.since));
+        else (where.push('(last_seen IS NULL OR last_seen < ?)'), args.push(filter.online.since));
+      }
+      const w = where.join(' AND ');
+      const total = (db.prepare(`SELECT COUNT(*) AS n FROM devices WHERE ${w}`).get(...args) as { n: number }).n;
+      const rows = db.prepare(`SELECT * FROM devices WHERE ${w} ORDER BY serial_number LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      return { items: rows.map(toDevice), total };
+    },
+    async listAssigned(locationId) {
+      return (db.prepare('SELECT * FROM devices WHERE location_id = ? ORDER BY serial_number').all(locationId) as Row[]).map(toDevice);
+    },
+    async count(locationId) {
+      return (db.prepare('SELECT COUNT(*) AS n FROM devices WHERE location_id = ?').get(locationId) as { n: number }).n;
+    },
+    async countUnassigned() {
+      return (db.prepare('SELECT COUNT(*) AS n FROM devices WHERE location_id IS NULL').get() as { n: number }).n;
+    },
+    async ensure(sn, now) {
+      db.prepare('INSERT INTO devices (serial_number, name, created_at) VALUES (?, ?, ?) ON CONFLICT(serial_number) DO NOTHING').run(sn, defaultName(sn), now);
+      return toDevice(bySerial.get(sn) as Row);
+    },
+    async assign(locationId, sn, input, now) {
+      return db
+        .transaction(() => {
+          const existing = bySerial.get(sn) as Row | undefined;
+          if (!existing) {
+            const r = db
+              .prepare('INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, assigned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *')
+              .get(sn, input.name ?? defaultName(sn), locationId, input.version_override ?? null, input.comm_key_hash ?? null, now, now) as Row;
+            return { outcome: 'assigned' as const, device: toDevice(r) };
+          }
+          const owner = existing['location_id'] as number | null;
+          if (owner !== null && owner !== locationId) return { outcome: 'other-location' as const, device: toDevice(existing) };
+          const sets = ['location_id = ?', 'updated_at = ?'];
+          const args: unknown[] = [locationId, now];
+          if (input.name !== null) (sets.push('name = ?'), args.push(input.name));
+          if (input.version_override !== undefined) (sets.push('version_override = ?'), args.push(input.version_override));
+          if (input.comm_key_hash !== undefined) (sets.push('comm_key_hash = ?'), args.push(input.comm_key_hash));
+          if (owner === null) (sets.push('assigned_at = ?'), args.push(now));
+          const r = db.prepare(`UPDATE devices SET ${sets.join(', ')} WHERE id = ? RETURNING *`).get(...args, existing['id']) as Row;
+          return { outcome: owner === null ? ('assigned' as const) : ('already' as const), device: toDevice(r) };
+        })
+        .immediate();
+    },
+    async unassign(locationId, sn, now) {
+      const before = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as Row | undefined;
+      if (!before) return undefined;
+      db.prepare('UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, updated_at = ? WHERE id = ? AND location_id = ?').run(now, before['id'], locationId);
+      return toDevice(before);
+    },
+    async updateSession(sn, patch, now) {
+      const sets: string[] = [];
+      const args: unknown[] = [];
+      for (const col of SESSION_COLUMNS) {
+        if (!(col in patch)) continue;
+        const v = patch[col];
+        sets.push(`${col} = ?`);
+        args.push(col === 'options' && v !== null && v !== undefined ? JSON.stringify(v) : (v ?? null));
+      }
+      if (sets.length === 0) return this.getBySerial(sn);
+      const r = db.prepare(`UPDATE devices SET ${sets.join(', ')}, updated_at = ? WHERE serial_number = ? RETURNING *`).get(...args, now, sn) as Row | undefined;
+      return r && toDevice(r);
+    },
+    async touchMany(entries) {
+      const stmt = db.prepare('UPDATE devices SET last_seen = ?, last_address = ? WHERE serial_number = ? AND (last_seen IS NULL OR last_seen < ?)');
+      db.transaction(() => {
+        for (const e of entries) stmt.run(e.last_seen, e.last_address, e.sn, e.last_seen);
+      }).immediate();
+    },
+  };
+}

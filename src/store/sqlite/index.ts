@@ -1,0 +1,32 @@
+/** The embedded store: SQLite through better-sqlite3, the zero-setup default. */
+import type { Store } from '../types.js';
+import { sqliteAttendance } from './attendance.js';
+import { sqliteCommands } from './commands.js';
+import { openDatabase } from './db.js';
+import { sqliteDevices } from './devices.js';
+import { sqliteLocations, sqliteTokens } from './locations.js';
+import { sqliteTemplates, sqliteUsers } from './users.js';
+
+export function openSqliteStore(path: string): Store {
+  const db = openDatabase(path);
+  let closed = false;
+  return {
+    kind: 'sqlite',
+    locations: sqliteLocations(db),
+    tokens: sqliteTokens(db),
+    users: sqliteUsers(db),
+    templates: sqliteTemplates(db),
+    devices: sqliteDevices(db),
+    commands: sqliteCommands(db),
+    attendance: sqliteAttendance(db),
+    async ping() {
+      if (closed) throw new Error('store is closed');
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Versioned schema migrations, applied in order at startup inside one
+ * transaction each. Never edit a released migration: add the next one.
+ */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+CREATE TABLE locations (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  timezone TEXT NOT NULL DEFAULT 'UTC',
+  is_active INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT
+);
+CREATE TABLE tokens (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL REFERENCES locations(id),
+  hash TEXT NOT NULL UNIQUE,
+  scope TEXT NOT NULL,
+  label TEXT,
+  expires_at TEXT,
+  revoked_at TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX tokens_location ON tokens(location_id);
+CREATE TABLE users (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL REFERENCES locations(id),
+  pin INTEGER NOT NULL,
+  first_name TEXT,
+  last_name TEXT,
+  card_no TEXT,
+  password INTEGER,
+  is_active INTEGER NOT NULL,
+  start_time TEXT,
+  end_time TEXT,
+  privilege INTEGER NOT NULL,
+  grp INTEGER NOT NULL,
+  super_authorize INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT,
+  UNIQUE (location_id, pin)
+);
+CREATE TABLE templates (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL REFERENCES locations(id),
+  user_pin INTEGER NOT NULL,
+  bio_type TEXT NOT NULL,
+  type_index INTEGER NOT NULL,
+  finger_id INTEGER NOT NULL,
+  template_index INTEGER NOT NULL,
+  valid INTEGER NOT NULL,
+  duress INTEGER NOT NULL,
+  major_ver INTEGER NOT NULL,
+  minor_ver INTEGER NOT NULL,
+  format INTEGER NOT NULL,
+  source_format TEXT NOT NULL,
+  data TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  source_sn TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT,
+  UNIQUE (location_id, user_pin, type_index, finger_id, template_index)
+);
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  serial_number TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  location_id INTEGER REFERENCES locations(id),
+  registry_code TEXT,
+  session_id TEXT,
+  registered_at TEXT,
+  options TEXT,
+  version TEXT,
+  version_override TEXT,
+  comm_key_hash TEXT,
+  last_seen TEXT,
+  last_address TEXT,
+  assigned_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT
+);
+CREATE INDEX devices_location ON devices(location_id, serial_number);
+CREATE TABLE commands (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER,
+  sn TEXT NOT NULL,
+  command TEXT NOT NULL,
+  params TEXT,
+  priority INTEGER NOT NULL,
+  origin TEXT NOT NULL,
+  status TEXT NOT NULL,
+  response TEXT,
+  error_message TEXT,
+  result TEXT,
+  sent_at TEXT,
+  acknowledged_at TEXT,
+  expires_at TEXT,
+  sync_key TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  parent_id INTEGER,
+  wire TEXT,
+  created_by_token_id INTEGER,
+  idempotency_key TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT
+);
+CREATE INDEX commands_mailbox ON commands(sn, status, priority DESC, id);
+CREATE INDEX commands_location ON commands(location_id, id DESC);
+CREATE INDEX commands_sent ON commands(status, sent_at);
+CREATE INDEX commands_parent ON commands(parent_id);
+CREATE UNIQUE INDEX commands_sync_pending ON commands(sn, sync_key) WHERE status = 'pending' AND sync_key IS NOT NULL;
+CREATE UNIQUE INDEX commands_idempotency ON commands(location_id, created_by_token_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+CREATE TABLE attendance (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL,
+  sn TEXT NOT NULL,
+  pin TEXT NOT NULL,
+  user_id INTEGER,
+  timestamp TEXT NOT NULL,
+  local_time TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  verify INTEGER NOT NULL,
+  work_code TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (sn, pin, local_time, status, verify)
+);
+CREATE INDEX attendance_location ON attendance(location_id, timestamp DESC, id DESC);
+`,
+  },
+];

@@ -1,0 +1,216 @@
+import type { Template, TemplatesPort, UpsertResult, User, UserFields, UsersPort } from '../types.js';
+import { bool, likePattern, type Db } from './db.js';
+
+type Row = Record<string, unknown>;
+
+const toUser = (r: Row): User => ({
+  id: r['id'] as number,
+  location_id: r['location_id'] as number,
+  pin: r['pin'] as number,
+  first_name: (r['first_name'] as string | null) ?? null,
+  last_name: (r['last_name'] as string | null) ?? null,
+  card_no: (r['card_no'] as string | null) ?? null,
+  password: (r['password'] as number | null) ?? null,
+  is_active: bool(r['is_active']),
+  start_time: (r['start_time'] as string | null) ?? null,
+  end_time: (r['end_time'] as string | null) ?? null,
+  privilege: r['privilege'] as number,
+  group: r['grp'] as number,
+  super_authorize: r['super_authorize'] as number,
+  created_at: r['created_at'] as string,
+  updated_at: (r['updated_at'] as string | null) ?? null,
+});
+
+/** API field → column. */
+const COLUMNS: Record<keyof UserFields, string> = {
+  first_name: 'first_name', last_name: 'last_name', card_no: 'card_no', password: 'password', is_active: 'is_active',
+  start_time: 'start_time', end_time: 'end_time', privilege: 'privilege', group: 'grp', super_authorize: 'super_authorize',
+};
+const toColumn = (v: unknown): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
+
+export function sqliteUsers(db: Db): UsersPort {
+  const get = db.prepare('SELECT * FROM users WHERE location_id = ? AND pin = ?');
+  const insert = db.prepare(
+    `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, created_at)
+     VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @created_at) RETURNING *`,
+  );
+
+  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): UpsertResult => {
+    const existing = get.get(locationId, pin) as Row | undefined;
+    if (!existing) {
+      const r = insert.get({
+        location_id: locationId, pin,
+        first_name: fields.first_name ?? null, last_name: fields.last_name ?? null, card_no: fields.card_no ?? null,
+        password: fields.password ?? null, is_active: fields.is_active === false ? 0 : 1,
+        start_time: fields.start_time ?? null, end_time: fields.end_time ?? null,
+        privilege: fields.privilege ?? 0, grp: fields.group ?? 0, super_authorize: fields.super_authorize ?? 0, created_at: now,
+      }) as Row;
+      return { user: toUser(r), created: true, changed: true };
+    }
+    const sets: string[] = [];
+    const args: unknown[] = [];
+    for (const [key, col] of Object.entries(COLUMNS) as [keyof UserFields, string][]) {
+      if (!(key in fields) || fields[key] === undefined) continue;
+      const value = toColumn(fields[key]);
+      if (existing[col] === value) continue;
+      sets.push(`${col} = ?`);
+      args.push(value);
+    }
+    if (sets.length === 0) return { user: toUser(existing), created: false, changed: false };
+    const r = db.prepare(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, existing['id']) as Row;
+    return { user: toUser(r), created: false, changed: true };
+  };
+
+  return {
+    async upsert(locationId, pin, fields, now) {
+      return db.transaction(() => upsertOne(locationId, pin, fields, now)).immediate();
+    },
+    async upsertMany(locationId, items, now) {
+      // One SQLite transaction for speed; each item is still a self-contained upsert.
+      return db.transaction(() => items.map((i) => upsertOne(locationId, i.pin, i.fields, now))).immediate();
+    },
+    async get(locationId, pin) {
+      const r = get.get(locationId, pin) as Row | undefined;
+      return r && toUser(r);
+    },
+    async getMany(locationId, pins) {
+      if (pins.length === 0) return [];
+      const out: User[] = [];
+      for (let i = 0; i < pins.length; i += 500) {
+        const chunk = pins.slice(i, i + 500);
+        const rows = db.prepare(`SELECT * FROM users WHERE location_id = ? AND pin IN (${chunk.map(() => '?').join(',')}) ORDER BY pin`).all(locationId, ...chunk) as Row[];
+        out.push(...rows.map(toUser));
+      }
+      return out;
+    },
+    async getById(locationId, id) {
+      const r = db.prepare('SELECT * FROM users WHERE location_id = ? AND id = ?').get(locationId, id) as Row | undefined;
+      return r && toUser(r);
+    },
+    async list(locationId, filter, window) {
+      const where = ['location_id = ?'];
+      const args: unknown[] = [locationId];
+      if (filter.search) {
+        const p = likePattern(filter.search);
+        where.push("(lower(coalesce(first_name, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(last_name, '')) LIKE ? ESCAPE '\\' OR CAST(pin AS TEXT) LIKE ? ESCAPE '\\')");
+        args.push(p, p, p);
+      }
+      if (filter.privilege !== undefined) (where.push('privilege = ?'), args.push(filter.privilege));
+      if (filter.is_active !== undefined) (where.push('is_active = ?'), args.push(filter.is_active ? 1 : 0));
+      const sqlWhere = where.join(' AND ');
+      const total = (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
+      const rows = db.prepare(`SELECT * FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      return { items: rows.map(toUser), total };
+    },
+    async count(locationId) {
+      return (db.prepare('SELECT COUNT(*) AS n FROM users WHERE location_id = ?').get(locationId) as { n: number }).n;
+    },
+    async delete(locationId, pin) {
+      return db
+        .transaction(() => {
+          const r = db.prepare('DELETE FROM users WHERE location_id = ? AND pin = ? RETURNING *').get(locationId, pin) as Row | undefined;
+          if (r) db.prepare('DELETE FROM templates WHERE location_id = ? AND user_pin = ?').run(locationId, pin);
+          return r && toUser(r);
+        })
+        .immediate();
+    },
+    async deactivate(locationId, pins, now) {
+      return db
+        .transaction(() => {
+          if (pins === null) {
+            return (db.prepare('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND is_active = 1 RETURNING *').all(now, locationId) as Row[]).map(toUser);
+          }
+          const out: User[] = [];
+          const stmt = db.prepare('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND pin = ? AND is_active = 1 RETURNING *');
+          for (const pin of pins) {
+            const r = stmt.get(now, locationId, pin) as Row | undefined;
+            if (r) out.push(toUser(r));
+          }
+          return out;
+        })
+        .immediate();
+    },
+    async activePins(locationId) {
+      return (db.prepare('SELECT pin FROM users WHERE location_id = ? AND is_active = 1 ORDER BY pin').all(locationId) as { pin: number }[]).map((r) => r.pin);
+    },
+  };
+}
+
+const toTemplate = (r: Row): Template => ({
+  id: r['id'] as number,
+  location_id: r['location_id'] as number,
+  user_pin: r['user_pin'] as number,
+  bio_type: r['bio_type'] as Template['bio_type'],
+  type_index: r['type_index'] as number,
+  finger_id: r['finger_id'] as number,
+  template_index: r['template_index'] as number,
+  valid: r['valid'] as number,
+  duress: bool(r['duress']),
+  major_ver: r['major_ver'] as number,
+  minor_ver: r['minor_ver'] as number,
+  format: r['format'] as number,
+  source_format: r['source_format'] as Template['source_format'],
+  data: r['data'] as string,
+  size: r['size'] as number,
+  source_sn: (r['source_sn'] as string | null) ?? null,
+  created_at: r['created_at'] as string,
+  updated_at: (r['updated_at'] as string | null) ?? null,
+});
+
+export function sqliteTemplates(db: Db): TemplatesPort {
+  const find = db.prepare('SELECT * FROM templates WHERE location_id = ? AND user_pin = ? AND type_index = ? AND finger_id = ? AND template_index = ?');
+  return {
+    async upsert(locationId, t, now) {
+      return db
+        .transaction(() => {
+          const existing = find.get(locationId, t.user_pin, t.type_index, t.finger_id, t.template_index) as Row | undefined;
+          const values = [t.bio_type, t.valid, t.duress ? 1 : 0, t.major_ver, t.minor_ver, t.format, t.source_format, t.data, t.size, t.source_sn];
+          if (!existing) {
+            const r = db
+              .prepare(
+                `INSERT INTO templates (location_id, user_pin, type_index, finger_id, template_index, bio_type, valid, duress, major_ver, minor_ver, format, source_format, data, size, source_sn, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+              )
+              .get(locationId, t.user_pin, t.type_index, t.finger_id, t.template_index, ...values, now) as Row;
+            return { template: toTemplate(r), created: true, changed: true };
+          }
+          const changed = existing['data'] !== t.data || existing['valid'] !== t.valid || existing['major_ver'] !== t.major_ver || existing['minor_ver'] !== t.minor_ver;
+          if (!changed) return { template: toTemplate(existing), created: false, changed: false };
+          const r = db
+            .prepare(
+              `UPDATE templates SET bio_type = ?, valid = ?, duress = ?, major_ver = ?, minor_ver = ?, format = ?, source_format = ?, data = ?, size = ?, source_sn = ?, updated_at = ?
+               WHERE id = ? RETURNING *`,
+            )
+            .get(...values, now, existing['id']) as Row;
+          return { template: toTemplate(r), created: false, changed: true };
+        })
+        .immediate();
+    },
+    async listForUser(locationId, pin) {
+      return (db.prepare('SELECT * FROM templates WHERE location_id = ? AND user_pin = ? ORDER BY type_index, finger_id, template_index').all(locationId, pin) as Row[]).map(toTemplate);
+    },
+    async listForUsers(locationId, pins) {
+      const out: Template[] = [];
+      for (let i = 0; i < pins.length; i += 500) {
+        const chunk = pins.slice(i, i + 500);
+        const rows = db
+          .prepare(`SELECT * FROM templates WHERE location_id = ? AND user_pin IN (${chunk.map(() => '?').join(',')}) ORDER BY user_pin, type_index, finger_id, template_index`)
+          .all(locationId, ...chunk) as Row[];
+        out.push(...rows.map(toTemplate));
+      }
+      return out;
+    },
+    async pinsWithTemplates(locationId, pins) {
+      const out = new Set<number>();
+      for (let i = 0; i < pins.length; i += 500) {
+        const chunk = pins.slice(i, i + 500);
+        const rows = db.prepare(`SELECT DISTINCT user_pin FROM templates WHERE location_id = ? AND user_pin IN (${chunk.map(() => '?').join(',')})`).all(locationId, ...chunk) as { user_pin: number }[];
+        for (const r of rows) out.add(r.user_pin);
+      }
+      return out;
+    },
+    async deleteForUser(locationId, pin) {
+      return db.prepare('DELETE FROM templates WHERE location_id = ? AND user_pin = ?').run(locationId, pin).changes;
+    },
+  };
+}
