@@ -2,8 +2,18 @@
  * The composition root: builds every part from the config and wires them.
  * Nothing listens until start(); close() undoes it all in reverse order.
  */
+import { readFileSync } from 'node:fs';
 import { adminRoutes } from './api/admin.js';
+import { attendanceRoutes } from './api/attendance.js';
+import { commandRoutes } from './api/commands.js';
+import { deviceRoutes } from './api/devices.js';
 import { meRoutes } from './api/me.js';
+import { openApiRoute } from './api/openapi.js';
+import { userRoutes } from './api/users.js';
+import { createCommandQueue, type CommandQueue } from './devices/command-queue.js';
+import { EventBus } from './devices/event-bus.js';
+import { createSyncQueue, type SyncQueue } from './sync/queue.js';
+import { createRateLimiter } from './auth/rate-limit.js';
 import { mountRoutes } from './api/mount.js';
 import type { ApiRoute } from './api/route.js';
 import { systemClock, type Clock } from './clock.js';
@@ -29,6 +39,9 @@ export interface App {
   readonly http: HttpServer;
   readonly locations: LocationService;
   readonly metrics: MetricsRegistry;
+  readonly bus: EventBus;
+  readonly sync: SyncQueue;
+  readonly commands: CommandQueue;
   readonly apiRoutes: readonly ApiRoute[];
   /** Runs bootstrap, binds the listener; resolves with the bound port. */
   start(): Promise<{ port: number; bootstrap: { location: Location; token: IssuedToken } | null }>;
@@ -61,9 +74,21 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
   });
 
+  const bus = new EventBus((err, event) => logger.error({ err, event }, 'event listener failed'));
   const locations = createLocationService(store, clock);
-  const apiRoutes: ApiRoute[] = [...meRoutes(store), ...adminRoutes(store, locations)];
-  mountRoutes(http, apiRoutes, { store, clock, adminToken: config.adminToken });
+  const sync = createSyncQueue(store, clock, bus);
+  const commands = createCommandQueue({ store, clock, bus, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
+  const apiRoutes: ApiRoute[] = [
+    ...meRoutes(store),
+    ...userRoutes({ store, clock, sync, bus }),
+    ...deviceRoutes({ store, clock, bus, sync, commands, onlineThresholdS: config.onlineThresholdS }),
+    ...commandRoutes({ store, clock, bus, commands }),
+    ...attendanceRoutes(store),
+    ...adminRoutes(store, locations),
+  ];
+  apiRoutes.push(openApiRoute(() => apiRoutes, packageVersion()));
+  const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
+  mountRoutes(http, apiRoutes, { store, clock, adminToken: config.adminToken, ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}) });
   let stopping = false;
   mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
 
@@ -72,6 +97,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     http,
     locations,
     metrics,
+    bus,
+    sync,
+    commands,
     apiRoutes,
     async start() {
       let bootstrap: { location: Location; token: IssuedToken } | null = null;
@@ -101,4 +129,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await store.close();
     },
   };
+}
+
+function packageVersion(): string {
+  // src/app.ts (tests) and dist/src/app.js (built) sit at different depths below package.json.
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'biogate' && pkg.version) return pkg.version;
+    } catch {
+      // not at this depth
+    }
+  }
+  return '0.0.0';
 }

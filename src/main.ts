@@ -6,13 +6,20 @@ import { buildApp } from './app.js';
 import { runCommand, type CliIo } from './cli/commands.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { createLogger } from './log.js';
+import { ListenError } from './http/server.js';
 import { UwsUnavailableError } from './http/uws.js';
 
 export async function serve(io: CliIo): Promise<number> {
   const config = loadConfig({ env: io.env });
   const logger = createLogger({ level: config.logLevel });
   const app = await buildApp({ config, logger, announce: (text) => io.stdout.write(text + '\n') });
-  const { port } = await app.start();
+  let port: number;
+  try {
+    ({ port } = await app.start());
+  } catch (err) {
+    await app.close(); // releases the store (and the listener, if any) before main() reports the error
+    throw err;
+  }
   const scheme = config.tlsCert ? 'https' : 'http';
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   io.stdout.write(`BioGate listening on ${scheme}://${shown}:${port} (store: ${app.store.kind}; API under /api, devices under /iclock)\n`);
@@ -50,7 +57,7 @@ export async function main(argv: readonly string[]): Promise<never> {
   try {
     code = argv[0] === 'serve' || argv.length === 0 ? await serve(io) : await runCommand(argv, io);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof UwsUnavailableError) io.stderr.write(`biogate: ${err.message}\n`);
+    if (err instanceof ConfigError || err instanceof UwsUnavailableError || err instanceof ListenError) io.stderr.write(`biogate: ${err.message}\n`);
     else io.stderr.write(`biogate: fatal: ${(err as Error).stack ?? String(err)}\n`);
     code = 1;
   }

@@ -2,7 +2,7 @@
  * TypeBox errors → the 422 `detail` list [API-CONTRACT §3]: one issue per problem,
  * located by `loc` (starting with body/query/path), with a human message and a type.
  */
-import type { Validator } from 'typebox/compile';
+import { Compile, type Validator } from 'typebox/compile';
 import type { TProperties, TSchema } from 'typebox';
 import type { ValidationIssue } from './errors.js';
 
@@ -25,9 +25,12 @@ function pointerToLoc(pointer: string): (string | number)[] {
 
 function describe(e: TypeBoxError, schemaAt: (path: string) => Record<string, unknown> | undefined): Pick<ValidationIssue, 'msg' | 'type'> {
   const p = e.params;
+  // A schema may name the exact text its failure must show (the catalog does, per [COMMANDS §3.3]).
+  const own = schemaAt(e.schemaPath)?.['errorMessage'];
+  if (typeof own === 'string' && e.keyword !== 'required' && e.keyword !== 'additionalProperties') return { msg: own, type: e.keyword === 'type' ? 'type_error' : 'value_error' };
   switch (e.keyword) {
     case 'type':
-      return { msg: `must be ${String(p['type']) === 'integer' ? 'an integer' : `a ${String(p['type'])}`}`, type: 'type_error' };
+      return { msg: `must be ${article(String(p['type']))}`, type: 'type_error' };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
@@ -49,8 +52,8 @@ function describe(e: TypeBoxError, schemaAt: (path: string) => Record<string, un
     case 'pattern':
     case 'format': {
       const s = schemaAt(e.schemaPath);
-      const hint = s && typeof s['description'] === 'string' ? s['description'] : `match ${String(p['pattern'] ?? p['format'])}`;
-      return { msg: `must ${hint.startsWith('must ') ? hint.slice(5) : hint}`, type: 'format' };
+      const what = s && typeof s['description'] === 'string' ? s['description'] : `match ${String(p['pattern'] ?? p['format'])}`;
+      return { msg: `has an invalid format (expected: ${what})`, type: 'format' };
     }
     case 'anyOf':
     case 'oneOf':
@@ -63,6 +66,12 @@ function describe(e: TypeBoxError, schemaAt: (path: string) => Record<string, un
     default:
       return { msg: e.message, type: e.keyword };
   }
+}
+
+/** "an integer", "an object", "a string"; `null` stays bare. */
+function article(type: string): string {
+  if (type === 'null') return 'null';
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 /** Lists the allowed values of a union of literals (and null), for enum messages. */
@@ -97,8 +106,50 @@ function resolver(schema: TSchema): (path: string) => Record<string, unknown> | 
 /** Every problem of `value` against the compiled validator, located under `root`. */
 export function issuesFrom(validator: Validator<TProperties, TSchema>, value: unknown, root: readonly (string | number)[]): ValidationIssue[] {
   if (validator.Check(value)) return [];
+  return walk(validator.Type(), value, root);
+}
+
+type Node = Record<string, unknown> & { properties?: Record<string, TSchema>; required?: string[]; anyOf?: TSchema[]; items?: TSchema };
+
+/**
+ * TypeBox stops after a handful of errors, so objects and arrays are walked here
+ * and each leaf validated on its own: a body with ten problems gets ten issues.
+ */
+function walk(schema: TSchema, value: unknown, loc: readonly (string | number)[]): ValidationIssue[] {
+  const node = schema as unknown as Node;
+  if (node['type'] === 'object' && node.properties && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    const issues: ValidationIssue[] = [];
+    for (const name of node.required ?? []) if (!(name in record)) issues.push({ loc: [...loc, name], msg: 'field required', type: 'missing' });
+    for (const [name, sub] of Object.entries(node.properties)) {
+      if (name in record && record[name] !== undefined && !compiled(sub).Check(record[name])) issues.push(...walk(sub, record[name], [...loc, name]));
+    }
+    if (node['additionalProperties'] === false) {
+      for (const name of Object.keys(record)) if (!(name in node.properties)) issues.push({ loc: [...loc, name], msg: 'unknown field', type: 'extra_forbidden' });
+    }
+    if (issues.length > 0) return issues;
+  }
+  if (node['type'] === 'array' && node.items && Array.isArray(value)) {
+    const issues: ValidationIssue[] = [];
+    const items = node.items;
+    value.forEach((item, i) => {
+      if (issues.length < 100 && !compiled(items).Check(item)) issues.push(...walk(items, item, [...loc, i]));
+    });
+    const own = leaf(schema, value, loc).filter((x) => x.loc.length === loc.length);
+    if (issues.length + own.length > 0) return [...own, ...issues];
+  }
+  // A nullable field that is not null: report why its real type failed.
+  if (node.anyOf && value !== null) {
+    const real = node.anyOf.filter((m) => (m as unknown as Node)['type'] !== 'null');
+    if (real.length === 1 && real.length < node.anyOf.length) return walk(real[0] as TSchema, value, loc);
+  }
+  return leaf(schema, value, loc);
+}
+
+function leaf(schema: TSchema, value: unknown, root: readonly (string | number)[]): ValidationIssue[] {
+  const validator = compiled(schema);
   const errors = [...validator.Errors(value)] as unknown as TypeBoxError[];
-  const schemaAt = resolver(validator.Type());
+  const schemaAt = resolver(schema);
   // A failed union reports every branch too; keep the union's own error only.
   const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath + '/');
   const issues: ValidationIssue[] = [];
@@ -127,4 +178,12 @@ export function issuesFrom(validator: Validator<TProperties, TSchema>, value: un
     }
   }
   return issues;
+}
+
+const cache = new WeakMap<TSchema, Validator<TProperties, TSchema>>();
+/** Compiled validators, cached per schema object. */
+export function compiled(schema: TSchema): Validator<TProperties, TSchema> {
+  let v = cache.get(schema);
+  if (!v) cache.set(schema, (v = Compile(schema) as unknown as Validator<TProperties, TSchema>));
+  return v;
 }

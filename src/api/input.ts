@@ -6,8 +6,7 @@
 import type { TSchema } from 'typebox';
 import { BioGateError } from '../errors.js';
 import type { HttpRequest } from '../http/types.js';
-import { issuesFrom } from '../validation.js';
-import { compiled } from './route.js';
+import { compiled, issuesFrom } from '../validation.js';
 
 export function readJsonBody(req: HttpRequest, required: boolean): unknown {
   if (req.body.length === 0) {

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import type { Store } from '../store/types.js';
+import type { TSchema } from 'typebox';
 import { check, readJsonBody, readParams, readQuery } from './input.js';
 import { routerPattern, type ApiRoute } from './route.js';
 
@@ -40,12 +41,22 @@ export function mountRoutes(http: HttpServer, routes: readonly ApiRoute[], deps:
         let body: unknown = undefined;
         if (route.body) {
           const raw = readJsonBody(req, route.bodyRequired ?? true);
-          if (raw !== undefined) body = check(route.body, raw, 'body');
+          if (raw !== undefined) {
+            checkTopLevel(route.body, raw);
+            body = route.bodyMode === 'raw' ? raw : check(route.body, raw, 'body');
+          }
         }
         return route.handler({ req, caller, params: params as never, query: query as never, body: body as never });
       },
     });
   }
+}
+
+/** [API-CONTRACT §3] JSON of the wrong top-level type (object vs array) is a 400, not a 422. */
+function checkTopLevel(schema: TSchema, raw: unknown): void {
+  const type = (schema as { type?: unknown }).type;
+  if (type === 'object' && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw new BioGateError('BAD_REQUEST', 'Body must be a JSON object');
+  if (type === 'array' && !Array.isArray(raw)) throw new BioGateError('BAD_REQUEST', 'Body must be a JSON array');
 }
 
 export function checkAdmin(adminToken: string | null, authorization: string | undefined): void {

@@ -4,9 +4,6 @@
  * so the document cannot drift from what the server does.
  */
 import type { Static, TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
-import type { Validator } from 'typebox/compile';
-import type { TProperties } from 'typebox';
 import type { Caller } from '../auth/authenticate.js';
 import type { HttpMethod, HttpRequest, HttpResponse } from '../http/types.js';
 
@@ -41,6 +38,8 @@ export interface ApiRoute<PS extends TSchema = TSchema, QS extends TSchema = TSc
   /** Body schema; `bodyRequired: false` lets an empty body through as undefined. */
   readonly body?: BS;
   readonly bodyRequired?: boolean;
+  /** 'raw': the body is parsed and its top-level type checked, but items are validated by the handler (per-item errors). */
+  readonly bodyMode?: 'validate' | 'raw';
   /** Writes need a non-read token. Defaults to true for every method but GET/HEAD. */
   readonly write?: boolean;
   readonly doc: RouteDoc;
@@ -51,13 +50,6 @@ export function defineRoute<PS extends TSchema, QS extends TSchema, BS extends T
   return route as unknown as ApiRoute;
 }
 
-const cache = new WeakMap<TSchema, Validator<TProperties, TSchema>>();
-/** Compiled validators are cached per schema object. */
-export function compiled(schema: TSchema): Validator<TProperties, TSchema> {
-  let v = cache.get(schema);
-  if (!v) cache.set(schema, (v = Compile(schema) as unknown as Validator<TProperties, TSchema>));
-  return v;
-}
 
 export const routerPattern = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1');
 

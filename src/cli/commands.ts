@@ -171,6 +171,12 @@ export async function runCommand(argv: readonly string[], io: CliIo): Promise<nu
       return 2;
     }
     if (err instanceof BioGateError) {
+      // A value the service rejects (an unknown --timezone, an over-long --name) is a bad flag: exit 2, named as the flag.
+      if (err.code === 'VALIDATION_FAILED' && typeof err.detail !== 'string') {
+        const problems = err.detail.map((i) => `--${String(i.loc.at(-1) ?? '').replaceAll('_', '-')}: ${i.msg}`).join('; ');
+        io.stderr.write(`biogate ${name}: ${problems}\n`);
+        return 2;
+      }
       const detail = typeof err.detail === 'string' ? err.detail : err.detail.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ');
       io.stderr.write(`biogate ${name}: ${detail} (${err.code})\n`);
       return 1;

@@ -55,6 +55,9 @@ export const SETTINGS = {
   shutdownGraceS: setting(Type.Integer({ minimum: 0, maximum: 300, default: 10 }), {
     env: 'BIOGATE_SHUTDOWN_GRACE_S', unit: 's', description: 'On SIGTERM/SIGINT, how long in-flight requests may take before the process closes anyway.',
   }),
+  mailboxLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }), {
+    env: 'BIOGATE_MAILBOX_LIMIT', unit: 'commands', description: 'Most API commands one device may have pending; more get 429 MAILBOX_FULL. Background sync ops do not count against it.',
+  }),
   rateLimitRps: setting(Type.Number({ minimum: 0, default: 0 }), {
     env: 'BIOGATE_RATE_LIMIT_RPS', unit: 'requests/s', description: 'Per-token rate limit for /api (bursts of twice the rate); 0 turns it off. Excess gets 429 with Retry-After.',
   }),

@@ -19,6 +19,8 @@ const REASONS: Record<number, string> = {
 };
 const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT. */
+const LISTEN_EXCLUSIVE_PORT = 1;
 
 export interface HttpServerOptions {
   readonly logger: Logger;
@@ -55,21 +57,26 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     app = uws.App();
   }
 
-  const finished = () => {
-    inFlight--;
-    if (inFlight === 0 && idle) idle();
-  };
-
   app.any('/*', (res, req) => {
     inFlight++;
     const started = process.hrtime.bigint();
     const client = new AbortController();
+    // `done`: a response was started (or the client left), nothing more may be sent.
+    // `settled`: this request no longer counts as in flight: its body was handed to
+    // the socket in full, or the client went away. close() waits for that, because
+    // uWS's app.close() drops whatever is still queued.
     let done = false;
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      inFlight--;
+      if (inFlight === 0 && idle) idle();
+    };
     res.onAborted(() => {
-      if (done) return;
       done = true;
       client.abort();
-      finished();
+      settle();
     });
 
     // Everything from `req` must be copied now: it is invalid after this tick.
@@ -88,15 +95,31 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     const send = (route: string, response: HttpResponse) => {
       if (done) return;
       done = true;
-      const { status, headers: out, payload } = render(response, method);
+      const { status, headers: out, payload } = render(response);
       res.cork(() => {
         res.writeStatus(`${status} ${REASONS[status] ?? ''}`.trimEnd());
         res.writeHeader('X-Request-Id', id);
         for (const [k, v] of Object.entries(out)) res.writeHeader(k, v);
-        res.end(payload);
+        if (method === 'HEAD') {
+          // RFC 9110 §9.3.2: the headers a GET would get, Content-Length included, and no body.
+          res.endWithoutBody(payload.byteLength);
+          settle();
+          return;
+        }
+        // tryEnd + onWritable instead of end(): we learn when the last byte left, so
+        // close() does not cut a large response that is still draining.
+        const base = res.getWriteOffset();
+        const [, finishedNow] = res.tryEnd(payload, payload.byteLength);
+        if (finishedNow) return settle();
+        res.onWritable((offset) => {
+          const [ok, finishedLater] = res.tryEnd(payload.subarray(offset - base), payload.byteLength);
+          if (finishedLater) settle();
+          return ok;
+        });
       });
-      finished();
-      options.onResponse?.({ route, method, status, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      log.debug({ method, path, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      options.onResponse?.({ route, method, status, seconds });
     };
     const fail = (route: string, err: unknown) => {
       const r = toErrorResponse(err);
@@ -150,8 +173,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     },
     listen: (host, port) =>
       new Promise((resolve, reject) => {
-        app.listen(host, port, (socket) => {
-          if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (address in use or not available)`));
+        // Exclusive: by default uSockets sets SO_REUSEPORT, so a second gateway on the same
+        // port would bind too and the kernel would split connections between the two.
+        // (The host + options form exists natively; this build's typings lack it.)
+        const listen = app.listen.bind(app) as unknown as (h: string, p: number, o: number, cb: (s: us_listen_socket | false) => void) => void;
+        listen(host, port, LISTEN_EXCLUSIVE_PORT, (socket) => {
+          if (!socket) return reject(new ListenError(`cannot listen on ${host}:${port} (address in use or not available)`));
           listenSockets.push(socket);
           resolve(uws.us_socket_local_port(socket as never));
         });
@@ -168,31 +195,43 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
           };
         });
       }
+      // Responses finished in this turn of the event loop may still sit in uWS's cork
+      // buffer, and app.close() resets sockets at once: let one turn pass first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       // close() exists on the native app but is missing from this build's typings.
       (app as TemplatedApp & { close(): void }).close();
     },
   };
 }
 
+/** The listener could not bind (port in use, address not available): an operating problem, not a bug. */
+export class ListenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ListenError';
+  }
+}
+
 function tooLarge(limit: number): BioGateError {
   return new BioGateError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`);
 }
 
-function render(response: HttpResponse, method: HttpMethod): { status: number; headers: Record<string, string>; payload: string | Uint8Array } {
+/** Status, headers and body bytes of a response (HEAD uses the byte length only). */
+function render(response: HttpResponse): { status: number; headers: Record<string, string>; payload: Uint8Array } {
   const headers: Record<string, string> = { ...response.headers };
   const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type');
-  let payload: string | Uint8Array;
+  let payload: Uint8Array;
   const body = response.body;
-  if (body === undefined || body === null) payload = '';
+  if (body === undefined || body === null) payload = new Uint8Array(0);
   else if (typeof body === 'string') {
-    payload = body;
+    payload = Buffer.from(body, 'utf8');
     if (!hasType) headers['Content-Type'] = 'text/plain; charset=utf-8';
   } else if (body instanceof Uint8Array) {
     payload = body;
     if (!hasType) headers['Content-Type'] = 'application/octet-stream';
   } else {
-    payload = JSON.stringify(body);
+    payload = Buffer.from(JSON.stringify(body), 'utf8');
     if (!hasType) headers['Content-Type'] = 'application/json; charset=utf-8';
   }
-  return { status: response.status, headers, payload: method === 'HEAD' ? '' : payload };
+  return { status: response.status, headers, payload };
 }

@@ -13,7 +13,10 @@ export interface MemoryLimits {
 
 export const DEFAULT_LIMITS: MemoryLimits = { maxUsers: 20_000, maxTemplates: 40_000, maxAttendance: 10_000 };
 
-export type UserFields = { pin: string } & Partial<Omit<SimUser, 'pin' | 'uid'>>;
+/** Fields to write; undefined ones keep the stored value (or the default for a new user). */
+export type UserFields = { readonly pin: string } & {
+  readonly [K in Exclude<keyof SimUser, 'pin' | 'uid'>]?: SimUser[K] | undefined;
+};
 
 export interface BioPhoto {
   readonly pin: string;
@@ -29,6 +32,7 @@ export interface DeviceMemory {
   deleteUsers(match: (user: SimUser) => boolean): number;
 
   templates(): readonly SimTemplate[];
+  readonly templateCount: number;
   templatesOf(pin: string): readonly SimTemplate[];
   /** insert or replace (same table, pin, type, no, index); 'full' at capacity */
   putTemplate(template: SimTemplate): 'ok' | 'full';
@@ -115,6 +119,9 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
     deleteUsers: (match) => removeWhere(users, match),
 
     templates: () => [...templates.values()],
+    get templateCount() {
+      return templates.size;
+    },
     templatesOf: (pin) => [...templates.values()].filter((t) => t.pin === pin)
       .sort((a, b) => a.type - b.type || a.no - b.no || a.index - b.index || a.table.localeCompare(b.table)),
     putTemplate(template) {

@@ -4,7 +4,7 @@
 
 import type { DeviceMemory } from './memory.js';
 import { seedFromText } from './rng.js';
-import type { SimProtocol } from './types.js';
+import type { SimProtocol, TemplateTable } from './types.js';
 
 export interface DeviceProfile {
   readonly sn: string;
@@ -61,6 +61,14 @@ export function algorithmVersion(profile: DeviceProfile, type: number): readonly
   if (type === 2 && profile.faceSupport) return [7, 0];
   if (type === 9 && profile.faceSupport) return [40, 1];
   return undefined;
+}
+
+/** Where the device keeps a template it enrols itself: fingerprints of algorithm 10 in the legacy table,
+ *  everything else as unified BIODATA / biodata [COMMANDS §5.3–§5.4]. */
+export function storageTable(profile: DeviceProfile, type: number): TemplateTable {
+  const legacy = type === 1 && profile.fpVersion === 10;
+  if (profile.protocol === 'v2') return legacy ? 'FINGERTMP' : 'BIODATA';
+  return legacy ? 'templatev10' : 'biodata';
 }
 
 /** [PUSH-v2 §9.4] colon list by type index 0..9. */

@@ -120,6 +120,10 @@ export interface SimulatedDeviceOptions {
   enrollDelayMs?: number;
   /** attendance records kept in memory; the oldest are dropped (default 10000) */
   maxAttendance?: number;
+  /** user capacity; a new user beyond it is refused with −1001 (v2) / −18 (v3) (default 20000) */
+  maxUsers?: number;
+  /** template capacity, refused like users (default 40000) */
+  maxTemplates?: number;
   /** upload `table=options` when the server asks (v2 `PushOptionsFlag=1`) or always (v3); default true */
   uploadOptions?: boolean;
   /** v3 only: also accept the v2 words INFO, CHECK, LOG, AC_UNLOCK, AC_UNALARM, SHELL (F1, F4); default false */

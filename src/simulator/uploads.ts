@@ -16,12 +16,10 @@ export type Upload =
     readonly body: string;
   };
 
-export interface RequestSpec {
-  readonly method: 'GET' | 'POST';
-  readonly path: string;
-  readonly query: ReadonlyArray<readonly [string, string]>;
-  readonly body?: string;
-}
+/** A request to one of the server's `/iclock/…` endpoints; query pairs in the order sent. */
+export type RequestSpec =
+  | { readonly method: 'GET'; readonly path: string; readonly query: ReadonlyArray<readonly [string, string]> }
+  | { readonly method: 'POST'; readonly path: string; readonly query: ReadonlyArray<readonly [string, string]>; readonly body: string };
 
 /** The HTTP request of an upload. */
 export function uploadRequest(sn: string, u: Upload): RequestSpec {

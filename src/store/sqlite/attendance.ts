@@ -38,10 +38,10 @@ export function sqliteAttendance(db: Db): AttendancePort {
     async list(locationId, filter, window) {
       const where = ['location_id = ?'];
       const args: unknown[] = [locationId];
-      if (filter.from) (where.push('timestamp >= ?'), args.push(filter.from));
-      if (filter.to) (where.push('timestamp <= ?'), args.push(filter.to));
-      if (filter.pin) (where.push('pin = ?'), args.push(filter.pin));
-      if (filter.sn) (where.push('sn = ?'), args.push(filter.sn));
+      if (filter.from) { where.push('timestamp >= ?'); args.push(filter.from); }
+      if (filter.to) { where.push('timestamp <= ?'); args.push(filter.to); }
+      if (filter.pin) { where.push('pin = ?'); args.push(filter.pin); }
+      if (filter.sn) { where.push('sn = ?'); args.push(filter.sn); }
       const w = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM attendance WHERE ${w}`).get(...args) as { n: number }).n;
       const rows = db.prepare(`SELECT * FROM attendance WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];

@@ -28,6 +28,9 @@ const toCommand = (r: Row): Command => ({
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
+/** error_message of a sent sync op that a newer pending op for the same key replaced (see requeue). */
+const SUPERSEDED = 'superseded by a newer pending sync op';
+
 const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 
 export function sqliteCommands(db: Db): CommandsPort {
@@ -36,6 +39,9 @@ export function sqliteCommands(db: Db): CommandsPort {
      VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?) RETURNING *`,
   );
   const byId = db.prepare('SELECT * FROM commands WHERE id = ?');
+  const pendingSync = db.prepare("SELECT id FROM commands WHERE sn = ? AND sync_key = ? AND status = 'pending'");
+  const requeue = db.prepare("UPDATE commands SET status = 'pending', sent_at = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
+  const supersede = db.prepare(`UPDATE commands SET status = 'failed', error_message = '${SUPERSEDED}', updated_at = ? WHERE id = ? RETURNING *`);
   const insertArgs = (c: NewCommand, now: string) => [
     c.location_id, c.sn, c.command, jsonOrNull(c.params), c.priority, c.origin, c.expires_at,
     c.sync_key ?? null, c.parent_id ?? null, c.created_by_token_id ?? null, c.idempotency_key ?? null, now,
@@ -80,10 +86,10 @@ export function sqliteCommands(db: Db): CommandsPort {
     async list(locationId, filter, window) {
       const where = ['location_id = ?', 'parent_id IS NULL'];
       const args: unknown[] = [locationId];
-      if (filter.sn) (where.push('sn = ?'), args.push(filter.sn));
-      if (filter.status) (where.push('status = ?'), args.push(filter.status));
-      if (filter.command) (where.push('command = ?'), args.push(filter.command));
-      if (filter.since) (where.push('created_at >= ?'), args.push(filter.since));
+      if (filter.sn) { where.push('sn = ?'); args.push(filter.sn); }
+      if (filter.status) { where.push('status = ?'); args.push(filter.status); }
+      if (filter.command) { where.push('command = ?'); args.push(filter.command); }
+      if (filter.since) { where.push('created_at >= ?'); args.push(filter.since); }
       const w = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM commands WHERE ${w}`).get(...args) as { n: number }).n;
       const rows = db.prepare(`SELECT * FROM commands WHERE ${w} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
@@ -127,10 +133,18 @@ export function sqliteCommands(db: Db): CommandsPort {
       return (db.prepare("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at LIMIT ?").all(cutoff, limit) as Row[]).map(toCommand);
     },
     async requeue(id, now) {
-      const r = db
-        .prepare("UPDATE commands SET status = 'pending', sent_at = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'sent' RETURNING *")
-        .get(now, id) as Row | undefined;
-      return r && toCommand(r);
+      return db
+        .transaction(() => {
+          const current = byId.get(id) as Row | undefined;
+          if (current?.['status'] !== 'sent') return undefined;
+          // A pending op with the same (sn, sync_key) already carries a newer change (enqueueSync
+          // queued it after this one was sent): requeueing would break the one-pending-op-per-key
+          // rule (commands_sync_pending), so this op is superseded instead.
+          const superseded = current['sync_key'] !== null && pendingSync.get(current['sn'], current['sync_key']) !== undefined;
+          const r = (superseded ? supersede : requeue).get(now, id) as Row;
+          return toCommand(r);
+        })
+        .immediate();
     },
     async children(parentId) {
       return (db.prepare('SELECT * FROM commands WHERE parent_id = ? ORDER BY id').all(parentId) as Row[]).map(toCommand);

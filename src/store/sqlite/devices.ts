@@ -45,8 +45,8 @@ export function sqliteDevices(db: Db): DevicesPort {
         args.push(p, p);
       }
       if (filter.online) {
-        if (filter.online.value) (where.push('last_seen >= ?'), args.push(filter.online.since));
-        else (where.push('(last_seen IS NULL OR last_seen < ?)'), args.push(filter.online.since));
+        if (filter.online.value) { where.push('last_seen >= ?'); args.push(filter.online.since); }
+        else { where.push('(last_seen IS NULL OR last_seen < ?)'); args.push(filter.online.since); }
       }
       const w = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM devices WHERE ${w}`).get(...args) as { n: number }).n;
@@ -80,20 +80,26 @@ export function sqliteDevices(db: Db): DevicesPort {
           if (owner !== null && owner !== locationId) return { outcome: 'other-location' as const, device: toDevice(existing) };
           const sets = ['location_id = ?', 'updated_at = ?'];
           const args: unknown[] = [locationId, now];
-          if (input.name !== null) (sets.push('name = ?'), args.push(input.name));
-          if (input.version_override !== undefined) (sets.push('version_override = ?'), args.push(input.version_override));
-          if (input.comm_key_hash !== undefined) (sets.push('comm_key_hash = ?'), args.push(input.comm_key_hash));
-          if (owner === null) (sets.push('assigned_at = ?'), args.push(now));
+          if (input.name !== null) { sets.push('name = ?'); args.push(input.name); }
+          if (input.version_override !== undefined) { sets.push('version_override = ?'); args.push(input.version_override); }
+          if (input.comm_key_hash !== undefined) { sets.push('comm_key_hash = ?'); args.push(input.comm_key_hash); }
+          if (owner === null) { sets.push('assigned_at = ?'); args.push(now); }
           const r = db.prepare(`UPDATE devices SET ${sets.join(', ')} WHERE id = ? RETURNING *`).get(...args, existing['id']) as Row;
           return { outcome: owner === null ? ('assigned' as const) : ('already' as const), device: toDevice(r) };
         })
         .immediate();
     },
     async unassign(locationId, sn, now) {
-      const before = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as Row | undefined;
-      if (!before) return undefined;
-      db.prepare('UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, updated_at = ? WHERE id = ? AND location_id = ?').run(now, before['id'], locationId);
-      return toDevice(before);
+      // One write transaction: the CLI and the server share the file, and only the caller that
+      // actually unassigned may get the device back (idempotent: the next one gets undefined).
+      return db
+        .transaction(() => {
+          const before = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as Row | undefined;
+          if (!before) return undefined;
+          db.prepare('UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, updated_at = ? WHERE id = ?').run(now, before['id']);
+          return toDevice(before);
+        })
+        .immediate();
     },
     async updateSession(sn, patch, now) {
       const sets: string[] = [];

@@ -32,9 +32,9 @@ export function sqliteLocations(db: Db): LocationsPort {
     async update(id, patch, now) {
       const sets: string[] = [];
       const args: unknown[] = [];
-      if (patch.name !== undefined) (sets.push('name = ?'), args.push(patch.name));
-      if (patch.timezone !== undefined) (sets.push('timezone = ?'), args.push(patch.timezone));
-      if (patch.is_active !== undefined) (sets.push('is_active = ?'), args.push(patch.is_active ? 1 : 0));
+      if (patch.name !== undefined) { sets.push('name = ?'); args.push(patch.name); }
+      if (patch.timezone !== undefined) { sets.push('timezone = ?'); args.push(patch.timezone); }
+      if (patch.is_active !== undefined) { sets.push('is_active = ?'); args.push(patch.is_active ? 1 : 0); }
       if (sets.length === 0) return this.get(id);
       const r = db.prepare(`UPDATE locations SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, id) as Row | undefined;
       return r && toLocation(r);

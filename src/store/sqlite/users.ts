@@ -74,10 +74,8 @@ export function sqliteUsers(db: Db): UsersPort {
       return r && toUser(r);
     },
     async getMany(locationId, pins) {
-      if (pins.length === 0) return [];
       const out: User[] = [];
-      for (let i = 0; i < pins.length; i += 500) {
-        const chunk = pins.slice(i, i + 500);
+      for (const chunk of pinChunks(pins)) {
         const rows = db.prepare(`SELECT * FROM users WHERE location_id = ? AND pin IN (${chunk.map(() => '?').join(',')}) ORDER BY pin`).all(locationId, ...chunk) as Row[];
         out.push(...rows.map(toUser));
       }
@@ -95,8 +93,13 @@ export function sqliteUsers(db: Db): UsersPort {
         where.push("(lower(coalesce(first_name, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(last_name, '')) LIKE ? ESCAPE '\\' OR CAST(pin AS TEXT) LIKE ? ESCAPE '\\')");
         args.push(p, p, p);
       }
-      if (filter.privilege !== undefined) (where.push('privilege = ?'), args.push(filter.privilege));
-      if (filter.is_active !== undefined) (where.push('is_active = ?'), args.push(filter.is_active ? 1 : 0));
+      if (filter.privilege !== undefined) { where.push('privilege = ?'); args.push(filter.privilege); }
+      if (filter.is_active !== undefined) { where.push('is_active = ?'); args.push(filter.is_active ? 1 : 0); }
+      if (filter.pins !== undefined) {
+        // json_each keeps this one statement whatever the number of pins (no bound-parameter limit)
+        where.push('pin IN (SELECT value FROM json_each(?))');
+        args.push(JSON.stringify(filter.pins));
+      }
       const sqlWhere = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
       const rows = db.prepare(`SELECT * FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
@@ -157,6 +160,17 @@ const toTemplate = (r: Row): Template => ({
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
+/** Template columns in the order of `values` below; source_sn (the origin) is last and not compared. */
+const CONTENT_COLUMNS = ['bio_type', 'valid', 'duress', 'major_ver', 'minor_ver', 'format', 'source_format', 'data', 'size'] as const;
+
+/** Distinct pins in ascending order, in chunks that stay below SQLite's bound-parameter limit. */
+function pinChunks(pins: readonly number[]): number[][] {
+  const sorted = [...new Set(pins)].sort((x, y) => x - y);
+  const out: number[][] = [];
+  for (let i = 0; i < sorted.length; i += 500) out.push(sorted.slice(i, i + 500));
+  return out;
+}
+
 export function sqliteTemplates(db: Db): TemplatesPort {
   const find = db.prepare('SELECT * FROM templates WHERE location_id = ? AND user_pin = ? AND type_index = ? AND finger_id = ? AND template_index = ?');
   return {
@@ -174,7 +188,9 @@ export function sqliteTemplates(db: Db): TemplatesPort {
               .get(locationId, t.user_pin, t.type_index, t.finger_id, t.template_index, ...values, now) as Row;
             return { template: toTemplate(r), created: true, changed: true };
           }
-          const changed = existing['data'] !== t.data || existing['valid'] !== t.valid || existing['major_ver'] !== t.major_ver || existing['minor_ver'] !== t.minor_ver;
+          // Every stored field but the origin counts: the same template echoed back by another
+          // device (after fan-out) is not a change, a new duress flag or algorithm version is.
+          const changed = CONTENT_COLUMNS.some((col, i) => existing[col] !== values[i]);
           if (!changed) return { template: toTemplate(existing), created: false, changed: false };
           const r = db
             .prepare(
@@ -191,8 +207,7 @@ export function sqliteTemplates(db: Db): TemplatesPort {
     },
     async listForUsers(locationId, pins) {
       const out: Template[] = [];
-      for (let i = 0; i < pins.length; i += 500) {
-        const chunk = pins.slice(i, i + 500);
+      for (const chunk of pinChunks(pins)) {
         const rows = db
           .prepare(`SELECT * FROM templates WHERE location_id = ? AND user_pin IN (${chunk.map(() => '?').join(',')}) ORDER BY user_pin, type_index, finger_id, template_index`)
           .all(locationId, ...chunk) as Row[];
@@ -202,8 +217,7 @@ export function sqliteTemplates(db: Db): TemplatesPort {
     },
     async pinsWithTemplates(locationId, pins) {
       const out = new Set<number>();
-      for (let i = 0; i < pins.length; i += 500) {
-        const chunk = pins.slice(i, i + 500);
+      for (const chunk of pinChunks(pins)) {
         const rows = db.prepare(`SELECT DISTINCT user_pin FROM templates WHERE location_id = ? AND user_pin IN (${chunk.map(() => '?').join(',')})`).all(locationId, ...chunk) as { user_pin: number }[];
         for (const r of rows) out.add(r.user_pin);
       }

@@ -1,0 +1,107 @@
+/** /api/devices: list, assign, read, status, unassign, queue a command (SERVICE-SPEC "Endpoints"). */
+import { createHash } from 'node:crypto';
+import { Type } from 'typebox';
+import type { Clock } from '../clock.js';
+import type { CommandQueue } from '../devices/command-queue.js';
+import type { EventBus } from '../devices/event-bus.js';
+import { BioGateError } from '../errors.js';
+import type { Store } from '../store/types.js';
+import type { SyncQueue } from '../sync/queue.js';
+import { CommandBody, queueFromRequest } from './commands.js';
+import { CommandView, DeviceStatusView, DeviceView, deviceStatusView, deviceView } from './device-views.js';
+import { defineRoute, json, type ApiRoute } from './route.js';
+import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
+
+export interface DevicesDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly sync: SyncQueue;
+  readonly commands: CommandQueue;
+  readonly onlineThresholdS: number;
+}
+
+/** Serial numbers as terminals print them: letters, digits, `-`, `_`. */
+export const Serial = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Device serial number (letters, digits, - and _)' });
+const SerialParam = Type.Object({ device_serial: Serial });
+const Version = Type.Union([Type.Literal('2.0.0'), Type.Literal('3.0.0')]);
+
+export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
+  const { store, clock } = deps;
+  const tags = ['devices'];
+  const find = async (locationId: number, sn: string) => {
+    const d = await store.devices.get(locationId, sn);
+    if (!d) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found`);
+    return d;
+  };
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/devices', auth: 'location',
+      query: Type.Object({ ...PageQuery, search: Type.Optional(Type.String({ maxLength: 100 })), is_active: Type.Optional(Type.Boolean()) }),
+      doc: { summary: 'Paginated device list', tags, responses: { 200: pageOf(DeviceView) } },
+      handler: async ({ caller, query }) => {
+        const now = clock.now();
+        const since = new Date(now.getTime() - deps.onlineThresholdS * 1000).toISOString();
+        const filter = { ...(query.search ? { search: query.search } : {}), ...(query.is_active !== undefined ? { online: { value: query.is_active, since } } : {}) };
+        const page = await store.devices.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
+        return json(200, pageWrapper(page.items.map((d) => deviceView(d, caller.location, now, deps.onlineThresholdS)), page.total, query.page, query.limit));
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/devices', auth: 'location',
+      body: Type.Object({
+        sn: Serial,
+        name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' }), Type.Null()])),
+        version: Type.Optional(Type.Union([Version, Type.Null()], { description: 'Pin the protocol dialect (2.0.0 or 3.0.0) instead of detecting it' })),
+        comm_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32, pattern: '^[0-9]+$', description: 'Device comm key (digits); write-only' }), Type.Null()])),
+      }),
+      doc: {
+        summary: 'Assign a device to the location and start user synchronisation',
+        description: '201 when newly assigned, 200 when it already was (idempotent); 403 when it belongs to another location.',
+        tags, responses: { 201: DeviceView, 200: DeviceView }, errors: ['DEVICE_OTHER_LOCATION'],
+      },
+      handler: async ({ caller, body }) => {
+        const input = {
+          name: body.name ?? null,
+          ...(body.version !== undefined ? { version_override: body.version } : {}),
+          ...(body.comm_key !== undefined ? { comm_key_hash: body.comm_key === null ? null : createHash('sha256').update(body.comm_key).digest('hex') } : {}),
+        };
+        const now = clock.now();
+        const { outcome, device } = await store.devices.assign(caller.location.id, body.sn, input, now.toISOString());
+        if (outcome === 'other-location') throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${body.sn} is assigned to another location`);
+        if (outcome === 'assigned') await deps.sync.queueRoster(caller.location.id, body.sn);
+        deps.bus.emit('device.updated', { location_id: caller.location.id, device });
+        return json(outcome === 'assigned' ? 201 : 200, deviceView(device, caller.location, now, deps.onlineThresholdS));
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/devices/{device_serial}', auth: 'location', params: SerialParam,
+      doc: { summary: 'One device', tags, responses: { 200: DeviceView }, errors: ['DEVICE_NOT_FOUND'] },
+      handler: async ({ caller, params }) => json(200, deviceView(await find(caller.location.id, params.device_serial), caller.location, clock.now(), deps.onlineThresholdS)),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/devices/{device_serial}/status', auth: 'location', params: SerialParam,
+      doc: { summary: 'Connection status', tags, responses: { 200: DeviceStatusView }, errors: ['DEVICE_NOT_FOUND'] },
+      handler: async ({ caller, params }) => json(200, deviceStatusView(await find(caller.location.id, params.device_serial), clock.now(), deps.onlineThresholdS)),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/devices/{device_serial}', auth: 'location', params: SerialParam,
+      doc: { summary: 'Unassign a device (idempotent); its pending commands fail with "device unassigned"', tags, responses: { 200: EmptyObject } },
+      handler: async ({ caller, params }) => {
+        const now = clock.now().toISOString();
+        const before = await store.devices.unassign(caller.location.id, params.device_serial, now);
+        if (before) {
+          await store.commands.failPendingFor(params.device_serial, 'device unassigned', now);
+          const after = await store.devices.getBySerial(params.device_serial);
+          if (after) deps.bus.emit('device.updated', { location_id: caller.location.id, device: after });
+        }
+        return json(200, {});
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/devices/{device_serial}/command', auth: 'location', params: SerialParam, body: CommandBody,
+      doc: { summary: 'Queue a preset command for this device', tags, responses: { 201: CommandView }, errors: ['DEVICE_NOT_FOUND', 'COMMAND_NOT_SUPPORTED', 'MAILBOX_FULL', 'SCOPE_DENIED', 'IDEMPOTENCY_KEY_REUSED'] },
+      handler: async ({ caller, params, body, req }) => queueFromRequest(deps.commands, caller, params.device_serial, body, req),
+    }),
+  ];
+}

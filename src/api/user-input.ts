@@ -1,0 +1,63 @@
+/**
+ * Rules for user writes beyond the schema: first_name required for a new user,
+ * datetimes normalised to UTC, validity window order [API-CONTRACT §1, §5 Users].
+ * Shared by POST /api/users, the import endpoint and the CLI import.
+ */
+import { BioGateError, type ValidationIssue } from '../errors.js';
+import type { UserFields } from '../store/types.js';
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A date stays a date; a datetime becomes `YYYY-MM-DDTHH:MM:SS.sssZ` (no offset given = UTC). Undefined when not a real instant. */
+export function normaliseWhen(value: string): string | undefined {
+  if (DATE_ONLY.test(value)) {
+    const d = new Date(`${value}T00:00:00.000Z`);
+    return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value ? undefined : value;
+  }
+  const withZone = /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
+  const d = new Date(withZone.replace(' ', 'T'));
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+}
+
+/** Comparable instant of a stored start/end value (dates: start of day / end of day, UTC). */
+function instant(value: string, end: boolean): number {
+  return DATE_ONLY.test(value) ? Date.parse(`${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z`) : Date.parse(value);
+}
+
+export interface UserBody {
+  readonly pin: number;
+  readonly [key: string]: unknown;
+}
+
+const FIELDS = ['first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'group', 'super_authorize'] as const;
+
+/**
+ * Validated body → store fields, with cross-field checks. `existing` tells whether the PIN is known
+ * (first_name is then optional) and carries the stored window for the order check.
+ */
+export function toUserFields(
+  body: UserBody,
+  existing: { start_time: string | null; end_time: string | null } | undefined,
+  root: readonly (string | number)[],
+): UserFields {
+  const issues: ValidationIssue[] = [];
+  const fields: Record<string, unknown> = {};
+  for (const key of FIELDS) if (key in body && body[key] !== undefined) fields[key] = body[key];
+  if (!existing && (typeof fields['first_name'] !== 'string' || (fields['first_name'] as string).trim() === '')) {
+    issues.push({ loc: [...root, 'first_name'], msg: 'field required for a new user', type: 'missing' });
+  }
+  for (const key of ['start_time', 'end_time'] as const) {
+    const v = fields[key];
+    if (typeof v !== 'string') continue;
+    const n = normaliseWhen(v);
+    if (n === undefined) issues.push({ loc: [...root, key], msg: 'must be a real date (YYYY-MM-DD) or ISO datetime', type: 'format' });
+    else fields[key] = n;
+  }
+  const start = (fields['start_time'] === undefined ? existing?.start_time : fields['start_time']) as string | null | undefined;
+  const end = (fields['end_time'] === undefined ? existing?.end_time : fields['end_time']) as string | null | undefined;
+  if (issues.length === 0 && start && end && instant(start, false) > instant(end, true)) {
+    issues.push({ loc: [...root, 'end_time'], msg: 'must not be before start_time', type: 'value_error' });
+  }
+  if (issues.length > 0) throw new BioGateError('VALIDATION_FAILED', issues);
+  return fields as UserFields;
+}

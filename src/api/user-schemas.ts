@@ -1,0 +1,88 @@
+/** User and template schemas (SERVICE-SPEC UserResponse, BiometricTemplateResponse, POST /api/users). */
+import { Type } from 'typebox';
+import { IsoDateTime, LocationBasic, Nullable } from './schemas.js';
+
+export const PIN_MAX = 99_999_999;
+export const Pin = Type.Integer({ minimum: 1, maximum: PIN_MAX, description: 'User PIN, 1 to 99999999' });
+export const Privilege = Type.Union([Type.Literal(0), Type.Literal(2), Type.Literal(6), Type.Literal(14)], {
+  description: '0 User, 2 Enroller, 6 Manager, 14 Super Admin',
+});
+// [COMMANDS §1] values travel in TAB-separated device records: no TAB, CR, LF or NUL.
+const TEXT = '^[^\\t\\r\\n\\u0000]*$';
+const text = (max: number, description: string) => Type.String({ maxLength: max, pattern: TEXT, description: `${description}; no tabs or line breaks` });
+/** `YYYY-MM-DD` or an ISO 8601 datetime (with `Z` or an offset; without one it is read as UTC). */
+export const DATE_OR_DATETIME = '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
+const when = (description: string) => Nullable(Type.String({ pattern: DATE_OR_DATETIME, description: `${description}: YYYY-MM-DD or ISO datetime` }));
+
+export const userFieldSchemas = {
+  first_name: Nullable(text(100, 'First name')),
+  last_name: Nullable(text(100, 'Last name')),
+  card_no: Nullable(Type.String({ maxLength: 32, pattern: '^[0-9]*$', description: 'Card number, decimal digits' })),
+  password: Nullable(Type.Integer({ minimum: 0, maximum: 99_999_999, description: 'Numeric keypad password (up to 8 digits)' })),
+  is_active: Type.Boolean({ default: true }),
+  start_time: when('Access validity start'),
+  end_time: when('Access validity end'),
+  privilege: Privilege,
+  group: Type.Integer({ minimum: 0, maximum: 99, description: 'Access control group 0 to 99' }),
+  super_authorize: Type.Union([Type.Literal(0), Type.Literal(1)]),
+};
+
+export const UserWrite = Type.Object({
+  pin: Pin,
+  first_name: Type.Optional(userFieldSchemas.first_name),
+  last_name: Type.Optional(userFieldSchemas.last_name),
+  card_no: Type.Optional(userFieldSchemas.card_no),
+  password: Type.Optional(userFieldSchemas.password),
+  is_active: Type.Optional(Type.Boolean()),
+  start_time: Type.Optional(userFieldSchemas.start_time),
+  end_time: Type.Optional(userFieldSchemas.end_time),
+  privilege: Type.Optional(Privilege),
+  group: Type.Optional(userFieldSchemas.group),
+  super_authorize: Type.Optional(userFieldSchemas.super_authorize),
+});
+
+/** Import items: like UserWrite, but `pin` may be a string of digits [API-CONTRACT §5 Users]. */
+export const ImportItem = Type.Object({
+  ...UserWrite.properties,
+  pin: Type.Union([Pin, Type.String({ pattern: '^\\s*[0-9]{1,8}\\s*$', description: 'PIN as a string of digits' })]),
+});
+
+export const TemplateView = Type.Object({
+  id: Type.Integer(),
+  user_pin: Type.Integer(),
+  bio_type: Type.Union([Type.Literal('fingerprint'), Type.Literal('face'), Type.Literal('palm'), Type.Literal('other')]),
+  finger_id: Type.Integer(),
+  valid: Type.Integer(),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+  type_index: Type.Integer({ description: 'Biometric type on the wire: 1 fingerprint, 2/9 face, 6/8 palm, …' }),
+  template_index: Type.Integer(),
+  major_ver: Type.Integer(),
+  minor_ver: Type.Integer(),
+  format: Type.Integer(),
+  size: Type.Integer({ description: 'Template size in characters of base64' }),
+  source_sn: Nullable(Type.String()),
+});
+
+export const UserView = Type.Object({
+  id: Type.Integer(),
+  location_id: Type.Integer(),
+  location: Nullable(LocationBasic),
+  pin: Type.Integer(),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  card_no: Nullable(Type.String()),
+  password: Nullable(Type.Integer()),
+  is_active: Type.Boolean(),
+  start_time: Nullable(Type.String()),
+  end_time: Nullable(Type.String()),
+  privilege: Type.Integer(),
+  group: Type.Integer(),
+  super_authorize: Type.Integer(),
+  has_biometric: Type.Boolean(),
+  biometric_templates: Nullable(Type.Array(TemplateView)),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+});
+
+export const IncludeQuery = Type.Optional(Type.Literal('biometrics', { description: 'Include biometric_templates' }));

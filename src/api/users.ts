@@ -1,0 +1,200 @@
+/** /api/users: list, upsert, read, delete, import, clear (SERVICE-SPEC "Endpoints"). */
+import { Type } from 'typebox';
+import type { Clock } from '../clock.js';
+import { BioGateError, type ValidationIssue } from '../errors.js';
+import type { EventBus } from '../devices/event-bus.js';
+import type { Location, Store, User, UserFields } from '../store/types.js';
+import type { SyncQueue } from '../sync/queue.js';
+import { compiled, issuesFrom } from '../validation.js';
+import { defineRoute, json, type ApiRoute } from './route.js';
+import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { toUserFields } from './user-input.js';
+import { ImportItem, IncludeQuery, Pin, Privilege, UserView, UserWrite } from './user-schemas.js';
+import { userViews } from './user-views.js';
+
+export const IMPORT_MAX_ITEMS = 10_000;
+
+export interface UsersDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly sync: SyncQueue;
+  readonly bus: EventBus;
+}
+
+const PinParam = Type.Object({ pin: Pin });
+const ImportResult = Type.Object({
+  message: Type.String(),
+  processed_count: Type.Integer(),
+  error_count: Type.Integer(),
+  processed_users: Type.Array(UserView),
+  errors: Type.Array(Type.Object({ user_data: Type.Unknown(), error: Type.String(), code: Type.String() })),
+});
+const ClearBody = Type.Object({ pins: Type.Optional(Type.Union([Type.Array(Pin, { maxItems: IMPORT_MAX_ITEMS }), Type.Null()])) });
+const ClearResult = Type.Object({ message: Type.String(), users_deleted: Type.Integer(), devices_affected: Type.Integer(), commands_created: Type.Integer() });
+
+/** What a write did to device access: sync the upserts, revoke the deactivations. */
+export interface WriteEffect {
+  readonly upserted: number[];
+  readonly revoked: number[];
+}
+
+export function effectOf(before: Map<number, User>, after: readonly { user: User; changed: boolean }[]): WriteEffect {
+  const upserted: number[] = [];
+  const revoked: number[] = [];
+  for (const { user, changed } of after) {
+    if (!changed) continue;
+    if (user.is_active) upserted.push(user.pin);
+    else if (before.get(user.pin)?.is_active) revoked.push(user.pin);
+  }
+  return { upserted, revoked };
+}
+
+/** Applies a write's effect to the devices and tells listeners. */
+export async function propagate(deps: UsersDeps, locationId: number, effect: WriteEffect): Promise<void> {
+  if (effect.upserted.length > 0) {
+    await deps.sync.queueUsers(locationId, effect.upserted, 'user.upsert');
+    deps.bus.emit('user.changed', { location_id: locationId, pins: effect.upserted, change: 'upserted' });
+  }
+  if (effect.revoked.length > 0) {
+    await deps.sync.queueUsers(locationId, effect.revoked, 'user.delete');
+    deps.bus.emit('user.changed', { location_id: locationId, pins: effect.revoked, change: 'deactivated' });
+  }
+}
+
+export interface ImportOutcome {
+  readonly processed: User[];
+  readonly errors: { user_data: unknown; error: string; code: string }[];
+}
+
+/** Validates each item on its own and upserts the good ones (API import and CLI import share this). */
+export async function importUsers(deps: UsersDeps, location: Location, items: readonly unknown[], onProgress?: (done: number) => void): Promise<ImportOutcome> {
+  const validator = compiled(ImportItem);
+  const errors: ImportOutcome['errors'] = [];
+  const valid: { index: number; item: Record<string, unknown>; pin: number }[] = [];
+  items.forEach((item, index) => {
+    const issues = issuesFrom(validator, item, [index]);
+    if (issues.length > 0) return errors.push({ user_data: item, error: describeIssues(issues), code: 'VALIDATION_FAILED' });
+    const record = item as Record<string, unknown>;
+    const pin = typeof record['pin'] === 'string' ? Number(record['pin'].trim()) : (record['pin'] as number);
+    if (pin < 1) return errors.push({ user_data: item, error: 'pin: must be between 1 and 99999999', code: 'VALIDATION_FAILED' });
+    valid.push({ index, item: record, pin });
+  });
+  const processed: User[] = [];
+  const CHUNK = 1_000;
+  for (let i = 0; i < valid.length; i += CHUNK) {
+    const chunk = valid.slice(i, i + CHUNK);
+    const existing = new Map((await deps.store.users.getMany(location.id, [...new Set(chunk.map((c) => c.pin))])).map((u) => [u.pin, u]));
+    const writes: { pin: number; fields: UserFields }[] = [];
+    for (const c of chunk) {
+      try {
+        const prior = existing.get(c.pin);
+        writes.push({ pin: c.pin, fields: toUserFields({ ...c.item, pin: c.pin }, prior, []) });
+        // A PIN seen earlier in the same batch exists by the time this item is written.
+        if (!prior) existing.set(c.pin, { start_time: null, end_time: null } as User);
+      } catch (err) {
+        const detail = err instanceof BioGateError ? err.detail : String(err);
+        errors.push({ user_data: c.item, error: typeof detail === 'string' ? detail : describeIssues(detail), code: err instanceof BioGateError ? err.code : 'INTERNAL' });
+      }
+    }
+    const before = new Map([...existing.entries()].filter(([, u]) => 'id' in u));
+    const results = await deps.store.users.upsertMany(location.id, writes, deps.clock.now().toISOString());
+    await propagate(deps, location.id, effectOf(before, results));
+    processed.push(...results.map((r) => r.user));
+    onProgress?.(Math.min(items.length, i + chunk.length + errors.length));
+  }
+  return { processed, errors };
+}
+
+function describeIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((i) => `${i.loc.filter((p) => typeof p === 'string').join('.') || 'item'}: ${i.msg}`).join('; ');
+}
+
+export function userRoutes(deps: UsersDeps): ApiRoute[] {
+  const { store, clock } = deps;
+  const tags = ['users'];
+  const notFound = (pin: number) => new BioGateError('USER_NOT_FOUND', `User ${pin} not found`);
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/users', auth: 'location',
+      query: Type.Object({ ...PageQuery, search: Type.Optional(Type.String({ maxLength: 100 })), privilege: Type.Optional(Privilege), is_active: Type.Optional(Type.Boolean()), include: IncludeQuery }),
+      doc: { summary: 'Paginated user list', tags, responses: { 200: pageOf(UserView) } },
+      handler: async ({ caller, query }) => {
+        const filter = {
+          ...(query.search ? { search: query.search } : {}),
+          ...(query.privilege !== undefined ? { privilege: query.privilege } : {}),
+          ...(query.is_active !== undefined ? { is_active: query.is_active } : {}),
+        };
+        const page = await store.users.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
+        const views = await userViews(store, caller.location, page.items, query.include === 'biometrics');
+        return json(200, pageWrapper(views, page.total, query.page, query.limit));
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/users', auth: 'location', body: UserWrite,
+      doc: { summary: 'Create or update a user by PIN; queues device sync', description: '201 when the PIN was new, 200 when an existing user was updated.', tags, responses: { 201: UserView, 200: UserView } },
+      handler: async ({ caller, body }) => {
+        const before = await store.users.get(caller.location.id, body.pin);
+        const fields = toUserFields(body, before, ['body']);
+        const result = await store.users.upsert(caller.location.id, body.pin, fields, clock.now().toISOString());
+        await propagate(deps, caller.location.id, effectOf(new Map(before ? [[before.pin, before]] : []), [result]));
+        const [view] = await userViews(store, caller.location, [result.user], false);
+        return json(result.created ? 201 : 200, view);
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/users/import', auth: 'location', body: Type.Array(ImportItem), bodyMode: 'raw',
+      doc: { summary: 'Bulk import or update (up to 10,000 items; per-item errors)', tags, responses: { 200: ImportResult }, errors: ['PAYLOAD_TOO_LARGE'] },
+      handler: async ({ caller, body }) => {
+        // bodyMode 'raw': items are validated one by one and failures reported per item.
+        const raw = body as unknown[];
+        if (raw.length > IMPORT_MAX_ITEMS) throw new BioGateError('PAYLOAD_TOO_LARGE', `At most ${IMPORT_MAX_ITEMS} users per import; got ${raw.length}`);
+        const { processed, errors } = await importUsers(deps, caller.location, raw);
+        return json(200, {
+          message: `Processed ${processed.length} users, ${errors.length} errors`,
+          processed_count: processed.length,
+          error_count: errors.length,
+          processed_users: await userViews(store, caller.location, processed, false),
+          errors,
+        });
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/users/clear', auth: 'location', body: ClearBody, bodyRequired: false,
+      doc: { summary: 'Clear (deactivate) some or all users; queues delete commands', tags, responses: { 200: ClearResult } },
+      handler: async ({ caller, body }) => {
+        const pins = body?.pins ?? null;
+        const cleared = await store.users.deactivate(caller.location.id, pins, clock.now().toISOString());
+        const cleared_pins = cleared.map((u) => u.pin);
+        const counts = await deps.sync.queueUsers(caller.location.id, cleared_pins, 'user.delete');
+        if (cleared_pins.length > 0) deps.bus.emit('user.changed', { location_id: caller.location.id, pins: cleared_pins, change: 'deactivated' });
+        return json(200, {
+          message: `Cleared ${cleared.length} users; ${counts.commands} delete commands queued for ${counts.devices} devices`,
+          users_deleted: cleared.length,
+          devices_affected: counts.devices,
+          commands_created: counts.commands,
+        });
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/users/{pin}', auth: 'location', params: PinParam, query: Type.Object({ include: IncludeQuery }),
+      doc: { summary: 'One user', tags, responses: { 200: UserView }, errors: ['USER_NOT_FOUND'] },
+      handler: async ({ caller, params, query }) => {
+        const user = await store.users.get(caller.location.id, params.pin);
+        if (!user) throw notFound(params.pin);
+        const [view] = await userViews(store, caller.location, [user], query.include === 'biometrics');
+        return json(200, view);
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/users/{pin}', auth: 'location', params: PinParam,
+      doc: { summary: 'Delete a user; queues delete commands to the devices', tags, responses: { 200: EmptyObject }, errors: ['USER_NOT_FOUND'] },
+      handler: async ({ caller, params }) => {
+        const user = await store.users.delete(caller.location.id, params.pin);
+        if (!user) throw notFound(params.pin);
+        await deps.sync.queueUsers(caller.location.id, [params.pin], 'user.delete');
+        deps.bus.emit('user.changed', { location_id: caller.location.id, pins: [params.pin], change: 'deleted' });
+        return json(200, {});
+      },
+    }),
+  ];
+}

@@ -1,0 +1,135 @@
+/**
+ * Queueing a preset command for a device: catalog lookup (aliases, the two
+ * `custom` forms), params validated with catalog defaults, scope, tenancy,
+ * protocol-version support, mailbox bound, idempotency [API-CONTRACT §5 Commands].
+ * Used by the REST API and by the MQTT request topic.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { CATALOG, defaultExpirySeconds, findPreset, type PresetSpec } from '../../protocols/catalog.js';
+import type { Clock } from '../clock.js';
+import { BioGateError, invalid } from '../errors.js';
+import type { Command, Location, Store, Token } from '../store/types.js';
+import { compiled, issuesFrom } from '../validation.js';
+import type { EventBus } from './event-bus.js';
+
+export interface QueueRequest {
+  readonly location: Location;
+  readonly token: Pick<Token, 'id' | 'scope'> | null;
+  readonly sn: string;
+  readonly command: string;
+  readonly priority: number;
+  readonly params: Record<string, unknown> | null | undefined;
+  readonly expires_in?: number | undefined;
+  readonly idempotencyKey?: string | undefined;
+  /** Where the request's fields sit, for 422 locations: ['body'] for the API. */
+  readonly root: readonly string[];
+}
+
+export interface CommandQueueDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly mailboxLimit: number;
+  /** sync-users expands into per-user sync ops. */
+  readonly queueRoster: (locationId: number, sn: string) => Promise<{ commands: number }>;
+}
+
+const LOOKS_LIKE_ID = /^[a-z0-9-]+$/;
+const VALID_IDS = CATALOG.flatMap((p) => [p.id, ...p.aliases]).join(', ');
+
+/** Resolves the command field to a preset and its raw params (the sample's `custom` form puts the raw string in `command`). */
+function resolve(req: QueueRequest): { spec: PresetSpec; params: unknown } {
+  const spec = findPreset(req.command);
+  if (spec) return { spec, params: req.params ?? {} };
+  const loc = [...req.root, 'command'];
+  if (LOOKS_LIKE_ID.test(req.command)) throw invalid(loc, `unknown command "${req.command}"; valid commands: ${VALID_IDS}`, 'enum');
+  if (/[\r\n\0]/.test(req.command)) throw invalid(loc, 'a raw command must be one line: no CR, LF or NUL', 'value_error');
+  if (req.params !== null && req.params !== undefined && Object.keys(req.params).length > 0) {
+    throw invalid([...req.root, 'params'], 'a raw command in the command field takes no params', 'value_error');
+  }
+  return { spec: findPreset('custom') as PresetSpec, params: { command: req.command } };
+}
+
+function checkParams(spec: PresetSpec, raw: unknown, root: readonly string[]): Record<string, unknown> {
+  const loc = [...root, 'params'];
+  if (!spec.hasParams) {
+    if (raw !== null && typeof raw === 'object' && Object.keys(raw).length === 0) return {};
+    throw invalid(loc, `${spec.id} takes no params`, 'value_error');
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalid(loc, 'must be an object', 'type_error');
+  const v = compiled(spec.params);
+  const withDefaults = v.Default(structuredClone(raw)) as Record<string, unknown>;
+  const issues = issuesFrom(v, withDefaults, loc);
+  if (issues.length > 0) throw new BioGateError('VALIDATION_FAILED', issues);
+  return withDefaults;
+}
+
+export function createCommandQueue(deps: CommandQueueDeps) {
+  const { store, clock, bus } = deps;
+
+  async function preconditions(req: QueueRequest, spec: PresetSpec, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const locationId = req.location.id;
+    if (spec.id === 'enroll-biometric') {
+      const user = await store.users.get(locationId, params['pin'] as number);
+      if (!user) throw invalid([...req.root, 'params', 'pin'], `no user with pin ${String(params['pin'])} in this location`, 'value_error');
+      if (user.id !== params['user_id']) throw invalid([...req.root, 'params', 'user_id'], `user_id ${String(params['user_id'])} is not the user with pin ${user.pin} (id ${user.id})`, 'value_error');
+    }
+    if (spec.id === 'load-users' && params['pin'] == null && params['user_id'] != null) {
+      const user = await store.users.getById(locationId, params['user_id'] as number);
+      if (!user) throw invalid([...req.root, 'params', 'user_id'], `no user with id ${String(params['user_id'])} in this location`, 'value_error');
+      return { ...params, pin: user.pin };
+    }
+    return params;
+  }
+
+  return {
+    async queue(req: QueueRequest): Promise<{ command: Command; replayed: boolean }> {
+      const { spec, params: rawParams } = resolve(req);
+      const params = checkParams(spec, rawParams, req.root);
+      if (spec.risk === 'risky' && req.token && req.token.scope !== 'full') {
+        throw new BioGateError('SCOPE_DENIED', `${spec.id} needs a token with the full scope`);
+      }
+      const device = await store.devices.get(req.location.id, req.sn);
+      if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${req.sn} not found`);
+      const known = device.version_override ?? device.version;
+      if (known !== null && !spec.versions.includes(Number(known.split('.')[0]) as 2 | 3)) {
+        throw new BioGateError('COMMAND_NOT_SUPPORTED', `${spec.id} is not supported on protocol ${known} devices (supported: ${spec.versions.map((v) => `v${v}.x`).join(', ')})`);
+      }
+      const finalParams = await preconditions(req, spec, params);
+      const storedParams = Object.keys(finalParams).length > 0 ? finalParams : null;
+
+      if (req.idempotencyKey !== undefined) {
+        const prior = await store.commands.findByIdempotencyKey(req.location.id, req.token?.id ?? null, req.idempotencyKey);
+        if (prior) {
+          const same = prior.sn === req.sn && prior.command === spec.id && prior.priority === req.priority && isDeepStrictEqual(prior.params, storedParams);
+          if (!same) throw new BioGateError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request');
+          return { command: prior, replayed: true };
+        }
+      }
+      if ((await store.commands.countPending(req.sn)) >= deps.mailboxLimit) {
+        throw new BioGateError('MAILBOX_FULL', `Device ${req.sn} has ${deps.mailboxLimit} pending commands; retry when it has drained`, { headers: { 'Retry-After': '30' } });
+      }
+      const now = clock.now();
+      const expiresIn = req.expires_in ?? defaultExpirySeconds(spec);
+      let command = await store.commands.create(
+        {
+          location_id: req.location.id, sn: req.sn, command: spec.id, params: storedParams, priority: req.priority, origin: 'api',
+          expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString(), created_by_token_id: req.token?.id ?? null,
+          idempotency_key: req.idempotencyKey ?? null,
+        },
+        now.toISOString(),
+      );
+      if (spec.id === 'sync-users') {
+        // sync-users is done by queueing the roster; the record reports what was queued.
+        const { commands } = await deps.queueRoster(req.location.id, req.sn);
+        command =
+          (await store.commands.finish(command.id, { status: 'success', response: `queued ${commands} user sync operations`, result: { queued: commands } }, clock.now().toISOString())) ?? command;
+      }
+      bus.emit('command.updated', { location_id: req.location.id, command });
+      bus.emit('mailbox.changed', { location_id: req.location.id, sn: req.sn });
+      return { command, replayed: false };
+    },
+  };
+}
+
+export type CommandQueue = ReturnType<typeof createCommandQueue>;

@@ -1,0 +1,48 @@
+/**
+ * The typed in-process event bus (DESIGN.md "Events"). Producers emit facts in
+ * the past tense; the MQTT bridge, the WebSocket stream, metrics and the device
+ * hub subscribe. A failing listener is logged and never breaks the producer.
+ */
+import type { Attendance, Command, Device } from '../store/types.js';
+
+export interface BusEvents {
+  'device.online': { location_id: number | null; sn: string; at: string };
+  'device.offline': { location_id: number | null; sn: string; at: string };
+  'device.updated': { location_id: number | null; device: Device };
+  'device.conflict': { location_id: number | null; sn: string; addresses: readonly string[] };
+  'command.updated': { location_id: number | null; command: Command };
+  /** New pending work for a device (commands or sync ops): held polls are released. */
+  'mailbox.changed': { location_id: number | null; sn: string };
+  'attendance.recorded': { location_id: number; records: readonly Attendance[] };
+  'door.event': { location_id: number | null; sn: string; door: number | null; event: string; pin: string | null; time: string | null };
+  'user.changed': { location_id: number; pins: readonly number[]; change: 'upserted' | 'deactivated' | 'deleted' };
+}
+
+export type BusEventName = keyof BusEvents;
+type Listener<K extends BusEventName> = (payload: BusEvents[K]) => void;
+
+export class EventBus {
+  readonly #listeners = new Map<BusEventName, Set<Listener<never>>>();
+  readonly #onError: (err: unknown, event: BusEventName) => void;
+
+  constructor(onError: (err: unknown, event: BusEventName) => void = () => {}) {
+    this.#onError = onError;
+  }
+
+  on<K extends BusEventName>(event: K, listener: Listener<K>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(listener as Listener<never>);
+    return () => set.delete(listener as Listener<never>);
+  }
+
+  emit<K extends BusEventName>(event: K, payload: BusEvents[K]): void {
+    for (const listener of this.#listeners.get(event) ?? []) {
+      try {
+        (listener as Listener<K>)(payload);
+      } catch (err) {
+        this.#onError(err, event);
+      }
+    }
+  }
+}

@@ -1,0 +1,111 @@
+// Flags of `biogate simulate`, all validated at once.
+
+import { MAX_DEVICES } from './simulation.js';
+import type { SimProtocol } from './types.js';
+
+export interface SimulateArgs {
+  readonly url: string;
+  readonly devices: number;
+  readonly protocol: SimProtocol | 'mixed';
+  readonly snPrefix: string;
+  readonly durationS: number | undefined;
+  readonly punchesPerMinute: number | undefined;
+  readonly fast: boolean;
+}
+
+export type ParsedSimulateArgs =
+  | { readonly kind: 'run'; readonly args: SimulateArgs }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'error'; readonly errors: readonly string[] };
+
+export const SIMULATE_USAGE = `Usage: biogate simulate --devices N --protocol v2|v3|mixed --url URL --sn-prefix PREFIX
+                        [--duration S] [--punch-rate PER_MIN] [--fast]
+
+Runs N simulated terminals against a BioGate server until the duration ends or Ctrl-C.
+
+  --devices N          number of terminals, 1-${MAX_DEVICES}
+  --protocol P         v2 (attendance PUSH), v3 (security PUSH) or mixed (alternating)
+  --url URL            server base URL, http:// or https://
+  --sn-prefix PREFIX   serial-number prefix, 1-16 letters or digits (PREFIX0001, PREFIX0002, ...)
+  --duration S         run time in seconds, 1-86400 (default: until interrupted)
+  --punch-rate N       attendance punches per minute across all terminals, 0-600000 (default 0)
+  --fast               poll again right after posting command results (benchmarks)
+  -h, --help           show this help
+`;
+
+const VALUE_FLAGS = ['--devices', '--protocol', '--url', '--sn-prefix', '--duration', '--punch-rate'] as const;
+type ValueFlag = (typeof VALUE_FLAGS)[number];
+const REQUIRED: readonly ValueFlag[] = ['--devices', '--protocol', '--url', '--sn-prefix'];
+
+const isValueFlag = (s: string): s is ValueFlag => (VALUE_FLAGS as readonly string[]).includes(s);
+
+function integerIn(flag: string, raw: string, min: number, max: number, errors: string[]): number | undefined {
+  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (n >= min && n <= max) return n;
+  errors.push(`${flag} must be an integer from ${min} to ${max}, got '${raw}'`);
+  return undefined;
+}
+
+export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
+  const errors: string[] = [];
+  const values = new Map<ValueFlag, string>();
+  let fast = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '-h' || arg === '--help') return { kind: 'help' };
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = name === arg ? undefined : arg.slice(eq + 1);
+    if (name === '--fast') {
+      if (inline !== undefined) errors.push('--fast takes no value');
+      else if (fast) errors.push('--fast given twice');
+      fast = true;
+      continue;
+    }
+    if (!isValueFlag(name)) {
+      errors.push(name.startsWith('-') ? `unknown flag ${name}` : `unexpected argument '${arg}'`);
+      continue;
+    }
+    let value = inline;
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (next !== undefined && !next.startsWith('--')) {
+        value = next;
+        i++;
+      }
+    }
+    if (value === undefined || value === '') errors.push(`${name} needs a value`);
+    else if (values.has(name)) errors.push(`${name} given twice`);
+    else values.set(name, value);
+  }
+  for (const flag of REQUIRED) if (!values.has(flag) && !errors.some((e) => e.startsWith(`${flag} `))) errors.push(`${flag} is required`);
+
+  const raw = (flag: ValueFlag): string | undefined => values.get(flag);
+  const devicesRaw = raw('--devices');
+  const devices = devicesRaw === undefined ? undefined : integerIn('--devices', devicesRaw, 1, MAX_DEVICES, errors);
+  const protocol = raw('--protocol');
+  if (protocol !== undefined && protocol !== 'v2' && protocol !== 'v3' && protocol !== 'mixed') {
+    errors.push(`--protocol must be v2, v3 or mixed, got '${protocol}'`);
+  }
+  const url = raw('--url');
+  if (url !== undefined && !(URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol))) {
+    errors.push(`--url must be an http:// or https:// URL, got '${url}'`);
+  }
+  const snPrefix = raw('--sn-prefix');
+  if (snPrefix !== undefined && !/^[A-Za-z0-9]{1,16}$/.test(snPrefix)) {
+    errors.push(`--sn-prefix must be 1-16 letters or digits, got '${snPrefix}'`);
+  }
+  const durationRaw = raw('--duration');
+  const durationS = durationRaw === undefined ? undefined : integerIn('--duration', durationRaw, 1, 86_400, errors);
+  const rateRaw = raw('--punch-rate');
+  const punchesPerMinute = rateRaw === undefined ? undefined : integerIn('--punch-rate', rateRaw, 0, 600_000, errors);
+
+  if (errors.length > 0) return { kind: 'error', errors };
+  return {
+    kind: 'run',
+    args: {
+      url: url as string, devices: devices as number, protocol: protocol as SimProtocol | 'mixed', snPrefix: snPrefix as string,
+      durationS, punchesPerMinute, fast,
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/** Devices (unsharded: looked up by serial number; unique serial_number). */
+import type { Filter, UpdateFilter } from 'mongodb';
+import type { Device, DevicesPort, DeviceSessionPatch } from '../types.js';
+import type { Ids } from './ids.js';
+import type { Collections, DeviceDoc } from './schema.js';
+import { containsAny, fromJson, pageOf, settle, toJson, unlessDuplicate } from './util.js';
+
+const toDevice = ({ _id, options, ...rest }: DeviceDoc): Device => ({ id: _id, ...rest, options: fromJson<Record<string, string>>(options) });
+
+const SESSION_FIELDS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'last_seen', 'last_address'] as const satisfies readonly (keyof DeviceSessionPatch)[];
+
+const defaultName = (sn: string) => `Device ${sn}`;
+
+const blank = (id: number, sn: string, now: string): DeviceDoc => ({
+  _id: id, serial_number: sn, name: defaultName(sn), location_id: null, registry_code: null, session_id: null, registered_at: null,
+  options: null, version: null, version_override: null, comm_key_hash: null, last_seen: null, last_address: null, assigned_at: null,
+  created_at: now, updated_at: null,
+});
+
+export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
+  const bySerial = async (sn: string) => {
+    const doc = await c.devices.findOne({ serial_number: sn });
+    return doc ? toDevice(doc) : undefined;
+  };
+  return {
+    getBySerial: bySerial,
+    async get(locationId, sn) {
+      const doc = await c.devices.findOne({ serial_number: sn, location_id: locationId });
+      return doc ? toDevice(doc) : undefined;
+    },
+    async list(locationId, filter, window) {
+      const query: Filter<DeviceDoc> = { location_id: locationId };
+      if (filter.search) query.$expr = containsAny(filter.search, ['name', 'serial_number']);
+      if (filter.online?.value === true) query.last_seen = { $gte: filter.online.since };
+      if (filter.online?.value === false) query.$or = [{ last_seen: null }, { last_seen: { $lt: filter.online.since } }];
+      const page = pageOf(window);
+      const [total, docs] = await Promise.all([
+        c.devices.countDocuments(query),
+        page ? c.devices.find(query).sort({ serial_number: 1 }).skip(page.skip).limit(page.limit).toArray() : [],
+      ]);
+      return { items: docs.map(toDevice), total };
+    },
+    async listAssigned(locationId) {
+      return (await c.devices.find({ location_id: locationId }).sort({ serial_number: 1 }).toArray()).map(toDevice);
+    },
+    async count(locationId) {
+      return c.devices.countDocuments({ location_id: locationId });
+    },
+    async countUnassigned() {
+      return c.devices.countDocuments({ location_id: null });
+    },
+    ensure(sn, now) {
+      // Read first: ensure runs on every new device session, and allocating an id for a device
+      // that exists would burn one each time. A concurrent first sighting loses the insert to the
+      // unique serial index and reads the winner's record on the next attempt.
+      return settle('device ensure', async () => {
+        const existing = await bySerial(sn);
+        if (existing) return existing;
+        const doc = blank(await ids('devices'), sn, now);
+        return unlessDuplicate(c.devices.insertOne(doc), toDevice(doc));
+      });
+    },
+    assign(locationId, sn, input, now) {
+      const set: UpdateFilter<DeviceDoc>['$set'] = { updated_at: now };
+      if (input.name !== null) set.name = input.name;
+      if (input.version_override !== undefined) set.version_override = input.version_override;
+      if (input.comm_key_hash !== undefined) set.comm_key_hash = input.comm_key_hash;
+      // The owner changes only in a single-document update conditioned on the current owner being
+      // this location (already) or nobody (assigned), so two locations racing cannot both win.
+      return settle('device assign', async () => {
+        const mine = await c.devices.findOneAndUpdate({ serial_number: sn, location_id: locationId }, { $set: set }, { returnDocument: 'after' });
+        if (mine) return { outcome: 'already' as const, device: toDevice(mine) };
+        const claimed = await c.devices.findOneAndUpdate({ serial_number: sn, location_id: null }, { $set: { ...set, location_id: locationId, assigned_at: now } }, { returnDocument: 'after' });
+        if (claimed) return { outcome: 'assigned' as const, device: toDevice(claimed) };
+        const other = await c.devices.findOne({ serial_number: sn });
+        // It exists but belongs to someone else; it may also have been unassigned or taken by
+        // this location since the two updates above, which the next attempt sees.
+        if (other) return other.location_id !== null && other.location_id !== locationId ? { outcome: 'other-location' as const, device: toDevice(other) } : undefined;
+        const doc: DeviceDoc = { ...blank(await ids('devices'), sn, now), ...set, location_id: locationId, assigned_at: now, updated_at: null };
+        return unlessDuplicate(c.devices.insertOne(doc), { outcome: 'assigned' as const, device: toDevice(doc) });
+      });
+    },
+    async unassign(locationId, sn, now) {
+      // One conditional update; returnDocument 'before' gives the device as it was, and only to
+      // the caller that unassigned it (a repeat finds nothing: idempotent).
+      const before = await c.devices.findOneAndUpdate(
+        { serial_number: sn, location_id: locationId },
+        { $set: { location_id: null, assigned_at: null, comm_key_hash: null, updated_at: now } },
+        { returnDocument: 'before' },
+      );
+      return before ? toDevice(before) : undefined;
+    },
+    async updateSession(sn, patch, now) {
+      const set: Record<string, unknown> = {};
+      for (const key of SESSION_FIELDS) if (key in patch) set[key] = key === 'options' ? toJson(patch.options) : (patch[key] ?? null);
+      if (Object.keys(set).length === 0) return bySerial(sn);
+      const doc = await c.devices.findOneAndUpdate({ serial_number: sn }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
+      return doc ? toDevice(doc) : undefined;
+    },
+    async touchMany(entries) {
+      if (entries.length === 0) return;
+      // Conditional on the stored last_seen being older, so a late batch never moves it back and,
+      // within one batch, the newest entry for a serial wins whatever the order.
+      await c.devices.bulkWrite(
+        entries.map((e) => ({
+          updateOne: {
+            filter: { serial_number: e.sn, $or: [{ last_seen: null }, { last_seen: { $lt: e.last_seen } }] },
+            update: { $set: { last_seen: e.last_seen, last_address: e.last_address } },
+          },
+        })),
+        { ordered: false },
+      );
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/** Locations and tokens: small, unsharded collections looked up by id or token hash. */
+import type { Location, LocationsPort, Token, TokensPort } from '../types.js';
+import type { Ids } from './ids.js';
+import type { Collections, LocationDoc, TokenDoc } from './schema.js';
+
+const toLocation = ({ _id, ...rest }: LocationDoc): Location => ({ id: _id, ...rest });
+const toToken = ({ _id, ...rest }: TokenDoc): Token => ({ id: _id, ...rest });
+
+export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
+  return {
+    async create(input, now) {
+      const doc: LocationDoc = { _id: await ids('locations'), name: input.name, timezone: input.timezone, is_active: true, created_at: now, updated_at: null };
+      await c.locations.insertOne(doc);
+      return toLocation(doc);
+    },
+    async get(id) {
+      const doc = await c.locations.findOne({ _id: id });
+      return doc ? toLocation(doc) : undefined;
+    },
+    async list() {
+      return (await c.locations.find({}).sort({ _id: 1 }).toArray()).map(toLocation);
+    },
+    async count() {
+      return c.locations.countDocuments({});
+    },
+    async update(id, patch, now) {
+      const set: Partial<LocationDoc> = {};
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.timezone !== undefined) set.timezone = patch.timezone;
+      if (patch.is_active !== undefined) set.is_active = patch.is_active;
+      if (Object.keys(set).length === 0) return this.get(id);
+      const doc = await c.locations.findOneAndUpdate({ _id: id }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
+      return doc ? toLocation(doc) : undefined;
+    },
+  };
+}
+
+export function mongoTokens(c: Collections, ids: Ids): TokensPort {
+  return {
+    async create(input, now) {
+      // The unique index on `hash` refuses a second token with the same hash (the id is then a gap).
+      const doc: TokenDoc = {
+        _id: await ids('tokens'), location_id: input.location_id, hash: input.hash, scope: input.scope, label: input.label,
+        expires_at: input.expires_at, revoked_at: null, created_at: now,
+      };
+      await c.tokens.insertOne(doc);
+      return toToken(doc);
+    },
+    async findByHash(hash) {
+      const doc = await c.tokens.findOne({ hash });
+      return doc ? toToken(doc) : undefined;
+    },
+    async get(id) {
+      const doc = await c.tokens.findOne({ _id: id });
+      return doc ? toToken(doc) : undefined;
+    },
+    async list(locationId) {
+      const filter = locationId === undefined ? {} : { location_id: locationId };
+      return (await c.tokens.find(filter).sort({ _id: 1 }).toArray()).map(toToken);
+    },
+    async revoke(id, now) {
+      // Only the first revoke writes (filter on revoked_at null), so the first time is kept.
+      await c.tokens.updateOne({ _id: id, revoked_at: null }, { $set: { revoked_at: now } });
+      return this.get(id);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Collections, stored document shapes and indexes of the MongoDB adapter.
+ *
+ * Documents keep the port's field names; `_id` is the integer id from `counters`. Sharding (see
+ * DESIGN.md "Scale-out"): `locations`, `tokens`, `devices` and `counters` stay unsharded (looked up by
+ * id, token hash or serial number); `users`, `templates`, `commands` and `attendance` shard on
+ * `location_id` and every unique index of theirs starts with it; `attendance_keys` shards on
+ * `{ _id: 'hashed' }` (its only unique key is `_id`).
+ *
+ * No partial or sparse unique indexes, no collation: some MongoDB-compatible servers accept the
+ * options and ignore them (mongo-java-server treats a partial unique index as a full one), and a
+ * sharded unique index must be a plain prefix of the shard key anyway. Where the SQLite schema has
+ * a partial unique index, the document carries a synthetic "slot" field that is unique for every
+ * document that must not collide (see CommandDoc).
+ */
+import type { Collection, Db, IndexDescription } from 'mongodb';
+import type { Attendance, Command, Device, Location, Template, Token, User } from '../types.js';
+
+type Stored<T extends { id: number }> = Omit<T, 'id'> & { _id: number };
+
+export type LocationDoc = Stored<Location>;
+export type TokenDoc = Stored<Token>;
+export type UserDoc = Stored<User>;
+export type TemplateDoc = Stored<Template>;
+export type DeviceDoc = Omit<Stored<Device>, 'options'> & { options: string | null };
+export type AttendanceDoc = Stored<Attendance>;
+
+/**
+ * `params` and `result` are JSON text. Two slots replace SQLite's partial unique indexes:
+ * - `idem`: `k:<token id|->:<key>` when the command has an idempotency key, else `#<id>`;
+ *   unique with `location_id` → one command per (location, token, key).
+ * - `sync_slot`: the `sync_key` while the command is pending, else `#<id>`; unique with
+ *   (`location_id`, `sn`) → at most one pending op per (device, sync key). Every write that moves a
+ *   command out of `pending` sets it back to `#<id>` in the same single-document update.
+ */
+export type CommandDoc = Omit<Stored<Command>, 'params' | 'result'> & {
+  params: string | null;
+  result: string | null;
+  idem: string;
+  sync_slot: string;
+};
+
+/** Dedup record of one attendance punch; `_id` is the dedup key (see attendance.ts). */
+export interface AttendanceKeyDoc {
+  _id: string;
+  location_id: number;
+  attendance_id: number;
+}
+
+export interface CounterDoc {
+  _id: string;
+  seq: number;
+}
+
+export interface Collections {
+  readonly locations: Collection<LocationDoc>;
+  readonly tokens: Collection<TokenDoc>;
+  readonly users: Collection<UserDoc>;
+  readonly templates: Collection<TemplateDoc>;
+  readonly devices: Collection<DeviceDoc>;
+  readonly commands: Collection<CommandDoc>;
+  readonly attendance: Collection<AttendanceDoc>;
+  readonly attendanceKeys: Collection<AttendanceKeyDoc>;
+  readonly counters: Collection<CounterDoc>;
+}
+
+export function collections(db: Db): Collections {
+  return {
+    locations: db.collection<LocationDoc>('locations'),
+    tokens: db.collection<TokenDoc>('tokens'),
+    users: db.collection<UserDoc>('users'),
+    templates: db.collection<TemplateDoc>('templates'),
+    devices: db.collection<DeviceDoc>('devices'),
+    commands: db.collection<CommandDoc>('commands'),
+    attendance: db.collection<AttendanceDoc>('attendance'),
+    attendanceKeys: db.collection<AttendanceKeyDoc>('attendance_keys'),
+    counters: db.collection<CounterDoc>('counters'),
+  };
+}
+
+/** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
+const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'attendanceKeys'>, IndexDescription[]>> = {
+  tokens: [
+    { name: 'hash_unique', key: { hash: 1 }, unique: true },
+    { name: 'location', key: { location_id: 1, _id: 1 } },
+  ],
+  users: [
+    { name: 'location_pin_unique', key: { location_id: 1, pin: 1 }, unique: true },
+    { name: 'location_active', key: { location_id: 1, is_active: 1, pin: 1 } },
+  ],
+  templates: [
+    { name: 'location_key_unique', key: { location_id: 1, user_pin: 1, type_index: 1, finger_id: 1, template_index: 1 }, unique: true },
+  ],
+  devices: [
+    { name: 'serial_unique', key: { serial_number: 1 }, unique: true },
+    { name: 'location_serial', key: { location_id: 1, serial_number: 1 } },
+  ],
+  commands: [
+    { name: 'location_idem_unique', key: { location_id: 1, idem: 1 }, unique: true },
+    { name: 'location_sn_sync_slot_unique', key: { location_id: 1, sn: 1, sync_slot: 1 }, unique: true },
+    { name: 'mailbox', key: { sn: 1, status: 1, priority: -1, _id: 1 } },
+    { name: 'location_id_desc', key: { location_id: 1, _id: -1 } },
+    { name: 'status_sent_at', key: { status: 1, sent_at: 1 } },
+    { name: 'status_expires_at', key: { status: 1, expires_at: 1 } },
+    { name: 'parent', key: { parent_id: 1, _id: 1 } },
+  ],
+  attendance: [
+    { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
+  ],
+};
+
+/** Counters hold the last id handed out per collection. */
+export const COUNTERS = ['locations', 'tokens', 'users', 'templates', 'devices', 'commands', 'attendance'] as const;
+export type CounterName = (typeof COUNTERS)[number];
+
+/** Creates every index (idempotent); run at startup by every node. */
+export async function ensureIndexes(c: Collections): Promise<void> {
+  for (const [name, specs] of Object.entries(INDEXES) as [keyof typeof INDEXES, IndexDescription[]][]) {
+    await c[name].createIndexes(specs);
+  }
+}

@@ -1,0 +1,126 @@
+/** Users of a location (sharded on location_id; unique (location_id, pin)). */
+import type { Filter } from 'mongodb';
+import type { UpsertResult, User, UserFields, UsersPort } from '../types.js';
+import type { Ids } from './ids.js';
+import type { Collections, UserDoc } from './schema.js';
+import { containsAny, mapLimit, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
+
+export const toUser = ({ _id, ...rest }: UserDoc): User => ({ id: _id, ...rest });
+
+const FIELDS = ['first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'group', 'super_authorize'] as const satisfies readonly (keyof UserFields)[];
+
+/** The keys a patch sets (absent and undefined keys keep stored values; null clears). */
+function present(fields: UserFields): Partial<UserDoc> {
+  const out: Record<string, unknown> = {};
+  for (const key of FIELDS) if (fields[key] !== undefined) out[key] = fields[key];
+  return out as Partial<UserDoc>;
+}
+
+export function mongoUsers(c: Collections, ids: Ids): UsersPort {
+  const byPin = (locationId: number, pin: number) => ({ location_id: locationId, pin });
+
+  /**
+   * One user, atomic per document, no transaction:
+   * 1. patch: one findOneAndUpdate whose filter also requires some patched field to differ, so a
+   *    no-op writes nothing (updated_at kept) and `changed` is exact even with concurrent writers;
+   * 2. no match: the user exists unchanged (no-op) or does not exist;
+   * 3. insert with defaults; the unique (location_id, pin) index refuses it when a concurrent
+   *    upsert created the user in between, and the next attempt patches that user instead.
+   */
+  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): Promise<UpsertResult> => {
+    const set = present(fields);
+    const differs = Object.entries(set).map(([k, v]) => ({ [k]: { $ne: v } }));
+    return settle('user upsert', async () => {
+      if (differs.length > 0) {
+        const patched = await c.users.findOneAndUpdate({ ...byPin(locationId, pin), $or: differs } as Filter<UserDoc>, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
+        if (patched) return { user: toUser(patched), created: false, changed: true };
+      }
+      const existing = await c.users.findOne(byPin(locationId, pin));
+      if (existing) return { user: toUser(existing), created: false, changed: false };
+      const doc: UserDoc = {
+        _id: await ids('users'), location_id: locationId, pin,
+        first_name: null, last_name: null, card_no: null, password: null, is_active: true, start_time: null, end_time: null,
+        privilege: 0, group: 0, super_authorize: 0, ...set, created_at: now, updated_at: null,
+      };
+      return unlessDuplicate(c.users.insertOne(doc), { user: toUser(doc), created: true, changed: true });
+    });
+  };
+
+  return {
+    upsert: upsertOne,
+    async upsertMany(locationId, items, now) {
+      // Items with distinct pins run in parallel; a pin that repeats waits for its earlier item
+      // (rounds), so a later item always sees the earlier one's result, as if run in order.
+      const out: UpsertResult[] = new Array<UpsertResult>(items.length);
+      let pending = items.map((item, index) => ({ ...item, index }));
+      while (pending.length > 0) {
+        const seen = new Set<number>();
+        const round: typeof pending = [];
+        const later: typeof pending = [];
+        for (const item of pending) {
+          (seen.has(item.pin) ? later : round).push(item);
+          seen.add(item.pin);
+        }
+        pending = later;
+        await mapLimit(round, PARALLEL, async (i) => {
+          out[i.index] = await upsertOne(locationId, i.pin, i.fields, now);
+        });
+      }
+      return out;
+    },
+    async get(locationId, pin) {
+      const doc = await c.users.findOne(byPin(locationId, pin));
+      return doc ? toUser(doc) : undefined;
+    },
+    async getMany(locationId, pins) {
+      return (await c.users.find({ location_id: locationId, pin: { $in: [...pins] } }).sort({ pin: 1 }).toArray()).map(toUser);
+    },
+    async getById(locationId, id) {
+      const doc = await c.users.findOne({ _id: id, location_id: locationId });
+      return doc ? toUser(doc) : undefined;
+    },
+    async list(locationId, filter, window) {
+      const query: Filter<UserDoc> = { location_id: locationId };
+      if (filter.privilege !== undefined) query.privilege = filter.privilege;
+      if (filter.is_active !== undefined) query.is_active = filter.is_active;
+      if (filter.pins !== undefined) query.pin = { $in: [...filter.pins] };
+      if (filter.search) query.$expr = containsAny(filter.search, ['first_name', 'last_name'], ['pin']);
+      const page = pageOf(window);
+      const [total, docs] = await Promise.all([
+        c.users.countDocuments(query),
+        page ? c.users.find(query).sort({ pin: 1 }).skip(page.skip).limit(page.limit).toArray() : [],
+      ]);
+      return { items: docs.map(toUser), total };
+    },
+    async count(locationId) {
+      return c.users.countDocuments({ location_id: locationId });
+    },
+    async delete(locationId, pin) {
+      // Order without a transaction: templates first, then the user, then templates once more.
+      // - A crash after the first step leaves a user without templates: still visible, and the
+      //   retried DELETE finishes the job. The other order could leave orphan templates that a
+      //   later user with the same PIN would inherit (someone else's fingerprints).
+      // - The second sweep removes a template a device uploaded between the first two steps.
+      // - Templates of a PIN without a user are such orphans too, so they go even when there is
+      //   no user to delete (the call then answers undefined).
+      await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
+      const deleted = await c.users.findOneAndDelete(byPin(locationId, pin));
+      await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
+      return deleted ? toUser(deleted) : undefined;
+    },
+    async deactivate(locationId, pins, now) {
+      const query: Filter<UserDoc> = { location_id: locationId, is_active: true };
+      if (pins !== null) query.pin = { $in: [...pins] };
+      const candidates = await c.users.find(query, { projection: { pin: 1 } }).sort({ pin: 1 }).toArray();
+      // One conditional update per user: only the users this call switched off are returned.
+      const switched = await mapLimit(candidates, PARALLEL, (u) =>
+        c.users.findOneAndUpdate({ ...byPin(locationId, u.pin), is_active: true }, { $set: { is_active: false, updated_at: now } }, { returnDocument: 'after' }),
+      );
+      return switched.filter((d): d is NonNullable<typeof d> => d !== null).map(toUser);
+    },
+    async activePins(locationId) {
+      const docs = await c.users.find({ location_id: locationId, is_active: true }, { projection: { pin: 1 } }).sort({ pin: 1 }).toArray();
+      return docs.map((d) => d.pin);
+    },
+  };
+}

@@ -1,0 +1,19 @@
+/**
+ * Mailbox lanes. API commands carry the caller's priority 0–100. Background sync
+ * ops use negative priorities so that, ordered by priority, explicit commands
+ * always overtake them, and revocations go before additions [API-CONTRACT §5 Commands].
+ * The API shows sync ops with priority 0.
+ */
+export const SYNC_PRIORITY = {
+  /** user.delete: revoking access first. */
+  delete: -10,
+  /** user.upsert */
+  upsert: -20,
+  /** template.upsert, after the user exists on the device. */
+  template: -30,
+} as const;
+
+export type SyncOp = 'user.upsert' | 'user.delete' | 'template.upsert';
+
+/** Sync ops stay pending this long before they expire (a device offline for a month gets a fresh roster on assignment or sync-users). */
+export const SYNC_EXPIRY_S = 30 * 86_400;
