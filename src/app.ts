@@ -14,6 +14,9 @@ import { createCommandQueue, type CommandQueue } from './devices/command-queue.j
 import { EventBus } from './devices/event-bus.js';
 import { createSyncQueue, type SyncQueue } from './sync/queue.js';
 import { createRateLimiter } from './auth/rate-limit.js';
+import { Hub } from './devices/hub.js';
+import { runtimeConfig, type RuntimeConfig } from './devices/runtime-config.js';
+import { mountPushRoutes } from './push/routes.js';
 import { mountRoutes } from './api/mount.js';
 import type { ApiRoute } from './api/route.js';
 import { systemClock, type Clock } from './clock.js';
@@ -30,6 +33,8 @@ export interface AppOptions {
   readonly config: Config;
   readonly logger: Logger;
   readonly clock?: Clock;
+  /** Device runtime settings beyond the config (tests shorten idle eviction, say). */
+  readonly runtime?: Partial<RuntimeConfig>;
   /** Where the one-time bootstrap token is printed (plain text, never the logger) [API-CONTRACT §7]. */
   readonly announce?: (text: string) => void;
 }
@@ -42,9 +47,10 @@ export interface App {
   readonly bus: EventBus;
   readonly sync: SyncQueue;
   readonly commands: CommandQueue;
+  readonly hub: Hub;
   readonly apiRoutes: readonly ApiRoute[];
-  /** Runs bootstrap, binds the listener; resolves with the bound port. */
-  start(): Promise<{ port: number; bootstrap: { location: Location; token: IssuedToken } | null }>;
+  /** Runs bootstrap, binds the listener(s); resolves with the bound port (and the device port when configured). */
+  start(): Promise<{ port: number; devicePort: number | null; bootstrap: { location: Location; token: IssuedToken } | null }>;
   close(): Promise<void>;
 }
 
@@ -78,10 +84,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const locations = createLocationService(store, clock);
   const sync = createSyncQueue(store, clock, bus);
   const commands = createCommandQueue({ store, clock, bus, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
+  const hub = new Hub({ store, clock, bus, log: logger, sync, config: { ...runtimeConfig(config), ...options.runtime } });
   const apiRoutes: ApiRoute[] = [
     ...meRoutes(store),
     ...userRoutes({ store, clock, sync, bus }),
-    ...deviceRoutes({ store, clock, bus, sync, commands, onlineThresholdS: config.onlineThresholdS }),
+    ...deviceRoutes({ store, clock, bus, sync, commands, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn) }),
     ...commandRoutes({ store, clock, bus, commands }),
     ...attendanceRoutes(store),
     ...adminRoutes(store, locations),
@@ -89,6 +96,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   apiRoutes.push(openApiRoute(() => apiRoutes, packageVersion()));
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
   mountRoutes(http, apiRoutes, { store, clock, adminToken: config.adminToken, ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}) });
+  const protocolErrors = metrics.register(new Counter('biogate_device_protocol_errors_total', 'Device requests refused by the codec, by code'));
+  metrics.register(new Gauge('biogate_devices_online', 'Devices seen within the online threshold', () => [{ labels: {}, value: hub.presence.onlineCount() }]));
+  metrics.register(new Gauge('biogate_device_actors', 'Device actors in memory', () => [{ labels: {}, value: hub.size }]));
+  const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
+  mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
+  // [API-CONTRACT §6] a plain-HTTP listener for /iclock/ only, for terminals that cannot speak TLS.
+  const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, bodyLimit: deviceBodyLimit });
+  if (deviceHttp) mountPushRoutes(deviceHttp, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   let stopping = false;
   mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
 
@@ -100,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     bus,
     sync,
     commands,
+    hub,
     apiRoutes,
     async start() {
       let bootstrap: { location: Location; token: IssuedToken } | null = null;
@@ -120,12 +136,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
         logger.info({ location: bootstrap.location.id, token_id: bootstrap.token.id }, 'bootstrap location created');
       }
       const port = await http.listen(config.host, config.port);
-      logger.info({ host: config.host, port, tls: Boolean(tls), store: store.kind }, 'listening');
-      return { port, bootstrap };
+      const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
+      hub.start();
+      logger.info({ host: config.host, port, devicePort, tls: Boolean(tls), store: store.kind }, 'listening');
+      return { port, devicePort, bootstrap };
     },
     async close() {
       stopping = true;
-      await http.close(config.shutdownGraceS * 1000);
+      await Promise.all([http.close(config.shutdownGraceS * 1000), deviceHttp?.close(config.shutdownGraceS * 1000)]);
+      await hub.stop();
       await store.close();
     },
   };

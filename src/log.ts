@@ -6,30 +6,19 @@ import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
 
 export type Logger = PinoLogger;
 
-/** Paths removed from every log line, wherever they appear in a logged object. */
+/**
+ * Paths removed from every log line. pino cannot redact "at any depth", so each
+ * sensitive key is listed at the top level, one level down (`*.token`) and two
+ * levels down (`*.*.token`), which covers what BioGate logs (request headers,
+ * a device or user record inside a context object).
+ */
+const SECRET_KEYS = ['authorization', 'cookie', 'token', 'adminToken', 'password', 'comm_key', 'template', 'templates', 'tmp', 'content', 'body'] as const;
 export const REDACT_PATHS = [
-  'authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.cookie',
-  'token',
-  '*.token',
-  'adminToken',
-  '*.adminToken',
-  'password',
-  '*.password',
-  'comm_key',
-  '*.comm_key',
-  'template',
-  '*.template',
-  '*.templates',
-  'tmp',
-  '*.tmp',
-  'content',
-  '*.content',
-  'body',
-  '*.body',
+  ...SECRET_KEYS,
+  ...SECRET_KEYS.map((k) => `*.${k}`),
+  ...SECRET_KEYS.map((k) => `*.*.${k}`),
+  'headers["set-cookie"]',
+  '*.headers["set-cookie"]',
 ] as const;
 
 export interface LoggerOptions {

@@ -58,14 +58,19 @@ function describe(e: TypeBoxError, schemaAt: (path: string) => Record<string, un
     case 'anyOf':
     case 'oneOf':
     case 'const':
-    case 'enum': {
-      const s = schemaAt(e.schemaPath);
-      const options = s ? enumerate(s) : undefined;
-      return options ? { msg: `must be one of ${options}`, type: 'enum' } : { msg: 'has an invalid value', type: 'value_error' };
-    }
+    case 'enum':
+      return unionProblem(schemaAt(e.schemaPath));
     default:
       return { msg: e.message, type: e.keyword };
   }
+}
+
+/** A value no member of a union (or no literal) accepts: the allowed values, else the union's description. */
+function unionProblem(s: Record<string, unknown> | undefined): Pick<ValidationIssue, 'msg' | 'type'> {
+  const options = s ? enumerate(s) : undefined;
+  if (options) return { msg: `must be one of ${options}`, type: 'enum' };
+  const what = s && typeof s['description'] === 'string' ? ` (expected: ${s['description']})` : '';
+  return { msg: `has an invalid value${what}`, type: 'value_error' };
 }
 
 /** "an integer", "an object", "a string"; `null` stays bare. */
@@ -148,6 +153,10 @@ function walk(schema: TSchema, value: unknown, loc: readonly (string | number)[]
 
 function leaf(schema: TSchema, value: unknown, root: readonly (string | number)[]): ValidationIssue[] {
   const validator = compiled(schema);
+  // A union is one problem. TypeBox caps its error list, so for a union of many literals the
+  // branch errors ("must be a number", one per member) can crowd out the union's own error.
+  const own = schema as unknown as Node;
+  if ((own.anyOf || own['oneOf']) && !validator.Check(value)) return [{ loc: [...root], ...unionProblem(own) }];
   const errors = [...validator.Errors(value)] as unknown as TypeBoxError[];
   const schemaAt = resolver(schema);
   // A failed union reports every branch too; keep the union's own error only.
@@ -171,7 +180,8 @@ function leaf(schema: TSchema, value: unknown, root: readonly (string | number)[
       produced.push({ loc: [...root, ...base], ...describe(e, schemaAt) });
     }
     for (const issue of produced) {
-      const key = JSON.stringify(issue.loc) + issue.type;
+      // One issue per place: an empty string that also fails a pattern is "must not be empty" only.
+      const key = JSON.stringify(issue.loc);
       if (seen.has(key)) continue;
       seen.add(key);
       issues.push(issue);

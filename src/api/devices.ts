@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { CommandQueue } from '../devices/command-queue.js';
 import type { EventBus } from '../devices/event-bus.js';
 import { BioGateError } from '../errors.js';
-import type { Store } from '../store/types.js';
+import type { Device, Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
 import { CommandBody, queueFromRequest } from './commands.js';
 import { CommandView, DeviceStatusView, DeviceView, deviceStatusView, deviceView } from './device-views.js';
@@ -19,6 +19,8 @@ export interface DevicesDeps {
   readonly sync: SyncQueue;
   readonly commands: CommandQueue;
   readonly onlineThresholdS: number;
+  /** This node's fresher view of last_seen (the store's is written behind). */
+  readonly liveLastSeen?: (sn: string) => string | undefined;
 }
 
 /** Serial numbers as terminals print them: letters, digits, `-`, `_`. */
@@ -29,10 +31,14 @@ const Version = Type.Union([Type.Literal('2.0.0'), Type.Literal('3.0.0')]);
 export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
   const { store, clock } = deps;
   const tags = ['devices'];
+  const fresh = (d: Device): Device => {
+    const live = deps.liveLastSeen?.(d.serial_number);
+    return live && (!d.last_seen || live > d.last_seen) ? { ...d, last_seen: live } : d;
+  };
   const find = async (locationId: number, sn: string) => {
     const d = await store.devices.get(locationId, sn);
     if (!d) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found`);
-    return d;
+    return fresh(d);
   };
   return [
     defineRoute({
@@ -44,7 +50,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         const since = new Date(now.getTime() - deps.onlineThresholdS * 1000).toISOString();
         const filter = { ...(query.search ? { search: query.search } : {}), ...(query.is_active !== undefined ? { online: { value: query.is_active, since } } : {}) };
         const page = await store.devices.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
-        return json(200, pageWrapper(page.items.map((d) => deviceView(d, caller.location, now, deps.onlineThresholdS)), page.total, query.page, query.limit));
+        return json(200, pageWrapper(page.items.map((d) => deviceView(fresh(d), caller.location, now, deps.onlineThresholdS)), page.total, query.page, query.limit));
       },
     }),
     defineRoute({

@@ -40,24 +40,42 @@ export function toUserFields(
   existing: { start_time: string | null; end_time: string | null } | undefined,
   root: readonly (string | number)[],
 ): UserFields {
+  const { fields, issues } = checkUserFields(body, existing, root);
+  if (issues.length > 0) throw new BioGateError('VALIDATION_FAILED', issues);
+  return fields;
+}
+
+/**
+ * The cross-field rules on fields that passed the schema, as issues (so a caller can list them
+ * together with the schema's own issues). `existing === 'unknown'` skips the new-user rule: the PIN
+ * itself was invalid, so whether the user exists cannot be told.
+ */
+export function checkUserFields(
+  body: Readonly<Record<string, unknown>>,
+  existing: { start_time: string | null; end_time: string | null } | undefined | 'unknown',
+  root: readonly (string | number)[],
+): { fields: UserFields; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const fields: Record<string, unknown> = {};
+  const stored = existing === 'unknown' ? undefined : existing;
   for (const key of FIELDS) if (key in body && body[key] !== undefined) fields[key] = body[key];
-  if (!existing && (typeof fields['first_name'] !== 'string' || (fields['first_name'] as string).trim() === '')) {
+  if (existing === undefined && (typeof fields['first_name'] !== 'string' || (fields['first_name'] as string).trim() === '')) {
     issues.push({ loc: [...root, 'first_name'], msg: 'field required for a new user', type: 'missing' });
   }
+  let windowOk = true;
   for (const key of ['start_time', 'end_time'] as const) {
     const v = fields[key];
     if (typeof v !== 'string') continue;
     const n = normaliseWhen(v);
-    if (n === undefined) issues.push({ loc: [...root, key], msg: 'must be a real date (YYYY-MM-DD) or ISO datetime', type: 'format' });
-    else fields[key] = n;
+    if (n === undefined) {
+      issues.push({ loc: [...root, key], msg: 'must be a real date (YYYY-MM-DD) or ISO datetime', type: 'format' });
+      windowOk = false;
+    } else fields[key] = n;
   }
-  const start = (fields['start_time'] === undefined ? existing?.start_time : fields['start_time']) as string | null | undefined;
-  const end = (fields['end_time'] === undefined ? existing?.end_time : fields['end_time']) as string | null | undefined;
-  if (issues.length === 0 && start && end && instant(start, false) > instant(end, true)) {
+  const start = (fields['start_time'] === undefined ? stored?.start_time : fields['start_time']) as string | null | undefined;
+  const end = (fields['end_time'] === undefined ? stored?.end_time : fields['end_time']) as string | null | undefined;
+  if (windowOk && start && end && instant(start, false) > instant(end, true)) {
     issues.push({ loc: [...root, 'end_time'], msg: 'must not be before start_time', type: 'value_error' });
   }
-  if (issues.length > 0) throw new BioGateError('VALIDATION_FAILED', issues);
-  return fields as UserFields;
+  return { fields: fields as UserFields, issues };
 }

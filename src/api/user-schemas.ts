@@ -44,7 +44,9 @@ export const UserWrite = Type.Object({
 /** Import items: like UserWrite, but `pin` may be a string of digits [API-CONTRACT §5 Users]. */
 export const ImportItem = Type.Object({
   ...UserWrite.properties,
-  pin: Type.Union([Pin, Type.String({ pattern: '^\\s*[0-9]{1,8}\\s*$', description: 'PIN as a string of digits' })]),
+  pin: Type.Union([Pin, Type.String({ pattern: '^\\s*[0-9]{1,8}\\s*$', description: 'PIN as a string of digits' })], {
+    description: 'an integer from 1 to 99999999, or a string of up to 8 digits',
+  }),
 });
 
 export const TemplateView = Type.Object({

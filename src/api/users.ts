@@ -8,7 +8,7 @@ import type { SyncQueue } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
-import { toUserFields } from './user-input.js';
+import { checkUserFields, toUserFields } from './user-input.js';
 import { ImportItem, IncludeQuery, Pin, Privilege, UserView, UserWrite } from './user-schemas.js';
 import { userViews } from './user-views.js';
 
@@ -69,14 +69,15 @@ export interface ImportOutcome {
 /** Validates each item on its own and upserts the good ones (API import and CLI import share this). */
 export async function importUsers(deps: UsersDeps, location: Location, items: readonly unknown[], onProgress?: (done: number) => void): Promise<ImportOutcome> {
   const validator = compiled(ImportItem);
-  const errors: ImportOutcome['errors'] = [];
+  // Kept with the item's index: errors are reported in input order, whichever check found them.
+  const errors: (ImportOutcome['errors'][number] & { index: number })[] = [];
   const valid: { index: number; item: Record<string, unknown>; pin: number }[] = [];
   items.forEach((item, index) => {
     const issues = issuesFrom(validator, item, [index]);
-    if (issues.length > 0) return errors.push({ user_data: item, error: describeIssues(issues), code: 'VALIDATION_FAILED' });
+    if (issues.length > 0) return errors.push({ index, user_data: item, error: describeIssues(issues), code: 'VALIDATION_FAILED' });
     const record = item as Record<string, unknown>;
     const pin = typeof record['pin'] === 'string' ? Number(record['pin'].trim()) : (record['pin'] as number);
-    if (pin < 1) return errors.push({ user_data: item, error: 'pin: must be between 1 and 99999999', code: 'VALIDATION_FAILED' });
+    if (pin < 1) return errors.push({ index, user_data: item, error: 'pin: must be between 1 and 99999999', code: 'VALIDATION_FAILED' });
     valid.push({ index, item: record, pin });
   });
   const processed: User[] = [];
@@ -85,24 +86,30 @@ export async function importUsers(deps: UsersDeps, location: Location, items: re
     const chunk = valid.slice(i, i + CHUNK);
     const existing = new Map((await deps.store.users.getMany(location.id, [...new Set(chunk.map((c) => c.pin))])).map((u) => [u.pin, u]));
     const writes: { pin: number; fields: UserFields }[] = [];
+    // A PIN written earlier in the batch exists by the time a later item is written, with the
+    // validity window that item left (the later item's order check runs against it).
+    const windows = new Map<number, { start_time: string | null; end_time: string | null }>();
     for (const c of chunk) {
       try {
-        const prior = existing.get(c.pin);
-        writes.push({ pin: c.pin, fields: toUserFields({ ...c.item, pin: c.pin }, prior, []) });
-        // A PIN seen earlier in the same batch exists by the time this item is written.
-        if (!prior) existing.set(c.pin, { start_time: null, end_time: null } as User);
+        const seen = windows.get(c.pin) ?? existing.get(c.pin);
+        const fields = toUserFields({ ...c.item, pin: c.pin }, seen, []);
+        writes.push({ pin: c.pin, fields });
+        windows.set(c.pin, {
+          start_time: fields.start_time !== undefined ? fields.start_time : (seen?.start_time ?? null),
+          end_time: fields.end_time !== undefined ? fields.end_time : (seen?.end_time ?? null),
+        });
       } catch (err) {
         const detail = err instanceof BioGateError ? err.detail : String(err);
-        errors.push({ user_data: c.item, error: typeof detail === 'string' ? detail : describeIssues(detail), code: err instanceof BioGateError ? err.code : 'INTERNAL' });
+        errors.push({ index: c.index, user_data: c.item, error: typeof detail === 'string' ? detail : describeIssues(detail), code: err instanceof BioGateError ? err.code : 'INTERNAL' });
       }
     }
-    const before = new Map([...existing.entries()].filter(([, u]) => 'id' in u));
     const results = await deps.store.users.upsertMany(location.id, writes, deps.clock.now().toISOString());
-    await propagate(deps, location.id, effectOf(before, results));
+    await propagate(deps, location.id, effectOf(existing, results));
     processed.push(...results.map((r) => r.user));
     onProgress?.(Math.min(items.length, i + chunk.length + errors.length));
   }
-  return { processed, errors };
+  errors.sort((x, y) => x.index - y.index);
+  return { processed, errors: errors.map(({ index: _index, ...e }) => e) };
 }
 
 function describeIssues(issues: readonly ValidationIssue[]): string {
@@ -130,12 +137,22 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/users', auth: 'location', body: UserWrite,
+      // bodyMode 'raw': the handler validates, so schema problems and the rules that need the stored
+      // user (first_name for a new PIN, the validity window) come back in one 422 [API-CONTRACT §3].
+      method: 'POST', path: '/api/users', auth: 'location', body: UserWrite, bodyMode: 'raw',
       doc: { summary: 'Create or update a user by PIN; queues device sync', description: '201 when the PIN was new, 200 when an existing user was updated.', tags, responses: { 201: UserView, 200: UserView } },
       handler: async ({ caller, body }) => {
-        const before = await store.users.get(caller.location.id, body.pin);
-        const fields = toUserFields(body, before, ['body']);
-        const result = await store.users.upsert(caller.location.id, body.pin, fields, clock.now().toISOString());
+        const raw = body as unknown as Record<string, unknown>;
+        const issues = issuesFrom(compiled(UserWrite), raw, ['body']);
+        const failed = new Set(issues.map((i) => i.loc[1]));
+        const pin = failed.has('pin') ? undefined : (raw['pin'] as number);
+        const before = pin === undefined ? undefined : await store.users.get(caller.location.id, pin);
+        const valid = Object.fromEntries(Object.entries(raw).filter(([k]) => !failed.has(k)));
+        const checked = checkUserFields(valid, pin === undefined ? 'unknown' : before, ['body']);
+        // A first_name the schema rejected is reported once, by the schema.
+        issues.push(...checked.issues.filter((i) => !failed.has(i.loc[1])));
+        if (issues.length > 0 || pin === undefined) throw new BioGateError('VALIDATION_FAILED', issues);
+        const result = await store.users.upsert(caller.location.id, pin, checked.fields, clock.now().toISOString());
         await propagate(deps, caller.location.id, effectOf(new Map(before ? [[before.pin, before]] : []), [result]));
         const [view] = await userViews(store, caller.location, [result.user], false);
         return json(result.created ? 201 : 200, view);

@@ -2,7 +2,7 @@
  * Builds the frozen Config from defaults, an optional JSON file and the
  * environment (environment wins), reporting every problem at once.
  */
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { Compile } from 'typebox/compile';
 import { ConfigSchema, SETTINGS, type Config, type SettingKey } from './schema.js';
 import { issuesFrom } from '../validation.js';
@@ -24,9 +24,9 @@ function fromEnv(key: SettingKey, raw: string): { ok: true; value: unknown } | {
   const types = schema.anyOf ? schema.anyOf.map((s) => s.type) : [schema.type];
   if (raw === '' && types.includes('null')) return { ok: true, value: null };
   if (types.includes('integer') || types.includes('number')) {
-    const n = Number(raw.trim());
-    if (raw.trim() === '' || !Number.isFinite(n)) return { ok: false, problem: `${SETTINGS[key].meta.env}: "${raw}" is not a number` };
-    return { ok: true, value: n };
+    // Plain decimal only: Number() would also take "0x1F90", "1e3" or "Infinity".
+    if (!/^-?\d+(\.\d+)?$/.test(raw.trim())) return { ok: false, problem: `${SETTINGS[key].meta.env}: "${raw}" is not a number` };
+    return { ok: true, value: Number(raw.trim()) };
   }
   return { ok: true, value: raw };
 }
@@ -72,6 +72,15 @@ export function loadConfig(options: LoadOptions = {}): Config {
   }
   if (values['tlsCert'] && !values['tlsKey']) problems.push('BIOGATE_TLS_KEY: required when BIOGATE_TLS_CERT is set');
   if (values['tlsKey'] && !values['tlsCert']) problems.push('BIOGATE_TLS_CERT: required when BIOGATE_TLS_KEY is set');
+  for (const key of ['tlsCert', 'tlsKey'] as const) {
+    const path = values[key];
+    if (typeof path !== 'string' || path === '') continue;
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (err) {
+      problems.push(`${SETTINGS[key].meta.env}: cannot read "${path}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values) as Config;
 }

@@ -28,7 +28,7 @@ export const SETTINGS = {
   host: setting(Type.String({ minLength: 1, default: '0.0.0.0' }), {
     env: 'BIOGATE_HOST', unit: 'address', description: 'Address the listeners bind to.',
   }),
-  store: setting(Type.String({ pattern: '^(sqlite:.+|mongodb(\\+srv)?://.+)$', default: 'sqlite:data/biogate.db' }), {
+  store: setting(Type.String({ pattern: '^(sqlite:.+|mongodb(\\+srv)?://.+)$', default: 'sqlite:data/biogate.db', description: 'sqlite:<path> or a mongodb:// URL' }), {
     env: 'BIOGATE_STORE', unit: 'URL', description: '`sqlite:<path>` for the embedded store (`sqlite::memory:` for a throwaway one), or a `mongodb://` URL for MongoDB.',
   }),
   adminToken: setting(Type.Union([Type.String({ minLength: 24 }), Type.Null()], { default: null }), {
@@ -57,6 +57,27 @@ export const SETTINGS = {
   }),
   mailboxLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }), {
     env: 'BIOGATE_MAILBOX_LIMIT', unit: 'commands', description: 'Most API commands one device may have pending; more get 429 MAILBOX_FULL. Background sync ops do not count against it.',
+  }),
+  devicePort: setting(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_DEVICE_PORT', unit: 'TCP port', description: 'Extra plain-HTTP listener serving only /iclock/ (most v2 terminals cannot speak TLS while the API should). Unset: devices use the main port.',
+  }),
+  longpollS: setting(Type.Union([Type.Integer({ minimum: 0, maximum: 300 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_LONGPOLL_S', unit: 's', description: 'How long an idle getrequest is held open waiting for a command. Unset: 0 for v2 terminals (no firmware evidence they tolerate held polls) and 8 for v3 (2 s below the TimeoutSec=10 BioGate announces).',
+  }),
+  ackTimeoutS: setting(Type.Integer({ minimum: 5, maximum: 86400, default: 300 }), {
+    env: 'BIOGATE_ACK_TIMEOUT_S', unit: 's', description: 'A sent command with no result after this long fails with "no result from device" (remote enrolment: 600 s); background sync ops are re-queued up to 3 times instead.',
+  }),
+  batchMaxCommands: setting(Type.Integer({ minimum: 1, maximum: 200, default: 50 }), {
+    env: 'BIOGATE_BATCH_MAX_COMMANDS', unit: 'commands', description: 'Most command lines in one getrequest reply [PUSH-v2 §7.3].',
+  }),
+  batchMaxBytes: setting(Type.Integer({ minimum: 1024, maximum: 40960, default: 32768 }), {
+    env: 'BIOGATE_BATCH_MAX_BYTES', unit: 'bytes', description: 'Largest getrequest reply body (the vendor limit is 40 KB) [PUSH-v2 §7.3].',
+  }),
+  maxUnassigned: setting(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }), {
+    env: 'BIOGATE_MAX_UNASSIGNED', unit: 'devices', description: 'Unknown serial numbers recorded as unassigned devices; beyond it they get protocol answers but no record.',
+  }),
+  deviceBodyLimitMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 256, default: 8 }), {
+    env: 'BIOGATE_DEVICE_BODY_LIMIT_MB', unit: 'MiB', description: 'Largest device upload body; larger ones get 413 (the device keeps its data).',
   }),
   rateLimitRps: setting(Type.Number({ minimum: 0, default: 0 }), {
     env: 'BIOGATE_RATE_LIMIT_RPS', unit: 'requests/s', description: 'Per-token rate limit for /api (bursts of twice the rate); 0 turns it off. Excess gets 429 with Retry-After.',

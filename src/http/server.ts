@@ -51,8 +51,14 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   let app: TemplatedApp;
   if (options.tls) {
-    for (const f of [options.tls.certFile, options.tls.keyFile]) accessSync(f, constants.R_OK);
-    app = uws.SSLApp({ cert_file_name: options.tls.certFile, key_file_name: options.tls.keyFile });
+    const { certFile, keyFile } = options.tls;
+    for (const f of [certFile, keyFile]) accessSync(f, constants.R_OK);
+    try {
+      app = uws.SSLApp({ cert_file_name: certFile, key_file_name: keyFile });
+    } catch (cause) {
+      // uWS only says "App construction failed".
+      throw new ListenError(`cannot use the TLS certificate "${certFile}" with the key "${keyFile}": not PEM, or they do not belong together`, { cause });
+    }
   } else {
     app = uws.App();
   }
@@ -204,10 +210,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   };
 }
 
-/** The listener could not bind (port in use, address not available): an operating problem, not a bug. */
+/** The listener cannot be set up (port in use, address not available, unusable TLS files): an operating problem, not a bug. */
 export class ListenError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'ListenError';
   }
 }

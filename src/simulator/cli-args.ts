@@ -59,7 +59,7 @@ export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
     if (name === '--fast') {
       if (inline !== undefined) errors.push('--fast takes no value');
       else if (fast) errors.push('--fast given twice');
-      fast = true;
+      else fast = true;
       continue;
     }
     if (!isValueFlag(name)) {
@@ -78,7 +78,6 @@ export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
     else if (values.has(name)) errors.push(`${name} given twice`);
     else values.set(name, value);
   }
-  for (const flag of REQUIRED) if (!values.has(flag) && !errors.some((e) => e.startsWith(`${flag} `))) errors.push(`${flag} is required`);
 
   const raw = (flag: ValueFlag): string | undefined => values.get(flag);
   const devicesRaw = raw('--devices');
@@ -100,6 +99,7 @@ export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
   const rateRaw = raw('--punch-rate');
   const punchesPerMinute = rateRaw === undefined ? undefined : integerIn('--punch-rate', rateRaw, 0, 600_000, errors);
 
+  for (const flag of REQUIRED) if (!values.has(flag) && !errors.some((e) => e.startsWith(`${flag} `))) errors.push(`${flag} is required`);
   if (errors.length > 0) return { kind: 'error', errors };
   return {
     kind: 'run',

@@ -13,6 +13,11 @@ export interface SimulateIo {
   signal?: AbortSignal;
 }
 
+/** On a TTY, rewrite one line (`\r`, clear to end of line); otherwise print a line each time. */
+export function progressWriter(stdout: NodeJS.WritableStream, isTTY: boolean): (line: string) => void {
+  return isTTY ? (line) => stdout.write(`\r${line}\x1b[K`) : (line) => stdout.write(`${line}\n`);
+}
+
 /** Exit code: 0 after a run where at least one device connected, 1 when none did, 2 for bad flags. */
 export async function simulateCommand(argv: string[], io: SimulateIo): Promise<number> {
   const parsed = parseSimulateArgs(argv);
@@ -30,7 +35,7 @@ export async function simulateCommand(argv: string[], io: SimulateIo): Promise<n
     ...(args.durationS === undefined ? {} : { durationS: args.durationS }),
     ...(args.punchesPerMinute === undefined ? {} : { punchesPerMinute: args.punchesPerMinute }),
     ...(io.signal === undefined ? {} : { signal: io.signal }),
-    progress: io.isTTY ? (line) => io.stdout.write(`\r${line}\x1b[K`) : (line) => io.stdout.write(`${line}\n`),
+    progress: progressWriter(io.stdout, io.isTTY),
     progressIntervalMs: io.isTTY ? 500 : 5000,
   });
   io.stdout.write(`${io.isTTY ? '\n' : ''}${formatSummary(summary).join('\n')}\n`);

@@ -65,6 +65,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+const isAbort = (err: unknown): boolean => err instanceof SimulatorError && err.code === 'aborted';
+
 function emptyStats(): SimulatedDeviceStats {
   return {
     handshakes: 0, handshakeFailures: 0, polls: 0, commandsReceived: 0, commandsByCode: {}, commandsLost: 0,
@@ -277,7 +279,9 @@ class Device implements SimulatedDevice {
     return p;
   }
 
+  /** Count a failure; requests cut short by stop() are not failures. */
   #fail(err: unknown): void {
+    if (isAbort(err)) return;
     this.stats.errors++;
     this.stats.lastError = err instanceof Error ? err.message : String(err);
   }
@@ -369,7 +373,8 @@ class Device implements SimulatedDevice {
   async #pollOnce(): Promise<number> {
     if (!this.#session.established) await this.#handshake();
     await this.#postResults();
-    await this.#flush();
+    // start sending queued data, but do not wait for a drain already under way: polling goes on
+    if (this.#flushing === null) await this.#flush();
     const query: Array<[string, string]> = [['SN', this.sn]];
     // [PUSH-v2 §7.1] INFO rides on the first poll after a handshake
     if (this.protocol === 'v2' && this.#infoDue) query.push(['INFO', infoHeartbeat(this.#profile, this.#memory)]);
@@ -476,50 +481,60 @@ class Device implements SimulatedDevice {
     return entry.acked;
   }
 
+  /** Send what is queued. Resolves after one drain that started after the call, so a caller's own
+   *  upload has had its attempt; a drain takes only what was queued when it began, so a steady
+   *  stream of punches cannot hold a caller forever. */
   async #flush(): Promise<void> {
-    while (this.#flushing !== null) await this.#flushing;
-    if (this.#queue.length === 0 || !this.#session.established) return;
-    this.#flushing = this.#drain();
-    try {
-      await this.#flushing;
-    } finally {
-      this.#flushing = null;
+    if (this.#flushing !== null) await this.#flushing;
+    if (this.#flushing === null) {
+      if (this.#queue.length === 0 || !this.#session.established) return;
+      this.#flushing = this.#drain().finally(() => {
+        this.#flushing = null;
+      });
     }
+    await this.#flushing;
   }
 
   /** Send queued uploads in order, merging neighbours of the same table; stop at the first failure
    *  and keep the rest for later: a device re-sends what was not acknowledged [PUSH-v2 §2.2]. */
   async #drain(): Promise<void> {
-    while (this.#queue.length > 0 && !this.#controller.signal.aborted) {
+    let budget = this.#queue.length;
+    while (budget > 0 && this.#queue.length > 0 && !this.#controller.signal.aborted) {
       const first = this.#queue[0] as QueuedUpload;
+      const batch = [first];
       let merged = first.upload;
-      let n = 1;
       for (const next of this.#queue.slice(1)) {
         const m = mergeUploads(merged, next.upload, MAX_LINES);
         if (m === undefined) break;
         merged = m;
-        n++;
+        batch.push(next);
       }
       if ((await this.#post(merged)) !== 'ok') return;
-      for (const entry of this.#queue.splice(0, n)) {
+      // by identity: the queue may have dropped its oldest entries meanwhile
+      const sent = new Set(batch);
+      this.#queue = this.#queue.filter((e) => !sent.has(e));
+      for (const entry of batch) {
         entry.acked = true;
         this.#memory.markUploaded(entry.attendanceIndex);
       }
+      budget -= batch.length;
     }
   }
 
   async #post(upload: Upload): Promise<UploadVerdict> {
-    this.stats.uploadsSent++;
-    let verdict: UploadVerdict;
-    let reply: HttpReply | undefined;
+    let reply: HttpReply;
     try {
       reply = await this.#send(uploadRequest(this.sn, upload));
-      verdict = uploadVerdict(upload, reply.status, reply.text);
     } catch (err) {
-      this.stats.uploadsFailed++;
-      this.#fail(err);
+      if (!isAbort(err)) {
+        this.stats.uploadsSent++;
+        this.stats.uploadsFailed++;
+        this.#fail(err);
+      }
       return 'http-error';
     }
+    this.stats.uploadsSent++;
+    const verdict = uploadVerdict(upload, reply.status, reply.text);
     if (verdict === 'ok') {
       this.stats.uploadsAcknowledged++;
     } else {

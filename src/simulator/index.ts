@@ -3,7 +3,7 @@
 export { createSimulatedDevice } from './device.js';
 export { runSimulation } from './simulation.js';
 export type { SimulationOptions, SimulationSummary } from './simulation.js';
-export { simulateCommand } from './cli.js';
+export { progressWriter, simulateCommand } from './cli.js';
 export type { SimulateIo } from './cli.js';
 export { parseSimulateArgs, SIMULATE_USAGE } from './cli-args.js';
 export type { ParsedSimulateArgs, SimulateArgs } from './cli-args.js';

@@ -1,6 +1,7 @@
 /**
  * Picks the adapter from BIOGATE_STORE. The only module that names adapters;
- * everything else sees the ports of ./types.ts.
+ * everything else sees the ports of ./types.ts. Adapters load on demand, so a SQLite
+ * deployment never loads the MongoDB driver and vice versa.
  */
 import type { Store } from './types.js';
 
@@ -10,7 +11,8 @@ export async function openStore(url: string): Promise<Store> {
     return openSqliteStore(url.slice('sqlite:'.length));
   }
   if (/^mongodb(\+srv)?:\/\//.test(url)) {
-    throw new Error('BIOGATE_STORE: the MongoDB adapter is not part of this build yet; use sqlite:<path>');
+    const { openMongoStore } = await import('./mongo/index.js');
+    return openMongoStore(url);
   }
-  throw new Error(`BIOGATE_STORE: unsupported store URL "${url}" (use sqlite:<path> or mongodb://…)`);
+  throw new Error(`BIOGATE_STORE: unsupported store URL "${url.replace(/\/\/[^@/]*@/, '//***@')}" (use sqlite:<path> or mongodb://…)`);
 }

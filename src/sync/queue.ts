@@ -10,7 +10,7 @@ import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
 
 export interface SyncQueue {
   /** Queues `op` for each pin on every assigned device of the location; returns the counts. */
-  queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert' | 'user.delete'): Promise<SyncCounts>;
+  queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert' | 'user.delete', options?: { exceptSn?: string }): Promise<SyncCounts>;
   /** Queues the location's whole active roster for one device (assignment, sync-users). */
   queueRoster(locationId: number, sn: string): Promise<SyncCounts>;
 }
@@ -54,8 +54,8 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
   };
 
   return {
-    async queueUsers(locationId, pins, op) {
-      const devices = await store.devices.listAssigned(locationId);
+    async queueUsers(locationId, pins, op, options = {}) {
+      const devices = (await store.devices.listAssigned(locationId)).filter((d) => d.serial_number !== options.exceptSn);
       if (devices.length === 0 || pins.length === 0) return { devices: devices.length, commands: 0 };
       const expires = expiry();
       const ops: NewCommand[] = [];

@@ -1,11 +1,13 @@
 /** Devices (unsharded: looked up by serial number; unique serial_number). */
-import type { Filter, UpdateFilter } from 'mongodb';
+import type { Filter } from 'mongodb';
 import type { Device, DevicesPort, DeviceSessionPatch } from '../types.js';
 import type { Ids } from './ids.js';
 import type { Collections, DeviceDoc } from './schema.js';
-import { containsAny, fromJson, pageOf, settle, toJson, unlessDuplicate } from './util.js';
+import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';
 
-const toDevice = ({ _id, options, ...rest }: DeviceDoc): Device => ({ id: _id, ...rest, options: fromJson<Record<string, string>>(options) });
+const toDevice = ({ _id, options, assigned_at, ...rest }: DeviceDoc): Device => ({
+  id: _id, ...rest, options: fromJson<Record<string, string>>(options), assigned_at: assigned_at ?? null,
+});
 
 const SESSION_FIELDS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'last_seen', 'last_address'] as const satisfies readonly (keyof DeviceSessionPatch)[];
 
@@ -13,26 +15,28 @@ const defaultName = (sn: string) => `Device ${sn}`;
 
 const blank = (id: number, sn: string, now: string): DeviceDoc => ({
   _id: id, serial_number: sn, name: defaultName(sn), location_id: null, registry_code: null, session_id: null, registered_at: null,
-  options: null, version: null, version_override: null, comm_key_hash: null, last_seen: null, last_address: null, assigned_at: null,
+  options: null, version: null, version_override: null, comm_key_hash: null, last_seen: null, last_address: null,
   created_at: now, updated_at: null,
 });
 
 export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
   const bySerial = async (sn: string) => {
     const doc = await c.devices.findOne({ serial_number: sn });
-    return doc ? toDevice(doc) : undefined;
+    return maybe(doc, toDevice);
   };
   return {
     getBySerial: bySerial,
     async get(locationId, sn) {
       const doc = await c.devices.findOne({ serial_number: sn, location_id: locationId });
-      return doc ? toDevice(doc) : undefined;
+      return maybe(doc, toDevice);
     },
     async list(locationId, filter, window) {
       const query: Filter<DeviceDoc> = { location_id: locationId };
       if (filter.search) query.$expr = containsAny(filter.search, ['name', 'serial_number']);
-      if (filter.online?.value === true) query.last_seen = { $gte: filter.online.since };
-      if (filter.online?.value === false) query.$or = [{ last_seen: null }, { last_seen: { $lt: filter.online.since } }];
+      if (filter.online) {
+        if (filter.online.value) query.last_seen = { $gte: filter.online.since };
+        else query.$or = [{ last_seen: null }, { last_seen: { $lt: filter.online.since } }];
+      }
       const page = pageOf(window);
       const [total, docs] = await Promise.all([
         c.devices.countDocuments(query),
@@ -57,27 +61,34 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         const existing = await bySerial(sn);
         if (existing) return existing;
         const doc = blank(await ids('devices'), sn, now);
-        return unlessDuplicate(c.devices.insertOne(doc), toDevice(doc));
+        return unlessDuplicate(c.devices.insertOne(doc).then(() => toDevice(doc)));
       });
     },
     assign(locationId, sn, input, now) {
-      const set: UpdateFilter<DeviceDoc>['$set'] = { updated_at: now };
+      const set: Partial<DeviceDoc> = { updated_at: now };
       if (input.name !== null) set.name = input.name;
       if (input.version_override !== undefined) set.version_override = input.version_override;
       if (input.comm_key_hash !== undefined) set.comm_key_hash = input.comm_key_hash;
-      // The owner changes only in a single-document update conditioned on the current owner being
-      // this location (already) or nobody (assigned), so two locations racing cannot both win.
       return settle('device assign', async () => {
-        const mine = await c.devices.findOneAndUpdate({ serial_number: sn, location_id: locationId }, { $set: set }, { returnDocument: 'after' });
-        if (mine) return { outcome: 'already' as const, device: toDevice(mine) };
-        const claimed = await c.devices.findOneAndUpdate({ serial_number: sn, location_id: null }, { $set: { ...set, location_id: locationId, assigned_at: now } }, { returnDocument: 'after' });
-        if (claimed) return { outcome: 'assigned' as const, device: toDevice(claimed) };
+        // One single-document update conditioned on the owner being this location or nobody, so
+        // two locations racing cannot both win. `$min` sets assigned_at when it is absent (an
+        // unassigned device has none) and keeps the first time when the device was already ours.
+        const before = await c.devices.findOneAndUpdate(
+          { serial_number: sn, location_id: { $in: [locationId, null] } },
+          { $set: { ...set, location_id: locationId }, $min: { assigned_at: now } },
+          { returnDocument: 'before' },
+        );
+        if (before) {
+          const assignedAt = before.assigned_at ?? now;
+          const device = toDevice({ ...before, ...set, location_id: locationId, assigned_at: assignedAt < now ? assignedAt : now });
+          return { outcome: before.location_id === null ? ('assigned' as const) : ('already' as const), device };
+        }
+        // Not ours and not free: another location owned it when the update ran (the answer is
+        // that moment's, even if the owner changes right after).
         const other = await c.devices.findOne({ serial_number: sn });
-        // It exists but belongs to someone else; it may also have been unassigned or taken by
-        // this location since the two updates above, which the next attempt sees.
-        if (other) return other.location_id !== null && other.location_id !== locationId ? { outcome: 'other-location' as const, device: toDevice(other) } : undefined;
+        if (other) return { outcome: 'other-location' as const, device: toDevice(other) };
         const doc: DeviceDoc = { ...blank(await ids('devices'), sn, now), ...set, location_id: locationId, assigned_at: now, updated_at: null };
-        return unlessDuplicate(c.devices.insertOne(doc), { outcome: 'assigned' as const, device: toDevice(doc) });
+        return unlessDuplicate(c.devices.insertOne(doc).then(() => ({ outcome: 'assigned' as const, device: toDevice(doc) })));
       });
     },
     async unassign(locationId, sn, now) {
@@ -85,17 +96,18 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       // the caller that unassigned it (a repeat finds nothing: idempotent).
       const before = await c.devices.findOneAndUpdate(
         { serial_number: sn, location_id: locationId },
-        { $set: { location_id: null, assigned_at: null, comm_key_hash: null, updated_at: now } },
+        { $set: { location_id: null, comm_key_hash: null, updated_at: now }, $unset: { assigned_at: '' } },
         { returnDocument: 'before' },
       );
-      return before ? toDevice(before) : undefined;
+      return maybe(before, toDevice);
     },
     async updateSession(sn, patch, now) {
       const set: Record<string, unknown> = {};
-      for (const key of SESSION_FIELDS) if (key in patch) set[key] = key === 'options' ? toJson(patch.options) : (patch[key] ?? null);
+      // A key present with the value undefined is stored as null (the driver's BSON default).
+      for (const key of SESSION_FIELDS) if (key in patch) set[key] = key === 'options' ? toJson(patch.options) : patch[key];
       if (Object.keys(set).length === 0) return bySerial(sn);
       const doc = await c.devices.findOneAndUpdate({ serial_number: sn }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
-      return doc ? toDevice(doc) : undefined;
+      return maybe(doc, toDevice);
     },
     async touchMany(entries) {
       if (entries.length === 0) return;

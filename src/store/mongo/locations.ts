@@ -1,6 +1,7 @@
 /** Locations and tokens: small, unsharded collections looked up by id or token hash. */
 import type { Location, LocationsPort, Token, TokensPort } from '../types.js';
 import type { Ids } from './ids.js';
+import { maybe } from './util.js';
 import type { Collections, LocationDoc, TokenDoc } from './schema.js';
 
 const toLocation = ({ _id, ...rest }: LocationDoc): Location => ({ id: _id, ...rest });
@@ -15,7 +16,7 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
     },
     async get(id) {
       const doc = await c.locations.findOne({ _id: id });
-      return doc ? toLocation(doc) : undefined;
+      return maybe(doc, toLocation);
     },
     async list() {
       return (await c.locations.find({}).sort({ _id: 1 }).toArray()).map(toLocation);
@@ -30,7 +31,7 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
       if (patch.is_active !== undefined) set.is_active = patch.is_active;
       if (Object.keys(set).length === 0) return this.get(id);
       const doc = await c.locations.findOneAndUpdate({ _id: id }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
-      return doc ? toLocation(doc) : undefined;
+      return maybe(doc, toLocation);
     },
   };
 }
@@ -48,11 +49,11 @@ export function mongoTokens(c: Collections, ids: Ids): TokensPort {
     },
     async findByHash(hash) {
       const doc = await c.tokens.findOne({ hash });
-      return doc ? toToken(doc) : undefined;
+      return maybe(doc, toToken);
     },
     async get(id) {
       const doc = await c.tokens.findOne({ _id: id });
-      return doc ? toToken(doc) : undefined;
+      return maybe(doc, toToken);
     },
     async list(locationId) {
       const filter = locationId === undefined ? {} : { location_id: locationId };

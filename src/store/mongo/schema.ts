@@ -16,13 +16,15 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Attendance, Command, Device, Location, Template, Token, User } from '../types.js';
 
-type Stored<T extends { id: number }> = Omit<T, 'id'> & { _id: number };
+/** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
+type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };
 
 export type LocationDoc = Stored<Location>;
 export type TokenDoc = Stored<Token>;
 export type UserDoc = Stored<User>;
 export type TemplateDoc = Stored<Template>;
-export type DeviceDoc = Omit<Stored<Device>, 'options'> & { options: string | null };
+/** `options` is JSON text; `assigned_at` is absent (not null) while unassigned, see devices.ts assign. */
+export type DeviceDoc = Omit<Stored<Device>, 'options' | 'assigned_at'> & { options: string | null; assigned_at?: string };
 export type AttendanceDoc = Stored<Attendance>;
 
 /**

@@ -27,7 +27,7 @@ export function mongoTemplates(c: Collections, ids: Ids): TemplatesPort {
         const existing = await c.templates.findOne(key);
         if (existing) return { template: toTemplate(existing), created: false, changed: false };
         const doc: TemplateDoc = { _id: await ids('templates'), ...key, ...pick(t), created_at: now, updated_at: null };
-        return unlessDuplicate(c.templates.insertOne(doc), { template: toTemplate(doc), created: true, changed: true });
+        return unlessDuplicate(c.templates.insertOne(doc).then(() => ({ template: toTemplate(doc), created: true, changed: true })));
       });
     },
     async listForUser(locationId, pin) {

@@ -3,7 +3,7 @@ import type { Filter } from 'mongodb';
 import type { UpsertResult, User, UserFields, UsersPort } from '../types.js';
 import type { Ids } from './ids.js';
 import type { Collections, UserDoc } from './schema.js';
-import { containsAny, mapLimit, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
+import { containsAny, mapLimit, maybe, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
 
 export const toUser = ({ _id, ...rest }: UserDoc): User => ({ id: _id, ...rest });
 
@@ -42,7 +42,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         first_name: null, last_name: null, card_no: null, password: null, is_active: true, start_time: null, end_time: null,
         privilege: 0, group: 0, super_authorize: 0, ...set, created_at: now, updated_at: null,
       };
-      return unlessDuplicate(c.users.insertOne(doc), { user: toUser(doc), created: true, changed: true });
+      return unlessDuplicate(c.users.insertOne(doc).then(() => ({ user: toUser(doc), created: true, changed: true })));
     });
   };
 
@@ -70,14 +70,14 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     },
     async get(locationId, pin) {
       const doc = await c.users.findOne(byPin(locationId, pin));
-      return doc ? toUser(doc) : undefined;
+      return maybe(doc, toUser);
     },
     async getMany(locationId, pins) {
       return (await c.users.find({ location_id: locationId, pin: { $in: [...pins] } }).sort({ pin: 1 }).toArray()).map(toUser);
     },
     async getById(locationId, id) {
       const doc = await c.users.findOne({ _id: id, location_id: locationId });
-      return doc ? toUser(doc) : undefined;
+      return maybe(doc, toUser);
     },
     async list(locationId, filter, window) {
       const query: Filter<UserDoc> = { location_id: locationId };
@@ -106,7 +106,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
       const deleted = await c.users.findOneAndDelete(byPin(locationId, pin));
       await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
-      return deleted ? toUser(deleted) : undefined;
+      return maybe(deleted, toUser);
     },
     async deactivate(locationId, pins, now) {
       const query: Filter<UserDoc> = { location_id: locationId, is_active: true };

@@ -4,7 +4,10 @@ import type { Window } from '../types.js';
 
 /** E11000: a unique index refused the write (alone, or every failed item of an unordered bulk write). */
 export function isDuplicateKey(e: unknown): boolean {
-  if (e instanceof MongoBulkWriteError) return e.writeErrors.length > 0 && (e.writeErrors as { code: number }[]).every((w) => w.code === 11000);
+  if (e instanceof MongoBulkWriteError) {
+    const errors = [e.writeErrors].flat();
+    return errors.length > 0 && errors.every((w) => w.code === 11000);
+  }
   return e instanceof MongoServerError && e.code === 11000;
 }
 
@@ -14,17 +17,20 @@ export function ignoreDuplicates(e: unknown): void {
 }
 
 /**
- * `value` once `write` succeeded; `undefined` when a unique index refused it, which means another
- * writer got there first (the caller's `settle` loop then looks again). Other errors propagate.
+ * The write's result, or `undefined` when a unique index refused it: another writer got there
+ * first (a `settle` loop then looks again, or the caller treats "taken" as an answer). Other
+ * errors propagate.
  */
-export function unlessDuplicate<T>(write: Promise<unknown>, value: T): Promise<T | undefined> {
-  return write.then(
-    () => value,
-    (e: unknown) => {
-      ignoreDuplicates(e);
-      return undefined;
-    },
-  );
+export function unlessDuplicate<T>(write: Promise<T>): Promise<T | undefined> {
+  return write.catch((e: unknown) => {
+    ignoreDuplicates(e);
+    return undefined;
+  });
+}
+
+/** `f(value)` for a found document, `undefined` for none (findOne answers null). */
+export function maybe<T, R>(value: T | null | undefined, f: (value: T) => R): R | undefined {
+  return value === null || value === undefined ? undefined : f(value);
 }
 
 /** The value, or an error naming what is missing (for documents that must exist). */

@@ -1,0 +1,116 @@
+/**
+ * The hub: serial number → DeviceActor, created on first request and dropped
+ * when idle. It also runs the timers of the command lifecycle: presence, ack
+ * timeouts, expiry, last_seen write-behind (each also callable directly, so
+ * tests drive them with a fake clock instead of sleeping).
+ */
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/types.js';
+import type { SyncQueue } from '../sync/queue.js';
+import { DeviceActor, type PushRequest } from './actor.js';
+import type { EventBus } from './event-bus.js';
+import { Presence } from './presence.js';
+import type { RuntimeConfig } from './runtime-config.js';
+import type { DeviceReply } from '../../protocols/index.js';
+
+export interface HubDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly log: Logger;
+  readonly sync: SyncQueue;
+  readonly config: RuntimeConfig;
+}
+
+export class Hub {
+  readonly presence: Presence;
+  readonly #actors = new Map<string, DeviceActor>();
+  readonly #deps: HubDeps;
+  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #unsubscribe: () => void;
+
+  constructor(deps: HubDeps) {
+    this.#deps = deps;
+    this.presence = new Presence(deps.store, deps.bus, deps.log, deps.config.onlineThresholdS * 1000);
+    this.#unsubscribe = deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake());
+  }
+
+  get size(): number {
+    return this.#actors.size;
+  }
+
+  handle(sn: string, req: PushRequest): Promise<DeviceReply> {
+    let actor = this.#actors.get(sn);
+    if (!actor) {
+      actor = new DeviceActor(sn, {
+        ...this.#deps,
+        presence: this.presence,
+        onTemplatesChanged: async (locationId, pins, sourceSn) => {
+          // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices.
+          await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn });
+        },
+      });
+      this.#actors.set(sn, actor);
+    }
+    return actor.handle(req);
+  }
+
+  /** Starts the lifecycle timers (unref'd: they never keep the process alive). */
+  start(): void {
+    const every = (ms: number, fn: () => Promise<void> | void) => {
+      const t = setInterval(() => {
+        Promise.resolve(fn()).catch((err: unknown) => this.#deps.log.error({ err }, 'device runtime timer failed'));
+      }, ms);
+      t.unref();
+      this.#timers.push(t);
+    };
+    every(2_000, () => this.sweepPresence());
+    every(5_000, () => this.presence.flush());
+    every(10_000, () => this.sweepCommands());
+    every(60_000, () => this.evictIdle());
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.#timers.splice(0)) clearInterval(t);
+    this.#unsubscribe();
+    for (const a of this.#actors.values()) a.wake();
+    await this.presence.flush();
+  }
+
+  sweepPresence(): void {
+    this.presence.sweep(this.#deps.clock.now().getTime());
+  }
+
+  /**
+   * Expired pending commands fail; sent commands without a result after the ack timeout fail with
+   * "no result from device", except sync ops, which are re-queued up to N times [PUSH-v2 §7.5].
+   */
+  async sweepCommands(): Promise<void> {
+    const { store, clock, bus, config } = this.#deps;
+    const now = clock.now();
+    for (const c of await store.commands.expire(now.toISOString())) bus.emit('command.updated', { location_id: c.location_id, command: c });
+    const cutoff = new Date(now.getTime() - config.ackTimeoutS * 1000).toISOString();
+    for (const c of await store.commands.sentBefore(cutoff, 500)) {
+      // Remote enrolment waits for a person: its own, longer timeout [COMMANDS §4.16].
+      if (c.command === 'enroll-biometric' && c.sent_at && now.getTime() - Date.parse(c.sent_at) < 600_000) continue;
+      if (c.origin === 'sync' && c.attempts < config.syncRetries) {
+        const again = await store.commands.requeue(c.id, now.toISOString());
+        if (again) bus.emit('mailbox.changed', { location_id: c.location_id, sn: c.sn });
+        continue;
+      }
+      const done = await store.commands.finish(c.id, { status: 'failed', error_message: 'no result from device' }, now.toISOString());
+      for (const child of await store.commands.children(c.id)) {
+        await store.commands.finish(child.id, { status: 'failed', error_message: 'no result from device' }, now.toISOString());
+      }
+      if (done) bus.emit('command.updated', { location_id: done.location_id, command: done });
+    }
+  }
+
+  evictIdle(): void {
+    const now = this.#deps.clock.now().getTime();
+    for (const [sn, actor] of this.#actors) {
+      if (actor.heldPolls === 0 && now - actor.lastActivity > this.#deps.config.idleEvictS * 1000) this.#actors.delete(sn);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Renders a stored command for one device at dispatch time (DESIGN.md "Command
+ * delivery"): presets through the device's codec; sync ops from the user's
+ * current data, so a queued op always sends the latest state.
+ */
+import type { Codec, DeviceProfile, EncodeContext, EncodeResult, SyncTemplate } from '../../protocols/index.js';
+import type { PresetId } from '../../protocols/catalog.js';
+import type { Command, Device, Location, Store, Template, User } from '../store/types.js';
+
+export interface Rendered {
+  /** Wire lines; the first carries the command's id. */
+  readonly lines: readonly string[];
+  readonly note?: string;
+}
+
+export type RenderResult = { ok: true; rendered: Rendered } | { ok: false; reason: string };
+
+export function profileOf(device: Device, version: '2.0.0' | '3.0.0'): DeviceProfile {
+  return { version, options: device.options ?? {} };
+}
+
+/** Algorithm version a device reports for a template type [COMMANDS §3.9]; undefined when unknown. */
+function deviceAlgorithm(profile: DeviceProfile, t: Template): number | undefined {
+  const key = t.bio_type === 'fingerprint' ? ['FPVersion', 'ZKFPVersion', '~ZKFPVersion'] : t.bio_type === 'face' ? ['FaceVersion', '~FaceVersion'] : [];
+  for (const k of key) {
+    const v = profile.options[k];
+    if (v !== undefined && /^\d+/.test(v)) return Number.parseInt(v, 10);
+  }
+  return undefined;
+}
+
+/**
+ * Only templates of the device's algorithm version are sent [COMMANDS §3.9, §5.4]; the others are
+ * skipped with a reason, never sent as garbage.
+ */
+export function compatibleTemplates(profile: DeviceProfile, templates: readonly Template[]): { send: Template[]; skipped: string[] } {
+  const send: Template[] = [];
+  const skipped: string[] = [];
+  for (const t of templates) {
+    if (t.valid === 0) continue;
+    if (t.source_format === 'biodata') {
+      send.push(t); // BIODATA carries its own MajorVer/MinorVer; the device rejects what it cannot match
+      continue;
+    }
+    const algo = deviceAlgorithm(profile, t);
+    if (algo === undefined) skipped.push(`${t.bio_type} ${t.finger_id}: device algorithm version unknown`);
+    else if (t.major_ver !== 0 && algo !== t.major_ver) skipped.push(`${t.bio_type} ${t.finger_id}: template v${t.major_ver}, device v${algo}`);
+    else send.push(t);
+  }
+  return { send, skipped };
+}
+
+const syncTemplate = (t: Template): SyncTemplate => ({
+  pin: t.user_pin, type: t.type_index, no: t.finger_id, index: t.template_index, duress: t.duress,
+  majorVer: t.major_ver, minorVer: t.minor_ver, format: t.format, data: t.data,
+});
+
+function userLines(codec: Codec, user: User, profile: DeviceProfile, ctx: EncodeContext): EncodeResult {
+  return codec.encodeSync(
+    {
+      op: 'user.upsert',
+      user: {
+        pin: user.pin, firstName: user.first_name, lastName: user.last_name, cardNo: user.card_no, password: user.password,
+        privilege: user.privilege, group: user.group, startTime: user.start_time, endTime: user.end_time,
+      },
+    },
+    profile,
+    ctx,
+  );
+}
+
+export async function render(store: Store, codec: Codec, command: Command, device: Device, location: Location): Promise<RenderResult> {
+  const profile = profileOf(device, codec.version);
+  const ctx: EncodeContext = { timeZone: location.timezone };
+  const params = command.params ?? {};
+  if (command.origin === 'sync') {
+    const pin = params['pin'] as number;
+    const op = params['op'];
+    const user = op === 'user.upsert' ? await store.users.get(location.id, pin) : undefined;
+    // The user changed since the op was queued: deleted or deactivated means revoke.
+    if (op === 'user.delete' || !user || !user.is_active) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
+    const base = userLines(codec, user, profile, ctx);
+    if (!base.ok) return { ok: false, reason: base.reason };
+    const { send, skipped } = compatibleTemplates(profile, await store.templates.listForUser(location.id, pin));
+    const lines = [...base.lines];
+    for (const t of send) {
+      const r = codec.encodeSync({ op: 'template.upsert', template: syncTemplate(t) }, profile, ctx);
+      if (r.ok) lines.push(...r.lines);
+      else skipped.push(`${t.bio_type} ${t.finger_id}: ${r.reason}`);
+    }
+    return { ok: true, rendered: { lines, ...(skipped.length > 0 ? { note: `templates skipped: ${skipped.join('; ')}` } : {}) } };
+  }
+  const preset = command.command as PresetId;
+  if (preset === 'enroll-biometric') {
+    const user = await store.users.get(location.id, params['pin'] as number);
+    if (user?.card_no) return fromEncode(codec.encodePreset({ preset, params }, profile, { ...ctx, userCardNo: user.card_no }));
+  }
+  return fromEncode(codec.encodePreset({ preset, params }, profile, ctx));
+}
+
+function fromEncode(r: EncodeResult): RenderResult {
+  return r.ok ? { ok: true, rendered: { lines: r.lines, ...(r.note ? { note: r.note } : {}) } } : { ok: false, reason: r.reason };
+}

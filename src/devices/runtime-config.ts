@@ -1,0 +1,33 @@
+/** The device runtime's settings, derived from Config once (and overridable in tests). */
+import type { Config } from '../config/schema.js';
+import type { ProtocolVersion } from '../store/types.js';
+
+export interface RuntimeConfig {
+  readonly onlineThresholdS: number;
+  /** Held getrequest time per dialect, in seconds. */
+  readonly longpollS: Readonly<Record<ProtocolVersion, number>>;
+  readonly ackTimeoutS: number;
+  readonly batchMaxCommands: number;
+  readonly batchMaxBytes: number;
+  readonly maxUnassigned: number;
+  /** Actors idle this long (no request, no held poll) are dropped from memory; their state is in the store. */
+  readonly idleEvictS: number;
+  /** Sync ops re-queued at most this often after an ack timeout [PUSH-v2 §7.5]. */
+  readonly syncRetries: number;
+}
+
+/** [PUSH-v3 §4.2] BioGate announces TimeoutSec=10; hold polls 2 s less. v2: no evidence terminals tolerate held polls. */
+export const DEFAULT_LONGPOLL_S: Readonly<Record<ProtocolVersion, number>> = { '2.0.0': 0, '3.0.0': 8 };
+
+export function runtimeConfig(config: Config): RuntimeConfig {
+  return {
+    onlineThresholdS: config.onlineThresholdS,
+    longpollS: config.longpollS === null ? DEFAULT_LONGPOLL_S : { '2.0.0': config.longpollS, '3.0.0': config.longpollS },
+    ackTimeoutS: config.ackTimeoutS,
+    batchMaxCommands: config.batchMaxCommands,
+    batchMaxBytes: config.batchMaxBytes,
+    maxUnassigned: config.maxUnassigned,
+    idleEvictS: 600,
+    syncRetries: 3,
+  };
+}

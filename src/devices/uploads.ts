@@ -1,0 +1,103 @@
+/**
+ * Storing what devices upload: attendance (deduplicated, local time + UTC) and
+ * biometric templates. Every function resolves only after the store has the
+ * data, so the reply that acknowledges it comes after [PUSH-v2 §2.2].
+ */
+import type { AttendanceRecord, BioTemplate, DoorEvent, AccessRecord, FaceTemplate, FingerprintTemplate, FingerVeinTemplate } from '../../protocols/index.js';
+import type { BioType, Device, Location, NewAttendance, Store, TemplateInput } from '../store/types.js';
+import type { EventBus } from './event-bus.js';
+import { localToUtc } from './local-time.js';
+
+export interface Punch {
+  readonly pin: string;
+  readonly time: string;
+  readonly status: number;
+  readonly verify: number;
+  readonly workCode: string | null;
+}
+
+export const fromAttlog = (r: AttendanceRecord): Punch => ({ pin: r.pin, time: r.time, status: r.status ?? 0, verify: r.verify ?? 0, workCode: r.workCode || null });
+
+/** [PUSH-v3 §7.7] rtlog events that are a person's successful verification: 0 normal open, 1–5 verified variants, 14/15/17 first-card and combos. */
+const PUNCH_EVENTS = new Set([0, 1, 2, 3, 4, 5, 14, 15, 16, 17]);
+
+export function punchFromRtlog(e: DoorEvent): Punch | undefined {
+  if (!e.pin || e.pin === '0' || !PUNCH_EVENTS.has(e.event)) return undefined;
+  return { pin: e.pin, time: e.time, status: e.inOutStatus ?? 0, verify: Number.parseInt(e.verifyType, 10) || 0, workCode: null };
+}
+
+export const punchFromAccess = (r: AccessRecord): Punch | undefined =>
+  r.pin && r.pin !== '0' ? { pin: r.pin, time: r.time, status: r.inOutState ?? 0, verify: r.verified ?? 0, workCode: null } : undefined;
+
+/** Stores punches; returns how many were accepted (stored or already known) and the new records. */
+export async function recordPunches(store: Store, bus: EventBus, device: Device, location: Location, punches: readonly Punch[], now: string) {
+  const valid: NewAttendance[] = [];
+  let rejected = 0;
+  const numericPins = [...new Set(punches.map((p) => p.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number))];
+  const users = new Map((await store.users.getMany(location.id, numericPins)).map((u) => [String(u.pin), u.id]));
+  for (const p of punches) {
+    const timestamp = localToUtc(p.time, location.timezone);
+    if (!timestamp || p.pin.length > 24) {
+      rejected++;
+      continue;
+    }
+    valid.push({
+      location_id: location.id, sn: device.serial_number, pin: p.pin, user_id: users.get(String(Number(p.pin))) ?? null,
+      timestamp, local_time: p.time.replace('T', ' '), status: p.status, verify: p.verify, work_code: p.workCode,
+    });
+  }
+  const stored = valid.length > 0 ? await store.attendance.record(valid, now) : [];
+  if (stored.length > 0) bus.emit('attendance.recorded', { location_id: location.id, records: stored });
+  return { accepted: valid.length, stored: stored.length, rejected };
+}
+
+type AnyTemplate =
+  | { kind: 'fingerprint'; t: FingerprintTemplate }
+  | { kind: 'face'; t: FaceTemplate }
+  | { kind: 'vein'; t: FingerVeinTemplate }
+  | { kind: 'bio'; t: BioTemplate };
+
+const bioTypeOf = (typeIndex: number): BioType => (typeIndex === 1 ? 'fingerprint' : typeIndex === 2 || typeIndex === 9 ? 'face' : typeIndex === 6 || typeIndex === 8 ? 'palm' : 'other');
+const int = (v: string | undefined): number => (v !== undefined && /^\d+/.test(v) ? Number.parseInt(v, 10) : 0);
+
+/** A device template → the store's shape; undefined for PINs the API cannot hold or unusable data. */
+export function templateInput(device: Device, x: AnyTemplate): TemplateInput | undefined {
+  if (!/^\d{1,8}$/.test(x.t.pin) || Number(x.t.pin) < 1 || !x.t.usable) return undefined;
+  const options = device.options ?? {};
+  const base = { user_pin: Number(x.t.pin), data: x.t.template, size: x.t.template.length, source_sn: device.serial_number, template_index: 0, format: 0, minor_ver: 0 };
+  switch (x.kind) {
+    case 'fingerprint':
+      return { ...base, bio_type: 'fingerprint', type_index: 1, finger_id: x.t.fingerIndex, valid: x.t.valid ?? 1, duress: x.t.duress, major_ver: int(options['FPVersion'] ?? options['ZKFPVersion']), source_format: 'legacy' };
+    case 'face':
+      return { ...base, bio_type: 'face', type_index: 2, finger_id: x.t.faceIndex ?? 0, valid: x.t.valid ?? 1, duress: false, major_ver: int(options['FaceVersion']), source_format: 'legacy' };
+    case 'vein':
+      return { ...base, bio_type: 'other', type_index: 7, finger_id: x.t.fingerIndex, template_index: x.t.index ?? 0, valid: x.t.valid ?? 1, duress: false, major_ver: int(options['FvVersion']), source_format: 'legacy' };
+    case 'bio':
+      return {
+        ...base, bio_type: bioTypeOf(x.t.type), type_index: x.t.type, finger_id: x.t.no, template_index: x.t.index, valid: x.t.valid ?? 1,
+        duress: x.t.duress, major_ver: int(x.t.majorVer), minor_ver: int(x.t.minorVer), format: x.t.format ?? 0, source_format: 'biodata',
+      };
+    default: {
+      const never: never = x;
+      return never;
+    }
+  }
+}
+
+/** Stores templates; returns accepted count and the PINs whose templates changed. */
+export async function recordTemplates(store: Store, device: Device, location: Location, items: readonly AnyTemplate[], now: string) {
+  let accepted = 0;
+  let skipped = 0;
+  const changedPins = new Set<number>();
+  for (const item of items) {
+    const input = templateInput(device, item);
+    if (!input) {
+      skipped++;
+      continue;
+    }
+    const r = await store.templates.upsert(location.id, input, now);
+    accepted++;
+    if (r.changed) changedPins.add(input.user_pin);
+  }
+  return { accepted, skipped, changedPins: [...changedPins] };
+}

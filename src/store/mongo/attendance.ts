@@ -1,0 +1,61 @@
+/**
+ * Attendance (sharded on location_id) and its dedup keys (`attendance_keys`, sharded on hashed _id).
+ *
+ * The dedup key (sn, pin, local_time, status, verify) does not contain the location, so it cannot
+ * be a unique index of a collection sharded on location_id. It is the `_id` of a small key document
+ * instead, which also records the attendance id the punch got. Without a transaction, `record`
+ * runs three idempotent steps, each safe to repeat after a crash:
+ *   1. insert the key documents (unordered; a duplicate means the punch was seen before);
+ *   2. read the key documents back: each names the attendance id of its punch, ours or earlier;
+ *   3. write each punch under that id only if it is missing ($setOnInsert upsert).
+ * A crash between 1 and 3 leaves keys without punches; the device was not answered OK, re-sends,
+ * and step 3 writes the missing punches then (reported new once). Two nodes storing the same
+ * batch at once write each punch once, and only the one whose upsert inserted it reports it new.
+ */
+import type { Attendance, AttendancePort, NewAttendance } from '../types.js';
+import type { Filter } from 'mongodb';
+import type { Ids } from './ids.js';
+import type { AttendanceDoc, Collections } from './schema.js';
+import { ignoreDuplicates, pageOf, present } from './util.js';
+
+const toAttendance = ({ _id, ...rest }: AttendanceDoc): Attendance => ({ id: _id, ...rest });
+
+const dedupKey = (a: NewAttendance) => JSON.stringify([a.sn, a.pin, a.local_time, a.status, a.verify]);
+
+export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
+  return {
+    async record(records, now) {
+      const byKey = new Map<string, NewAttendance>();
+      for (const r of records) if (!byKey.has(dedupKey(r))) byKey.set(dedupKey(r), r);
+      if (byKey.size === 0) return [];
+      const batch = [...byKey];
+      const first = await ids('attendance', batch.length);
+      await c.attendanceKeys
+        .insertMany(batch.map(([key, r], i) => ({ _id: key, location_id: r.location_id, attendance_id: first + i })), { ordered: false })
+        .catch(ignoreDuplicates);
+      const keys = new Map((await c.attendanceKeys.find({ _id: { $in: batch.map(([key]) => key) } }).toArray()).map((k) => [k._id, k]));
+      const docs = batch.map(([key, r]): AttendanceDoc => {
+        const k = present(keys.get(key), 'attendance key');
+        return { ...r, _id: k.attendance_id, location_id: k.location_id, created_at: now };
+      });
+      const result = await c.attendance.bulkWrite(
+        docs.map(({ _id, location_id, ...fields }) => ({ updateOne: { filter: { _id, location_id }, update: { $setOnInsert: fields }, upsert: true } })),
+        { ordered: false },
+      );
+      return Object.keys(result.upsertedIds).map(Number).sort((x, y) => x - y).map((i) => toAttendance(docs[i] as AttendanceDoc));
+    },
+    async list(locationId, filter, window) {
+      const query: Filter<AttendanceDoc> = { location_id: locationId };
+      if (filter.from) query.timestamp = { $gte: filter.from };
+      if (filter.to) query.timestamp = { ...(query.timestamp as object), $lte: filter.to };
+      if (filter.pin) query.pin = filter.pin;
+      if (filter.sn) query.sn = filter.sn;
+      const page = pageOf(window);
+      const [total, docs] = await Promise.all([
+        c.attendance.countDocuments(query),
+        page ? c.attendance.find(query).sort({ timestamp: -1, _id: -1 }).skip(page.skip).limit(page.limit).toArray() : [],
+      ]);
+      return { items: docs.map(toAttendance), total };
+    },
+  };
+}

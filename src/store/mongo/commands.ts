@@ -1,0 +1,201 @@
+/**
+ * Commands (sharded on location_id). Ports without a location key (the device mailbox: pending,
+ * claim, finish, …) address commands by serial number or id; in a sharded cluster those are
+ * broadcast queries, answered by the `mailbox` and `_id` indexes on every shard.
+ */
+import type { Filter } from 'mongodb';
+import type { Command, CommandStatus, CommandsPort, NewCommand } from '../types.js';
+import type { Ids } from './ids.js';
+import type { CommandDoc, Collections } from './schema.js';
+import { fromJson, mapLimit, maybe, pageOf, PARALLEL, settle, toJson, unlessDuplicate } from './util.js';
+
+/** error_message of a sent sync op that a newer pending op for the same key replaced (see requeue). */
+export const SUPERSEDED = 'superseded by a newer pending sync op';
+
+const toCommand = ({ _id, params, result, idem: _idem, sync_slot: _slot, ...rest }: CommandDoc): Command => ({
+  id: _id, ...rest, params: fromJson<Record<string, unknown>>(params), result: fromJson<unknown>(result),
+});
+
+/** The slot value of a command that holds no key: unique because the id is. */
+const own = (id: number) => `#${id}`;
+
+/** See CommandDoc.idem: one command per (location, token, key). */
+const idemKey = (tokenId: number | null, key: string) => `k:${tokenId ?? '-'}:${key}`;
+
+function newDoc(id: number, c: NewCommand, now: string): CommandDoc {
+  const syncKey = c.sync_key ?? null;
+  const key = c.idempotency_key ?? null;
+  const tokenId = c.created_by_token_id ?? null;
+  return {
+    _id: id, location_id: c.location_id, sn: c.sn, command: c.command, params: toJson(c.params), priority: c.priority, origin: c.origin,
+    status: 'pending', response: null, error_message: null, result: null, sent_at: null, acknowledged_at: null, expires_at: c.expires_at,
+    sync_key: syncKey, attempts: 0, parent_id: c.parent_id ?? null, wire: null, created_by_token_id: tokenId, idempotency_key: key,
+    created_at: now, updated_at: null,
+    idem: key === null ? own(id) : idemKey(tokenId, key),
+    sync_slot: syncKey ?? own(id),
+  };
+}
+
+/** The fields a coalesced sync op takes from the newer one. */
+const replacement = (op: NewCommand) => ({ command: op.command, params: op.params, priority: op.priority, expires_at: op.expires_at });
+
+export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
+  /** Leaves `pending` for a final status in one conditional update, releasing the sync slot. */
+  const failPending = (id: number, message: string, now: string) =>
+    c.commands.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { status: 'failed', error_message: message, updated_at: now, sync_slot: own(id) } }, { returnDocument: 'after' });
+
+  /**
+   * One sync op: replace the pending op that holds its (location, sn, sync_key) slot, else insert
+   * it holding the slot. Both are single-document writes. Against a concurrent claim, the replace
+   * either lands before it (the claim then sends the new params) or finds no pending op (the claim
+   * released the slot) and inserts a new one. Against a concurrent enqueue of the same key, the
+   * unique slot index lets one insert win; the loser's next attempt replaces the winner's op.
+   */
+  const enqueueOne = (op: NewCommand, id: number, now: string) =>
+    settle('sync enqueue', async () => {
+      if (op.sync_key) {
+        const { params, ...rest } = replacement(op);
+        const r = await c.commands.updateOne(
+          { location_id: op.location_id, sn: op.sn, sync_slot: op.sync_key, status: 'pending' },
+          { $set: { ...rest, params: toJson(params), updated_at: now } },
+        );
+        if (r.matchedCount > 0) return 'replaced' as const;
+      }
+      return unlessDuplicate(c.commands.insertOne(newDoc(id, op, now)).then(() => 'created' as const));
+    });
+
+  return {
+    async create(input, now) {
+      // The unique (location_id, idem) index refuses a second command with the same idempotency key.
+      const doc = newDoc(await ids('commands'), input, now);
+      await c.commands.insertOne(doc);
+      return toCommand(doc);
+    },
+    async enqueueSync(ops, now) {
+      if (ops.length === 0) return { created: 0, replaced: 0 };
+      // One block of ids for the batch, by input position, so queue order (id asc within a
+      // priority) is the caller's order whatever order the parallel writes finish in. Ops for the
+      // same slot are merged first (the later one's params win, as if applied in turn); the ids of
+      // merged and replaced ops are left unused.
+      const first = await ids('commands', ops.length);
+      const bySlot = new Map<string, { op: NewCommand; id: number }>();
+      const distinct: { op: NewCommand; id: number }[] = [];
+      let merged = 0;
+      ops.forEach((op, i) => {
+        const slot = op.sync_key ? JSON.stringify([op.location_id, op.sn, op.sync_key]) : undefined;
+        const earlier = slot === undefined ? undefined : bySlot.get(slot);
+        if (earlier) {
+          earlier.op = { ...earlier.op, ...replacement(op) };
+          merged++;
+          return;
+        }
+        const entry = { op, id: first + i };
+        distinct.push(entry);
+        if (slot !== undefined) bySlot.set(slot, entry);
+      });
+      const outcomes = await mapLimit(distinct, PARALLEL, (e) => enqueueOne(e.op, e.id, now));
+      const created = outcomes.filter((o) => o === 'created').length;
+      return { created, replaced: merged + outcomes.length - created };
+    },
+    async get(locationId, id) {
+      return maybe(await c.commands.findOne({ _id: id, location_id: locationId, parent_id: null }), toCommand);
+    },
+    async getById(id) {
+      return maybe(await c.commands.findOne({ _id: id }), toCommand);
+    },
+    async findByIdempotencyKey(locationId, tokenId, key) {
+      return maybe(await c.commands.findOne({ location_id: locationId, idem: idemKey(tokenId, key) }), toCommand);
+    },
+    async list(locationId, filter, window) {
+      const query: Filter<CommandDoc> = { location_id: locationId, parent_id: null };
+      if (filter.sn) query.sn = filter.sn;
+      if (filter.status) query.status = filter.status;
+      if (filter.command) query.command = filter.command;
+      if (filter.since) query.created_at = { $gte: filter.since };
+      const page = pageOf(window);
+      const [total, docs] = await Promise.all([
+        c.commands.countDocuments(query),
+        page ? c.commands.find(query).sort({ _id: -1 }).skip(page.skip).limit(page.limit).toArray() : [],
+      ]);
+      return { items: docs.map(toCommand), total };
+    },
+    async pending(sn, limit) {
+      if (limit <= 0) return [];
+      const docs = await c.commands.find({ sn, status: 'pending', parent_id: null }).sort({ priority: -1, _id: 1 }).limit(limit).toArray();
+      return docs.map(toCommand);
+    },
+    async countPending(sn) {
+      return c.commands.countDocuments({ sn, status: 'pending', parent_id: null });
+    },
+    async claim(claimIds, wire, now) {
+      // Atomic pending → sent per command ({_id, status: 'pending'}): of several nodes claiming the
+      // same id exactly one matches. Sent releases the sync slot, so a later change queues a new op.
+      const won = await mapLimit(claimIds, PARALLEL, async (id) => {
+        const r = await c.commands.updateOne(
+          { _id: id, status: 'pending' },
+          { $set: { status: 'sent', sent_at: now, wire: wire.get(id) ?? null, updated_at: now, sync_slot: own(id) } },
+        );
+        return r.modifiedCount === 1;
+      });
+      return claimIds.filter((_, i) => won[i]);
+    },
+    async finish(id, outcome, now) {
+      const set = {
+        status: outcome.status, response: outcome.response ?? null, error_message: outcome.error_message ?? null,
+        result: toJson(outcome.result), updated_at: now, sync_slot: own(id),
+      };
+      // Two conditional updates instead of one conditional expression (no update pipelines on
+      // every server): a sent command is acknowledged now; a pending one fails before dispatch and
+      // is never acknowledged. Sent is tried first: if a claim turns pending into sent between the
+      // two, both miss and the caller learns the command is no longer finishable as pending (a
+      // cancel that lost to delivery).
+      const acked = await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: { ...set, acknowledged_at: now } }, { returnDocument: 'after' });
+      if (acked) return toCommand(acked);
+      return maybe(await c.commands.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: set }, { returnDocument: 'after' }), toCommand);
+    },
+    async failPendingFor(sn, message, now) {
+      // Per command (the slot to release is per document); each write is idempotent, and a crash
+      // midway leaves the rest pending for the next call.
+      const candidates = await c.commands.find({ sn, status: 'pending' }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
+      const failed = await mapLimit(candidates, PARALLEL, async (d) => (await failPending(d._id, message, now)) !== null);
+      return candidates.filter((_, i) => failed[i]).map((d) => d._id);
+    },
+    async expire(now) {
+      const candidates = await c.commands.find({ status: 'pending', expires_at: { $lte: now } }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
+      const failed = await mapLimit(candidates, PARALLEL, (d) => failPending(d._id, 'expired before delivery', now));
+      return failed.filter((d): d is NonNullable<typeof d> => d !== null).map(toCommand);
+    },
+    async sentBefore(cutoff, limit) {
+      if (limit <= 0) return [];
+      const docs = await c.commands.find({ status: 'sent', sent_at: { $lt: cutoff }, parent_id: null }).sort({ sent_at: 1, _id: 1 }).limit(limit).toArray();
+      return docs.map(toCommand);
+    },
+    async requeue(id, now) {
+      const current = await c.commands.findOne({ _id: id, status: 'sent' });
+      if (!current) return undefined;
+      // sent → pending takes the (sn, sync_key) slot back so later changes coalesce into it. When a
+      // newer pending op already holds the slot (queued after this one was sent), the unique index
+      // refuses the write: that op carries the change, and this one is superseded instead.
+      const requeued = await unlessDuplicate(
+        c.commands.findOneAndUpdate(
+          { _id: id, status: 'sent' },
+          { $set: { status: 'pending', sent_at: null, updated_at: now, sync_slot: current.sync_key ?? own(id) }, $inc: { attempts: 1 } },
+          { returnDocument: 'after' },
+        ),
+      );
+      const doc = requeued === undefined
+        ? await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: { status: 'failed', error_message: SUPERSEDED, updated_at: now } }, { returnDocument: 'after' })
+        : requeued;
+      return maybe(doc, toCommand);
+    },
+    async children(parentId) {
+      return (await c.commands.find({ parent_id: parentId }).sort({ _id: 1 }).toArray()).map(toCommand);
+    },
+    async countByStatus() {
+      const out: Record<CommandStatus, number> = { pending: 0, sent: 0, success: 0, failed: 0 };
+      const rows = await c.commands.aggregate<{ _id: CommandStatus; n: number }>([{ $match: { parent_id: null } }, { $group: { _id: '$status', n: { $sum: 1 } } }]).toArray();
+      for (const r of rows) out[r._id] = r.n;
+      return out;
+    },
+  };
+}
