@@ -55,9 +55,19 @@ export interface App {
 }
 
 export async function buildApp(options: AppOptions): Promise<App> {
-  const { config, logger } = options;
+  const { config } = options;
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.store);
+  try {
+    return assemble(options, store, clock);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+function assemble(options: AppOptions, store: Store, clock: Clock): App {
+  const { config, logger } = options;
   const metrics = new MetricsRegistry();
   const requests = metrics.register(new Counter('biogate_http_requests_total', 'HTTP requests by route, method and status'));
   const latency = metrics.register(
@@ -105,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, bodyLimit: deviceBodyLimit });
   if (deviceHttp) mountPushRoutes(deviceHttp, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   let stopping = false;
+  let closing: Promise<void> | undefined;
   mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
 
   return {
@@ -121,31 +132,38 @@ export async function buildApp(options: AppOptions): Promise<App> {
       let bootstrap: { location: Location; token: IssuedToken } | null = null;
       if (config.bootstrap === 'on' && (await store.locations.count()) === 0) {
         bootstrap = await locations.create({ name: 'Default' });
-        options.announce?.(
-          [
-            '',
-            '  BioGate bootstrap: created location "Default" (id ' + bootstrap.location.id + ').',
-            '  Its API token is shown once, now; store it safely:',
-            '',
-            '    ' + bootstrap.token.token,
-            '',
-            '  Try: curl -H "Authorization: Bearer <token>" http://localhost:' + config.port + '/api/me',
-            '',
-          ].join('\n'),
-        );
         logger.info({ location: bootstrap.location.id, token_id: bootstrap.token.id }, 'bootstrap location created');
       }
       const port = await http.listen(config.host, config.port);
       const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
       hub.start();
       logger.info({ host: config.host, port, devicePort, tls: Boolean(tls), store: store.kind }, 'listening');
+      if (bootstrap) {
+        const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+        options.announce?.(
+          [
+            '',
+            `  BioGate bootstrap: created location "Default" (id ${bootstrap.location.id}).`,
+            '  Its API token is shown once, now; store it safely:',
+            '',
+            `    ${bootstrap.token.token}`,
+            '',
+            `  Try: curl -H "Authorization: Bearer <token>" ${tls ? 'https' : 'http'}://${host}:${port}/api/me`,
+            '',
+          ].join('\n'),
+        );
+      }
       return { port, devicePort, bootstrap };
     },
-    async close() {
-      stopping = true;
-      await Promise.all([http.close(config.shutdownGraceS * 1000), deviceHttp?.close(config.shutdownGraceS * 1000)]);
-      await hub.stop();
-      await store.close();
+    close() {
+      // Idempotent: a second call waits for the first shutdown instead of starting another.
+      closing ??= (async () => {
+        stopping = true;
+        await Promise.all([http.close(config.shutdownGraceS * 1000), deviceHttp?.close(config.shutdownGraceS * 1000)]);
+        await hub.stop();
+        await store.close();
+      })();
+      return closing;
     },
   };
 }

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
+import { instantOf } from './input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { IsoDateTime, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
@@ -21,8 +22,8 @@ export const AttendanceView = Type.Object({
 });
 
 function toInstant(v: string, end: boolean, name: string): string {
-  const d = new Date(v.length === 10 ? `${v}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : v);
-  if (Number.isNaN(d.getTime())) throw invalid(['query', name], 'must be a real date or datetime', 'format');
+  const d = instantOf(v.length === 10 ? `${v}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : v);
+  if (!d) throw invalid(['query', name], 'must be a real date or datetime', 'format');
   return d.toISOString();
 }
 

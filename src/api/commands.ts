@@ -8,6 +8,7 @@ import { BioGateError, invalid } from '../errors.js';
 import type { HttpRequest } from '../http/types.js';
 import type { CommandStatus, Store } from '../store/types.js';
 import { commandView, CommandView } from './device-views.js';
+import { instantOf } from './input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
@@ -18,7 +19,7 @@ export const CommandBody = Type.Object({
   expires_in: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 86_400, description: 'Seconds a pending command may wait before it fails as expired' })),
 });
 const FullCommandBody = Type.Object({ ...CommandBody.properties, sn: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
-const IdParam = Type.Object({ command_id: Type.Integer({ minimum: 1 }) });
+const IdParam = Type.Object({ command_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('success'), Type.Literal('failed')]);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
@@ -33,8 +34,8 @@ export async function queueFromRequest(queue: CommandQueue, caller: Caller, sn: 
 }
 
 function sinceInstant(v: string): string {
-  const d = new Date(v);
-  if (Number.isNaN(d.getTime())) throw invalid(['query', 'since'], 'must be a real datetime', 'format');
+  const d = instantOf(v);
+  if (!d) throw invalid(['query', 'since'], 'must be a real datetime', 'format');
   return d.toISOString();
 }
 

@@ -75,3 +75,18 @@ export function check<T>(schema: TSchema, value: unknown, root: 'body' | 'query'
   if (issues.length > 0) throw new BioGateError('VALIDATION_FAILED', issues);
   return withDefaults as T;
 }
+
+/**
+ * Whether `YYYY-MM-DD` is a day of the calendar. JavaScript's Date rolls impossible days
+ * over (2026-02-30 becomes March 2), so a parse alone does not tell.
+ */
+export function isRealDate(ymd: string): boolean {
+  const d = new Date(`${ymd}T00:00:00.000Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === ymd;
+}
+
+/** An ISO 8601 date or datetime as an instant; undefined when it is not a real one (no rollover). */
+export function instantOf(text: string): Date | undefined {
+  const d = new Date(text);
+  return Number.isNaN(d.getTime()) || !isRealDate(text.slice(0, 10)) ? undefined : d;
+}

@@ -35,7 +35,10 @@ function errorResponses(route: ApiRoute): Record<string, unknown> {
     codes.add('RATE_LIMITED');
   }
   if (route.params || route.query || route.body) codes.add('VALIDATION_FAILED');
-  if (route.body) (codes.add('BAD_REQUEST'), codes.add('PAYLOAD_TOO_LARGE'));
+  if (route.body) {
+    codes.add('BAD_REQUEST');
+    codes.add('PAYLOAD_TOO_LARGE');
+  }
   for (const c of route.doc.errors ?? []) if (c in ERROR_CATALOG) codes.add(c as ErrorCode);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of codes) {

@@ -38,8 +38,11 @@ export const pageOf = <T extends TSchema>(item: T) =>
     has_prev: Type.Boolean(),
   });
 
+/** Highest page number: (page - 1) × limit must stay an exact integer offset for every store. */
+export const PAGE_MAX = 1_000_000_000;
+
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 15 }),
 };
 

@@ -5,18 +5,15 @@
  */
 import { BioGateError, type ValidationIssue } from '../errors.js';
 import type { UserFields } from '../store/types.js';
+import { instantOf, isRealDate } from './input.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A date stays a date; a datetime becomes `YYYY-MM-DDTHH:MM:SS.sssZ` (no offset given = UTC). Undefined when not a real instant. */
 export function normaliseWhen(value: string): string | undefined {
-  if (DATE_ONLY.test(value)) {
-    const d = new Date(`${value}T00:00:00.000Z`);
-    return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value ? undefined : value;
-  }
+  if (DATE_ONLY.test(value)) return isRealDate(value) ? value : undefined;
   const withZone = /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
-  const d = new Date(withZone.replace(' ', 'T'));
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  return instantOf(withZone.replace(' ', 'T'))?.toISOString();
 }
 
 /** Comparable instant of a stored start/end value (dates: start of day / end of day, UTC). */

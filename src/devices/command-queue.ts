@@ -98,27 +98,38 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       const finalParams = await preconditions(req, spec, params);
       const storedParams = Object.keys(finalParams).length > 0 ? finalParams : null;
 
-      if (req.idempotencyKey !== undefined) {
+      const replay = async (): Promise<Command | undefined> => {
+        if (req.idempotencyKey === undefined) return undefined;
         const prior = await store.commands.findByIdempotencyKey(req.location.id, req.token?.id ?? null, req.idempotencyKey);
-        if (prior) {
-          const same = prior.sn === req.sn && prior.command === spec.id && prior.priority === req.priority && isDeepStrictEqual(prior.params, storedParams);
-          if (!same) throw new BioGateError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request');
-          return { command: prior, replayed: true };
-        }
-      }
+        if (!prior) return undefined;
+        const same = prior.sn === req.sn && prior.command === spec.id && prior.priority === req.priority && isDeepStrictEqual(prior.params, storedParams);
+        if (!same) throw new BioGateError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request');
+        return prior;
+      };
+      const prior = await replay();
+      if (prior) return { command: prior, replayed: true };
       if ((await store.commands.countPending(req.sn)) >= deps.mailboxLimit) {
         throw new BioGateError('MAILBOX_FULL', `Device ${req.sn} has ${deps.mailboxLimit} pending commands; retry when it has drained`, { headers: { 'Retry-After': '30' } });
       }
       const now = clock.now();
       const expiresIn = req.expires_in ?? defaultExpirySeconds(spec);
-      let command = await store.commands.create(
-        {
-          location_id: req.location.id, sn: req.sn, command: spec.id, params: storedParams, priority: req.priority, origin: 'api',
-          expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString(), created_by_token_id: req.token?.id ?? null,
-          idempotency_key: req.idempotencyKey ?? null,
-        },
-        now.toISOString(),
-      );
+      let command: Command;
+      try {
+        command = await store.commands.create(
+          {
+            location_id: req.location.id, sn: req.sn, command: spec.id, params: storedParams, priority: req.priority, origin: 'api',
+            expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString(), created_by_token_id: req.token?.id ?? null,
+            idempotency_key: req.idempotencyKey ?? null,
+          },
+          now.toISOString(),
+        );
+      } catch (err) {
+        // Two retries with the same key racing: the store's unique key index lets one create win;
+        // the loser answers like a replay instead of failing with the index violation.
+        const winner = await replay();
+        if (winner) return { command: winner, replayed: true };
+        throw err;
+      }
       if (spec.id === 'sync-users') {
         // sync-users is done by queueing the roster; the record reports what was queued.
         const { commands } = await deps.queueRoster(req.location.id, req.sn);

@@ -23,10 +23,6 @@ export const userLineV2 = (u: SimUser): string =>
 export const fpLine = (t: SimTemplate): string =>
   `FP PIN=${t.pin}\tFID=${t.no}\tSize=${t.tmp.length}\tValid=${t.valid}\tTMP=${t.tmp}`;
 
-/** [PUSH-v2 §6.4] FACE record (B spelling, upper-case SIZE / VALID). */
-export const faceLine = (t: SimTemplate): string =>
-  `FACE PIN=${t.pin}\tFID=${t.no}\tSIZE=${t.tmp.length}\tVALID=${t.valid}\tTMP=${t.tmp}`;
-
 /** [PUSH-v2 §6.7] unified template record. */
 export const biodataLineV2 = (t: SimTemplate): string =>
   `BIODATA Pin=${t.pin}\tNo=${t.no}\tIndex=${t.index}\tValid=${t.valid}\tDuress=${t.duress}\tType=${t.type}` +

@@ -10,10 +10,12 @@
  *   3. write each punch under that id only if it is missing ($setOnInsert upsert).
  * A crash between 1 and 3 leaves keys without punches; the device was not answered OK, re-sends,
  * and step 3 writes the missing punches then (reported new once). Two nodes storing the same
- * batch at once write each punch once, and only the one whose upsert inserted it reports it new.
+ * batch at once write each punch once, and only the one whose upsert inserted it reports it new
+ * (MongoDB retries an upsert that loses an insert race on `_id` by itself). Ids taken for punches
+ * seen before stay unused.
  */
-import type { Attendance, AttendancePort, NewAttendance } from '../types.js';
 import type { Filter } from 'mongodb';
+import type { Attendance, AttendancePort, NewAttendance } from '../types.js';
 import type { Ids } from './ids.js';
 import type { AttendanceDoc, Collections } from './schema.js';
 import { ignoreDuplicates, pageOf, present } from './util.js';

@@ -46,10 +46,15 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
 
   /**
    * One sync op: replace the pending op that holds its (location, sn, sync_key) slot, else insert
-   * it holding the slot. Both are single-document writes. Against a concurrent claim, the replace
-   * either lands before it (the claim then sends the new params) or finds no pending op (the claim
-   * released the slot) and inserts a new one. Against a concurrent enqueue of the same key, the
-   * unique slot index lets one insert win; the loser's next attempt replaces the winner's op.
+   * it holding the slot. Both are single-document writes, and the claim that moves the op to
+   * `sent` releases the slot in its own single update, so they serialise per document: the replace
+   * lands while the op is pending (the claim then takes the replaced op) or after the claim (no
+   * pending op holds the slot, a new op is inserted); a change never goes into an op already sent.
+   * Why not one updateOne({sn, sync_key, status: 'pending'}, …, {upsert: true})? Without a unique
+   * index two concurrent upserts may both insert (duplicates), and on servers that ignore partial
+   * indexes no "unique while pending" index exists; the slot field gives that index everywhere.
+   * Against a concurrent enqueue of the same key, the unique slot index lets one insert win; the
+   * loser's next attempt replaces the winner's op.
    */
   const enqueueOne = (op: NewCommand, id: number, now: string) =>
     settle('sync enqueue', async () => {

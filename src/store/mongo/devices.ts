@@ -83,10 +83,12 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
           const device = toDevice({ ...before, ...set, location_id: locationId, assigned_at: assignedAt < now ? assignedAt : now });
           return { outcome: before.location_id === null ? ('assigned' as const) : ('already' as const), device };
         }
-        // Not ours and not free: another location owned it when the update ran (the answer is
-        // that moment's, even if the owner changes right after).
-        const other = await c.devices.findOne({ serial_number: sn });
-        if (other) return { outcome: 'other-location' as const, device: toDevice(other) };
+        // Neither ours nor free: owned by another location, or not recorded yet.
+        const taken = await c.devices.findOne({ serial_number: sn, location_id: { $nin: [locationId, null] } });
+        if (taken) return { outcome: 'other-location' as const, device: toDevice(taken) };
+        // Not recorded (or freed, or first seen by ensure, since the update): create it assigned.
+        // If it exists after all, the unique serial index refuses the insert and the next attempt
+        // finds it free or ours.
         const doc: DeviceDoc = { ...blank(await ids('devices'), sn, now), ...set, location_id: locationId, assigned_at: now, updated_at: null };
         return unlessDuplicate(c.devices.insertOne(doc).then(() => ({ outcome: 'assigned' as const, device: toDevice(doc) })));
       });

@@ -10,7 +10,7 @@ export const toUser = ({ _id, ...rest }: UserDoc): User => ({ id: _id, ...rest }
 const FIELDS = ['first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'group', 'super_authorize'] as const satisfies readonly (keyof UserFields)[];
 
 /** The keys a patch sets (absent and undefined keys keep stored values; null clears). */
-function present(fields: UserFields): Partial<UserDoc> {
+function patchOf(fields: UserFields): Partial<UserDoc> {
   const out: Record<string, unknown> = {};
   for (const key of FIELDS) if (fields[key] !== undefined) out[key] = fields[key];
   return out as Partial<UserDoc>;
@@ -28,7 +28,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
    *    upsert created the user in between, and the next attempt patches that user instead.
    */
   const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): Promise<UpsertResult> => {
-    const set = present(fields);
+    const set = patchOf(fields);
     const differs = Object.entries(set).map(([k, v]) => ({ [k]: { $ne: v } }));
     return settle('user upsert', async () => {
       if (differs.length > 0) {
@@ -96,13 +96,14 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       return c.users.countDocuments({ location_id: locationId });
     },
     async delete(locationId, pin) {
+      if (!(await c.users.findOne(byPin(locationId, pin)))) return undefined;
       // Order without a transaction: templates first, then the user, then templates once more.
       // - A crash after the first step leaves a user without templates: still visible, and the
       //   retried DELETE finishes the job. The other order could leave orphan templates that a
       //   later user with the same PIN would inherit (someone else's fingerprints).
       // - The second sweep removes a template a device uploaded between the first two steps.
-      // - Templates of a PIN without a user are such orphans too, so they go even when there is
-      //   no user to delete (the call then answers undefined).
+      // - A concurrent delete may remove the user between the steps: then this call answers
+      //   undefined (it deleted no user), the other one returns it.
       await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
       const deleted = await c.users.findOneAndDelete(byPin(locationId, pin));
       await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
