@@ -108,7 +108,7 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       };
       const prior = await replay();
       if (prior) return { command: prior, replayed: true };
-      if ((await store.commands.countPending(req.sn)) >= deps.mailboxLimit) {
+      if ((await store.commands.countPending(req.sn, 'api')) >= deps.mailboxLimit) {
         throw new BioGateError('MAILBOX_FULL', `Device ${req.sn} has ${deps.mailboxLimit} pending commands; retry when it has drained`, { headers: { 'Retry-After': '30' } });
       }
       const now = clock.now();

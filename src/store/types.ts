@@ -303,7 +303,8 @@ export interface CommandsPort {
   list(locationId: number, filter: CommandFilter, window: Window): Promise<Page<Command>>;
   /** Pending top-level commands of a device: priority desc, then id asc. */
   pending(sn: string, limit: number): Promise<readonly Command[]>;
-  countPending(sn: string): Promise<number>;
+  /** Pending top-level commands of a device; with `origin`, only those (the mailbox bound counts API commands only). */
+  countPending(sn: string, origin?: CommandOrigin): Promise<number>;
   /** Atomic pending → sent for each id; returns the ids this caller won (safe across nodes). */
   claim(ids: readonly number[], wire: ReadonlyMap<number, string>, now: Iso): Promise<readonly number[]>;
   /** Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final. */

@@ -129,8 +129,8 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
       const docs = await c.commands.find({ sn, status: 'pending', parent_id: null }).sort({ priority: -1, _id: 1 }).limit(limit).toArray();
       return docs.map(toCommand);
     },
-    async countPending(sn) {
-      return c.commands.countDocuments({ sn, status: 'pending', parent_id: null });
+    async countPending(sn, origin) {
+      return c.commands.countDocuments({ sn, status: 'pending', parent_id: null, ...(origin === undefined ? {} : { origin }) });
     },
     async claim(claimIds, wire, now) {
       // Atomic pending → sent per command ({_id, status: 'pending'}): of several nodes claiming the

@@ -101,7 +101,10 @@ export function sqliteCommands(db: Db): CommandsPort {
         .all(sn, limit) as Row[];
       return rows.map(toCommand);
     },
-    async countPending(sn) {
+    async countPending(sn, origin) {
+      if (origin !== undefined) {
+        return (db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND origin = ?").get(sn, origin) as { n: number }).n;
+      }
       return (db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL").get(sn) as { n: number }).n;
     },
     async claim(ids, wire, now) {

@@ -1,0 +1,158 @@
+/**
+ * Graceful shutdown (README "Operations"): close() stops accepting at once, lets
+ * in-flight requests finish (up to the grace period), then closes every connection.
+ * Requests are driven with node:http so a body can be held half-sent.
+ */
+import { Agent, request, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
+import t from 'tap';
+import { createHttpServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/log.js';
+import { ADMIN_TOKEN, startApp, waitFor, within } from '../helpers/app.js';
+
+interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** Starts a request and hands back the ClientRequest to write the body by hand. */
+function rawRequest(
+  port: number,
+  options: { method: string; path: string; headers?: Record<string, string | number>; agent?: Agent },
+): { req: ClientRequest; response: Promise<RawResponse> } {
+  let req!: ClientRequest;
+  const response = new Promise<RawResponse>((resolve, reject) => {
+    req = request({ host: '127.0.0.1', port, method: options.method, path: options.path, headers: options.headers ?? {}, agent: options.agent ?? false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  return { req, response };
+}
+
+/** A complete GET (no body). */
+function get(port: number, path: string, agent: Agent, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const { req, response } = rawRequest(port, { method: 'GET', path, agent, headers });
+  req.end();
+  return response;
+}
+
+/** Settles to 'refused' (or another error code) / 'answered', bounded in time. */
+async function connectOutcome(url: string): Promise<string> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    await res.body?.cancel();
+    return `answered ${res.status}`;
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause;
+    return cause?.code === 'ECONNREFUSED' ? 'refused' : `failed: ${String(cause?.code ?? err)}`;
+  }
+}
+
+t.test('an in-flight request finishes after close(); new connections are refused', async (t) => {
+  const s = await startApp(t, { config: { adminToken: ADMIN_TOKEN } });
+  const body = JSON.stringify({ name: 'Arrived during shutdown' });
+  const { req, response } = rawRequest(s.port, {
+    method: 'POST',
+    path: '/admin/locations',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+  });
+  req.write(body.slice(0, 10));
+  await waitFor(() => s.app.http.inFlight === 1, 3000, 'the server to see the request');
+
+  let closed = false;
+  const closing = s.close().then(() => (closed = true));
+  t.equal(await connectOutcome(`${s.url}/healthz`), 'refused', 'the listener is closed at once');
+  t.equal(closed, false, 'close() waits for the request');
+
+  req.end(body.slice(10));
+  const res = await within(5000, 'the in-flight response', response);
+  t.equal(res.status, 201, 'the request completes');
+  t.match(JSON.parse(res.body), { location: { name: 'Arrived during shutdown' } });
+  await within(5000, 'close()', closing);
+  t.equal(s.app.http.inFlight, 0);
+  t.equal(await connectOutcome(`${s.url}/healthz`), 'refused', 'still refused after close');
+  await t.rejects(s.app.store.ping(), 'the store is closed after the listener');
+});
+
+t.test('a request on a kept-alive connection during shutdown gets 503 SHUTTING_DOWN', async (t) => {
+  const s = await startApp(t, { config: { adminToken: ADMIN_TOKEN } });
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => keepAlive.destroy());
+  t.equal((await within(5000, 'first request', get(s.port, '/healthz', keepAlive))).status, 200);
+
+  // Hold the shutdown open with a half-sent body on another connection.
+  const slowBody = '{"name":"Slow"}';
+  const slow = rawRequest(s.port, { method: 'POST', path: '/admin/locations', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-length': slowBody.length } });
+  slow.req.write(slowBody.slice(0, 7));
+  await waitFor(() => s.app.http.inFlight === 1, 3000, 'the slow request');
+  const closing = s.close();
+
+  const late = await within(5000, 'request during shutdown', get(s.port, '/readyz', keepAlive, { 'x-request-id': 'late-1' }));
+  t.equal(late.status, 503);
+  t.equal(late.headers['x-request-id'], 'late-1');
+  t.strictSame(JSON.parse(late.body), { detail: 'The gateway is shutting down', code: 'SHUTTING_DOWN' });
+
+  slow.req.end(slowBody.slice(7));
+  t.equal((await within(5000, 'slow response', slow.response)).status, 201);
+  await within(5000, 'close()', closing);
+});
+
+t.test('past the grace period close() ends the stragglers', async (t) => {
+  const s = await startApp(t, { config: { adminToken: ADMIN_TOKEN, shutdownGraceS: 1 } });
+  const stuck = rawRequest(s.port, { method: 'POST', path: '/admin/locations', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-length': 100 } });
+  const outcome = stuck.response.then(
+    (r) => `answered ${r.status}`,
+    (err: NodeJS.ErrnoException) => `failed ${err.code ?? err.message}`,
+  );
+  stuck.req.write('{"na');
+  await waitFor(() => s.app.http.inFlight === 1, 3000, 'the stuck request');
+
+  const started = Date.now();
+  await within(4000, 'close() with a stuck request', s.close());
+  const took = Date.now() - started;
+  t.ok(took >= 950 && took < 3000, `close() waited the 1 s grace period (took ${took} ms)`);
+  t.equal(await within(3000, 'the stuck client to notice', outcome), 'failed ECONNRESET', 'the connection is closed under the client');
+});
+
+t.test('close() does not cut a large response that is still draining', async (t) => {
+  // The server layer alone, with a route whose answer is far larger than the socket buffers.
+  const size = 24 * 1024 * 1024;
+  const http = createHttpServer({ logger: createLogger({ level: 'silent' }), bodyLimit: 1024 });
+  http.route({ method: 'GET', pattern: '/big', handler: () => ({ status: 200, body: new Uint8Array(size).fill(0x61) }) });
+  const port = await http.listen('127.0.0.1', 0);
+  let closing: Promise<void> | undefined;
+  t.teardown(() => closing ?? http.close(0));
+
+  const received = await within(
+    20_000,
+    'the large response',
+    new Promise<{ bytes: number; ok: boolean }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/big', agent: false }, (res) => {
+        res.pause(); // let backpressure build up on the server
+        let bytes = 0;
+        let ok = true;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (ok && !chunk.equals(Buffer.alloc(chunk.length, 0x61))) ok = false;
+        });
+        res.on('end', () => resolve({ bytes, ok }));
+        res.on('error', reject);
+        setTimeout(() => {
+          closing = http.close(10_000);
+          res.resume();
+        }, 100);
+      });
+      req.on('error', reject);
+      req.end();
+    }),
+  );
+  t.equal(received.bytes, size, 'every byte arrived');
+  t.ok(received.ok, 'bytes intact');
+  await within(5000, 'close()', closing ?? Promise.resolve());
+  t.equal(http.inFlight, 0);
+});

@@ -1,0 +1,63 @@
+/** /healthz, /readyz and /metrics as an operator's probes and scraper see them. */
+import t from 'tap';
+import { ADMIN_TOKEN, bearer, fetchJson, startApp } from './helpers/app.js';
+
+t.test('/healthz: 200 while the process runs', async (t) => {
+  const { url } = await startApp(t);
+  const { res, body } = await fetchJson(`${url}/healthz`);
+  t.equal(res.status, 200);
+  t.strictSame(body, { status: 'ok' });
+});
+
+t.test('/readyz: 200 while the store answers, 503 once it is closed', async (t) => {
+  const { url, app } = await startApp(t);
+  const ready = await fetchJson(`${url}/readyz`);
+  t.equal(ready.res.status, 200);
+  t.strictSame(ready.body, { status: 'ready', store: 'sqlite' });
+
+  await app.store.close();
+  const down = await fetchJson(`${url}/readyz`);
+  t.equal(down.res.status, 503);
+  t.strictSame(down.body, { status: 'store unreachable', store: 'sqlite' });
+  const health = await fetchJson(`${url}/healthz`);
+  t.equal(health.res.status, 200, '/healthz does not depend on the store');
+});
+
+t.test('/metrics without an admin token: open, Prometheus text', async (t) => {
+  const { url, token } = await startApp(t);
+  t.equal((await fetch(`${url}/api/me`, { headers: bearer(token) })).status, 200);
+  t.equal((await fetch(`${url}/api/me`)).status, 401);
+  t.equal((await fetch(`${url}/no/such/path`)).status, 404);
+
+  const res = await fetch(`${url}/metrics`);
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+  const text = await res.text();
+  const lines = text.split('\n');
+  t.ok(lines.includes('biogate_http_requests_total{route="/api/me",method="GET",status="200"} 1'), 'one 200 on /api/me');
+  t.ok(lines.includes('biogate_http_requests_total{route="/api/me",method="GET",status="401"} 1'), 'one 401 on /api/me');
+  t.ok(lines.includes('biogate_http_requests_total{route="(unmatched)",method="GET",status="404"} 1'), 'unknown paths share one label');
+  t.ok(lines.includes('# TYPE biogate_http_requests_total counter'));
+  t.ok(lines.includes('# TYPE biogate_http_request_duration_seconds histogram'));
+  t.ok(lines.includes('biogate_http_request_duration_seconds_count{route="/api/me"} 2'));
+  t.ok(lines.includes('biogate_http_request_duration_seconds_bucket{route="/api/me",le="+Inf"} 2'));
+  t.ok(lines.includes('# TYPE biogate_commands gauge'));
+  t.notOk(text.includes(token), 'no token text in metrics');
+  t.ok(text.endsWith('\n'));
+});
+
+t.test('/metrics with an admin token configured: 401 without it, 200 with it', async (t) => {
+  const { url, token } = await startApp(t, { config: { adminToken: ADMIN_TOKEN } });
+  await fetch(`${url}/api/me`, { headers: bearer(token) });
+
+  const none = await fetchJson(`${url}/metrics`);
+  t.equal(none.res.status, 401);
+  t.equal(none.res.headers.get('www-authenticate'), 'Bearer realm="biogate-admin"');
+  t.strictSame(none.body, { detail: 'Admin token required', code: 'UNAUTHORIZED' });
+  t.equal((await fetch(`${url}/metrics`, { headers: bearer(token) })).status, 401, 'a location token is not enough');
+  t.equal((await fetch(`${url}/metrics`, { headers: bearer(ADMIN_TOKEN + 'x') })).status, 401);
+
+  const ok = await fetch(`${url}/metrics`, { headers: bearer(ADMIN_TOKEN) });
+  t.equal(ok.status, 200);
+  t.ok((await ok.text()).split('\n').includes('biogate_http_requests_total{route="/api/me",method="GET",status="200"} 1'));
+});
