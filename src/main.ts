@@ -51,11 +51,27 @@ export async function serve(io: CliIo): Promise<number> {
   });
 }
 
+/** `biogate simulate …`: terminal emulators against a running BioGate; Ctrl-C prints the summary. */
+async function simulate(argv: readonly string[], io: CliIo): Promise<number> {
+  const { simulateCommand } = await import('./simulator/index.js');
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await simulateCommand([...argv], { stdout: io.stdout, stderr: io.stderr, isTTY: io.isTTY, signal: stop.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
 export async function main(argv: readonly string[]): Promise<never> {
   const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, isTTY: Boolean(process.stdout.isTTY) };
   let code: number;
   try {
-    code = argv[0] === 'serve' || argv.length === 0 ? await serve(io) : await runCommand(argv, io);
+    if (argv[0] === 'simulate') code = await simulate(argv.slice(1), io);
+    else code = argv[0] === 'serve' || argv.length === 0 ? await serve(io) : await runCommand(argv, io);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof UwsUnavailableError || err instanceof ListenError) io.stderr.write(`biogate: ${err.message}\n`);
     else io.stderr.write(`biogate: fatal: ${(err as Error).stack ?? String(err)}\n`);

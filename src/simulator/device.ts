@@ -414,8 +414,7 @@ class Device implements SimulatedDevice {
       if (EFFECT_RANK[outcome.effect] > EFFECT_RANK[effect]) effect = outcome.effect;
     }
     if (results.length > 0) {
-      this.#results.push(...results);
-      if (this.#results.length > MAX_RESULTS) this.#results.splice(0, this.#results.length - MAX_RESULTS);
+      this.#results = this.#results.concat(results).slice(-MAX_RESULTS);
       // [PUSH-v2 §8.1] all results of one reply in one POST (fixture A28)
       await this.#postResults();
     }
