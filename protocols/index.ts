@@ -1,0 +1,54 @@
+// Public entry of the wire layer. `src/` imports from here (and types from codec.ts / catalog.ts).
+import type { Codec } from './codec.js';
+import type { DeviceEvent } from './events.js';
+import type { ProtocolVersion } from './commands.js';
+import { pushV2Codec } from './push-v2/codec.js';
+import { pushV3Codec } from './push-v3/codec.js';
+
+export type * from './codec.js';
+export { ProtocolError } from './protocol-error.js';
+export { detectVersion } from './detect-version.js';
+export { httpDate } from './shared/http-date.js';
+export { describeReturnCode, classifyReturn, commandOutcome, learnedUnsupportedMessage, UNSUPPORTED_CODES } from './return-codes.js';
+export { FALLBACKS, presetFallback, CHECK_ATTENDANCE_BOTH_FORMATS_FAILED, DOOR_OPEN_FALLBACK_NOTE, FULL_REUPLOAD_NOTE } from './fallbacks.js';
+export { NO_WIRE_FORM } from './unsupported.js';
+export { attendanceWindow, inAttendanceWindow, type AttendanceWindow } from './attendance-window.js';
+export { capabilityKey, endsBatch } from './capability.js';
+export { registryCodeFrom, sessionIdFrom, assumedToken } from './push-v3/session.js';
+export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk-time.js';
+export { parseCard, cardToHex } from './shared/card.js';
+
+const CODECS: Readonly<Record<ProtocolVersion, Codec>> = { '2.0.0': pushV2Codec, '3.0.0': pushV3Codec };
+
+/** The codec of a protocol generation; chosen once per device (DESIGN.md "Pick the codec once"). */
+export function codecFor(version: ProtocolVersion): Codec {
+  return CODECS[version];
+}
+
+/**
+ * Records carried by upload events — the `n` of `OK: n` / `${table}=${n}` when every record was stored.
+ * A raw (unknownTable) body counts its non-empty lines.
+ */
+export function countRecords(events: readonly DeviceEvent[]): number {
+  let n = 0;
+  for (const event of events) {
+    if ('records' in event) n += event.records.length;
+    else if (event.type === 'unknownRecords') n += event.lines.length;
+    else if (event.type === 'unknownTable') n += rawLineCount(event.body);
+  }
+  return n;
+}
+
+function rawLineCount(body: Uint8Array): number {
+  let lines = 0;
+  let content = false;
+  for (const byte of body) {
+    if (byte === 0x0a) {
+      if (content) lines++;
+      content = false;
+    } else if (byte !== 0x0d && byte !== 0x20 && byte !== 0x09) {
+      content = true;
+    }
+  }
+  return content ? lines + 1 : lines;
+}

@@ -1,0 +1,195 @@
+// Security PUSH command wire strings [COMMANDS §4, §5, §6 column v3; PUSH-v3 §11].
+import type { DeviceProfile, EncodeContext, EncodeResult, SyncOp, SyncTemplate, SyncUser } from '../commands.js';
+import {
+  checkAttendanceWindow, custom, doorBeyondLockCount, firmwareUpgrade, loadUsersPin, wire,
+} from '../preset-common.js';
+import {
+  invalid, isFailure, type CheckAttendanceParams, type CommandTextParams, type DoorOpenParams, type EnrollParams, type FirmwareParams,
+  type LoadUsersParams, type ValidCommand,
+} from '../preset-params.js';
+import { doorMask, hexByte } from '../shared/hex.js';
+import { allDoorsMask, faceType, hasBiodata, hasPhotos, lockCount, maxNameBytes, multiBioSupport, packedDates, supportsBioType } from '../shared/profile.js';
+import { cardText, passwordText, pinText, userName, userWindowText } from '../shared/values.js';
+import { zkEncode } from '../shared/zk-time.js';
+import { zonedWallClock } from '../shared/zoned-time.js';
+import { biodataParts, templateData } from '../template-fields.js';
+import { deviceLacks, noWireFormV3, SYNC_USERS_COMPOSITE } from '../unsupported.js';
+
+/** [PUSH-v3 §11.5] `CONTROL DEVICE AABBCCDD`, each byte `%02X`. Inputs are range-checked by the caller. */
+const control = (aa: number, bb: number, cc: number, dd: number): string =>
+  `CONTROL DEVICE ${[aa, bb, cc, dd].map((b) => hexByte(b) as string).join('')}`;
+
+/** [COMMANDS §4.2] */
+export const INFO_OPTIONS = '~SerialNumber,FirmVer,~DeviceName,MachineType,LockCount,ReaderCount,AuxInCount,AuxOutCount,'
+  + '~MaxUserCount,~MaxAttLogCount,~MaxUserFingerCount,IPAddress,NetMask,GATEIPAddress,~ZKFPVersion';
+
+/** [COMMANDS §2.3] presets without a door parameter act on door 1. */
+const DOOR_1 = 1;
+
+/** `command` was validated against the catalog (codec-base.ts): params carry their defaults. */
+export function encodePresetV3(command: ValidCommand, profile: DeviceProfile, context: EncodeContext): EncodeResult {
+  const preset = command.preset;
+  switch (preset) {
+    // [COMMANDS §4.1] restart this device; ends its batch [PUSH-v3 §8.3]
+    case 'reboot': return wire(control(3, 0, 0, 0));
+    // [COMMANDS §4.2] values arrive on /iclock/querydata?type=options [PUSH-v3 §10.5]
+    case 'info': return wire(`GET OPTIONS ${INFO_OPTIONS}`);
+    // [COMMANDS §4.3] no v3 CHECK: a read-only round trip
+    case 'check': return wire('GET OPTIONS ~SerialNumber,FirmVer');
+    case 'reload-options': case 'emergency-off': case 'clear-photo': case 'shell-command': return noWireFormV3(preset);
+    case 'door-open': {
+      const p = command.params as DoorOpenParams;
+      const missing = doorBeyondLockCount(p.door_id, profile);
+      // [COMMANDS §4.5] output 01, lock relay 01, DD = seconds 1–254 [§3.3]
+      return missing ?? wire(control(1, p.door_id, 1, p.duration));
+    }
+    // [COMMANDS §4.6] DD=00 closes; also ends a latched normal-open
+    case 'door-close': return wire(control(1, DOOR_1, 1, 0));
+    // [COMMANDS §4.7] lock-down on (needs AccSupportFunList bit 2; learned from the result)
+    case 'door-lock': return wire(control(6, DOOR_1, 1, 0));
+    // [COMMANDS §4.8] lock-down off; does not pulse the relay on v3
+    case 'door-unlock': return wire(control(6, DOOR_1, 0, 0));
+    // [COMMANDS §4.9] DD=FF latches the door open
+    case 'normal-open': return wire(control(1, DOOR_1, 1, 0xff));
+    // [COMMANDS §4.10–§4.11, §6] cancel alarm, BB=00 all doors
+    case 'cancel-alarm': case 'clear-alarm': return wire(control(2, 0, 0, 0));
+    // [COMMANDS §4.12] emergency dual-open
+    case 'emergency-on': return wire(control(7, 1, 0, 0));
+    case 'load-users': {
+      const pin = loadUsersPin(command.params as LoadUsersParams, context);
+      if (isFailure(pin)) return pin;
+      // [COMMANDS §4.14] the whole table; one PIN is filtered by the runtime (filter=Pin= is unverified)
+      const query = 'DATA QUERY tablename=user,fielddesc=*,filter=*';
+      return pin === undefined ? wire(query) : { ok: true, lines: [query], keepPin: pin };
+    }
+    case 'sync-users': return SYNC_USERS_COMPOSITE;
+    case 'enroll-biometric': return enroll(command.params as EnrollParams, profile, context);
+    case 'check-attendance': {
+      const w = checkAttendanceWindow(command.params as CheckAttendanceParams);
+      // [COMMANDS §4.17] whole table; rows outside the window are dropped by the runtime (attendanceWindow)
+      return isFailure(w) ? w : { ok: true, lines: ['DATA QUERY tablename=transaction,fielddesc=*,filter=*'], keepWindow: w };
+    }
+    // [COMMANDS §4.18] documented `*` = whole table rule
+    case 'clear-log': return wire('DATA DELETE transaction *');
+    // [COMMANDS §4.20]
+    case 'clear-biodata': return wire('DATA DELETE templatev10 *', 'DATA DELETE biodata *');
+    // [COMMANDS §4.21] this order; photos only on devices that keep them
+    case 'clear-data': return wire(
+      'DATA DELETE userauthorize *', 'DATA DELETE templatev10 *', 'DATA DELETE biodata *', 'DATA DELETE user *', 'DATA DELETE transaction *',
+      ...(hasPhotos(profile) ? ['DATA DELETE biophoto *', 'DATA DELETE userpic *'] : []),
+    );
+    case 'firmware-upgrade': return firmwareUpgrade(command.params as FirmwareParams, profile, context, 3);
+    case 'custom': return custom(command.params as CommandTextParams);
+    /* c8 ignore next 2 */
+    default: return preset satisfies never;
+  }
+}
+
+/** [COMMANDS §4.16, PUSH-v3 §11.8] `ENROLL_BIO type\tno\tpin[\tcardno]\tretry\toverwrite`. */
+function enroll(p: EnrollParams, profile: DeviceProfile, context: EncodeContext): EncodeResult {
+  // cardno only when the user has a card (the vendor format line has it, its example omits it)
+  const card = cardText(context.userCardNo);
+  if (isFailure(card)) return card;
+  const cardField = card === '' ? '' : `\tcardno=${card}`;
+  const face = p.type === 'face' || p.fid === 111;
+  const type = face ? faceType(profile) : 1;
+  if (type === undefined) return deviceLacks('enroll-biometric', 3, 'the device reported no face support (MultiBioDataSupport, FaceFunOn)');
+  return wire(`ENROLL_BIO type=${type}\tno=${face ? 0 : p.fid}\tpin=${p.pin}${cardField}\tretry=${p.retry}\toverwrite=${p.overwrite}`);
+}
+
+export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: EncodeContext): EncodeResult {
+  switch (op.op) {
+    case 'user.upsert': return upsertUser(op.user, op.doors, op.timezoneId, profile, context);
+    case 'user.delete': {
+      const pin = pinText(op.pin);
+      if (isFailure(pin)) return pin;
+      // [COMMANDS §5.2] vendor order: rights, templates, (biodata, photos), then the user
+      return wire(
+        `DATA DELETE userauthorize Pin=${pin}`,
+        `DATA DELETE templatev10 Pin=${pin}`,
+        ...(hasBiodata(profile) ? [`DATA DELETE biodata Pin=${pin}`] : []),
+        ...(hasPhotos(profile) ? [`DATA DELETE biophoto PIN=${pin}`, `DATA DELETE userpic pin=${pin}`] : []),
+        `DATA DELETE user Pin=${pin}`,
+      );
+    }
+    case 'template.upsert': return upsertTemplate(op.template, profile);
+    case 'template.delete': return deleteTemplates(op.pin, op.type, op.no, profile);
+    /* c8 ignore next 2 */
+    default: return op satisfies never;
+  }
+}
+
+/** [COMMANDS §5.1] `user` + `userauthorize`: without the second row the user opens no door. */
+function upsertUser(user: SyncUser, doors: readonly number[] | undefined, timezoneId: number | undefined, profile: DeviceProfile, context: EncodeContext): EncodeResult {
+  const pin = pinText(user.pin);
+  if (isFailure(pin)) return pin;
+  const name = userName(user.firstName, user.lastName, maxNameBytes(profile));
+  if (isFailure(name)) return name;
+  const password = passwordText(user.password);
+  if (isFailure(password)) return password;
+  const card = cardText(user.cardNo);
+  if (isFailure(card)) return card;
+  const privilege = user.privilege ?? 0;
+  const group = user.group ?? 0;
+  if (!Number.isInteger(privilege) || privilege < 0 || privilege > 255) return invalid('invalid privilege');
+  if (!Number.isInteger(group) || group < 0 || group > 99) return invalid('invalid group');
+  // [COMMANDS §3.4] StartTime/EndTime follow DateFmtFunOn, in the location's wall-clock time
+  const start = userWindowText('start_time', user.startTime, 'start', context.timeZone, packedDates(profile));
+  if (isFailure(start)) return start;
+  const end = userWindowText('end_time', user.endTime, 'end', context.timeZone, packedDates(profile));
+  if (isFailure(end)) return end;
+  const tzId = timezoneId ?? 1;
+  if (!Number.isInteger(tzId) || tzId < 0) return invalid('invalid timezone id');
+  const mask = doorMaskFor(doors, profile);
+  if (isFailure(mask)) return mask;
+  return wire(
+    `DATA UPDATE user CardNo=${card}\tPin=${pin}\tPassword=${password}\tGroup=${group}\tStartTime=${start}\tEndTime=${end}\tName=${name}\tPrivilege=${privilege}`,
+    `DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${tzId}\tAuthorizeDoorId=${mask}`,
+  );
+}
+
+/** [COMMANDS §3.2] Σ 2^(door−1); default all doors. */
+function doorMaskFor(doors: readonly number[] | undefined, profile: DeviceProfile): number | ReturnType<typeof invalid> {
+  if (doors === undefined) return allDoorsMask(profile);
+  const limit = lockCount(profile) ?? 4;
+  if (doors.length === 0 || doors.some((d) => !Number.isInteger(d) || d < 1 || d > limit)) return invalid(`doors must be 1 to ${limit}`);
+  return doorMask(doors);
+}
+
+/** [COMMANDS §5.3–§5.4] templatev10 for fingerprints unless the device takes type 1 as biodata; biodata otherwise. */
+function upsertTemplate(template: SyncTemplate, profile: DeviceProfile): EncodeResult {
+  const t = templateData(template);
+  if (isFailure(t)) return t;
+  if (t.type === 1 && !supportsBioType(profile, 1)) {
+    return wire(`DATA UPDATE templatev10 Pin=${t.pin}\tFingerID=${t.no}\tValid=${template.duress === true ? 3 : 1}\tTemplate=${t.data}`);
+  }
+  if (multiBioSupport(profile).length > 0 && !supportsBioType(profile, t.type)) {
+    return deviceLacks('sync-users', 3, `the device does not accept biometric type ${t.type}`);
+  }
+  const b = biodataParts(template);
+  if (isFailure(b)) return b;
+  // [COMMANDS §5.4] lower-case keys as in the vendor example
+  return wire(`DATA UPDATE biodata pin=${t.pin}\tno=${t.no}\tindex=${b.index}\tvalid=1\tduress=${b.duress}\ttype=${t.type}`
+    + `\tmajorver=${b.majorVer}\tminorver=${b.minorVer}\tformat=${b.format}\ttmp=${t.data}`);
+}
+
+function deleteTemplates(pinValue: number | string, type: number | undefined, no: number | undefined, profile: DeviceProfile): EncodeResult {
+  const pin = pinText(pinValue);
+  if (isFailure(pin)) return pin;
+  if (no !== undefined && (!Number.isInteger(no) || no < 0)) return invalid('invalid template number');
+  // [COMMANDS §5.4] all types: `DATA DELETE biodata Pin=`; templatev10 holds the legacy fingerprints
+  if (type === undefined) return wire(`DATA DELETE templatev10 Pin=${pin}`, `DATA DELETE biodata Pin=${pin}`);
+  if (!Number.isInteger(type) || type < 0 || type > 9) return invalid('invalid biometric type');
+  if (type === 1 && !supportsBioType(profile, 1)) {
+    return wire(`DATA DELETE templatev10 Pin=${pin}${no === undefined ? '' : `\tFingerID=${no}`}`);
+  }
+  return wire(`DATA DELETE biodata Type=${type}\tPin=${pin}${no === undefined ? '' : `\tNo=${no}`}`);
+}
+
+/** [PUSH-v3 §11.6] `SET OPTIONS DateTime=${packed}` in the location's wall-clock time. */
+export function timeSyncV3(now: Date, timeZone: string): EncodeResult {
+  const local = zonedWallClock(now, timeZone);
+  if (local === undefined) return invalid(`unknown time zone ${JSON.stringify(timeZone)}`);
+  const packed = zkEncode(local);
+  return packed === undefined ? invalid('times before 2000 cannot be sent to the device') : wire(`SET OPTIONS DateTime=${packed}`);
+}

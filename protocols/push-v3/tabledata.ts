@@ -1,0 +1,63 @@
+// Security PUSH table rows [PUSH-v3 §7.2–§7.4, §10.4]: `rtlog`, `rtstate`, and `tabledata` uploads
+// (`${table} key=value\tkey=value…`), which are also the format of DATA QUERY answers.
+import type { AttendancePhoto, DeviceEvent, RecordSource } from '../events.js';
+import type { Decoded } from '../shared/decoded.js';
+import { parseKeyValues, type KeyValues } from '../shared/key-value.js';
+import { splitFields, splitLines } from '../shared/lines.js';
+import { intOrNull } from '../shared/numbers.js';
+import {
+  accessRecord, bioPhoto, bioTemplate, doorEvent, doorState, errorLog, fingerprintTemplate, userPhoto, userRecord,
+} from '../shared/records.js';
+import { attendancePhoto } from '../push-v2/photo.js';
+
+/**
+ * Rows of a known table: a leading `${table} ` (any case) is stripped [PUSH-v3 §7.4], pairs are parsed
+ * by key (field order differs between firmware [PUSH-v3 §7.2]). Unknown tables keep the raw body.
+ */
+export function decodeRows(table: string, body: Uint8Array, text: string, source: RecordSource): Decoded {
+  const t = table.toLowerCase();
+  const rows = () => rowMaps(t, text);
+  switch (t) {
+    case 'user': return collect(rows(), userRecord, (records) => ({ type: 'users', source, records }));
+    case 'templatev10': return collect(rows(), fingerprintTemplate, (records) => ({ type: 'fingerprintTemplates', source, records }));
+    case 'biodata': return collect(rows(), bioTemplate, (records) => ({ type: 'bioTemplates', source, records }));
+    case 'biophoto': return collect(rows(), bioPhoto, (records) => ({ type: 'bioPhotos', source, records }));
+    case 'userpic': return collect(rows(), userPhoto, (records) => ({ type: 'userPhotos', source, records }));
+    case 'errorlog': return collect(rows(), errorLog, (records) => ({ type: 'errorLogs', source, records }));
+    case 'transaction': return collect(rows(), accessRecord, (records) => ({ type: 'accessRecords', source, records }));
+    case 'attphoto': return collect(rows(), attPhotoRow, (records) => ({ type: 'attendancePhotos', source, records }));
+    case 'rtlog': return collect(rows(), doorEvent, (records) => ({ type: 'doorEvents', source, records }));
+    case 'rtstate': return collect(rows(), doorState, (records) => ({ type: 'doorStates', source, records }));
+    default: return { events: [{ type: 'unknownTable', source, body }], rejected: [] };
+  }
+}
+
+interface Row { readonly line: string; readonly kv: KeyValues }
+
+function rowMaps(table: string, text: string): Row[] {
+  return splitLines(text).map((line) => {
+    let rowText = line;
+    const head = /^\s*(\S+)[ \t]+/.exec(line);
+    if (head !== null && (head[1] as string).toLowerCase() === table) rowText = line.slice(head[0].length);
+    const { fields, spaced } = splitFields(rowText);
+    return { line, kv: parseKeyValues(fields, spaced) };
+  });
+}
+
+function collect<T>(rows: readonly Row[], build: (kv: KeyValues) => T | undefined, wrap: (records: T[]) => DeviceEvent): Decoded {
+  const records: T[] = [];
+  const rejected: string[] = [];
+  for (const row of rows) {
+    const record = build(row.kv);
+    if (record === undefined) rejected.push(row.line);
+    else records.push(record);
+  }
+  return { events: records.length > 0 ? [wrap(records)] : [], rejected };
+}
+
+/** [PUSH-v3 §7.4] ATTPHOTO rows have no table-name prefix; `pin` is the file name, `photo` base64. */
+function attPhotoRow(kv: KeyValues): AttendancePhoto | undefined {
+  const name = kv.pin?.trim() ?? '';
+  const photo = kv.photo ?? '';
+  return name === '' || photo === '' ? undefined : attendancePhoto(name, intOrNull(kv.size), '', { encoding: 'base64', text: photo });
+}

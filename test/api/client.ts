@@ -1,0 +1,238 @@
+/**
+ * A small JSON client for the REST API tests: plain fetch against the real app
+ * (test/helpers/app.ts starts it on port 0 with a temporary SQLite store), plus
+ * the response shapes of SERVICE-SPEC "Resources and their fields" and a few
+ * assertions that several test files share.
+ */
+import { startApp, type StartOptions, type StartedApp, type Teardown } from '../helpers/app.js';
+
+export type Json = Record<string, unknown>;
+
+export interface Reply<T> {
+  readonly status: number;
+  readonly body: T;
+  readonly headers: Headers;
+}
+
+export interface CallOptions {
+  /** Sent as JSON. */
+  readonly body?: unknown;
+  /** Sent as is (malformed JSON, NUL bytes, …); wins over `body`. */
+  readonly raw?: string | Uint8Array;
+  /** Another token than the client's; `null` sends no Authorization header. */
+  readonly token?: string | null;
+  readonly headers?: Record<string, string>;
+}
+
+export type Call = <T = Json>(method: string, path: string, options?: CallOptions) => Promise<Reply<T>>;
+
+/** A caller bound to one base URL and one bearer token. */
+export function client(url: string, token: string): Call {
+  return async <T = Json>(method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> => {
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    const bearerToken = options.token === undefined ? token : options.token;
+    if (bearerToken !== null) headers['authorization'] = `Bearer ${bearerToken}`;
+    let body: string | Uint8Array | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(`${url}${path}`, { method, headers, signal: AbortSignal.timeout(10_000), ...(body !== undefined ? { body } : {}) });
+    const text = await res.text();
+    const type = res.headers.get('content-type') ?? '';
+    const parsed: unknown = type.includes('application/json') && text.length > 0 ? JSON.parse(text) : text;
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  };
+}
+
+export interface Tenant {
+  readonly id: number;
+  readonly name: string;
+  readonly token: string;
+  readonly api: Call;
+}
+
+export interface Gateway {
+  readonly started: StartedApp;
+  /** The bootstrap location "Default". */
+  readonly a: Tenant;
+  /** Calls the API without binding a tenant (pass `token`). */
+  readonly url: string;
+  /** Creates another location with its first token. */
+  tenant(name: string): Promise<Tenant>;
+}
+
+/** The real app on port 0 with the bootstrap location as tenant A. */
+export async function gateway(t: Teardown, options: StartOptions = {}): Promise<Gateway> {
+  const started = await startApp(t, options);
+  const { url, token, locationId } = started;
+  return {
+    started,
+    url,
+    a: { id: locationId, name: 'Default', token, api: client(url, token) },
+    async tenant(name) {
+      const created = await started.app.locations.create({ name });
+      return { id: created.location.id, name, token: created.token.token, api: client(url, created.token.token) };
+    },
+  };
+}
+
+// ------------------------------------------------------------------ response shapes
+
+export interface LocationBasic {
+  id: number;
+  name: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  limit: number;
+  total_pages: number;
+  has_next: boolean;
+  has_prev: boolean;
+}
+
+export interface Issue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export interface ErrorBody {
+  detail: string | Issue[];
+  code: string;
+}
+
+export interface ValidationError {
+  detail: Issue[];
+  code: 'VALIDATION_FAILED';
+}
+
+export interface UserResponse {
+  id: number;
+  location_id: number;
+  location: LocationBasic | null;
+  pin: number;
+  first_name: string | null;
+  last_name: string | null;
+  card_no: string | null;
+  password: number | null;
+  is_active: boolean;
+  start_time: string | null;
+  end_time: string | null;
+  privilege: number;
+  group: number;
+  super_authorize: number;
+  has_biometric: boolean;
+  biometric_templates: Json[] | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface DeviceResponse {
+  id: number;
+  name: string;
+  serial_number: string;
+  location_id: number | null;
+  location: LocationBasic | null;
+  registry_code: string | null;
+  session_id: string | null;
+  registered_at: string | null;
+  options: Record<string, string> | null;
+  version: string | null;
+  last_seen: string | null;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string | null;
+  /** BioGate extension: the dialect pinned at assignment. */
+  version_override: string | null;
+}
+
+export interface CommandResponse {
+  id: number;
+  command: string;
+  priority: number;
+  location_id: number | null;
+  location: LocationBasic | null;
+  sn: string | null;
+  status: 'pending' | 'sent' | 'success' | 'failed';
+  response: string | null;
+  error_message: string | null;
+  sent_at: string | null;
+  acknowledged_at: string | null;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string | null;
+  params: Json | null;
+  result: unknown;
+  expires_at: string | null;
+  created_by_token_id: number | null;
+}
+
+export const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export const USER_KEYS = [
+  'id', 'location_id', 'location', 'pin', 'first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time',
+  'privilege', 'group', 'super_authorize', 'has_biometric', 'biometric_templates', 'created_at', 'updated_at',
+] as const;
+
+/** SERVICE-SPEC DeviceResponse, plus the documented extra `version_override`. */
+export const DEVICE_KEYS = [
+  'id', 'name', 'serial_number', 'location_id', 'location', 'registry_code', 'session_id', 'registered_at', 'options', 'version',
+  'last_seen', 'is_active', 'created_at', 'updated_at', 'version_override',
+] as const;
+
+/** SERVICE-SPEC CommandResponse, plus the extras of API-CONTRACT §4–5. */
+export const COMMAND_KEYS = [
+  'id', 'command', 'priority', 'location_id', 'location', 'sn', 'status', 'response', 'error_message', 'sent_at', 'acknowledged_at',
+  'is_active', 'created_at', 'updated_at', 'params', 'result', 'expires_at', 'created_by_token_id',
+] as const;
+
+export const PAGE_KEYS = ['data', 'total', 'page', 'limit', 'total_pages', 'has_next', 'has_prev'] as const;
+
+/** Own keys, sorted: compare field sets exactly. */
+export const keysOf = (value: unknown): string[] => (value !== null && typeof value === 'object' ? Object.keys(value).sort() : []);
+export const sorted = (keys: readonly string[]): string[] => [...keys].sort();
+
+/** The `loc`s of a 422, as `body.pin`-style strings, sorted. */
+export function locsOf(body: unknown): string[] {
+  const detail = (body as { detail?: unknown }).detail;
+  if (!Array.isArray(detail)) return [];
+  return (detail as Issue[]).map((i) => i.loc.join('.')).sort();
+}
+
+/** The issue at `loc` (`body.pin`), if any. */
+export function issueAt(body: unknown, loc: string): Issue | undefined {
+  const detail = (body as { detail?: unknown }).detail;
+  return Array.isArray(detail) ? (detail as Issue[]).find((i) => i.loc.join('.') === loc) : undefined;
+}
+
+/** Every issue is a `{loc, msg, type}` triple with a non-empty msg and a loc under `root`. */
+export function wellFormedIssues(body: unknown, root: 'body' | 'query' | 'path'): boolean {
+  const b = body as { detail?: unknown; code?: unknown };
+  if (b.code !== 'VALIDATION_FAILED' || !Array.isArray(b.detail) || b.detail.length === 0) return false;
+  return (b.detail as unknown[]).every((raw) => {
+    const i = raw as Partial<Issue>;
+    return (
+      keysOf(i).join() === 'loc,msg,type' &&
+      Array.isArray(i.loc) &&
+      i.loc[0] === root &&
+      typeof i.msg === 'string' &&
+      i.msg.length > 0 &&
+      typeof i.type === 'string'
+    );
+  });
+}
+
+/** A small deterministic PRNG (mulberry32) for bounded fuzzing. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = a;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
