@@ -260,19 +260,9 @@ export interface Command {
   readonly updated_at: Iso | null;
 }
 
-export interface NewCommand {
-  readonly location_id: number | null;
-  readonly sn: string;
-  readonly command: string;
-  readonly params: Readonly<Record<string, unknown>> | null;
-  readonly priority: number;
-  readonly origin: CommandOrigin;
-  readonly expires_at: Iso | null;
-  readonly sync_key?: string | null;
-  readonly parent_id?: number | null;
-  readonly created_by_token_id?: number | null;
-  readonly idempotency_key?: string | null;
-}
+/** What creating a command takes: the caller's fields; status, timestamps and ids are the store's. */
+export type NewCommand = Pick<Command, 'location_id' | 'sn' | 'command' | 'params' | 'priority' | 'origin' | 'expires_at'> &
+  Partial<Pick<Command, 'sync_key' | 'parent_id' | 'created_by_token_id' | 'idempotency_key'>>;
 
 export interface CommandFilter {
   readonly sn?: string;
