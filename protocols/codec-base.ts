@@ -15,7 +15,7 @@ export interface VersionParts {
   readonly encodePreset: (command: ValidCommand, profile: DeviceProfile, context: EncodeContext) => EncodeResult;
   readonly encodeSync: (op: SyncOp, profile: DeviceProfile, context: EncodeContext) => EncodeResult;
   readonly encodeTimeSync: (now: Date, timeZone: string) => EncodeResult;
-  readonly syncFallback: (op: SyncOp, returnCode: number, profile: DeviceProfile, context: EncodeContext) => WireLines | undefined;
+  readonly syncFallback: (op: SyncOp, returnCode: number, profile: DeviceProfile) => WireLines | undefined;
   readonly replies: Replies;
 }
 

@@ -162,9 +162,9 @@ export interface Codec {
    *  v3 `SET OPTIONS DateTime=${packed local}` [PUSH-v3 §11.6]. */
   encodeTimeSync(now: Date, timeZone: string): EncodeResult;
   /** [COMMANDS §2.5] the one automatic fallback for a preset answered with `returnCode`, if any. */
-  presetFallback(command: PresetCommand, returnCode: number, profile: DeviceProfile, context: EncodeContext): WireLines | undefined;
+  presetFallback(command: PresetCommand, returnCode: number): WireLines | undefined;
   /** [COMMANDS §2.5] v2 fingerprint sync answered -1002/-11/-12 → BIODATA form; undefined otherwise. */
-  syncFallback(op: SyncOp, returnCode: number, profile: DeviceProfile, context: EncodeContext): WireLines | undefined;
+  syncFallback(op: SyncOp, returnCode: number, profile: DeviceProfile): WireLines | undefined;
   /** [COMMANDS §2.6] what a Return code teaches about the command word. */
   classifyReturn(returnCode: number): Capability;
   /** The key capability learning is stored under: command word, DATA verb + table, CONTROL DEVICE op. */

@@ -3,6 +3,7 @@ import type { PresetId, ProtocolMajor } from './catalog.js';
 import type { PresetCommand, WireLines } from './commands.js';
 import { checkAttendanceWindow } from './preset-common.js';
 import { isFailure, presetParams, type CheckAttendanceParams } from './preset-params.js';
+import { majorOf, type Dialect } from './return-codes.js';
 
 export interface FallbackRule {
   readonly major: ProtocolMajor;
@@ -39,8 +40,8 @@ const applies = (major: ProtocolMajor, preset: PresetId | 'sync-fingerprint', co
   FALLBACKS.some((rule) => rule.major === major && rule.preset === preset && rule.returnCodes.includes(code));
 
 /** The fallback wire line(s) for a preset answered with `returnCode`, or undefined (fail the command). */
-export function presetFallback(major: ProtocolMajor, command: PresetCommand, returnCode: number): WireLines | undefined {
-  if (!applies(major, command.preset, returnCode)) return undefined;
+export function presetFallback(dialect: Dialect, command: PresetCommand, returnCode: number): WireLines | undefined {
+  if (!applies(majorOf(dialect), command.preset, returnCode)) return undefined;
   switch (command.preset) {
     case 'check-attendance': {
       const p = presetParams<CheckAttendanceParams>('check-attendance', command.params);

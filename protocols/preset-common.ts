@@ -1,6 +1,6 @@
 // Preset pieces whose wire form is the same on both generations [COMMANDS §4.22, §4.24] and shared checks.
 import { CUSTOM_MAX_BYTES } from './catalog.js';
-import type { DeviceProfile, EncodeContext, EncodeResult } from './commands.js';
+import type { DeviceProfile, EncodeContext, EncodeFailure, EncodeResult } from './commands.js';
 import { attendanceWindow, type AttendanceWindow } from './attendance-window.js';
 import {
   invalid, type CheckAttendanceParams, type CommandTextParams, type FirmwareParams, type LoadUsersParams,
@@ -36,7 +36,7 @@ export function custom(p: CommandTextParams): EncodeResult {
 }
 
 /** [COMMANDS §4.14] params.pin, else the PIN resolved for params.user_id, else all users (undefined). */
-export function loadUsersPin(p: LoadUsersParams, context: EncodeContext): string | undefined | ReturnType<typeof invalid> {
+export function loadUsersPin(p: LoadUsersParams, context: EncodeContext): string | undefined | EncodeFailure {
   if (p.pin !== null) return pinText(p.pin);
   if (p.user_id === null) return undefined;
   if (context.userPin === undefined) return invalid(`user_id ${p.user_id} could not be resolved to a PIN`);
@@ -44,13 +44,13 @@ export function loadUsersPin(p: LoadUsersParams, context: EncodeContext): string
 }
 
 /** [COMMANDS §4.17] validated window, device-local. */
-export function checkAttendanceWindow(p: CheckAttendanceParams): AttendanceWindow | ReturnType<typeof invalid> {
+export function checkAttendanceWindow(p: CheckAttendanceParams): AttendanceWindow | EncodeFailure {
   if (p.startDate !== null && p.endDate !== null && p.startDate > p.endDate) return invalid('startDate is after endDate');
   return attendanceWindow(p);
 }
 
 /** [COMMANDS §2.3] doors are 1–4 (catalog) and, when the device reported LockCount, ≤ LockCount. */
-export function doorBeyondLockCount(door: number, profile: DeviceProfile): ReturnType<typeof invalid> | undefined {
+export function doorBeyondLockCount(door: number, profile: DeviceProfile): EncodeFailure | undefined {
   const n = lockCount(profile);
   return n !== null && door > n ? invalid(`door ${door} does not exist on this device (LockCount=${n})`) : undefined;
 }

@@ -2,6 +2,11 @@
 // PUSH-v3 §12 "BioGate mapping"] and capability learning [COMMANDS §2.6, PUSH-v2 §11.2].
 import type { PresetId, ProtocolMajor } from './catalog.js';
 import type { Capability, CommandOutcome } from './codec.js';
+import type { ProtocolVersion } from './commands.js';
+
+/** `'2.0.0'` / `'3.0.0'` or the major number. */
+export type Dialect = ProtocolVersion | ProtocolMajor;
+export const majorOf = (dialect: Dialect): ProtocolMajor => (dialect === '3.0.0' || dialect === 3 ? 3 : 2);
 
 const NOT_SUPPORTED = 'command not supported by the device';
 
@@ -64,7 +69,8 @@ export const V3_RETURN_CODES: ReadonlyMap<number, string> = new Map([
 ]);
 
 /** Meaning of a Return code for a dialect; `preset` selects the enrollment table. */
-export function describeReturnCode(major: ProtocolMajor, code: number, preset?: PresetId): string {
+export function describeReturnCode(dialect: Dialect, code: number, preset?: PresetId): string {
+  const major = majorOf(dialect);
   if (preset === 'enroll-biometric' && code >= 0) return ENROLL_RETURN_CODES.get(code) ?? `unexpected enrollment result ${code}`;
   if (code === 0) return 'success';
   if (code > 0) return `success (${code})`;
@@ -79,7 +85,8 @@ export function describeReturnCode(major: ProtocolMajor, code: number, preset?: 
  * [PUSH-v2 §8.7] ≥ 0 success (enrollment: only 0), < 0 failure with `device returned ${code}: ${meaning}`;
  * [PUSH-v3 §9.1, §12] −5000 from a master controller keeps the command pending.
  */
-export function commandOutcome(major: ProtocolMajor, code: number, preset?: PresetId): CommandOutcome {
+export function commandOutcome(dialect: Dialect, code: number, preset?: PresetId): CommandOutcome {
+  const major = majorOf(dialect);
   if (major === 3 && code === -5000) return { status: 'pending' };
   const ok = preset === 'enroll-biometric' ? code === 0 : code >= 0;
   return ok ? { status: 'success' } : { status: 'failed', message: `device returned ${code}: ${describeReturnCode(major, code, preset)}` };
@@ -92,9 +99,9 @@ export const UNSUPPORTED_CODES: Readonly<Record<ProtocolMajor, ReadonlySet<numbe
 };
 
 /** supported after any Return ≥ 0; unsupported after the codes above; unknown otherwise. */
-export function classifyReturn(major: ProtocolMajor, code: number): Capability {
+export function classifyReturn(dialect: Dialect, code: number): Capability {
   if (code >= 0) return 'supported';
-  return UNSUPPORTED_CODES[major].has(code) ? 'unsupported' : 'unknown';
+  return UNSUPPORTED_CODES[majorOf(dialect)].has(code) ? 'unsupported' : 'unknown';
 }
 
 /** [PUSH-v2 §11.2] the error_message of a preset refused from learned capability. */

@@ -13,6 +13,6 @@ export const pushV2Codec: Codec = createCodec({
   // [PUSH-v2 §9.2, §9.5] no clock command: CHECK makes the device re-handshake and take the Date
   // header and TimeZone again
   encodeTimeSync: () => wire('CHECK'),
-  syncFallback: (op, returnCode, profile) => syncFallbackV2(op, returnCode, profile),
+  syncFallback: syncFallbackV2,
   replies: repliesV2,
 });

@@ -1,5 +1,5 @@
 // Security PUSH command wire strings [COMMANDS §4, §5, §6 column v3; PUSH-v3 §11].
-import type { DeviceProfile, EncodeContext, EncodeResult, SyncOp, SyncTemplate, SyncUser } from '../commands.js';
+import type { DeviceProfile, EncodeContext, EncodeFailure, EncodeResult, SyncOp, SyncTemplate, SyncUser } from '../commands.js';
 import {
   checkAttendanceWindow, custom, doorBeyondLockCount, firmwareUpgrade, loadUsersPin, wire,
 } from '../preset-common.js';
@@ -149,7 +149,7 @@ function upsertUser(user: SyncUser, doors: readonly number[] | undefined, timezo
 }
 
 /** [COMMANDS §3.2] Σ 2^(door−1); default all doors. */
-function doorMaskFor(doors: readonly number[] | undefined, profile: DeviceProfile): number | ReturnType<typeof invalid> {
+function doorMaskFor(doors: readonly number[] | undefined, profile: DeviceProfile): number | EncodeFailure {
   if (doors === undefined) return allDoorsMask(profile);
   const limit = lockCount(profile) ?? 4;
   if (doors.length === 0 || doors.some((d) => !Number.isInteger(d) || d < 1 || d > limit)) return invalid(`doors must be 1 to ${limit}`);

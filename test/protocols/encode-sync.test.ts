@@ -159,10 +159,10 @@ t.test('template input checks', async (t) => {
 t.test('v2 fingerprint fallback to BIODATA on -1002 / -11 / -12 (COMMANDS §2.5)', async (t) => {
   const op: SyncOp = { op: 'template.upsert', template: { pin: 1, type: 1, no: 2, majorVer: '10', minorVer: '0', data: B64 } };
   const expected = { ok: true, lines: [`DATA UPDATE BIODATA Pin=1\tNo=2\tIndex=0\tValid=1\tDuress=0\tType=1\tMajorVer=10\tMinorVer=0\tFormat=0\tTmp=${B64}`] };
-  for (const code of [-1002, -11, -12]) t.same(v2.syncFallback(op, code, P2(), ctx), expected, `code ${code}`);
-  t.equal(v2.syncFallback(op, -1, P2(), ctx), undefined);
-  t.equal(v2.syncFallback(op, -1002, P2({ FPVersion: '12' }), ctx), undefined, 'already BIODATA');
-  t.equal(v2.syncFallback({ op: 'user.delete', pin: 1 }, -1002, P2(), ctx), undefined);
-  t.equal(v2.syncFallback({ op: 'template.upsert', template: { pin: 1, type: 1, no: 2, data: B64 } }, -1002, P2(), ctx), undefined, 'no version: no fallback');
-  t.equal(v3.syncFallback(op, -1002, P3(), ctx), undefined);
+  for (const code of [-1002, -11, -12]) t.same(v2.syncFallback(op, code, P2()), expected, `code ${code}`);
+  t.equal(v2.syncFallback(op, -1, P2()), undefined);
+  t.equal(v2.syncFallback(op, -1002, P2({ FPVersion: '12' })), undefined, 'already BIODATA');
+  t.equal(v2.syncFallback({ op: 'user.delete', pin: 1 }, -1002, P2()), undefined);
+  t.equal(v2.syncFallback({ op: 'template.upsert', template: { pin: 1, type: 1, no: 2, data: B64 } }, -1002, P2()), undefined, 'no version: no fallback');
+  t.equal(v3.syncFallback(op, -1002, P3()), undefined);
 });

@@ -230,7 +230,7 @@ t.test('A32c -1002 refusals: encoders, classification and the CHECK fallback', a
   t.equal(v2.classifyReturn(refused.returnCode), 'unsupported');
   t.equal(v2.capabilityKey('DATA QUERY ATTLOG StartTime=2026-02-01 00:00:00\tEndTime=2026-02-10 23:59:59'), 'DATA QUERY ATTLOG');
   t.same(v2.outcome(refused.returnCode), { status: 'failed', message: 'device returned -1002: command not supported by the device' });
-  const fallback = v2.presetFallback(query, -1002, profile, ctx);
+  const fallback = v2.presetFallback(query, -1002);
   t.same(fallback, { ok: true, lines: ['CHECK'], note: 'range query unsupported; full re-upload requested', requestFullAttlogUpload: true });
   t.equal(v2.replies.commands([{ id: 3, wire: 'CHECK' }]).body, responseBody(f.exchanges[4]!.response));
   t.match(only(decodeExchange(f, 7).events, 'commandResults').results, [{ id: '3', returnCode: 0, cmd: 'CHECK' }]);

@@ -10,12 +10,11 @@ import {
 
 const v2 = codecFor('2.0.0');
 const v3 = codecFor('3.0.0');
-const p2 = { version: '2.0.0' as const, options: {} };
-const p3 = { version: '3.0.0' as const, options: {} };
-const ctx = { timeZone: 'UTC' };
 
 t.test('describeReturnCode', async (t) => {
   t.equal(describeReturnCode(2, -1002), 'command not supported by the device');
+  t.equal(describeReturnCode('3.0.0', -708), 'command not supported by this firmware');
+  t.equal(describeReturnCode('2.0.0', -708), 'unknown error');
   t.equal(v2.describeReturnCode(-1004), 'data inconsistent with the device configuration (table not present on this model)');
   t.equal(v2.describeReturnCode(-10), 'user PIN does not exist on the device');
   t.equal(v2.describeReturnCode(0), 'success');
@@ -78,21 +77,21 @@ t.test('batch ends (PUSH-v2 §7.3, PUSH-v3 §8.3)', async (t) => {
 t.test('fallbacks (COMMANDS §2.5)', async (t) => {
   t.equal(FALLBACKS.length, 8);
   const query = { preset: 'check-attendance' as const, params: { startDate: '2015-07-29', endDate: '2015-07-29' } };
-  t.same(v2.presetFallback(query, -1, p2, ctx), { ok: true, lines: ['DATA QUERY ATTLOG StartTime=2015-07-29T00:00:00\tEndTime=2015-07-29T23:59:59'] });
-  t.same(v2.presetFallback(query, -1002, p2, ctx), { ok: true, lines: ['CHECK'], note: 'range query unsupported; full re-upload requested', requestFullAttlogUpload: true });
-  t.equal(v2.presetFallback(query, -2, p2, ctx), undefined);
-  t.equal(v2.presetFallback({ preset: 'check-attendance', params: { startDate: 'x' } }, -1, p2, ctx), undefined, 'params that no longer validate');
+  t.same(v2.presetFallback(query, -1), { ok: true, lines: ['DATA QUERY ATTLOG StartTime=2015-07-29T00:00:00\tEndTime=2015-07-29T23:59:59'] });
+  t.same(v2.presetFallback(query, -1002), { ok: true, lines: ['CHECK'], note: 'range query unsupported; full re-upload requested', requestFullAttlogUpload: true });
+  t.equal(v2.presetFallback(query, -2), undefined);
+  t.equal(v2.presetFallback({ preset: 'check-attendance', params: { startDate: 'x' } }, -1), undefined, 'params that no longer validate');
   t.equal(CHECK_ATTENDANCE_BOTH_FORMATS_FAILED, 'device returned -1 for both date formats: no records in range, or query not supported');
-  t.equal(v3.presetFallback(query, -1, p3, ctx), undefined, 'v3 has no check-attendance fallback');
+  t.equal(v3.presetFallback(query, -1), undefined, 'v3 has no check-attendance fallback');
   for (const code of [-13, -708, -801, -1002]) {
-    t.same(v3.presetFallback({ preset: 'door-open', params: { door_id: 2, duration: 9 } }, code, p3, ctx), { ok: true, lines: ['AC_UNLOCK'], note: 'door and duration not transmitted' });
-    t.same(v3.presetFallback({ preset: 'cancel-alarm' }, code, p3, ctx), { ok: true, lines: ['AC_UNALARM'] });
-    t.same(v3.presetFallback({ preset: 'clear-alarm' }, code, p3, ctx), { ok: true, lines: ['AC_UNALARM'] });
-    t.same(v3.presetFallback({ preset: 'info' }, code, p3, ctx), { ok: true, lines: ['INFO'] });
-    t.same(v3.presetFallback({ preset: 'check' }, code, p3, ctx), { ok: true, lines: ['INFO'] });
+    t.same(v3.presetFallback({ preset: 'door-open', params: { door_id: 2, duration: 9 } }, code), { ok: true, lines: ['AC_UNLOCK'], note: 'door and duration not transmitted' });
+    t.same(v3.presetFallback({ preset: 'cancel-alarm' }, code), { ok: true, lines: ['AC_UNALARM'] });
+    t.same(v3.presetFallback({ preset: 'clear-alarm' }, code), { ok: true, lines: ['AC_UNALARM'] });
+    t.same(v3.presetFallback({ preset: 'info' }, code), { ok: true, lines: ['INFO'] });
+    t.same(v3.presetFallback({ preset: 'check' }, code), { ok: true, lines: ['INFO'] });
   }
-  t.equal(v3.presetFallback({ preset: 'door-open' }, -28, p3, ctx), undefined);
-  t.equal(v2.presetFallback({ preset: 'door-unlock' }, -1002, p2, ctx), undefined, 'LX35 AC_UNLOCK: no fallback');
+  t.equal(v3.presetFallback({ preset: 'door-open' }, -28), undefined);
+  t.equal(v2.presetFallback({ preset: 'door-unlock' }, -1002), undefined, 'LX35 AC_UNLOCK: no fallback');
   const noFallback: PresetId[] = ['load-users', 'reboot', 'enroll-biometric'];
   for (const preset of noFallback) t.equal(presetFallback(2, { preset }, -1002), undefined, preset);
 });

@@ -1,6 +1,7 @@
 // Parsing helpers of protocols/shared: lines and fields, key=value, parameter lists, ZK packed time,
 // hex, cards, zoned time, command lines.
 import t from 'tap';
+import { isBase64 } from '../../protocols/shared/base64.js';
 import { cardToHex, parseCard } from '../../protocols/shared/card.js';
 import { parseDataCommand, unframe } from '../../protocols/shared/command-line.js';
 import { doorMask, fromHex, hexByte, toHex } from '../../protocols/shared/hex.js';
@@ -145,4 +146,17 @@ t.test('command lines read back', async (t) => {
   t.same(parseDataCommand('DATA COUNT user')?.table, 'user');
   t.equal(parseDataCommand('DATA QUERY tablename=,fielddesc=*,filter=*'), undefined);
   t.equal(parseDataCommand('INFO'), undefined);
+});
+
+t.test('base64 check (PUSH-v2 §6.4)', async (t) => {
+  t.ok(isBase64('AAAA'));
+  t.ok(isBase64('c2FmZHNhd3Jyd3JIcmVyZXJIcnc='));
+  t.ok(isBase64('ocoYgZ6nVgELiKpa+/=='));
+  t.notOk(isBase64(''));
+  t.notOk(isBase64('AAA'));
+  t.notOk(isBase64('A==='));
+  t.notOk(isBase64('AA=A'));
+  t.notOk(isBase64('AAA…'));
+  t.notOk(isBase64('AAAAAAAAA.....'.slice(0, 12)));
+  t.notOk(isBase64('AA-_'));
 });
