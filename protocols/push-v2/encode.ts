@@ -8,8 +8,8 @@ import {
   invalid, isFailure, type CheckAttendanceParams, type CommandTextParams, type EnrollParams, type FirmwareParams, type LoadUsersParams,
   type ValidCommand,
 } from '../preset-params.js';
-import { faceType, fingerprintAsBiodata, hasBiodata, legacyFace, maxNameBytes, supportsBioType } from '../shared/profile.js';
-import { cardText, passwordText, pinText, userName } from '../shared/values.js';
+import { faceType, fingerprintAsBiodata, hasBiodata, legacyFace, supportsBioType } from '../shared/profile.js';
+import { cardText, pinText, userFieldTexts } from '../shared/values.js';
 import { deviceLacks, noWireFormV2, SYNC_USERS_COMPOSITE } from '../unsupported.js';
 import { biodataParts, templateData } from '../template-fields.js';
 
@@ -85,18 +85,9 @@ const DEFAULT_TZ = '0000000100000000';
 
 /** [COMMANDS §5.1] `DATA UPDATE USERINFO PIN\tName\tPri\tPasswd\tCard\tGrp\tTZ[\tVerify][\tViceCard]`. */
 function upsertUser(user: SyncUser, profile: DeviceProfile): EncodeResult {
-  const pin = pinText(user.pin);
-  if (isFailure(pin)) return pin;
-  const name = userName(user.firstName, user.lastName, maxNameBytes(profile));
-  if (isFailure(name)) return name;
-  const password = passwordText(user.password);
-  if (isFailure(password)) return password;
-  const card = cardText(user.cardNo);
-  if (isFailure(card)) return card;
-  const privilege = user.privilege ?? 0;
-  const group = user.group ?? 0;
-  if (!Number.isInteger(privilege) || privilege < 0 || privilege > 255) return invalid('invalid privilege');
-  if (!Number.isInteger(group) || group < 0 || group > 99) return invalid('invalid group');
+  const fields = userFieldTexts(user, profile);
+  if (isFailure(fields)) return fields;
+  const { pin, name, password, card, privilege, group } = fields;
   // [COMMANDS §3.8] 16 hex digits
   const tz = user.timeZones ?? DEFAULT_TZ;
   if (!/^[0-9A-Fa-f]{16}$/.test(tz)) return invalid('invalid TZ');

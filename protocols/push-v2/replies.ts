@@ -1,9 +1,9 @@
 // Attendance PUSH replies: the handshake block [PUSH-v2 §4.4]; v3-only replies are still answered for
 // every device [PUSH-v2 §3] and delegate to the v3 builders.
 import type { HandshakeReplyInput, Replies } from '../codec.js';
-import { commandsReply, okReply, remoteUserReply, reply, timeReply, uploadReply } from '../shared/replies.js';
+import { reply } from '../shared/replies.js';
 import { offsetMinutes } from '../shared/zoned-time.js';
-import { configReply, registryRefusedReply, registryReply } from '../push-v3/replies.js';
+import { repliesV3 } from '../push-v3/replies.js';
 import { encodeTimeZone } from './time-zone.js';
 
 /** TransFlag text form [PUSH-v2 §4.6]: 78 characters, below the vendor limit of 90. */
@@ -40,14 +40,5 @@ export function handshakeReplyV2(input: HandshakeReplyInput): ReturnType<Replies
   return reply(lines.join('\n'));
 }
 
-export const repliesV2: Replies = {
-  handshake: handshakeReplyV2,
-  registry: registryReply,
-  registryRefused: registryRefusedReply,
-  config: configReply,
-  upload: uploadReply,
-  commands: commandsReply,
-  ok: okReply,
-  time: timeReply,
-  remoteUser: remoteUserReply,
-};
+/** [PUSH-v2 §4] v2 answers every endpoint like v3 except the handshake [PUSH-v2 §10.3]. */
+export const repliesV2: Replies = { ...repliesV3, handshake: handshakeReplyV2 };

@@ -8,8 +8,8 @@ import {
   type LoadUsersParams, type ValidCommand,
 } from '../preset-params.js';
 import { doorMask, hexByte } from '../shared/hex.js';
-import { allDoorsMask, faceType, hasBiodata, hasPhotos, lockCount, maxNameBytes, multiBioSupport, packedDates, supportsBioType } from '../shared/profile.js';
-import { cardText, passwordText, pinText, userName, userWindowText } from '../shared/values.js';
+import { allDoorsMask, faceType, hasBiodata, hasPhotos, lockCount, multiBioSupport, packedDates, supportsBioType } from '../shared/profile.js';
+import { cardText, pinText, userFieldTexts, userWindowText } from '../shared/values.js';
 import { zkEncode } from '../shared/zk-time.js';
 import { zonedWallClock } from '../shared/zoned-time.js';
 import { biodataParts, templateData } from '../template-fields.js';
@@ -121,18 +121,9 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
 
 /** [COMMANDS §5.1] `user` + `userauthorize`: without the second row the user opens no door. */
 function upsertUser(user: SyncUser, doors: readonly number[] | undefined, timezoneId: number | undefined, profile: DeviceProfile, context: EncodeContext): EncodeResult {
-  const pin = pinText(user.pin);
-  if (isFailure(pin)) return pin;
-  const name = userName(user.firstName, user.lastName, maxNameBytes(profile));
-  if (isFailure(name)) return name;
-  const password = passwordText(user.password);
-  if (isFailure(password)) return password;
-  const card = cardText(user.cardNo);
-  if (isFailure(card)) return card;
-  const privilege = user.privilege ?? 0;
-  const group = user.group ?? 0;
-  if (!Number.isInteger(privilege) || privilege < 0 || privilege > 255) return invalid('invalid privilege');
-  if (!Number.isInteger(group) || group < 0 || group > 99) return invalid('invalid group');
+  const fields = userFieldTexts(user, profile);
+  if (isFailure(fields)) return fields;
+  const { pin, name, password, card, privilege, group } = fields;
   // [COMMANDS §3.4] StartTime/EndTime follow DateFmtFunOn, in the location's wall-clock time
   const start = userWindowText('start_time', user.startTime, 'start', context.timeZone, packedDates(profile));
   if (isFailure(start)) return start;

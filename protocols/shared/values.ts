@@ -1,6 +1,7 @@
 // Values that go inside command fields [COMMANDS §1, §3.4, §3.6, §3.10]. A value must not contain TAB,
 // CR, LF or NUL: such input fails with `invalid character in ${field}`.
-import type { EncodeFailure } from '../commands.js';
+import type { DeviceProfile, EncodeFailure, SyncUser } from '../commands.js';
+import { maxNameBytes } from './profile.js';
 import { parseCard } from './card.js';
 import { formatCompactDate, parseWallClock, zkEncode, type WallClock } from './zk-time.js';
 import { isTimeZone, zonedWallClock } from './zoned-time.js';
@@ -76,4 +77,30 @@ export function userWindowText(field: string, value: string | null | undefined, 
   if (!packed) return formatCompactDate(local);
   const seconds = zkEncode(local);
   return seconds === undefined ? invalid(`${field} before 2000 cannot be sent to the device`) : String(seconds);
+}
+
+/** The fields both dialects' user records carry, validated once [COMMANDS §5.1, §3.6, §3.7, §3.10]. */
+export interface UserFieldTexts {
+  readonly pin: string;
+  readonly name: string;
+  readonly password: string;
+  readonly card: string;
+  readonly privilege: number;
+  readonly group: number;
+}
+
+export function userFieldTexts(user: SyncUser, profile: DeviceProfile): UserFieldTexts | EncodeFailure {
+  const pin = pinText(user.pin);
+  if (typeof pin !== 'string') return pin;
+  const name = userName(user.firstName, user.lastName, maxNameBytes(profile));
+  if (typeof name !== 'string') return name;
+  const password = passwordText(user.password);
+  if (typeof password !== 'string') return password;
+  const card = cardText(user.cardNo);
+  if (typeof card !== 'string') return card;
+  const privilege = user.privilege ?? 0;
+  const group = user.group ?? 0;
+  if (!Number.isInteger(privilege) || privilege < 0 || privilege > 255) return invalid('invalid privilege');
+  if (!Number.isInteger(group) || group < 0 || group > 99) return invalid('invalid group');
+  return { pin, name, password, card, privilege, group };
 }
