@@ -11,6 +11,7 @@ import { createLocationService, publicToken, TOKEN_SCOPES } from '../locations/s
 import { openStore } from '../store/open.js';
 import type { Location, Store, TokenScope } from '../store/types.js';
 import { parseFlags, UsageError } from './args.js';
+import { usersImportCommand } from './users-import.js';
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
@@ -30,7 +31,7 @@ export const USAGE = `Usage: biogate <command> [flags]
   token create --location ID [--expires-in DAYS] [--scope full|operator|read] [--json]
   token list [--location ID] [--json]
   token revoke --id N
-  users import --location ID FILE               CSV with a header row, or a JSON array
+  users import --location ID FILE [--json]      CSV with a header row, or a JSON array
   simulate --devices N --protocol v2|v3|mixed --url URL --sn-prefix PREFIX
   config [--markdown]                           show the effective configuration
 
@@ -148,7 +149,9 @@ async function setActive(argv: readonly string[], io: CliIo, active: boolean): P
   });
 }
 
-/** Registers a command implemented elsewhere (simulate, users import). */
+commands['users import'] = (argv, io) => usersImportCommand(argv, io);
+
+/** Registers a command implemented elsewhere. */
 export function registerCommand(name: string, handler: Handler): void {
   commands[name] = handler;
 }
