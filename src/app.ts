@@ -14,6 +14,7 @@ import { createCommandQueue, type CommandQueue } from './devices/command-queue.j
 import { EventBus } from './devices/event-bus.js';
 import { createSyncQueue, type SyncQueue } from './sync/queue.js';
 import { createRateLimiter } from './auth/rate-limit.js';
+import { createFirmwareCache } from './devices/firmware.js';
 import { Hub } from './devices/hub.js';
 import { runtimeConfig, type RuntimeConfig } from './devices/runtime-config.js';
 import { mountPushRoutes } from './push/routes.js';
@@ -94,7 +95,8 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const locations = createLocationService(store, clock);
   const sync = createSyncQueue(store, clock, bus);
   const commands = createCommandQueue({ store, clock, bus, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
-  const hub = new Hub({ store, clock, bus, log: logger, sync, config: { ...runtimeConfig(config), ...options.runtime } });
+  const firmware = createFirmwareCache({ caFile: config.firmwareCaFile, maxBytes: Math.floor(config.firmwareMaxMb * 1024 * 1024) });
+  const hub = new Hub({ store, clock, bus, log: logger, sync, firmware, config: { ...runtimeConfig(config), ...options.runtime } });
   const apiRoutes: ApiRoute[] = [
     ...meRoutes(store),
     ...userRoutes({ store, clock, sync, bus }),

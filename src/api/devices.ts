@@ -1,5 +1,4 @@
 /** /api/devices: list, assign, read, status, unassign, queue a command (SERVICE-SPEC "Endpoints"). */
-import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { CommandQueue } from '../devices/command-queue.js';
@@ -11,6 +10,7 @@ import { CommandBody, queueFromRequest } from './commands.js';
 import { CommandView, DeviceStatusView, DeviceView, deviceStatusView, deviceView } from './device-views.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { hashCommKey } from '../devices/trust.js';
 
 export interface DevicesDeps {
   readonly store: Store;
@@ -70,7 +70,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         const input = {
           name: body.name ?? null,
           ...(body.version !== undefined ? { version_override: body.version } : {}),
-          ...(body.comm_key !== undefined ? { comm_key_hash: body.comm_key === null ? null : createHash('sha256').update(body.comm_key).digest('hex') } : {}),
+          ...(body.comm_key !== undefined ? { comm_key_hash: body.comm_key === null ? null : hashCommKey(body.comm_key) } : {}),
         };
         const now = clock.now();
         const { outcome, device } = await store.devices.assign(caller.location.id, body.sn, input, now.toISOString());

@@ -79,6 +79,15 @@ export const SETTINGS = {
   deviceBodyLimitMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 256, default: 8 }), {
     env: 'BIOGATE_DEVICE_BODY_LIMIT_MB', unit: 'MiB', description: 'Largest device upload body; larger ones get 413 (the device keeps its data).',
   }),
+  retentionDays: setting(Type.Integer({ minimum: 0, maximum: 36_500, default: 0 }), {
+    env: 'BIOGATE_RETENTION_DAYS', unit: 'days', description: 'Attendance records and finished commands older than this are deleted (checked hourly); 0 keeps everything.',
+  }),
+  firmwareCaFile: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_FIRMWARE_CA_FILE', unit: 'path', description: 'PEM file of extra certificate authorities trusted when BioGate downloads firmware for firmware-upgrade (a private firmware server). Unset: the system roots only.',
+  }),
+  firmwareMaxMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 256 }), {
+    env: 'BIOGATE_FIRMWARE_MAX_MB', unit: 'MiB', description: 'Largest firmware file BioGate downloads and serves to devices (/iclock/file).',
+  }),
   rateLimitRps: setting(Type.Number({ minimum: 0, default: 0 }), {
     env: 'BIOGATE_RATE_LIMIT_RPS', unit: 'requests/s', description: 'Per-token rate limit for /api (bursts of twice the rate); 0 turns it off. Excess gets 429 with Retry-After.',
   }),

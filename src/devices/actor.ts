@@ -5,18 +5,26 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  codecFor, detectVersion, registryCodeFrom, sessionIdFrom,
-  type Codec, type CommandResult, type DecodeResult, type DeviceEvent, type DeviceReply, type QueuedLine, type UserRecord, type WireRequest,
+  codecFor, detectVersion, inAttendanceWindow, registryCodeFrom, sessionIdFrom,
+  type Codec, type DecodeResult, type DeviceEvent, type DeviceReply, type QueuedLine, type RecordSource, type WireRequest,
 } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { Command, Device, Location, Store } from '../store/types.js';
+import type { Device, DeviceSessionPatch, Location, Store } from '../store/types.js';
+import { withFirmware } from './capabilities.js';
 import type { EventBus } from './event-bus.js';
+import { FirmwareError, type FirmwareCache } from './firmware.js';
+import { takeBatch } from './outbox.js';
 import type { Presence } from './presence.js';
-import { render } from './render.js';
+import { progressOf } from './progress.js';
+import { addProgress, applyResult, finishCommand, type ResultContext } from './results.js';
 import type { RuntimeConfig } from './runtime-config.js';
+import { sanitizeOptions } from './session.js';
+import { trusted } from './trust.js';
 import { fromAttlog, punchFromAccess, punchFromRtlog, recordPunches, recordTemplates, type Punch } from './uploads.js';
+
+export { sanitizeOptions } from './session.js';
 
 export interface ActorDeps {
   readonly store: Store;
@@ -25,6 +33,7 @@ export interface ActorDeps {
   readonly log: Logger;
   readonly presence: Presence;
   readonly config: RuntimeConfig;
+  readonly firmware: FirmwareCache;
   /** Template changes fan out to the location's other devices (sync). */
   readonly onTemplatesChanged: (locationId: number, pins: readonly number[], sourceSn: string) => Promise<void>;
 }
@@ -34,12 +43,6 @@ export interface PushRequest {
   readonly decoded: DecodeResult;
   readonly remoteAddress: string;
   readonly signal: AbortSignal;
-}
-
-/** Option keys that carry secrets: never stored or returned [API-CONTRACT §6]. */
-const SECRET_KEY = /comm?key|authkey|passw(or)?d|pwd|secret/i;
-export function sanitizeOptions(values: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).filter(([k]) => !SECRET_KEY.test(k)));
 }
 
 const reply = (status: number, body: string): DeviceReply => ({ status, contentType: 'text/plain', body });
@@ -52,15 +55,17 @@ export class DeviceActor {
   readonly #log: Logger;
   #tail: Promise<unknown> = Promise.resolve();
   #wakers = new Set<() => void>();
-  /** Results that arrive before their devicecmd line (v3 querydata, v2 user uploads), by command id. */
-  readonly #gathered = new Map<number, { users: UserRecord[]; options?: Record<string, string> }>();
-  /** Outcomes of the first line of multi-line commands, until every child line has a result. */
-  readonly #headResults = new Map<number, CommandResult>();
+  readonly #ctx: ResultContext;
 
   constructor(sn: string, deps: ActorDeps) {
     this.sn = sn;
     this.#deps = deps;
     this.#log = deps.log.child({ sn });
+    this.#ctx = {
+      sn, store: deps.store, clock: deps.clock, bus: deps.bus, log: this.#log, config: deps.config,
+      device: () => this.#device(),
+      updateDevice: (patch) => this.#updateSession(patch),
+    };
   }
 
   /** Processes one device request and returns the reply the firmware expects. */
@@ -113,7 +118,13 @@ export class DeviceActor {
     return this.#deps.clock.now().toISOString();
   }
 
-  async #updateSession(patch: Parameters<Store['devices']['updateSession']>[1]): Promise<Device | undefined> {
+  async #updateSession(patch: DeviceSessionPatch): Promise<Device | undefined> {
+    if (patch.options) {
+      // [COMMANDS §2.6] new firmware: what was learned about the old one no longer holds.
+      const current = patch.state !== undefined ? patch.state : ((await this.#device())?.state ?? null);
+      const state = withFirmware(current, patch.options);
+      if (state !== current || patch.state !== undefined) patch = { ...patch, state };
+    }
     const device = await this.#deps.store.devices.updateSession(this.sn, patch, this.#now());
     if (device) this.#deps.bus.emit('device.updated', { location_id: device.location_id, device });
     return device;
@@ -123,6 +134,11 @@ export class DeviceActor {
 
   async #process(req: PushRequest): Promise<DeviceReply> {
     let device = await this.#ensure();
+    if (!trusted(device, req.wire, req.decoded)) {
+      // [API-CONTRACT §6] wrong or missing comm key: no data in, none out, not even presence.
+      this.#log.warn({ address: req.remoteAddress, endpoint: req.decoded.endpoint }, 'device request without the right comm key refused');
+      return reply(401, 'Unauthorized');
+    }
     this.#deps.presence.seen(this.sn, device?.location_id ?? null, req.remoteAddress, this.#deps.clock.now().getTime());
     const { decoded } = req;
     if (decoded.rejected > 0) this.#log.warn({ rejected: decoded.rejected, samples: decoded.rejectedSamples, endpoint: decoded.endpoint }, 'device lines rejected');
@@ -144,9 +160,12 @@ export class DeviceActor {
           codec = this.#codecOf(device);
           location = await this.#location(device);
           const registration = device?.registry_code && device.session_id ? { registryCode: device.registry_code, sessionId: device.session_id } : undefined;
+          // [PUSH-v2 §4.7] a full attendance re-upload was requested (check-attendance fallback): once.
+          const reupload = device?.state?.attlogReupload === true;
+          if (reupload) device = await this.#updateSession({ state: { ...device?.state, attlogReupload: false } });
           return codec.replies.handshake({
             sn: this.sn, timeZone: location?.timezone ?? 'UTC', now: this.#deps.clock.now(),
-            ...(registration ? { registration } : {}), ...(pushver === null ? { legacyStamps: true } : {}),
+            ...(registration ? { registration } : {}), ...(pushver === null ? { legacyStamps: true } : {}), ...(reupload ? { fullAttlogReupload: true } : {}),
           });
         }
         case 'registration': {
@@ -194,8 +213,17 @@ export class DeviceActor {
             return reply(503, 'device not assigned');
           }
           if (device && location && punches.length > 0) {
-            const r = await recordPunches(this.#deps.store, this.#deps.bus, device, location, punches, this.#now());
-            accepted += r.accepted;
+            const answering = await this.#checkAttendanceFor(event.type === 'doorEvents' ? undefined : event.source, device);
+            const window = answering?.window;
+            // [COMMANDS §4.17] v3 answers the whole table: keep only rows inside the window.
+            const kept = window ? punches.filter((p) => inAttendanceWindow(p.time.replace('T', ' '), window)) : punches;
+            const r = await recordPunches(this.#deps.store, this.#deps.bus, device, location, kept, this.#now());
+            accepted += r.accepted + (punches.length - kept.length);
+            if (answering) {
+              await addProgress(this.#ctx, answering.id, (p) => ({
+                ...p, attendance: { received: (p.attendance?.received ?? 0) + kept.length, stored: (p.attendance?.stored ?? 0) + r.stored },
+              }));
+            }
           } else accepted += event.records.length;
           break;
         }
@@ -217,14 +245,15 @@ export class DeviceActor {
         case 'users': {
           // Users a device reports are recorded for the load-users command that asked, never created [API-CONTRACT §5].
           const cmdId = event.source.kind === 'query' ? Number(event.source.cmdId) : await this.#outstanding('load-users');
-          if (cmdId !== undefined && Number.isInteger(cmdId)) this.#gather(cmdId).users.push(...event.records);
+          if (cmdId !== undefined && Number.isSafeInteger(cmdId)) await addProgress(this.#ctx, cmdId, (p) => ({ ...p, users: [...(p.users ?? []), ...event.records] }));
           accepted += event.records.length;
           break;
         }
         case 'queryOptions': {
           const id = Number(event.cmdId);
-          if (Number.isInteger(id)) this.#gather(id).options = sanitizeOptions(event.options.values);
-          device = await this.#updateSession({ options: { ...(device?.options ?? {}), ...sanitizeOptions(event.options.values) } });
+          const options = sanitizeOptions(event.options.values);
+          if (Number.isSafeInteger(id)) await addProgress(this.#ctx, id, (p) => ({ ...p, options }));
+          device = await this.#updateSession({ options: { ...(device?.options ?? {}), ...options } });
           break;
         }
         case 'queryCount':
@@ -248,13 +277,12 @@ export class DeviceActor {
           this.#log.warn({ errors: event.records.slice(0, 10) }, 'device reported errors');
           break;
         case 'commandResults':
-          for (const result of event.results) await this.#result(result, codec);
+          for (const result of event.results) await applyResult(this.#ctx, codec, result);
           break;
         case 'remoteUserLookup':
           return codec.replies.remoteUser([]);
         case 'fileRequest':
-          // [API-CONTRACT §6] only files BioGate offered to this serial are served; none are staged by this build.
-          return reply(404, 'not found');
+          return this.#file(event.url, device);
         case 'unknownRecords':
           accepted += event.lines.length;
           this.#log.info({ table: event.source.table, lines: event.lines.length }, 'unknown record tags acknowledged');
@@ -277,9 +305,10 @@ export class DeviceActor {
 
   async #poll(req: PushRequest): Promise<DeviceReply> {
     const first = await this.#serial(async () => {
-      await this.#process({ ...req, decoded: { ...req.decoded } });
-      return this.#take();
+      const r = await this.#process({ ...req, decoded: { ...req.decoded } });
+      return r.status === 401 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take()) };
     });
+    if (first.denied) return first.denied;
     if (first.lines.length > 0) return first.codec.replies.commands(first.lines);
     const holdMs = this.#deps.config.longpollS[first.codec.version] * 1000;
     if (holdMs <= 0 || !first.assigned) return first.codec.replies.commands([]);
@@ -319,58 +348,20 @@ export class DeviceActor {
     });
   }
 
-  /** Takes the next batch: rendered at dispatch time, REBOOT/UPGRADE last, bounded by count and bytes [PUSH-v2 §7.3]. */
+  async #noBatch(): Promise<{ codec: Codec; lines: QueuedLine[]; assigned: boolean }> {
+    return { codec: this.#codecOf(await this.#device()), lines: [], assigned: false };
+  }
+
   async #take(): Promise<{ codec: Codec; lines: QueuedLine[]; assigned: boolean }> {
     const device = await this.#device();
     const codec = this.#codecOf(device);
     const location = await this.#location(device);
     // Unassigned devices get a valid reply but no commands [API-CONTRACT §6].
     if (!device || !location) return { codec, lines: [], assigned: false };
-    const { store, config } = this.#deps;
-    const pending = await store.commands.pending(this.sn, config.batchMaxCommands);
-    const lines: QueuedLine[] = [];
-    const wire = new Map<number, string>();
-    let bytes = 0;
-    for (const command of pending) {
-      const r = await render(store, codec, command, device, location);
-      if (!r.ok) {
-        await this.#finish(command, { status: 'failed', error_message: r.reason });
-        continue;
-      }
-      const size = r.rendered.lines.reduce((n, l) => n + l.length + 16, 0);
-      if (lines.length > 0 && (bytes + size > config.batchMaxBytes || lines.length + r.rendered.lines.length > config.batchMaxCommands)) break;
-      const ids = [command.id];
-      for (let i = 1; i < r.rendered.lines.length; i++) {
-        const child = await store.commands.create(
-          { location_id: command.location_id, sn: this.sn, command: command.command, params: null, priority: command.priority, origin: command.origin, expires_at: null, parent_id: command.id },
-          this.#now(),
-        );
-        ids.push(child.id);
-      }
-      r.rendered.lines.forEach((l, i) => {
-        lines.push({ id: ids[i] as number, wire: l });
-        wire.set(ids[i] as number, l);
-      });
-      bytes += size;
-      if (r.rendered.lines.some((l) => codec.endsBatch(l))) break;
-    }
-    if (lines.length === 0) return { codec, lines, assigned: true };
-    const won = new Set(await store.commands.claim([...wire.keys()], wire, this.#now()));
-    const sent = lines.filter((l) => won.has(l.id as number));
-    for (const command of pending) if (won.has(command.id)) this.#emitCommand(await store.commands.getById(command.id));
-    return { codec, lines: sent, assigned: true };
+    return { codec, lines: await takeBatch(this.#ctx, codec, device, location), assigned: true };
   }
 
-  // ------------------------------------------------------------------ results in
-
-  #gather(id: number) {
-    let g = this.#gathered.get(id);
-    if (!g) {
-      if (this.#gathered.size > 1000) this.#gathered.clear(); // bounded: results never claimed are dropped
-      this.#gathered.set(id, (g = { users: [] }));
-    }
-    return g;
-  }
+  // ------------------------------------------------------------------ uploads answering commands
 
   /** The id of this device's oldest sent command of a preset (v2 uploads answering a query carry no id). */
   async #outstanding(preset: PresetId): Promise<number | undefined> {
@@ -380,71 +371,43 @@ export class DeviceActor {
     return page.items[0]?.id;
   }
 
-  /** [PUSH-v2 §8.4] results are matched by ID only; unknown ids are logged and ignored. */
-  async #result(result: CommandResult, codec: Codec): Promise<void> {
-    const id = Number(result.id);
-    const command = Number.isSafeInteger(id) ? await this.#deps.store.commands.getById(id) : undefined;
-    if (!command || command.sn !== this.sn) {
-      this.#log.info({ id: result.id, returnCode: result.returnCode }, 'result for an unknown command id ignored');
-      return;
+  /**
+   * The check-attendance an attendance upload answers: v3 names it (querydata cmdid), v2 rows arrive
+   * as ordinary ATTLOG uploads while the query is outstanding [COMMANDS §4.17].
+   */
+  async #checkAttendanceFor(source: RecordSource | undefined, device: Device) {
+    const id = source?.kind === 'query' ? Number(source.cmdId) : source?.table.toUpperCase() === 'ATTLOG' ? await this.#outstanding('check-attendance') : undefined;
+    if (id === undefined || !Number.isSafeInteger(id)) return undefined;
+    const command = await this.#deps.store.commands.getById(id);
+    if (command?.sn !== device.serial_number || command.command !== 'check-attendance' || command.status !== 'sent') return undefined;
+    return { id, window: progressOf(command).keep_window };
+  }
+
+  // ------------------------------------------------------------------ firmware
+
+  /**
+   * [COMMANDS §4.22] `/iclock/file` serves only a file BioGate offered to this serial number: the url of
+   * one of its sent firmware-upgrade commands [API-CONTRACT §6]. Method 1 content is base64 text.
+   */
+  async #file(url: string, device: Device | undefined): Promise<DeviceReply> {
+    const location = await this.#location(device);
+    if (!device || !location) return reply(404, 'not found');
+    const offered = await this.#deps.store.commands.list(location.id, { sn: this.sn, status: 'sent', command: 'firmware-upgrade' }, { offset: 0, limit: 20 });
+    const command = offered.items.find((c) => c.params?.['url'] === url);
+    if (!command) {
+      this.#log.warn({ url }, 'file request for a url BioGate did not offer to this device refused');
+      return reply(404, 'not found');
     }
-    const head = command.parent_id === null ? command : await this.#deps.store.commands.getById(command.parent_id);
-    if (!head) return;
-    if (command.parent_id !== null) {
-      const outcome = codec.outcome(result.returnCode);
-      await this.#deps.store.commands.finish(command.id, outcome.status === 'failed' ? { status: 'failed', error_message: outcome.message, response: result.raw } : { status: 'success', response: result.raw }, this.#now());
-    } else {
-      this.#headResults.set(command.id, result);
+    const params = command.params as { url: string; checksum: string; size: number };
+    try {
+      const file = await this.#deps.firmware.fetch(params);
+      this.#log.info({ id: command.id, bytes: file.length }, 'firmware served');
+      return reply(200, file.toString('base64'));
+    } catch (err) {
+      if (!(err instanceof FirmwareError)) throw err;
+      this.#log.warn({ id: command.id, err: err.message }, 'firmware download failed');
+      await finishCommand(this.#ctx, command, { status: 'failed', error_message: err.message });
+      return reply(404, 'not found');
     }
-    const headResult = this.#headResults.get(head.id);
-    if (!headResult) return;
-    const children = await this.#deps.store.commands.children(head.id);
-    if (children.some((c) => c.status === 'sent' || c.status === 'pending')) return;
-    this.#headResults.delete(head.id);
-    await this.#complete(head, headResult, children, codec);
-  }
-
-  async #complete(head: Command, result: CommandResult, children: readonly Command[], codec: Codec): Promise<void> {
-    const preset = head.origin === 'sync' ? undefined : (head.command as PresetId);
-    const outcome = codec.outcome(result.returnCode, preset);
-    if (outcome.status === 'pending') return;
-    const failedChild = children.find((c) => c.status === 'failed');
-    const responses = [result.raw, ...children.map((c) => c.response ?? '')].filter(Boolean).join('\n');
-    const gathered = this.#gathered.get(head.id);
-    this.#gathered.delete(head.id);
-    let resultData: unknown = null;
-    if (preset === 'info') {
-      const options = result.options ? sanitizeOptions(result.options.values) : gathered?.options;
-      if (options) {
-        await this.#updateSession({ options: { ...((await this.#device())?.options ?? {}), ...options } });
-        resultData = options;
-      }
-    } else if (preset === 'load-users') {
-      resultData = await this.#loadUsersResult(head, gathered?.users ?? []);
-    }
-    if (outcome.status === 'failed') await this.#finish(head, { status: 'failed', error_message: outcome.message, response: responses, result: resultData });
-    else if (failedChild) await this.#finish(head, { status: 'failed', error_message: `line ${failedChild.id}: ${failedChild.error_message ?? 'failed'}`, response: responses, result: resultData });
-    else await this.#finish(head, { status: 'success', response: responses, result: resultData });
-  }
-
-  /** [API-CONTRACT §5] load-users → `{users, unknown_pins}`: what the device holds, and which PINs the location does not know. */
-  async #loadUsersResult(head: Command, users: readonly UserRecord[]) {
-    const wanted = head.params?.['pin'];
-    const list = wanted == null ? users : users.filter((u) => u.pin === String(wanted));
-    const numeric = list.map((u) => u.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number);
-    const known = new Set((await this.#deps.store.users.getMany(head.location_id ?? -1, numeric)).map((u) => String(u.pin)));
-    return {
-      users: list.map((u) => ({ pin: u.pin, name: u.name, privilege: u.privilege, card_no: u.cardNo || null, group: u.group })),
-      unknown_pins: list.map((u) => u.pin).filter((p) => !known.has(String(Number(p))) || !/^\d{1,8}$/.test(p)),
-    };
-  }
-
-  async #finish(command: Command, outcome: Parameters<Store['commands']['finish']>[1]): Promise<void> {
-    this.#emitCommand(await this.#deps.store.commands.finish(command.id, outcome, this.#now()));
-  }
-
-  #emitCommand(command: Command | undefined): void {
-    if (command && command.parent_id === null) this.#deps.bus.emit('command.updated', { location_id: command.location_id, command });
   }
 }
-

@@ -10,6 +10,7 @@ import type { Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
 import { DeviceActor, type PushRequest } from './actor.js';
 import type { EventBus } from './event-bus.js';
+import type { FirmwareCache } from './firmware.js';
 import { Presence } from './presence.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import type { DeviceReply } from '../../protocols/index.js';
@@ -21,7 +22,12 @@ export interface HubDeps {
   readonly log: Logger;
   readonly sync: SyncQueue;
   readonly config: RuntimeConfig;
+  readonly firmware: FirmwareCache;
 }
+
+/** Rows deleted per retention step; the sweep repeats until a step deletes fewer. */
+const PRUNE_BATCH = 5_000;
+const DAY_MS = 86_400_000;
 
 export class Hub {
   readonly presence: Presence;
@@ -69,6 +75,7 @@ export class Hub {
     every(5_000, () => this.presence.flush());
     every(10_000, () => this.sweepCommands());
     every(60_000, () => this.evictIdle());
+    if (this.#deps.config.retentionDays > 0) every(3_600_000, async () => void (await this.pruneRetention()));
   }
 
   async stop(): Promise<void> {
@@ -105,6 +112,21 @@ export class Hub {
       }
       if (done) bus.emit('command.updated', { location_id: done.location_id, command: done });
     }
+  }
+
+  /**
+   * [API-CONTRACT §7] BIOGATE_RETENTION_DAYS: attendance older than the cutoff and commands finished
+   * before it are deleted, in bounded steps so the store is never locked for long.
+   */
+  async pruneRetention(): Promise<{ attendance: number; commands: number }> {
+    const { store, clock, config, log } = this.#deps;
+    const total = { attendance: 0, commands: 0 };
+    if (config.retentionDays <= 0) return total;
+    const cutoff = new Date(clock.now().getTime() - config.retentionDays * DAY_MS).toISOString();
+    for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total.attendance += n) n = await store.attendance.prune(cutoff, PRUNE_BATCH);
+    for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total.commands += n) n = await store.commands.prune(cutoff, PRUNE_BATCH);
+    if (total.attendance + total.commands > 0) log.info({ cutoff, ...total }, 'retention: old records deleted');
+    return total;
   }
 
   evictIdle(): void {

@@ -3,14 +3,21 @@
  * delivery"): presets through the device's codec; sync ops from the user's
  * current data, so a queued op always sends the latest state.
  */
-import type { Codec, DeviceProfile, EncodeContext, EncodeResult, SyncTemplate } from '../../protocols/index.js';
+import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type DeviceProfile, type EncodeContext, type EncodeResult, type SyncTemplate } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Command, Device, Location, Store, Template, User } from '../store/types.js';
+import { learnedRefusal } from './capabilities.js';
 
 export interface Rendered {
   /** Wire lines; the first carries the command's id. */
   readonly lines: readonly string[];
   readonly note?: string;
+  /** v3 load-users of one PIN: keep only that user of the answer [COMMANDS §4.14]. */
+  readonly keepPin?: string;
+  /** v3 check-attendance: keep only rows inside the window [COMMANDS §4.17]. */
+  readonly keepWindow?: AttendanceWindow;
+  /** v2 check-attendance fallback: answer `ATTLOGStamp=0` on the next handshake [PUSH-v2 §4.7]. */
+  readonly requestFullAttlogUpload?: boolean;
 }
 
 export type RenderResult = { ok: true; rendered: Rendered } | { ok: false; reason: string };
@@ -69,35 +76,74 @@ function userLines(codec: Codec, user: User, profile: DeviceProfile, ctx: Encode
   );
 }
 
+/** The code that taught BioGate this line's command word is unsupported here, if any [COMMANDS §2.6]. */
+const refusalOf = (codec: Codec, device: Device, line: string): number | undefined => learnedRefusal(device.state, codec.capabilityKey(line));
+
 export async function render(store: Store, codec: Codec, command: Command, device: Device, location: Location): Promise<RenderResult> {
+  // [COMMANDS §2.5] a fallback chosen after the first answer is sent as stored (see CommandsPort.retry).
+  if (command.origin !== 'sync' && command.attempts > 0 && command.wire !== null) return { ok: true, rendered: { lines: command.wire.split('\n') } };
   const profile = profileOf(device, codec.version);
   const ctx: EncodeContext = { timeZone: location.timezone };
+  return command.origin === 'sync' ? renderSync(store, codec, command, device, location, profile, ctx) : renderPreset(store, codec, command, device, location, profile, ctx);
+}
+
+async function renderSync(store: Store, codec: Codec, command: Command, device: Device, location: Location, profile: DeviceProfile, ctx: EncodeContext): Promise<RenderResult> {
   const params = command.params ?? {};
-  if (command.origin === 'sync') {
-    const pin = params['pin'] as number;
-    const op = params['op'];
-    const user = op === 'user.upsert' ? await store.users.get(location.id, pin) : undefined;
-    // The user changed since the op was queued: deleted or deactivated means revoke.
-    if (op === 'user.delete' || !user || !user.is_active) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
-    const base = userLines(codec, user, profile, ctx);
-    if (!base.ok) return { ok: false, reason: base.reason };
-    const { send, skipped } = compatibleTemplates(profile, await store.templates.listForUser(location.id, pin));
-    const lines = [...base.lines];
-    for (const t of send) {
-      const r = codec.encodeSync({ op: 'template.upsert', template: syncTemplate(t) }, profile, ctx);
-      if (r.ok) lines.push(...r.lines);
-      else skipped.push(`${t.bio_type} ${t.finger_id}: ${r.reason}`);
+  const pin = params['pin'] as number;
+  const op = params['op'];
+  const user = op === 'user.upsert' ? await store.users.get(location.id, pin) : undefined;
+  // The user changed since the op was queued: deleted or deactivated means revoke.
+  if (op === 'user.delete' || !user || !user.is_active) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
+  const base = userLines(codec, user, profile, ctx);
+  if (!base.ok) return { ok: false, reason: base.reason };
+  const refused = base.lines.map((l) => refusalOf(codec, device, l)).find((c) => c !== undefined);
+  if (refused !== undefined) return { ok: false, reason: learnedUnsupportedMessage(refused) };
+  const { send, skipped } = compatibleTemplates(profile, await store.templates.listForUser(location.id, pin));
+  const lines = [...base.lines];
+  for (const t of send) {
+    const template = { op: 'template.upsert' as const, template: syncTemplate(t) };
+    const r = codec.encodeSync(template, profile, ctx);
+    if (!r.ok) {
+      skipped.push(`${t.bio_type} ${t.finger_id}: ${r.reason}`);
+      continue;
     }
-    return { ok: true, rendered: { lines, ...(skipped.length > 0 ? { note: `templates skipped: ${skipped.join('; ')}` } : {}) } };
+    const code = r.lines.map((l) => refusalOf(codec, device, l)).find((c) => c !== undefined);
+    // [COMMANDS §2.5] v2 FINGERTMP refused before: the BIODATA form, if the dialect has one.
+    const fallback = code === undefined ? r : codec.syncFallback(template, code, profile);
+    if (fallback) lines.push(...fallback.lines);
+    else skipped.push(`${t.bio_type} ${t.finger_id}: ${learnedUnsupportedMessage(code as number)}`);
   }
+  return { ok: true, rendered: { lines, ...(skipped.length > 0 ? { note: `templates skipped: ${skipped.join('; ')}` } : {}) } };
+}
+
+async function renderPreset(store: Store, codec: Codec, command: Command, device: Device, location: Location, profile: DeviceProfile, ctx: EncodeContext): Promise<RenderResult> {
   const preset = command.command as PresetId;
+  const params = command.params ?? {};
+  let context = ctx;
   if (preset === 'enroll-biometric') {
     const user = await store.users.get(location.id, params['pin'] as number);
-    if (user?.card_no) return fromEncode(codec.encodePreset({ preset, params }, profile, { ...ctx, userCardNo: user.card_no }));
+    if (user?.card_no) context = { ...ctx, userCardNo: user.card_no };
   }
-  return fromEncode(codec.encodePreset({ preset, params }, profile, ctx));
+  const r = codec.encodePreset({ preset, params }, profile, context);
+  if (!r.ok) return fromEncode(r);
+  const code = r.lines.map((l) => refusalOf(codec, device, l)).find((c) => c !== undefined);
+  if (code === undefined) return fromEncode(r);
+  // [COMMANDS §2.3] learned unsupported: fail at once unless a fallback exists (and is not refused too).
+  const fallback = codec.presetFallback({ preset, params }, code);
+  if (!fallback || fallback.lines.some((l) => refusalOf(codec, device, l) !== undefined)) return { ok: false, reason: learnedUnsupportedMessage(code) };
+  return fromEncode(fallback);
 }
 
 function fromEncode(r: EncodeResult): RenderResult {
-  return r.ok ? { ok: true, rendered: { lines: r.lines, ...(r.note ? { note: r.note } : {}) } } : { ok: false, reason: r.reason };
+  if (!r.ok) return { ok: false, reason: r.reason };
+  return {
+    ok: true,
+    rendered: {
+      lines: r.lines,
+      ...(r.note ? { note: r.note } : {}),
+      ...(r.keepPin !== undefined ? { keepPin: r.keepPin } : {}),
+      ...(r.keepWindow !== undefined ? { keepWindow: r.keepWindow } : {}),
+      ...(r.requestFullAttlogUpload ? { requestFullAttlogUpload: true } : {}),
+    },
+  };
 }

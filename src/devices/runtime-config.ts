@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   readonly idleEvictS: number;
   /** Sync ops re-queued at most this often after an ack timeout [PUSH-v2 §7.5]. */
   readonly syncRetries: number;
+  /** Attendance and finished commands older than this are pruned; 0 keeps everything. */
+  readonly retentionDays: number;
 }
 
 /** [PUSH-v3 §4.2] BioGate announces TimeoutSec=10; hold polls 2 s less. v2: no evidence terminals tolerate held polls. */
@@ -29,5 +31,6 @@ export function runtimeConfig(config: Config): RuntimeConfig {
     maxUnassigned: config.maxUnassigned,
     idleEvictS: 600,
     syncRetries: 3,
+    retentionDays: config.retentionDays,
   };
 }

@@ -181,11 +181,23 @@ export interface Device {
   readonly version_override: ProtocolVersion | null;
   /** SHA-256 of the comm key, hex; the key is never stored or returned. */
   readonly comm_key_hash: string | null;
+  /** What the runtime learned about this device; null until it learns something. */
+  readonly state: DeviceState | null;
   readonly last_seen: Iso | null;
   readonly last_address: string | null;
   readonly assigned_at: Iso | null;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
+}
+
+/** Runtime knowledge about one device, persisted so eviction and restarts keep it. */
+export interface DeviceState {
+  /** [COMMANDS §2.6] capability key → the Return code that taught "unsupported". */
+  readonly unsupported?: Readonly<Record<string, number>>;
+  /** Firmware version the learning applies to; learning resets when it changes. */
+  readonly firmware?: string;
+  /** [PUSH-v2 §4.7] answer `ATTLOGStamp=0` on the next handshake (full attendance re-upload). */
+  readonly attlogReupload?: boolean;
 }
 
 export interface DeviceFilter {
@@ -195,7 +207,7 @@ export interface DeviceFilter {
 }
 
 export type DeviceSessionPatch = Partial<
-  Pick<Device, 'registry_code' | 'session_id' | 'registered_at' | 'options' | 'version' | 'last_seen' | 'last_address'>
+  Pick<Device, 'registry_code' | 'session_id' | 'registered_at' | 'options' | 'version' | 'state' | 'last_seen' | 'last_address'>
 >;
 
 export interface DevicesPort {
@@ -309,6 +321,24 @@ export interface CommandsPort {
   requeue(id: number, now: Iso): Promise<Command | undefined>;
   /** Child lines of a multi-line command. */
   children(parentId: number): Promise<readonly Command[]>;
+  /**
+   * Records what is known so far of a sent command that is not finished yet (the first line's
+   * result of a multi-line command, users a device uploads for load-users): persisted so a
+   * restart in the middle loses nothing. No-op unless the command is sent.
+   */
+  progress(id: number, progress: { response?: string | null; result: unknown }, now: Iso): Promise<Command | undefined>;
+  /**
+   * [COMMANDS §2.5] sent → pending again with the fallback wire lines (LF-joined) in `wire`,
+   * attempts + 1: the next dispatch sends those lines instead of rendering the preset.
+   */
+  retry(id: number, wire: string, now: Iso): Promise<Command | undefined>;
+  /**
+   * Pins of users this device was sent by successful sync ops of locations other than
+   * `locationId` whose last op for that pin was not a delete (assignment cleanup).
+   */
+  syncedPinsElsewhere(sn: string, locationId: number): Promise<readonly number[]>;
+  /** Deletes finished commands (and their child lines) last updated before `before`. Returns how many top-level records went. */
+  prune(before: Iso, limit: number): Promise<number>;
   /** Total per status (metrics). */
   countByStatus(): Promise<Readonly<Record<CommandStatus, number>>>;
 }
@@ -345,6 +375,8 @@ export interface AttendancePort {
   record(records: readonly NewAttendance[], now: Iso): Promise<readonly Attendance[]>;
   /** Newest first. */
   list(locationId: number, filter: AttendanceFilter, window: Window): Promise<Page<Attendance>>;
+  /** Deletes records whose timestamp is before `before` (retention). Returns how many went. */
+  prune(before: Iso, limit: number): Promise<number>;
 }
 
 // ---------------------------------------------------------------- the store

@@ -55,7 +55,7 @@ if (!url) {
         t.ok(unique.every((i) => Object.keys(i['key'] as object)[0] === 'location_id'), `${name}: unique keys start with location_id`);
       }
       const names = (await db.collection('commands').listIndexes().toArray()).map((i) => i['name'] as string).sort();
-      t.same(names, ['_id_', 'location_id_desc', 'location_idem_unique', 'location_sn_sync_slot_unique', 'mailbox', 'parent', 'status_expires_at', 'status_sent_at'], 'one set of indexes after two startups');
+      t.same(names, ['_id_', 'location_id_desc', 'location_idem_unique', 'location_sn_sync_slot_unique', 'mailbox', 'parent', 'status_expires_at', 'status_sent_at', 'status_updated_at'], 'one set of indexes after two startups');
     } finally {
       await client.close();
     }

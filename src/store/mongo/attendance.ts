@@ -59,5 +59,15 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       ]);
       return { items: docs.map(toAttendance), total };
     },
+    async prune(before, limit) {
+      const old = await c.attendance.find({ timestamp: { $lt: before } }, { projection: { _id: 1 } }).limit(limit).toArray();
+      const gone = old.map((d) => d._id);
+      if (gone.length === 0) return 0;
+      // Punches first, then their keys: a crash in between leaves keys whose punch a re-upload
+      // writes again (step 3 above), as SQLite would, and never a second punch for one key.
+      const { deletedCount } = await c.attendance.deleteMany({ _id: { $in: gone } });
+      await c.attendanceKeys.deleteMany({ attendance_id: { $in: gone } });
+      return deletedCount;
+    },
   };
 }

@@ -7,6 +7,7 @@ import type { Filter } from 'mongodb';
 import type { Command, CommandStatus, CommandsPort, NewCommand } from '../types.js';
 import type { Ids } from './ids.js';
 import type { CommandDoc, Collections } from './schema.js';
+import { lastSyncedElsewhere } from '../sync-history.js';
 import { fromJson, mapLimit, maybe, pageOf, PARALLEL, settle, toJson, unlessDuplicate } from './util.js';
 
 /** error_message of a sent sync op that a newer pending op for the same key replaced (see requeue). */
@@ -195,6 +196,47 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     },
     async children(parentId) {
       return (await c.commands.find({ parent_id: parentId }).sort({ _id: 1 }).toArray()).map(toCommand);
+    },
+    async progress(id, progress, now) {
+      const set: Record<string, unknown> = { result: toJson(progress.result), updated_at: now };
+      if (progress.response !== undefined) set['response'] = progress.response;
+      const doc = await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: set }, { returnDocument: 'after' });
+      return maybe(doc, toCommand);
+    },
+    async retry(id, wire, now) {
+      // sent → pending; API commands hold no sync key, so their slot is their own id.
+      const doc = await c.commands.findOneAndUpdate(
+        { _id: id, status: 'sent' },
+        { $set: { status: 'pending', sent_at: null, wire, updated_at: now, sync_slot: own(id) }, $inc: { attempts: 1 } },
+        { returnDocument: 'after' },
+      );
+      return maybe(doc, toCommand);
+    },
+    async syncedPinsElsewhere(sn, locationId) {
+      // Once per assignment, by serial number: a broadcast query in a sharded cluster (see the header).
+      const docs = await c.commands
+        .find({ sn, origin: 'sync', status: 'success', parent_id: null }, { projection: { location_id: 1, params: 1 } })
+        .sort({ _id: 1 })
+        .toArray();
+      return lastSyncedElsewhere(
+        docs.map((d) => {
+          const p = fromJson<Record<string, unknown>>(d.params) ?? {};
+          return { location_id: d.location_id, pin: p['pin'], op: p['op'] };
+        }),
+        locationId,
+      );
+    },
+    async prune(before, limit) {
+      const old = await c.commands
+        .find({ status: { $in: ['success', 'failed'] }, parent_id: null, updated_at: { $lt: before } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
+      const ids = old.map((d) => d._id);
+      if (ids.length === 0) return 0;
+      // Children first: a crash in between leaves parents that the next sweep removes, never orphans.
+      await c.commands.deleteMany({ parent_id: { $in: ids } });
+      await c.commands.deleteMany({ _id: { $in: ids } });
+      return ids.length;
     },
     async countByStatus() {
       const out: Record<CommandStatus, number> = { pending: 0, sent: 0, success: 0, failed: 0 };

@@ -1,15 +1,15 @@
 /** Devices (unsharded: looked up by serial number; unique serial_number). */
 import type { Filter } from 'mongodb';
-import type { Device, DevicesPort, DeviceSessionPatch } from '../types.js';
+import type { Device, DevicesPort, DeviceSessionPatch, DeviceState } from '../types.js';
 import type { Ids } from './ids.js';
 import type { Collections, DeviceDoc } from './schema.js';
 import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';
 
-const toDevice = ({ _id, options, assigned_at, ...rest }: DeviceDoc): Device => ({
-  id: _id, ...rest, options: fromJson<Record<string, string>>(options), assigned_at: assigned_at ?? null,
+const toDevice = ({ _id, options, assigned_at, state, ...rest }: DeviceDoc): Device => ({
+  id: _id, ...rest, options: fromJson<Record<string, string>>(options), state: fromJson<DeviceState>(state), assigned_at: assigned_at ?? null,
 });
 
-const SESSION_FIELDS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'last_seen', 'last_address'] as const satisfies readonly (keyof DeviceSessionPatch)[];
+const SESSION_FIELDS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'state', 'last_seen', 'last_address'] as const satisfies readonly (keyof DeviceSessionPatch)[];
 
 const defaultName = (sn: string) => `Device ${sn}`;
 
@@ -106,7 +106,7 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
     async updateSession(sn, patch, now) {
       const set: Record<string, unknown> = {};
       // A key present with the value undefined is stored as null (the driver's BSON default).
-      for (const key of SESSION_FIELDS) if (key in patch) set[key] = key === 'options' ? toJson(patch.options) : patch[key];
+      for (const key of SESSION_FIELDS) if (key in patch) set[key] = key === 'options' || key === 'state' ? toJson(patch[key]) : patch[key];
       if (Object.keys(set).length === 0) return bySerial(sn);
       const doc = await c.devices.findOneAndUpdate({ serial_number: sn }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
       return maybe(doc, toDevice);

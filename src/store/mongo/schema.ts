@@ -24,7 +24,8 @@ export type TokenDoc = Stored<Token>;
 export type UserDoc = Stored<User>;
 export type TemplateDoc = Stored<Template>;
 /** `options` is JSON text; `assigned_at` is absent (not null) while unassigned, see devices.ts assign. */
-export type DeviceDoc = Omit<Stored<Device>, 'options' | 'assigned_at'> & { options: string | null; assigned_at?: string };
+/** `state` is JSON text too, and absent on documents written before it existed. */
+export type DeviceDoc = Omit<Stored<Device>, 'options' | 'assigned_at' | 'state'> & { options: string | null; assigned_at?: string; state?: string | null };
 export type AttendanceDoc = Stored<Attendance>;
 
 /**
@@ -81,7 +82,7 @@ export function collections(db: Db): Collections {
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
-const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'attendanceKeys'>, IndexDescription[]>> = {
+const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations'>, IndexDescription[]>> = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
     { name: 'location', key: { location_id: 1, _id: 1 } },
@@ -105,9 +106,14 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'status_sent_at', key: { status: 1, sent_at: 1 } },
     { name: 'status_expires_at', key: { status: 1, expires_at: 1 } },
     { name: 'parent', key: { parent_id: 1, _id: 1 } },
+    { name: 'status_updated_at', key: { status: 1, updated_at: 1 } },
   ],
   attendance: [
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
+    { name: 'time', key: { timestamp: 1 } },
+  ],
+  attendanceKeys: [
+    { name: 'attendance_id', key: { attendance_id: 1 } },
   ],
 };
 

@@ -47,5 +47,8 @@ export function sqliteAttendance(db: Db): AttendancePort {
       const rows = db.prepare(`SELECT * FROM attendance WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toAttendance), total };
     },
+    async prune(before, limit) {
+      return db.prepare('DELETE FROM attendance WHERE id IN (SELECT id FROM attendance WHERE timestamp < ? LIMIT ?)').run(before, limit).changes;
+    },
   };
 }

@@ -1,5 +1,6 @@
 import type { Command, CommandStatus, CommandsPort, NewCommand } from '../types.js';
 import { json, type Db } from './db.js';
+import { lastSyncedElsewhere } from '../sync-history.js';
 
 type Row = Record<string, unknown>;
 
@@ -151,6 +152,40 @@ export function sqliteCommands(db: Db): CommandsPort {
     },
     async children(parentId) {
       return (db.prepare('SELECT * FROM commands WHERE parent_id = ? ORDER BY id').all(parentId) as Row[]).map(toCommand);
+    },
+    async progress(id, progress, now) {
+      const sets = ['result = ?', 'updated_at = ?'];
+      const args: unknown[] = [jsonOrNull(progress.result), now];
+      if (progress.response !== undefined) { sets.push('response = ?'); args.push(progress.response); }
+      const r = db.prepare(`UPDATE commands SET ${sets.join(', ')} WHERE id = ? AND status = 'sent' RETURNING *`).get(...args, id) as Row | undefined;
+      return r && toCommand(r);
+    },
+    async retry(id, wire, now) {
+      const r = db
+        .prepare("UPDATE commands SET status = 'pending', sent_at = NULL, wire = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'sent' RETURNING *")
+        .get(wire, now, id) as Row | undefined;
+      return r && toCommand(r);
+    },
+    async syncedPinsElsewhere(sn, locationId) {
+      const rows = db
+        .prepare(
+          `SELECT location_id, json_extract(params, '$.pin') AS pin, json_extract(params, '$.op') AS op FROM commands
+           WHERE sn = ? AND origin = 'sync' AND status = 'success' AND parent_id IS NULL ORDER BY id`,
+        )
+        .all(sn) as { location_id: number; pin: number; op: string }[];
+      return lastSyncedElsewhere(rows, locationId);
+    },
+    async prune(before, limit) {
+      return db
+        .transaction(() => {
+          const ids = (db
+            .prepare("SELECT id FROM commands WHERE status IN ('success', 'failed') AND parent_id IS NULL AND COALESCE(updated_at, created_at) < ? LIMIT ?")
+            .all(before, limit) as { id: number }[]).map((r) => r.id);
+          const del = db.prepare('DELETE FROM commands WHERE id = ? OR parent_id = ?');
+          for (const id of ids) del.run(id, id);
+          return ids.length;
+        })
+        .immediate();
     },
     async countByStatus() {
       const out: Record<CommandStatus, number> = { pending: 0, sent: 0, success: 0, failed: 0 };

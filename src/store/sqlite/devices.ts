@@ -1,4 +1,4 @@
-import type { Device, DevicesPort } from '../types.js';
+import type { Device, DevicesPort, DeviceState } from '../types.js';
 import { json, likePattern, type Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -15,6 +15,7 @@ const toDevice = (r: Row): Device => ({
   version: (r['version'] as Device['version']) ?? null,
   version_override: (r['version_override'] as Device['version']) ?? null,
   comm_key_hash: (r['comm_key_hash'] as string | null) ?? null,
+  state: json<DeviceState>(r['state']),
   last_seen: (r['last_seen'] as string | null) ?? null,
   last_address: (r['last_address'] as string | null) ?? null,
   assigned_at: (r['assigned_at'] as string | null) ?? null,
@@ -22,7 +23,8 @@ const toDevice = (r: Row): Device => ({
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
-const SESSION_COLUMNS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'last_seen', 'last_address'] as const;
+const SESSION_COLUMNS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'state', 'last_seen', 'last_address'] as const;
+const JSON_COLUMNS = new Set<string>(['options', 'state']);
 
 export function sqliteDevices(db: Db): DevicesPort {
   const bySerial = db.prepare('SELECT * FROM devices WHERE serial_number = ?');
@@ -108,7 +110,7 @@ export function sqliteDevices(db: Db): DevicesPort {
         if (!(col in patch)) continue;
         const v = patch[col];
         sets.push(`${col} = ?`);
-        args.push(col === 'options' && v !== null && v !== undefined ? JSON.stringify(v) : (v ?? null));
+        args.push(JSON_COLUMNS.has(col) && v !== null && v !== undefined ? JSON.stringify(v) : (v ?? null));
       }
       if (sets.length === 0) return this.getBySerial(sn);
       const r = db.prepare(`UPDATE devices SET ${sets.join(', ')}, updated_at = ? WHERE serial_number = ? RETURNING *`).get(...args, now, sn) as Row | undefined;

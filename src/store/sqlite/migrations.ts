@@ -131,4 +131,13 @@ CREATE TABLE attendance (
 CREATE INDEX attendance_location ON attendance(location_id, timestamp DESC, id DESC);
 `,
   },
+  {
+    version: 2,
+    name: 'device runtime state, retention indexes',
+    sql: `
+ALTER TABLE devices ADD COLUMN state TEXT;
+CREATE INDEX attendance_timestamp ON attendance(timestamp);
+CREATE INDEX commands_finished ON commands(status, updated_at);
+`,
+  },
 ];

@@ -1,0 +1,38 @@
+/**
+ * What the runtime knows of a sent command before its outcome: kept in the command's `result`
+ * field while it is `sent` (CommandsPort.progress), so a restart or an evicted actor loses none of
+ * it. The final result replaces it when the command finishes.
+ */
+import type { AttendanceWindow, UserRecord } from '../../protocols/index.js';
+import type { Command } from '../store/types.js';
+
+export interface Progress {
+  /** Rendering notes (a fallback that drops parameters, templates skipped) [COMMANDS §2.5]. */
+  readonly note?: string;
+  /** v3 load-users for one PIN: the device answers the whole table [COMMANDS §4.14]. */
+  readonly keep_pin?: string;
+  /** v3 check-attendance: keep only rows inside this device-local window [COMMANDS §4.17]. */
+  readonly keep_window?: AttendanceWindow;
+  /** Result of the first line of a multi-line command, while its other lines are outstanding. */
+  readonly head?: { readonly return_code: number; readonly raw: string };
+  /** Users the device uploaded in answer to load-users. */
+  readonly users?: readonly UserRecord[];
+  /** Attendance rows that answered check-attendance: received, and stored as new. */
+  readonly attendance?: { readonly received: number; readonly stored: number };
+  /** Device parameters that answered an info query before its result line. */
+  readonly options?: Readonly<Record<string, string>>;
+}
+
+/** The progress recorded on a sent command (empty when none). */
+export function progressOf(command: Command): Progress {
+  const r = command.status === 'sent' ? command.result : null;
+  return r !== null && typeof r === 'object' && !Array.isArray(r) ? (r as Progress) : {};
+}
+
+/** The parts of a progress record that belong in the final result. */
+export function finalExtras(p: Progress): Record<string, unknown> {
+  return {
+    ...(p.note !== undefined ? { note: p.note } : {}),
+    ...(p.attendance !== undefined ? { records: p.attendance.received, stored: p.attendance.stored } : {}),
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * Command results in (`devicecmd`): matched by id only [PUSH-v2 §8.4], capability learning
+ * [COMMANDS §2.6], the automatic fallbacks [COMMANDS §2.5], and completion of multi-line commands
+ * once every line has answered. Partial outcomes are persisted as progress (./progress.ts), so an
+ * actor evicted or a gateway restarted between two lines loses nothing.
+ */
+import {
+  CHECK_ATTENDANCE_BOTH_FORMATS_FAILED,
+  type Codec, type CommandResult, type UserRecord,
+} from '../../protocols/index.js';
+import type { PresetId } from '../../protocols/catalog.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { Command, CommandOutcome, Device, DeviceSessionPatch, Store } from '../store/types.js';
+import { learn, learnedRefusal } from './capabilities.js';
+import type { EventBus } from './event-bus.js';
+import { finalExtras, progressOf, type Progress } from './progress.js';
+import type { RuntimeConfig } from './runtime-config.js';
+import { sanitizeOptions } from './session.js';
+
+export interface ResultContext {
+  readonly sn: string;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly log: Logger;
+  readonly config: RuntimeConfig;
+  readonly device: () => Promise<Device | undefined>;
+  /** Persists a device patch and announces it. */
+  readonly updateDevice: (patch: DeviceSessionPatch) => Promise<Device | undefined>;
+}
+
+const now = (ctx: ResultContext) => ctx.clock.now().toISOString();
+
+export async function finishCommand(ctx: ResultContext, command: Command, outcome: CommandOutcome): Promise<void> {
+  emitCommand(ctx, await ctx.store.commands.finish(command.id, outcome, now(ctx)));
+}
+
+export function emitCommand(ctx: ResultContext, command: Command | undefined): void {
+  if (command && command.parent_id === null) ctx.bus.emit('command.updated', { location_id: command.location_id, command });
+}
+
+/** Merges into the progress of a sent command (no-op once it is final). */
+export async function addProgress(ctx: ResultContext, id: number, change: (p: Progress) => Progress, response?: string): Promise<void> {
+  const command = await ctx.store.commands.getById(id);
+  if (command?.status !== 'sent' || command.sn !== ctx.sn) return;
+  await ctx.store.commands.progress(id, { result: change(progressOf(command)), ...(response !== undefined ? { response } : {}) }, now(ctx));
+}
+
+/** [COMMANDS §2.6] what the answer to `line` teaches; persisted on the device. */
+async function learnFrom(ctx: ResultContext, codec: Codec, line: string | null, code: number): Promise<void> {
+  if (line === null) return;
+  const device = await ctx.device();
+  if (!device) return;
+  const state = learn(device.state, codec.capabilityKey(line), codec.classifyReturn(code), code);
+  if (state !== device.state) await ctx.updateDevice({ state });
+}
+
+/** [PUSH-v2 §8.4] results are matched by ID only; unknown ids are logged and ignored. */
+export async function applyResult(ctx: ResultContext, codec: Codec, result: CommandResult): Promise<void> {
+  const id = Number(result.id);
+  const command = Number.isSafeInteger(id) ? await ctx.store.commands.getById(id) : undefined;
+  if (!command || command.sn !== ctx.sn || (command.status !== 'sent' && command.status !== 'pending')) {
+    ctx.log.info({ id: result.id, returnCode: result.returnCode }, 'result for an unknown or finished command id ignored');
+    return;
+  }
+  await learnFrom(ctx, codec, command.wire, result.returnCode);
+  if (command.parent_id !== null) {
+    const outcome = codec.outcome(result.returnCode);
+    await ctx.store.commands.finish(
+      command.id,
+      outcome.status === 'failed' ? { status: 'failed', error_message: outcome.message, response: result.raw } : { status: 'success', response: result.raw },
+      now(ctx),
+    );
+    const head = await ctx.store.commands.getById(command.parent_id);
+    const headResult = head && progressOf(head).head;
+    if (head && headResult) await completeIfDone(ctx, codec, head, headResult);
+    return;
+  }
+  if (await fellBack(ctx, codec, command, result.returnCode)) return;
+  const head = { return_code: result.returnCode, raw: result.raw };
+  const done = await completeIfDone(ctx, codec, command, head, result);
+  // Lines still outstanding: keep the first line's answer with the command until they arrive.
+  if (!done) await addProgress(ctx, command.id, (p) => ({ ...p, head }), result.raw);
+}
+
+/** [COMMANDS §2.5] the one automatic fallback of a preset, tried once: sent again with other wire lines. */
+async function fellBack(ctx: ResultContext, codec: Codec, command: Command, code: number): Promise<boolean> {
+  if (command.origin === 'sync' || command.attempts > 0) return false;
+  const fallback = codec.presetFallback({ preset: command.command as PresetId, params: command.params ?? {} }, code);
+  if (!fallback) return false;
+  if (fallback.note !== undefined) await addProgress(ctx, command.id, (p) => ({ ...p, note: fallback.note as string }));
+  if (fallback.requestFullAttlogUpload) {
+    const device = await ctx.device();
+    await ctx.updateDevice({ state: { ...device?.state, attlogReupload: true } });
+  }
+  const again = await ctx.store.commands.retry(command.id, fallback.lines.join('\n'), now(ctx));
+  if (!again) return false;
+  ctx.log.info({ id: command.id, returnCode: code, fallback: fallback.lines[0] }, 'command answered with a refusal: trying its fallback');
+  emitCommand(ctx, again);
+  ctx.bus.emit('mailbox.changed', { location_id: command.location_id, sn: command.sn });
+  return true;
+}
+
+/** Finishes `head` when none of its lines is outstanding; returns whether it did. */
+async function completeIfDone(ctx: ResultContext, codec: Codec, head: Command, first: NonNullable<Progress['head']>, result?: CommandResult): Promise<boolean> {
+  const children = await ctx.store.commands.children(head.id);
+  if (children.some((c) => c.status === 'sent' || c.status === 'pending')) return false;
+  await complete(ctx, codec, head, first, children, result);
+  return true;
+}
+
+async function complete(ctx: ResultContext, codec: Codec, head: Command, first: NonNullable<Progress['head']>, children: readonly Command[], result?: CommandResult): Promise<void> {
+  const preset = head.origin === 'sync' ? undefined : (head.command as PresetId);
+  const progress = progressOf(head);
+  const outcome = codec.outcome(first.return_code, preset);
+  if (outcome.status === 'pending') return;
+  const failedChild = children.find((c) => c.status === 'failed');
+  const response = [first.raw, ...children.map((c) => c.response ?? '')].filter(Boolean).join('\n');
+  let data: Record<string, unknown> | null = null;
+  if (preset === 'info') {
+    const options = result?.options ? sanitizeOptions(result.options.values) : progress.options;
+    if (options) {
+      await ctx.updateDevice({ options: { ...((await ctx.device())?.options ?? {}), ...options } });
+      data = { ...options };
+    }
+  } else if (preset === 'load-users') {
+    data = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
+  }
+  const extras = finalExtras(progress);
+  const resultData = Object.keys(extras).length > 0 ? { ...data, ...extras } : data;
+  if (outcome.status === 'failed') {
+    // [COMMANDS §4.17] the T-format retry answered −1 as well.
+    const message = preset === 'check-attendance' && head.attempts > 0 && first.return_code === -1 ? CHECK_ATTENDANCE_BOTH_FORMATS_FAILED : outcome.message;
+    return finishCommand(ctx, head, { status: 'failed', error_message: message, response, result: resultData });
+  }
+  if (failedChild) {
+    // A sync op whose line the device just refused as unsupported goes again: the next render
+    // takes the fallback form or skips that line with its reason (render.ts) [COMMANDS §2.5].
+    const device = await ctx.device();
+    const refused = failedChild.wire !== null && learnedRefusal(device?.state ?? null, codec.capabilityKey(failedChild.wire)) !== undefined;
+    if (head.origin === 'sync' && refused && head.attempts < ctx.config.syncRetries) {
+      const again = await ctx.store.commands.requeue(head.id, now(ctx));
+      if (again) {
+        ctx.bus.emit('mailbox.changed', { location_id: head.location_id, sn: head.sn });
+        return;
+      }
+    }
+    return finishCommand(ctx, head, { status: 'failed', error_message: `line ${failedChild.id}: ${failedChild.error_message ?? 'failed'}`, response, result: resultData });
+  }
+  return finishCommand(ctx, head, { status: 'success', response, result: resultData });
+}
+
+/** [API-CONTRACT §5] load-users → `{users, unknown_pins}`: what the device holds, and which PINs the location does not know. */
+async function loadUsersResult(ctx: ResultContext, head: Command, users: readonly UserRecord[], keepPin: string | undefined) {
+  const wanted = keepPin ?? (head.params?.['pin'] == null ? undefined : String(head.params['pin']));
+  const list = wanted === undefined ? users : users.filter((u) => u.pin === wanted);
+  const numeric = list.map((u) => u.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number);
+  const known = new Set((await ctx.store.users.getMany(head.location_id ?? -1, numeric)).map((u) => String(u.pin)));
+  return {
+    users: list.map((u) => ({ pin: u.pin, name: u.name, privilege: u.privilege, card_no: u.cardNo || null, group: u.group })),
+    unknown_pins: list.map((u) => u.pin).filter((p) => !/^\d{1,8}$/.test(p) || !known.has(String(Number(p)))),
+  };
+}
