@@ -152,6 +152,9 @@ export type CommandOutcome =
 export interface Codec {
   readonly version: ProtocolVersion;
   readonly major: ProtocolMajor;
+  /** Whether the device's user record holds an access window (v3 StartTime/EndTime [COMMANDS §3.4]);
+   *  v2 USERINFO has none, so the gateway enforces the window by deleting and re-adding the user. */
+  readonly storesUserWindow: boolean;
   /** @throws ProtocolError — and nothing else */
   decode(request: WireRequest, options?: DecodeOptions): DecodeResult;
   /** A preset's wire line(s) [COMMANDS §4, §6]. */

@@ -75,7 +75,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         const now = clock.now();
         const { outcome, device } = await store.devices.assign(caller.location.id, body.sn, input, now.toISOString());
         if (outcome === 'other-location') throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${body.sn} is assigned to another location`);
-        if (outcome === 'assigned') await deps.sync.queueRoster(caller.location.id, body.sn);
+        if (outcome === 'assigned') await deps.sync.queueAssignment(caller.location.id, body.sn);
         deps.bus.emit('device.updated', { location_id: caller.location.id, device });
         return json(outcome === 'assigned' ? 201 : 200, deviceView(device, caller.location, now, deps.onlineThresholdS));
       },

@@ -36,6 +36,8 @@ export interface ActorDeps {
   readonly firmware: FirmwareCache;
   /** Template changes fan out to the location's other devices (sync). */
   readonly onTemplatesChanged: (locationId: number, pins: readonly number[], sourceSn: string) => Promise<void>;
+  /** A sync-users audit found these users on the device (the location removes the ones it does not hold). */
+  readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[]) => Promise<void>;
 }
 
 export interface PushRequest {
@@ -65,6 +67,7 @@ export class DeviceActor {
       sn, store: deps.store, clock: deps.clock, bus: deps.bus, log: this.#log, config: deps.config,
       device: () => this.#device(),
       updateDevice: (patch) => this.#updateSession(patch),
+      onDeviceUsers: deps.onDeviceUsers,
     };
   }
 

@@ -131,10 +131,20 @@ export function createCommandQueue(deps: CommandQueueDeps) {
         throw err;
       }
       if (spec.id === 'sync-users') {
-        // sync-users is done by queueing the roster; the record reports what was queued.
+        // sync-users is done by queueing the roster; the record reports what was queued. A load-users
+        // goes first so that users the device holds and the location does not are removed too
+        // [API-CONTRACT §6] (results.ts, origin 'system').
         const { commands } = await deps.queueRoster(req.location.id, req.sn);
+        const audit = await store.commands.create(
+          { location_id: req.location.id, sn: req.sn, command: 'load-users', params: { user_id: null, pin: null }, priority: req.priority, origin: 'system', expires_at: command.expires_at },
+          now.toISOString(),
+        );
         command =
-          (await store.commands.finish(command.id, { status: 'success', response: `queued ${commands} user sync operations`, result: { queued: commands } }, clock.now().toISOString())) ?? command;
+          (await store.commands.finish(
+            command.id,
+            { status: 'success', response: `queued ${commands} user sync operations and load-users ${audit.id} to remove users the location does not hold`, result: { queued: commands, load_users_id: audit.id } },
+            clock.now().toISOString(),
+          )) ?? command;
       }
       bus.emit('command.updated', { location_id: req.location.id, command });
       bus.emit('mailbox.changed', { location_id: req.location.id, sn: req.sn });

@@ -35,6 +35,7 @@ export class Hub {
   readonly #deps: HubDeps;
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #unsubscribe: () => void;
+  #windowSweptAt: Date | undefined;
 
   constructor(deps: HubDeps) {
     this.#deps = deps;
@@ -56,6 +57,10 @@ export class Hub {
           // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices.
           await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn });
         },
+        onDeviceUsers: async (locationId, deviceSn, pins) => {
+          const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins);
+          if (r.commands > 0) this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
+        },
       });
       this.#actors.set(sn, actor);
     }
@@ -75,6 +80,7 @@ export class Hub {
     every(5_000, () => this.presence.flush());
     every(10_000, () => this.sweepCommands());
     every(60_000, () => this.evictIdle());
+    every(30_000, async () => void (await this.sweepAccessWindows()));
     if (this.#deps.config.retentionDays > 0) every(3_600_000, async () => void (await this.pruneRetention()));
   }
 
@@ -127,6 +133,19 @@ export class Hub {
     for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total.commands += n) n = await store.commands.prune(cutoff, PRUNE_BATCH);
     if (total.attendance + total.commands > 0) log.info({ cutoff, ...total }, 'retention: old records deleted');
     return total;
+  }
+
+  /**
+   * v2 access windows: users whose window opened or closed since the last sweep go to the devices
+   * that cannot hold it [API-CONTRACT §6]. The first sweep after a start looks back a day, so edges
+   * passed while the gateway was down are applied too (re-syncing a user is idempotent).
+   */
+  async sweepAccessWindows(): Promise<number> {
+    const until = this.#deps.clock.now();
+    const since = this.#windowSweptAt ?? new Date(until.getTime() - DAY_MS);
+    const r = await this.#deps.sync.sweepAccessWindows(since, until);
+    this.#windowSweptAt = until;
+    return r.commands;
   }
 
   evictIdle(): void {

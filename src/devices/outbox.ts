@@ -28,7 +28,7 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
   const extras = new Map<number, { progress?: Progress; fullAttlog?: boolean }>();
   let bytes = 0;
   for (const command of pending) {
-    const r = await render(store, codec, command, device, location);
+    const r = await render(store, codec, command, device, location, ctx.clock.now());
     if (!r.ok) {
       await finishCommand(ctx, command, { status: 'failed', error_message: r.reason });
       continue;

@@ -6,6 +6,7 @@
 import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type DeviceProfile, type EncodeContext, type EncodeResult, type SyncTemplate } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Command, Device, Location, Store, Template, User } from '../store/types.js';
+import { phaseAt } from '../sync/access-window.js';
 import { learnedRefusal } from './capabilities.js';
 
 export interface Rendered {
@@ -79,21 +80,23 @@ function userLines(codec: Codec, user: User, profile: DeviceProfile, ctx: Encode
 /** The code that taught BioGate this line's command word is unsupported here, if any [COMMANDS §2.6]. */
 const refusalOf = (codec: Codec, device: Device, line: string): number | undefined => learnedRefusal(device.state, codec.capabilityKey(line));
 
-export async function render(store: Store, codec: Codec, command: Command, device: Device, location: Location): Promise<RenderResult> {
+export async function render(store: Store, codec: Codec, command: Command, device: Device, location: Location, now: Date): Promise<RenderResult> {
   // [COMMANDS §2.5] a fallback chosen after the first answer is sent as stored (see CommandsPort.retry).
   if (command.origin !== 'sync' && command.attempts > 0 && command.wire !== null) return { ok: true, rendered: { lines: command.wire.split('\n') } };
   const profile = profileOf(device, codec.version);
   const ctx: EncodeContext = { timeZone: location.timezone };
-  return command.origin === 'sync' ? renderSync(store, codec, command, device, location, profile, ctx) : renderPreset(store, codec, command, device, location, profile, ctx);
+  return command.origin === 'sync' ? renderSync(store, codec, command, device, location, profile, ctx, now) : renderPreset(store, codec, command, device, location, profile, ctx);
 }
 
-async function renderSync(store: Store, codec: Codec, command: Command, device: Device, location: Location, profile: DeviceProfile, ctx: EncodeContext): Promise<RenderResult> {
+async function renderSync(store: Store, codec: Codec, command: Command, device: Device, location: Location, profile: DeviceProfile, ctx: EncodeContext, now: Date): Promise<RenderResult> {
   const params = command.params ?? {};
   const pin = params['pin'] as number;
   const op = params['op'];
   const user = op === 'user.upsert' ? await store.users.get(location.id, pin) : undefined;
-  // The user changed since the op was queued: deleted or deactivated means revoke.
-  if (op === 'user.delete' || !user || !user.is_active) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
+  // The user changed since the op was queued: deleted or deactivated means revoke. A device that
+  // cannot hold the access window does not hold the user outside it [API-CONTRACT §6].
+  const outside = user !== undefined && !codec.storesUserWindow && phaseAt(user, location.timezone, now.getTime()) !== 'inside';
+  if (op === 'user.delete' || !user || !user.is_active || outside) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
   const base = userLines(codec, user, profile, ctx);
   if (!base.ok) return { ok: false, reason: base.reason };
   const refused = base.lines.map((l) => refusalOf(codec, device, l)).find((c) => c !== undefined);

@@ -28,6 +28,8 @@ export interface ResultContext {
   readonly device: () => Promise<Device | undefined>;
   /** Persists a device patch and announces it. */
   readonly updateDevice: (patch: DeviceSessionPatch) => Promise<Device | undefined>;
+  /** The users a device reported for a sync-users audit (load-users of origin 'system'). */
+  readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[]) => Promise<void>;
 }
 
 const now = (ctx: ResultContext) => ctx.clock.now().toISOString();
@@ -125,7 +127,12 @@ async function complete(ctx: ResultContext, codec: Codec, head: Command, first: 
       data = { ...options };
     }
   } else if (preset === 'load-users') {
-    data = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
+    const users = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
+    data = users;
+    if (head.origin === 'system' && head.location_id !== null && outcome.status === 'success') {
+      const pins = users.users.map((u) => u.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number).filter((p) => p > 0);
+      await ctx.onDeviceUsers(head.location_id, ctx.sn, pins);
+    }
   }
   const extras = finalExtras(progress);
   const resultData = Object.keys(extras).length > 0 ? { ...data, ...extras } : data;

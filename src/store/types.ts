@@ -120,6 +120,8 @@ export interface UsersPort {
   deactivate(locationId: number, pins: readonly number[] | null, now: Iso): Promise<readonly User[]>;
   /** Pins of every active user, ascending. */
   activePins(locationId: number): Promise<readonly number[]>;
+  /** Active users with a start_time or end_time (the access-window scheduler). */
+  withAccessWindow(locationId: number): Promise<readonly User[]>;
 }
 
 export type BioType = 'fingerprint' | 'face' | 'palm' | 'other';

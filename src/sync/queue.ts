@@ -3,16 +3,38 @@
  * (DESIGN.md "Sync"). An op names what to do, not the wire text: the device
  * runtime renders it at dispatch time from the user's current data.
  */
+import { codecFor } from '../../protocols/index.js';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../devices/event-bus.js';
-import type { NewCommand, Store } from '../store/types.js';
+import type { Device, NewCommand, Store } from '../store/types.js';
+import { crossedEdge } from './access-window.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
+
+export interface QueueUsersOptions {
+  /** Leave this device out (the one a template came from). */
+  readonly exceptSn?: string;
+  /** Only devices this accepts. */
+  readonly only?: (device: Device) => boolean;
+}
 
 export interface SyncQueue {
   /** Queues `op` for each pin on every assigned device of the location; returns the counts. */
-  queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert' | 'user.delete', options?: { exceptSn?: string }): Promise<SyncCounts>;
-  /** Queues the location's whole active roster for one device (assignment, sync-users). */
+  queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert' | 'user.delete', options?: QueueUsersOptions): Promise<SyncCounts>;
+  /** Queues the location's whole active roster for one device (sync-users). */
   queueRoster(locationId: number, sn: string): Promise<SyncCounts>;
+  /**
+   * A device newly assigned to the location [API-CONTRACT §6]: users BioGate synced to it for another
+   * location are deleted from it first, then the location's roster follows.
+   */
+  queueAssignment(locationId: number, sn: string): Promise<SyncCounts>;
+  /** Deletes from one device the users it holds that the location does not hold active (sync-users after load-users). */
+  removeExtraUsers(locationId: number, sn: string, devicePins: readonly number[]): Promise<SyncCounts>;
+  /**
+   * v2 access windows [API-CONTRACT §6]: users whose start_time or end_time fell in (since, until]
+   * are synced again to the location's devices that cannot hold the window, where rendering adds or
+   * removes them by the window (render.ts).
+   */
+  sweepAccessWindows(since: Date, until: Date): Promise<SyncCounts>;
 }
 
 export interface SyncCounts {
@@ -53,23 +75,58 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     for (const sn of sns) bus.emit('mailbox.changed', { location_id: locationId, sn });
   };
 
+  async function queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert' | 'user.delete', options: QueueUsersOptions = {}): Promise<SyncCounts> {
+    const devices = (await store.devices.listAssigned(locationId)).filter((d) => d.serial_number !== options.exceptSn && (options.only?.(d) ?? true));
+    if (devices.length === 0 || pins.length === 0) return { devices: devices.length, commands: 0 };
+    const expires = expiry();
+    const ops: NewCommand[] = [];
+    for (const d of devices) for (const pin of pins) ops.push(opFor(locationId, d.serial_number, pin, op, expires));
+    const commands = await enqueue(ops);
+    wake(locationId, devices.map((d) => d.serial_number));
+    return { devices: devices.length, commands };
+  }
+
+  async function queueRoster(locationId: number, sn: string): Promise<SyncCounts> {
+    const pins = await store.users.activePins(locationId);
+    const expires = expiry();
+    const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.upsert', expires)));
+    if (commands > 0) wake(locationId, [sn]);
+    return { devices: 1, commands };
+  }
+
+  async function deleteFrom(locationId: number, sn: string, pins: readonly number[]): Promise<number> {
+    const expires = expiry();
+    const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.delete', expires)));
+    if (commands > 0) wake(locationId, [sn]);
+    return commands;
+  }
+
   return {
-    async queueUsers(locationId, pins, op, options = {}) {
-      const devices = (await store.devices.listAssigned(locationId)).filter((d) => d.serial_number !== options.exceptSn);
-      if (devices.length === 0 || pins.length === 0) return { devices: devices.length, commands: 0 };
-      const expires = expiry();
-      const ops: NewCommand[] = [];
-      for (const d of devices) for (const pin of pins) ops.push(opFor(locationId, d.serial_number, pin, op, expires));
-      const commands = await enqueue(ops);
-      wake(locationId, devices.map((d) => d.serial_number));
-      return { devices: devices.length, commands };
+    queueRoster,
+    async queueAssignment(locationId, sn) {
+      // Deletes first; where the location has the same PIN, its upsert replaces the delete (same sync key).
+      const elsewhere = await store.commands.syncedPinsElsewhere(sn, locationId);
+      const deleted = await deleteFrom(locationId, sn, elsewhere);
+      const roster = await queueRoster(locationId, sn);
+      return { devices: 1, commands: deleted + roster.commands };
     },
-    async queueRoster(locationId, sn) {
-      const pins = await store.users.activePins(locationId);
-      const expires = expiry();
-      const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.upsert', expires)));
-      if (commands > 0) wake(locationId, [sn]);
-      return { devices: 1, commands };
+    async removeExtraUsers(locationId, sn, devicePins) {
+      const active = new Set(await store.users.activePins(locationId));
+      return { devices: 1, commands: await deleteFrom(locationId, sn, [...new Set(devicePins)].filter((p) => !active.has(p))) };
     },
+    async sweepAccessWindows(since, until) {
+      let devices = 0;
+      let commands = 0;
+      for (const location of await store.locations.list()) {
+        if (!location.is_active) continue;
+        const crossed = (await store.users.withAccessWindow(location.id)).filter((u) => crossedEdge(u, location.timezone, since.getTime(), until.getTime()));
+        if (crossed.length === 0) continue;
+        const r = await queueUsers(location.id, crossed.map((u) => u.pin), 'user.upsert', { only: (d) => !codecFor(d.version_override ?? d.version ?? '2.0.0').storesUserWindow });
+        devices += r.devices;
+        commands += r.commands;
+      }
+      return { devices, commands };
+    },
+    queueUsers,
   };
 }

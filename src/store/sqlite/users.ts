@@ -136,6 +136,10 @@ export function sqliteUsers(db: Db): UsersPort {
     async activePins(locationId) {
       return (db.prepare('SELECT pin FROM users WHERE location_id = ? AND is_active = 1 ORDER BY pin').all(locationId) as { pin: number }[]).map((r) => r.pin);
     },
+    async withAccessWindow(locationId) {
+      const rows = db.prepare('SELECT * FROM users WHERE location_id = ? AND is_active = 1 AND (start_time IS NOT NULL OR end_time IS NOT NULL) ORDER BY pin').all(locationId) as Row[];
+      return rows.map(toUser);
+    },
   };
 }
 
