@@ -96,7 +96,11 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const sync = createSyncQueue(store, clock, bus);
   const commands = createCommandQueue({ store, clock, bus, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
   const firmware = createFirmwareCache({ caFile: config.firmwareCaFile, maxBytes: Math.floor(config.firmwareMaxMb * 1024 * 1024) });
-  const hub = new Hub({ store, clock, bus, log: logger, sync, firmware, config: { ...runtimeConfig(config), ...options.runtime } });
+  const unknownTables = metrics.register(new Counter('biogate_device_unknown_tables_total', 'Device uploads of tables BioGate does not know, acknowledged and dropped'));
+  const hub = new Hub({
+    store, clock, bus, log: logger, sync, firmware, config: { ...runtimeConfig(config), ...options.runtime },
+    onUnknownTable: (table) => unknownTables.inc({ table }),
+  });
   const apiRoutes: ApiRoute[] = [
     ...meRoutes(store),
     ...userRoutes({ store, clock, sync, bus }),

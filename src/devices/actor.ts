@@ -36,6 +36,8 @@ export interface ActorDeps {
   readonly firmware: FirmwareCache;
   /** Template changes fan out to the location's other devices (sync). */
   readonly onTemplatesChanged: (locationId: number, pins: readonly number[], sourceSn: string) => Promise<void>;
+  /** Counts uploads of tables BioGate does not know (acknowledged so the device does not resend them). */
+  readonly onUnknownTable: (table: string) => void;
   /** A sync-users audit found these users on the device (the location removes the ones it does not hold). */
   readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[]) => Promise<void>;
 }
@@ -288,10 +290,12 @@ export class DeviceActor {
           return this.#file(event.url, device);
         case 'unknownRecords':
           accepted += event.lines.length;
+          this.#deps.onUnknownTable(event.source.table);
           this.#log.info({ table: event.source.table, lines: event.lines.length }, 'unknown record tags acknowledged');
           break;
         case 'unknownTable':
           accepted += 1;
+          this.#deps.onUnknownTable(event.source.table);
           this.#log.info({ table: event.source.table, bytes: event.body.length }, 'unknown table acknowledged');
           break;
         default: {

@@ -23,6 +23,8 @@ export interface HubDeps {
   readonly sync: SyncQueue;
   readonly config: RuntimeConfig;
   readonly firmware: FirmwareCache;
+  /** Counts an unknown upload table (metrics); the name is the device's, so it is bounded first. */
+  readonly onUnknownTable?: (table: string) => void;
 }
 
 /** Rows deleted per retention step; the sweep repeats until a step deletes fewer. */
@@ -57,6 +59,7 @@ export class Hub {
           // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices.
           await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn });
         },
+        onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
         onDeviceUsers: async (locationId, deviceSn, pins) => {
           const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins);
           if (r.commands > 0) this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');

@@ -242,3 +242,16 @@ t.test('firmware-upgrade: BioGate downloads the HTTPS file, checks size and MD5,
   t.equal(failed.status, 'failed');
   t.match(failed.error_message, /^firmware checksum mismatch: MD5 [0-9a-f]{32}, command says f{32}$/);
 });
+
+t.test('unknown upload tables are acknowledged (so the device moves on) and counted in /metrics', async (t) => {
+  const { app, api, terminal } = await setup(t);
+  await api('POST', '/api/devices', { sn: 'UNKNOWN1' });
+  const dev = terminal('UNKNOWN1');
+  const first = await dev.post('cdata?table=MYSTERY', 'a=1\nb=2\n');
+  t.equal(first.status, 200);
+  await dev.post('cdata?table=MYSTERY', 'c=3\n');
+  await dev.post(`cdata?table=${'x'.repeat(60)}`, 'd=4\n');
+  const metrics = await (await fetch(`${app.url}/metrics`)).text();
+  t.match(metrics, /biogate_device_unknown_tables_total\{table="MYSTERY"\} 2/);
+  t.match(metrics, /biogate_device_unknown_tables_total\{table="other"\} 1/, 'device-chosen names are bounded');
+});
