@@ -43,6 +43,11 @@ export function sqliteCommands(db: Db): CommandsPort {
   const pendingSync = db.prepare("SELECT id FROM commands WHERE sn = ? AND sync_key = ? AND status = 'pending'");
   const requeue = db.prepare("UPDATE commands SET status = 'pending', sent_at = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
   const supersede = db.prepare(`UPDATE commands SET status = 'failed', error_message = '${SUPERSEDED}', updated_at = ? WHERE id = ? RETURNING *`);
+  /** The one row a statement returns, as a command. */
+  const one = (sql: string, ...args: unknown[]): Command | undefined => {
+    const r = db.prepare(sql).get(...args) as Row | undefined;
+    return r && toCommand(r);
+  };
   const insertArgs = (c: NewCommand, now: string) => [
     c.location_id, c.sn, c.command, jsonOrNull(c.params), c.priority, c.origin, c.expires_at,
     c.sync_key ?? null, c.parent_id ?? null, c.created_by_token_id ?? null, c.idempotency_key ?? null, now,
@@ -71,18 +76,14 @@ export function sqliteCommands(db: Db): CommandsPort {
       return { created, replaced };
     },
     async get(locationId, id) {
-      const r = db.prepare('SELECT * FROM commands WHERE id = ? AND location_id = ? AND parent_id IS NULL').get(id, locationId) as Row | undefined;
-      return r && toCommand(r);
+      return one('SELECT * FROM commands WHERE id = ? AND location_id = ? AND parent_id IS NULL', id, locationId);
     },
     async getById(id) {
       const r = byId.get(id) as Row | undefined;
       return r && toCommand(r);
     },
     async findByIdempotencyKey(locationId, tokenId, key) {
-      const r = db
-        .prepare('SELECT * FROM commands WHERE location_id = ? AND created_by_token_id IS ? AND idempotency_key = ?')
-        .get(locationId, tokenId, key) as Row | undefined;
-      return r && toCommand(r);
+      return one('SELECT * FROM commands WHERE location_id = ? AND created_by_token_id IS ? AND idempotency_key = ?', locationId, tokenId, key);
     },
     async list(locationId, filter, window) {
       const where = ['location_id = ?', 'parent_id IS NULL'];
@@ -157,14 +158,10 @@ export function sqliteCommands(db: Db): CommandsPort {
       const sets = ['result = ?', 'updated_at = ?'];
       const args: unknown[] = [jsonOrNull(progress.result), now];
       if (progress.response !== undefined) { sets.push('response = ?'); args.push(progress.response); }
-      const r = db.prepare(`UPDATE commands SET ${sets.join(', ')} WHERE id = ? AND status = 'sent' RETURNING *`).get(...args, id) as Row | undefined;
-      return r && toCommand(r);
+      return one(`UPDATE commands SET ${sets.join(', ')} WHERE id = ? AND status = 'sent' RETURNING *`, ...args, id);
     },
     async retry(id, wire, now) {
-      const r = db
-        .prepare("UPDATE commands SET status = 'pending', sent_at = NULL, wire = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'sent' RETURNING *")
-        .get(wire, now, id) as Row | undefined;
-      return r && toCommand(r);
+      return one("UPDATE commands SET status = 'pending', sent_at = NULL, wire = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'sent' RETURNING *", wire, now, id);
     },
     async syncedPinsElsewhere(sn, locationId) {
       const rows = db
