@@ -164,6 +164,7 @@ export class DeviceActor {
           });
           codec = this.#codecOf(device);
           location = await this.#location(device);
+          if (location) await this.#restarted(location);
           const registration = device?.registry_code && device.session_id ? { registryCode: device.registry_code, sessionId: device.session_id } : undefined;
           // [PUSH-v2 §4.7] a full attendance re-upload was requested (check-attendance fallback): once.
           const reupload = device?.state?.attlogReupload === true;
@@ -388,6 +389,12 @@ export class DeviceActor {
     const command = await this.#deps.store.commands.getById(id);
     if (command?.sn !== device.serial_number || command.command !== 'check-attendance' || command.status !== 'sent') return undefined;
     return { id, window: progressOf(command).keep_window };
+  }
+
+  /** [COMMANDS §4.1] a device may restart before posting its result: a new handshake completes the reboot. */
+  async #restarted(location: Location): Promise<void> {
+    const sent = await this.#deps.store.commands.list(location.id, { sn: this.sn, status: 'sent', command: 'reboot' }, { offset: 0, limit: 10 });
+    for (const command of sent.items) await finishCommand(this.#ctx, command, { status: 'success', result: { note: 'device restarted' } });
   }
 
   // ------------------------------------------------------------------ firmware

@@ -10,7 +10,9 @@ import type { Clock } from '../clock.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Command, Location, Store, Token } from '../store/types.js';
 import { compiled, issuesFrom } from '../validation.js';
+import { codecFor } from '../../protocols/index.js';
 import type { EventBus } from './event-bus.js';
+import { render } from './render.js';
 
 export interface QueueRequest {
   readonly location: Location;
@@ -129,6 +131,12 @@ export function createCommandQueue(deps: CommandQueueDeps) {
         const winner = await replay();
         if (winner) return { command: winner, replayed: true };
         throw err;
+      }
+      if (known !== null && spec.id !== 'sync-users') {
+        // [COMMANDS §2.3, §2.4] a preset the device's dialect cannot express (or the device is known to
+        // refuse) fails at once, with the reason, instead of waiting for the device to poll.
+        const rendered = await render(store, codecFor(known), command, device, req.location, now);
+        if (!rendered.ok) command = (await store.commands.finish(command.id, { status: 'failed', error_message: rendered.reason }, now.toISOString())) ?? command;
       }
       if (spec.id === 'sync-users') {
         // sync-users is done by queueing the roster; the record reports what was queued. A load-users

@@ -91,7 +91,9 @@ async function fellBack(ctx: ResultContext, codec: Codec, command: Command, code
   if (command.origin === 'sync' || command.attempts > 0) return false;
   const fallback = codec.presetFallback({ preset: command.command as PresetId, params: command.params ?? {} }, code);
   if (!fallback) return false;
-  if (fallback.note !== undefined) await addProgress(ctx, command.id, (p) => ({ ...p, note: fallback.note as string }));
+  // The API shows that a fallback answered: its own note, else what was refused and what went instead.
+  const note = fallback.note ?? `device returned ${code} for ${command.wire ?? command.command}; sent ${fallback.lines.join(' / ')} instead`;
+  await addProgress(ctx, command.id, (p) => ({ ...p, note }));
   if (fallback.requestFullAttlogUpload) {
     const device = await ctx.device();
     await ctx.updateDevice({ state: { ...device?.state, attlogReupload: true } });
