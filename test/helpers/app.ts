@@ -1,9 +1,13 @@
 /**
- * Test helpers: the real app on port 0 with a temporary SQLite store, a fake
- * clock, and a capture stream for logs. Nothing of ours is mocked (STYLE.md §10).
+ * Test helpers: the real app on port 0 with a temporary store, a fake clock, and a capture
+ * stream for logs. Nothing of ours is mocked (STYLE.md §10).
  *
  *   const { url, token } = await startApp(t);
  *   const res = await fetch(`${url}/api/me`, { headers: auth(token) });
+ *
+ * The store is a fresh SQLite file, or, with BIOGATE_TEST_API_STORE=mongodb, a fresh database on
+ * the server of BIOGATE_TEST_MONGO_URL (the MongoDB leg of `npm test`, test/mongo-api-leg.mjs).
+ * `TEST_STORE` says which, for the few cases that only make sense on one of them.
  *
  * Everything started here is closed by `t.teardown`; `close()` may also be
  * called earlier (it is idempotent).
@@ -17,6 +21,7 @@ import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, SettingKey } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/log.js';
+import { databaseName } from '../../src/store/mongo/connect.js';
 
 /** The part of a tap Test these helpers need. */
 export interface Teardown {
@@ -75,6 +80,21 @@ export function logCapture(): LogCapture {
   };
 }
 
+/**
+ * Which store startApp gives an app: `sqlite` unless BIOGATE_TEST_API_STORE=mongodb (which then
+ * needs BIOGATE_TEST_MONGO_URL). A case that only holds for one adapter skips on the other with
+ * the reason: `{ skip: TEST_STORE === 'mongodb' && 'SQLite-only: …' }`.
+ */
+export const TEST_STORE = testStoreKind(process.env);
+
+function testStoreKind(env: NodeJS.ProcessEnv): 'sqlite' | 'mongodb' {
+  const kind = env['BIOGATE_TEST_API_STORE'] ?? 'sqlite';
+  if (kind === 'sqlite') return 'sqlite';
+  if (kind !== 'mongodb') throw new Error(`BIOGATE_TEST_API_STORE: expected "sqlite" or "mongodb", got "${kind}"`);
+  if (!env['BIOGATE_TEST_MONGO_URL']) throw new Error('BIOGATE_TEST_API_STORE=mongodb needs BIOGATE_TEST_MONGO_URL (a MongoDB-compatible server)');
+  return 'mongodb';
+}
+
 export interface StartOptions {
   /** Config values by setting name (`bodyLimitMb`, `adminToken`, …); they win over `env`. */
   readonly config?: Partial<Record<SettingKey, unknown>>;
@@ -83,7 +103,14 @@ export interface StartOptions {
   readonly clock?: Clock;
   /** Send logs here, at `config.logLevel` (default `info`), instead of dropping them. */
   readonly logs?: LogCapture;
-  /** Reuse this SQLite file instead of a fresh one (the caller owns its directory). */
+  /**
+   * Start on the store of an earlier app (its `storeUrl`) instead of a fresh one, e.g. to restart:
+   * `await first.close(); const second = await startApp(t, { storeUrl: first.storeUrl })`.
+   * Works in both store modes. The app that created the store cleans it up, after closing
+   * every app started on it.
+   */
+  readonly storeUrl?: string;
+  /** Use this SQLite file (in either mode) instead of a fresh store; the caller owns its directory. */
   readonly storePath?: string;
 }
 
@@ -97,29 +124,79 @@ export interface StartedApp {
   readonly token: string;
   /** Id of the bootstrap location; 0 when bootstrap did not run. */
   readonly locationId: number;
-  /** `sqlite:<path>`: hand it to the CLI as BIOGATE_STORE to share the store. */
+  /**
+   * `sqlite:<path>` or `mongodb://…/<database>`: hand it to the CLI as BIOGATE_STORE to share
+   * the store, or to startApp as `storeUrl` to start another app on it.
+   */
   readonly storeUrl: string;
-  readonly storePath: string;
+  /** The SQLite file; undefined on MongoDB. */
+  readonly storePath: string | undefined;
   /** What the app printed through `announce` (the bootstrap banner), joined. */
   readonly announced: string;
   /** Closes the app (idempotent; also run at teardown). */
   close(): Promise<void>;
 }
 
-/** Builds and starts the real app on 127.0.0.1:0 with a temporary SQLite file. */
+/** Closers of every app running on a store startApp created, by store URL. */
+const appsOnStore = new Map<string, Set<() => Promise<void>>>();
+
+/** MongoDB databases created so far by this process (they get distinct names). */
+let mongoDatabases = 0;
+
+/** A fresh store and how to remove it; named like test/contract/mongo.test.ts names its databases. */
+async function freshStore(): Promise<{ url: string; path: string | undefined; remove: () => Promise<void> }> {
+  if (TEST_STORE === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'biogate-test-'));
+    const path = join(dir, 'biogate.db');
+    return { url: `sqlite:${path}`, path, remove: () => rm(dir, { recursive: true, force: true }) };
+  }
+  const server = process.env['BIOGATE_TEST_MONGO_URL'] as string; // checked by testStoreKind
+  const name = `${databaseName(server)}_api_${process.pid}_${++mongoDatabases}`;
+  const url = server.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]*)(\/[^?]*)?/, `$1/${name}`);
+  const remove = async () => {
+    const { MongoClient } = await import('mongodb');
+    const client = new MongoClient(server);
+    try {
+      await client.db(name).dropDatabase();
+    } finally {
+      await client.close();
+    }
+  };
+  return { url, path: undefined, remove };
+}
+
+/** Builds and starts the real app on 127.0.0.1:0 with a temporary store (see the file comment). */
 export async function startApp(t: Teardown, options: StartOptions = {}): Promise<StartedApp> {
-  const dir = options.storePath === undefined ? await mkdtemp(join(tmpdir(), 'biogate-test-')) : undefined;
-  const storePath = options.storePath ?? join(dir as string, 'biogate.db');
+  if (options.storeUrl !== undefined && options.storePath !== undefined) throw new Error('startApp: pass storeUrl or storePath, not both');
   let closed: Promise<void> | undefined;
   let app: App | undefined = undefined; // set once built; close() may run before that
   const close = () => (closed ??= app ? app.close() : Promise.resolve());
-  // One teardown, in order: the app (and its store) first, then its directory.
-  t.teardown(async () => {
-    await close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
 
-  const storeUrl = `sqlite:${storePath}`;
+  let storeUrl: string;
+  let storePath: string | undefined;
+  if (options.storePath !== undefined) {
+    storePath = options.storePath;
+    storeUrl = `sqlite:${storePath}`;
+    t.teardown(close);
+  } else if (options.storeUrl !== undefined) {
+    storeUrl = options.storeUrl;
+    storePath = storeUrl.startsWith('sqlite:') ? storeUrl.slice('sqlite:'.length) : undefined;
+    appsOnStore.get(storeUrl)?.add(close);
+    t.teardown(close);
+  } else {
+    const fresh = await freshStore();
+    storeUrl = fresh.url;
+    storePath = fresh.path;
+    const apps = new Set([close]);
+    appsOnStore.set(storeUrl, apps);
+    // One teardown, in order: every app on the store (and its connection) first, then the store.
+    t.teardown(async () => {
+      await Promise.all([...apps].map((c) => c()));
+      appsOnStore.delete(storeUrl);
+      await fresh.remove();
+    });
+  }
+
   const config = loadConfig({
     env: options.env ?? {},
     overrides: { port: 0, host: '127.0.0.1', store: storeUrl, shutdownGraceS: 2, ...options.config },

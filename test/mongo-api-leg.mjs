@@ -1,0 +1,51 @@
+// The MongoDB leg of the REST API end-to-end tests (issue #7): runs test/api and test/cli once
+// more, after the main `tap` run, with every startApp() store on the MongoDB-compatible server of
+// BIOGATE_TEST_MONGO_URL (BIOGATE_TEST_API_STORE=mongodb, see test/helpers/app.ts). Without
+// coverage, so the report test/coverage-check.mjs reads stays the main run's.
+//
+//   node test/mongo-api-leg.mjs                          # both folders
+//   node test/mongo-api-leg.mjs test/api/users.test.ts   # just these files
+//
+// Without BIOGATE_TEST_MONGO_URL it prints why it skipped and succeeds, like the contract suite's
+// MongoDB leg.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const FOLDERS = ['test/api', 'test/cli'];
+
+const url = process.env.BIOGATE_TEST_MONGO_URL;
+if (!url) {
+  console.log('# SKIP MongoDB API leg: BIOGATE_TEST_MONGO_URL is not set; start a server with `eval "$(deploy/test-mongo/start.sh)"` to run test/api and test/cli against MongoDB');
+  process.exit(0);
+}
+
+const files =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : FOLDERS.flatMap((dir) =>
+        readdirSync(new URL(`../${dir}/`, import.meta.url))
+          .filter((name) => name.endsWith('.test.ts'))
+          .sort()
+          .map((name) => `${dir}/${name}`),
+      );
+
+const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+console.log(`# MongoDB API leg: ${files.length} test file${files.length === 1 ? '' : 's'} against ${shown} (BIOGATE_TEST_API_STORE=mongodb, no coverage)`);
+const started = Date.now();
+const tap = spawn(fileURLToPath(new URL('../node_modules/.bin/tap', import.meta.url)), ['--disable-coverage', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, BIOGATE_TEST_API_STORE: 'mongodb' },
+});
+tap.on('error', (e) => {
+  console.error(`MongoDB API leg: could not start tap: ${e.message}`);
+  process.exit(1);
+});
+tap.on('exit', (code, signal) => {
+  const took = ((Date.now() - started) / 1000).toFixed(1);
+  const outcome = code === 0 ? 'passed' : `failed (${signal ?? `exit ${code}`})`;
+  console.log(`# MongoDB API leg ${outcome} in ${took} s`);
+  process.exit(code ?? 1);
+});
