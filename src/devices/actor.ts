@@ -330,7 +330,8 @@ export class DeviceActor {
         await this.#waitForWork(Math.min(2000, deadline - Date.now()), req.signal);
         if (req.signal.aborted) break;
         if ((await this.#deps.store.commands.countPending(this.sn)) > 0) {
-          const next = await this.#serial(() => this.#take());
+          // The device may have gone while this waited its turn: claim nothing it would never receive.
+          const next = await this.#serial(async () => (req.signal.aborted ? this.#noBatch() : this.#take()));
           if (next.lines.length > 0) return next.codec.replies.commands(next.lines);
         }
       }

@@ -46,12 +46,11 @@ export function compatibleTemplates(profile: DeviceProfile, templates: readonly 
   const skipped: string[] = [];
   for (const t of templates) {
     if (t.valid === 0) continue;
-    if (t.source_format === 'biodata') {
-      send.push(t); // BIODATA carries its own MajorVer/MinorVer; the device rejects what it cannot match
-      continue;
-    }
     const algo = deviceAlgorithm(profile, t);
-    if (algo === undefined) skipped.push(`${t.bio_type} ${t.finger_id}: device algorithm version unknown`);
+    // A BIODATA template names its MajorVer, so a device that reports no version can judge it itself;
+    // when the device does report one, a mismatch is skipped here, whatever table would carry it.
+    if (algo === undefined && t.source_format === 'biodata') send.push(t);
+    else if (algo === undefined) skipped.push(`${t.bio_type} ${t.finger_id}: device algorithm version unknown`);
     else if (t.major_ver !== 0 && algo !== t.major_ver) skipped.push(`${t.bio_type} ${t.finger_id}: template v${t.major_ver}, device v${algo}`);
     else send.push(t);
   }

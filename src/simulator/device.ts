@@ -159,6 +159,13 @@ class Device implements SimulatedDevice {
     this.stats.online = false;
   }
 
+  async pause(): Promise<void> {
+    // like a terminal unplugged between two polls: the exchange under way completes, nothing is cut off
+    this.#stopping = true;
+    await this.#loop;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
   handshake(): Promise<void> {
     return this.#track(this.#handshake());
   }

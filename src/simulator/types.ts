@@ -188,6 +188,9 @@ export interface SimulatedDevice {
   start(): void;
   /** aborts a held poll and any request in flight; resolves when idle */
   stop(): Promise<void>;
+  /** stops polling once the exchange under way has completed (a held poll included), aborting
+   *  nothing; resolves when idle. start() resumes with the same session. */
+  pause(): Promise<void>;
   /** one handshake (v2) or registration flow (v3) */
   handshake(): Promise<void>;
   /** one getrequest round trip (handshaking first when needed) → number of commands executed */

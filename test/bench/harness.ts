@@ -88,3 +88,22 @@ export function report(result: Comparison, unit = 'records'): string {
     `  ratio candidate/baseline: ${result.ratio.toFixed(3)}`,
   ].join('\n');
 }
+
+/** A case that does its own setup and resolves with the milliseconds of the part it times (one call = one run). */
+export interface AsyncBenchCase {
+  readonly name: string;
+  /** units processed by one run */
+  readonly units: number;
+  readonly run: () => Promise<number>;
+}
+
+/** For long asynchronous runs (seconds to minutes each): the median of `rounds` runs. */
+export async function measureRuns(c: AsyncBenchCase, rounds = 1): Promise<Rate> {
+  const ms: number[] = [];
+  for (let r = 0; r < rounds; r++) ms.push(await c.run());
+  return { name: c.name, msPerCall: median(ms), unitsPerSecond: (c.units * 1000) / median(ms) };
+}
+
+/** Two rates measured in the same process, as a Comparison for `report`. */
+export const comparison = (title: string, baseline: Rate, candidate: Rate): Comparison =>
+  ({ title, baseline, candidate, ratio: candidate.unitsPerSecond / baseline.unitsPerSecond });

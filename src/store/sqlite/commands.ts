@@ -43,6 +43,14 @@ export function sqliteCommands(db: Db): CommandsPort {
   const pendingSync = db.prepare("SELECT id FROM commands WHERE sn = ? AND sync_key = ? AND status = 'pending'");
   const requeue = db.prepare("UPDATE commands SET status = 'pending', sent_at = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
   const supersede = db.prepare(`UPDATE commands SET status = 'failed', error_message = '${SUPERSEDED}', updated_at = ? WHERE id = ? RETURNING *`);
+  // Statements on the delivery path are prepared once (preparing costs more than running them).
+  const countPendingAll = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL");
+  const countPendingOf = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND origin = ?");
+  const childrenOf = db.prepare('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
+  const finishOne = db.prepare(
+    `UPDATE commands SET status = ?, response = ?, error_message = ?, result = ?, acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END, updated_at = ?
+     WHERE id = ? AND status IN ('pending', 'sent') RETURNING *`,
+  );
   /** The one row a statement returns, as a command. */
   const one = (sql: string, ...args: unknown[]): Command | undefined => {
     const r = db.prepare(sql).get(...args) as Row | undefined;
@@ -104,21 +112,15 @@ export function sqliteCommands(db: Db): CommandsPort {
       return rows.map(toCommand);
     },
     async countPending(sn, origin) {
-      if (origin !== undefined) {
-        return (db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND origin = ?").get(sn, origin) as { n: number }).n;
-      }
-      return (db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL").get(sn) as { n: number }).n;
+      if (origin !== undefined) return (countPendingOf.get(sn, origin) as { n: number }).n;
+      return (countPendingAll.get(sn) as { n: number }).n;
     },
     async claim(ids, wire, now) {
       const stmt = db.prepare("UPDATE commands SET status = 'sent', sent_at = ?, wire = ?, updated_at = ? WHERE id = ? AND status = 'pending'");
       return db.transaction(() => ids.filter((id) => stmt.run(now, wire.get(id) ?? null, now, id).changes > 0)).immediate();
     },
     async finish(id, outcome, now) {
-      const r = db
-        .prepare(
-          `UPDATE commands SET status = ?, response = ?, error_message = ?, result = ?, acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END, updated_at = ?
-           WHERE id = ? AND status IN ('pending', 'sent') RETURNING *`,
-        )
+      const r = finishOne
         .get(outcome.status, outcome.response ?? null, outcome.error_message ?? null, jsonOrNull(outcome.result), now, now, id) as Row | undefined;
       return r && toCommand(r);
     },
@@ -152,7 +154,7 @@ export function sqliteCommands(db: Db): CommandsPort {
         .immediate();
     },
     async children(parentId) {
-      return (db.prepare('SELECT * FROM commands WHERE parent_id = ? ORDER BY id').all(parentId) as Row[]).map(toCommand);
+      return (childrenOf.all(parentId) as Row[]).map(toCommand);
     },
     async progress(id, progress, now) {
       const sets = ['result = ?', 'updated_at = ?'];
