@@ -10,6 +10,8 @@ const doors = {
   sqlite: { paths: [door('better-sqlite3', 'src/store/sqlite/')] },
   mqtt: { paths: [door('aedes', 'src/bridge/mqtt/'), door('mqtt', 'src/bridge/mqtt/')] },
   pino: { paths: [door('pino', 'src/log.ts')] },
+  tar: { paths: [door('tar-stream', 'src/devices/packed.ts')] },
+  charset: { paths: [door('iconv-lite', 'src/push/charset.ts')] },
 };
 const restrictAllBut = (...allowed) => {
   const paths = Object.entries(doors).filter(([k]) => !allowed.includes(k)).flatMap(([, v]) => v.paths);
@@ -34,10 +36,12 @@ export default tseslint.config(
     },
   },
   { files: ['src/http/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('uws') } },
-  { files: ['src/store/sqlite/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: doors.uws.paths.concat(doors.mongodb.paths, doors.mqtt.paths, doors.pino.paths) }] } },
-  { files: ['src/store/mongo/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: doors.uws.paths.concat(doors.sqlite.paths, doors.mqtt.paths, doors.pino.paths) }] } },
+  { files: ['src/store/sqlite/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: Object.entries(doors).filter(([k]) => k !== 'sqlite').flatMap(([, v]) => v.paths) }] } },
+  { files: ['src/store/mongo/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: Object.entries(doors).filter(([k]) => k !== 'mongodb').flatMap(([, v]) => v.paths) }] } },
   { files: ['src/bridge/mqtt/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('mqtt') } },
   { files: ['src/log.ts'], rules: { 'no-restricted-imports': restrictAllBut('pino') } },
+  { files: ['src/devices/packed.ts'], rules: { 'no-restricted-imports': restrictAllBut('tar') } },
+  { files: ['src/push/charset.ts'], rules: { 'no-restricted-imports': restrictAllBut('charset') } },
   {
     // tests may open any adapter directly (the contract suite does), but never uWS
     files: ['test/**/*.ts'],

@@ -49,8 +49,11 @@ export type ReplyPlan =
   | { readonly kind: 'okCount' }
   /** body `${table}=${accepted}` — never a plain OK [PUSH-v3 §7.1] */
   | { readonly kind: 'tableCount'; readonly table: string }
-  /** body `${table}=${count}` with the count the device declared (querydata count/options) [PUSH-v3 §10.2] */
+  /** body `${table}=${count}` with the count the device declared (querydata options, raw transfers) [PUSH-v3 §10.2] */
   | { readonly kind: 'tableEcho'; readonly table: string; readonly count: number }
+  /** body `${table}=-731` ("server received the data abnormally"): the body held `received` records where
+   *  the device declared `declared`; nothing of it was kept, the device sends it again (issue #18) */
+  | { readonly kind: 'countMismatch'; readonly table: string; readonly declared: number; readonly received: number }
   /** `replies.handshake(...)` */
   | { readonly kind: 'handshake' }
   /** `replies.registry(code)` or `replies.registryRefused()` */
@@ -75,7 +78,7 @@ export interface DecodeResult {
   readonly rejected: number;
   /** the first few rejected lines, each cut to 200 characters, for the log */
   readonly rejectedSamples: readonly string[];
-  /** `Cookie: token=` — accepted and logged, never validated [PUSH-v3 §5] */
+  /** `Cookie: token=` [PUSH-v3 §5]; the device runtime checks it once the terminal is bound to it (src/devices/trust.ts) */
   readonly token: string | null;
 }
 
@@ -130,7 +133,7 @@ export interface Replies {
   registryRefused(): DeviceReply;
   /** `/iclock/push` configuration [PUSH-v3 §4.2] */
   config(input: ConfigReplyInput): DeviceReply;
-  /** ok / okCount / tableCount / tableEcho plans; `accepted` = records stored or recognised as duplicates */
+  /** ok / okCount / tableCount / tableEcho / countMismatch plans; `accepted` = records stored or recognised as duplicates */
   upload(plan: ReplyPlan, accepted: number): DeviceReply;
   /** getrequest: `OK` when `lines` is empty, else `C:${id}:${wire}` lines [PUSH-v2 §7.2] */
   commands(lines: readonly QueuedLine[], options?: CommandsReplyOptions): DeviceReply;

@@ -3,7 +3,7 @@
 import type { DecodeOptions, DecodeResult, Endpoint, WireRequest } from './codec.js';
 import type { RecordSource } from './events.js';
 import { ProtocolError } from './protocol-error.js';
-import { decodeDeviceCmd, decodeHandshake, decodeOptionsUpload, decodeV2Table, type Routed } from './push-v2/decode.js';
+import { decodeDeviceCmd, decodeHandshake, decodeOptionsUpload, decodeStrayResults, decodeV2Table, rawRecords, type Routed } from './push-v2/decode.js';
 import { parseHeartbeatInfo } from './push-v2/heartbeat.js';
 import { decodeAttPhoto } from './push-v2/photo.js';
 import { decodeQueryData, decodeRealtime, decodeRegistry, decodeTableData } from './push-v3/decode.js';
@@ -81,13 +81,21 @@ function routeCdata(request: WireRequest, language: string | undefined): Routed 
   if (table === undefined || table === '') {
     // [PUSH-v2 §4.8] legacy clock request
     if ((queryValue(q, 'type') ?? '').toLowerCase() === 'time') return { decoded: single({ type: 'timeRequest', flavor: 'iso' }), reply: { kind: 'time', flavor: 'iso' } };
-    // [PUSH-v3 §7.6] remote verification, ACCOUNT overview …: not offered, stored raw
-    if (request.body.length > 0) return ok(single({ type: 'unknownTable', source: uploadSource(''), body: request.body }));
+    if (request.body.length > 0) {
+      // [issue #18] command results posted here by some firmware (pushver 2.4.0, firmware 6.5.x)
+      const results = decodeStrayResults(request.body, language);
+      if (results !== undefined) return results;
+      // [PUSH-v3 §7.6] remote verification, ACCOUNT overview …: not offered, stored raw
+      return ok(single({ type: 'unknownTable', source: uploadSource(''), body: request.body }));
+    }
     // [PUSH-v2 §4.1, PUSH-v3 §3.2] `options=all` handshake / first contact
     return { decoded: single(decodeHandshake(q)), reply: { kind: 'handshake' } };
   }
   const lower = table.toLowerCase();
   const source: RecordSource = uploadSource(table, queryValue(q, 'Stamp'));
+  // [PUSH-v2 §6.4] a packed (`ContentType=tgz`) body is unpacked by the runtime before decoding
+  // (src/devices/packed.ts); one that reaches the codec still packed is kept whole, never read as text
+  if ((queryValue(q, 'ContentType') ?? '').toLowerCase() === 'tgz') return ok(single({ type: 'unknownTable', source, body: request.body }));
   // [PUSH-v2 §5, PUSH-v3 §3.5]
   if (lower === 'options') return decodeOptionsUpload(request.body, language);
   // [PUSH-v3 §7.2–§7.4]
@@ -102,6 +110,6 @@ function routeCdata(request: WireRequest, language: string | undefined): Routed 
   // [PUSH-v2 §6] attendance tables (also sent by 3.x terminals [PUSH-v3 §7.5])
   const v2 = decodeV2Table(table, request.body, language, source);
   if (v2 !== undefined) return v2;
-  // [PUSH-v2 §6.1] unknown table: keep the raw body, reply OK so the device does not loop
-  return ok(single({ type: 'unknownTable', source, body: request.body }));
+  // [PUSH-v2 §6.1] unknown table: keep its records raw (issue #18), reply OK so the device does not loop
+  return ok(rawRecords(request.body, language, source, true));
 }

@@ -108,7 +108,8 @@ export interface BioTemplate {
   readonly index: number;
   readonly valid: number | null;
   readonly duress: boolean;
-  /** biometric type index 0–9 [PUSH-v2 §9.4] */
+  /** biometric type [PUSH-v2 §9.4]: 0–9, 10 visible-light palm (vendor V4.2 revision, 2023); a higher
+   *  (future) type is kept and synced as an opaque template (issue #18) */
   readonly type: number;
   readonly majorVer: string;
   readonly minorVer: string;
@@ -294,6 +295,18 @@ export interface KeyExchangeEvent { readonly type: 'keyExchange'; readonly excha
 export interface ServiceControlEvent { readonly type: 'serviceControl' }
 /** well-formed lines of a known table whose tag is unknown: kept raw [PUSH-v2 §6.4] */
 export interface UnknownRecordsEvent { readonly type: 'unknownRecords'; readonly source: RecordSource; readonly lines: readonly string[] }
+/**
+ * Text records of a table BioGate keeps without parsing (v3 `userauthorize`, `timezone`, `holiday`,
+ * `identitycard`, `workcode`…, v2 `IDCARD`), one string per record as received: stored raw and counted
+ * per record (issue #18) [PUSH-v3 §7.4, §10.2; PUSH-v2 §6.1].
+ */
+export interface RawRecordsEvent {
+  readonly type: 'rawRecords';
+  readonly source: RecordSource;
+  readonly records: readonly string[];
+  /** a table no reference names (kept all the same, and counted as unknown in metrics) */
+  readonly unknown?: true;
+}
 /** an upload whose table or format BioGate does not decode: keep the raw body, reply OK [PUSH-v2 §6.1] */
 export interface UnknownTableEvent { readonly type: 'unknownTable'; readonly source: RecordSource; readonly body: Uint8Array }
 
@@ -327,6 +340,7 @@ export type DeviceEvent =
   | KeyExchangeEvent
   | ServiceControlEvent
   | UnknownRecordsEvent
+  | RawRecordsEvent
   | UnknownTableEvent;
 
 export type DeviceEventType = DeviceEvent['type'];

@@ -18,6 +18,7 @@ export * from './catalog.js';
 export { registryCodeFrom, sessionIdFrom, assumedToken } from './push-v3/session.js';
 export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk-time.js';
 export { parseCard, cardToHex } from './shared/card.js';
+export { charsetFor, type Charset } from './shared/text.js';
 
 const CODECS: Readonly<Record<ProtocolVersion, Codec>> = { '2.0.0': pushV2Codec, '3.0.0': pushV3Codec };
 

@@ -2,6 +2,7 @@
 import type { EncodeFailure, SyncTemplate } from './commands.js';
 import { invalid } from './preset-params.js';
 import { isBase64 } from './shared/base64.js';
+import { MAX_BIO_TYPE } from './shared/records.js';
 import { fieldText, pinText } from './shared/values.js';
 
 export interface TemplateData {
@@ -11,11 +12,11 @@ export interface TemplateData {
   readonly data: string;
 }
 
-/** PIN, type 0–9, number ≥ 0 and base64 data (never send an unusable template [PUSH-v2 §6.4]). */
+/** PIN, type 0–255 (10 palm, higher = opaque future types, issue #18), number ≥ 0 and base64 data (never send an unusable template [PUSH-v2 §6.4]). */
 export function templateData(t: SyncTemplate): TemplateData | EncodeFailure {
   const pin = pinText(t.pin);
   if (typeof pin !== 'string') return pin;
-  if (!Number.isInteger(t.type) || t.type < 0 || t.type > 9) return invalid('invalid biometric type');
+  if (!Number.isInteger(t.type) || t.type < 0 || t.type > MAX_BIO_TYPE) return invalid('invalid biometric type');
   if (!Number.isInteger(t.no) || t.no < 0) return invalid('invalid template number');
   if (!isBase64(t.data)) return invalid('template data is not valid base64');
   return { pin, type: t.type, no: t.no, data: t.data };

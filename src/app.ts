@@ -6,15 +6,20 @@ import { readFileSync } from 'node:fs';
 import { adminRoutes } from './api/admin.js';
 import { attendanceRoutes } from './api/attendance.js';
 import { commandRoutes } from './api/commands.js';
+import { deviceRecordRoutes } from './api/device-records.js';
 import { deviceRoutes } from './api/devices.js';
 import { meRoutes } from './api/me.js';
 import { openApiRoute } from './api/openapi.js';
 import { userRoutes } from './api/users.js';
 import { createCommandQueue, type CommandQueue } from './devices/command-queue.js';
 import { EventBus } from './devices/event-bus.js';
+import { createCommandLifecycle } from './devices/lifecycle.js';
 import { createSyncQueue, type SyncQueue } from './sync/queue.js';
+import { createSyncOutbox, type SyncOutbox } from './sync/outbox.js';
+import { createTimeSync, type TimeSync } from './sync/time-sync.js';
 import { createRateLimiter } from './auth/rate-limit.js';
 import { createFirmwareCache } from './devices/firmware.js';
+import { createDeviceGuard } from './devices/guard.js';
 import { Hub } from './devices/hub.js';
 import { runtimeConfig, type RuntimeConfig } from './devices/runtime-config.js';
 import { mountPushRoutes } from './push/routes.js';
@@ -47,6 +52,8 @@ export interface App {
   readonly metrics: MetricsRegistry;
   readonly bus: EventBus;
   readonly sync: SyncQueue;
+  readonly outbox: SyncOutbox;
+  readonly timeSync: TimeSync;
   readonly commands: CommandQueue;
   readonly hub: Hub;
   readonly apiRoutes: readonly ApiRoute[];
@@ -85,6 +92,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     logger,
     bodyLimit: Math.floor(config.bodyLimitMb * 1024 * 1024),
     tls,
+    bodyTimeoutMs: config.deviceBodyTimeoutS * 1000,
     onResponse: ({ route, method, status, seconds }) => {
       requests.inc({ route, method, status: String(status) });
       latency.observe({ route }, seconds);
@@ -92,21 +100,31 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   });
 
   const bus = new EventBus((err, event) => logger.error({ err, event }, 'event listener failed'));
-  const locations = createLocationService(store, clock);
+  const timeSync = createTimeSync({ store, clock, bus, log: logger });
+  const locations = createLocationService(store, clock, { timeZoneChanged: (l) => timeSync.check(l.id, { force: true }) });
+  const lifecycle = createCommandLifecycle({ store, clock, bus });
   const sync = createSyncQueue(store, clock, bus);
-  const commands = createCommandQueue({ store, clock, bus, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
+  const outbox = createSyncOutbox({ store, sync, clock, log: logger });
+  const commands = createCommandQueue({ store, clock, bus, lifecycle, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
   const firmware = createFirmwareCache({ caFile: config.firmwareCaFile, maxBytes: Math.floor(config.firmwareMaxMb * 1024 * 1024) });
-  const unknownTables = metrics.register(new Counter('biogate_device_unknown_tables_total', 'Device uploads of tables BioGate does not know, acknowledged and dropped'));
+  const strayResults = metrics.register(new Counter('biogate_device_stray_results_total', 'Command results a device posted for commands it was not sent (pending, another device\'s, finished or unknown): ignored'));
+  const unknownTables = metrics.register(new Counter('biogate_device_unknown_tables_total', 'Device uploads of tables no protocol reference names (acknowledged; text records kept raw)', { maxSeries: 50 }));
   const hub = new Hub({
     store, clock, bus, log: logger, sync, firmware, config: { ...runtimeConfig(config), ...options.runtime },
     onUnknownTable: (table) => unknownTables.inc({ table }),
+    lifecycle, onStrayResult: () => strayResults.inc({}), maxActors: config.maxActors,
+    guard: createDeviceGuard(metrics, clock),
   });
   const apiRoutes: ApiRoute[] = [
     ...meRoutes(store),
-    ...userRoutes({ store, clock, sync, bus }),
-    ...deviceRoutes({ store, clock, bus, sync, commands, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn) }),
-    ...commandRoutes({ store, clock, bus, commands }),
+    ...userRoutes({ store, clock, sync, bus, outbox, log: logger }),
+    ...deviceRoutes({
+      store, clock, bus, sync, commands, lifecycle, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
+      requireCommKey: config.requireCommKey === 'on',
+    }),
+    ...commandRoutes({ store, clock, commands, lifecycle }),
     ...attendanceRoutes(store),
+    ...deviceRecordRoutes(store),
     ...adminRoutes(store, locations),
   ];
   apiRoutes.push(openApiRoute(() => apiRoutes, packageVersion()));
@@ -118,7 +136,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
   mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   // [API-CONTRACT §6] a plain-HTTP listener for /iclock/ only, for terminals that cannot speak TLS.
-  const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, bodyLimit: deviceBodyLimit });
+  const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, bodyLimit: deviceBodyLimit, bodyTimeoutMs: config.deviceBodyTimeoutS * 1000 });
   if (deviceHttp) mountPushRoutes(deviceHttp, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   let stopping = false;
   let closing: Promise<void> | undefined;
@@ -131,6 +149,8 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     metrics,
     bus,
     sync,
+    outbox,
+    timeSync,
     commands,
     hub,
     apiRoutes,
@@ -143,6 +163,9 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       const port = await http.listen(config.host, config.port);
       const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
       hub.start();
+      // Recovery first: sync ops a crash left owed, then the periodic sweep [DESIGN "Sync"].
+      outbox.start();
+      timeSync.start();
       logger.info({ host: config.host, port, devicePort, tls: Boolean(tls), store: store.kind }, 'listening');
       if (bootstrap) {
         const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -166,6 +189,8 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       closing ??= (async () => {
         stopping = true;
         await Promise.all([http.close(config.shutdownGraceS * 1000), deviceHttp?.close(config.shutdownGraceS * 1000)]);
+        timeSync.stop();
+        await outbox.stop();
         await hub.stop();
         await store.close();
       })();

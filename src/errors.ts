@@ -20,7 +20,7 @@ interface CatalogEntry {
 
 /** The error catalog. Adding a code here requires a README row (a test enforces it). */
 export const ERROR_CATALOG = {
-  BAD_REQUEST: { status: 400, description: 'The request is malformed: invalid JSON or the wrong top-level type.' },
+  BAD_REQUEST: { status: 400, description: 'The request is malformed: invalid JSON, JSON nested deeper than 64 levels, or the wrong top-level type.' },
   UNAUTHORIZED: { status: 401, description: 'Authorization is missing, not Bearer, unknown, revoked or expired.' },
   LOCATION_DISABLED: { status: 403, description: 'The token belongs to a disabled location.' },
   SCOPE_DENIED: { status: 403, description: "The token's scope does not allow this operation." },

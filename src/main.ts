@@ -9,6 +9,11 @@ import { createLogger } from './log.js';
 import { ListenError } from './http/server.js';
 import { UwsUnavailableError } from './http/uws.js';
 
+/** After the grace period, the rest of the shutdown (listener, runtime, store) gets this long. */
+const SHUTDOWN_MARGIN_MS = 2_000;
+/** Closing the store on the forced paths may take this long. */
+const STORE_CLOSE_MS = 3_000;
+
 export async function serve(io: CliIo): Promise<number> {
   const config = loadConfig({ env: io.env });
   const logger = createLogger({ level: config.logLevel });
@@ -24,25 +29,55 @@ export async function serve(io: CliIo): Promise<number> {
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   io.stdout.write(`BioGate listening on ${scheme}://${shown}:${port} (store: ${app.store.kind}; API under /api, devices under /iclock)\n`);
 
+  const graceMs = config.shutdownGraceS * 1000;
   return new Promise<number>((resolve) => {
     let stopping = false;
+    let finished = false;
+    const finish = (code: number) => {
+      if (finished) return;
+      finished = true;
+      logger.flush();
+      resolve(code);
+    };
+    /** Closes the store (bounded in time): the process exits after it either way. */
+    const closeStoreNow = async () => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          app.store.close(),
+          new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`store did not close within ${STORE_CLOSE_MS} ms`)), STORE_CLOSE_MS))),
+        ]);
+      } catch (err) {
+        logger.error({ err }, 'closing the store failed');
+      } finally {
+        clearTimeout(timer);
+      }
+    };
     const stop = (signal: string) => {
       if (stopping) {
-        logger.warn({ signal }, 'second signal: exiting now');
-        resolve(1);
+        // An operator who insists: no more waiting, but the store is closed cleanly first.
+        logger.warn({ signal }, 'second signal: closing the store and exiting now');
+        void closeStoreNow().then(() => finish(1));
         return;
       }
       stopping = true;
-      logger.info({ signal }, 'shutting down');
+      logger.info({ signal, graceS: config.shutdownGraceS }, 'shutting down');
+      // BIOGATE_SHUTDOWN_GRACE_S bounds the whole shutdown: work a long request left running
+      // (a big upload still being stored, a slow store) does not hold the process past it.
+      const deadline = setTimeout(() => {
+        logger.warn({ graceS: config.shutdownGraceS }, 'shutdown grace period over: closing the store and exiting');
+        void closeStoreNow().then(() => finish(0));
+      }, graceMs + SHUTDOWN_MARGIN_MS);
       app.close().then(
         () => {
+          clearTimeout(deadline);
           logger.info('stopped');
-          logger.flush();
-          resolve(0);
+          finish(0);
         },
         (err: unknown) => {
+          clearTimeout(deadline);
           logger.error({ err }, 'shutdown failed');
-          resolve(1);
+          finish(1);
         },
       );
     };

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Starts a MongoDB-compatible test server (mongo-java-server, in-memory backend) on a free
-# loopback port for the store contract suite, and prints, on stdout, two lines to eval:
+# loopback port for the store contract suite, and prints, on stdout, three lines to eval:
 #   BIOGATE_TEST_MONGO_URL=mongodb://127.0.0.1:PORT/biogate_test
 #   BIOGATE_TEST_MONGO_PIDFILE=/path/to/server.pid
+#   BIOGATE_TEST_MONGO_CONTROL=127.0.0.1:PORT2
+# The control port takes one command per line: `stop` closes the listening socket and every client
+# connection but keeps the data, `start` listens on the same port again, `status` (outage drills,
+# test/helpers/mongo-control.ts):
+#   exec 3<>/dev/tcp/127.0.0.1/PORT2; echo stop >&3; read -r answer <&3   # → STOPPED
 # Everything else (build output, progress) goes to stderr. Stop it with stop.sh PIDFILE.
 #
 #   eval "$(deploy/test-mongo/start.sh)"
@@ -12,7 +17,9 @@
 # Environment: BIOGATE_TEST_MONGO_PORT (default 0 = the kernel picks a free port; picking it in the
 # server avoids the check-then-bind race of choosing a number here), BIOGATE_TEST_MONGO_STATE
 # (directory for the pid file and log; default a fresh mktemp dir), BIOGATE_TEST_MONGO_WAIT
-# (seconds to wait for the server, default 60). Needs Java 17+ and Maven (artifacts cached in ~/.m2).
+# (seconds to wait for the server, default 60), BIOGATE_TEST_MONGO_OWNER_PID (optional: the server exits
+# when that process is gone, e.g. a test killed by its timeout before its teardown could stop it).
+# Needs Java 17+ and Maven (artifacts cached in ~/.m2).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,11 +44,12 @@ fi
 
 log="$state/server.log"
 pidfile="$state/server.pid"
+: >"$log" # exists before the background job opens it, so the wait loop can read it at once
 nohup java -Xmx512m -cp "$target/classes:$classpath" TestMongoServer 127.0.0.1 "$port" >"$log" 2>&1 </dev/null &
 pid=$!
 echo "$pid" >"$pidfile"
 
-# Wait for the launcher's LISTENING line, then for the port to accept a TCP connection.
+# Wait for the launcher's LISTENING and CONTROL lines, then for the port to accept a TCP connection.
 bound=""
 for ((i = 0; i < wait_s * 10; i++)); do
   if ! kill -0 "$pid" 2>/dev/null; then
@@ -51,7 +59,8 @@ for ((i = 0; i < wait_s * 10; i++)); do
     exit 1
   fi
   bound="$(sed -n 's/^LISTENING \(.*\)$/\1/p' "$log" | head -n 1)"
-  if [[ -n "$bound" ]] && (exec 3<>"/dev/tcp/${bound%:*}/${bound##*:}") 2>/dev/null; then
+  control="$(sed -n 's/^CONTROL \(.*\)$/\1/p' "$log" | head -n 1)"
+  if [[ -n "$bound" && -n "$control" ]] && (exec 3<>"/dev/tcp/${bound%:*}/${bound##*:}") 2>/dev/null; then
     break
   fi
   bound=""
@@ -65,6 +74,7 @@ if [[ -z "$bound" ]]; then
   exit 1
 fi
 
-echo "test-mongo: mongo-java-server pid $pid listening on $bound (log $log)" >&2
+echo "test-mongo: mongo-java-server pid $pid listening on $bound, control port $control (log $log)" >&2
 echo "BIOGATE_TEST_MONGO_URL=mongodb://$bound/biogate_test"
 echo "BIOGATE_TEST_MONGO_PIDFILE=$pidfile"
+echo "BIOGATE_TEST_MONGO_CONTROL=$control"

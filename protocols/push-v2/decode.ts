@@ -5,6 +5,7 @@ import type { Decoded } from '../shared/decoded.js';
 import { parseOptions } from '../shared/options.js';
 import { queryValue } from '../shared/request.js';
 import { parseResults } from '../shared/results.js';
+import { splitLines } from '../shared/lines.js';
 import { decodeText } from '../shared/text.js';
 import { decodeAttlog } from './attlog.js';
 import { decodeAttPhoto } from './photo.js';
@@ -47,9 +48,27 @@ export function decodeV2Table(table: string, body: Uint8Array, language: string 
   // [PUSH-v2 §6.8] binary photo, one per request
   if (upper === 'ATTPHOTO') return { decoded: decodeAttPhoto(body, source), reply };
   if (TAGGED_TABLES.has(upper)) return { decoded: decodeTagged(decodeText(body, language), source, DEFAULT_TAG.get(upper)), reply };
-  // [PUSH-v2 §6.9] IDCARD: stored raw, counted reply
-  if (upper === 'IDCARD') return { decoded: { events: [{ type: 'unknownTable', source, body }], rejected: [] }, reply };
+  // [PUSH-v2 §6.9] IDCARD: stored raw per record, `OK: ${records}` (issue #18)
+  if (upper === 'IDCARD') return { decoded: rawRecords(body, language, source), reply };
   return undefined;
+}
+
+/** A text table kept unparsed: one raw string per line (issue #18); a binary body (NUL) is kept whole. */
+export function rawRecords(body: Uint8Array, language: string | undefined, source: RecordSource, unknown = false): Decoded {
+  if (body.includes(0)) return { events: [{ type: 'unknownTable', source, body }], rejected: [] };
+  const records = splitLines(decodeText(body, language));
+  return { events: records.length > 0 ? [{ type: 'rawRecords', source, records, ...(unknown ? { unknown: true as const } : {}) }] : [], rejected: [] };
+}
+
+/**
+ * [issue #18] results posted to `/iclock/cdata` without a table (pushver 2.4.0, firmware 6.5.x): the
+ * `ID=…&Return=…&CMD=…` body of [PUSH-v2 §8.3]; undefined when the body is not results.
+ */
+export function decodeStrayResults(body: Uint8Array, language: string | undefined): Routed | undefined {
+  const text = decodeText(body, language);
+  if (!/^\s*ID=/i.test(text)) return undefined;
+  const { results, rejected } = parseResults(text);
+  return results.length === 0 ? undefined : { decoded: { events: [{ type: 'commandResults', results }], rejected }, reply: { kind: 'ok' } };
 }
 
 /** `/iclock/devicecmd` [PUSH-v2 §8]: reply OK. */

@@ -9,6 +9,7 @@ import {
   type ValidCommand,
 } from '../preset-params.js';
 import { faceType, fingerprintAsBiodata, hasBiodata, legacyFace, supportsBioType } from '../shared/profile.js';
+import { MAX_BIO_TYPE } from '../shared/records.js';
 import { cardText, pinText, userFieldTexts } from '../shared/values.js';
 import { deviceLacks, noWireFormV2, SYNC_USERS_COMPOSITE } from '../unsupported.js';
 import { biodataParts, templateData } from '../template-fields.js';
@@ -143,7 +144,7 @@ function deleteTemplates(pinValue: number | string, type: number | undefined, no
       ...(legacyFace(profile) ? [`DATA DELETE FACE PIN=${pin}`] : []),
     );
   }
-  if (!Number.isInteger(type) || type < 0 || type > 9) return invalid('invalid biometric type');
+  if (!Number.isInteger(type) || type < 0 || type > MAX_BIO_TYPE) return invalid('invalid biometric type');
   const number = no === undefined ? '' : `\tNo=${no}`;
   if (type === 1) {
     if (fpBiodata) return wire(`DATA DELETE BIODATA Pin=${pin}\tType=1${number}`);

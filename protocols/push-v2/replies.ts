@@ -34,7 +34,8 @@ export function handshakeReplyV2(input: HandshakeReplyInput): ReturnType<Replies
     'ServerVer=2.4.1',
     'PushProtVer=2.4.1',
     'PushOptionsFlag=1',
-    // fingerprint (1), near-infrared face (2), visible-light face (9) as BIODATA
+    // fingerprint (1), near-infrared face (2), visible-light face (9) as BIODATA: the canonical reply of
+    // [PUSH-v2 §4.4]; a device's own 11-slot mask (type 10, palm) is read as sent [PUSH-v2 §9.4]
     'MultiBioDataSupport=0:1:1:0:0:0:0:0:0:1',
   ];
   return reply(lines.join('\n'));

@@ -34,7 +34,7 @@ export function decodeTagged(text: string, source: RecordSource, defaultTag?: Ta
     userPhotos: [], bioPhotos: [], errorLogs: [], unknownRecords: [],
   };
   const rejected: string[] = [];
-  for (const line of splitLines(text)) {
+  for (const line of photoRecordsJoined(splitLines(text), defaultTag)) {
     const head = tagOf(line);
     const tag = head === undefined ? undefined : TAGS.get(head.word.toUpperCase());
     if (tag !== undefined && head !== undefined) {
@@ -60,6 +60,32 @@ export function decodeTagged(text: string, source: RecordSource, defaultTag?: Ta
   if (b.errorLogs.length > 0) events.push({ type: 'errorLogs', source, records: b.errorLogs });
   if (b.unknownRecords.length > 0) events.push({ type: 'unknownRecords', source, lines: b.unknownRecords });
   return { events, rejected };
+}
+
+const PHOTO_TAGS: ReadonlySet<Tag | undefined> = new Set<Tag>(['USERPIC', 'BIOPHOTO']);
+
+/**
+ * [issue #18] some firmware breaks a `USERPIC`/`BIOPHOTO` record before `Content=`: for those records
+ * the next record starts at a tag (or, in a table without tags, at `PIN=`), not at a line end. A line
+ * that starts neither continues the photo record before it while that record has no `Content=` yet.
+ */
+function photoRecordsJoined(lines: readonly string[], defaultTag: Tag | undefined): string[] {
+  const out: string[] = [];
+  let open = false;
+  for (const line of lines) {
+    const head = tagOf(line);
+    const tag = head === undefined ? undefined : TAGS.get(head.word.toUpperCase());
+    const starts = tag !== undefined || /^\s*pin=/i.test(line);
+    if (open && !starts && out.length > 0) {
+      const prev = out.pop() as string;
+      out.push(prev.endsWith('\t') || line.startsWith('\t') ? prev + line : `${prev}\t${line.trimStart()}`);
+    } else {
+      out.push(line);
+      open = PHOTO_TAGS.has(tag ?? (starts ? defaultTag : undefined));
+    }
+    if (open && /(^|[\t ])content=/i.test(out[out.length - 1] as string)) open = false;
+  }
+  return out;
 }
 
 /** A leading word of letters followed by blanks: the tag and where the record body starts. */

@@ -20,14 +20,40 @@ export function decodeRealtime(table: string, body: Uint8Array, language: string
   return { decoded: decodeRows(table, body, decodeText(body, language), source), reply: { kind: 'ok' } };
 }
 
-/** `cdata?table=tabledata&tablename=t&count=n` [PUSH-v3 §7.4]: reply `${t}=${accepted}`, never plain OK. */
+/**
+ * `cdata?table=tabledata&tablename=t&count=n` [PUSH-v3 §7.4]: reply `${t}=${accepted}`, never plain OK;
+ * `${t}=-731` when the body holds another number of records than `count` (issue #18).
+ */
 export function decodeTableData(query: Readonly<Record<string, string>>, body: Uint8Array, language: string | undefined): Routed {
   const table = required(query, 'tablename');
   const source: RecordSource = {
     kind: 'upload', table,
     ...optionalInt('declaredCount', queryValue(query, 'count')),
   };
-  return { decoded: decodeRows(table, body, decodeText(body, language), source), reply: { kind: 'tableCount', table } };
+  return checkedCount(table, source.declaredCount, decodeRows(table, body, decodeText(body, language), source));
+}
+
+/**
+ * [PUSH-v3 §10.2, issue #18] records are counted for every table; when the device declared a count and the
+ * body holds another number of records, nothing is kept and the reply is the vendor code −731, so the
+ * device sends the packet again (a cut or garbled transfer). Binary bodies are not counted.
+ */
+function checkedCount(table: string, declared: number | undefined, decoded: Routed['decoded']): Routed {
+  const received = receivedRecords(decoded);
+  if (declared !== undefined && received !== undefined && received !== declared) {
+    return { decoded: { events: [], rejected: [] }, reply: { kind: 'countMismatch', table, declared, received } };
+  }
+  return { decoded, reply: { kind: 'tableCount', table } };
+}
+
+/** Records in a decoded body: kept plus rejected; undefined for a binary body. */
+function receivedRecords(decoded: Routed['decoded']): number | undefined {
+  let n = decoded.rejected.length;
+  for (const event of decoded.events) {
+    if (event.type === 'unknownTable') return undefined;
+    if ('records' in event) n += event.records.length;
+  }
+  return n;
 }
 
 /** `/iclock/querydata` [PUSH-v3 §10]: reply `${tablename}=${count}` to every packet. */
@@ -55,7 +81,8 @@ export function decodeQueryData(query: Readonly<Record<string, string>>, body: U
       decoded: count === null || count < 0
         ? { events: [], rejected: text === '' ? [] : [text] }
         : { events: [{ type: 'queryCount', cmdId, table, count }], rejected: [] },
-      reply: { kind: 'tableEcho', table, count: declared ?? 1 },
+      // [PUSH-v3 §10.2] vendor V4.8 §12.1.3: "the client returns the count, the server returns ok"
+      reply: { kind: 'ok' },
     };
   }
   const source: RecordSource = {
@@ -66,10 +93,9 @@ export function decodeQueryData(query: Readonly<Record<string, string>>, body: U
   };
   // [PUSH-v3 §10.6] ACCOUNT transfers (datafmt, NUL + tgz) and vmtable answers are stored raw
   const raw = type !== 'tabledata' || queryValue(query, 'datafmt') !== undefined || body.includes(0);
-  const decoded = raw
-    ? { events: [{ type: 'unknownTable' as const, source, body }], rejected: [] }
-    : decodeRows(table, body, decodeText(body, language), source);
-  return { decoded, reply: raw ? { kind: 'tableEcho', table, count: declared ?? 1 } : { kind: 'tableCount', table } };
+  if (raw) return { decoded: { events: [{ type: 'unknownTable', source, body }], rejected: [] }, reply: { kind: 'tableEcho', table, count: declared ?? 1 } };
+  // [PUSH-v3 §10.2] `${tablename}=${count}` for every table, including tables kept unparsed
+  return checkedCount(table, source.declaredCount, decodeRows(table, body, decodeText(body, language), source));
 }
 
 // echoed into `${table}=${n}` replies [PUSH-v3 §7.1]: printable ASCII without blanks or `=`

@@ -9,6 +9,7 @@ import {
 } from '../preset-params.js';
 import { doorMask, hexByte } from '../shared/hex.js';
 import { allDoorsMask, faceType, hasBiodata, hasPhotos, lockCount, multiBioSupport, packedDates, supportsBioType } from '../shared/profile.js';
+import { MAX_BIO_TYPE } from '../shared/records.js';
 import { cardText, pinText, userFieldTexts, userWindowText } from '../shared/values.js';
 import { zkEncode } from '../shared/zk-time.js';
 import { zonedWallClock } from '../shared/zoned-time.js';
@@ -170,7 +171,7 @@ function deleteTemplates(pinValue: number | string, type: number | undefined, no
   if (no !== undefined && (!Number.isInteger(no) || no < 0)) return invalid('invalid template number');
   // [COMMANDS §5.4] all types: `DATA DELETE biodata Pin=`; templatev10 holds the legacy fingerprints
   if (type === undefined) return wire(`DATA DELETE templatev10 Pin=${pin}`, `DATA DELETE biodata Pin=${pin}`);
-  if (!Number.isInteger(type) || type < 0 || type > 9) return invalid('invalid biometric type');
+  if (!Number.isInteger(type) || type < 0 || type > MAX_BIO_TYPE) return invalid('invalid biometric type');
   if (type === 1 && !supportsBioType(profile, 1)) {
     return wire(`DATA DELETE templatev10 Pin=${pin}${no === undefined ? '' : `\tFingerID=${no}`}`);
   }

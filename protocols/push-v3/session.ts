@@ -12,8 +12,9 @@ export function sessionIdFrom(random: Uint8Array): string {
   return toHex(random.subarray(0, 16)).padEnd(32, '0');
 }
 
-/** [PUSH-v3 §5] the assumed token: hex MD5 of RegistryCode + SN + SessionID. For debug logging only:
- *  BioGate never rejects a request because the token differs. */
+/** [PUSH-v3 §5] the assumed token: hex MD5 of RegistryCode + SN + SessionID. The reference only infers
+ *  the formula, so a terminal is held to it only once it has sent a matching token (src/devices/trust.ts
+ *  binds it then); one that never does stays `serial_only` instead of being locked out. */
 export function assumedToken(registryCode: string, sn: string, sessionId: string): string {
   return createHash('md5').update(`${registryCode}${sn}${sessionId}`).digest('hex');
 }

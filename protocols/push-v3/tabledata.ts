@@ -12,7 +12,9 @@ import { attendancePhoto } from '../push-v2/photo.js';
 
 /**
  * Rows of a known table: a leading `${table} ` (any case) is stripped [PUSH-v3 §7.4], pairs are parsed
- * by key (field order differs between firmware [PUSH-v3 §7.2]). Unknown tables keep the raw body.
+ * by key (field order differs between firmware [PUSH-v3 §7.2]). Tables BioGate does not parse
+ * (`userauthorize`, `timezone`, `holiday`, `identitycard`, `workcode`…) are kept raw, one string per
+ * record (issue #18); a body with NUL bytes is binary and kept whole.
  */
 export function decodeRows(table: string, body: Uint8Array, text: string, source: RecordSource): Decoded {
   const t = table.toLowerCase();
@@ -28,14 +30,51 @@ export function decodeRows(table: string, body: Uint8Array, text: string, source
     case 'attphoto': return collect(rows(), attPhotoRow, (records) => ({ type: 'attendancePhotos', source, records }));
     case 'rtlog': return collect(rows(), doorEvent, (records) => ({ type: 'doorEvents', source, records }));
     case 'rtstate': return collect(rows(), doorState, (records) => ({ type: 'doorStates', source, records }));
-    default: return { events: [{ type: 'unknownTable', source, body }], rejected: [] };
+    default: {
+      if (body.includes(0)) return { events: [{ type: 'unknownTable', source, body }], rejected: [] };
+      const records = splitLines(text);
+      return { events: records.length > 0 ? [{ type: 'rawRecords', source, records }] : [], rejected: [] };
+    }
   }
+}
+
+/** Records of a table body: lines, except that a photo record broken before `content=` is joined. */
+export function tableRecords(table: string, text: string): string[] {
+  const t = table.toLowerCase();
+  return t === 'userpic' || t === 'biophoto' ? joinContinued(splitLines(text), (line) => startsWithWord(line, t)) : splitLines(text);
+}
+
+/**
+ * [issue #18] some firmware breaks a `userpic`/`biophoto` record before `content=`: records are split
+ * at the record prefix, not at line ends. A line that does not start a record continues the record
+ * before it while that record has no `content=` yet; it is joined with one TAB.
+ */
+export function joinContinued(lines: readonly string[], startsRecord: (line: string) => boolean): string[] {
+  const out: string[] = [];
+  let open = false;
+  for (const line of lines) {
+    const last = out.length - 1;
+    if (last >= 0 && open && !startsRecord(line)) {
+      const prev = out[last] as string;
+      out[last] = prev.endsWith('\t') || line.startsWith('\t') ? prev + line : `${prev}\t${line.trimStart()}`;
+    } else {
+      out.push(line);
+    }
+    open = !/(^|[\t ])content=/i.test(out[out.length - 1] as string);
+  }
+  return out;
+}
+
+/** Whether `line` starts with `word` (any case) followed by a blank. */
+function startsWithWord(line: string, word: string): boolean {
+  const head = /^\s*(\S+)[ \t]/.exec(line);
+  return head !== null && (head[1] as string).toLowerCase() === word;
 }
 
 interface Row { readonly line: string; readonly kv: KeyValues }
 
 function rowMaps(table: string, text: string): Row[] {
-  return splitLines(text).map((line) => {
+  return tableRecords(table, text).map((line) => {
     let rowText = line;
     const head = /^\s*(\S+)[ \t]+/.exec(line);
     if (head !== null && (head[1] as string).toLowerCase() === table) rowText = line.slice(head[0].length);

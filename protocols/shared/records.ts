@@ -93,12 +93,16 @@ export function fingerVeinTemplate(kv: KeyValues): FingerVeinTemplate | undefine
   };
 }
 
+/** Highest biometric type kept: 10 is the visible-light palm [PUSH-v2 §9.4]; types above it are
+ *  future ones, stored and synced as opaque templates (issue #18). */
+export const MAX_BIO_TYPE = 255;
+
 /** `BIODATA` / `biodata` [PUSH-v2 §6.7, §9.4]. */
 export function bioTemplate(kv: KeyValues): BioTemplate | undefined {
   const pin = pinOf(kv);
   const template = pick(kv, 'tmp', 'template');
   const type = intOrNull(kv.type);
-  if (pin === undefined || template === undefined || template === '' || type === null || type < 0 || type > 9) return undefined;
+  if (pin === undefined || template === undefined || template === '' || type === null || type < 0 || type > MAX_BIO_TYPE) return undefined;
   return {
     pin, type, template,
     no: intOrNull(kv.no) ?? 0,

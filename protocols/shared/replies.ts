@@ -25,6 +25,9 @@ function count(n: number): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : invalid(`record count must be a non-negative integer, got ${n}`);
 }
 
+/** Vendor return code −731: "server received the data abnormally" [PUSH-v3 §12, −701…−732]. */
+export const RECEIVED_ABNORMALLY = -731;
+
 /** @throws ProtocolError INVALID_ARGUMENT for plans that are not upload forms */
 export function uploadReply(plan: ReplyPlan, accepted: number): DeviceReply {
   switch (plan.kind) {
@@ -35,6 +38,8 @@ export function uploadReply(plan: ReplyPlan, accepted: number): DeviceReply {
     case 'tableCount': return reply(`${table(plan.table)}=${count(accepted)}`);
     // [PUSH-v3 §10.2] querydata count/options packets echo the declared count
     case 'tableEcho': return reply(`${table(plan.table)}=${count(plan.count)}`);
+    // [issue #18] vendor code -731 "server received the data abnormally": the device sends the packet again
+    case 'countMismatch': return reply(`${table(plan.table)}=${RECEIVED_ABNORMALLY}`);
     case 'handshake': case 'registry': case 'config': case 'commands': case 'time': case 'remoteUser': case 'file':
       return invalid(`reply plan ${plan.kind} is not an upload reply`);
     /* c8 ignore next 2 */

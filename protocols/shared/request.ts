@@ -29,13 +29,18 @@ export function queryValue(query: Readonly<Record<string, string>>, name: string
   return undefined;
 }
 
+/** Printable ASCII without space, `/`, `<` or `%` (path, markup and escape characters no terminal prints on its label). */
 const SN = /^[\x21-\x7e]{1,64}$/;
+const SN_FORBIDDEN = /[/<%]/;
 
-/** [PUSH-v2 §2.1] every request carries `SN`. Echoed into replies, so it must be printable ASCII. */
+/**
+ * [PUSH-v2 §2.1] every request carries `SN`. Echoed into replies and used as a key everywhere, so an
+ * implausible one is refused here, before any state exists for it (issue #12).
+ */
 export function serialNumberOf(request: WireRequest): string {
   const sn = queryValue(request.query, 'SN');
   if (sn === undefined || sn === '') throw new ProtocolError('MISSING_SN', 'request has no SN parameter');
-  if (!SN.test(sn)) throw new ProtocolError('INVALID_SN', 'SN must be 1-64 printable ASCII characters without spaces');
+  if (!SN.test(sn) || SN_FORBIDDEN.test(sn)) throw new ProtocolError('INVALID_SN', 'SN must be 1-64 printable ASCII characters without space, /, < or %');
   return sn;
 }
 

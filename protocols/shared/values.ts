@@ -1,7 +1,8 @@
 // Values that go inside command fields [COMMANDS §1, §3.4, §3.6, §3.10]. A value must not contain TAB,
 // CR, LF or NUL: such input fails with `invalid character in ${field}`.
 import type { DeviceProfile, EncodeFailure, SyncUser } from '../commands.js';
-import { maxNameBytes } from './profile.js';
+import { maxNameBytes, option } from './profile.js';
+import { charBytes, charsetFor, type Charset } from './text.js';
 import { parseCard } from './card.js';
 import { formatCompactDate, parseWallClock, zkEncode, type WallClock } from './zk-time.js';
 import { isTimeZone, zonedWallClock } from './zoned-time.js';
@@ -31,16 +32,16 @@ export function passwordText(password: number | string | null | undefined): stri
   return fieldText('password', String(password));
 }
 
-/** [COMMANDS §5.1] first and last name joined by one space, cut to `maxBytes` bytes of UTF-8
- *  without splitting a character. */
-export function userName(first: string | null | undefined, last: string | null | undefined, maxBytes: number): string | EncodeFailure {
+/** [COMMANDS §5.1] first and last name joined by one space, cut to `maxBytes` bytes of the device's
+ *  character set (UTF-8, GBK for language 83 [COMMANDS §3.10]) without splitting a character. */
+export function userName(first: string | null | undefined, last: string | null | undefined, maxBytes: number, charset: Charset = 'utf-8'): string | EncodeFailure {
   const joined = [first, last].map((part) => (part ?? '').trim()).filter((part) => part !== '').join(' ');
   const checked = fieldText('name', joined);
   if (typeof checked !== 'string') return checked;
   let bytes = 0;
   let out = '';
   for (const ch of checked) {
-    const size = Buffer.byteLength(ch, 'utf8');
+    const size = charBytes(ch, charset);
     if (bytes + size > maxBytes) break;
     bytes += size;
     out += ch;
@@ -92,7 +93,7 @@ export interface UserFieldTexts {
 export function userFieldTexts(user: SyncUser, profile: DeviceProfile): UserFieldTexts | EncodeFailure {
   const pin = pinText(user.pin);
   if (typeof pin !== 'string') return pin;
-  const name = userName(user.firstName, user.lastName, maxNameBytes(profile));
+  const name = userName(user.firstName, user.lastName, maxNameBytes(profile), charsetFor(option(profile, 'Language')));
   if (typeof name !== 'string') return name;
   const password = passwordText(user.password);
   if (typeof password !== 'string') return password;

@@ -36,20 +36,28 @@ export function adminRoutes(store: Store, locations: LocationService): ApiRoute[
     }),
     defineRoute({
       method: 'POST', path: '/admin/locations', auth: 'admin',
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
+      body: Type.Object(
+        { name: Type.String({ minLength: 1, maxLength: 200 }), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), require_comm_key: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
       doc: { summary: 'Create a location and its first token (shown once)', tags, responses: { 201: Type.Object({ location: LocationSchema, token: Type.String() }) } },
       handler: async ({ body }) => {
-        const { location, token } = await locations.create(body.timezone === undefined ? { name: body.name } : { name: body.name, timezone: body.timezone });
+        const { location, token } = await locations.create({
+          name: body.name, ...(body.timezone !== undefined ? { timezone: body.timezone } : {}), ...(body.require_comm_key !== undefined ? { require_comm_key: body.require_comm_key } : {}),
+        });
         return json(201, { location: await locationView(store, location), token: token.token });
       },
     }),
     defineRoute({
       method: 'PATCH', path: '/admin/locations/{id}', auth: 'admin', params: Id,
       body: Type.Object(
-        { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), is_active: Type.Optional(Type.Boolean()) },
+        {
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), is_active: Type.Optional(Type.Boolean()),
+          require_comm_key: Type.Optional(Type.Boolean({ description: 'Refuse to assign devices without a comm key' })),
+        },
         { additionalProperties: false },
       ),
-      doc: { summary: 'Rename, change the time zone, disable or enable a location', tags, responses: { 200: LocationSchema }, errors: ['LOCATION_NOT_FOUND'] },
+      doc: { summary: 'Rename, change the time zone or require_comm_key, disable or enable a location', tags, responses: { 200: LocationSchema }, errors: ['LOCATION_NOT_FOUND'] },
       handler: async ({ params, body }) => json(200, await locationView(store, await locations.update(params.id, body))),
     }),
     defineRoute({

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { Caller } from '../auth/authenticate.js';
 import type { Clock } from '../clock.js';
 import type { CommandQueue } from '../devices/command-queue.js';
-import type { EventBus } from '../devices/event-bus.js';
+import { publicStatus, type CommandLifecycle } from '../devices/lifecycle.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { HttpRequest } from '../http/types.js';
 import type { CommandStatus, Store } from '../store/types.js';
@@ -42,12 +42,12 @@ function sinceInstant(v: string): string {
 export interface CommandsDeps {
   readonly store: Store;
   readonly clock: Clock;
-  readonly bus: EventBus;
   readonly commands: CommandQueue;
+  readonly lifecycle: CommandLifecycle;
 }
 
 export function commandRoutes(deps: CommandsDeps): ApiRoute[] {
-  const { store, clock } = deps;
+  const { store } = deps;
   const tags = ['commands'];
   const errors = ['DEVICE_NOT_FOUND', 'COMMAND_NOT_SUPPORTED', 'MAILBOX_FULL', 'SCOPE_DENIED', 'IDEMPOTENCY_KEY_REUSED'];
   return [
@@ -92,10 +92,11 @@ export function commandRoutes(deps: CommandsDeps): ApiRoute[] {
       handler: async ({ caller, params }) => {
         const c = await store.commands.get(caller.location.id, params.command_id);
         if (!c) throw new BioGateError('COMMAND_NOT_FOUND', `Command ${params.command_id} not found`);
-        if (c.status !== 'pending') throw new BioGateError('COMMAND_ALREADY_SENT', `Command ${c.id} is ${c.status} and can no longer be cancelled`);
-        const done = await store.commands.finish(c.id, { status: 'failed', error_message: 'cancelled' }, clock.now().toISOString());
+        const status = publicStatus(c);
+        if (status !== 'pending') throw new BioGateError('COMMAND_ALREADY_SENT', `Command ${c.id} is ${status} and can no longer be cancelled`);
+        // Atomic against a poll claiming it at the same moment: only a still-pending command is cancelled.
+        const done = await deps.lifecycle.cancel(c);
         if (!done) throw new BioGateError('COMMAND_ALREADY_SENT', `Command ${c.id} left the queue meanwhile`);
-        deps.bus.emit('command.updated', { location_id: caller.location.id, command: done });
         return json(200, commandView(done, caller.location));
       },
     }),

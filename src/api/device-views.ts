@@ -1,6 +1,8 @@
 /** Device and command records → API views (SERVICE-SPEC DeviceResponse, CommandResponse). */
 import { Type } from 'typebox';
 import type { Command, Device, Location } from '../store/types.js';
+import { publicStatus } from '../devices/lifecycle.js';
+import { authOf } from '../devices/trust.js';
 import { IsoDateTime, LocationBasic, Nullable } from './schemas.js';
 
 export const DeviceView = Type.Object({
@@ -19,6 +21,10 @@ export const DeviceView = Type.Object({
   created_at: IsoDateTime,
   updated_at: Nullable(IsoDateTime),
   version_override: Nullable(Type.Union([Type.Literal('2.0.0'), Type.Literal('3.0.0')])),
+  auth: Type.Union([Type.Literal('registration'), Type.Literal('comm_key'), Type.Literal('serial_only')], {
+    description: 'How requests for this serial are authenticated: registration (v3 token bound), comm_key, or serial_only (anyone who knows the serial can act for it)',
+  }),
+  allowed_networks: Nullable(Type.Array(Type.String(), { description: 'CIDRs the device must connect from; null = any address' })),
 });
 
 export const DeviceStatusView = Type.Object({
@@ -61,6 +67,7 @@ export function deviceView(d: Device, location: Location | null, now: Date, thre
     registry_code: d.registry_code, session_id: d.session_id, registered_at: d.registered_at, options: d.options,
     version: d.version, last_seen: d.last_seen, is_active: isOnline(d.last_seen, now, thresholdS),
     created_at: d.created_at, updated_at: d.updated_at, version_override: d.version_override,
+    auth: authOf(d), allowed_networks: d.allowed_networks,
   };
 }
 
@@ -72,7 +79,7 @@ export function deviceStatusView(d: Device, now: Date, thresholdS: number) {
 export function commandView(c: Command, location: Location | null) {
   return {
     id: c.id, command: c.command, priority: Math.max(0, c.priority), location_id: c.location_id,
-    location: location ? { id: location.id, name: location.name } : null, sn: c.sn, status: c.status, response: c.response,
+    location: location ? { id: location.id, name: location.name } : null, sn: c.sn, status: publicStatus(c), response: c.response,
     error_message: c.error_message, sent_at: c.sent_at, acknowledged_at: c.acknowledged_at,
     is_active: c.status === 'pending' || c.status === 'sent', created_at: c.created_at, updated_at: c.updated_at,
     params: c.params, result: c.result ?? null, expires_at: c.expires_at, created_by_token_id: c.created_by_token_id,

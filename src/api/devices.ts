@@ -2,14 +2,16 @@
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { CommandQueue } from '../devices/command-queue.js';
+import type { CommandLifecycle } from '../devices/lifecycle.js';
 import type { EventBus } from '../devices/event-bus.js';
-import { BioGateError } from '../errors.js';
+import { BioGateError, invalid } from '../errors.js';
 import type { Device, Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
 import { CommandBody, queueFromRequest } from './commands.js';
 import { CommandView, DeviceStatusView, DeviceView, deviceStatusView, deviceView } from './device-views.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { canonicalCidr, MAX_ALLOWED_NETWORKS } from '../devices/networks.js';
 import { hashCommKey } from '../devices/trust.js';
 
 export interface DevicesDeps {
@@ -18,9 +20,19 @@ export interface DevicesDeps {
   readonly bus: EventBus;
   readonly sync: SyncQueue;
   readonly commands: CommandQueue;
+  readonly lifecycle: CommandLifecycle;
   readonly onlineThresholdS: number;
   /** This node's fresher view of last_seen (the store's is written behind). */
   readonly liveLastSeen?: (sn: string) => string | undefined;
+  /** BIOGATE_REQUIRE_COMM_KEY: every location refuses devices without a comm key. */
+  readonly requireCommKey?: boolean;
+}
+
+/** Validated, canonical, de-duplicated CIDRs; every bad entry is named. */
+function allowedNetworks(list: readonly string[]): string[] {
+  const problems = list.flatMap((text, i) => (canonicalCidr(text) === undefined ? [{ loc: ['body', 'allowed_networks', i], msg: `"${text.slice(0, 60)}" is not an IPv4 or IPv6 CIDR (e.g. 192.0.2.0/24, 2001:db8::/32)`, type: 'format' }] : []));
+  if (problems.length > 0) throw new BioGateError('VALIDATION_FAILED', problems);
+  return [...new Set(list.map((text) => canonicalCidr(text) as string))];
 }
 
 /** Serial numbers as terminals print them: letters, digits, `-`, `_`. */
@@ -60,18 +72,34 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' }), Type.Null()])),
         version: Type.Optional(Type.Union([Version, Type.Null()], { description: 'Pin the protocol dialect (2.0.0 or 3.0.0) instead of detecting it' })),
         comm_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32, pattern: '^[0-9]+$', description: 'Device comm key (digits); write-only' }), Type.Null()])),
+        allowed_networks: Type.Optional(Type.Union([
+          Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_ALLOWED_NETWORKS, description: 'IPv4/IPv6 CIDRs the device\'s requests must come from (socket address); other addresses get 403. null or [] = any address' }),
+          Type.Null(),
+        ])),
       }),
       doc: {
         summary: 'Assign a device to the location and start user synchronisation',
-        description: '201 when newly assigned, 200 when it already was (idempotent); 403 when it belongs to another location.',
-        tags, responses: { 201: DeviceView, 200: DeviceView }, errors: ['DEVICE_OTHER_LOCATION'],
+        description:
+          '201 when newly assigned, 200 when it already was (idempotent); 403 when it belongs to another location. ' +
+          'Absent fields keep their stored value. 422 without a comm key when the location has `require_comm_key` or BIOGATE_REQUIRE_COMM_KEY is on.',
+        tags, responses: { 201: DeviceView, 200: DeviceView }, errors: ['DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED'],
       },
       handler: async ({ caller, body }) => {
+        const networks = body.allowed_networks === undefined || body.allowed_networks === null ? body.allowed_networks : allowedNetworks(body.allowed_networks);
         const input = {
           name: body.name ?? null,
           ...(body.version !== undefined ? { version_override: body.version } : {}),
           ...(body.comm_key !== undefined ? { comm_key_hash: body.comm_key === null ? null : hashCommKey(body.comm_key) } : {}),
+          ...(networks !== undefined ? { allowed_networks: networks === null || networks.length === 0 ? null : networks } : {}),
         };
+        if (deps.requireCommKey || caller.location.require_comm_key) {
+          // The key the device will have after this request: the new one, or the stored one when absent.
+          const keyed = body.comm_key !== undefined ? body.comm_key !== null : Boolean((await store.devices.get(caller.location.id, body.sn))?.comm_key_hash);
+          if (!keyed) {
+            const rule = deps.requireCommKey ? 'BIOGATE_REQUIRE_COMM_KEY is on' : 'this location has require_comm_key';
+            throw invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing');
+          }
+        }
         const now = clock.now();
         const { outcome, device } = await store.devices.assign(caller.location.id, body.sn, input, now.toISOString());
         if (outcome === 'other-location') throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${body.sn} is assigned to another location`);
@@ -97,11 +125,26 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         const now = clock.now().toISOString();
         const before = await store.devices.unassign(caller.location.id, params.device_serial, now);
         if (before) {
-          await store.commands.failPendingFor(params.device_serial, 'device unassigned', now);
+          await deps.lifecycle.failPendingFor(params.device_serial, 'device unassigned');
           const after = await store.devices.getBySerial(params.device_serial);
           if (after) deps.bus.emit('device.updated', { location_id: caller.location.id, device: after });
         }
         return json(200, {});
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/devices/{device_serial}/reset-registration', auth: 'location', params: SerialParam, bodyRequired: false,
+      doc: {
+        summary: 'Forget the registry code, session and token of a v3 terminal: its next registry request registers it again',
+        description: 'For a terminal that lost its registration (replaced, factory reset) and is refused with 401 [PUSH-v3 §3.3, §5]. Needs the full scope.',
+        tags, responses: { 200: DeviceView }, errors: ['DEVICE_NOT_FOUND', 'SCOPE_DENIED'],
+      },
+      handler: async ({ caller, params }) => {
+        if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
+        const device = await store.devices.resetRegistration(caller.location.id, params.device_serial, clock.now().toISOString());
+        if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
+        deps.bus.emit('device.updated', { location_id: caller.location.id, device });
+        return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS));
       },
     }),
     defineRoute({

@@ -8,16 +8,48 @@ import { BioGateError } from '../errors.js';
 import type { HttpRequest } from '../http/types.js';
 import { compiled, issuesFrom } from '../validation.js';
 
+/**
+ * Deepest nesting of arrays/objects an API body may have. Real bodies need under 10
+ * levels; a hostile one 100,000 levels deep would later overflow the stack of every
+ * recursive walk (validation, structuredClone, JSON.stringify of the answer).
+ */
+export const MAX_JSON_DEPTH = 64;
+
 export function readJsonBody(req: HttpRequest, required: boolean): unknown {
   if (req.body.length === 0) {
     if (required) throw new BioGateError('BAD_REQUEST', 'A JSON body is required');
     return undefined;
+  }
+  if (jsonDepthExceeds(req.body, MAX_JSON_DEPTH)) {
+    throw new BioGateError('BAD_REQUEST', `Body nests JSON arrays/objects deeper than ${MAX_JSON_DEPTH} levels`);
   }
   try {
     return JSON.parse(req.body.toString('utf8'));
   } catch {
     throw new BioGateError('BAD_REQUEST', 'Body is not valid JSON');
   }
+}
+
+/**
+ * Whether the JSON text nests `[`/`{` deeper than `max`, found by one iterative pass over
+ * the bytes (no recursion, so any depth is safe), skipping string contents. Bytes of UTF-8
+ * multi-byte characters are all >= 0x80, so they never look like brackets or quotes.
+ * Malformed text is left for JSON.parse to reject.
+ */
+export function jsonDepthExceeds(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if (inString) {
+      if (b === 0x5c) i++; // backslash: skip the escaped byte
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x5b || b === 0x7b) {
+      if (++depth > max) return true;
+    } else if (b === 0x5d || b === 0x7d) depth--;
+  }
+  return false;
 }
 
 interface SchemaNode {

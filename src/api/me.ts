@@ -14,6 +14,7 @@ export async function locationView(store: Store, location: Location) {
     created_at: location.created_at,
     updated_at: location.updated_at,
     timezone: location.timezone,
+    require_comm_key: location.require_comm_key,
   };
 }
 

@@ -10,6 +10,7 @@ export const ErrorBody = Type.Object({
     Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() })),
   ]),
   code: Type.String(),
+  error_id: Type.Optional(Type.String({ description: 'On 500 only: the id of the logged error, for the operator' })),
 });
 
 export const LocationBasic = Type.Object({ id: Type.Integer(), name: Type.String() });
@@ -23,6 +24,7 @@ export const LocationSchema = Type.Object({
   created_at: IsoDateTime,
   updated_at: Nullable(IsoDateTime),
   timezone: Type.String({ description: 'IANA time zone of the location (BioGate extension)' }),
+  require_comm_key: Type.Boolean({ description: 'Devices may be assigned only with a comm key (BioGate extension)' }),
 });
 
 export const EmptyObject = Type.Object({}, { description: 'Empty JSON object' });

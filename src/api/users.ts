@@ -1,10 +1,13 @@
 /** /api/users: list, upsert, read, delete, import, clear (SERVICE-SPEC "Endpoints"). */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import { BioGateError, type ValidationIssue } from '../errors.js';
 import type { EventBus } from '../devices/event-bus.js';
 import type { Location, Store, User, UserFields } from '../store/types.js';
-import type { SyncQueue } from '../sync/queue.js';
+import { createSyncOutbox, type SyncOutbox } from '../sync/outbox.js';
+import type { SyncCounts, SyncQueue } from '../sync/queue.js';
+import { createLogger, type Logger } from '../log.js';
 import { compiled, issuesFrom } from '../validation.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
@@ -19,6 +22,12 @@ export interface UsersDeps {
   readonly clock: Clock;
   readonly sync: SyncQueue;
   readonly bus: EventBus;
+  /**
+   * The sync outbox processor. Absent (the CLI import without a server), the outbox is drained in
+   * the foreground before the import returns.
+   */
+  readonly outbox?: SyncOutbox;
+  readonly log?: Logger;
 }
 
 const PinParam = Type.Object({ pin: Pin });
@@ -49,17 +58,31 @@ export function effectOf(before: Map<number, User>, after: readonly { user: User
   return { upserted, revoked };
 }
 
-/** Applies a write's effect to the devices and tells listeners. */
-export async function propagate(deps: UsersDeps, locationId: number, effect: WriteEffect): Promise<void> {
-  if (effect.upserted.length > 0) {
-    await deps.sync.queueUsers(locationId, effect.upserted, 'user.upsert');
-    deps.bus.emit('user.changed', { location_id: locationId, pins: effect.upserted, change: 'upserted' });
-  }
-  if (effect.revoked.length > 0) {
-    await deps.sync.queueUsers(locationId, effect.revoked, 'user.delete');
-    deps.bus.emit('user.changed', { location_id: locationId, pins: effect.revoked, change: 'deactivated' });
+/** Tells listeners what a write changed (its sync ops come from the outbox). */
+export function announce(deps: UsersDeps, locationId: number, effect: WriteEffect): void {
+  if (effect.upserted.length > 0) deps.bus.emit('user.changed', { location_id: locationId, pins: effect.upserted, change: 'upserted' });
+  if (effect.revoked.length > 0) deps.bus.emit('user.changed', { location_id: locationId, pins: effect.revoked, change: 'deactivated' });
+}
+
+const NOTHING: SyncCounts = { devices: 0, commands: 0 };
+
+/**
+ * The request's happy path of the outbox: queue what these users owe now (a retried write that
+ * changed nothing still finishes an earlier write's sync). The write is committed with its outbox
+ * entry either way, so a store failure here defers the ops to the recovery sweep instead of
+ * failing a request whose change already happened.
+ */
+export async function flushOutbox(deps: UsersDeps, locationId: number, pins: readonly number[]): Promise<SyncCounts> {
+  const outbox = deps.outbox ?? createSyncOutbox({ store: deps.store, sync: deps.sync, clock: deps.clock, log: deps.log ?? silent });
+  try {
+    return await outbox.flush(locationId, pins);
+  } catch (err) {
+    deps.log?.error({ err, location: locationId, users: pins.length }, 'sync ops deferred to the outbox sweep');
+    return NOTHING;
   }
 }
+
+const silent: Logger = createLogger({ level: 'silent' });
 
 export interface ImportOutcome {
   readonly processed: User[];
@@ -81,7 +104,7 @@ export async function importUsers(deps: UsersDeps, location: Location, items: re
     valid.push({ index, item: record, pin });
   });
   const processed: User[] = [];
-  const CHUNK = 1_000;
+  const CHUNK = 500;
   for (let i = 0; i < valid.length; i += CHUNK) {
     const chunk = valid.slice(i, i + CHUNK);
     const existing = new Map((await deps.store.users.getMany(location.id, [...new Set(chunk.map((c) => c.pin))])).map((u) => [u.pin, u]));
@@ -104,10 +127,16 @@ export async function importUsers(deps: UsersDeps, location: Location, items: re
       }
     }
     const results = await deps.store.users.upsertMany(location.id, writes, deps.clock.now().toISOString());
-    await propagate(deps, location.id, effectOf(existing, results));
+    announce(deps, location.id, effectOf(existing, results));
     processed.push(...results.map((r) => r.user));
     onProgress?.(Math.min(items.length, i + chunk.length + errors.length));
+    // Other requests run between chunks (an embedded store answers without leaving the event loop).
+    await yieldToLoop();
   }
+  // The device fan-out (up to 10,000 users × every device) is the outbox's: in the background
+  // when a server runs it, else (CLI) before returning.
+  if (deps.outbox) deps.outbox.kick();
+  else await createSyncOutbox({ store: deps.store, sync: deps.sync, clock: deps.clock, log: deps.log ?? silent }).drain();
   errors.sort((x, y) => x.index - y.index);
   return { processed, errors: errors.map(({ index: _index, ...e }) => e) };
 }
@@ -153,7 +182,8 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
         issues.push(...checked.issues.filter((i) => !failed.has(i.loc[1])));
         if (issues.length > 0 || pin === undefined) throw new BioGateError('VALIDATION_FAILED', issues);
         const result = await store.users.upsert(caller.location.id, pin, checked.fields, clock.now().toISOString());
-        await propagate(deps, caller.location.id, effectOf(new Map(before ? [[before.pin, before]] : []), [result]));
+        await flushOutbox(deps, caller.location.id, [pin]);
+        announce(deps, caller.location.id, effectOf(new Map(before ? [[before.pin, before]] : []), [result]));
         const [view] = await userViews(store, caller.location, [result.user], false);
         return json(result.created ? 201 : 200, view);
       },
@@ -182,7 +212,8 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
         const pins = body?.pins ?? null;
         const cleared = await store.users.deactivate(caller.location.id, pins, clock.now().toISOString());
         const cleared_pins = cleared.map((u) => u.pin);
-        const counts = await deps.sync.queueUsers(caller.location.id, cleared_pins, 'user.delete');
+        const flushed = await flushOutbox(deps, caller.location.id, cleared_pins);
+        const counts = flushed.devices > 0 ? flushed : { ...flushed, devices: (await store.devices.listAssigned(caller.location.id)).length };
         if (cleared_pins.length > 0) deps.bus.emit('user.changed', { location_id: caller.location.id, pins: cleared_pins, change: 'deactivated' });
         return json(200, {
           message: `Cleared ${cleared.length} users; ${counts.commands} delete commands queued for ${counts.devices} devices`,
@@ -206,10 +237,12 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       method: 'DELETE', path: '/api/users/{pin}', auth: 'location', params: PinParam,
       doc: { summary: 'Delete a user; queues delete commands to the devices', tags, responses: { 200: EmptyObject }, errors: ['USER_NOT_FOUND'] },
       handler: async ({ caller, params }) => {
-        const user = await store.users.delete(caller.location.id, params.pin);
-        if (!user) throw notFound(params.pin);
-        await deps.sync.queueUsers(caller.location.id, [params.pin], 'user.delete');
-        deps.bus.emit('user.changed', { location_id: caller.location.id, pins: [params.pin], change: 'deleted' });
+        const user = await store.users.delete(caller.location.id, params.pin, clock.now().toISOString());
+        // A retried DELETE whose delete was committed but whose ops were not queued converges: the
+        // outbox entry outlives the user until they are.
+        if (!user && (await store.syncOutbox.get(caller.location.id, [params.pin])).length === 0) throw notFound(params.pin);
+        await flushOutbox(deps, caller.location.id, [params.pin]);
+        if (user) deps.bus.emit('user.changed', { location_id: caller.location.id, pins: [params.pin], change: 'deleted' });
         return json(200, {});
       },
     }),

@@ -31,6 +31,13 @@ export function parseFlags(argv: readonly string[], spec: FlagSpec, positionals 
       }
       return String(v);
     },
+    /** `--name on|off` → true/false; undefined when absent. */
+    onOff(name: string): boolean | undefined {
+      const v = this.string(name);
+      if (v === undefined) return undefined;
+      if (v !== 'on' && v !== 'off') throw new UsageError(`--${name} must be on or off, got "${v}"`);
+      return v === 'on';
+    },
     int(name: string, opts: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
       const v = this.string(name, opts.required ?? false);
       if (v === undefined) return undefined;

@@ -23,14 +23,15 @@ export interface CliIo {
 export const USAGE = `Usage: biogate <command> [flags]
 
   serve                                         run the gateway (what "npm start" runs)
-  location create --name NAME [--timezone TZ] [--json]
+  location create --name NAME [--timezone TZ] [--require-comm-key on|off] [--json]
   location list [--json]
-  location update --id ID [--name NAME] [--timezone TZ]
+  location update --id ID [--name NAME] [--timezone TZ] [--require-comm-key on|off]
   location disable --id ID
   location enable --id ID
   token create --location ID [--expires-in DAYS] [--scope full|operator|read] [--json]
   token list [--location ID] [--json]
   token revoke --id N
+  device reset-registration --location ID --sn SN   a v3 terminal registers again (README "Security model")
   users import --location ID FILE [--json]      CSV with a header row, or a JSON array
   simulate --devices N --protocol v2|v3|mixed --url URL --sn-prefix PREFIX
   config [--markdown]                           show the effective configuration
@@ -58,11 +59,14 @@ type Handler = (argv: readonly string[], io: CliIo) => Promise<number>;
 
 const commands: Record<string, Handler> = {
   'location create': async (argv, io) => {
-    const f = parseFlags(argv, { name: { type: 'string' }, timezone: { type: 'string' }, json: { type: 'boolean' } });
+    const f = parseFlags(argv, { name: { type: 'string' }, timezone: { type: 'string' }, 'require-comm-key': { type: 'string' }, json: { type: 'boolean' } });
     const name = f.string('name', true) as string;
     const timezone = f.string('timezone');
+    const requireCommKey = f.onOff('require-comm-key');
     return withStore(io, async (store) => {
-      const { location, token } = await createLocationService(store, systemClock).create(timezone === undefined ? { name } : { name, timezone });
+      const { location, token } = await createLocationService(store, systemClock).create({
+        name, ...(timezone !== undefined ? { timezone } : {}), ...(requireCommKey !== undefined ? { require_comm_key: requireCommKey } : {}),
+      });
       if (f.flag('json')) print(io, json({ location: await locationJson(store, location), token: token.token }));
       else print(io, `Created location ${location.id} "${location.name}" (${location.timezone}).\nToken (shown once): ${token.token}`);
       return 0;
@@ -79,14 +83,16 @@ const commands: Record<string, Handler> = {
     });
   },
   'location update': async (argv, io) => {
-    const f = parseFlags(argv, { id: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, json: { type: 'boolean' } });
+    const f = parseFlags(argv, { id: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, 'require-comm-key': { type: 'string' }, json: { type: 'boolean' } });
     const id = f.int('id', { required: true, min: 1 }) as number;
-    const patch: { name?: string; timezone?: string } = {};
+    const patch: { name?: string; timezone?: string; require_comm_key?: boolean } = {};
     const name = f.string('name');
     const timezone = f.string('timezone');
+    const requireCommKey = f.onOff('require-comm-key');
     if (name !== undefined) patch.name = name;
     if (timezone !== undefined) patch.timezone = timezone;
-    if (Object.keys(patch).length === 0) throw new UsageError('give --name and/or --timezone');
+    if (requireCommKey !== undefined) patch.require_comm_key = requireCommKey;
+    if (Object.keys(patch).length === 0) throw new UsageError('give --name, --timezone and/or --require-comm-key');
     return withStore(io, async (store) => {
       const l = await createLocationService(store, systemClock).update(id, patch);
       print(io, f.flag('json') ? json(await locationJson(store, l)) : `Updated location ${l.id} "${l.name}" (${l.timezone}).`);
@@ -124,6 +130,18 @@ const commands: Record<string, Handler> = {
     return withStore(io, async (store) => {
       const t = await createLocationService(store, systemClock).revokeToken(id);
       print(io, `Token ${t.id} revoked at ${t.revoked_at ?? ''}.`);
+      return 0;
+    });
+  },
+  'device reset-registration': async (argv, io) => {
+    const f = parseFlags(argv, { location: { type: 'string' }, sn: { type: 'string' } });
+    const location = f.int('location', { required: true, min: 1 }) as number;
+    const sn = f.string('sn', true) as string;
+    if (!/^[\x21-\x7e]{1,64}$/.test(sn) || /[/<%]/.test(sn)) throw new UsageError('--sn must be 1-64 printable ASCII characters without space, /, < or %');
+    return withStore(io, async (store) => {
+      const device = await store.devices.resetRegistration(location, sn, systemClock.now().toISOString());
+      if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found in location ${location}`);
+      print(io, `Registration of ${sn} reset: its next registry request registers it again.`);
       return 0;
     });
   },

@@ -76,6 +76,9 @@ export const SETTINGS = {
   maxUnassigned: setting(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }), {
     env: 'BIOGATE_MAX_UNASSIGNED', unit: 'devices', description: 'Unknown serial numbers recorded as unassigned devices; beyond it they get protocol answers but no record.',
   }),
+  requireCommKey: setting(Type.Union([onOff], { default: 'off' }), {
+    env: 'BIOGATE_REQUIRE_COMM_KEY', unit: 'on/off', description: 'on: every location refuses to assign a device without a comm key (`POST /api/devices` without `comm_key` → 422); off: only locations with `require_comm_key` do.',
+  }),
   deviceBodyLimitMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 256, default: 8 }), {
     env: 'BIOGATE_DEVICE_BODY_LIMIT_MB', unit: 'MiB', description: 'Largest device upload body; larger ones get 413 (the device keeps its data).',
   }),
@@ -90,6 +93,12 @@ export const SETTINGS = {
   }),
   rateLimitRps: setting(Type.Number({ minimum: 0, default: 0 }), {
     env: 'BIOGATE_RATE_LIMIT_RPS', unit: 'requests/s', description: 'Per-token rate limit for /api (bursts of twice the rate); 0 turns it off. Excess gets 429 with Retry-After.',
+  }),
+  deviceBodyTimeoutS: setting(Type.Integer({ minimum: 10, maximum: 3600, default: 120 }), {
+    env: 'BIOGATE_DEVICE_BODY_TIMEOUT_S', unit: 's', description: 'Time a request body may take to arrive in full (terminals on slow links upload slowly); a body still incomplete after it is dropped and the connection closed. Applies on the main and the device listener.',
+  }),
+  maxActors: setting(Type.Integer({ minimum: 10, maximum: 10_000_000, default: 100_000 }), {
+    env: 'BIOGATE_MAX_ACTORS', unit: 'devices', description: 'Most device actors (per-serial sessions) held in memory; at the limit the least recently active idle one is dropped (its state is in the store). When all are busy, a new serial gets 503 and retries.',
   }),
 } as const;
 

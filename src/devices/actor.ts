@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  codecFor, detectVersion, inAttendanceWindow, registryCodeFrom, sessionIdFrom,
-  type Codec, type DecodeResult, type DeviceEvent, type DeviceReply, type QueuedLine, type RecordSource, type WireRequest,
+  charsetFor, codecFor, detectVersion, inAttendanceWindow, registryCodeFrom, sessionIdFrom,
+  type Charset, type Codec, type DecodeResult, type DeviceEvent, type DeviceReply, type QueuedLine, type RecordSource, type WireRequest,
 } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
@@ -15,13 +15,17 @@ import type { Device, DeviceSessionPatch, Location, Store } from '../store/types
 import { withFirmware } from './capabilities.js';
 import type { EventBus } from './event-bus.js';
 import { FirmwareError, type FirmwareCache } from './firmware.js';
-import { takeBatch } from './outbox.js';
+import type { CommandLifecycle } from './lifecycle.js';
+import { EMPTY_BATCH, takeBatch, type Batch } from './outbox.js';
+import { LogBudget, SAMPLES_PER_REQUEST, truncateBytes } from './log-budget.js';
 import type { Presence } from './presence.js';
 import { progressOf } from './progress.js';
 import { addProgress, applyResult, finishCommand, type ResultContext } from './results.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import { sanitizeOptions } from './session.js';
-import { trusted } from './trust.js';
+import type { DeviceGuard } from './guard.js';
+import { checkTrust, type TrustVerdict } from './trust.js';
+import { afterMove } from '../sync/device-move.js';
 import { fromAttlog, punchFromAccess, punchFromRtlog, recordPunches, recordTemplates, type Punch } from './uploads.js';
 
 export { sanitizeOptions } from './session.js';
@@ -39,8 +43,25 @@ export interface ActorDeps {
   /** Counts uploads of tables BioGate does not know (acknowledged so the device does not resend them). */
   readonly onUnknownTable: (table: string) => void;
   /** A sync-users audit found these users on the device (the location removes the ones it does not hold). */
-  readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[]) => Promise<void>;
+  readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[], groupId: number | null) => Promise<void>;
+  readonly lifecycle: CommandLifecycle;
+  /** Counts a result for a command this device was not sent. */
+  readonly onStrayResult: () => void;
+  /** Comm key throttle and refusal metrics, shared by every actor (devices/guard.ts). */
+  readonly guard: DeviceGuard;
 }
+
+/** A reply, and what to do once it is known whether the terminal received it (see Batch); `charset`
+ *  other than UTF-8 when the body must be sent in the device's character set [COMMANDS §3.10]. */
+export type ActorReply = DeviceReply & { readonly onSettled?: (delivered: boolean) => void; readonly charset?: Charset };
+
+/** Longest raw record stored (characters); a longer one is counted but not kept (issue #18). */
+export const MAX_RAW_RECORD_CHARS = 64 * 1024;
+
+const hasHighBytes = (body: Uint8Array): boolean => {
+  for (const byte of body) if (byte >= 0x80) return true;
+  return false;
+};
 
 export interface PushRequest {
   readonly wire: WireRequest;
@@ -59,7 +80,11 @@ export class DeviceActor {
   readonly #log: Logger;
   #tail: Promise<unknown> = Promise.resolve();
   #wakers = new Set<() => void>();
+  /** Log lines caused by what this serial sends: 5 a minute at most. */
+  readonly #logBudget = new LogBudget(5, 60_000);
   readonly #ctx: ResultContext;
+  /** The character set of the device's language, as its record said at its last request [PUSH-v2 §2.6]. */
+  #charset: Charset = 'utf-8';
 
   constructor(sn: string, deps: ActorDeps) {
     this.sn = sn;
@@ -67,6 +92,7 @@ export class DeviceActor {
     this.#log = deps.log.child({ sn });
     this.#ctx = {
       sn, store: deps.store, clock: deps.clock, bus: deps.bus, log: this.#log, config: deps.config,
+      lifecycle: deps.lifecycle, onStrayResult: deps.onStrayResult,
       device: () => this.#device(),
       updateDevice: (patch) => this.#updateSession(patch),
       onDeviceUsers: deps.onDeviceUsers,
@@ -74,10 +100,11 @@ export class DeviceActor {
   }
 
   /** Processes one device request and returns the reply the firmware expects. */
-  async handle(req: PushRequest): Promise<DeviceReply> {
+  async handle(req: PushRequest): Promise<ActorReply> {
     this.lastActivity = this.#deps.clock.now().getTime();
-    if (req.decoded.endpoint === 'getrequest') return this.#poll(req);
-    return this.#serial(() => this.#process(req));
+    const r = req.decoded.endpoint === 'getrequest' ? await this.#poll(req) : await this.#serial(() => this.#process(req));
+    // [COMMANDS §3.10] names go out in the device's character set (GB2312 for language 83)
+    return this.#charset === 'utf-8' ? r : { ...r, charset: this.#charset };
   }
 
   /** New pending work: release held polls. */
@@ -102,6 +129,28 @@ export class DeviceActor {
     if (!device || device.location_id === null) return undefined;
     const location = await this.#deps.store.locations.get(device.location_id);
     return location?.is_active ? location : undefined;
+  }
+
+  /**
+   * The time zone a terminal is told: its location's even while the location is disabled (a
+   * disabled location's terminals keep their wall clock; `TimeZone=0` would shift their punches).
+   */
+  async #timeZone(device: Device | undefined, location: Location | undefined): Promise<string> {
+    if (location) return location.timezone;
+    if (!device || device.location_id === null) return 'UTC';
+    return (await this.#deps.store.locations.get(device.location_id))?.timezone ?? 'UTC';
+  }
+
+  /**
+   * A device moved from another location still holds that location's users until their deletes
+   * run: a load-users an integrator asked for does not list them (they are not this location's).
+   * The sync-users audit (origin system) sees them all, so that it removes them.
+   */
+  async #notOtherLocations<R extends { readonly pin: string }>(device: Device | undefined, location: Location | undefined, cmdId: number, records: readonly R[]): Promise<readonly R[]> {
+    if (!device?.state?.movedAt || !location || records.length === 0) return records;
+    if ((await this.#deps.store.commands.getById(cmdId))?.origin === 'system') return records;
+    const others = new Set((await this.#deps.store.commands.syncedPinsElsewhere(this.sn, location.id)).map(String));
+    return records.filter((r) => !others.has(String(Number(r.pin))));
   }
 
   #codecOf(device: Device | undefined): Codec {
@@ -139,14 +188,24 @@ export class DeviceActor {
 
   async #process(req: PushRequest): Promise<DeviceReply> {
     let device = await this.#ensure();
-    if (!trusted(device, req.wire, req.decoded)) {
-      // [API-CONTRACT §6] wrong or missing comm key: no data in, none out, not even presence.
-      this.#log.warn({ address: req.remoteAddress, endpoint: req.decoded.endpoint }, 'device request without the right comm key refused');
-      return reply(401, 'Unauthorized');
+    const verdict = checkTrust(device, req, this.#deps.guard.throttle, this.#deps.clock.now().getTime());
+    // [API-CONTRACT §6] refused: no data in, none out, not even presence.
+    if (!verdict.ok) return this.#refuse(verdict, req);
+    if (verdict.bind) {
+      // [PUSH-v3 §5] the terminal presented the token of its registration: from now on it must.
+      device = await this.#updateSession({ token_bound_at: this.#now() });
+      this.#log.info('registration token bound: requests without it are refused from now on');
     }
     this.#deps.presence.seen(this.sn, device?.location_id ?? null, req.remoteAddress, this.#deps.clock.now().getTime());
-    const { decoded } = req;
-    if (decoded.rejected > 0) this.#log.warn({ rejected: decoded.rejected, samples: decoded.rejectedSamples, endpoint: decoded.endpoint }, 'device lines rejected');
+    const decoded = this.#inDeviceLanguage(req, device);
+    if (decoded.rejected > 0) {
+      // Device-sent text, possibly from an unauthenticated sender: truncated, few, rate-limited (issue #12).
+      const suppressed = this.#logBudget.take(this.#deps.clock.now().getTime());
+      if (suppressed !== undefined) {
+        const samples = decoded.rejectedSamples.slice(0, SAMPLES_PER_REQUEST).map((l) => truncateBytes(l));
+        this.#log.warn({ rejected: decoded.rejected, samples, endpoint: decoded.endpoint, suppressed }, 'device lines rejected');
+      }
+    }
     let location = await this.#location(device);
     let codec = this.#codecOf(device);
     let accepted = 0;
@@ -170,13 +229,15 @@ export class DeviceActor {
           const reupload = device?.state?.attlogReupload === true;
           if (reupload) device = await this.#updateSession({ state: { ...device?.state, attlogReupload: false } });
           return codec.replies.handshake({
-            sn: this.sn, timeZone: location?.timezone ?? 'UTC', now: this.#deps.clock.now(),
+            sn: this.sn, timeZone: await this.#timeZone(device, location), now: this.#deps.clock.now(),
             ...(registration ? { registration } : {}), ...(pushver === null ? { legacyStamps: true } : {}), ...(reupload ? { fullAttlogReupload: true } : {}),
           });
         }
         case 'registration': {
           const registry_code = device?.registry_code ?? registryCodeFrom(randomBytes(10));
-          const session_id = sessionIdFrom(randomBytes(16));
+          // [PUSH-v3 §3.6] terminals re-register on every connection but fetch the configuration (and its
+          // SessionID, the input of their token [PUSH-v3 §5]) once: keep the session stable.
+          const session_id = device?.session_id ?? sessionIdFrom(randomBytes(16));
           const version = device?.version_override ?? '3.0.0';
           device = await this.#updateSession({
             registry_code, session_id, version, ...(device?.registered_at ? {} : { registered_at: this.#now() }),
@@ -201,7 +262,7 @@ export class DeviceActor {
         case 'serviceControl':
           break;
         case 'timeRequest':
-          return codec.replies.time(this.#deps.clock.now(), location?.timezone ?? 'UTC', event.flavor);
+          return codec.replies.time(this.#deps.clock.now(), await this.#timeZone(device, location), event.flavor);
         case 'attendance':
         case 'doorEvents':
         case 'accessRecords': {
@@ -222,7 +283,10 @@ export class DeviceActor {
             const answering = await this.#checkAttendanceFor(event.type === 'doorEvents' ? undefined : event.source, device);
             const window = answering?.window;
             // [COMMANDS §4.17] v3 answers the whole table: keep only rows inside the window.
-            const kept = window ? punches.filter((p) => inAttendanceWindow(p.time.replace('T', ' '), window)) : punches;
+            const inWindow = window ? punches.filter((p) => inAttendanceWindow(p.time.replace('T', ' '), window)) : punches;
+            // A device moved from another location: punches stamped before the move are the old
+            // location's, never the new one's; acknowledged so the terminal does not resend them.
+            const kept = afterMove(inWindow, device.state?.movedAt, location.timezone);
             const r = await recordPunches(this.#deps.store, this.#deps.bus, device, location, kept, this.#now());
             accepted += r.accepted + (punches.length - kept.length);
             if (answering) {
@@ -251,7 +315,10 @@ export class DeviceActor {
         case 'users': {
           // Users a device reports are recorded for the load-users command that asked, never created [API-CONTRACT §5].
           const cmdId = event.source.kind === 'query' ? Number(event.source.cmdId) : await this.#outstanding('load-users');
-          if (cmdId !== undefined && Number.isSafeInteger(cmdId)) await addProgress(this.#ctx, cmdId, (p) => ({ ...p, users: [...(p.users ?? []), ...event.records] }));
+          if (cmdId !== undefined && Number.isSafeInteger(cmdId)) {
+            const records = await this.#notOtherLocations(device, location, cmdId, event.records);
+            await addProgress(this.#ctx, cmdId, (p) => ({ ...p, users: [...(p.users ?? []), ...records] }));
+          }
           accepted += event.records.length;
           break;
         }
@@ -280,7 +347,14 @@ export class DeviceActor {
           break;
         case 'errorLogs':
           accepted += event.records.length;
-          this.#log.warn({ errors: event.records.slice(0, 10) }, 'device reported errors');
+          {
+            // An ERRORLOG flood is one summary line: the count and the first few, truncated, rate-limited.
+            const suppressed = this.#logBudget.take(this.#deps.clock.now().getTime());
+            if (suppressed !== undefined) {
+              const errors = event.records.slice(0, SAMPLES_PER_REQUEST).map((r) => truncateBytes(JSON.stringify(r)));
+              this.#log.warn({ count: event.records.length, errors, suppressed }, 'device reported errors');
+            }
+          }
           break;
         case 'commandResults':
           for (const result of event.results) await applyResult(this.#ctx, codec, result);
@@ -294,6 +368,24 @@ export class DeviceActor {
           this.#deps.onUnknownTable(event.source.table);
           this.#log.info({ table: event.source.table, lines: event.lines.length }, 'unknown record tags acknowledged');
           break;
+        case 'rawRecords': {
+          // [issue #18] tables kept unparsed: stored raw per record, counted per record. An unassigned
+          // device's are acknowledged and dropped as before (a 503 could stall a controller's
+          // registration, which sends `DeviceAuthorize` this way [PUSH-v3 §7.4]).
+          accepted += event.records.length;
+          if (event.unknown) this.#deps.onUnknownTable(event.source.table);
+          if (!device || !location) {
+            this.#log.debug({ table: event.source.table, records: event.records.length }, 'records of an unassigned device acknowledged, not stored');
+            break;
+          }
+          const records = event.records.filter((r) => r.length <= MAX_RAW_RECORD_CHARS);
+          if (records.length < event.records.length) this.#log.warn({ table: event.source.table, dropped: event.records.length - records.length }, 'oversized raw records not stored');
+          const source = event.source;
+          await this.#deps.store.deviceRecords.append({
+            location_id: location.id, sn: this.sn, table: source.table, source: source.kind, cmd_id: source.kind === 'query' ? source.cmdId : null, records,
+          }, this.#now());
+          break;
+        }
         case 'unknownTable':
           accepted += 1;
           this.#deps.onUnknownTable(event.source.table);
@@ -309,15 +401,47 @@ export class DeviceActor {
     return decoded.reply.kind === 'ok' || decoded.reply.kind === 'commands' ? codec.replies.ok() : codec.replies.upload(decoded.reply, accepted);
   }
 
+  /**
+   * [PUSH-v2 §2.6, issue #18] names in the device's character set: the push route decodes before it knows
+   * the device, with UTF-8; a request of a device whose language has another character set (83: GB2312)
+   * is decoded again with that language, only when its body holds non-ASCII bytes (cheap on the hot path).
+   */
+  #inDeviceLanguage(req: PushRequest, device: Device | undefined): DecodeResult {
+    const language = device?.options?.['Language'];
+    this.#charset = charsetFor(language);
+    if (this.#charset === 'utf-8' || language === undefined || !hasHighBytes(req.wire.body)) return req.decoded;
+    return codecFor('2.0.0').decode(req.wire, { language });
+  }
+
+  /**
+   * A request that failed the trust check (devices/trust.ts). 403 for an address outside the allow-list;
+   * 401 for a wrong or missing comm key or registration token, and while wrong keys are throttled (the
+   * same answer, so a guesser cannot tell which attempts were checked). Any non-200 makes the terminal
+   * keep its data and retry after ErrorDelay [PUSH-v2 §2.2, §4.3; PUSH-v3 §4.1]. Logged within the
+   * serial's log budget, and always when a throttle window opens; the token and key are never logged.
+   */
+  #refuse(verdict: Exclude<TrustVerdict, { ok: true }>, req: PushRequest): DeviceReply {
+    this.#deps.guard.refused(verdict.reason);
+    const opened = verdict.reason === 'comm_key' && verdict.failures === this.#deps.guard.freeFailures + 1;
+    const suppressed = this.#logBudget.take(this.#deps.clock.now().getTime());
+    if (opened || suppressed !== undefined) {
+      this.#log.warn(
+        { reason: verdict.reason, address: req.remoteAddress, endpoint: req.decoded.endpoint, suppressed: suppressed ?? 0, ...(verdict.blockedMs ? { blocked_ms: verdict.blockedMs } : {}) },
+        opened ? 'repeated wrong comm keys: this serial is throttled' : 'device request refused',
+      );
+    }
+    return verdict.reason === 'network' ? reply(403, 'Forbidden') : reply(401, 'Unauthorized');
+  }
+
   // ------------------------------------------------------------------ commands out
 
-  async #poll(req: PushRequest): Promise<DeviceReply> {
+  async #poll(req: PushRequest): Promise<ActorReply> {
     const first = await this.#serial(async () => {
       const r = await this.#process({ ...req, decoded: { ...req.decoded } });
-      return r.status === 401 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take()) };
+      return r.status === 401 || r.status === 403 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take(req.signal)) };
     });
     if (first.denied) return first.denied;
-    if (first.lines.length > 0) return first.codec.replies.commands(first.lines);
+    if (first.batch.lines.length > 0) return this.#send(first.codec, first.batch);
     const holdMs = this.#deps.config.longpollS[first.codec.version] * 1000;
     if (holdMs <= 0 || !first.assigned) return first.codec.replies.commands([]);
     // Hold the poll (DESIGN.md "Command delivery"): answer as soon as work arrives, re-checking the store
@@ -331,8 +455,8 @@ export class DeviceActor {
         if (req.signal.aborted) break;
         if ((await this.#deps.store.commands.countPending(this.sn)) > 0) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
-          const next = await this.#serial(async () => (req.signal.aborted ? this.#noBatch() : this.#take()));
-          if (next.lines.length > 0) return next.codec.replies.commands(next.lines);
+          const next = await this.#serial(() => this.#take(req.signal));
+          if (next.batch.lines.length > 0) return this.#send(next.codec, next.batch);
         }
       }
     } finally {
@@ -357,17 +481,38 @@ export class DeviceActor {
     });
   }
 
-  async #noBatch(): Promise<{ codec: Codec; lines: QueuedLine[]; assigned: boolean }> {
-    return { codec: this.#codecOf(await this.#device()), lines: [], assigned: false };
+  async #noBatch(): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
+    return { codec: this.#codecOf(await this.#device()), batch: EMPTY_BATCH, assigned: false };
   }
 
-  async #take(): Promise<{ codec: Codec; lines: QueuedLine[]; assigned: boolean }> {
+  async #take(signal: AbortSignal): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
+    // The terminal may have gone while this waited its turn: claim nothing it would never receive.
+    if (signal.aborted) return this.#noBatch();
     const device = await this.#device();
     const codec = this.#codecOf(device);
     const location = await this.#location(device);
     // Unassigned devices get a valid reply but no commands [API-CONTRACT §6].
-    if (!device || !location) return { codec, lines: [], assigned: false };
-    return { codec, lines: await takeBatch(this.#ctx, codec, device, location), assigned: true };
+    if (!device || !location) return { codec, batch: EMPTY_BATCH, assigned: false };
+    return { codec, batch: await takeBatch(this.#ctx, codec, device, location), assigned: true };
+  }
+
+  /**
+   * The reply carrying a batch. Its commands become `sent` for everyone once the reply was written
+   * in full; when the terminal went away first they go back to pending for the next poll.
+   */
+  #send(codec: Codec, batch: Batch): ActorReply {
+    const putBack = async () => {
+      this.#log.info({ commands: batch.lines.map((l) => l.id) }, 'reply with commands not delivered: they stay queued');
+      await this.#deps.lifecycle.undelivered(batch.ids, batch.sentAt);
+      this.wake();
+    };
+    return {
+      ...codec.replies.commands(batch.lines as QueuedLine[]),
+      onSettled: (delivered) => {
+        if (delivered) this.#deps.lifecycle.delivered(batch.announce);
+        else putBack().catch((err: unknown) => this.#log.error({ err }, 'putting back an undelivered command batch failed'));
+      },
+    };
   }
 
   // ------------------------------------------------------------------ uploads answering commands
@@ -416,8 +561,8 @@ export class DeviceActor {
     const params = command.params as { url: string; checksum: string; size: number };
     try {
       const file = await this.#deps.firmware.fetch(params);
-      this.#log.info({ id: command.id, bytes: file.length }, 'firmware served');
-      return reply(200, file.toString('base64'));
+      this.#log.info({ id: command.id, bytes: file.size }, 'firmware served');
+      return reply(200, file.base64); // the cache's one encoded copy, shared by every device
     } catch (err) {
       if (!(err instanceof FirmwareError)) throw err;
       this.#log.warn({ id: command.id, err: err.message }, 'firmware download failed');

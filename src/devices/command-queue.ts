@@ -12,6 +12,7 @@ import type { Command, Location, Store, Token } from '../store/types.js';
 import { compiled, issuesFrom } from '../validation.js';
 import { codecFor } from '../../protocols/index.js';
 import type { EventBus } from './event-bus.js';
+import type { CommandLifecycle } from './lifecycle.js';
 import { render } from './render.js';
 
 export interface QueueRequest {
@@ -31,9 +32,10 @@ export interface CommandQueueDeps {
   readonly store: Store;
   readonly clock: Clock;
   readonly bus: EventBus;
+  readonly lifecycle: CommandLifecycle;
   readonly mailboxLimit: number;
-  /** sync-users expands into per-user sync ops. */
-  readonly queueRoster: (locationId: number, sn: string) => Promise<{ commands: number }>;
+  /** sync-users expands into per-user sync ops, members of its group. */
+  readonly queueRoster: (locationId: number, sn: string, options: { groupId: number }) => Promise<{ commands: number }>;
 }
 
 const LOOKS_LIKE_ID = /^[a-z0-9-]+$/;
@@ -67,7 +69,7 @@ function checkParams(spec: PresetSpec, raw: unknown, root: readonly string[]): R
 }
 
 export function createCommandQueue(deps: CommandQueueDeps) {
-  const { store, clock, bus } = deps;
+  const { store, clock, bus, lifecycle } = deps;
 
   async function preconditions(req: QueueRequest, spec: PresetSpec, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const locationId = req.location.id;
@@ -82,6 +84,25 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       return { ...params, pin: user.pin };
     }
     return params;
+  }
+
+  /**
+   * sync-users: the roster goes out as per-user ops of the record's group, after a load-users audit
+   * whose answer removes the users the location does not hold [API-CONTRACT §6] (results.ts). The
+   * record stays pending until the first op is delivered, then sent, and ends success only when
+   * every op (and the audit, and the deletes it caused) was acknowledged by the terminal; failed
+   * with a summary if any failed (lifecycle.settleGroup). `result` carries the counts.
+   */
+  async function queueSyncUsers(req: QueueRequest, command: Command, now: Date): Promise<Command> {
+    const expires_at = new Date(now.getTime() + SYNC_USERS_EXPIRY_S * 1000).toISOString();
+    const audit = await store.commands.create(
+      { location_id: req.location.id, sn: req.sn, command: 'load-users', params: { user_id: null, pin: null }, priority: req.priority, origin: 'system', expires_at, group_id: command.id },
+      now.toISOString(),
+    );
+    lifecycle.created([audit]);
+    const { commands } = await deps.queueRoster(req.location.id, req.sn, { groupId: command.id });
+    const progress = { queued: commands + 1, load_users_id: audit.id };
+    return (await store.commands.progress(command.id, { result: progress }, now.toISOString())) ?? command;
   }
 
   return {
@@ -115,13 +136,15 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       }
       const now = clock.now();
       const expiresIn = req.expires_in ?? defaultExpirySeconds(spec);
+      // sync-users is a composite: it is not sent itself, its group of per-user ops is (see below).
+      const composite = spec.id === 'sync-users';
       let command: Command;
       try {
         command = await store.commands.create(
           {
             location_id: req.location.id, sn: req.sn, command: spec.id, params: storedParams, priority: req.priority, origin: 'api',
-            expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString(), created_by_token_id: req.token?.id ?? null,
-            idempotency_key: req.idempotencyKey ?? null,
+            expires_at: composite ? null : new Date(now.getTime() + expiresIn * 1000).toISOString(), created_by_token_id: req.token?.id ?? null,
+            idempotency_key: req.idempotencyKey ?? null, composite,
           },
           now.toISOString(),
         );
@@ -132,29 +155,14 @@ export function createCommandQueue(deps: CommandQueueDeps) {
         if (winner) return { command: winner, replayed: true };
         throw err;
       }
-      if (known !== null && spec.id !== 'sync-users') {
+      lifecycle.created([command]);
+      if (known !== null && !composite) {
         // [COMMANDS §2.3, §2.4] a preset the device's dialect cannot express (or the device is known to
         // refuse) fails at once, with the reason, instead of waiting for the device to poll.
         const rendered = await render(store, codecFor(known), command, device, req.location, now);
-        if (!rendered.ok) command = (await store.commands.finish(command.id, { status: 'failed', error_message: rendered.reason }, now.toISOString())) ?? command;
+        if (!rendered.ok) command = (await lifecycle.finish(command, { status: 'failed', error_message: rendered.reason })) ?? command;
       }
-      if (spec.id === 'sync-users') {
-        // sync-users is done by queueing the roster; the record reports what was queued. A load-users
-        // goes first so that users the device holds and the location does not are removed too
-        // [API-CONTRACT §6] (results.ts, origin 'system').
-        const { commands } = await deps.queueRoster(req.location.id, req.sn);
-        const audit = await store.commands.create(
-          { location_id: req.location.id, sn: req.sn, command: 'load-users', params: { user_id: null, pin: null }, priority: req.priority, origin: 'system', expires_at: command.expires_at },
-          now.toISOString(),
-        );
-        command =
-          (await store.commands.finish(
-            command.id,
-            { status: 'success', response: `queued ${commands} user sync operations and load-users ${audit.id} to remove users the location does not hold`, result: { queued: commands, load_users_id: audit.id } },
-            clock.now().toISOString(),
-          )) ?? command;
-      }
-      bus.emit('command.updated', { location_id: req.location.id, command });
+      if (composite) command = await queueSyncUsers(req, command, now);
       bus.emit('mailbox.changed', { location_id: req.location.id, sn: req.sn });
       return { command, replayed: false };
     },
@@ -162,3 +170,6 @@ export function createCommandQueue(deps: CommandQueueDeps) {
 }
 
 export type CommandQueue = ReturnType<typeof createCommandQueue>;
+
+/** How long the ops of a sync-users may wait for the terminal (a day, like other presets). */
+const SYNC_USERS_EXPIRY_S = 86_400;

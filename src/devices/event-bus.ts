@@ -1,7 +1,10 @@
 /**
  * The typed in-process event bus (DESIGN.md "Events"). Producers emit facts in
  * the past tense; the MQTT bridge, the WebSocket stream, metrics and the device
- * hub subscribe. A failing listener is logged and never breaks the producer.
+ * hub subscribe. A failing listener is logged and never breaks the producer:
+ * a synchronous throw and an async listener's rejection alike (zigbee2mqtt's
+ * eventBus wraps each callback the same way), so no listener can cause an
+ * unhandled rejection that ends the process.
  */
 import type { Attendance, Command, Device } from '../store/types.js';
 
@@ -19,7 +22,8 @@ export interface BusEvents {
 }
 
 export type BusEventName = keyof BusEvents;
-type Listener<K extends BusEventName> = (payload: BusEvents[K]) => void;
+/** May be async: a rejected promise is caught and reported like a throw. */
+type Listener<K extends BusEventName> = (payload: BusEvents[K]) => void | Promise<void>;
 
 export class EventBus {
   readonly #listeners = new Map<BusEventName, Set<Listener<never>>>();
@@ -39,10 +43,24 @@ export class EventBus {
   emit<K extends BusEventName>(event: K, payload: BusEvents[K]): void {
     for (const listener of this.#listeners.get(event) ?? []) {
       try {
-        (listener as Listener<K>)(payload);
+        const result: unknown = (listener as Listener<K>)(payload);
+        if (isThenable(result)) result.then(undefined, (err: unknown) => this.#report(err, event));
       } catch (err) {
-        this.#onError(err, event);
+        this.#report(err, event);
       }
     }
   }
+
+  /** The error callback itself must not throw into the producer. */
+  #report(err: unknown, event: BusEventName): void {
+    try {
+      this.#onError(err, event);
+    } catch {
+      // Nothing sensible is left to do; the producer carries on.
+    }
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -5,15 +5,18 @@
  * tests drive them with a fake clock instead of sleeping).
  */
 import type { Clock } from '../clock.js';
+import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
-import { DeviceActor, type PushRequest } from './actor.js';
+import { sweepAccessWindowJob } from '../sync/access-window-job.js';
+import { DeviceActor, type ActorReply, type PushRequest } from './actor.js';
 import type { EventBus } from './event-bus.js';
 import type { FirmwareCache } from './firmware.js';
+import type { DeviceGuard } from './guard.js';
+import type { CommandLifecycle } from './lifecycle.js';
 import { Presence } from './presence.js';
 import type { RuntimeConfig } from './runtime-config.js';
-import type { DeviceReply } from '../../protocols/index.js';
 
 export interface HubDeps {
   readonly store: Store;
@@ -23,21 +26,30 @@ export interface HubDeps {
   readonly sync: SyncQueue;
   readonly config: RuntimeConfig;
   readonly firmware: FirmwareCache;
+  readonly lifecycle: CommandLifecycle;
   /** Counts an unknown upload table (metrics); the name is the device's, so it is bounded first. */
   readonly onUnknownTable?: (table: string) => void;
+  /** Counts a result posted for a command the device was not sent (metrics). */
+  readonly onStrayResult?: () => void;
+  /** The trust check's comm key throttle and refusal metrics (devices/guard.ts). */
+  readonly guard: DeviceGuard;
+  /** BIOGATE_MAX_ACTORS: most actors in memory; the least recently active idle one makes room. */
+  readonly maxActors?: number;
 }
 
+const DEFAULT_MAX_ACTORS = 100_000;
 /** Rows deleted per retention step; the sweep repeats until a step deletes fewer. */
 const PRUNE_BATCH = 5_000;
 const DAY_MS = 86_400_000;
 
 export class Hub {
   readonly presence: Presence;
+  /** In LRU order: the least recently active serial first. */
   readonly #actors = new Map<string, DeviceActor>();
+  readonly #busy = new Map<string, number>();
   readonly #deps: HubDeps;
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #unsubscribe: () => void;
-  #windowSweptAt: Date | undefined;
 
   constructor(deps: HubDeps) {
     this.#deps = deps;
@@ -49,9 +61,19 @@ export class Hub {
     return this.#actors.size;
   }
 
-  handle(sn: string, req: PushRequest): Promise<DeviceReply> {
+  handle(sn: string, req: PushRequest): Promise<ActorReply> {
     let actor = this.#actors.get(sn);
-    if (!actor) {
+    if (actor) {
+      // Least recently active first: re-inserting moves this serial to the end (LRU order).
+      this.#actors.delete(sn);
+      this.#actors.set(sn, actor);
+    } else {
+      // Random serial numbers must not grow memory without bound (issue #12).
+      if (this.#actors.size >= (this.#deps.maxActors ?? DEFAULT_MAX_ACTORS) && !this.#evictLeastRecent()) {
+        this.#deps.log.warn({ sn, actors: this.#actors.size }, 'device actor limit reached and every actor is busy: request refused');
+        // [PUSH-v2 §2.2] a non-200 makes the terminal keep its data and retry.
+        return Promise.resolve({ status: 503, contentType: 'text/plain', body: 'busy' });
+      }
       actor = new DeviceActor(sn, {
         ...this.#deps,
         presence: this.presence,
@@ -60,21 +82,47 @@ export class Hub {
           await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn });
         },
         onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
-        onDeviceUsers: async (locationId, deviceSn, pins) => {
-          const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins);
+        onStrayResult: () => this.#deps.onStrayResult?.(),
+        onDeviceUsers: async (locationId, deviceSn, pins, groupId) => {
+          const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins, { groupId });
           if (r.commands > 0) this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
         },
       });
       this.#actors.set(sn, actor);
     }
-    return actor.handle(req);
+    // Requests in progress per serial: a busy actor is never dropped (a second actor for the
+    // same serial would break "one message at a time").
+    this.#busy.set(sn, (this.#busy.get(sn) ?? 0) + 1);
+    const finished = () => {
+      const left = (this.#busy.get(sn) ?? 1) - 1;
+      if (left > 0) this.#busy.set(sn, left);
+      else this.#busy.delete(sn);
+    };
+    const result = actor.handle(req);
+    result.then(finished, finished);
+    return result;
+  }
+
+  /** Drops the least recently active idle actor; false when every actor is busy. */
+  #evictLeastRecent(): boolean {
+    for (const [sn, actor] of this.#actors) {
+      if (actor.heldPolls === 0 && !this.#busy.has(sn)) {
+        this.#actors.delete(sn);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Starts the lifecycle timers (unref'd: they never keep the process alive). */
   start(): void {
     const every = (ms: number, fn: () => Promise<void> | void) => {
       const t = setInterval(() => {
-        Promise.resolve(fn()).catch((err: unknown) => this.#deps.log.error({ err }, 'device runtime timer failed'));
+        Promise.resolve(fn()).catch((err: unknown) => {
+          // During a store outage every sweep fails until it is back: a warning, not a bug.
+          if (err instanceof BioGateError && err.code === 'STORE_UNAVAILABLE') this.#deps.log.warn({ code: err.code }, 'device runtime timer skipped: store unavailable');
+          else this.#deps.log.error({ err }, 'device runtime timer failed');
+        });
       }, ms);
       t.unref();
       this.#timers.push(t);
@@ -103,23 +151,23 @@ export class Hub {
    * "no result from device", except sync ops, which are re-queued up to N times [PUSH-v2 §7.5].
    */
   async sweepCommands(): Promise<void> {
-    const { store, clock, bus, config } = this.#deps;
+    const { store, clock, config, lifecycle } = this.#deps;
     const now = clock.now();
-    for (const c of await store.commands.expire(now.toISOString())) bus.emit('command.updated', { location_id: c.location_id, command: c });
+    await lifecycle.expire();
     const cutoff = new Date(now.getTime() - config.ackTimeoutS * 1000).toISOString();
     for (const c of await store.commands.sentBefore(cutoff, 500)) {
       // Remote enrolment waits for a person: its own, longer timeout [COMMANDS §4.16].
       if (c.command === 'enroll-biometric' && c.sent_at && now.getTime() - Date.parse(c.sent_at) < 600_000) continue;
+      // A composite is sent while its members are; they settle it (lifecycle.settleGroup).
+      if (c.group_id === c.id) continue;
       if (c.origin === 'sync' && c.attempts < config.syncRetries) {
-        const again = await store.commands.requeue(c.id, now.toISOString());
-        if (again) bus.emit('mailbox.changed', { location_id: c.location_id, sn: c.sn });
+        await lifecycle.requeue(c);
         continue;
       }
-      const done = await store.commands.finish(c.id, { status: 'failed', error_message: 'no result from device' }, now.toISOString());
       for (const child of await store.commands.children(c.id)) {
         await store.commands.finish(child.id, { status: 'failed', error_message: 'no result from device' }, now.toISOString());
       }
-      if (done) bus.emit('command.updated', { location_id: done.location_id, command: done });
+      await lifecycle.finish(c, { status: 'failed', error_message: 'no result from device' });
     }
   }
 
@@ -127,34 +175,36 @@ export class Hub {
    * [API-CONTRACT §7] BIOGATE_RETENTION_DAYS: attendance older than the cutoff and commands finished
    * before it are deleted, in bounded steps so the store is never locked for long.
    */
-  async pruneRetention(): Promise<{ attendance: number; commands: number }> {
+  async pruneRetention(): Promise<{ attendance: number; commands: number; records: number }> {
     const { store, clock, config, log } = this.#deps;
-    const total = { attendance: 0, commands: 0 };
+    const total = { attendance: 0, commands: 0, records: 0 };
     if (config.retentionDays <= 0) return total;
     const cutoff = new Date(clock.now().getTime() - config.retentionDays * DAY_MS).toISOString();
-    for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total.attendance += n) n = await store.attendance.prune(cutoff, PRUNE_BATCH);
-    for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total.commands += n) n = await store.commands.prune(cutoff, PRUNE_BATCH);
-    if (total.attendance + total.commands > 0) log.info({ cutoff, ...total }, 'retention: old records deleted');
+    const prune = async (port: { prune(before: string, limit: number): Promise<number> }) => {
+      let deleted = 0;
+      for (let n = PRUNE_BATCH; n === PRUNE_BATCH; deleted += n) n = await port.prune(cutoff, PRUNE_BATCH);
+      return deleted;
+    };
+    total.attendance = await prune(store.attendance);
+    total.commands = await prune(store.commands);
+    total.records = await prune(store.deviceRecords);
+    if (total.attendance + total.commands + total.records > 0) log.info({ cutoff, ...total }, 'retention: old records deleted');
     return total;
   }
 
   /**
    * v2 access windows: users whose window opened or closed since the last sweep go to the devices
-   * that cannot hold it [API-CONTRACT §6]. The first sweep after a start looks back a day, so edges
-   * passed while the gateway was down are applied too (re-syncing a user is idempotent).
+   * that cannot hold it [API-CONTRACT §6]. The last swept instant is kept in the store, so a restart
+   * or a second node neither skips nor repeats an edge (sync/access-window-job.ts).
    */
   async sweepAccessWindows(): Promise<number> {
-    const until = this.#deps.clock.now();
-    const since = this.#windowSweptAt ?? new Date(until.getTime() - DAY_MS);
-    const r = await this.#deps.sync.sweepAccessWindows(since, until);
-    this.#windowSweptAt = until;
-    return r.commands;
+    return sweepAccessWindowJob(this.#deps.store, this.#deps.sync, this.#deps.clock.now());
   }
 
   evictIdle(): void {
     const now = this.#deps.clock.now().getTime();
     for (const [sn, actor] of this.#actors) {
-      if (actor.heldPolls === 0 && now - actor.lastActivity > this.#deps.config.idleEvictS * 1000) this.#actors.delete(sn);
+      if (actor.heldPolls === 0 && !this.#busy.has(sn) && now - actor.lastActivity > this.#deps.config.idleEvictS * 1000) this.#actors.delete(sn);
     }
   }
 }

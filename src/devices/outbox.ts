@@ -4,10 +4,10 @@
  * atomically so two gateway nodes never send one command twice (DESIGN.md "Command delivery").
  */
 import type { Codec, QueuedLine } from '../../protocols/index.js';
-import type { Device, Location } from '../store/types.js';
+import type { Command, Device, Location } from '../store/types.js';
 import type { Progress } from './progress.js';
 import { render, type Rendered } from './render.js';
-import { emitCommand, finishCommand, type ResultContext } from './results.js';
+import { finishCommand, type ResultContext } from './results.js';
 
 /** What a rendered command leaves with it for its results. */
 function progressFrom(r: Rendered): Progress | undefined {
@@ -19,7 +19,23 @@ function progressFrom(r: Rendered): Progress | undefined {
   return Object.keys(p).length > 0 ? p : undefined;
 }
 
-export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device, location: Location): Promise<QueuedLine[]> {
+/**
+ * A batch claimed for one reply. Its commands are `sent` in the store, but announced only once the
+ * reply reached the terminal (`lifecycle.delivered`); if it did not, `lifecycle.undelivered` puts
+ * them back (issue #13: a door unlock must not silently stay `sent` for a terminal that is gone).
+ */
+export interface Batch {
+  readonly lines: readonly QueuedLine[];
+  /** The records to announce as `sent` once the reply reached the terminal. */
+  readonly announce: readonly Command[];
+  /** Every claimed id (child lines and composites included) and the claim's time, for putting them back. */
+  readonly ids: readonly number[];
+  readonly sentAt: string;
+}
+
+export const EMPTY_BATCH: Batch = { lines: [], announce: [], ids: [], sentAt: '' };
+
+export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device, location: Location): Promise<Batch> {
   const { store, config } = ctx;
   const now = () => ctx.clock.now().toISOString();
   const pending = await store.commands.pending(ctx.sn, config.batchMaxCommands);
@@ -54,14 +70,17 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
     bytes += size;
     if (r.rendered.lines.some((l) => codec.endsBatch(l))) break;
   }
-  if (lines.length === 0) return lines;
-  const won = new Set(await store.commands.claim([...wire.keys()], wire, now()));
+  if (lines.length === 0) return EMPTY_BATCH;
+  const sentAt = now();
+  const won = new Set(await store.commands.claim([...wire.keys()], wire, sentAt));
+  const claimed: Command[] = [];
   for (const command of pending) {
     if (!won.has(command.id)) continue;
+    claimed.push(command);
     const extra = extras.get(command.id);
-    if (extra?.progress) await store.commands.progress(command.id, { result: extra.progress }, now());
+    if (extra?.progress) await store.commands.progress(command.id, { result: extra.progress }, sentAt);
     if (extra?.fullAttlog) await ctx.updateDevice({ state: { ...device.state, attlogReupload: true } });
-    emitCommand(ctx, await store.commands.getById(command.id));
   }
-  return lines.filter((l) => won.has(l.id as number));
+  const { announce, ids } = await ctx.lifecycle.claimed(claimed, sentAt);
+  return { lines: lines.filter((l) => won.has(l.id as number)), announce, ids: [...won, ...ids], sentAt };
 }

@@ -4,6 +4,7 @@
  * on a crash is acceptable, DESIGN.md "Durability"); online/offline transitions
  * come from a timer so dashboards hear about a device that went quiet.
  */
+import { BioGateError } from '../errors.js';
 import type { EventBus } from './event-bus.js';
 import type { Store } from '../store/types.js';
 import type { Logger } from '../log.js';
@@ -22,6 +23,7 @@ export class Presence {
   readonly #seen = new Map<string, Seen>();
   readonly #dirty = new Set<string>();
   readonly #held = new Map<string, number>();
+  #flushFailing = false;
 
   constructor(
     private readonly store: Store,
@@ -84,7 +86,11 @@ export class Presence {
     }
   }
 
-  /** Writes pending last_seen values in one batch. */
+  /**
+   * Writes pending last_seen values in one batch. When the store cannot be reached the batch stays
+   * pending for the next flush (the map keeps the newest value), so an outage delays last_seen but
+   * does not lose it (issue #12); one warning per outage, not one per flush.
+   */
   async flush(): Promise<void> {
     if (this.#dirty.size === 0) return;
     const entries = [...this.#dirty].flatMap((sn) => {
@@ -92,7 +98,17 @@ export class Presence {
       return s ? [{ sn, last_seen: new Date(s.at).toISOString(), last_address: s.address }] : [];
     });
     this.#dirty.clear();
-    await this.store.devices.touchMany(entries);
+    try {
+      await this.store.devices.touchMany(entries);
+    } catch (err) {
+      for (const e of entries) this.#dirty.add(e.sn);
+      if (!(err instanceof BioGateError) || err.code !== 'STORE_UNAVAILABLE') throw err;
+      if (!this.#flushFailing) this.log.warn({ pending: this.#dirty.size }, 'store unavailable: last_seen writes kept for the next flush');
+      this.#flushFailing = true;
+      return;
+    }
+    if (this.#flushFailing) this.log.info({ written: entries.length }, 'store reachable again: pending last_seen written');
+    this.#flushFailing = false;
   }
 
   #conflict(sn: string, entry: Seen, address: string, now: number): void {

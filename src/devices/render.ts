@@ -7,6 +7,7 @@ import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type Devi
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Command, Device, Location, Store, Template, User } from '../store/types.js';
 import { phaseAt } from '../sync/access-window.js';
+import { TIME_SYNC_COMMAND } from '../sync/time-sync.js';
 import { learnedRefusal } from './capabilities.js';
 
 export interface Rendered {
@@ -84,6 +85,8 @@ export async function render(store: Store, codec: Codec, command: Command, devic
   if (command.origin !== 'sync' && command.attempts > 0 && command.wire !== null) return { ok: true, rendered: { lines: command.wire.split('\n') } };
   const profile = profileOf(device, codec.version);
   const ctx: EncodeContext = { timeZone: location.timezone };
+  // The location's time at dispatch, in the dialect's form (sync/time-sync.ts).
+  if (command.origin === 'system' && command.command === TIME_SYNC_COMMAND) return fromEncode(codec.encodeTimeSync(now, location.timezone));
   return command.origin === 'sync' ? renderSync(store, codec, command, device, location, profile, ctx, now) : renderPreset(store, codec, command, device, location, profile, ctx);
 }
 

@@ -11,9 +11,10 @@ import {
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { Command, CommandOutcome, Device, DeviceSessionPatch, Store } from '../store/types.js';
+import { ATTEMPT_SUPERSEDED, type Command, type CommandOutcome, type Device, type DeviceSessionPatch, type Store } from '../store/types.js';
 import { learn, learnedRefusal } from './capabilities.js';
 import type { EventBus } from './event-bus.js';
+import type { CommandLifecycle } from './lifecycle.js';
 import { finalExtras, progressOf, type Progress } from './progress.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import { sanitizeOptions } from './session.js';
@@ -25,21 +26,20 @@ export interface ResultContext {
   readonly bus: EventBus;
   readonly log: Logger;
   readonly config: RuntimeConfig;
+  readonly lifecycle: CommandLifecycle;
+  /** A result for a command this device was not sent (counted in metrics). */
+  readonly onStrayResult: () => void;
   readonly device: () => Promise<Device | undefined>;
   /** Persists a device patch and announces it. */
   readonly updateDevice: (patch: DeviceSessionPatch) => Promise<Device | undefined>;
   /** The users a device reported for a sync-users audit (load-users of origin 'system'). */
-  readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[]) => Promise<void>;
+  readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[], groupId: number | null) => Promise<void>;
 }
 
 const now = (ctx: ResultContext) => ctx.clock.now().toISOString();
 
 export async function finishCommand(ctx: ResultContext, command: Command, outcome: CommandOutcome): Promise<void> {
-  emitCommand(ctx, await ctx.store.commands.finish(command.id, outcome, now(ctx)));
-}
-
-export function emitCommand(ctx: ResultContext, command: Command | undefined): void {
-  if (command && command.parent_id === null) ctx.bus.emit('command.updated', { location_id: command.location_id, command });
+  await ctx.lifecycle.finish(command, outcome);
 }
 
 /** Merges into the progress of a sent command (no-op once it is final). */
@@ -58,12 +58,18 @@ async function learnFrom(ctx: ResultContext, codec: Codec, line: string | null, 
   if (state !== device.state) await ctx.updateDevice({ state });
 }
 
-/** [PUSH-v2 §8.4] results are matched by ID only; unknown ids are logged and ignored. */
+/**
+ * [PUSH-v2 §8.4] results are matched by ID only. Only a command sent to this very device can be
+ * answered: a result for one still pending (never delivered), another serial's, a finished one or
+ * an unknown id is logged, counted and ignored, so knowing a serial number is not enough to mark a
+ * queued door command or user delete done.
+ */
 export async function applyResult(ctx: ResultContext, codec: Codec, result: CommandResult): Promise<void> {
   const id = Number(result.id);
   const command = Number.isSafeInteger(id) ? await ctx.store.commands.getById(id) : undefined;
-  if (!command || command.sn !== ctx.sn || (command.status !== 'sent' && command.status !== 'pending')) {
-    ctx.log.info({ id: result.id, returnCode: result.returnCode }, 'result for an unknown or finished command id ignored');
+  if (!command || command.sn !== ctx.sn || command.status !== 'sent') {
+    ctx.onStrayResult();
+    ctx.log.info({ id: String(result.id).slice(0, 32), returnCode: result.returnCode, status: command?.sn === ctx.sn ? command.status : 'unknown' }, 'result for a command not sent to this device ignored');
     return;
   }
   await learnFrom(ctx, codec, command.wire, result.returnCode);
@@ -98,17 +104,19 @@ async function fellBack(ctx: ResultContext, codec: Codec, command: Command, code
     const device = await ctx.device();
     await ctx.updateDevice({ state: { ...device?.state, attlogReupload: true } });
   }
-  const again = await ctx.store.commands.retry(command.id, fallback.lines.join('\n'), now(ctx));
+  const again = await ctx.lifecycle.retry(command, fallback.lines.join('\n'));
   if (!again) return false;
   ctx.log.info({ id: command.id, returnCode: code, fallback: fallback.lines[0] }, 'command answered with a refusal: trying its fallback');
-  emitCommand(ctx, again);
-  ctx.bus.emit('mailbox.changed', { location_id: command.location_id, sn: command.sn });
   return true;
 }
 
-/** Finishes `head` when none of its lines is outstanding; returns whether it did. */
+/**
+ * Finishes `head` when none of its lines is outstanding; returns whether it did. Lines of an earlier
+ * attempt (re-queued, or sent to a terminal that never got them) were superseded: they neither
+ * block nor decide this attempt.
+ */
 async function completeIfDone(ctx: ResultContext, codec: Codec, head: Command, first: NonNullable<Progress['head']>, result?: CommandResult): Promise<boolean> {
-  const children = await ctx.store.commands.children(head.id);
+  const children = (await ctx.store.commands.children(head.id)).filter((c) => c.error_message !== ATTEMPT_SUPERSEDED);
   if (children.some((c) => c.status === 'sent' || c.status === 'pending')) return false;
   await complete(ctx, codec, head, first, children, result);
   return true;
@@ -129,11 +137,11 @@ async function complete(ctx: ResultContext, codec: Codec, head: Command, first: 
       data = { ...options };
     }
   } else if (preset === 'load-users') {
-    const users = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
-    data = users;
+    data = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
     if (head.origin === 'system' && head.location_id !== null && outcome.status === 'success') {
-      const pins = users.users.map((u) => u.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number).filter((p) => p > 0);
-      await ctx.onDeviceUsers(head.location_id, ctx.sn, pins);
+      const pins = (progress.users ?? []).map((u) => u.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number).filter((p) => p > 0);
+      // The deletes join the audit's group: sync-users is done when they are.
+      await ctx.onDeviceUsers(head.location_id, ctx.sn, pins, head.group_id);
     }
   }
   const extras = finalExtras(progress);
@@ -149,19 +157,23 @@ async function complete(ctx: ResultContext, codec: Codec, head: Command, first: 
     const device = await ctx.device();
     const refused = failedChild.wire !== null && learnedRefusal(device?.state ?? null, codec.capabilityKey(failedChild.wire)) !== undefined;
     if (head.origin === 'sync' && refused && head.attempts < ctx.config.syncRetries) {
-      const again = await ctx.store.commands.requeue(head.id, now(ctx));
-      if (again) {
-        ctx.bus.emit('mailbox.changed', { location_id: head.location_id, sn: head.sn });
-        return;
-      }
+      if (await ctx.lifecycle.requeue(head)) return;
     }
     return finishCommand(ctx, head, { status: 'failed', error_message: `line ${failedChild.id}: ${failedChild.error_message ?? 'failed'}`, response, result: resultData });
   }
   return finishCommand(ctx, head, { status: 'success', response, result: resultData });
 }
 
-/** [API-CONTRACT §5] load-users → `{users, unknown_pins}`: what the device holds, and which PINs the location does not know. */
-async function loadUsersResult(ctx: ResultContext, head: Command, users: readonly UserRecord[], keepPin: string | undefined) {
+/**
+ * [API-CONTRACT §5] load-users → `{users, unknown_pins}`: what the device holds, and which PINs the
+ * location does not know. On a device moved from another location, that location's users (still
+ * there until their deletes run) are left out: nothing of theirs becomes visible here (issue #13).
+ * A sync-users audit still acts on all of them (complete() passes the full list to onDeviceUsers).
+ */
+async function loadUsersResult(ctx: ResultContext, head: Command, all: readonly UserRecord[], keepPin: string | undefined) {
+  const moved = head.origin === 'system' && head.location_id !== null && (await ctx.device())?.state?.movedAt !== undefined;
+  const others = moved ? new Set((await ctx.store.commands.syncedPinsElsewhere(ctx.sn, head.location_id ?? -1)).map(String)) : undefined;
+  const users = others ? all.filter((u) => !others.has(String(Number(u.pin)))) : all;
   const wanted = keepPin ?? (head.params?.['pin'] == null ? undefined : String(head.params['pin']));
   const list = wanted === undefined ? users : users.filter((u) => u.pin === wanted);
   const numeric = list.map((u) => u.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number);

@@ -33,6 +33,14 @@ export interface HttpResponse {
   readonly headers?: Readonly<Record<string, string>>;
   /** A string or bytes are sent as is; anything else is sent as JSON. */
   readonly body?: string | Uint8Array | object | null;
+  /**
+   * Called exactly once when the fate of this response is known: `true` once the whole
+   * response was handed to the socket, `false` if the client went away before or while
+   * it was written (or it could not be sent, e.g. the server closed first). A long poll
+   * uses it to put claimed commands back when nobody received them. Must not throw
+   * (a throw is logged and ignored).
+   */
+  readonly onSettled?: (delivered: boolean) => void;
 }
 
 export type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;
@@ -44,6 +52,8 @@ export interface Route {
   readonly handler: Handler;
   /** Largest body this route accepts, in bytes; defaults to the server's limit. */
   readonly bodyLimit?: number;
+  /** Time allowed for the whole body to arrive, in ms; defaults to the server's body timeout. */
+  readonly bodyTimeoutMs?: number;
 }
 
 /** Called once per finished request (metrics). */

@@ -28,10 +28,10 @@ export interface IssuedToken {
 }
 
 export interface LocationService {
-  create(input: { name: string; timezone?: string }): Promise<{ location: Location; token: IssuedToken }>;
+  create(input: { name: string; timezone?: string; require_comm_key?: boolean }): Promise<{ location: Location; token: IssuedToken }>;
   list(): Promise<readonly Location[]>;
   get(id: number): Promise<Location>;
-  update(id: number, patch: { name?: string; timezone?: string; is_active?: boolean }): Promise<Location>;
+  update(id: number, patch: { name?: string; timezone?: string; is_active?: boolean; require_comm_key?: boolean }): Promise<Location>;
   issueToken(input: { location_id: number; scope?: TokenScope; expires_in_days?: number | null; label?: string | null }): Promise<IssuedToken>;
   revokeToken(id: number): Promise<Token>;
   listTokens(locationId?: number): Promise<readonly Token[]>;
@@ -48,13 +48,18 @@ function checkZone(tz: string, loc: (string | number)[]): string {
   return tz;
 }
 
-export function createLocationService(store: Store, clock: Clock): LocationService {
+export interface LocationHooks {
+  /** After an update that changed the time zone or re-enabled the location (time sync, sync/time-sync.ts). */
+  readonly timeZoneChanged?: (location: Location) => Promise<unknown>;
+}
+
+export function createLocationService(store: Store, clock: Clock, hooks: LocationHooks = {}): LocationService {
   const now = () => clock.now().toISOString();
   const service: LocationService = {
     async create(input) {
       const name = checkName(input.name, ['body', 'name']);
       const timezone = checkZone(input.timezone ?? 'UTC', ['body', 'timezone']);
-      const location = await store.locations.create({ name, timezone }, now());
+      const location = await store.locations.create({ name, timezone, ...(input.require_comm_key !== undefined ? { require_comm_key: input.require_comm_key } : {}) }, now());
       const token = await service.issueToken({ location_id: location.id, label: 'initial' });
       return { location, token };
     },
@@ -65,12 +70,15 @@ export function createLocationService(store: Store, clock: Clock): LocationServi
       return location;
     },
     async update(id, patch) {
-      const clean: { name?: string; timezone?: string; is_active?: boolean } = {};
+      const clean: { name?: string; timezone?: string; is_active?: boolean; require_comm_key?: boolean } = {};
       if (patch.name !== undefined) clean.name = checkName(patch.name, ['body', 'name']);
       if (patch.timezone !== undefined) clean.timezone = checkZone(patch.timezone, ['body', 'timezone']);
       if (patch.is_active !== undefined) clean.is_active = patch.is_active;
+      if (patch.require_comm_key !== undefined) clean.require_comm_key = patch.require_comm_key;
+      const before = await store.locations.get(id);
       const location = await store.locations.update(id, clean, now());
       if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);
+      if (before && (before.timezone !== location.timezone || (!before.is_active && location.is_active))) await hooks.timeZoneChanged?.(location);
       return location;
     },
     async issueToken(input) {

@@ -1,8 +1,29 @@
 /**
  * A small Prometheus text-format registry (counters, gauges, one histogram):
  * enough for /metrics without another dependency.
+ *
+ * Label values may come from clients (a device's table name, an HTTP method), so every
+ * counter and histogram holds at most `maxSeries` label sets; past that, new label sets are
+ * counted under one series whose values are all "other" (issue #12: nothing grows without bound).
  */
 type Labels = Readonly<Record<string, string>>;
+
+export interface SeriesOptions {
+  /** Most distinct label sets kept; default 1,000. */
+  readonly maxSeries?: number;
+}
+
+const DEFAULT_MAX_SERIES = 1000;
+const OTHER = 'other';
+const asOther = (labels: Labels): Labels => Object.fromEntries(Object.keys(labels).map((k) => [k, OTHER]));
+
+/** The map key of `labels`, or of their "other" series once `size` reached `max` and the set is new. */
+function seriesKey(labels: Labels, has: (k: string) => boolean, size: number, max: number): { k: string; labels: Labels } {
+  const k = key(labels);
+  if (has(k) || size < max) return { k, labels };
+  const other = asOther(labels);
+  return { k: key(other), labels: other };
+}
 
 const key = (labels: Labels) => JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
 const fmt = (labels: Labels) => {
@@ -17,12 +38,15 @@ interface Metric {
 
 export class Counter implements Metric {
   readonly #values = new Map<string, { labels: Labels; value: number }>();
-  constructor(readonly name: string, readonly help: string) {}
+  readonly #maxSeries: number;
+  constructor(readonly name: string, readonly help: string, options: SeriesOptions = {}) {
+    this.#maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
+  }
   inc(labels: Labels = {}, by = 1): void {
-    const k = key(labels);
-    const entry = this.#values.get(k);
+    const s = seriesKey(labels, (k) => this.#values.has(k), this.#values.size, this.#maxSeries);
+    const entry = this.#values.get(s.k);
     if (entry) entry.value += by;
-    else this.#values.set(k, { labels, value: by });
+    else this.#values.set(s.k, { labels: s.labels, value: by });
   }
   render(): string[] {
     return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.#values.values()].map((e) => `${this.name}${fmt(e.labels)} ${e.value}`)];
@@ -31,11 +55,14 @@ export class Counter implements Metric {
 
 export class Histogram implements Metric {
   readonly #series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+  readonly #maxSeries: number;
+  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[], options: SeriesOptions = {}) {
+    this.#maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
+  }
   observe(labels: Labels, value: number): void {
-    const k = key(labels);
-    let s = this.#series.get(k);
-    if (!s) this.#series.set(k, (s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
+    const at = seriesKey(labels, (k) => this.#series.has(k), this.#series.size, this.#maxSeries);
+    let s = this.#series.get(at.k);
+    if (!s) this.#series.set(at.k, (s = { labels: at.labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
     this.buckets.forEach((b, i) => {
       if (value <= b) s.counts[i] = (s.counts[i] ?? 0) + 1;
     });

@@ -1,4 +1,5 @@
 /** /healthz (process up), /readyz (store reachable), /metrics (Prometheus text). */
+import { BioGateError } from '../errors.js';
 import type { Store } from '../store/types.js';
 import { checkAdmin } from '../api/mount.js';
 import type { HttpServer } from '../http/server.js';
@@ -18,12 +19,15 @@ export function mountOpsRoutes(http: HttpServer, deps: OpsDeps): void {
     pattern: '/readyz',
     handler: async (req) => {
       if (deps.isStopping()) return { status: 503, body: { status: 'stopping' } };
+      // [issue #12] the store's ping answers from the driver's view at once during an outage (no
+      // 1 s wait per probe) and succeeds again as soon as the database answers.
       try {
         await deps.store.ping();
         return { status: 200, body: { status: 'ready', store: deps.store.kind } };
       } catch (err) {
         req.log.warn({ err }, 'store not reachable');
-        return { status: 503, body: { status: 'store unreachable', store: deps.store.kind } };
+        const retry = err instanceof BioGateError ? err.headers : {};
+        return { status: 503, headers: { ...retry }, body: { status: 'store unreachable', store: deps.store.kind } };
       }
     },
   });

@@ -8,6 +8,7 @@ import { enrolledTemplate, enrolmentUploads } from './enrolment.js';
 import type { Effect, EnrollRequest, ExecutionContext } from './execution.js';
 import { createFailureInjector } from './failure-injection.js';
 import { createHttpTransport } from './http-transport.js';
+import { charsetOfLanguage } from './wire-bytes.js';
 import type { HttpReply, HttpTransport } from './http-transport.js';
 import { createDeviceMemory, DEFAULT_LIMITS } from './memory.js';
 import type { DeviceMemory } from './memory.js';
@@ -123,7 +124,7 @@ class Device implements SimulatedDevice {
     const seed = opts.seed ?? seedFromText(opts.sn);
     this.#rng = createRng(seed + 1);
     this.#now = opts.now ?? (() => new Date());
-    this.#transport = createHttpTransport(opts.url);
+    this.#transport = createHttpTransport(opts.url, charsetOfLanguage(this.#profile.language));
     const ctx: ExecutionContext = {
       profile: this.#profile, memory: this.#memory, now: this.#now, acceptV2Words: opts.acceptV2Words ?? false,
       io: {
@@ -530,7 +531,7 @@ class Device implements SimulatedDevice {
   async #post(upload: Upload): Promise<UploadVerdict> {
     let reply: HttpReply;
     try {
-      reply = await this.#send(uploadRequest(this.sn, upload));
+      reply = await this.#send(uploadRequest(this.sn, upload, { packedOperlog: this.#opts.packedOperlog === true }));
     } catch (err) {
       if (!isAbort(err)) {
         this.stats.uploadsSent++;

@@ -3,6 +3,7 @@
 
 import { SimulatorError } from './sim-error.js';
 import type { RequestSpec } from './uploads.js';
+import { decodeText, encodeText, tgzOf, type SimCharset } from './wire-bytes.js';
 import { encodeQueryValue } from './wire-text.js';
 
 export interface HttpReply {
@@ -31,11 +32,12 @@ export interface HttpTransport {
 /** [PUSH-v2 §2.1] the header a real terminal sends */
 const USER_AGENT = 'iClock Proxy/1.09';
 
-export function createHttpTransport(baseUrl: string): HttpTransport {
+/** `charset`: the terminal's names go out and are read back in it (GBK for language 83) [PUSH-v2 §2.6]. */
+export function createHttpTransport(baseUrl: string, charset: SimCharset = 'utf-8'): HttpTransport {
   const base = new URL(baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
 
-  async function request(url: string, method: 'GET' | 'POST', body: string | null, opts: SendOptions): Promise<HttpReply> {
+  async function request(url: string, method: 'GET' | 'POST', body: Buffer | null, opts: SendOptions): Promise<HttpReply> {
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*' };
     if (opts.cookie !== undefined) headers.cookie = opts.cookie;
     if (opts.contentType !== undefined && body !== null) headers['content-type'] = opts.contentType;
@@ -44,7 +46,7 @@ export function createHttpTransport(baseUrl: string): HttpTransport {
     try {
       const res = await fetch(url, { method, headers, body, signal });
       const bytes = Buffer.from(await res.arrayBuffer());
-      return { status: res.status, bytes, text: bytes.toString('utf8'), setCookies: res.headers.getSetCookie(), date: res.headers.get('date') };
+      return { status: res.status, bytes, text: decodeText(bytes, charset), setCookies: res.headers.getSetCookie(), date: res.headers.get('date') };
     } catch (err) {
       const what = `${method} ${url.replace(base.origin, '')}`;
       if (timeout.aborted) throw new SimulatorError('timeout', `${what}: no reply within ${opts.timeoutMs} ms`, { cause: err });
@@ -56,7 +58,12 @@ export function createHttpTransport(baseUrl: string): HttpTransport {
   return {
     send(spec, opts) {
       const query = spec.query.map(([k, v]) => `${k}=${encodeQueryValue(v)}`).join('&');
-      return request(`${base.origin}${prefix}${spec.path}?${query}`, spec.method, spec.method === 'POST' ? spec.body : null, opts);
+      let body: Buffer | null = null;
+      if (spec.method === 'POST') {
+        body = encodeText(spec.body, charset);
+        if (spec.packed === true) body = tgzOf({ 'operlog.txt': body });
+      }
+      return request(`${base.origin}${prefix}${spec.path}?${query}`, spec.method, body, opts);
     },
     fetchUrl(url, opts) {
       return request(new URL(url, `${base.origin}${prefix}/`).href, 'GET', null, opts);

@@ -11,6 +11,10 @@ export interface DeviceProfile {
   readonly protocol: SimProtocol;
   readonly fpVersion: 10 | 12;
   readonly faceSupport: boolean;
+  /** visible-light palm (type 10): the MultiBio lists get 11 slots */
+  readonly palmSupport: boolean;
+  /** `language` id of the handshake [PUSH-v2 §4.1] */
+  readonly language: string;
   readonly lockCount: number;
   readonly commKey: string | undefined;
   /** protocol version announced on the handshake (`pushver`) */
@@ -29,6 +33,8 @@ export interface ProfileOptions {
   protocol: SimProtocol;
   fpVersion?: 10 | 12;
   faceSupport?: boolean;
+  palmSupport?: boolean;
+  language?: string;
   lockCount?: number;
   commKey?: string;
 }
@@ -43,6 +49,8 @@ export function createProfile(opts: ProfileOptions): DeviceProfile {
     protocol: opts.protocol,
     fpVersion: opts.fpVersion ?? 10,
     faceSupport: opts.faceSupport ?? false,
+    palmSupport: opts.palmSupport ?? false,
+    language: opts.language ?? '69',
     lockCount: opts.lockCount ?? 1,
     commKey: opts.commKey,
     pushver: v3 ? '3.1.2' : '2.4.1',
@@ -60,6 +68,8 @@ export function algorithmVersion(profile: DeviceProfile, type: number): readonly
   if (type === 1) return [profile.fpVersion, 0];
   if (type === 2 && profile.faceSupport) return [7, 0];
   if (type === 9 && profile.faceSupport) return [40, 1];
+  // [PUSH-v2 §9.4] palm algorithm 1.0; type 10 = visible-light palm (vendor V4.2 revision, 2023)
+  if (type === 10 && profile.palmSupport) return [1, 0];
   return undefined;
 }
 
@@ -71,9 +81,9 @@ export function storageTable(profile: DeviceProfile, type: number): TemplateTabl
   return legacy ? 'templatev10' : 'biodata';
 }
 
-/** [PUSH-v2 §9.4] colon list by type index 0..9. */
+/** [PUSH-v2 §9.4] colon list by type index 0..9; 0..10 (11 slots) on a palm device. */
 function multiBio(profile: DeviceProfile, value: (type: number) => string): string {
-  return Array.from({ length: 10 }, (_, type) => value(type)).join(':');
+  return Array.from({ length: profile.palmSupport ? 11 : 10 }, (_, type) => value(type)).join(':');
 }
 
 /** Every parameter the device can report, in a stable order; SET OPTION(S) values override. */
@@ -107,7 +117,7 @@ export function deviceParameters(profile: DeviceProfile, memory: DeviceMemory): 
     ['FaceFunOn', face],
     ['FaceVersion', profile.faceSupport ? '40' : ''],
     // fingerprints travel as BIODATA only on algorithms above 10 [COMMANDS §5.3]
-    ['MultiBioDataSupport', multiBio(profile, (t) => ((t === 1 && profile.fpVersion > 10) || ((t === 2 || t === 9) && profile.faceSupport) ? '1' : '0'))],
+    ['MultiBioDataSupport', multiBio(profile, (t) => ((t === 1 && profile.fpVersion > 10) || ((t === 2 || t === 9) && profile.faceSupport) || (t === 10 && profile.palmSupport) ? '1' : '0'))],
     ['MultiBioVersion', multiBio(profile, (t) => {
       const v = algorithmVersion(profile, t);
       return v === undefined ? '0' : `${v[0]}.${v[1]}`;

@@ -101,6 +101,14 @@ export interface SimulatedDeviceOptions {
   fpVersion?: 10 | 12;
   /** device has a visible-light / near-infrared face module (default false) */
   faceSupport?: boolean;
+  /** device has a visible-light palm module: biometric type 10 and an 11-slot MultiBioDataSupport
+   *  mask (vendor V4.2 revision, 2023) (default false) */
+  palmSupport?: boolean;
+  /** `language` on the handshake [PUSH-v2 §4.1] (default `69`, English); `83` sends and reads names in
+   *  GB2312/GBK [PUSH-v2 §2.6] */
+  language?: string;
+  /** v2: OPERLOG uploads go packed, `ContentType=tgz` [PUSH-v2 §6.4] (default false) */
+  packedOperlog?: boolean;
   /** number of doors / lock outputs (default 1; 0 = no lock, AC_UNLOCK unsupported) */
   lockCount?: number;
   /** forced `Return` per command prefix (longest match wins), e.g. `{ 'DATA QUERY ATTLOG': -1002 }`;

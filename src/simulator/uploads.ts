@@ -19,12 +19,24 @@ export type Upload =
 /** A request to one of the server's `/iclock/…` endpoints; query pairs in the order sent. */
 export type RequestSpec =
   | { readonly method: 'GET'; readonly path: string; readonly query: ReadonlyArray<readonly [string, string]> }
-  | { readonly method: 'POST'; readonly path: string; readonly query: ReadonlyArray<readonly [string, string]>; readonly body: string };
+  | {
+    readonly method: 'POST'; readonly path: string; readonly query: ReadonlyArray<readonly [string, string]>; readonly body: string;
+    /** send the body as a gzip-compressed tar (`ContentType=tgz`) [PUSH-v2 §6.4] */
+    readonly packed?: boolean;
+  };
+
+export interface UploadOptions {
+  /** OPERLOG as a packed upload: `ContentType=tgz`, the records in a tgz [PUSH-v2 §6.4] */
+  readonly packedOperlog?: boolean;
+}
 
 /** The HTTP request of an upload. */
-export function uploadRequest(sn: string, u: Upload): RequestSpec {
+export function uploadRequest(sn: string, u: Upload, opts: UploadOptions = {}): RequestSpec {
   switch (u.kind) {
     case 'table':
+      if (opts.packedOperlog === true && u.table === 'OPERLOG') {
+        return { method: 'POST', path: '/iclock/cdata', query: [['SN', sn], ['table', u.table], ['Stamp', '9999'], ['ContentType', 'tgz']], body: `${u.lines.join('\n')}\n`, packed: true };
+      }
       // [PUSH-v2 §6.1] records LF-terminated, including the last (fixture A7)
       return post('/iclock/cdata', [['SN', sn], ['table', u.table], ['Stamp', '9999']], `${u.lines.join('\n')}\n`);
     case 'rtlog':
@@ -60,8 +72,11 @@ export function uploadVerdict(u: Upload, status: number, body: string): UploadVe
     case 'options':
       // [PUSH-v2 §6.1] `OK`, `OK:n` and `OK: n` are all success
       return /^OK(: ?\d+)?$/.test(text) ? 'ok' : 'bad-reply';
-    case 'tabledata':
     case 'querydata':
+      // [PUSH-v3 §10.2] a DATA COUNT packet is answered `OK` (vendor V4.8 §12.1.3)
+      if (u.type === 'count') return /^(OK|ok)$/.test(text) ? 'ok' : 'bad-reply';
+      return new RegExp(`^${escapeRe(u.tablename)}=\\d+$`).test(text) ? 'ok' : 'bad-reply';
+    case 'tabledata':
       // [PUSH-v3 §7.1, §10.2] `${tablename}=${n}`
       return new RegExp(`^${escapeRe(u.tablename)}=\\d+$`).test(text) ? 'ok' : 'bad-reply';
   }

@@ -19,7 +19,7 @@ export function timeZoneMinutes(value: string): number | undefined {
 }
 
 export async function v2Handshake(send: Send, profile: DeviceProfile, memory: DeviceMemory, uploadOptions: boolean): Promise<HandshakeOutcome> {
-  const query: Array<[string, string]> = [['SN', profile.sn], ['options', 'all'], ['pushver', profile.pushver], ['language', '69']];
+  const query: Array<[string, string]> = [['SN', profile.sn], ['options', 'all'], ['pushver', profile.pushver], ['language', profile.language]];
   // [PUSH-v2 §2.9] binding key, accepted and never required by BioGate
   if (profile.commKey !== undefined) query.push(['pushcommkey', profile.commKey]);
   const reply = await send({ method: 'GET', path: '/iclock/cdata', query });

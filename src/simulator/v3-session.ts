@@ -22,7 +22,7 @@ export async function v3Handshake(
 ): Promise<HandshakeOutcome> {
   const sn = profile.sn;
   const query: Array<[string, string]> = [
-    ['SN', sn], ['options', 'all'], ['pushver', profile.pushver], ['DeviceType', 'acc'], ['PushOptionsFlag', '1'], ['language', '69'],
+    ['SN', sn], ['options', 'all'], ['pushver', profile.pushver], ['DeviceType', 'acc'], ['PushOptionsFlag', '1'], ['language', profile.language],
   ];
   if (profile.commKey !== undefined) query.push(['pushcommkey', profile.commKey]);
   const first = await send({ method: 'GET', path: '/iclock/cdata', query });

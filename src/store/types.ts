@@ -30,16 +30,18 @@ export interface Location {
   /** IANA time zone of the location's devices (default `UTC`). */
   readonly timezone: string;
   readonly is_active: boolean;
+  /** Devices may be assigned only with a comm key (README "Security model"). */
+  readonly require_comm_key: boolean;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
 }
 
 export interface LocationsPort {
-  create(input: { name: string; timezone: string }, now: Iso): Promise<Location>;
+  create(input: { name: string; timezone: string; require_comm_key?: boolean }, now: Iso): Promise<Location>;
   get(id: number): Promise<Location | undefined>;
   list(): Promise<readonly Location[]>;
   count(): Promise<number>;
-  update(id: number, patch: Partial<Pick<Location, 'name' | 'timezone' | 'is_active'>>, now: Iso): Promise<Location | undefined>;
+  update(id: number, patch: Partial<Pick<Location, 'name' | 'timezone' | 'is_active' | 'require_comm_key'>>, now: Iso): Promise<Location | undefined>;
 }
 
 export type TokenScope = 'full' | 'operator' | 'read';
@@ -103,6 +105,10 @@ export interface UpsertResult {
   readonly changed: boolean;
 }
 
+/**
+ * Writes (upsert, upsertMany, delete, deactivate) mark the sync outbox for every user they change
+ * (see OutboxEntry); a write that changes nothing leaves an earlier entry as it was.
+ */
 export interface UsersPort {
   /** Create (defaults applied) or patch the user with this PIN. Atomic per user. */
   upsert(locationId: number, pin: number, fields: UserFields, now: Iso): Promise<UpsertResult>;
@@ -114,8 +120,8 @@ export interface UsersPort {
   /** Ordered by pin ascending. */
   list(locationId: number, filter: UserFilter, window: Window): Promise<Page<User>>;
   count(locationId: number): Promise<number>;
-  /** Deletes the user and their templates. Returns the user as it was. */
-  delete(locationId: number, pin: number): Promise<User | undefined>;
+  /** Deletes the user and their templates. Returns the user as it was. `now` stamps the outbox entry. */
+  delete(locationId: number, pin: number, now?: Iso): Promise<User | undefined>;
   /** Sets is_active=false on the given pins (all users when null); returns the users that were active. */
   deactivate(locationId: number, pins: readonly number[] | null, now: Iso): Promise<readonly User[]>;
   /** Pins of every active user, ascending. */
@@ -183,6 +189,13 @@ export interface Device {
   readonly version_override: ProtocolVersion | null;
   /** SHA-256 of the comm key, hex; the key is never stored or returned. */
   readonly comm_key_hash: string | null;
+  /** Canonical CIDRs the device's requests must come from; null = any address (README "Security model"). */
+  readonly allowed_networks: readonly string[] | null;
+  /**
+   * [PUSH-v3 §5] When the terminal first presented the token of its registration (registry code + session):
+   * from then on every request must carry it. Null = not bound (never registered, or reset).
+   */
+  readonly token_bound_at: Iso | null;
   /** What the runtime learned about this device; null until it learns something. */
   readonly state: DeviceState | null;
   readonly last_seen: Iso | null;
@@ -200,6 +213,11 @@ export interface DeviceState {
   readonly firmware?: string;
   /** [PUSH-v2 §4.7] answer `ATTLOGStamp=0` on the next handshake (full attendance re-upload). */
   readonly attlogReupload?: boolean;
+  /**
+   * When the device, moved from another location, was assigned to its current one: what it reports
+   * from before (attendance stamped earlier) belongs to the old location and is not recorded.
+   */
+  readonly movedAt?: Iso;
 }
 
 export interface DeviceFilter {
@@ -209,7 +227,7 @@ export interface DeviceFilter {
 }
 
 export type DeviceSessionPatch = Partial<
-  Pick<Device, 'registry_code' | 'session_id' | 'registered_at' | 'options' | 'version' | 'state' | 'last_seen' | 'last_address'>
+  Pick<Device, 'registry_code' | 'session_id' | 'registered_at' | 'options' | 'version' | 'state' | 'last_seen' | 'last_address' | 'token_bound_at'>
 >;
 
 export interface DevicesPort {
@@ -229,11 +247,17 @@ export interface DevicesPort {
   assign(
     locationId: number,
     sn: string,
-    input: { name: string | null; version_override?: ProtocolVersion | null; comm_key_hash?: string | null },
+    input: { name: string | null; version_override?: ProtocolVersion | null; comm_key_hash?: string | null; allowed_networks?: readonly string[] | null },
     now: Iso,
   ): Promise<{ outcome: 'assigned' | 'already' | 'other-location'; device: Device }>;
   /** Unassigns when it belongs to the location; idempotent. Returns the device as it was, if it was. */
   unassign(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
+  /**
+   * Operator-triggered re-registration [PUSH-v3 §3.3]: forgets the registry code, session and token binding
+   * of the location's device, so the terminal's next registry request registers it again. Undefined when
+   * the device is not the location's.
+   */
+  resetRegistration(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
   /** Session/presence fields written by the device runtime. */
   updateSession(sn: string, patch: DeviceSessionPatch, now: Iso): Promise<Device | undefined>;
   /** Write-behind of last_seen for many devices at once. */
@@ -268,6 +292,11 @@ export interface Command {
   readonly parent_id: number | null;
   /** The wire lines as sent (for diagnostics). */
   readonly wire: string | null;
+  /**
+   * A composite preset (`sync-users`) and the commands it stands for share a group: the composite's
+   * own id. The composite never enters the mailbox; its status follows its group (devices/groups.ts).
+   */
+  readonly group_id: number | null;
   readonly created_by_token_id: number | null;
   readonly idempotency_key: string | null;
   readonly created_at: Iso;
@@ -276,7 +305,26 @@ export interface Command {
 
 /** What creating a command takes: the caller's fields; status, timestamps and ids are the store's. */
 export type NewCommand = Pick<Command, 'location_id' | 'sn' | 'command' | 'params' | 'priority' | 'origin' | 'expires_at'> &
-  Partial<Pick<Command, 'sync_key' | 'parent_id' | 'created_by_token_id' | 'idempotency_key'>>;
+  Partial<Pick<Command, 'sync_key' | 'parent_id' | 'created_by_token_id' | 'idempotency_key' | 'group_id'>> & {
+    /** A composite record: its group is its own id, and it is never delivered itself. */
+    readonly composite?: boolean;
+  };
+
+/** error_message of a sync op that a newer op for the same device and user replaced (requeue, unclaim). */
+export const SYNC_SUPERSEDED = 'superseded by a newer sync op for the same user';
+
+/** error_message of a child line whose command was sent again: a late answer to it changes nothing. */
+export const ATTEMPT_SUPERSEDED = 'superseded by a newer attempt';
+
+/** How the members of a command group stand (the composite record itself not counted). */
+export interface GroupCounts {
+  readonly pending: number;
+  readonly sent: number;
+  readonly success: number;
+  readonly failed: number;
+  /** Of `failed`: sync ops replaced by a newer op for the same user (not a delivery failure). */
+  readonly superseded: number;
+}
 
 export interface CommandFilter {
   readonly sn?: string;
@@ -296,16 +344,17 @@ export interface CommandsPort {
   create(input: NewCommand, now: Iso): Promise<Command>;
   /**
    * Sync ops in bulk, coalesced: where a pending op with the same (sn, sync_key) exists it is
-   * replaced (params, priority) instead of a new one being added. Returns how many were
-   * created and how many replaced.
+   * replaced (params, priority; it keeps its group, or joins the op's group when it had none) instead
+   * of a new one being added. Returns how many were created and how many replaced, and the created
+   * records (each is a new `pending` command: one command.updated event each).
    */
-  enqueueSync(ops: readonly NewCommand[], now: Iso): Promise<{ created: number; replaced: number }>;
+  enqueueSync(ops: readonly NewCommand[], now: Iso): Promise<{ created: number; replaced: number; inserted: readonly Command[] }>;
   get(locationId: number, id: number): Promise<Command | undefined>;
   getById(id: number): Promise<Command | undefined>;
   findByIdempotencyKey(locationId: number, tokenId: number | null, key: string): Promise<Command | undefined>;
   /** Newest first. */
   list(locationId: number, filter: CommandFilter, window: Window): Promise<Page<Command>>;
-  /** Pending top-level commands of a device: priority desc, then id asc. */
+  /** Pending top-level commands of a device: priority desc, then id asc (composites never). */
   pending(sn: string, limit: number): Promise<readonly Command[]>;
   /** Pending top-level commands of a device; with `origin`, only those (the mailbox bound counts API commands only). */
   countPending(sn: string, origin?: CommandOrigin): Promise<number>;
@@ -313,25 +362,46 @@ export interface CommandsPort {
   claim(ids: readonly number[], wire: ReadonlyMap<number, string>, now: Iso): Promise<readonly number[]>;
   /** Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final. */
   finish(id: number, outcome: CommandOutcome, now: Iso): Promise<Command | undefined>;
-  /** Pending → failed for every command of the device (unassignment). Returns the failed ids. */
-  failPendingFor(sn: string, message: string, now: Iso): Promise<readonly number[]>;
+  /**
+   * pending → failed with `message`, atomically: undefined when the command is no longer pending (a
+   * poll claimed it meanwhile). Cancellation uses it so a sent command is never marked cancelled.
+   */
+  failIfPending(id: number, message: string, now: Iso): Promise<Command | undefined>;
+  /**
+   * A claimed batch whose reply never reached the device: sent → pending again for each id still
+   * sent since `sentAt` (attempts unchanged, progress cleared; a composite keeps its counts); child
+   * lines of that attempt are superseded. Returns the commands put back.
+   */
+  unclaim(ids: readonly number[], sentAt: Iso, now: Iso): Promise<readonly Command[]>;
+  /** Whether any member of the group is still pending or sent. */
+  groupOutstanding(groupId: number): Promise<boolean>;
+  groupCounts(groupId: number): Promise<GroupCounts>;
+  /** Pending members of a group → failed with `message` (a cancelled composite). Returns them. */
+  failGroupPending(groupId: number, message: string, now: Iso): Promise<readonly Command[]>;
+  /** Pending → failed for every command of the device (unassignment). Returns the failed commands. */
+  failPendingFor(sn: string, message: string, now: Iso): Promise<readonly Command[]>;
   /** Pending commands whose expires_at is past → failed. Returns them. */
   expire(now: Iso): Promise<readonly Command[]>;
   /** Sent commands with sent_at older than the cutoff (ack timeout sweep). */
   sentBefore(cutoff: Iso, limit: number): Promise<readonly Command[]>;
-  /** sent → pending again (bounded retries of sync ops); increments attempts. */
+  /**
+   * sent → pending again (bounded retries of sync ops); increments attempts, clears progress, and
+   * supersedes the child lines of the attempt that went unanswered.
+   */
   requeue(id: number, now: Iso): Promise<Command | undefined>;
-  /** Child lines of a multi-line command. */
+  /** Child lines of a multi-line command (of every attempt; see ATTEMPT_SUPERSEDED). */
   children(parentId: number): Promise<readonly Command[]>;
   /**
    * Records what is known so far of a sent command that is not finished yet (the first line's
    * result of a multi-line command, users a device uploads for load-users): persisted so a
-   * restart in the middle loses nothing. No-op unless the command is sent.
+   * restart in the middle loses nothing. No-op unless the command is sent (or is a composite that
+   * is not final yet: its counts while its group is delivered).
    */
   progress(id: number, progress: { response?: string | null; result: unknown }, now: Iso): Promise<Command | undefined>;
   /**
    * [COMMANDS §2.5] sent → pending again with the fallback wire lines (LF-joined) in `wire`,
-   * attempts + 1: the next dispatch sends those lines instead of rendering the preset.
+   * attempts + 1, sent_at kept (it was delivered; the API still shows it sent, see devices/lifecycle.ts): the next dispatch sends those lines instead of rendering the preset. Child lines
+   * of the refused attempt are superseded.
    */
   retry(id: number, wire: string, now: Iso): Promise<Command | undefined>;
   /**
@@ -381,6 +451,94 @@ export interface AttendancePort {
   prune(before: Iso, limit: number): Promise<number>;
 }
 
+// ---------------------------------------------------------------- device records kept raw
+
+/**
+ * A record of a table BioGate keeps without parsing (v3 `userauthorize`, `timezone`, `holiday`,
+ * `identitycard`, `workcode`…, v2 `IDCARD`), stored as the device sent it, one row per record (issue #18).
+ */
+export interface DeviceRecord {
+  readonly id: number;
+  readonly location_id: number;
+  readonly sn: string;
+  /** the table name as the device sent it */
+  readonly table: string;
+  /** `upload` (pushed by the device) or `query` (answer to a command) */
+  readonly source: 'upload' | 'query';
+  /** the command answered (querydata `cmdid`), null for uploads */
+  readonly cmd_id: string | null;
+  readonly record: string;
+  readonly received_at: Iso;
+}
+
+export interface DeviceRecordsBatch {
+  readonly location_id: number;
+  readonly sn: string;
+  readonly table: string;
+  readonly source: 'upload' | 'query';
+  readonly cmd_id: string | null;
+  readonly records: readonly string[];
+}
+
+export interface DeviceRecordsFilter {
+  readonly sn: string;
+  /** exact table name, compared case-insensitively */
+  readonly table?: string;
+}
+
+export interface DeviceRecordsPort {
+  /** Appends the records in order (no dedup: a re-sent batch is stored again); returns how many. */
+  append(batch: DeviceRecordsBatch, now: Iso): Promise<number>;
+  /** Newest first (received_at, then id). */
+  list(locationId: number, filter: DeviceRecordsFilter, window: Window): Promise<Page<DeviceRecord>>;
+  /** Deletes records received before `before` (retention). Returns how many went. */
+  prune(before: Iso, limit: number): Promise<number>;
+}
+
+// ---------------------------------------------------------------- sync outbox and job state
+
+/**
+ * A user whose device sync is owed [DESIGN "Sync"]: every user write that changes a user (create,
+ * update, deactivate, delete) leaves one for (location, pin), committed no later than the change
+ * itself (same transaction on SQLite; written before the change on MongoDB). The sync outbox
+ * processor (src/sync/outbox.ts) queues the ops the user's current state implies and removes it.
+ */
+export interface OutboxEntry {
+  readonly location_id: number;
+  readonly pin: number;
+  /** Changes with every write that marks the user: removal only takes the revision it processed. */
+  readonly rev: string;
+  readonly since: Iso;
+}
+
+export interface SyncOutboxPort {
+  /** The entries of these pins. */
+  get(locationId: number, pins: readonly number[]): Promise<readonly OutboxEntry[]>;
+  /** Entries marked at or before `before`, oldest first (the recovery sweep). */
+  due(before: Iso, limit: number): Promise<readonly OutboxEntry[]>;
+  /**
+   * Removes each entry that still holds the given revision; returns the ones it did not remove
+   * (marked again meanwhile, or already gone): their user changed while they were processed.
+   */
+  done(entries: readonly OutboxEntry[]): Promise<readonly OutboxEntry[]>;
+}
+
+/** A periodic job's high-water mark (e.g. the instant the access-window scheduler has swept to). */
+export interface JobState {
+  readonly name: string;
+  readonly mark: string;
+  readonly updated_at: Iso;
+}
+
+export interface JobsPort {
+  get(name: string): Promise<JobState | undefined>;
+  /**
+   * Compare-and-set: moves the mark from `from` (null: the job has no state yet) to `to`. True when
+   * this caller moved it; false when the mark was not `from` (another node advanced it first).
+   */
+  advance(name: string, from: string | null, to: string, now: Iso): Promise<boolean>;
+}
+
 // ---------------------------------------------------------------- the store
 
 export interface Store {
@@ -392,6 +550,9 @@ export interface Store {
   readonly devices: DevicesPort;
   readonly commands: CommandsPort;
   readonly attendance: AttendancePort;
+  readonly deviceRecords: DeviceRecordsPort;
+  readonly syncOutbox: SyncOutboxPort;
+  readonly jobs: JobsPort;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

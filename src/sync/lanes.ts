@@ -5,6 +5,8 @@
  * The API shows sync ops with priority 0.
  */
 export const SYNC_PRIORITY = {
+  /** time-sync after a time zone or UTC offset change: the clock first, so punches are stamped right. */
+  time: -5,
   /** user.delete: revoking access first. */
   delete: -10,
   /** user.upsert */

@@ -20,21 +20,26 @@ export interface QueueUsersOptions {
 export interface SyncQueue {
   /** Queues `op` for each pin on every assigned device of the location; returns the counts. */
   queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert' | 'user.delete', options?: QueueUsersOptions): Promise<SyncCounts>;
-  /** Queues the location's whole active roster for one device (sync-users). */
-  queueRoster(locationId: number, sn: string): Promise<SyncCounts>;
+  /** Queues the location's whole active roster for one device (sync-users; its ops join the composite's group). */
+  queueRoster(locationId: number, sn: string, options?: GroupOption): Promise<SyncCounts>;
   /**
    * A device newly assigned to the location [API-CONTRACT §6]: users BioGate synced to it for another
    * location are deleted from it first, then the location's roster follows.
    */
   queueAssignment(locationId: number, sn: string): Promise<SyncCounts>;
   /** Deletes from one device the users it holds that the location does not hold active (sync-users after load-users). */
-  removeExtraUsers(locationId: number, sn: string, devicePins: readonly number[]): Promise<SyncCounts>;
+  removeExtraUsers(locationId: number, sn: string, devicePins: readonly number[], options?: GroupOption): Promise<SyncCounts>;
   /**
    * v2 access windows [API-CONTRACT §6]: users whose start_time or end_time fell in (since, until]
    * are synced again to the location's devices that cannot hold the window, where rendering adds or
    * removes them by the window (render.ts).
    */
   sweepAccessWindows(since: Date, until: Date): Promise<SyncCounts>;
+}
+
+export interface GroupOption {
+  /** The composite command (sync-users) these ops belong to: it is done when they are. */
+  readonly groupId?: number | null;
 }
 
 export interface SyncCounts {
@@ -48,7 +53,7 @@ const BATCH = 2_000;
 const priorityOf = (op: SyncOp) => (op === 'user.delete' ? SYNC_PRIORITY.delete : op === 'user.upsert' ? SYNC_PRIORITY.upsert : SYNC_PRIORITY.template);
 
 export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): SyncQueue {
-  const opFor = (locationId: number, sn: string, pin: number, op: SyncOp, expires_at: string): NewCommand => ({
+  const opFor = (locationId: number, sn: string, pin: number, op: SyncOp, expires_at: string, group_id: number | null = null): NewCommand => ({
     location_id: locationId,
     sn,
     command: 'sync-users',
@@ -58,14 +63,17 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     expires_at,
     // One pending op per (device, user): a newer change replaces an older one.
     sync_key: `user:${pin}`,
+    group_id,
   });
 
   async function enqueue(ops: NewCommand[]): Promise<number> {
     let total = 0;
     const now = clock.now().toISOString();
     for (let i = 0; i < ops.length; i += BATCH) {
-      const { created, replaced } = await store.commands.enqueueSync(ops.slice(i, i + BATCH), now);
+      const { created, replaced, inserted } = await store.commands.enqueueSync(ops.slice(i, i + BATCH), now);
       total += created + replaced;
+      // Each new op is a command record: announced once, like every transition (devices/lifecycle.ts).
+      for (const command of inserted) bus.emit('command.updated', { location_id: command.location_id, command });
     }
     return total;
   }
@@ -86,19 +94,32 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     return { devices: devices.length, commands };
   }
 
-  async function queueRoster(locationId: number, sn: string): Promise<SyncCounts> {
+  async function queueRoster(locationId: number, sn: string, options: GroupOption = {}): Promise<SyncCounts> {
     const pins = await store.users.activePins(locationId);
     const expires = expiry();
-    const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.upsert', expires)));
+    const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.upsert', expires, options.groupId)));
     if (commands > 0) wake(locationId, [sn]);
     return { devices: 1, commands };
   }
 
-  async function deleteFrom(locationId: number, sn: string, pins: readonly number[]): Promise<number> {
+  async function deleteFrom(locationId: number, sn: string, pins: readonly number[], groupId: number | null = null): Promise<number> {
     const expires = expiry();
-    const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.delete', expires)));
+    const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.delete', expires, groupId)));
     if (commands > 0) wake(locationId, [sn]);
     return commands;
+  }
+
+  /**
+   * Whether this assignment moved the device from another location: it holds users BioGate synced
+   * for one. Then reports from before the move are not the new location's (`movedAt`, used by
+   * actor.ts for attendance). A first assignment writes nothing.
+   */
+  async function markMove(locationId: number, sn: string, moved: boolean): Promise<void> {
+    const device = await store.devices.getBySerial(sn);
+    if (!device || device.location_id !== locationId) return;
+    if (!moved && device.state?.movedAt === undefined) return;
+    const { movedAt: _previous, ...state } = device.state ?? {};
+    await store.devices.updateSession(sn, { state: { ...state, ...(moved ? { movedAt: device.assigned_at ?? clock.now().toISOString() } : {}) } }, clock.now().toISOString());
   }
 
   return {
@@ -106,13 +127,14 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     async queueAssignment(locationId, sn) {
       // Deletes first; where the location has the same PIN, its upsert replaces the delete (same sync key).
       const elsewhere = await store.commands.syncedPinsElsewhere(sn, locationId);
+      await markMove(locationId, sn, elsewhere.length > 0);
       const deleted = await deleteFrom(locationId, sn, elsewhere);
       const roster = await queueRoster(locationId, sn);
       return { devices: 1, commands: deleted + roster.commands };
     },
-    async removeExtraUsers(locationId, sn, devicePins) {
+    async removeExtraUsers(locationId, sn, devicePins, options = {}) {
       const active = new Set(await store.users.activePins(locationId));
-      return { devices: 1, commands: await deleteFrom(locationId, sn, [...new Set(devicePins)].filter((p) => !active.has(p))) };
+      return { devices: 1, commands: await deleteFrom(locationId, sn, [...new Set(devicePins)].filter((p) => !active.has(p)), options.groupId ?? null) };
     },
     async sweepAccessWindows(since, until) {
       let devices = 0;

@@ -64,6 +64,7 @@ t.test('locations: create (token shown once), list, rename, time zone, disable, 
   const id = c.location.id;
   t.strictSame(c.location, {
     id, name: 'Warehouse', is_active: true, users_count: 0, devices_count: 0, created_at: '2026-03-01T08:00:01.000Z', updated_at: null, timezone: 'Asia/Tokyo',
+    require_comm_key: false,
   });
   const me = await fetchJson(`${url}/api/me`, { headers: bearer(c.token) });
   t.equal(me.res.status, 200, 'the new token works');

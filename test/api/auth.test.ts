@@ -102,9 +102,10 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     created_at: START,
     updated_at: null,
     timezone: 'UTC',
+    require_comm_key: false,
   });
   const b = body as Record<string, unknown>;
-  t.strictSame(Object.keys(b).sort(), ['created_at', 'devices_count', 'id', 'is_active', 'name', 'timezone', 'updated_at', 'users_count']);
+  t.strictSame(Object.keys(b).sort(), ['created_at', 'devices_count', 'id', 'is_active', 'name', 'require_comm_key', 'timezone', 'updated_at', 'users_count']);
   t.ok(Number.isInteger(b['id']) && (b['id'] as number) > 0, 'id is a positive integer');
   t.match(b['created_at'], ISO_MS_Z, 'created_at: ISO 8601, UTC with Z, milliseconds');
 });
@@ -128,6 +129,7 @@ t.test('each token sees its own location only', async (t) => {
     created_at: '2026-03-01T08:00:01.000Z',
     updated_at: null,
     timezone: 'Europe/Berlin',
+    require_comm_key: false,
   });
 
   // Disabling one location leaves the other untouched.

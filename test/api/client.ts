@@ -177,10 +177,10 @@ export const USER_KEYS = [
   'privilege', 'group', 'super_authorize', 'has_biometric', 'biometric_templates', 'created_at', 'updated_at',
 ] as const;
 
-/** SERVICE-SPEC DeviceResponse, plus the documented extra `version_override`. */
+/** SERVICE-SPEC DeviceResponse, plus the documented extras `version_override`, `auth` and `allowed_networks` (README "Security model"). */
 export const DEVICE_KEYS = [
   'id', 'name', 'serial_number', 'location_id', 'location', 'registry_code', 'session_id', 'registered_at', 'options', 'version',
-  'last_seen', 'is_active', 'created_at', 'updated_at', 'version_override',
+  'last_seen', 'is_active', 'created_at', 'updated_at', 'version_override', 'auth', 'allowed_networks',
 ] as const;
 
 /** SERVICE-SPEC CommandResponse, plus the extras of API-CONTRACT §4–5. */

@@ -506,7 +506,7 @@ t.test('expiry: expires_in, and the default per preset', async (t) => {
   t.match((await a.api<CommandResponse>('GET', `/api/commands/${door.body.id}`)).body, { status: 'failed', error_message: 'expired before delivery' });
 });
 
-t.test('sync-users: 201, finished as success with result {queued: N}', async (t) => {
+t.test('sync-users: 201 pending (not success before any terminal got anything); cancellable while nothing was delivered', async (t) => {
   const clock = fakeClock(START);
   const { a } = await gateway(t, { clock });
   await a.api('POST', '/api/users/import', { body: [{ pin: 1, first_name: 'A' }, { pin: 2, first_name: 'B' }, { pin: 3, first_name: 'Off', is_active: false }] });
@@ -515,14 +515,16 @@ t.test('sync-users: 201, finished as success with result {queued: N}', async (t)
   const res = await queue(a.api, { sn: 'SYNC1', command: 'sync-users' });
   t.equal(res.status, 201);
   t.strictSame(keysOf(res.body), sorted(COMMAND_KEYS));
-  t.match(res.body, { command: 'sync-users', status: 'success', result: { queued: 2 }, error_message: null, is_active: false, params: null });
-  t.type(res.body.response, 'string');
+  t.match(res.body, { command: 'sync-users', status: 'pending', result: { queued: 3, load_users_id: Number }, response: null, error_message: null, is_active: true, params: null, sent_at: null });
   t.strictSame((await a.api('GET', `/api/commands/${res.body.id}`)).body, res.body);
   const ops = await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users&status=pending');
-  t.equal(ops.body.total, 2, 'the roster ops are refreshed, not stacked');
+  t.equal(ops.body.total, 3, 'the record and its two roster ops (refreshed, not stacked)');
+  const cancelled = await a.api<CommandResponse>('DELETE', `/api/commands/${res.body.id}`);
+  t.match(cancelled, { status: 200, body: { status: 'failed', error_message: 'cancelled' } }, 'nothing delivered yet: cancellable');
+  t.equal((await a.api<Page<CommandResponse>>('GET', '/api/commands?status=pending')).body.total, 0, 'its ops and audit are cancelled with it');
   t.equal((await a.api('DELETE', `/api/commands/${res.body.id}`)).status, 409, 'a finished command cannot be cancelled');
 
   const empty = await gateway(t);
   await empty.a.api('POST', '/api/devices', { body: { sn: 'SYNC2' } });
-  t.match((await queue(empty.a.api, { sn: 'SYNC2', command: 'sync-users' })).body, { status: 'success', result: { queued: 0 } }, 'no users: nothing queued');
+  t.match((await queue(empty.a.api, { sn: 'SYNC2', command: 'sync-users' })).body, { status: 'pending', result: { queued: 1 } }, 'no users: only the load-users audit');
 });

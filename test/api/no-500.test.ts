@@ -153,6 +153,7 @@ t.test('bounded fuzz of every /api route: never a 500', async (t) => {
   t.equal(me.status, 200);
   t.equal(me.body.id, a.id);
   t.equal((await a.api('GET', '/api/users?limit=100')).status, 200);
-  t.equal((await a.api('GET', '/api/devices/FUZZ1')).status, 200);
+  // (The fuzz may legitimately DELETE /api/devices/FUZZ1: the device list must still answer.)
+  t.equal((await a.api('GET', '/api/devices')).status, 200);
   t.equal((await a.api('POST', '/api/users', { body: { pin: 424242, first_name: 'After' } })).status, 201, 'and takes writes');
 });

@@ -31,7 +31,7 @@ t.test('location and token round trip against a running server', async (t) => {
   t.strictSame(Object.keys(out).sort(), ['location', 'token']);
   t.match(out.token, TOKEN);
   const id = out.location['id'] as number;
-  t.strictSame(Object.keys(out.location).sort(), ['created_at', 'devices_count', 'id', 'is_active', 'name', 'timezone', 'updated_at', 'users_count']);
+  t.strictSame(Object.keys(out.location).sort(), ['created_at', 'devices_count', 'id', 'is_active', 'name', 'require_comm_key', 'timezone', 'updated_at', 'users_count']);
   t.match(out.location, { name: 'Berlin Office', timezone: 'Europe/Berlin', is_active: true, users_count: 0, devices_count: 0, updated_at: null });
   t.match(out.location['created_at'], ISO_MS_Z);
 
@@ -133,7 +133,7 @@ t.test('bad flags exit 2, failed operations exit 1; neither writes to the store'
     [['location', 'disable', '--id', 'abc'], 2, 'biogate location disable: --id must be a whole number, got "abc"\n'],
     [['location', 'enable', '--id', '1.5'], 2, 'biogate location enable: --id must be a whole number, got "1.5"\n'],
     [['location', 'enable'], 2, 'biogate location enable: --id is required\n'],
-    [['location', 'update', '--id', '1'], 2, 'biogate location update: give --name and/or --timezone\n'],
+    [['location', 'update', '--id', '1'], 2, 'biogate location update: give --name, --timezone and/or --require-comm-key\n'],
     [['location', 'update', '--id', '1', '--timezone', 'Nowhere'], 2, 'biogate location update: --timezone: unknown IANA time zone "Nowhere"\n'],
     [['token', 'create', '--location', '1', '--scope', 'admin'], 2, 'biogate token create: --scope must be one of full, operator, read\n'],
     [['token', 'create', '--location', '1', '--expires-in', '0'], 2, 'biogate token create: --expires-in must be between 1 and 3650, got 0\n'],

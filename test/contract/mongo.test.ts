@@ -55,7 +55,7 @@ if (!url) {
         t.ok(unique.every((i) => Object.keys(i['key'] as object)[0] === 'location_id'), `${name}: unique keys start with location_id`);
       }
       const names = (await db.collection('commands').listIndexes().toArray()).map((i) => i['name'] as string).sort();
-      t.same(names, ['_id_', 'location_id_desc', 'location_idem_unique', 'location_sn_sync_slot_unique', 'mailbox', 'parent', 'status_expires_at', 'status_sent_at', 'status_updated_at'], 'one set of indexes after two startups');
+      t.same(names, ['_id_', 'group_status', 'location_id_desc', 'location_idem_unique', 'location_sn_sync_slot_unique', 'mailbox', 'parent', 'status_expires_at', 'status_sent_at', 'status_updated_at'], 'one set of indexes after two startups');
     } finally {
       await client.close();
     }
@@ -70,8 +70,8 @@ if (!url) {
     t.equal(databaseName('mongodb://h1/?replicaSet=rs0'), 'biogate', 'empty path');
     t.equal(databaseName('mongodb+srv://u:p%40ss@cluster.example.net/gate_eu?retryWrites=true'), 'gate_eu');
     t.equal(databaseName('mongodb://h/my%2Ddb'), 'my-db', 'percent-decoded');
-    t.same(clientOptions('mongodb://h/db'), { appName: 'biogate', serverSelectionTimeoutMS: 10_000 }, 'defaults');
-    t.same(clientOptions('mongodb://h/db?APPNAME=x&serverselectiontimeoutms=500&maxPoolSize=5'), {}, 'URL options win, whatever their case');
+    t.same(clientOptions('mongodb://h/db'), { appName: 'biogate', serverSelectionTimeoutMS: 1_000, connectTimeoutMS: 2_000, socketTimeoutMS: 30_000 }, 'defaults: an outage is an answer within about a second');
+    t.same(clientOptions('mongodb://h/db?APPNAME=x&serverselectiontimeoutms=500&maxPoolSize=5&CONNECTTIMEOUTMS=9&socketTimeoutMS=9'), {}, 'URL options win, whatever their case');
     t.throws(() => databaseName('postgres://u:secret@h/db'), { message: /not a MongoDB connection string/ });
     t.throws(() => databaseName('mongodb:/broken'), { message: /not a MongoDB connection string/ });
   });

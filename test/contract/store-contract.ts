@@ -13,9 +13,12 @@ import type { Store } from '../../src/store/types.js';
 import { attendanceContract } from './fixtures/attendance.js';
 import { commandsContract } from './fixtures/commands.js';
 import { commandsSyncContract } from './fixtures/commands-sync.js';
+import { commandsLifecycleContract } from './fixtures/commands-lifecycle.js';
+import { deviceRecordsContract } from './fixtures/device-records.js';
 import { devicesContract } from './fixtures/devices.js';
 import { locationsContract } from './fixtures/locations.js';
 import { at, caseRunner, twoLocations, type Define } from './fixtures/support.js';
+import { syncStateContract } from './fixtures/sync-state.js';
 import { templatesContract } from './fixtures/templates.js';
 import { usersContract } from './fixtures/users.js';
 
@@ -27,8 +30,11 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   devicesContract(define);
   commandsContract(define);
   commandsSyncContract(define);
+  commandsLifecycleContract(define);
   attendanceContract(define);
+  deviceRecordsContract(define);
   usersBulkContract(define);
+  syncStateContract(define);
   define('ping answers while open; close is idempotent and ping then fails', async (t, store) => {
     await t.resolves(store.ping());
     await store.close();

@@ -212,11 +212,14 @@ async function rig(tt: Parameters<typeof startApp>[0], v: Version): Promise<Rig>
   if (!(await sim.punch('1001', '2026-03-10 08:00:00'))) throw new Error('punch not acknowledged');
   const device = (await api('GET', `/api/devices/${sn}`)).body as { version: string };
   if (device.version !== `${v}.0.0`) throw new Error(`${sn} detected as ${device.version}`);
+  // [PUSH-v3 §5] plain requests carry the registration token like the terminal's own (issue #12).
+  const token = sim.session().token;
+  const headers: Record<string, string> = token ? { cookie: `token=${token}` } : {};
   return {
     app, api, sn, sim, known: { annId: ann.id },
     view: async (id) => (await api('GET', `/api/commands/${id}`)).body as CommandView,
-    getrequest: async () => (await fetch(`${app.url}/iclock/getrequest?SN=${sn}`, { signal: AbortSignal.timeout(5000) })).text(),
-    devicecmd: async (body) => (await fetch(`${app.url}/iclock/devicecmd?SN=${sn}`, { method: 'POST', body, signal: AbortSignal.timeout(5000) })).text(),
+    getrequest: async () => (await fetch(`${app.url}/iclock/getrequest?SN=${sn}`, { headers, signal: AbortSignal.timeout(5000) })).text(),
+    devicecmd: async (body) => (await fetch(`${app.url}/iclock/devicecmd?SN=${sn}`, { method: 'POST', body, headers, signal: AbortSignal.timeout(5000) })).text(),
   };
 }
 
@@ -259,26 +262,36 @@ async function queue(tt: Test, rig: Rig, row: Row): Promise<number> {
 }
 
 /**
- * [COMMANDS §4.15] sync-users finishes at once, having queued a load-users that goes first (users the
- * device holds and the location does not are then deleted, API-CONTRACT §6) and one op per user. The
- * returned ids own the row's lines: line 0 the load-users, line 1 Ann's op (line 2: its child).
+ * [COMMANDS §4.15] sync-users queues a load-users that goes first (users the device holds and the
+ * location does not are then deleted, API-CONTRACT §6) and one op per user, and stays pending until
+ * they are delivered (issue #13). The returned ids own the row's lines: line 0 the load-users, line
+ * 1 Ann's op (line 2: its child); `record` is the sync-users record itself.
  */
-async function queueSyncUsers(tt: Test, rig: Rig): Promise<{ audit: number; op: number }> {
+async function queueSyncUsers(tt: Test, rig: Rig): Promise<{ record: number; audit: number; op: number }> {
   const { res, body } = await rig.api('POST', '/api/commands', { sn: rig.sn, command: 'sync-users' });
   tt.equal(res.status, 201, 'queued');
   const queued = body as CommandView & { result: { load_users_id: number } };
-  tt.match(queued, { command: 'sync-users', status: 'success', error_message: null, result: { queued: 1, load_users_id: Number } });
+  tt.match(queued, { command: 'sync-users', status: 'pending', error_message: null, response: null, result: { queued: 2, load_users_id: Number } });
   const audit = queued.result.load_users_id;
   tt.match(await rig.view(audit), { command: 'load-users', status: 'pending' });
   const ops = (await rig.api('GET', `/api/commands?sn=${rig.sn}&command=sync-users&status=pending`)).body as { data: CommandView[] };
-  tt.equal(ops.data.length, 1, 'one user op: Ann');
-  return { audit, op: (ops.data[0] as CommandView).id };
+  const own = ops.data.filter((c) => c.id !== queued.id);
+  tt.equal(own.length, 1, 'one user op: Ann');
+  return { record: queued.id, audit, op: (own[0] as CommandView).id };
+}
+
+/** The sync-users record once every op was acknowledged: success with the counts. */
+async function assertSyncUsersDone(tt: Test, rig: Rig, record: number): Promise<void> {
+  const done = await rig.view(record);
+  tt.match(done, { status: 'success', error_message: null, result: { queued: 2, delivered: 2, failed: 0 } }, 'sync-users: success once the terminal acknowledged everything');
+  assertTimes(tt, done);
 }
 
 async function syncUsersRaw(tt: Test, rig: Rig, row: Row): Promise<void> {
-  const { audit, op } = await queueSyncUsers(tt, rig);
+  const { record, audit, op } = await queueSyncUsers(tt, rig);
   const reply = await rig.getrequest();
   const framed = unframe(tt, reply);
+  tt.match(await rig.view(record), { status: 'sent', acknowledged_at: null }, 'sent with its first op');
   tt.same(framed.map((f) => f.command), row.wire, 'the exact wire line(s)');
   tt.same(framed.slice(0, 2).map((f) => f.id), [audit, op], 'the load-users first, then the user op');
   tt.ok(framed.slice(2).every((f) => f.id > op), 'child ids come after the op id');
@@ -289,11 +302,12 @@ async function syncUsersRaw(tt: Test, rig: Rig, row: Row): Promise<void> {
   const done = await rig.view(op);
   tt.match(done, { status: 'success', error_message: null, response: results.slice(1).join('\n') });
   assertTimes(tt, done);
+  await assertSyncUsersDone(tt, rig, record);
   tt.equal(await rig.getrequest(), 'OK', 'no user to remove');
 }
 
 async function syncUsersSimulated(tt: Test, rig: Rig, row: Row): Promise<void> {
-  const { audit, op } = await queueSyncUsers(tt, rig);
+  const { record, audit, op } = await queueSyncUsers(tt, rig);
   const before = rig.sim.executed().length;
   tt.equal(await rig.sim.pollOnce(), row.wire.length, 'the terminal executed the line(s)');
   const executed = rig.sim.executed().slice(before);
@@ -304,6 +318,7 @@ async function syncUsersSimulated(tt: Test, rig: Rig, row: Row): Promise<void> {
   const done = await rig.view(op);
   tt.match(done, { status: 'success', error_message: null });
   assertTimes(tt, done);
+  await assertSyncUsersDone(tt, rig, record);
 }
 
 /** Plain HTTP: queue, poll, check the exact reply and `sent`; returns the line ids (head first). */

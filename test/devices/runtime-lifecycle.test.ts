@@ -75,7 +75,7 @@ t.test('v3 door-open refused as unsupported: AC_UNLOCK once, then chosen up fron
   const open = await queue({ sn: 'FALLV301', command: 'door-open', params: { door_id: 1, duration: 5 } });
   t.equal((await dev.get('getrequest')).text, `C:${open.id}:CONTROL DEVICE 01010105`);
   t.equal((await dev.post('devicecmd', `ID=${open.id}&Return=-1002&CMD=CONTROL DEVICE`)).text, 'OK');
-  t.equal((await command(open.id)).status, 'pending', '[COMMANDS §2.5] sent again with the fallback');
+  t.match(await command(open.id), { status: 'sent', sent_at: String }, '[COMMANDS §2.5] queued again with the fallback: still sent to the API (never back to pending)');
   t.equal((await dev.get('getrequest')).text, `C:${open.id}:AC_UNLOCK`, 'same id, fallback wire');
   await dev.post('devicecmd', `ID=${open.id}&Return=0&CMD=AC_UNLOCK`);
   const done = await command(open.id);
@@ -186,16 +186,17 @@ t.test('retention: attendance and finished commands older than BIOGATE_RETENTION
   await api('POST', '/api/devices', { sn: 'RETAIN01' });
   const dev = terminal('RETAIN01');
   await dev.post('cdata?table=ATTLOG', '1\t2026-01-15 08:00:00\t0\t1\n2\t2026-02-27 08:00:00\t0\t1\n');
+  t.match((await dev.post('cdata?table=IDCARD', 'PIN=1\tSNNum=1234\nPIN=2\tSNNum=5678\n')).text, /^OK: ?2$/, 'raw records kept');
   const old = await queue({ sn: 'RETAIN01', command: 'clear-log' });
   await dev.get('getrequest');
   await dev.post('devicecmd', `ID=${old.id}&Return=0&CMD=CLEAR_LOG`);
   const open = await queue({ sn: 'RETAIN01', command: 'info' });
   clock.advance(31 * DAY_MS);
   const pruned = await app.app.hub.pruneRetention();
-  t.same(pruned, { attendance: 2, commands: 1 }, 'the punch from January, the February one now too, the finished command');
+  t.same(pruned, { attendance: 2, commands: 1, records: 2 }, 'the punch from January, the February one now too, the finished command, the raw records');
   t.equal((await api('GET', `/api/commands/${old.id}`)).res.status, 404);
   t.equal((await command(open.id)).status, 'pending', 'unfinished commands are never pruned');
-  t.same(await app.app.hub.pruneRetention(), { attendance: 0, commands: 0 });
+  t.same(await app.app.hub.pruneRetention(), { attendance: 0, commands: 0, records: 0 });
 });
 
 const openssl = spawnSync('openssl', ['version'], { stdio: 'ignore', timeout: 10_000 });

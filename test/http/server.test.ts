@@ -2,8 +2,12 @@
  * The HTTP layer as an integrator sees it [API-CONTRACT §1, §3]: 404/405/413/400/422
  * bodies, request ids, Date, HEAD. Real server on port 0, plain fetch.
  */
-import t from 'tap';
-import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp } from '../helpers/app.js';
+import { request, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import t, { type Test } from 'tap';
+import { createHttpServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/log.js';
+import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, logCapture, startApp, waitFor, within, type LogCapture } from '../helpers/app.js';
 
 const admin = bearer(ADMIN_TOKEN);
 const GENERATED_ID = /^[a-z0-9]{1,6}-[0-9a-z]+$/;
@@ -166,4 +170,146 @@ t.test('multi-byte JSON responses: Content-Length in bytes, body intact', async 
   const list = JSON.parse(text) as { name: string }[];
   t.equal(list.length, 301);
   t.equal(list.at(-1)?.name, name);
+});
+
+/** The HTTP layer alone (as test/http/shutdown.test.ts does), with routes that record onSettled. */
+async function settledServer(t: Test, logs?: LogCapture) {
+  const http = createHttpServer({ logger: logs ? createLogger({ level: 'info', destination: logs }) : createLogger({ level: 'silent' }), bodyLimit: 1024 });
+  const calls: Record<string, boolean[]> = {};
+  const hook = (name: string) => (delivered: boolean) => void (calls[name] ??= []).push(delivered);
+  http.route({ method: 'GET', pattern: '/small', handler: () => ({ status: 200, body: { ok: true }, onSettled: hook('small') }) });
+  http.route({
+    method: 'GET',
+    pattern: '/held',
+    // A long poll: answers only once the client is gone.
+    handler: (req) =>
+      new Promise((resolve) => req.signal.addEventListener('abort', () => resolve({ status: 200, body: 'late', onSettled: hook('held') }))),
+  });
+  http.route({ method: 'GET', pattern: '/big', handler: () => ({ status: 200, body: new Uint8Array(24 * 1024 * 1024).fill(0x61), onSettled: hook('big') }) });
+  const cyclic: Record<string, unknown> = {};
+  cyclic['self'] = cyclic;
+  http.route({ method: 'GET', pattern: '/cyclic', handler: () => ({ status: 200, body: cyclic, onSettled: hook('cyclic') }) });
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  http.route({ method: 'GET', pattern: '/deep', handler: () => ({ status: 200, body: { deep } }) });
+  http.route({
+    method: 'GET',
+    pattern: '/throws',
+    handler: () => {
+      throw new TypeError('boom');
+    },
+  });
+  http.route({ method: 'GET', pattern: '/bad-hook', handler: () => ({ status: 200, body: 'x', onSettled: () => { throw new Error('hook'); } }) });
+  const port = await http.listen('127.0.0.1', 0);
+  let closed = false;
+  t.teardown(() => (closed ? undefined : http.close(0)));
+  return { http, port, url: `http://127.0.0.1:${port}`, calls, close: () => ((closed = true), http.close(0)) };
+}
+
+t.test('onSettled: true once a response was handed to the socket', async (t) => {
+  const s = await settledServer(t);
+  t.equal((await fetch(`${s.url}/small`)).status, 200);
+  await waitFor(() => s.calls['small']?.length === 1, 2000, 'onSettled');
+  const head = await fetch(`${s.url}/small`, { method: 'HEAD' });
+  t.equal(head.status, 200);
+  await waitFor(() => s.calls['small']?.length === 2, 2000, 'onSettled on HEAD');
+  await new Promise((r) => setTimeout(r, 50));
+  t.strictSame(s.calls['small'], [true, true], 'exactly once per response, delivered');
+});
+
+t.test('onSettled: false when the client left before the answer was ready', async (t) => {
+  const s = await settledServer(t);
+  const gone = new AbortController();
+  const pending = fetch(`${s.url}/held`, { signal: gone.signal }).catch((err: Error) => err.name);
+  await waitFor(() => s.http.inFlight === 1, 2000, 'the held request');
+  gone.abort();
+  t.equal(await pending, 'AbortError');
+  await waitFor(() => s.calls['held']?.length === 1, 2000, 'onSettled');
+  await new Promise((r) => setTimeout(r, 50));
+  t.strictSame(s.calls['held'], [false]);
+  t.equal(s.http.inFlight, 0);
+});
+
+t.test('onSettled: false when the client left while the response was written', async (t) => {
+  const s = await settledServer(t);
+  await new Promise<void>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: s.port, path: '/big', agent: false }, (res) => {
+      res.pause(); // backpressure: most of the 24 MiB is still queued on the server
+      setTimeout(() => {
+        res.destroy();
+        resolve();
+      }, 100);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  await waitFor(() => s.calls['big']?.length === 1, 3000, 'onSettled');
+  t.strictSame(s.calls['big'], [false]);
+});
+
+t.test('onSettled: false for a response cut off by close()', async (t) => {
+  const s = await settledServer(t);
+  const paused = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: s.port, path: '/big', agent: false }, (res) => {
+      res.pause(); // the response cannot drain before close()
+      res.on('error', () => undefined);
+      resolve(res);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  t.teardown(() => paused.destroy());
+  await new Promise((r) => setTimeout(r, 100));
+  await within(5000, 'close()', s.close());
+  await waitFor(() => s.calls['big']?.length === 1, 3000, 'onSettled');
+  t.strictSame(s.calls['big'], [false]);
+  t.equal(s.http.inFlight, 0);
+});
+
+t.test('a handler or serialisation that throws: 500 INTERNAL with an error id, the process lives on', async (t) => {
+  const logs = logCapture();
+  const s = await settledServer(t, logs);
+  for (const path of ['/throws', '/cyclic', '/deep']) {
+    const { res, body } = await fetchJson(`${s.url}${path}`);
+    t.equal(res.status, 500, `${path}: 500`);
+    const b = body as { detail: string; code: string; error_id: string };
+    t.strictSame(Object.keys(b).sort(), ['code', 'detail', 'error_id'], `${path}: generic body`);
+    t.equal(b.code, 'INTERNAL');
+    t.equal(b.detail, 'Internal server error');
+    const line = logs.entries().find((e) => e['error_id'] === b.error_id);
+    t.ok(line, `${path}: the log line carries the error id`);
+    t.equal(line?.['level'], 'error');
+  }
+  await waitFor(() => s.calls['cyclic']?.length === 1, 2000, 'onSettled of the failed render');
+  t.strictSame(s.calls['cyclic'], [true], 'the 500 that replaced it was delivered');
+  const hook = await fetch(`${s.url}/bad-hook`);
+  t.equal(await hook.text(), 'x', 'a throwing onSettled hook does not break the response');
+  t.equal((await fetch(`${s.url}/small`)).status, 200, 'later requests are served');
+});
+
+t.test('a body still incomplete after the body timeout: connection closed, handler never called', async (t) => {
+  const http = createHttpServer({ logger: createLogger({ level: 'silent' }), bodyLimit: 1024, bodyTimeoutMs: 1500 });
+  let handled = 0;
+  http.route({ method: 'POST', pattern: '/upload', handler: () => ((handled++), { status: 200, body: 'OK' }) });
+  const port = await http.listen('127.0.0.1', 0);
+  t.teardown(() => http.close(0));
+  const outcome = await within(10_000, 'the trickling request to end', new Promise<{ response: string; ms: number }>((resolve) => {
+    const started = Date.now();
+    let response = '';
+    let timer: NodeJS.Timeout | undefined;
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n');
+      timer = setInterval(() => socket.write('x'), 200); // 5 bytes a second: alive, never finished
+    });
+    socket.on('data', (d: Buffer) => (response += d.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ response, ms: Date.now() - started });
+    });
+  }));
+  t.equal(outcome.response, '', 'no answer');
+  t.ok(outcome.ms >= 1400 && outcome.ms < 6000, `closed at the 1.5 s body timeout (${outcome.ms} ms)`);
+  t.equal(handled, 0, 'the handler never saw a partial body');
+  t.equal(http.inFlight, 0);
 });

@@ -1,13 +1,19 @@
 /**
  * Graceful shutdown (README "Operations"): close() stops accepting at once, lets
  * in-flight requests finish (up to the grace period), then closes every connection.
- * Requests are driven with node:http so a body can be held half-sent.
+ * Requests are driven with node:http so a body can be held half-sent. The last tests run the
+ * real process (src/main.ts, from the sources) and signal it.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Agent, request, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
-import t from 'tap';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
 import { createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
-import { ADMIN_TOKEN, startApp, waitFor, within } from '../helpers/app.js';
+import { ADMIN_TOKEN, startApp, tempDir, waitFor, within } from '../helpers/app.js';
 
 interface RawResponse {
   status: number;
@@ -155,4 +161,111 @@ t.test('close() does not cut a large response that is still draining', async (t)
   t.ok(received.ok, 'bytes intact');
   await within(5000, 'close()', closing ?? Promise.resolve());
   t.equal(http.inFlight, 0);
+});
+
+// ------------------------------------------------------------------ the real process (src/main.ts)
+
+const LOADER = new URL('../../node_modules/@tapjs/typescript/dist/esm/import.mjs', import.meta.url).href;
+
+interface Served {
+  readonly port: number;
+  readonly db: string;
+  readonly token: string;
+  readonly child: ChildProcess;
+  readonly exited: Promise<{ code: number | null; at: number }>;
+  stdout(): string;
+}
+
+/** `biogate serve` from the sources in a child process, on a fresh SQLite file. */
+async function serveProcess(t: Test, env: Record<string, string>): Promise<Served> {
+  const dir = await tempDir(t);
+  const db = join(dir, 'biogate.db');
+  const port = await freePort();
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BIOGATE_')));
+  const child = spawn(process.execPath, [`--import=${LOADER}`, 'src/cli.ts', 'serve'], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { ...clean, TS_NODE_TRANSPILE_ONLY: '1', BIOGATE_PORT: String(port), BIOGATE_HOST: '127.0.0.1', BIOGATE_STORE: `sqlite:${db}`, BIOGATE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  await within(60_000, 'the server to start', (async () => {
+    while (!/BioGate listening on/.test(out)) {
+      if (child.exitCode !== null) throw new Error(`exited early: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })());
+  const token = /bg_[A-Za-z0-9_-]{32}/.exec(out)?.[0] ?? '';
+  return { port, db, token, child, exited, stdout: () => out };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createNetServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function assign(s: Served, sn: string): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${s.port}/api/devices`, {
+    method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ sn }),
+  });
+  if (res.status !== 201) throw new Error(`assigning ${sn}: ${res.status}`);
+}
+
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+t.test('process: SIGTERM during a long request exits within BIOGATE_SHUTDOWN_GRACE_S (plus the store close)', async (t) => {
+  const s = await serveProcess(t, { BIOGATE_SHUTDOWN_GRACE_S: '1', BIOGATE_DEVICE_BODY_LIMIT_MB: '16' });
+  await assign(s, 'LONGREQ1');
+  // ~4 MiB of punches: storing them takes seconds, far longer than the grace period.
+  const lines: string[] = [];
+  for (let i = 0; i < 120_000; i++) {
+    const sec = i % 86_400;
+    lines.push(`${1 + (i % 500)}\t2026-02-${pad2(1 + (Math.floor(i / 86_400) % 28))} ${pad2(Math.floor(sec / 3600))}:${pad2(Math.floor(sec / 60) % 60)}:${pad2(sec % 60)}\t0\t1\t0\t0\t0`);
+  }
+  const body = `${lines.join('\n')}\n`;
+  const upload = rawRequest(s.port, { method: 'POST', path: '/iclock/cdata?SN=LONGREQ1&table=ATTLOG&Stamp=1', headers: { 'content-length': Buffer.byteLength(body) } });
+  const answered = upload.response.then((r) => `answered ${r.status}`, (err: NodeJS.ErrnoException) => `failed ${err.code ?? err.message}`);
+  await new Promise<void>((resolve) => upload.req.end(body, resolve));
+  await new Promise((r) => setTimeout(r, 300)); // the gateway is now decoding and storing
+  const signalled = Date.now();
+  s.child.kill('SIGTERM');
+  const exit = await within(20_000, 'the process to exit', s.exited);
+  const took = exit.at - signalled;
+  t.equal(exit.code, 0, 'exit code 0');
+  t.ok(took < 1000 + 2000 + 1500, `exited ${took} ms after SIGTERM (grace 1 s + at most 2 s to close)`);
+  t.comment(`upload: ${await answered}; exit after ${took} ms`);
+  t.notOk(existsSync(`${s.db}-wal`), 'the store was closed (SQLite checkpointed and removed its WAL)');
+});
+
+t.test('process: a second SIGTERM exits promptly, after closing the store', async (t) => {
+  const s = await serveProcess(t, { BIOGATE_SHUTDOWN_GRACE_S: '30' });
+  await assign(s, 'HOLDER01');
+  // A request that holds the shutdown for the whole 30 s grace period: a body that never ends.
+  const held = rawRequest(s.port, { method: 'POST', path: '/iclock/cdata?SN=HOLDER01&table=ATTLOG', headers: { 'content-length': 100_000 } });
+  held.response.catch(() => undefined);
+  held.req.write('1\t2026-03-01 08:00:00\t0\t1\n');
+  const trickle = setInterval(() => held.req.write('1'), 500);
+  t.teardown(() => clearInterval(trickle));
+  await new Promise((r) => setTimeout(r, 300));
+  s.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  t.equal(s.child.exitCode, null, 'the first signal waits for the request');
+  const second = Date.now();
+  s.child.kill('SIGTERM');
+  const exit = await within(10_000, 'the process to exit', s.exited);
+  t.ok(exit.at - second < 4000, `exited ${exit.at - second} ms after the second signal`);
+  t.equal(exit.code, 1, 'exit code 1: the shutdown was cut short');
+  t.notOk(existsSync(`${s.db}-wal`), 'the store was closed first (SQLite checkpointed and removed its WAL)');
+  t.match(s.stdout(), /second signal: closing the store and exiting now/);
 });

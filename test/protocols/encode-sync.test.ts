@@ -140,10 +140,11 @@ t.test('template input checks', async (t) => {
   for (const codec of [v2, v3]) {
     const enc = (op: SyncOp) => codec.encodeSync(op, { version: codec.version, options: {} }, ctx);
     t.same(enc({ op: 'template.upsert', template: { ...base, data: 'not base64!' } }), invalid('template data is not valid base64'));
-    t.same(enc({ op: 'template.upsert', template: { ...base, type: 10 } }), invalid('invalid biometric type'));
+    t.same(enc({ op: 'template.upsert', template: { ...base, type: 256 } }), invalid('invalid biometric type'));
+    t.same(enc({ op: 'template.upsert', template: { ...base, type: -1 } }), invalid('invalid biometric type'));
     t.same(enc({ op: 'template.upsert', template: { ...base, no: -1 } }), invalid('invalid template number'));
     t.same(enc({ op: 'template.upsert', template: { ...base, pin: 'x y' } }), invalid('invalid character in pin'));
-    t.same(enc({ op: 'template.delete', pin: 1, type: 11 }), invalid('invalid biometric type'));
+    t.same(enc({ op: 'template.delete', pin: 1, type: 256 }), invalid('invalid biometric type'));
     t.same(enc({ op: 'template.delete', pin: 1, no: -2 }), invalid('invalid template number'));
     t.same(enc({ op: 'template.delete', pin: '' }), invalid('invalid character in pin'));
   }

@@ -33,7 +33,7 @@ export function replyFor(codec: Codec, result: DecodeResult, options: ReplyOptio
     case 'time': return codec.replies.time(NOW, ZONE, plan.flavor);
     case 'remoteUser': return codec.replies.remoteUser([]);
     case 'file': return codec.replies.ok();
-    case 'ok': case 'okCount': case 'tableCount': case 'tableEcho':
+    case 'ok': case 'okCount': case 'tableCount': case 'tableEcho': case 'countMismatch':
       return codec.replies.upload(plan, countRecords(result.events));
   }
 }

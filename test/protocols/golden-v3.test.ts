@@ -126,7 +126,9 @@ t.test('B17 DATA COUNT and DATA QUERY through querydata', async (t) => {
   const f = 'b17-querydata-count-query-vendor.http';
   const count = decode(f, 2);
   t.same(count.events, [{ type: 'queryCount', cmdId: '288', table: 'user', count: 5 }]);
-  t.same(count.reply, { kind: 'tableEcho', table: 'user', count: 1 });
+  // [PUSH-v3 §10.2] corrected: vendor V4.8 §12.1.3 answers a DATA COUNT packet `OK`
+  t.same(count.reply, { kind: 'ok' });
+  t.equal(v3.replies.upload(count.reply, 0).body, 'OK');
   const rows = decode(f, 5);
   const users = only(rows.events, 'users');
   t.same(users.source, { kind: 'query', cmdId: '415', table: 'user', declaredCount: 3, packCount: 1, packIndex: 1 });

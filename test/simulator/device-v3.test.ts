@@ -154,11 +154,12 @@ t.test('DATA QUERY / COUNT / GET OPTIONS answer on querydata first (fixture B17)
 
 t.test('querydata replies: wrong body is a warning, HTTP error fails the command (-726)', T, async (t) => {
   let status = 200;
-  const { peer, d } = await setup(t, 'SIMV3H', { route: (r) => (r.path === '/iclock/querydata' ? { status, body: 'OK' } : undefined) });
+  // [PUSH-v3 §10.2] corrected: a DATA COUNT packet is answered OK; the old inferred `user=1` is now the wrong body
+  const { peer, d } = await setup(t, 'SIMV3H', { route: (r) => (r.path === '/iclock/querydata' ? { status, body: 'user=1' } : undefined) });
   peer.enqueue('SIMV3H', 'C:1:DATA COUNT user');
   await d.pollOnce();
   t.equal(lastOf(peer, '/iclock/devicecmd').body, 'ID=1&Return=0&CMD=DATA COUNT');
-  t.match(d.stats.lastError, /querydata upload answered HTTP 200: "OK"/);
+  t.match(d.stats.lastError, /querydata upload answered HTTP 200: "user=1"/);
   status = 500;
   peer.enqueue('SIMV3H', 'C:2:DATA COUNT user');
   await d.pollOnce();

@@ -66,7 +66,7 @@ t.test('sync-users: the device\'s users are audited with load-users and the extr
   await api('POST', '/api/devices', { sn: 'AUDIT001' });
   await drain('AUDIT001');
   const sync = (await api('POST', '/api/commands', { sn: 'AUDIT001', command: 'sync-users' })).body as CommandView;
-  t.equal(sync.status, 'success');
+  t.equal(sync.status, 'pending', 'not success before the terminal got anything (issue #13)');
   const auditId = sync.result?.['load_users_id'] as number;
   t.ok(Number.isInteger(auditId));
   const lines = (await terminal('AUDIT001').get('getrequest')).split('\n');
@@ -78,9 +78,11 @@ t.test('sync-users: the device\'s users are audited with load-users and the extr
   const audit = (await api('GET', `/api/commands/${auditId}`)).body as CommandView;
   t.equal(audit.status, 'success');
   t.same(audit.result?.['unknown_pins'], ['99']);
+  t.match((await api('GET', `/api/commands/${sync.id}`)).body, { status: 'sent' }, 'the deletes the audit found are part of it: not done yet');
   const after = await drain('AUDIT001');
   t.same(after.filter((l) => l.startsWith('DATA DELETE')).sort(), ['DATA DELETE USERINFO PIN=11', 'DATA DELETE USERINFO PIN=99'], 'the inactive user and the stranger are deleted');
   t.notOk(after.some((l) => l.includes('PIN=10\t') && l.startsWith('DATA DELETE')), 'the active user stays');
+  t.match((await api('GET', `/api/commands/${sync.id}`)).body, { status: 'success', result: { queued: 4, delivered: 4, failed: 0, load_users_id: auditId } }, 'success once audit, roster and deletes were acknowledged');
 });
 
 t.test('v2 access windows: outside the window the user is removed; the scheduler adds and removes them at the edges; v3 stores the window', async (t) => {

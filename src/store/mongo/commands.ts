@@ -3,19 +3,22 @@
  * claim, finish, …) address commands by serial number or id; in a sharded cluster those are
  * broadcast queries, answered by the `mailbox` and `_id` indexes on every shard.
  */
-import type { Filter } from 'mongodb';
-import type { Command, CommandStatus, CommandsPort, NewCommand } from '../types.js';
-import type { Ids } from './ids.js';
+import type { Collection, Filter } from 'mongodb';
+import { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
+import { catchUp, isIdCollision, type Ids } from './ids.js';
 import type { CommandDoc, Collections } from './schema.js';
 import { lastSyncedElsewhere } from '../sync-history.js';
 import { fromJson, mapLimit, maybe, pageOf, PARALLEL, settle, toJson, unlessDuplicate } from './util.js';
 
-/** error_message of a sent sync op that a newer pending op for the same key replaced (see requeue). */
-export const SUPERSEDED = 'superseded by a newer pending sync op';
 
-const toCommand = ({ _id, params, result, idem: _idem, sync_slot: _slot, ...rest }: CommandDoc): Command => ({
-  id: _id, ...rest, params: fromJson<Record<string, unknown>>(params), result: fromJson<unknown>(result),
+const toCommand = ({ _id, params, result, idem: _idem, sync_slot: _slot, composite: _composite, group_id, ...rest }: CommandDoc): Command => ({
+  id: _id, ...rest, group_id: group_id ?? null, params: fromJson<Record<string, unknown>>(params), result: fromJson<unknown>(result),
 });
+
+/** Members of a group, the composite record itself left out. */
+const members = (groupId: number) => ({ group_id: groupId, composite: { $ne: true as const } });
+/** Commands a device may be sent (composites never are). */
+const deliverable = { parent_id: null, composite: { $ne: true as const } };
 
 /** The slot value of a command that holds no key: unique because the id is. */
 const own = (id: number) => `#${id}`;
@@ -31,6 +34,7 @@ function newDoc(id: number, c: NewCommand, now: string): CommandDoc {
     _id: id, location_id: c.location_id, sn: c.sn, command: c.command, params: toJson(c.params), priority: c.priority, origin: c.origin,
     status: 'pending', response: null, error_message: null, result: null, sent_at: null, acknowledged_at: null, expires_at: c.expires_at,
     sync_key: syncKey, attempts: 0, parent_id: c.parent_id ?? null, wire: null, created_by_token_id: tokenId, idempotency_key: key,
+    group_id: c.composite ? id : (c.group_id ?? null), ...(c.composite ? { composite: true as const } : {}),
     created_at: now, updated_at: null,
     idem: key === null ? own(id) : idemKey(tokenId, key),
     sync_slot: syncKey ?? own(id),
@@ -57,28 +61,59 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
    * Against a concurrent enqueue of the same key, the unique slot index lets one insert win; the
    * loser's next attempt replaces the winner's op.
    */
-  const enqueueOne = (op: NewCommand, id: number, now: string) =>
-    settle('sync enqueue', async () => {
+  const enqueueOne = (op: NewCommand, first: number, now: string) => {
+    let id = first;
+    return settle('sync enqueue', async () => {
       if (op.sync_key) {
         const { params, ...rest } = replacement(op);
-        const r = await c.commands.updateOne(
-          { location_id: op.location_id, sn: op.sn, sync_slot: op.sync_key, status: 'pending' },
-          { $set: { ...rest, params: toJson(params), updated_at: now } },
-        );
+        const slot = { location_id: op.location_id, sn: op.sn, sync_slot: op.sync_key, status: 'pending' as const };
+        const set = { ...rest, params: toJson(params), updated_at: now };
+        // The replaced op keeps its group, or joins this op's group when it had none.
+        if (op.group_id != null && (await c.commands.updateOne({ ...slot, group_id: null }, { $set: { ...set, group_id: op.group_id } })).matchedCount > 0) return 'replaced' as const;
+        const r = await c.commands.updateOne(slot, { $set: set });
         if (r.matchedCount > 0) return 'replaced' as const;
       }
-      return unlessDuplicate(c.commands.insertOne(newDoc(id, op, now)).then(() => 'created' as const));
+      const doc = newDoc(id, op, now);
+      return c.commands.insertOne(doc).then(
+        () => doc,
+        async (e: unknown) => {
+          // A taken _id is not a lost race for the slot: retrying the same id would fail forever.
+          // Move the counter past the collection and take a fresh id.
+          if (isIdCollision(e)) {
+            await catchUp(c.counters, c.commands as unknown as Collection<{ _id: number }>, 'commands');
+            id = await ids('commands');
+            return undefined;
+          }
+          return unlessDuplicate(Promise.reject(e));
+        },
+      );
     });
+  };
+
+  /** Per command (the slot to release is per document); each write is idempotent, and a crash midway leaves the rest pending for the next call. */
+  const failEach = async (filter: Filter<CommandDoc>, message: string, now: string): Promise<Command[]> => {
+    const candidates = await c.commands.find(filter, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
+    const failed = await mapLimit(candidates, PARALLEL, (d) => failPending(d._id, message, now));
+    return failed.filter((d): d is NonNullable<typeof d> => d !== null).map(toCommand);
+  };
+
+  /** Child lines of an attempt that will not be answered any more (requeue, retry, unclaim). */
+  const supersedeChildren = (parentId: number, now: string) =>
+    c.commands.updateMany(
+      { parent_id: parentId, status: { $in: ['pending', 'sent'] } },
+      { $set: { status: 'failed', error_message: ATTEMPT_SUPERSEDED, updated_at: now } },
+    );
 
   return {
     async create(input, now) {
       // The unique (location_id, idem) index refuses a second command with the same idempotency key.
+      // A composite's group is its own id, set in the same insert.
       const doc = newDoc(await ids('commands'), input, now);
       await c.commands.insertOne(doc);
       return toCommand(doc);
     },
     async enqueueSync(ops, now) {
-      if (ops.length === 0) return { created: 0, replaced: 0 };
+      if (ops.length === 0) return { created: 0, replaced: 0, inserted: [] };
       // One block of ids for the batch, by input position, so queue order (id asc within a
       // priority) is the caller's order whatever order the parallel writes finish in. Ops for the
       // same slot are merged first (the later one's params win, as if applied in turn); the ids of
@@ -100,8 +135,8 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
         if (slot !== undefined) bySlot.set(slot, entry);
       });
       const outcomes = await mapLimit(distinct, PARALLEL, (e) => enqueueOne(e.op, e.id, now));
-      const created = outcomes.filter((o) => o === 'created').length;
-      return { created, replaced: merged + outcomes.length - created };
+      const inserted = outcomes.flatMap((o) => (o === 'replaced' ? [] : [toCommand(o)]));
+      return { created: inserted.length, replaced: merged + outcomes.length - inserted.length, inserted };
     },
     async get(locationId, id) {
       return maybe(await c.commands.findOne({ _id: id, location_id: locationId, parent_id: null }), toCommand);
@@ -127,11 +162,11 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     },
     async pending(sn, limit) {
       if (limit <= 0) return [];
-      const docs = await c.commands.find({ sn, status: 'pending', parent_id: null }).sort({ priority: -1, _id: 1 }).limit(limit).toArray();
+      const docs = await c.commands.find({ sn, status: 'pending', ...deliverable }).sort({ priority: -1, _id: 1 }).limit(limit).toArray();
       return docs.map(toCommand);
     },
     async countPending(sn, origin) {
-      return c.commands.countDocuments({ sn, status: 'pending', parent_id: null, ...(origin === undefined ? {} : { origin }) });
+      return c.commands.countDocuments({ sn, status: 'pending', ...deliverable, ...(origin === undefined ? {} : { origin }) });
     },
     async claim(claimIds, wire, now) {
       // Atomic pending → sent per command ({_id, status: 'pending'}): of several nodes claiming the
@@ -160,11 +195,50 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
       return maybe(await c.commands.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: set }, { returnDocument: 'after' }), toCommand);
     },
     async failPendingFor(sn, message, now) {
-      // Per command (the slot to release is per document); each write is idempotent, and a crash
-      // midway leaves the rest pending for the next call.
-      const candidates = await c.commands.find({ sn, status: 'pending' }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
-      const failed = await mapLimit(candidates, PARALLEL, async (d) => (await failPending(d._id, message, now)) !== null);
-      return candidates.filter((_, i) => failed[i]).map((d) => d._id);
+      return failEach({ sn, status: 'pending' }, message, now);
+    },
+    async failIfPending(id, message, now) {
+      return maybe(await failPending(id, message, now), toCommand);
+    },
+    async unclaim(claimIds, sentAt, now) {
+      const back = await mapLimit(claimIds, PARALLEL, async (id) => {
+        const doc = await c.commands.findOne({ _id: id, status: 'sent', sent_at: sentAt });
+        if (!doc) return null;
+        // Takes the sync slot back like requeue; a newer pending op holding it means this one is superseded.
+        const r = await unlessDuplicate(
+          c.commands.findOneAndUpdate(
+            { _id: id, status: 'sent', sent_at: sentAt },
+            { $set: { status: 'pending', sent_at: null, ...(doc.composite ? {} : { result: null }), response: null, updated_at: now, sync_slot: doc.sync_key ?? own(id) } },
+            { returnDocument: 'after' },
+          ),
+        );
+        const out = r === undefined
+          ? await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: { status: 'failed', error_message: SUPERSEDED, updated_at: now } }, { returnDocument: 'after' })
+          : r;
+        if (out) await supersedeChildren(id, now);
+        return out;
+      });
+      return back.filter((d): d is NonNullable<typeof d> => d !== null && d.status === 'pending').map(toCommand);
+    },
+    async groupOutstanding(groupId) {
+      return (await c.commands.findOne({ ...members(groupId), status: { $in: ['pending', 'sent'] } }, { projection: { _id: 1 } })) !== null;
+    },
+    async groupCounts(groupId) {
+      const rows = await c.commands
+        .aggregate<{ _id: { status: CommandStatus; superseded: boolean }; n: number }>([
+          { $match: members(groupId) },
+          { $group: { _id: { status: '$status', superseded: { $eq: ['$error_message', SUPERSEDED] } }, n: { $sum: 1 } } },
+        ])
+        .toArray();
+      const out = { pending: 0, sent: 0, success: 0, failed: 0, superseded: 0 };
+      for (const r of rows) {
+        out[r._id.status] += r.n;
+        if (r._id.superseded) out.superseded += r.n;
+      }
+      return out;
+    },
+    async failGroupPending(groupId, message, now) {
+      return failEach({ ...members(groupId), status: 'pending' }, message, now);
     },
     async expire(now) {
       const candidates = await c.commands.find({ status: 'pending', expires_at: { $lte: now } }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
@@ -179,19 +253,23 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     async requeue(id, now) {
       const current = await c.commands.findOne({ _id: id, status: 'sent' });
       if (!current) return undefined;
-      // sent → pending takes the (sn, sync_key) slot back so later changes coalesce into it. When a
-      // newer pending op already holds the slot (queued after this one was sent), the unique index
-      // refuses the write: that op carries the change, and this one is superseded instead.
-      const requeued = await unlessDuplicate(
+      // sent → pending takes the (sn, sync_key) slot back so later changes coalesce into it. An op
+      // for the same key queued after this one left pending carries a newer change, whatever its
+      // status (sent again, this stale op would undo it on the device); a newer pending op also
+      // makes the unique index refuse the write. Either way this one is superseded instead.
+      const newer = current.sync_key !== null
+        && (await c.commands.findOne({ location_id: current.location_id, sn: current.sn, sync_key: current.sync_key, _id: { $gt: id }, parent_id: null }, { projection: { _id: 1 } })) !== null;
+      const requeued = newer ? undefined : await unlessDuplicate(
         c.commands.findOneAndUpdate(
           { _id: id, status: 'sent' },
-          { $set: { status: 'pending', sent_at: null, updated_at: now, sync_slot: current.sync_key ?? own(id) }, $inc: { attempts: 1 } },
+          { $set: { status: 'pending', sent_at: null, result: null, response: null, updated_at: now, sync_slot: current.sync_key ?? own(id) }, $inc: { attempts: 1 } },
           { returnDocument: 'after' },
         ),
       );
       const doc = requeued === undefined
         ? await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: { status: 'failed', error_message: SUPERSEDED, updated_at: now } }, { returnDocument: 'after' })
         : requeued;
+      if (doc) await supersedeChildren(id, now);
       return maybe(doc, toCommand);
     },
     async children(parentId) {
@@ -200,16 +278,17 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     async progress(id, progress, now) {
       const set: Record<string, unknown> = { result: toJson(progress.result), updated_at: now };
       if (progress.response !== undefined) set['response'] = progress.response;
-      const doc = await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: set }, { returnDocument: 'after' });
+      const doc = await c.commands.findOneAndUpdate({ _id: id, $or: [{ status: 'sent' }, { composite: true, status: 'pending' }] }, { $set: set }, { returnDocument: 'after' });
       return maybe(doc, toCommand);
     },
     async retry(id, wire, now) {
       // sent → pending; API commands hold no sync key, so their slot is their own id.
       const doc = await c.commands.findOneAndUpdate(
         { _id: id, status: 'sent' },
-        { $set: { status: 'pending', sent_at: null, wire, updated_at: now, sync_slot: own(id) }, $inc: { attempts: 1 } },
+        { $set: { status: 'pending', wire, updated_at: now, sync_slot: own(id) }, $inc: { attempts: 1 } },
         { returnDocument: 'after' },
       );
+      if (doc) await supersedeChildren(id, now);
       return maybe(doc, toCommand);
     },
     async syncedPinsElsewhere(sn, locationId) {

@@ -7,14 +7,24 @@
  *     &w=majority&wtimeoutMS=5000&appName=biogate-eu1
  *
  * BioGate only adds defaults for options the URL leaves out (an options object would otherwise
- * win over the URL): `appName=biogate` and `serverSelectionTimeoutMS=10000`, so readiness fails
- * within seconds instead of the driver's 30 s when the database is unreachable.
+ * win over the URL), chosen so an outage is an answer, not a hang (issue #12, README "MongoDB"):
+ * - `serverSelectionTimeoutMS=1000`: with no reachable server an operation fails after 1 s (the
+ *   driver's default is 30 s) and the request gets 503 STORE_UNAVAILABLE;
+ * - `connectTimeoutMS=2000`: a connection attempt to a host that does not answer gives up;
+ * - `socketTimeoutMS=30000`: a server that accepted a request but never answers (hung, or a
+ *   silently dropped link) frees the request after 30 s instead of never;
+ * - `appName=biogate`.
  */
 import type { MongoClientOptions } from 'mongodb';
 
 export const DEFAULT_DATABASE = 'biogate';
 
-const DEFAULT_OPTIONS = { appName: 'biogate', serverSelectionTimeoutMS: 10_000 } as const satisfies MongoClientOptions;
+export const DEFAULT_OPTIONS = {
+  appName: 'biogate',
+  serverSelectionTimeoutMS: 1_000,
+  connectTimeoutMS: 2_000,
+  socketTimeoutMS: 30_000,
+} as const satisfies MongoClientOptions;
 
 /** Splits `mongodb[+srv]://[user@]hosts[/db][?query]` without WHATWG URL (it rejects host lists). */
 function parts(url: string): { database: string; query: string } {

@@ -5,17 +5,18 @@ import type { Ids } from './ids.js';
 import type { Collections, DeviceDoc } from './schema.js';
 import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';
 
-const toDevice = ({ _id, options, assigned_at, state, ...rest }: DeviceDoc): Device => ({
+const toDevice = ({ _id, options, assigned_at, state, allowed_networks, token_bound_at, ...rest }: DeviceDoc): Device => ({
   id: _id, ...rest, options: fromJson<Record<string, string>>(options), state: fromJson<DeviceState>(state), assigned_at: assigned_at ?? null,
+  allowed_networks: allowed_networks ?? null, token_bound_at: token_bound_at ?? null,
 });
 
-const SESSION_FIELDS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'state', 'last_seen', 'last_address'] as const satisfies readonly (keyof DeviceSessionPatch)[];
+const SESSION_FIELDS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'state', 'last_seen', 'last_address', 'token_bound_at'] as const satisfies readonly (keyof DeviceSessionPatch)[];
 
 const defaultName = (sn: string) => `Device ${sn}`;
 
 const blank = (id: number, sn: string, now: string): DeviceDoc => ({
   _id: id, serial_number: sn, name: defaultName(sn), location_id: null, registry_code: null, session_id: null, registered_at: null,
-  options: null, version: null, version_override: null, comm_key_hash: null, last_seen: null, last_address: null,
+  options: null, version: null, version_override: null, comm_key_hash: null, allowed_networks: null, token_bound_at: null, last_seen: null, last_address: null,
   created_at: now, updated_at: null,
 });
 
@@ -69,6 +70,7 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       if (input.name !== null) set.name = input.name;
       if (input.version_override !== undefined) set.version_override = input.version_override;
       if (input.comm_key_hash !== undefined) set.comm_key_hash = input.comm_key_hash;
+      if (input.allowed_networks !== undefined) set.allowed_networks = input.allowed_networks === null ? null : [...input.allowed_networks];
       return settle('device assign', async () => {
         // One single-document update conditioned on the owner being this location or nobody, so
         // two locations racing cannot both win. `$min` sets assigned_at when it is absent (an
@@ -98,10 +100,18 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       // the caller that unassigned it (a repeat finds nothing: idempotent).
       const before = await c.devices.findOneAndUpdate(
         { serial_number: sn, location_id: locationId },
-        { $set: { location_id: null, comm_key_hash: null, updated_at: now }, $unset: { assigned_at: '' } },
+        { $set: { location_id: null, comm_key_hash: null, allowed_networks: null, updated_at: now }, $unset: { assigned_at: '' } },
         { returnDocument: 'before' },
       );
       return maybe(before, toDevice);
+    },
+    async resetRegistration(locationId, sn, now) {
+      const doc = await c.devices.findOneAndUpdate(
+        { serial_number: sn, location_id: locationId },
+        { $set: { registry_code: null, session_id: null, token_bound_at: null, updated_at: now } },
+        { returnDocument: 'after' },
+      );
+      return maybe(doc, toDevice);
     },
     async updateSession(sn, patch, now) {
       const set: Record<string, unknown> = {};

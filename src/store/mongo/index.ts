@@ -6,18 +6,30 @@
  * every port method is one atomic single-document write or an idempotent sequence of them whose
  * order is chosen so that a crash leaves nothing half-done (comments at each such method).
  * No change streams. Indexes and id counters are created at startup, idempotently.
+ *
+ * Outages (issue #12): `isMongoUnavailable` tells src/store/open.ts which driver errors mean "the
+ * database cannot be reached" (mapped there to 503 STORE_UNAVAILABLE for every port method), and
+ * `ping()` answers from the driver's topology view at once while no server is reachable.
  */
 import { MongoClient } from 'mongodb';
 import type { Store } from '../types.js';
 import { mongoAttendance } from './attendance.js';
 import { mongoCommands } from './commands.js';
 import { clientOptions, databaseName } from './connect.js';
+import { mongoDeviceRecords } from './device-records.js';
 import { mongoDevices } from './devices.js';
 import { ensureCounters, idAllocator } from './ids.js';
 import { mongoLocations, mongoTokens } from './locations.js';
 import { collections, COUNTERS, ensureIndexes } from './schema.js';
 import { mongoTemplates } from './templates.js';
 import { mongoUsers } from './users.js';
+import { mongoJobs, mongoSyncOutbox } from './sync-state.js';
+import { MongoUnreachableError, trackReachability } from './unavailable.js';
+
+export { isMongoUnavailable } from './unavailable.js';
+
+/** How long a readiness ping may take while the server is believed reachable. */
+const PING_TIMEOUT_MS = 1_000;
 
 export async function openMongoStore(url: string): Promise<Store> {
   const client = new MongoClient(url, clientOptions(url));
@@ -33,6 +45,9 @@ export async function openMongoStore(url: string): Promise<Store> {
       throw e;
     });
   const ids = idAllocator(c.counters);
+  const reach = trackReachability(client);
+  /** One background ping at a time while down: server selection makes the driver re-check at once. */
+  let probing: Promise<unknown> | undefined;
   let closed = false;
   return {
     kind: 'mongodb',
@@ -43,13 +58,22 @@ export async function openMongoStore(url: string): Promise<Store> {
     devices: mongoDevices(c, ids),
     commands: mongoCommands(c, ids),
     attendance: mongoAttendance(c, ids),
+    deviceRecords: mongoDeviceRecords(c, ids),
+    syncOutbox: mongoSyncOutbox(c),
+    jobs: mongoJobs(c),
     async ping() {
       if (closed) throw new Error('store is closed');
-      await db.command({ ping: 1 });
+      if (!reach.isUp) {
+        // [issue #12] unready at once; the probe lets the driver notice the server is back.
+        probing ??= db.command({ ping: 1 }).catch(() => undefined).finally(() => (probing = undefined));
+        throw new MongoUnreachableError();
+      }
+      await db.command({ ping: 1 }, { timeoutMS: PING_TIMEOUT_MS });
     },
     async close() {
       if (closed) return;
       closed = true;
+      reach.stop();
       await client.close();
     },
   };

@@ -4,13 +4,13 @@ import type { Ids } from './ids.js';
 import { maybe } from './util.js';
 import type { Collections, LocationDoc, TokenDoc } from './schema.js';
 
-const toLocation = ({ _id, ...rest }: LocationDoc): Location => ({ id: _id, ...rest });
+const toLocation = ({ _id, require_comm_key, ...rest }: LocationDoc): Location => ({ id: _id, ...rest, require_comm_key: require_comm_key ?? false });
 const toToken = ({ _id, ...rest }: TokenDoc): Token => ({ id: _id, ...rest });
 
 export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
   return {
     async create(input, now) {
-      const doc: LocationDoc = { _id: await ids('locations'), name: input.name, timezone: input.timezone, is_active: true, created_at: now, updated_at: null };
+      const doc: LocationDoc = { _id: await ids('locations'), name: input.name, timezone: input.timezone, is_active: true, require_comm_key: input.require_comm_key ?? false, created_at: now, updated_at: null };
       await c.locations.insertOne(doc);
       return toLocation(doc);
     },
@@ -29,6 +29,7 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.timezone !== undefined) set.timezone = patch.timezone;
       if (patch.is_active !== undefined) set.is_active = patch.is_active;
+      if (patch.require_comm_key !== undefined) set.require_comm_key = patch.require_comm_key;
       if (Object.keys(set).length === 0) return this.get(id);
       const doc = await c.locations.findOneAndUpdate({ _id: id }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
       return maybe(doc, toLocation);

@@ -3,7 +3,7 @@
  *
  * Documents keep the port's field names; `_id` is the integer id from `counters`. Sharding (see
  * DESIGN.md "Scale-out"): `locations`, `tokens`, `devices` and `counters` stay unsharded (looked up by
- * id, token hash or serial number); `users`, `templates`, `commands` and `attendance` shard on
+ * id, token hash or serial number); `users`, `templates`, `commands`, `attendance` and `device_records` shard on
  * `location_id` and every unique index of theirs starts with it; `attendance_keys` shards on
  * `{ _id: 'hashed' }` (its only unique key is `_id`).
  *
@@ -19,13 +19,17 @@ import type { Attendance, Command, Device, Location, Template, Token, User } fro
 /** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
 type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };
 
-export type LocationDoc = Stored<Location>;
+/** `require_comm_key` is absent on documents written before it existed (false). */
+export type LocationDoc = Omit<Stored<Location>, 'require_comm_key'> & { require_comm_key?: boolean };
 export type TokenDoc = Stored<Token>;
 export type UserDoc = Stored<User>;
 export type TemplateDoc = Stored<Template>;
 /** `options` is JSON text; `assigned_at` is absent (not null) while unassigned, see devices.ts assign. */
 /** `state` is JSON text too, and absent on documents written before it existed. */
-export type DeviceDoc = Omit<Stored<Device>, 'options' | 'assigned_at' | 'state'> & { options: string | null; assigned_at?: string; state?: string | null };
+/** `allowed_networks` and `token_bound_at` are absent on documents written before they existed. */
+export type DeviceDoc = Omit<Stored<Device>, 'options' | 'assigned_at' | 'state' | 'allowed_networks' | 'token_bound_at'> & {
+  options: string | null; assigned_at?: string; state?: string | null; allowed_networks?: string[] | null; token_bound_at?: string | null;
+};
 export type AttendanceDoc = Stored<Attendance>;
 
 /**
@@ -36,11 +40,15 @@ export type AttendanceDoc = Stored<Attendance>;
  *   (`location_id`, `sn`) → at most one pending op per (device, sync key). Every write that moves a
  *   command out of `pending` sets it back to `#<id>` in the same single-document update.
  */
-export type CommandDoc = Omit<Stored<Command>, 'params' | 'result'> & {
+export type CommandDoc = Omit<Stored<Command>, 'params' | 'result' | 'group_id'> & {
   params: string | null;
   result: string | null;
   idem: string;
   sync_slot: string;
+  /** Absent on documents written before groups existed. */
+  group_id?: number | null;
+  /** Present (true) only on a composite record, which never enters the mailbox. */
+  composite?: true;
 };
 
 /** Dedup record of one attendance punch; `_id` is the dedup key (see attendance.ts). */
@@ -48,6 +56,35 @@ export interface AttendanceKeyDoc {
   _id: string;
   location_id: number;
   attendance_id: number;
+}
+
+/** A record kept raw (DeviceRecord, issue #18); `table_key` is the lower-cased table name. */
+export interface DeviceRecordDoc {
+  _id: number;
+  location_id: number;
+  sn: string;
+  table: string;
+  table_key: string;
+  source: 'upload' | 'query';
+  cmd_id: string | null;
+  record: string;
+  received_at: string;
+}
+
+/** A sync outbox entry (OutboxEntry); `_id` is `<location_id>:<pin>`. */
+export interface OutboxDoc {
+  _id: string;
+  location_id: number;
+  pin: number;
+  rev: string;
+  since: string;
+}
+
+/** A job's high-water mark (JobState); `_id` is the job name. Unsharded, like counters. */
+export interface JobDoc {
+  _id: string;
+  mark: string;
+  updated_at: string;
 }
 
 export interface CounterDoc {
@@ -64,7 +101,10 @@ export interface Collections {
   readonly commands: Collection<CommandDoc>;
   readonly attendance: Collection<AttendanceDoc>;
   readonly attendanceKeys: Collection<AttendanceKeyDoc>;
+  readonly deviceRecords: Collection<DeviceRecordDoc>;
   readonly counters: Collection<CounterDoc>;
+  readonly syncOutbox: Collection<OutboxDoc>;
+  readonly jobs: Collection<JobDoc>;
 }
 
 export function collections(db: Db): Collections {
@@ -77,12 +117,15 @@ export function collections(db: Db): Collections {
     commands: db.collection<CommandDoc>('commands'),
     attendance: db.collection<AttendanceDoc>('attendance'),
     attendanceKeys: db.collection<AttendanceKeyDoc>('attendance_keys'),
+    deviceRecords: db.collection<DeviceRecordDoc>('device_records'),
     counters: db.collection<CounterDoc>('counters'),
+    syncOutbox: db.collection<OutboxDoc>('sync_outbox'),
+    jobs: db.collection<JobDoc>('job_state'),
   };
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
-const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations'>, IndexDescription[]>> = {
+const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs'>, IndexDescription[]>> = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
     { name: 'location', key: { location_id: 1, _id: 1 } },
@@ -107,6 +150,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'status_expires_at', key: { status: 1, expires_at: 1 } },
     { name: 'parent', key: { parent_id: 1, _id: 1 } },
     { name: 'status_updated_at', key: { status: 1, updated_at: 1 } },
+    { name: 'group_status', key: { group_id: 1, status: 1 } },
   ],
   attendance: [
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
@@ -115,10 +159,18 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
   attendanceKeys: [
     { name: 'attendance_id', key: { attendance_id: 1 } },
   ],
+  deviceRecords: [
+    { name: 'location_sn_table_time', key: { location_id: 1, sn: 1, table_key: 1, received_at: -1, _id: -1 } },
+    { name: 'received_at', key: { received_at: 1 } },
+  ],
+  syncOutbox: [
+    { name: 'location_pin', key: { location_id: 1, pin: 1 } },
+    { name: 'since', key: { since: 1 } },
+  ],
 };
 
 /** Counters hold the last id handed out per collection. */
-export const COUNTERS = ['locations', 'tokens', 'users', 'templates', 'devices', 'commands', 'attendance'] as const;
+export const COUNTERS = ['locations', 'tokens', 'users', 'templates', 'devices', 'commands', 'attendance', 'device_records'] as const;
 export type CounterName = (typeof COUNTERS)[number];
 
 /** Creates every index (idempotent); run at startup by every node. */

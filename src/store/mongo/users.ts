@@ -1,8 +1,9 @@
 /** Users of a location (sharded on location_id; unique (location_id, pin)). */
-import type { Filter } from 'mongodb';
+import type { Collection, Filter } from 'mongodb';
 import type { UpsertResult, User, UserFields, UsersPort } from '../types.js';
-import type { Ids } from './ids.js';
+import { catchUp, isIdCollision, type Ids } from './ids.js';
 import type { Collections, UserDoc } from './schema.js';
+import { outboxMarker } from './sync-state.js';
 import { containsAny, ignoreDuplicates, mapLimit, maybe, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
 
 export const toUser = ({ _id, ...rest }: UserDoc): User => ({ id: _id, ...rest });
@@ -25,6 +26,9 @@ const newUser = (id: number, locationId: number, pin: number, set: Partial<UserD
 
 export function mongoUsers(c: Collections, ids: Ids): UsersPort {
   const byPin = (locationId: number, pin: number) => ({ location_id: locationId, pin });
+  // Every write marks the sync outbox BEFORE it changes a user (no transactions: see sync-state.ts)
+  // and takes back the entries it created for users it left unchanged.
+  const outbox = outboxMarker(c);
 
   /**
    * One user, atomic per document, no transaction:
@@ -45,7 +49,18 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       const existing = await c.users.findOne(byPin(locationId, pin));
       if (existing) return { user: toUser(existing), created: false, changed: false };
       const doc = newUser(await ids('users'), locationId, pin, set, now);
-      return unlessDuplicate(c.users.insertOne(doc).then(() => ({ user: toUser(doc), created: true, changed: true })));
+      return c.users.insertOne(doc).then(
+        () => ({ user: toUser(doc), created: true, changed: true }),
+        async (e: unknown) => {
+          // A taken _id (a counter behind its collection) is not a concurrent create of this pin:
+          // move the counter past the collection; the next attempt takes a fresh id.
+          if (isIdCollision(e)) {
+            await catchUp(c.counters, c.users as unknown as Collection<{ _id: number }>, 'users');
+            return undefined;
+          }
+          return unlessDuplicate(Promise.reject(e));
+        },
+      );
     });
   };
 
@@ -98,8 +113,14 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
   };
 
   return {
-    upsert: upsertOne,
+    async upsert(locationId, pin, fields, now) {
+      const created = await outbox.mark(locationId, [pin], now);
+      const r = await upsertOne(locationId, pin, fields, now);
+      await outbox.unmark(locationId, created, () => r.changed);
+      return r;
+    },
     async upsertMany(locationId, items, now) {
+      const created = await outbox.mark(locationId, items.map((i) => i.pin), now);
       // A pin that repeats waits for its earlier item (rounds of distinct pins), so a later item
       // always sees the earlier one's result, as if run in order.
       const out: UpsertResult[] = new Array<UpsertResult>(items.length);
@@ -116,6 +137,8 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         const results = await upsertDistinct(locationId, round, now);
         round.forEach((i, k) => (out[i.index] = results[k] as UpsertResult));
       }
+      const changed = new Set(out.filter((r) => r.changed).map((r) => r.user.pin));
+      await outbox.unmark(locationId, created, (pin) => changed.has(pin));
       return out;
     },
     async get(locationId, pin) {
@@ -145,8 +168,10 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     async count(locationId) {
       return c.users.countDocuments({ location_id: locationId });
     },
-    async delete(locationId, pin) {
+    async delete(locationId, pin, now = new Date().toISOString()) {
       if (!(await c.users.findOne(byPin(locationId, pin)))) return undefined;
+      // The outbox entry first: it outlives the user until the user.delete ops are queued.
+      const created = await outbox.mark(locationId, [pin], now);
       // Order without a transaction: templates first, then the user, then templates once more.
       // - A crash after the first step leaves a user without templates: still visible, and the
       //   retried DELETE finishes the job. The other order could leave orphan templates that a
@@ -157,17 +182,22 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
       const deleted = await c.users.findOneAndDelete(byPin(locationId, pin));
       await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
+      await outbox.unmark(locationId, created, () => deleted !== null);
       return maybe(deleted, toUser);
     },
     async deactivate(locationId, pins, now) {
       const query: Filter<UserDoc> = { location_id: locationId, is_active: true };
       if (pins !== null) query.pin = { $in: [...pins] };
       const candidates = await c.users.find(query, { projection: { pin: 1 } }).sort({ pin: 1 }).toArray();
+      const created = await outbox.mark(locationId, candidates.map((u) => u.pin), now);
       // One conditional update per user: only the users this call switched off are returned.
       const switched = await mapLimit(candidates, PARALLEL, (u) =>
         c.users.findOneAndUpdate({ ...byPin(locationId, u.pin), is_active: true }, { $set: { is_active: false, updated_at: now } }, { returnDocument: 'after' }),
       );
-      return switched.filter((d): d is NonNullable<typeof d> => d !== null).map(toUser);
+      const out = switched.filter((d): d is NonNullable<typeof d> => d !== null).map(toUser);
+      const off = new Set(out.map((u) => u.pin));
+      await outbox.unmark(locationId, created, (pin) => off.has(pin));
+      return out;
     },
     async activePins(locationId) {
       const docs = await c.users.find({ location_id: locationId, is_active: true }, { projection: { pin: 1 } }).sort({ pin: 1 }).toArray();

@@ -1,4 +1,4 @@
-import type { Command, CommandStatus, CommandsPort, NewCommand } from '../types.js';
+import { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
 import { json, type Db } from './db.js';
 import { lastSyncedElsewhere } from '../sync-history.js';
 
@@ -23,29 +23,41 @@ const toCommand = (r: Row): Command => ({
   attempts: r['attempts'] as number,
   parent_id: (r['parent_id'] as number | null) ?? null,
   wire: (r['wire'] as string | null) ?? null,
+  group_id: (r['group_id'] as number | null) ?? null,
   created_by_token_id: (r['created_by_token_id'] as number | null) ?? null,
   idempotency_key: (r['idempotency_key'] as string | null) ?? null,
   created_at: r['created_at'] as string,
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
-/** error_message of a sent sync op that a newer pending op for the same key replaced (see requeue). */
-const SUPERSEDED = 'superseded by a newer pending sync op';
 
 const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 
 export function sqliteCommands(db: Db): CommandsPort {
   const insert = db.prepare(
-    `INSERT INTO commands (location_id, sn, command, params, priority, origin, status, expires_at, sync_key, parent_id, created_by_token_id, idempotency_key, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?) RETURNING *`,
+    `INSERT INTO commands (location_id, sn, command, params, priority, origin, status, expires_at, sync_key, parent_id, created_by_token_id, idempotency_key, group_id, composite, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
   );
+  // A composite's group is its own id, known once the row exists.
+  const ownGroup = db.prepare('UPDATE commands SET group_id = id WHERE id = ? RETURNING *');
+  // Child lines of an attempt that will not be answered any more (requeue, retry, unclaim).
+  const supersedeChildren = db.prepare(
+    `UPDATE commands SET status = 'failed', error_message = '${ATTEMPT_SUPERSEDED}', updated_at = ? WHERE parent_id = ? AND status IN ('pending', 'sent')`,
+  );
+  const failPendingOne = db.prepare("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING *");
+  const unclaimOne = db.prepare(
+    "UPDATE commands SET status = 'pending', sent_at = NULL, result = CASE WHEN composite = 1 THEN result END, response = NULL, updated_at = ? WHERE id = ? AND status = 'sent' AND sent_at = ? RETURNING *",
+  );
+  const groupOpen = db.prepare("SELECT 1 FROM commands WHERE group_id = ? AND status IN ('pending', 'sent') AND composite = 0 LIMIT 1");
+  const groupCount = db.prepare('SELECT status, error_message, COUNT(*) AS n FROM commands WHERE group_id = ? AND composite = 0 GROUP BY status, error_message');
   const byId = db.prepare('SELECT * FROM commands WHERE id = ?');
-  const pendingSync = db.prepare("SELECT id FROM commands WHERE sn = ? AND sync_key = ? AND status = 'pending'");
-  const requeue = db.prepare("UPDATE commands SET status = 'pending', sent_at = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
+  // An op for the same (device, key) queued after this one left pending carries a newer change.
+  const newerSync = db.prepare('SELECT 1 FROM commands WHERE sn = ? AND sync_key = ? AND id > ? AND parent_id IS NULL LIMIT 1');
+  const requeue = db.prepare("UPDATE commands SET status = 'pending', sent_at = NULL, result = NULL, response = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
   const supersede = db.prepare(`UPDATE commands SET status = 'failed', error_message = '${SUPERSEDED}', updated_at = ? WHERE id = ? RETURNING *`);
   // Statements on the delivery path are prepared once (preparing costs more than running them).
-  const countPendingAll = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL");
-  const countPendingOf = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND origin = ?");
+  const countPendingAll = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0");
+  const countPendingOf = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?");
   const childrenOf = db.prepare('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
   const finishOne = db.prepare(
     `UPDATE commands SET status = ?, response = ?, error_message = ?, result = ?, acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END, updated_at = ?
@@ -58,30 +70,30 @@ export function sqliteCommands(db: Db): CommandsPort {
   };
   const insertArgs = (c: NewCommand, now: string) => [
     c.location_id, c.sn, c.command, jsonOrNull(c.params), c.priority, c.origin, c.expires_at,
-    c.sync_key ?? null, c.parent_id ?? null, c.created_by_token_id ?? null, c.idempotency_key ?? null, now,
+    c.sync_key ?? null, c.parent_id ?? null, c.created_by_token_id ?? null, c.idempotency_key ?? null, c.group_id ?? null, c.composite ? 1 : 0, now,
   ];
   return {
     async create(input, now) {
-      return toCommand(insert.get(...insertArgs(input, now)) as Row);
+      if (!input.composite) return toCommand(insert.get(...insertArgs(input, now)) as Row);
+      return db.transaction(() => toCommand(ownGroup.get((insert.get(...insertArgs(input, now)) as Row)['id']) as Row)).immediate();
     },
     async enqueueSync(ops, now) {
       const replace = db.prepare(
-        `UPDATE commands SET command = ?, params = ?, priority = ?, expires_at = ?, updated_at = ?
+        `UPDATE commands SET command = ?, params = ?, priority = ?, expires_at = ?, group_id = COALESCE(group_id, ?), updated_at = ?
          WHERE sn = ? AND sync_key = ? AND status = 'pending'`,
       );
-      let created = 0;
+      const inserted: Command[] = [];
       let replaced = 0;
       db.transaction(() => {
         for (const op of ops) {
-          if (op.sync_key && replace.run(op.command, jsonOrNull(op.params), op.priority, op.expires_at, now, op.sn, op.sync_key).changes > 0) {
+          if (op.sync_key && replace.run(op.command, jsonOrNull(op.params), op.priority, op.expires_at, op.group_id ?? null, now, op.sn, op.sync_key).changes > 0) {
             replaced++;
             continue;
           }
-          insert.run(...insertArgs(op, now));
-          created++;
+          inserted.push(toCommand(insert.get(...insertArgs(op, now)) as Row));
         }
       }).immediate();
-      return { created, replaced };
+      return { created: inserted.length, replaced, inserted };
     },
     async get(locationId, id) {
       return one('SELECT * FROM commands WHERE id = ? AND location_id = ? AND parent_id IS NULL', id, locationId);
@@ -107,7 +119,7 @@ export function sqliteCommands(db: Db): CommandsPort {
     },
     async pending(sn, limit) {
       const rows = db
-        .prepare("SELECT * FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL ORDER BY priority DESC, id ASC LIMIT ?")
+        .prepare("SELECT * FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT ?")
         .all(sn, limit) as Row[];
       return rows.map(toCommand);
     },
@@ -124,11 +136,44 @@ export function sqliteCommands(db: Db): CommandsPort {
         .get(outcome.status, outcome.response ?? null, outcome.error_message ?? null, jsonOrNull(outcome.result), now, now, id) as Row | undefined;
       return r && toCommand(r);
     },
+    async failIfPending(id, message, now) {
+      const r = failPendingOne.get(message, now, id) as Row | undefined;
+      return r && toCommand(r);
+    },
+    async unclaim(ids, sentAt, now) {
+      return db
+        .transaction(() =>
+          ids.flatMap((id) => {
+            const r = unclaimOne.get(now, id, sentAt) as Row | undefined;
+            if (!r) return [];
+            supersedeChildren.run(now, id);
+            return [toCommand(r)];
+          }),
+        )
+        .immediate();
+    },
+    async groupOutstanding(groupId) {
+      return groupOpen.get(groupId) !== undefined;
+    },
+    async groupCounts(groupId) {
+      const out = { pending: 0, sent: 0, success: 0, failed: 0, superseded: 0 };
+      for (const r of groupCount.all(groupId) as { status: CommandStatus; error_message: string | null; n: number }[]) {
+        out[r.status] += r.n;
+        if (r.status === 'failed' && r.error_message === SUPERSEDED) out.superseded += r.n;
+      }
+      return out;
+    },
+    async failGroupPending(groupId, message, now) {
+      const rows = db
+        .prepare("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE group_id = ? AND status = 'pending' AND composite = 0 RETURNING *")
+        .all(message, now, groupId) as Row[];
+      return rows.map(toCommand);
+    },
     async failPendingFor(sn, message, now) {
       const rows = db
-        .prepare("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE sn = ? AND status = 'pending' RETURNING id")
-        .all(message, now, sn) as { id: number }[];
-      return rows.map((r) => r.id);
+        .prepare("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE sn = ? AND status = 'pending' RETURNING *")
+        .all(message, now, sn) as Row[];
+      return rows.map(toCommand);
     },
     async expire(now) {
       const rows = db
@@ -144,11 +189,13 @@ export function sqliteCommands(db: Db): CommandsPort {
         .transaction(() => {
           const current = byId.get(id) as Row | undefined;
           if (current?.['status'] !== 'sent') return undefined;
-          // A pending op with the same (sn, sync_key) already carries a newer change (enqueueSync
-          // queued it after this one was sent): requeueing would break the one-pending-op-per-key
-          // rule (commands_sync_pending), so this op is superseded instead.
-          const superseded = current['sync_key'] !== null && pendingSync.get(current['sn'], current['sync_key']) !== undefined;
+          // An op with the same (sn, sync_key) queued after this one left pending carries a newer
+          // change, whatever its status: sent again, this stale op would undo it on the device (a
+          // delete re-run after the newer upsert succeeded). It is superseded instead; this also
+          // keeps the one-pending-op-per-key rule (commands_sync_pending).
+          const superseded = current['sync_key'] !== null && newerSync.get(current['sn'], current['sync_key'], id) !== undefined;
           const r = (superseded ? supersede : requeue).get(now, id) as Row;
+          supersedeChildren.run(now, id);
           return toCommand(r);
         })
         .immediate();
@@ -160,10 +207,16 @@ export function sqliteCommands(db: Db): CommandsPort {
       const sets = ['result = ?', 'updated_at = ?'];
       const args: unknown[] = [jsonOrNull(progress.result), now];
       if (progress.response !== undefined) { sets.push('response = ?'); args.push(progress.response); }
-      return one(`UPDATE commands SET ${sets.join(', ')} WHERE id = ? AND status = 'sent' RETURNING *`, ...args, id);
+      return one(`UPDATE commands SET ${sets.join(', ')} WHERE id = ? AND (status = 'sent' OR (composite = 1 AND status = 'pending')) RETURNING *`, ...args, id);
     },
     async retry(id, wire, now) {
-      return one("UPDATE commands SET status = 'pending', sent_at = NULL, wire = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'sent' RETURNING *", wire, now, id);
+      return db
+        .transaction(() => {
+          const r = one("UPDATE commands SET status = 'pending', wire = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'sent' RETURNING *", wire, now, id);
+          if (r) supersedeChildren.run(now, id);
+          return r;
+        })
+        .immediate();
     },
     async syncedPinsElsewhere(sn, locationId) {
       const rows = db

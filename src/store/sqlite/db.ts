@@ -37,5 +37,16 @@ export function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * SQLite result codes that mean "the database cannot be used right now" rather than a bad request or
+ * a bug: another process holds the lock past busy_timeout (BUSY, LOCKED), the disk or file system
+ * fails (IOERR_*, FULL, CANTOPEN, PROTOCOL). src/store/open.ts maps them to 503 STORE_UNAVAILABLE.
+ */
+const UNAVAILABLE_CODE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|PROTOCOL)(_|$)/;
+
+export function isSqliteUnavailable(err: unknown): boolean {
+  return err instanceof Database.SqliteError && UNAVAILABLE_CODE.test(err.code);
+}
+
 export const bool = (v: unknown): boolean => v === 1 || v === true;
 export const json = <T>(v: unknown): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : null);

@@ -15,6 +15,8 @@ const toDevice = (r: Row): Device => ({
   version: (r['version'] as Device['version']) ?? null,
   version_override: (r['version_override'] as Device['version']) ?? null,
   comm_key_hash: (r['comm_key_hash'] as string | null) ?? null,
+  allowed_networks: json<string[]>(r['allowed_networks']),
+  token_bound_at: (r['token_bound_at'] as string | null) ?? null,
   state: json<DeviceState>(r['state']),
   last_seen: (r['last_seen'] as string | null) ?? null,
   last_address: (r['last_address'] as string | null) ?? null,
@@ -23,8 +25,10 @@ const toDevice = (r: Row): Device => ({
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
-const SESSION_COLUMNS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'state', 'last_seen', 'last_address'] as const;
+const SESSION_COLUMNS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'state', 'last_seen', 'last_address', 'token_bound_at'] as const;
 const JSON_COLUMNS = new Set<string>(['options', 'state']);
+
+const networks = (list: readonly string[] | null | undefined): string | null => (list ? JSON.stringify(list) : null);
 
 export function sqliteDevices(db: Db): DevicesPort {
   const bySerial = db.prepare('SELECT * FROM devices WHERE serial_number = ?');
@@ -74,8 +78,8 @@ export function sqliteDevices(db: Db): DevicesPort {
           const existing = bySerial.get(sn) as Row | undefined;
           if (!existing) {
             const r = db
-              .prepare('INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, assigned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *')
-              .get(sn, input.name ?? defaultName(sn), locationId, input.version_override ?? null, input.comm_key_hash ?? null, now, now) as Row;
+              .prepare('INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, allowed_networks, assigned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *')
+              .get(sn, input.name ?? defaultName(sn), locationId, input.version_override ?? null, input.comm_key_hash ?? null, networks(input.allowed_networks), now, now) as Row;
             return { outcome: 'assigned' as const, device: toDevice(r) };
           }
           const owner = existing['location_id'] as number | null;
@@ -85,6 +89,7 @@ export function sqliteDevices(db: Db): DevicesPort {
           if (input.name !== null) { sets.push('name = ?'); args.push(input.name); }
           if (input.version_override !== undefined) { sets.push('version_override = ?'); args.push(input.version_override); }
           if (input.comm_key_hash !== undefined) { sets.push('comm_key_hash = ?'); args.push(input.comm_key_hash); }
+          if (input.allowed_networks !== undefined) { sets.push('allowed_networks = ?'); args.push(networks(input.allowed_networks)); }
           if (owner === null) { sets.push('assigned_at = ?'); args.push(now); }
           const r = db.prepare(`UPDATE devices SET ${sets.join(', ')} WHERE id = ? RETURNING *`).get(...args, existing['id']) as Row;
           return { outcome: owner === null ? ('assigned' as const) : ('already' as const), device: toDevice(r) };
@@ -98,10 +103,16 @@ export function sqliteDevices(db: Db): DevicesPort {
         .transaction(() => {
           const before = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as Row | undefined;
           if (!before) return undefined;
-          db.prepare('UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, updated_at = ? WHERE id = ?').run(now, before['id']);
+          db.prepare('UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ? WHERE id = ?').run(now, before['id']);
           return toDevice(before);
         })
         .immediate();
+    },
+    async resetRegistration(locationId, sn, now) {
+      const r = db
+        .prepare('UPDATE devices SET registry_code = NULL, session_id = NULL, token_bound_at = NULL, updated_at = ? WHERE serial_number = ? AND location_id = ? RETURNING *')
+        .get(now, sn, locationId) as Row | undefined;
+      return r && toDevice(r);
     },
     async updateSession(sn, patch, now) {
       const sets: string[] = [];

@@ -3,9 +3,11 @@ import type { Store } from '../types.js';
 import { sqliteAttendance } from './attendance.js';
 import { sqliteCommands } from './commands.js';
 import { openDatabase } from './db.js';
+import { sqliteDeviceRecords } from './device-records.js';
 import { sqliteDevices } from './devices.js';
 import { sqliteLocations, sqliteTokens } from './locations.js';
 import { sqliteTemplates, sqliteUsers } from './users.js';
+import { sqliteJobs, sqliteSyncOutbox } from './sync-state.js';
 
 export function openSqliteStore(path: string): Store {
   const db = openDatabase(path);
@@ -19,6 +21,9 @@ export function openSqliteStore(path: string): Store {
     devices: sqliteDevices(db),
     commands: sqliteCommands(db),
     attendance: sqliteAttendance(db),
+    deviceRecords: sqliteDeviceRecords(db),
+    syncOutbox: sqliteSyncOutbox(db),
+    jobs: sqliteJobs(db),
     async ping() {
       if (closed) throw new Error('store is closed');
       db.prepare('SELECT 1').get();

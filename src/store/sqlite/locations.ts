@@ -8,16 +8,17 @@ const toLocation = (r: Row): Location => ({
   name: r['name'] as string,
   timezone: r['timezone'] as string,
   is_active: bool(r['is_active']),
+  require_comm_key: bool(r['require_comm_key']),
   created_at: r['created_at'] as string,
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
 export function sqliteLocations(db: Db): LocationsPort {
   const get = db.prepare('SELECT * FROM locations WHERE id = ?');
-  const insert = db.prepare('INSERT INTO locations (name, timezone, is_active, created_at) VALUES (?, ?, 1, ?) RETURNING *');
+  const insert = db.prepare('INSERT INTO locations (name, timezone, is_active, require_comm_key, created_at) VALUES (?, ?, 1, ?, ?) RETURNING *');
   return {
     async create(input, now) {
-      return toLocation(insert.get(input.name, input.timezone, now) as Row);
+      return toLocation(insert.get(input.name, input.timezone, input.require_comm_key ? 1 : 0, now) as Row);
     },
     async get(id) {
       const r = get.get(id) as Row | undefined;
@@ -35,6 +36,7 @@ export function sqliteLocations(db: Db): LocationsPort {
       if (patch.name !== undefined) { sets.push('name = ?'); args.push(patch.name); }
       if (patch.timezone !== undefined) { sets.push('timezone = ?'); args.push(patch.timezone); }
       if (patch.is_active !== undefined) { sets.push('is_active = ?'); args.push(patch.is_active ? 1 : 0); }
+      if (patch.require_comm_key !== undefined) { sets.push('require_comm_key = ?'); args.push(patch.require_comm_key ? 1 : 0); }
       if (sets.length === 0) return this.get(id);
       const r = db.prepare(`UPDATE locations SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, id) as Row | undefined;
       return r && toLocation(r);

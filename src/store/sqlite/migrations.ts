@@ -140,4 +140,60 @@ CREATE INDEX attendance_timestamp ON attendance(timestamp);
 CREATE INDEX commands_finished ON commands(status, updated_at);
 `,
   },
+  {
+    version: 3,
+    name: 'device trust: IP allow-list, registration token binding; location require_comm_key',
+    sql: `
+ALTER TABLE devices ADD COLUMN allowed_networks TEXT;
+ALTER TABLE devices ADD COLUMN token_bound_at TEXT;
+ALTER TABLE locations ADD COLUMN require_comm_key INTEGER NOT NULL DEFAULT 0;
+`,
+  },
+  {
+    version: 4,
+    name: 'sync outbox, job state',
+    sql: `
+CREATE TABLE sync_outbox (
+  location_id INTEGER NOT NULL,
+  pin INTEGER NOT NULL,
+  rev TEXT NOT NULL,
+  since TEXT NOT NULL,
+  PRIMARY KEY (location_id, pin)
+);
+CREATE INDEX sync_outbox_since ON sync_outbox(since);
+CREATE TABLE job_state (
+  name TEXT PRIMARY KEY,
+  mark TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+`,
+  },
+  {
+    version: 5,
+    name: 'command groups (composite presets)',
+    sql: `
+ALTER TABLE commands ADD COLUMN group_id INTEGER;
+ALTER TABLE commands ADD COLUMN composite INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX commands_group ON commands(group_id, status) WHERE group_id IS NOT NULL;
+`,
+  },
+  {
+    version: 6,
+    name: 'device records kept raw (issue #18)',
+    sql: `
+CREATE TABLE device_records (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL,
+  sn TEXT NOT NULL,
+  table_name TEXT NOT NULL,
+  table_key TEXT NOT NULL,
+  source TEXT NOT NULL,
+  cmd_id TEXT,
+  record TEXT NOT NULL,
+  received_at TEXT NOT NULL
+);
+CREATE INDEX device_records_list ON device_records(location_id, sn, table_key, received_at, id);
+CREATE INDEX device_records_received ON device_records(received_at);
+`,
+  },
 ];

@@ -1,5 +1,6 @@
 import type { Template, TemplatesPort, UpsertResult, User, UserFields, UsersPort } from '../types.js';
 import { bool, likePattern, type Db } from './db.js';
+import { outboxMarker } from './sync-state.js';
 
 type Row = Record<string, unknown>;
 
@@ -35,6 +36,13 @@ export function sqliteUsers(db: Db): UsersPort {
      VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @created_at) RETURNING *`,
   );
 
+  const mark = outboxMarker(db);
+  /** Every changed user marks the sync outbox in the same transaction as the change. */
+  const marked = (r: UpsertResult, now: string): UpsertResult => {
+    if (r.changed) mark(r.user.location_id, r.user.pin, now);
+    return r;
+  };
+
   const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): UpsertResult => {
     const existing = get.get(locationId, pin) as Row | undefined;
     if (!existing) {
@@ -63,11 +71,11 @@ export function sqliteUsers(db: Db): UsersPort {
 
   return {
     async upsert(locationId, pin, fields, now) {
-      return db.transaction(() => upsertOne(locationId, pin, fields, now)).immediate();
+      return db.transaction(() => marked(upsertOne(locationId, pin, fields, now), now)).immediate();
     },
     async upsertMany(locationId, items, now) {
       // One SQLite transaction for speed; each item is still a self-contained upsert.
-      return db.transaction(() => items.map((i) => upsertOne(locationId, i.pin, i.fields, now))).immediate();
+      return db.transaction(() => items.map((i) => marked(upsertOne(locationId, i.pin, i.fields, now), now))).immediate();
     },
     async get(locationId, pin) {
       const r = get.get(locationId, pin) as Row | undefined;
@@ -108,11 +116,12 @@ export function sqliteUsers(db: Db): UsersPort {
     async count(locationId) {
       return (db.prepare('SELECT COUNT(*) AS n FROM users WHERE location_id = ?').get(locationId) as { n: number }).n;
     },
-    async delete(locationId, pin) {
+    async delete(locationId, pin, now = new Date().toISOString()) {
       return db
         .transaction(() => {
           const r = db.prepare('DELETE FROM users WHERE location_id = ? AND pin = ? RETURNING *').get(locationId, pin) as Row | undefined;
           if (r) db.prepare('DELETE FROM templates WHERE location_id = ? AND user_pin = ?').run(locationId, pin);
+          if (r) mark(locationId, pin, now);
           return r && toUser(r);
         })
         .immediate();
@@ -120,15 +129,17 @@ export function sqliteUsers(db: Db): UsersPort {
     async deactivate(locationId, pins, now) {
       return db
         .transaction(() => {
-          if (pins === null) {
-            return (db.prepare('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND is_active = 1 RETURNING *').all(now, locationId) as Row[]).map(toUser);
-          }
           const out: User[] = [];
-          const stmt = db.prepare('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND pin = ? AND is_active = 1 RETURNING *');
-          for (const pin of pins) {
-            const r = stmt.get(now, locationId, pin) as Row | undefined;
-            if (r) out.push(toUser(r));
+          if (pins === null) {
+            out.push(...(db.prepare('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND is_active = 1 RETURNING *').all(now, locationId) as Row[]).map(toUser));
+          } else {
+            const stmt = db.prepare('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND pin = ? AND is_active = 1 RETURNING *');
+            for (const pin of pins) {
+              const r = stmt.get(now, locationId, pin) as Row | undefined;
+              if (r) out.push(toUser(r));
+            }
           }
+          for (const u of out) mark(locationId, u.pin, now);
           return out;
         })
         .immediate();

@@ -1,0 +1,161 @@
+/**
+ * The command lifecycle: every status transition of a command goes through here, so each one is
+ * written once and announced once (`command.updated`), and a composite preset (`sync-users`)
+ * follows the commands it stands for (DESIGN.md "Key mechanics"; issue #13 "Command status is the
+ * truth").
+ *
+ *   pending ──claim, reply delivered──► sent ──result ≥ 0──► success
+ *      │                                  │ └──result < 0, ack timeout──► failed
+ *      └──expiry, cancel, unassign──► failed
+ *
+ * Two transitions go back, both documented: a background sync op whose result never came is
+ * re-queued (sent → pending, bounded), and a batch whose reply never reached the terminal is put
+ * back (its `sent` was never announced, see `delivered`). A preset answered with a refusal and
+ * retried in its fallback form [COMMANDS §2.5] stays `sent` to the API (`publicStatus`).
+ */
+import type { Clock } from '../clock.js';
+import type { Command, CommandOutcome, CommandStatus, Store } from '../store/types.js';
+import type { EventBus } from './event-bus.js';
+
+/**
+ * The status the API and the events show. A command that was delivered and is queued again in its
+ * fallback form (origin api/system, attempts > 0) is still `sent`: the terminal has it in hand.
+ * Re-queued background sync ops show `pending` again, as documented.
+ */
+export function publicStatus(c: Pick<Command, 'status' | 'origin' | 'attempts'>): CommandStatus {
+  return c.status === 'pending' && c.origin !== 'sync' && c.attempts > 0 ? 'sent' : c.status;
+}
+
+/** A member of a composite's group (not the composite itself). */
+const memberOf = (c: Command): number | undefined => (c.group_id !== null && c.group_id !== c.id ? c.group_id : undefined);
+
+export interface CommandLifecycle {
+  /** New records (API queueing, sync ops): one event each. */
+  created(commands: readonly Command[]): void;
+  /** Finishes a pending or sent command (no-op when already final). */
+  finish(command: Command, outcome: CommandOutcome): Promise<Command | undefined>;
+  /** Cancels a command that is still pending (undefined when a poll took it meanwhile); a composite cancels its pending members. */
+  cancel(command: Command): Promise<Command | undefined>;
+  /**
+   * Store side of a claim, done before the reply is written: a composite whose first member goes
+   * out is claimed too. Returns what `delivered` will announce (the records as they are now) and
+   * every id `undelivered` would put back.
+   */
+  claimed(commands: readonly Command[], sentAt: string): Promise<{ announce: readonly Command[]; ids: readonly number[] }>;
+  /**
+   * The reply reached the terminal: its commands are `sent` for everyone. Synchronous, so the event
+   * goes out before the terminal can answer (events stay in order).
+   */
+  delivered(announce: readonly Command[]): void;
+  /** A claimed batch did not reach the terminal: back to pending, nothing announced. */
+  undelivered(ids: readonly number[], sentAt: string): Promise<void>;
+  /** A sent sync op with no result goes again (documented sent → pending). */
+  requeue(command: Command): Promise<Command | undefined>;
+  /** The refused preset goes again in its fallback form: still `sent` to the API (publicStatus). */
+  retry(command: Command, wire: string): Promise<Command | undefined>;
+  /** Pending commands past their expiry fail. */
+  expire(): Promise<void>;
+  /** Unassignment: every pending command of the device fails. */
+  failPendingFor(sn: string, message: string): Promise<void>;
+  /** Settles a composite once none of its members is outstanding. */
+  settleGroup(groupId: number): Promise<void>;
+}
+
+export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: EventBus }): CommandLifecycle {
+  const { store, clock, bus } = deps;
+  const now = () => clock.now().toISOString();
+  const announce = (c: Command | undefined): void => {
+    // Child lines of a multi-line command are not API records.
+    if (c && c.parent_id === null) bus.emit('command.updated', { location_id: c.location_id, command: c });
+  };
+  /** Announces the finished commands and settles the groups they belong to. */
+  const finished = async (commands: readonly (Command | undefined)[]): Promise<void> => {
+    const groups = new Set<number>();
+    for (const c of commands) {
+      if (!c) continue;
+      announce(c);
+      const g = memberOf(c);
+      if (g !== undefined) groups.add(g);
+    }
+    for (const g of groups) await settleGroup(g);
+  };
+
+  async function settleGroup(groupId: number): Promise<void> {
+    if (await store.commands.groupOutstanding(groupId)) return;
+    const composite = await store.commands.getById(groupId);
+    if (!composite || (composite.status !== 'pending' && composite.status !== 'sent')) return;
+    const n = await store.commands.groupCounts(groupId);
+    const failed = n.failed - n.superseded;
+    const prior = composite.result !== null && typeof composite.result === 'object' ? (composite.result as Record<string, unknown>) : {};
+    const result = { ...prior, queued: n.success + n.failed, delivered: n.success, failed, superseded: n.superseded };
+    const summary = `${n.success} of ${n.success + n.failed} operations acknowledged by the device, ${failed} failed${n.superseded > 0 ? `, ${n.superseded} replaced by newer changes` : ''}`;
+    announce(
+      await store.commands.finish(
+        groupId,
+        failed === 0 ? { status: 'success', response: summary, result } : { status: 'failed', error_message: summary, response: summary, result },
+        now(),
+      ),
+    );
+  }
+
+  return {
+    created(commands) {
+      for (const c of commands) announce(c);
+    },
+    async finish(command, outcome) {
+      const done = await store.commands.finish(command.id, outcome, now());
+      await finished([done]);
+      return done;
+    },
+    async cancel(command) {
+      const done = await store.commands.failIfPending(command.id, 'cancelled', now());
+      if (!done) return undefined;
+      const members = done.group_id === done.id ? await store.commands.failGroupPending(done.id, 'cancelled', now()) : [];
+      for (const m of members) announce(m);
+      await finished([done]);
+      return done;
+    },
+    async claimed(commands, sentAt) {
+      const out: Command[] = [];
+      const ids: number[] = [];
+      for (const c of commands) {
+        // A fallback re-delivery was `sent` all along (publicStatus): not a transition.
+        const now = c.attempts === 0 || c.origin === 'sync' ? await store.commands.getById(c.id) : undefined;
+        if (now) out.push(now);
+        const g = memberOf(c);
+        // pending → sent for the composite, once: the claim is conditional.
+        if (g === undefined || (await store.commands.claim([g], new Map(), sentAt)).length === 0) continue;
+        ids.push(g);
+        const composite = await store.commands.getById(g);
+        if (composite) out.push(composite);
+      }
+      return { announce: out, ids };
+    },
+    delivered(commands) {
+      for (const c of commands) announce(c);
+    },
+    async undelivered(ids, sentAt) {
+      await store.commands.unclaim(ids, sentAt, now());
+    },
+    async requeue(command) {
+      const again = await store.commands.requeue(command.id, now());
+      // A newer op for the same user superseded it (failed): that one carries the change.
+      if (again?.status === 'failed') await finished([again]);
+      else announce(again);
+      if (again?.status === 'pending') bus.emit('mailbox.changed', { location_id: again.location_id, sn: again.sn });
+      return again;
+    },
+    async retry(command, wire) {
+      const again = await store.commands.retry(command.id, wire, now());
+      if (again) bus.emit('mailbox.changed', { location_id: again.location_id, sn: again.sn });
+      return again;
+    },
+    async expire() {
+      await finished(await store.commands.expire(now()));
+    },
+    async failPendingFor(sn, message) {
+      await finished(await store.commands.failPendingFor(sn, message, now()));
+    },
+    settleGroup,
+  };
+}

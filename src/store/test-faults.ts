@@ -1,0 +1,30 @@
+/**
+ * A fault hook for tests, in the real adapter (not a mock): with BIOGATE_TEST_FAULTS set when the
+ * store opens, each listed store method (`commands.enqueueSync`, comma-separated) throws while the
+ * variable lists it, read on every call, so a test can switch a fault on and off around one step
+ * (e.g. the sync ops of a user write, to show the outbox recovers them after a restart).
+ * Unset (production), the store is returned as it is.
+ */
+import type { Store } from './types.js';
+
+export const TEST_FAULTS_ENV = 'BIOGATE_TEST_FAULTS';
+
+export class InjectedFault extends Error {
+  constructor(what: string) {
+    super(`injected test fault: ${what}`);
+    this.name = 'InjectedFault';
+  }
+}
+
+const active = (what: string): boolean => (process.env[TEST_FAULTS_ENV] ?? '').split(',').map((s) => s.trim()).includes(what);
+
+export function withTestFaults(store: Store): Store {
+  if (process.env[TEST_FAULTS_ENV] === undefined) return store;
+  const { commands } = store;
+  const enqueueSync: typeof commands.enqueueSync = async (ops, now) => {
+    if (active('commands.enqueueSync')) throw new InjectedFault('commands.enqueueSync');
+    return commands.enqueueSync(ops, now);
+  };
+  // Ports are plain objects of closures: a copy with one method replaced is the same adapter.
+  return { ...store, commands: { ...commands, enqueueSync } };
+}
