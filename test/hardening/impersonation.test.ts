@@ -197,6 +197,9 @@ t.test('require_comm_key: the location setting and BIOGATE_REQUIRE_COMM_KEY refu
   t.match(JSON.parse(created.stdout), { location: { name: 'Strict', require_comm_key: true } });
   const viaAdmin = await admin('POST', '/admin/locations', { name: 'Strict 2', require_comm_key: true });
   t.match(viaAdmin.body, { location: { require_comm_key: true } });
+  const strict = (viaAdmin.body as { token: string }).token;
+  const theirs = await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'NOKEY0001' }, bearer(strict)));
+  t.match(theirs, { res: { status: 403 }, body: { code: 'DEVICE_OTHER_LOCATION' } }, 'another location\'s device: 403 before the key rule');
 
   const global = await setup(t, { config: { requireCommKey: 'on' } });
   const g = await global.api('POST', '/api/devices', { sn: 'NOKEY0002' });
