@@ -12,6 +12,8 @@ const doors = {
   pino: { paths: [door('pino', 'src/log.ts')] },
   tar: { paths: [door('tar-stream', 'src/devices/packed.ts')] },
   charset: { paths: [door('iconv-lite', 'src/push/charset.ts')] },
+  cli: { paths: [door('commander', 'src/cli/ and src/simulator/')] },
+  csvOut: { paths: [door('csv-stringify', 'src/cli/attendance-export.ts'), door('csv-stringify/sync', 'src/cli/attendance-export.ts')] },
 };
 const restrictAllBut = (...allowed) => {
   const paths = Object.entries(doors).filter(([k]) => !allowed.includes(k)).flatMap(([, v]) => v.paths);
@@ -42,6 +44,8 @@ export default tseslint.config(
   { files: ['src/log.ts'], rules: { 'no-restricted-imports': restrictAllBut('pino') } },
   { files: ['src/devices/packed.ts'], rules: { 'no-restricted-imports': restrictAllBut('tar') } },
   { files: ['src/push/charset.ts'], rules: { 'no-restricted-imports': restrictAllBut('charset') } },
+  { files: ['src/cli/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('cli') } },
+  { files: ['src/cli/attendance-export.ts'], rules: { 'no-restricted-imports': restrictAllBut('cli', 'csvOut') } },
   {
     // tests may open any adapter directly (the contract suite does), but never uWS
     files: ['test/**/*.ts'],

@@ -155,13 +155,14 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     hub,
     apiRoutes,
     async start() {
+      const port = await http.listen(config.host, config.port);
+      const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
+      // Only after a successful bind: a busy port must not create the location whose token nobody sees [issue #19].
       let bootstrap: { location: Location; token: IssuedToken } | null = null;
       if (config.bootstrap === 'on' && (await store.locations.count()) === 0) {
         bootstrap = await locations.create({ name: 'Default' });
         logger.info({ location: bootstrap.location.id, token_id: bootstrap.token.id }, 'bootstrap location created');
       }
-      const port = await http.listen(config.host, config.port);
-      const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
       hub.start();
       // Recovery first: sync ops a crash left owed, then the periodic sweep [DESIGN "Sync"].
       outbox.start();

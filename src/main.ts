@@ -105,8 +105,8 @@ export async function main(argv: readonly string[]): Promise<never> {
   const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, isTTY: Boolean(process.stdout.isTTY) };
   let code: number;
   try {
-    if (argv[0] === 'simulate') code = await simulate(argv.slice(1), io);
-    else code = argv[0] === 'serve' || argv.length === 0 ? await serve(io) : await runCommand(argv, io);
+    // Bare `biogate` and every --help print help; only `biogate serve` starts the gateway.
+    code = await runCommand(argv, io, { serve: () => serve(io), simulate: (rest) => simulate(rest, io) });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof UwsUnavailableError || err instanceof ListenError) io.stderr.write(`biogate: ${err.message}\n`);
     else io.stderr.write(`biogate: fatal: ${(err as Error).stack ?? String(err)}\n`);

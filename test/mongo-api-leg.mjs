@@ -1,4 +1,4 @@
-// The MongoDB leg of the REST API end-to-end tests (issue #7): runs test/api and test/cli once
+// The MongoDB leg of the REST API end-to-end tests (issue #7): runs test/api, test/cli (and EXTRA) once
 // more, after the main `tap` run, with every startApp() store on the MongoDB-compatible server of
 // BIOGATE_TEST_MONGO_URL (BIOGATE_TEST_API_STORE=mongodb, see test/helpers/app.ts). Without
 // coverage, so the report test/coverage-check.mjs reads stays the main run's.
@@ -14,6 +14,19 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FOLDERS = ['test/api', 'test/cli'];
+/**
+ * Files elsewhere whose behaviour depends on the adapter (command lifecycle ports, sync outbox,
+ * MongoDB-only id allocation, store outage answers): cheap enough to run twice.
+ */
+const EXTRA = [
+  'test/devices/command-truth.test.ts',
+  'test/devices/soak.test.ts',
+  'test/sync/id-collision.test.ts',
+  'test/sync/outbox-crash.test.ts',
+  'test/sync/device-move.test.ts',
+  'test/sync/time-sync.test.ts',
+  'test/sync/access-window-mark.test.ts',
+];
 
 const url = process.env.BIOGATE_TEST_MONGO_URL;
 if (!url) {
@@ -29,7 +42,7 @@ const files =
           .filter((name) => name.endsWith('.test.ts'))
           .sort()
           .map((name) => `${dir}/${name}`),
-      );
+      ).concat(EXTRA);
 
 const shown = url.replace(/\/\/[^@/]*@/, '//***@');
 console.log(`# MongoDB API leg: ${files.length} test file${files.length === 1 ? '' : 's'} against ${shown} (BIOGATE_TEST_API_STORE=mongodb, no coverage)`);

@@ -1,4 +1,4 @@
-/** Flag parsing for the CLI: strict (unknown flags are errors), with typed readers. */
+/** Flag readers for the CLI: typed, with the same messages whatever parsed the flags (commander or parseArgs). */
 import { parseArgs } from 'node:util';
 
 export class UsageError extends Error {
@@ -9,22 +9,21 @@ export class UsageError extends Error {
 }
 
 export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+export type FlagValues = Readonly<Record<string, string | boolean | undefined>>;
+export type Flags = ReturnType<typeof flagReader>;
 
-export function parseFlags(argv: readonly string[], spec: FlagSpec, positionals = 0) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: spec, strict: true, allowPositionals: positionals > 0 });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals] ?? ''}"`);
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+/** `expires-in` → `expiresIn`, the key commander stores a flag under. */
+const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Typed readers over parsed flag values, keyed by flag name (`expires-in`) or its camelCase form. */
+export function flagReader(values: FlagValues, positionals: readonly string[] = []) {
+  const raw = (name: string) => values[name] ?? values[camel(name)];
   return {
-    positionals: parsed.positionals,
-    has: (name: string) => values[name] !== undefined,
-    flag: (name: string) => values[name] === true,
+    positionals,
+    has: (name: string) => raw(name) !== undefined,
+    flag: (name: string) => raw(name) === true,
     string(name: string, required = false): string | undefined {
-      const v = values[name];
+      const v = raw(name);
       if (v === undefined || v === '') {
         if (required) throw new UsageError(`--${name} is required`);
         return undefined;
@@ -49,4 +48,23 @@ export function parseFlags(argv: readonly string[], spec: FlagSpec, positionals 
       return n;
     },
   };
+}
+
+/** Strict parsing of a raw argv (unknown flags are errors), for commands that read their own arguments. */
+export function parseFlags(argv: readonly string[], spec: FlagSpec, positionals = 0): Flags {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: spec, strict: true, allowPositionals: positionals > 0 });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals] ?? ''}"`);
+  return flagReader(parsed.values as FlagValues, parsed.positionals);
+}
+
+/** A serial number as the API accepts it. */
+export function serialFlag(f: Flags): string {
+  const sn = f.string('sn', true) as string;
+  if (!/^[\x21-\x7e]{1,64}$/.test(sn) || /[/<%]/.test(sn)) throw new UsageError('--sn must be 1-64 printable ASCII characters without space, /, < or %');
+  return sn;
 }

@@ -1,24 +1,21 @@
 /**
- * The `biogate` administrative commands [API-CONTRACT §4]. They open the store
- * named by BIOGATE_STORE directly, so they work while the server runs, and the
- * server sees their changes at once (it reads tokens and locations per request).
+ * The `biogate` command line [API-CONTRACT §4], parsed by commander: every command and
+ * subcommand has --help (exit 0, never starts anything), unknown commands and flags name the
+ * nearest valid one (exit 2). Handlers get typed flag readers (args.ts); `serve` and `simulate`
+ * are run by main.ts, which owns signals and process exit.
  */
-import { loadConfig } from '../config/load.js';
-import { configTableMarkdown } from '../config/readme-table.js';
-import { systemClock } from '../clock.js';
+import { Command, CommanderError } from 'commander';
 import { BioGateError } from '../errors.js';
-import { createLocationService, publicToken, TOKEN_SCOPES } from '../locations/service.js';
-import { openStore } from '../store/open.js';
-import type { Location, Store, TokenScope } from '../store/types.js';
-import { parseFlags, UsageError } from './args.js';
+import { configShow, locationCreate, locationList, locationSetActive, locationUpdate, tokenCreate, tokenList, tokenRevoke } from './admin.js';
+import { flagReader, UsageError, type Flags, type FlagValues } from './args.js';
+import { attendanceExport } from './attendance-export.js';
+import { commandSend } from './command-send.js';
+import { deviceAssign, deviceList, deviceResetRegistration, deviceUnassign, deviceUnassigned } from './devices.js';
+import type { CliIo } from './io.js';
 import { usersImportCommand } from './users-import.js';
+import { packageVersion } from './version.js';
 
-export interface CliIo {
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream;
-  readonly env: NodeJS.ProcessEnv;
-  readonly isTTY: boolean;
-}
+export type { CliIo } from './io.js';
 
 export const USAGE = `Usage: biogate <command> [flags]
 
@@ -31,178 +28,225 @@ export const USAGE = `Usage: biogate <command> [flags]
   token create --location ID [--expires-in DAYS] [--scope full|operator|read] [--json]
   token list [--location ID] [--json]
   token revoke --id N
+  device list --location ID [--json]
+  device assign --location ID --sn SN [--name NAME] [--json]
+  device unassign --location ID --sn SN
+  device unassigned [--json]                    terminals that called in without being assigned
   device reset-registration --location ID --sn SN   a v3 terminal registers again (README "Security model")
+  command send --location ID --sn SN PRESET [--params JSON] [--wait] [--json]
+  attendance export --location ID --from T --to T [--format csv|jsonl]
   users import --location ID FILE [--json]      CSV with a header row, or a JSON array
   simulate --devices N --protocol v2|v3|mixed --url URL --sn-prefix PREFIX
   config [--markdown]                           show the effective configuration
 
+  -h, --help       show help (also: biogate <command> --help)
+  -v, --version    show the BioGate version
+
 Configuration comes from BIOGATE_* environment variables (see README).`;
 
-const print = (io: CliIo, text: string) => io.stdout.write(text.endsWith('\n') ? text : text + '\n');
-const json = (value: unknown) => JSON.stringify(value, null, 2);
+type Handler = (f: Flags, io: CliIo) => Promise<number>;
 
-async function withStore<T>(io: CliIo, fn: (store: Store) => Promise<T>): Promise<T> {
-  const config = loadConfig({ env: io.env, overrides: { bootstrap: 'off' } });
-  const store = await openStore(config.store);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
+/** How main.ts runs the two long-lived commands; errors they throw reach main.ts unchanged. */
+export interface ProcessCommands {
+  readonly serve?: () => Promise<number>;
+  readonly simulate?: (argv: readonly string[]) => Promise<number>;
 }
 
-async function locationJson(store: Store, l: Location) {
-  return { ...l, users_count: await store.users.count(l.id), devices_count: await store.devices.count(l.id) };
+interface Chosen {
+  /** `location create` */
+  readonly name: string;
+  readonly run: () => Promise<number>;
+  /** errors go to main.ts as they are (serve, simulate) */
+  readonly passthrough: boolean;
 }
 
-type Handler = (argv: readonly string[], io: CliIo) => Promise<number>;
+type OptionSpec = readonly [flags: string, description: string];
 
-const commands: Record<string, Handler> = {
-  'location create': async (argv, io) => {
-    const f = parseFlags(argv, { name: { type: 'string' }, timezone: { type: 'string' }, 'require-comm-key': { type: 'string' }, json: { type: 'boolean' } });
-    const name = f.string('name', true) as string;
-    const timezone = f.string('timezone');
-    const requireCommKey = f.onOff('require-comm-key');
-    return withStore(io, async (store) => {
-      const { location, token } = await createLocationService(store, systemClock).create({
-        name, ...(timezone !== undefined ? { timezone } : {}), ...(requireCommKey !== undefined ? { require_comm_key: requireCommKey } : {}),
-      });
-      if (f.flag('json')) print(io, json({ location: await locationJson(store, location), token: token.token }));
-      else print(io, `Created location ${location.id} "${location.name}" (${location.timezone}).\nToken (shown once): ${token.token}`);
-      return 0;
-    });
-  },
-  'location list': async (argv, io) => {
-    const f = parseFlags(argv, { json: { type: 'boolean' } });
-    return withStore(io, async (store) => {
-      const all = await Promise.all((await store.locations.list()).map((l) => locationJson(store, l)));
-      if (f.flag('json')) print(io, json(all));
-      else if (all.length === 0) print(io, 'No locations.');
-      else for (const l of all) print(io, `${l.id}\t${l.is_active ? 'active  ' : 'disabled'}\t${l.timezone}\t${l.users_count} users\t${l.devices_count} devices\t${l.name}`);
-      return 0;
-    });
-  },
-  'location update': async (argv, io) => {
-    const f = parseFlags(argv, { id: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, 'require-comm-key': { type: 'string' }, json: { type: 'boolean' } });
-    const id = f.int('id', { required: true, min: 1 }) as number;
-    const patch: { name?: string; timezone?: string; require_comm_key?: boolean } = {};
-    const name = f.string('name');
-    const timezone = f.string('timezone');
-    const requireCommKey = f.onOff('require-comm-key');
-    if (name !== undefined) patch.name = name;
-    if (timezone !== undefined) patch.timezone = timezone;
-    if (requireCommKey !== undefined) patch.require_comm_key = requireCommKey;
-    if (Object.keys(patch).length === 0) throw new UsageError('give --name, --timezone and/or --require-comm-key');
-    return withStore(io, async (store) => {
-      const l = await createLocationService(store, systemClock).update(id, patch);
-      print(io, f.flag('json') ? json(await locationJson(store, l)) : `Updated location ${l.id} "${l.name}" (${l.timezone}).`);
-      return 0;
-    });
-  },
-  'location disable': (argv, io) => setActive(argv, io, false),
-  'location enable': (argv, io) => setActive(argv, io, true),
-  'token create': async (argv, io) => {
-    const f = parseFlags(argv, { location: { type: 'string' }, 'expires-in': { type: 'string' }, scope: { type: 'string' }, label: { type: 'string' }, json: { type: 'boolean' } });
-    const location_id = f.int('location', { required: true, min: 1 }) as number;
-    const days = f.int('expires-in', { min: 1, max: 3650 }) ?? null;
-    const scope = (f.string('scope') ?? 'full') as TokenScope;
-    if (!TOKEN_SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${TOKEN_SCOPES.join(', ')}`);
-    return withStore(io, async (store) => {
-      const t = await createLocationService(store, systemClock).issueToken({ location_id, scope, expires_in_days: days, label: f.string('label') ?? null });
-      if (f.flag('json')) print(io, json({ id: t.id, token: t.token, location_id: t.location_id, scope: t.scope, expires_at: t.expires_at }));
-      else print(io, `Token ${t.id} for location ${t.location_id} (${t.scope}${t.expires_at ? `, expires ${t.expires_at}` : ''}), shown once:\n${t.token}`);
-      return 0;
-    });
-  },
-  'token list': async (argv, io) => {
-    const f = parseFlags(argv, { location: { type: 'string' }, json: { type: 'boolean' } });
-    const location = f.int('location', { min: 1 });
-    return withStore(io, async (store) => {
-      const tokens = (await createLocationService(store, systemClock).listTokens(location)).map(publicToken);
-      if (f.flag('json')) print(io, json(tokens));
-      else for (const t of tokens) print(io, `${t.id}\tlocation ${t.location_id}\t${t.scope}\t${t.revoked_at ? 'revoked' : t.expires_at ? `expires ${t.expires_at}` : 'active'}\t${t.label ?? ''}`);
-      return 0;
-    });
-  },
-  'token revoke': async (argv, io) => {
-    const f = parseFlags(argv, { id: { type: 'string' } });
-    const id = f.int('id', { required: true, min: 1 }) as number;
-    return withStore(io, async (store) => {
-      const t = await createLocationService(store, systemClock).revokeToken(id);
-      print(io, `Token ${t.id} revoked at ${t.revoked_at ?? ''}.`);
-      return 0;
-    });
-  },
-  'device reset-registration': async (argv, io) => {
-    const f = parseFlags(argv, { location: { type: 'string' }, sn: { type: 'string' } });
-    const location = f.int('location', { required: true, min: 1 }) as number;
-    const sn = f.string('sn', true) as string;
-    if (!/^[\x21-\x7e]{1,64}$/.test(sn) || /[/<%]/.test(sn)) throw new UsageError('--sn must be 1-64 printable ASCII characters without space, /, < or %');
-    return withStore(io, async (store) => {
-      const device = await store.devices.resetRegistration(location, sn, systemClock.now().toISOString());
-      if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found in location ${location}`);
-      print(io, `Registration of ${sn} reset: its next registry request registers it again.`);
-      return 0;
-    });
-  },
-  config: async (argv, io) => {
-    const f = parseFlags(argv, { markdown: { type: 'boolean' } });
-    if (f.flag('markdown')) {
-      print(io, configTableMarkdown());
-      return 0;
-    }
-    const { describeConfig } = await import('../config/load.js');
-    print(io, json(describeConfig(loadConfig({ env: io.env }))));
-    return 0;
-  },
+const LOCATION: OptionSpec = ['--location <id>', 'location id'];
+const SN: OptionSpec = ['--sn <sn>', 'device serial number'];
+const JSON_FLAG: OptionSpec = ['--json', 'print JSON (a stable contract for scripts)'];
+
+const pathOf = (cmd: Command): string => {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 };
 
-async function setActive(argv: readonly string[], io: CliIo, active: boolean): Promise<number> {
-  const f = parseFlags(argv, { id: { type: 'string' } });
-  const id = f.int('id', { required: true, min: 1 }) as number;
-  return withStore(io, async (store) => {
-    const l = await createLocationService(store, systemClock).update(id, { is_active: active });
-    print(io, `Location ${l.id} "${l.name}" ${active ? 'enabled' : 'disabled'}.`);
-    return 0;
-  });
+function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, choose: (c: Chosen) => void): Command {
+  const program = new Command('biogate')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => {} })
+    .enablePositionalOptions()
+    .version(packageVersion(), '-v, --version', 'show the BioGate version')
+    .helpOption('-h, --help', 'show help');
+  program.helpInformation = () => `${USAGE}\n`;
+
+  const group = (name: string, description: string) => program.command(name).description(description);
+  /** A command whose flags are read by `handler`; at most `operands` positional arguments. */
+  const leaf = (parent: Command, name: string, description: string, options: readonly OptionSpec[], handler: Handler, operands: readonly string[] = []) => {
+    const cmd = parent.command(name).description(description).allowExcessArguments(true);
+    for (const a of operands) cmd.argument(a);
+    for (const [flags, desc] of options) cmd.option(flags, desc);
+    cmd.action(() => {
+      choose({
+        name: pathOf(cmd), passthrough: false,
+        run: () => {
+          const extra = cmd.args[operands.length];
+          if (extra !== undefined) throw new UsageError(`Unexpected argument '${extra}'`);
+          return handler(flagReader(cmd.opts<FlagValues>(), cmd.args), io);
+        },
+      });
+    });
+    return cmd;
+  };
+
+  program.command('serve').description('run the gateway (what "npm start" runs); settings come from BIOGATE_* variables')
+    .action(() => choose({ name: 'serve', passthrough: true, run: run.serve ?? (() => Promise.reject(new Error('serve runs from main.ts'))) }));
+
+  const location = group('location', 'locations (tenants) and their settings');
+  leaf(location, 'create', 'create a location and print its first API token (shown once)', [
+    ['--name <name>', 'display name'], ['--timezone <tz>', 'IANA time zone (default UTC)'], ['--require-comm-key <on|off>', 'devices need a comm key'], JSON_FLAG,
+  ], locationCreate);
+  leaf(location, 'list', 'list locations with user and device counts', [JSON_FLAG], locationList);
+  leaf(location, 'update', 'change a location', [
+    ['--id <id>', 'location id'], ['--name <name>', 'display name'], ['--timezone <tz>', 'IANA time zone'], ['--require-comm-key <on|off>', 'devices need a comm key'], JSON_FLAG,
+  ], locationUpdate);
+  leaf(location, 'disable', 'disable a location: its tokens get 403', [['--id <id>', 'location id']], locationSetActive(false));
+  leaf(location, 'enable', 'enable a disabled location', [['--id <id>', 'location id']], locationSetActive(true));
+
+  const token = group('token', 'API tokens (the recovery when a token is lost)');
+  leaf(token, 'create', 'issue a token for a location (shown once)', [
+    LOCATION, ['--expires-in <days>', 'expiry, 1-3650 days (default: never)'], ['--scope <scope>', 'full, operator or read (default full)'], ['--label <text>', 'a note'], JSON_FLAG,
+  ], tokenCreate);
+  leaf(token, 'list', 'list tokens (never their secrets)', [['--location <id>', 'only this location'], JSON_FLAG], tokenList);
+  leaf(token, 'revoke', 'revoke a token at once', [['--id <n>', 'token id']], tokenRevoke);
+
+  const device = group('device', 'terminals: list, assign, unassign, the unassigned ones');
+  leaf(device, 'list', "list a location's devices", [LOCATION, JSON_FLAG], deviceList);
+  leaf(device, 'assign', 'assign a device (seen or not yet) to a location', [LOCATION, SN, ['--name <name>', 'display name'], JSON_FLAG], deviceAssign);
+  leaf(device, 'unassign', 'unassign a device; its pending commands fail', [LOCATION, SN], deviceUnassign);
+  leaf(device, 'unassigned', 'devices that contacted the gateway without being assigned', [JSON_FLAG], deviceUnassigned);
+  leaf(device, 'reset-registration', 'a v3 terminal registers again (README "Security model")', [LOCATION, SN], deviceResetRegistration);
+
+  const command = group('command', 'device commands');
+  leaf(command, 'send', 'queue a preset command (like POST /api/commands); --wait prints the final status', [
+    LOCATION, SN, ['--params <json>', 'preset parameters, a JSON object'], ['--priority <n>', '0-100 (default 0)'],
+    ['--wait', 'wait for the final status: exit 0 on success, 1 on failed'], ['--timeout <s>', 'with --wait: give up after S seconds (default 600)'], JSON_FLAG,
+  ], commandSend, ['[preset]']);
+
+  const attendance = group('attendance', 'attendance records');
+  leaf(attendance, 'export', 'write the punches between --from and --to to stdout, newest first', [
+    LOCATION, ['--from <time>', 'start, ISO 8601 date or datetime'], ['--to <time>', 'end, ISO 8601 date or datetime'], ['--format <format>', 'csv (default) or jsonl'],
+  ], attendanceExport);
+
+  const users = group('users', 'users (people) of a location');
+  users.command('import').description('import users from a CSV file with a header row, or a JSON array')
+    .argument('[file]', 'the file').option(...LOCATION).option(...JSON_FLAG).allowUnknownOption().allowExcessArguments(true)
+    .action(() => choose({ name: 'users import', passthrough: false, run: () => usersImportCommand(argv.slice(2), io) }));
+
+  // The simulator reads its own flags and prints its own help [src/simulator/cli-args.ts].
+  program.command('simulate').description('run simulated terminals against a BioGate server (see biogate simulate --help)')
+    .helpOption(false).allowUnknownOption().allowExcessArguments(true)
+    .action(() => choose({ name: 'simulate', passthrough: true, run: () => (run.simulate ?? defaultSimulate(io))(argv.slice(1)) }));
+
+  leaf(program, 'config', 'show the effective configuration', [['--markdown', 'the README configuration table']], configShow);
+  return program;
 }
 
-commands['users import'] = (argv, io) => usersImportCommand(argv, io);
-
-/** Registers a command implemented elsewhere. */
-export function registerCommand(name: string, handler: Handler): void {
-  commands[name] = handler;
+function defaultSimulate(io: CliIo) {
+  return async (argv: readonly string[]) => {
+    const { simulateCommand } = await import('../simulator/index.js');
+    return simulateCommand([...argv], { stdout: io.stdout, stderr: io.stderr, isTTY: io.isTTY });
+  };
 }
 
-/** Runs one administrative command; returns the exit code. `serve` is handled by main.ts. */
-export async function runCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const two = argv.slice(0, 2).join(' ');
-  const [name, rest] = commands[two] ? [two, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
-  const handler = commands[name];
-  if (!handler || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    const known = !handler && argv.length > 0 && !['help', '--help', '-h'].includes(argv[0] ?? '');
-    (known ? io.stderr : io.stdout).write(`${known ? `biogate: unknown command "${argv.join(' ')}"\n\n` : ''}${USAGE}\n`);
-    return known ? 2 : 0;
+/** The deepest command `argv` names, as far as it names commands. */
+function walk(program: Command, argv: readonly string[]): Command {
+  let cmd = program;
+  for (const arg of argv) {
+    const sub = cmd.commands.find((c) => c.name() === arg);
+    if (!sub) break;
+    cmd = sub;
   }
-  try {
-    return await handler(rest, io);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`biogate ${name}: ${err.message}\n`);
+  return cmd;
+}
+
+/** commander's message as one line: `Unknown option '--colr' (did you mean --color?)`. */
+function sentence(err: CommanderError): string {
+  const [first = '', ...rest] = err.message.replace(/^error: /, '').split('\n');
+  const hint = rest.join(' ').replace(/^\(Did you mean/, '(did you mean');
+  return `${first.charAt(0).toUpperCase()}${first.slice(1)}${hint ? ` ${hint}` : ''}`;
+}
+
+function usageError(io: CliIo, program: Command, argv: readonly string[], err: CommanderError): number {
+  const cmd = walk(program, argv);
+  const path = pathOf(cmd);
+  if (err.code === 'commander.unknownCommand') {
+    const unknown = /unknown command '([^']*)'/.exec(err.message)?.[1] ?? '';
+    const near = /Did you mean ([^?]+)\?/.exec(err.message)?.[1];
+    const full = [path, unknown].filter(Boolean).join(' ');
+    const hint = near ? ` (did you mean "${[path, near].filter(Boolean).join(' ')}"?)` : '';
+    io.stderr.write(`biogate: unknown command "${full}"${hint}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const name = path === '' ? 'biogate' : `biogate ${path}`;
+  // Nothing near the unknown flag: name the valid ones instead.
+  const valid = cmd.options.map((o) => o.long).filter((l): l is string => l !== undefined);
+  const list = err.code === 'commander.unknownOption' && !/Did you mean/.test(err.message) && valid.length > 0 ? ` (valid: ${valid.join(', ')})` : '';
+  io.stderr.write(`${name}: ${sentence(err)}${list}\n`);
+  return 2;
+}
+
+function reportFailure(io: CliIo, name: string, err: unknown): number {
+  if (err instanceof UsageError) {
+    io.stderr.write(`biogate ${name}: ${err.message}\n`);
+    return 2;
+  }
+  if (err instanceof BioGateError) {
+    // A value the service rejects (an unknown --timezone, an over-long --name) is a bad flag: exit 2, named as the flag.
+    if (err.code === 'VALIDATION_FAILED' && typeof err.detail !== 'string') {
+      const problems = err.detail.map((i) => `--${String(i.loc.at(-1) ?? '').replaceAll('_', '-')}: ${i.msg}`).join('; ');
+      io.stderr.write(`biogate ${name}: ${problems}\n`);
       return 2;
     }
-    if (err instanceof BioGateError) {
-      // A value the service rejects (an unknown --timezone, an over-long --name) is a bad flag: exit 2, named as the flag.
-      if (err.code === 'VALIDATION_FAILED' && typeof err.detail !== 'string') {
-        const problems = err.detail.map((i) => `--${String(i.loc.at(-1) ?? '').replaceAll('_', '-')}: ${i.msg}`).join('; ');
-        io.stderr.write(`biogate ${name}: ${problems}\n`);
-        return 2;
-      }
-      const detail = typeof err.detail === 'string' ? err.detail : err.detail.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ');
-      io.stderr.write(`biogate ${name}: ${detail} (${err.code})\n`);
-      return 1;
-    }
-    io.stderr.write(`biogate ${name}: ${(err as Error).message}\n`);
+    const detail = typeof err.detail === 'string' ? err.detail : err.detail.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ');
+    io.stderr.write(`biogate ${name}: ${detail} (${err.code})\n`);
     return 1;
+  }
+  io.stderr.write(`biogate ${name}: ${(err as Error).message}\n`);
+  return 1;
+}
+
+/**
+ * Runs one `biogate` command line; returns the exit code: 0 done (and every --help), 1 the
+ * operation failed, 2 bad usage. `processCommands` run serve/simulate (main.ts); errors they throw propagate.
+ */
+export async function runCommand(argv: readonly string[], io: CliIo, processCommands: ProcessCommands = {}): Promise<number> {
+  let chosen: Chosen | undefined;
+  const program = buildProgram(io, argv, processCommands, (c) => (chosen = c));
+  // Bare `biogate` and a bare group (`biogate location`) show their help: they never start anything.
+  if (argv.length === 0) {
+    io.stdout.write(program.helpInformation());
+    return 0;
+  }
+  const named = walk(program, argv);
+  if (argv.length === 1 && named !== program && named.commands.length > 0) {
+    io.stdout.write(named.helpInformation());
+    return 0;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return err.exitCode === 0 ? 0 : 2;
+    return usageError(io, program, argv, err);
+  }
+  const picked = chosen as Chosen | undefined;
+  if (!picked) return 2;
+  if (picked.passthrough) return picked.run();
+  try {
+    return await picked.run();
+  } catch (err) {
+    return reportFailure(io, picked.name, err);
   }
 }

@@ -93,12 +93,14 @@ export async function render(store: Store, codec: Codec, command: Command, devic
 async function renderSync(store: Store, codec: Codec, command: Command, device: Device, location: Location, profile: DeviceProfile, ctx: EncodeContext, now: Date): Promise<RenderResult> {
   const params = command.params ?? {};
   const pin = params['pin'] as number;
-  const op = params['op'];
-  const user = op === 'user.upsert' ? await store.users.get(location.id, pin) : undefined;
-  // The user changed since the op was queued: deleted or deactivated means revoke. A device that
-  // cannot hold the access window does not hold the user outside it [API-CONTRACT §6].
+  // An op says which user, not what to send: it renders the user's state at dispatch. Whatever order
+  // a terminal receives a user's ops in (a re-queued op whose result was lost can arrive after a newer
+  // one), the last one it executes carries the newest state, so it converges (issue #13). Not active
+  // in the location (deleted, deactivated, another location's PIN) means revoke; a device that cannot
+  // hold the access window does not hold the user outside it [API-CONTRACT §6].
+  const user = await store.users.get(location.id, pin);
   const outside = user !== undefined && !codec.storesUserWindow && phaseAt(user, location.timezone, now.getTime()) !== 'inside';
-  if (op === 'user.delete' || !user || !user.is_active || outside) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
+  if (!user || !user.is_active || outside) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
   const base = userLines(codec, user, profile, ctx);
   if (!base.ok) return { ok: false, reason: base.reason };
   const refused = base.lines.map((l) => refusalOf(codec, device, l)).find((c) => c !== undefined);

@@ -238,6 +238,8 @@ export interface DevicesPort {
   listAssigned(locationId: number): Promise<readonly Device[]>;
   count(locationId: number): Promise<number>;
   countUnassigned(): Promise<number>;
+  /** Devices that contacted the gateway without being assigned, by serial (`biogate device unassigned`). */
+  listUnassigned(window: Window): Promise<Page<Device>>;
   /** Records a device seen on the wire (unassigned), or returns it when it exists. Atomic. */
   ensure(sn: string, now: Iso): Promise<Device>;
   /**
@@ -310,8 +312,8 @@ export type NewCommand = Pick<Command, 'location_id' | 'sn' | 'command' | 'param
     readonly composite?: boolean;
   };
 
-/** error_message of a sync op that a newer op for the same device and user replaced (requeue, unclaim). */
-export const SYNC_SUPERSEDED = 'superseded by a newer sync op for the same user';
+/** error_message of a sent sync op that a newer pending op for the same device and user replaced (requeue, unclaim). */
+export const SYNC_SUPERSEDED = 'superseded by a newer pending sync op for the same user';
 
 /** error_message of a child line whose command was sent again: a late answer to it changes nothing. */
 export const ATTEMPT_SUPERSEDED = 'superseded by a newer attempt';

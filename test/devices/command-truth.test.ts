@@ -92,6 +92,29 @@ t.test('a v3 user sync sent again after a lost reply completes (child lines corr
   t.equal((await command(op)).status, 'success', 'a leftover answer of the earlier attempt changes nothing');
 });
 
+t.test('a user op whose result was lost, sent again after a newer change, delivers the current state', async (t) => {
+  const clock = fakeClock('2026-03-01T08:00:00.000Z');
+  const { api, app, terminal, command } = await setup(t, { clock });
+  await api('POST', '/api/users', { pin: 9, first_name: 'Nina' });
+  await api('POST', '/api/devices', { sn: 'TRUTHSTA' });
+  const dev = terminal('TRUTHSTA');
+  for (const l of lines(await dev.poll())) await dev.post('devicecmd', `ID=${l.id}&Return=0&CMD=DATA`);
+  await api('POST', '/api/users', { pin: 9, is_active: false });
+  const [del] = lines(await dev.poll());
+  t.equal(del?.line, 'DATA DELETE USERINFO PIN=9', 'deactivated: delete sent, its result lost');
+  await api('POST', '/api/users', { pin: 9, is_active: true });
+  const [up] = lines(await dev.poll());
+  t.match(up?.line, /^DATA UPDATE USERINFO PIN=9\t/, 're-activated: a new op');
+  await dev.post('devicecmd', `ID=${up?.id}&Return=0&CMD=DATA`);
+  clock.advance((app.config.ackTimeoutS + 1) * 1000);
+  await app.app.hub.sweepCommands();
+  const again = lines(await dev.poll());
+  t.same(again.map((l) => l.id), [del?.id], 'the lost op goes again');
+  t.match(again[0]?.line, /^DATA UPDATE USERINFO PIN=9\t/, 'as the user is now: an upsert, never the stale delete');
+  await dev.post('devicecmd', `ID=${del?.id}&Return=0&CMD=DATA`);
+  t.equal((await command(del?.id as number)).status, 'success');
+});
+
 t.test('a batch whose reply did not reach the terminal goes back to pending, announced as sent only when delivered', async (t) => {
   const { app, api, terminal, command, queue, events } = await setup(t);
   await api('POST', '/api/devices', { sn: 'TRUTHGON' });

@@ -253,13 +253,11 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     async requeue(id, now) {
       const current = await c.commands.findOne({ _id: id, status: 'sent' });
       if (!current) return undefined;
-      // sent → pending takes the (sn, sync_key) slot back so later changes coalesce into it. An op
-      // for the same key queued after this one left pending carries a newer change, whatever its
-      // status (sent again, this stale op would undo it on the device); a newer pending op also
-      // makes the unique index refuse the write. Either way this one is superseded instead.
-      const newer = current.sync_key !== null
-        && (await c.commands.findOne({ location_id: current.location_id, sn: current.sn, sync_key: current.sync_key, _id: { $gt: id }, parent_id: null }, { projection: { _id: 1 } })) !== null;
-      const requeued = newer ? undefined : await unlessDuplicate(
+      // sent → pending takes the (sn, sync_key) slot back so later changes coalesce into it. When a
+      // newer pending op already holds the slot (queued after this one was sent), the unique index
+      // refuses the write: that op carries the change, and this one is superseded instead. Sent
+      // again otherwise: an op renders the user's state at dispatch, so a late re-run undoes nothing.
+      const requeued = await unlessDuplicate(
         c.commands.findOneAndUpdate(
           { _id: id, status: 'sent' },
           { $set: { status: 'pending', sent_at: null, result: null, response: null, updated_at: now, sync_slot: current.sync_key ?? own(id) }, $inc: { attempts: 1 } },

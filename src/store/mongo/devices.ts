@@ -54,6 +54,14 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
     async countUnassigned() {
       return c.devices.countDocuments({ location_id: null });
     },
+    async listUnassigned(window) {
+      const page = pageOf(window);
+      const [total, docs] = await Promise.all([
+        c.devices.countDocuments({ location_id: null }),
+        page ? c.devices.find({ location_id: null }).sort({ serial_number: 1 }).skip(page.skip).limit(page.limit).toArray() : [],
+      ]);
+      return { items: docs.map(toDevice), total };
+    },
     ensure(sn, now) {
       // Read first: ensure runs on every new device session, and allocating an id for a device
       // that exists would burn one each time. A concurrent first sighting loses the insert to the

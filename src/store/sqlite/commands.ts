@@ -51,8 +51,7 @@ export function sqliteCommands(db: Db): CommandsPort {
   const groupOpen = db.prepare("SELECT 1 FROM commands WHERE group_id = ? AND status IN ('pending', 'sent') AND composite = 0 LIMIT 1");
   const groupCount = db.prepare('SELECT status, error_message, COUNT(*) AS n FROM commands WHERE group_id = ? AND composite = 0 GROUP BY status, error_message');
   const byId = db.prepare('SELECT * FROM commands WHERE id = ?');
-  // An op for the same (device, key) queued after this one left pending carries a newer change.
-  const newerSync = db.prepare('SELECT 1 FROM commands WHERE sn = ? AND sync_key = ? AND id > ? AND parent_id IS NULL LIMIT 1');
+  const pendingSync = db.prepare("SELECT id FROM commands WHERE sn = ? AND sync_key = ? AND status = 'pending'");
   const requeue = db.prepare("UPDATE commands SET status = 'pending', sent_at = NULL, result = NULL, response = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
   const supersede = db.prepare(`UPDATE commands SET status = 'failed', error_message = '${SUPERSEDED}', updated_at = ? WHERE id = ? RETURNING *`);
   // Statements on the delivery path are prepared once (preparing costs more than running them).
@@ -189,11 +188,11 @@ export function sqliteCommands(db: Db): CommandsPort {
         .transaction(() => {
           const current = byId.get(id) as Row | undefined;
           if (current?.['status'] !== 'sent') return undefined;
-          // An op with the same (sn, sync_key) queued after this one left pending carries a newer
-          // change, whatever its status: sent again, this stale op would undo it on the device (a
-          // delete re-run after the newer upsert succeeded). It is superseded instead; this also
-          // keeps the one-pending-op-per-key rule (commands_sync_pending).
-          const superseded = current['sync_key'] !== null && newerSync.get(current['sn'], current['sync_key'], id) !== undefined;
+          // A pending op with the same (sn, sync_key) already carries the change (enqueueSync queued it
+          // after this one was sent): requeueing would break the one-pending-op-per-key rule
+          // (commands_sync_pending), so this op is superseded instead. Sent again otherwise: an op
+          // renders the user's state at dispatch (render.ts), so a late re-run undoes nothing.
+          const superseded = current['sync_key'] !== null && pendingSync.get(current['sn'], current['sync_key']) !== undefined;
           const r = (superseded ? supersede : requeue).get(now, id) as Row;
           supersedeChildren.run(now, id);
           return toCommand(r);

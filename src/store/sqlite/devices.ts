@@ -68,6 +68,11 @@ export function sqliteDevices(db: Db): DevicesPort {
     async countUnassigned() {
       return (db.prepare('SELECT COUNT(*) AS n FROM devices WHERE location_id IS NULL').get() as { n: number }).n;
     },
+    async listUnassigned(window) {
+      const total = (db.prepare('SELECT COUNT(*) AS n FROM devices WHERE location_id IS NULL').get() as { n: number }).n;
+      const rows = db.prepare('SELECT * FROM devices WHERE location_id IS NULL ORDER BY serial_number LIMIT ? OFFSET ?').all(window.limit, window.offset) as Row[];
+      return { items: rows.map(toDevice), total };
+    },
     async ensure(sn, now) {
       db.prepare('INSERT INTO devices (serial_number, name, created_at) VALUES (?, ?, ?) ON CONFLICT(serial_number) DO NOTHING').run(sn, defaultName(sn), now);
       return toDevice(bySerial.get(sn) as Row);

@@ -1,0 +1,109 @@
+/**
+ * `biogate location …`, `token …`, `config` [API-CONTRACT §4]. They open the store named by
+ * BIOGATE_STORE directly, so they work while the server runs, and the server sees their
+ * changes at once (it reads tokens and locations per request).
+ */
+import { loadConfig, describeConfig } from '../config/load.js';
+import { configTableMarkdown } from '../config/readme-table.js';
+import { systemClock } from '../clock.js';
+import { createLocationService, publicToken, TOKEN_SCOPES } from '../locations/service.js';
+import type { Location, Store, TokenScope } from '../store/types.js';
+import { UsageError, type Flags } from './args.js';
+import { json, print, withStore, type CliIo } from './io.js';
+
+async function locationJson(store: Store, l: Location) {
+  return { ...l, users_count: await store.users.count(l.id), devices_count: await store.devices.count(l.id) };
+}
+
+export async function locationCreate(f: Flags, io: CliIo): Promise<number> {
+  const name = f.string('name', true) as string;
+  const timezone = f.string('timezone');
+  const requireCommKey = f.onOff('require-comm-key');
+  return withStore(io, async (store) => {
+    const { location, token } = await createLocationService(store, systemClock).create({
+      name, ...(timezone !== undefined ? { timezone } : {}), ...(requireCommKey !== undefined ? { require_comm_key: requireCommKey } : {}),
+    });
+    if (f.flag('json')) print(io, json({ location: await locationJson(store, location), token: token.token }));
+    else print(io, `Created location ${location.id} "${location.name}" (${location.timezone}).\nToken (shown once): ${token.token}`);
+    return 0;
+  });
+}
+
+export async function locationList(f: Flags, io: CliIo): Promise<number> {
+  return withStore(io, async (store) => {
+    const all = await Promise.all((await store.locations.list()).map((l) => locationJson(store, l)));
+    if (f.flag('json')) print(io, json(all));
+    else if (all.length === 0) print(io, 'No locations.');
+    else for (const l of all) print(io, `${l.id}\t${l.is_active ? 'active  ' : 'disabled'}\t${l.timezone}\t${l.users_count} users\t${l.devices_count} devices\t${l.name}`);
+    return 0;
+  });
+}
+
+export async function locationUpdate(f: Flags, io: CliIo): Promise<number> {
+  const id = f.int('id', { required: true, min: 1 }) as number;
+  const patch: { name?: string; timezone?: string; require_comm_key?: boolean } = {};
+  const name = f.string('name');
+  const timezone = f.string('timezone');
+  const requireCommKey = f.onOff('require-comm-key');
+  if (name !== undefined) patch.name = name;
+  if (timezone !== undefined) patch.timezone = timezone;
+  if (requireCommKey !== undefined) patch.require_comm_key = requireCommKey;
+  if (Object.keys(patch).length === 0) throw new UsageError('give --name, --timezone and/or --require-comm-key');
+  return withStore(io, async (store) => {
+    const l = await createLocationService(store, systemClock).update(id, patch);
+    print(io, f.flag('json') ? json(await locationJson(store, l)) : `Updated location ${l.id} "${l.name}" (${l.timezone}).`);
+    return 0;
+  });
+}
+
+export function locationSetActive(active: boolean) {
+  return async (f: Flags, io: CliIo): Promise<number> => {
+    const id = f.int('id', { required: true, min: 1 }) as number;
+    return withStore(io, async (store) => {
+      const l = await createLocationService(store, systemClock).update(id, { is_active: active });
+      print(io, `Location ${l.id} "${l.name}" ${active ? 'enabled' : 'disabled'}.`);
+      return 0;
+    });
+  };
+}
+
+export async function tokenCreate(f: Flags, io: CliIo): Promise<number> {
+  const location_id = f.int('location', { required: true, min: 1 }) as number;
+  const days = f.int('expires-in', { min: 1, max: 3650 }) ?? null;
+  const scope = (f.string('scope') ?? 'full') as TokenScope;
+  if (!TOKEN_SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${TOKEN_SCOPES.join(', ')}`);
+  return withStore(io, async (store) => {
+    const t = await createLocationService(store, systemClock).issueToken({ location_id, scope, expires_in_days: days, label: f.string('label') ?? null });
+    if (f.flag('json')) print(io, json({ id: t.id, token: t.token, location_id: t.location_id, scope: t.scope, expires_at: t.expires_at }));
+    else print(io, `Token ${t.id} for location ${t.location_id} (${t.scope}${t.expires_at ? `, expires ${t.expires_at}` : ''}), shown once:\n${t.token}`);
+    return 0;
+  });
+}
+
+export async function tokenList(f: Flags, io: CliIo): Promise<number> {
+  const location = f.int('location', { min: 1 });
+  return withStore(io, async (store) => {
+    const tokens = (await createLocationService(store, systemClock).listTokens(location)).map(publicToken);
+    if (f.flag('json')) print(io, json(tokens));
+    else for (const t of tokens) print(io, `${t.id}\tlocation ${t.location_id}\t${t.scope}\t${t.revoked_at ? 'revoked' : t.expires_at ? `expires ${t.expires_at}` : 'active'}\t${t.label ?? ''}`);
+    return 0;
+  });
+}
+
+export async function tokenRevoke(f: Flags, io: CliIo): Promise<number> {
+  const id = f.int('id', { required: true, min: 1 }) as number;
+  return withStore(io, async (store) => {
+    const t = await createLocationService(store, systemClock).revokeToken(id);
+    print(io, `Token ${t.id} revoked at ${t.revoked_at ?? ''}.`);
+    return 0;
+  });
+}
+
+export async function configShow(f: Flags, io: CliIo): Promise<number> {
+  if (f.flag('markdown')) {
+    print(io, configTableMarkdown());
+    return 0;
+  }
+  print(io, json(describeConfig(loadConfig({ env: io.env }))));
+  return 0;
+}

