@@ -2,7 +2,6 @@
  * The composition root: builds every part from the config and wires them.
  * Nothing listens until start(); close() undoes it all in reverse order.
  */
-import { readFileSync } from 'node:fs';
 import { adminRoutes } from './api/admin.js';
 import { attendanceRoutes } from './api/attendance.js';
 import { commandRoutes } from './api/commands.js';
@@ -33,6 +32,7 @@ import type { Logger } from './log.js';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './ops/metrics.js';
 import { mountOpsRoutes } from './ops/routes.js';
 import { openStore } from './store/open.js';
+import { packageVersion } from './version.js';
 import type { Location, Store } from './store/types.js';
 
 export interface AppOptions {
@@ -198,17 +198,4 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       return closing;
     },
   };
-}
-
-function packageVersion(): string {
-  // src/app.ts (tests) and dist/src/app.js (built) sit at different depths below package.json.
-  for (const rel of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'biogate' && pkg.version) return pkg.version;
-    } catch {
-      // not at this depth
-    }
-  }
-  return '0.0.0';
 }

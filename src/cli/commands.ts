@@ -13,7 +13,7 @@ import { commandSend } from './command-send.js';
 import { deviceAssign, deviceList, deviceResetRegistration, deviceUnassign, deviceUnassigned } from './devices.js';
 import type { CliIo } from './io.js';
 import { usersImportCommand } from './users-import.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../version.js';
 
 export type { CliIo } from './io.js';
 
