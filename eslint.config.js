@@ -9,11 +9,14 @@ const doors = {
   mongodb: { paths: [door('mongodb', 'src/store/mongo/')] },
   sqlite: { paths: [door('better-sqlite3', 'src/store/sqlite/')] },
   mqtt: { paths: [door('aedes', 'src/bridge/mqtt/'), door('mqtt', 'src/bridge/mqtt/')] },
-  pino: { paths: [door('pino', 'src/log.ts')] },
+  pino: { paths: [door('pino', 'src/log.ts'), door('pino-pretty', 'src/log.ts')] },
   tar: { paths: [door('tar-stream', 'src/devices/packed.ts')] },
   charset: { paths: [door('iconv-lite', 'src/push/charset.ts')] },
   cli: { paths: [door('commander', 'src/cli/ and src/simulator/')] },
-  csvOut: { paths: [door('csv-stringify', 'src/cli/attendance-export.ts'), door('csv-stringify/sync', 'src/cli/attendance-export.ts')] },
+  csvOut: { paths: [door('csv-stringify', 'src/csv-out.ts'), door('csv-stringify/sync', 'src/csv-out.ts')] },
+  prom: { paths: [door('prom-client', 'src/ops/metrics.ts')] },
+  csvIn: { paths: [door('csv-parse', 'src/cli/csv-in.ts'), door('csv-parse/sync', 'src/cli/csv-in.ts')] },
+  webhooks: { paths: [door('standardwebhooks', 'src/webhooks/sign.ts')] },
 };
 const restrictAllBut = (...allowed) => {
   const paths = Object.entries(doors).filter(([k]) => !allowed.includes(k)).flatMap(([, v]) => v.paths);
@@ -45,7 +48,10 @@ export default tseslint.config(
   { files: ['src/devices/packed.ts'], rules: { 'no-restricted-imports': restrictAllBut('tar') } },
   { files: ['src/push/charset.ts'], rules: { 'no-restricted-imports': restrictAllBut('charset') } },
   { files: ['src/cli/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('cli') } },
-  { files: ['src/cli/attendance-export.ts'], rules: { 'no-restricted-imports': restrictAllBut('cli', 'csvOut') } },
+  { files: ['src/csv-out.ts'], rules: { 'no-restricted-imports': restrictAllBut('csvOut') } },
+  { files: ['src/ops/metrics.ts'], rules: { 'no-restricted-imports': restrictAllBut('prom') } },
+  { files: ['src/cli/csv-in.ts'], rules: { 'no-restricted-imports': restrictAllBut('cli', 'csvIn') } },
+  { files: ['src/webhooks/sign.ts'], rules: { 'no-restricted-imports': restrictAllBut('webhooks') } },
   {
     // tests may open any adapter directly (the contract suite does), but never uWS
     files: ['test/**/*.ts'],

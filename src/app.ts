@@ -6,10 +6,15 @@ import { adminRoutes } from './api/admin.js';
 import { attendanceRoutes } from './api/attendance.js';
 import { commandRoutes } from './api/commands.js';
 import { deviceRecordRoutes } from './api/device-records.js';
+import { doorEventRoutes } from './api/door-events.js';
 import { deviceRoutes } from './api/devices.js';
 import { meRoutes } from './api/me.js';
 import { openApiRoute } from './api/openapi.js';
+import { docsRoutes } from './api/docs.js';
+import { createCors, parseCorsOrigins } from './http/cors.js';
 import { userRoutes } from './api/users.js';
+import { webhookRoutes } from './api/webhooks.js';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createCommandQueue, type CommandQueue } from './devices/command-queue.js';
 import { EventBus } from './devices/event-bus.js';
 import { createCommandLifecycle } from './devices/lifecycle.js';
@@ -26,12 +31,20 @@ import { mountRoutes } from './api/mount.js';
 import type { ApiRoute } from './api/route.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
+import { trustedProxies } from './http/client-address.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
+import type { HttpRequest } from './http/types.js';
 import { createLocationService, type IssuedToken, type LocationService } from './locations/service.js';
-import type { Logger } from './log.js';
+import { createAccessLog, type Logger } from './log.js';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './ops/metrics.js';
 import { mountOpsRoutes } from './ops/routes.js';
+import { resolveNodeId } from './node-id.js';
 import { openStore } from './store/open.js';
+import { ClusterFeed } from './events/feed.js';
+import { createLeadership } from './events/leader.js';
+import { startMqttBridge, type MqttBridge } from './bridge/mqtt/index.js';
+import { mqttWebSocketRoute } from './bridge/mqtt/websocket-route.js';
+import { mountStream, type Stream } from './realtime/index.js';
 import { packageVersion } from './version.js';
 import type { Location, Store } from './store/types.js';
 
@@ -56,6 +69,16 @@ export interface App {
   readonly timeSync: TimeSync;
   readonly commands: CommandQueue;
   readonly hub: Hub;
+  /** The cluster-wide event feed every consumer reads (issue #14). */
+  readonly feed: ClusterFeed;
+  /** GET /api/stream, the WebSocket stream (issue #15). */
+  readonly stream: Stream;
+  /** The MQTT bridge once started; null when BIOGATE_MQTT=off (issue #15). */
+  readonly mqtt: MqttBridge | null;
+  /** Outbound webhooks (issue #16): the delivery job; `runOnce()` runs one pass. */
+  readonly webhooks: WebhookDispatcher;
+  /** This node's name (BIOGATE_NODE_ID or generated). */
+  readonly nodeId: string;
   readonly apiRoutes: readonly ApiRoute[];
   /** Runs bootstrap, binds the listener(s); resolves with the bound port (and the device port when configured). */
   start(): Promise<{ port: number; devicePort: number | null; bootstrap: { location: Location; token: IssuedToken } | null }>;
@@ -76,30 +99,39 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
 function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const { config, logger } = options;
-  const metrics = new MetricsRegistry();
+  // The node id is resolved once, here; every part that needs it gets it from this constant.
+  const nodeId = resolveNodeId(config);
+  const metrics = new MetricsRegistry({ defaultLabels: { node: nodeId } });
   const requests = metrics.register(new Counter('biogate_http_requests_total', 'HTTP requests by route, method and status'));
   const latency = metrics.register(
     new Histogram('biogate_http_request_duration_seconds', 'HTTP request latency by route', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60]),
   );
   metrics.register(
-    new Gauge('biogate_commands', 'Commands by status', async () =>
+    new Gauge('biogate_commands', 'Commands by status in the whole store (the same figure on every node: aggregate with max, not sum)', async () =>
       Object.entries(await store.commands.countByStatus()).map(([status, value]) => ({ labels: { status }, value })),
     ),
   );
 
+  // [issue #19] One access-log line per API request, with the caller's location (learnt at authentication).
+  const accessLog = createAccessLog(logger);
+  const locationOf = new WeakMap<HttpRequest, number>();
   const tls = config.tlsCert && config.tlsKey ? { certFile: config.tlsCert, keyFile: config.tlsKey } : undefined;
+  const proxies = trustedProxies(config.trustedProxies);
   const http = createHttpServer({
     logger,
+    trustedProxies: proxies,
     bodyLimit: Math.floor(config.bodyLimitMb * 1024 * 1024),
     tls,
     bodyTimeoutMs: config.deviceBodyTimeoutS * 1000,
-    onResponse: ({ route, method, status, seconds }) => {
+    onResponse: ({ route, method, status, seconds, request }) => {
       requests.inc({ route, method, status: String(status) });
       latency.observe({ route }, seconds);
+      accessLog({ reqId: request?.id, method, route, status, seconds, location: request && locationOf.get(request) });
     },
   });
 
   const bus = new EventBus((err, event) => logger.error({ err, event }, 'event listener failed'));
+  const feed = new ClusterFeed({ store, bus, log: logger, node: nodeId, now: () => clock.now(), onlineThresholdS: config.onlineThresholdS });
   const timeSync = createTimeSync({ store, clock, bus, log: logger });
   const locations = createLocationService(store, clock, { timeZoneChanged: (l) => timeSync.check(l.id, { force: true }) });
   const lifecycle = createCommandLifecycle({ store, clock, bus });
@@ -109,11 +141,28 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const firmware = createFirmwareCache({ caFile: config.firmwareCaFile, maxBytes: Math.floor(config.firmwareMaxMb * 1024 * 1024) });
   const strayResults = metrics.register(new Counter('biogate_device_stray_results_total', 'Command results a device posted for commands it was not sent (pending, another device\'s, finished or unknown): ignored'));
   const unknownTables = metrics.register(new Counter('biogate_device_unknown_tables_total', 'Device uploads of tables no protocol reference names (acknowledged; text records kept raw)', { maxSeries: 50 }));
+  // [issue #16] Webhooks: a singleton job delivering the feed to subscribers' URLs.
+  const webhookPolicy = { allowHttp: config.webhookAllowHttp === 'on', allowPrivate: config.webhookAllowPrivate === 'on' };
+  const webhooks = createWebhookDispatcher({ store, clock, log: logger, node: nodeId, policy: webhookPolicy, metrics });
   const hub = new Hub({
     store, clock, bus, log: logger, sync, firmware, config: { ...runtimeConfig(config), ...options.runtime },
     onUnknownTable: (table) => unknownTables.inc({ table }),
     lifecycle, onStrayResult: () => strayResults.inc({}), maxActors: config.maxActors,
     guard: createDeviceGuard(metrics, clock),
+    node: nodeId,
+    onTakeover: (sn, previous) => void feed.signal('device.claimed', { sn, owner: nodeId, previous }).catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
+    jobs: [{ name: 'events-prune', everyMs: 60_000, run: () => store.cluster.pruneEvents(new Date(clock.now().getTime() - config.eventsRetentionS * 1000).toISOString(), config.eventsKeep) }, webhooks.job],
+  });
+  // [issue #14] What other nodes did, through the feed: a command queued there for a terminal held
+  // here wakes its poll now (not at the next 2 s store check); a terminal that moved away is let go.
+  feed.subscribe({ locationId: null }, (e) => {
+    if (e.node === nodeId || e.type !== 'command.updated') return;
+    const { sn, status } = e.data.command;
+    if (sn !== null && status === 'pending') bus.emit('mailbox.changed', { location_id: e.location_id, sn });
+  });
+  feed.onSystem((e) => {
+    if (e.type === 'device.claimed' && e.data.previous === nodeId) hub.released(e.data.sn);
+    if (e.type === 'leader.released' && e.data.name === 'mqtt-bridge' && config.mqtt !== 'off' && config.mqtt !== 'embedded') void mqttLeader.renewNow();
   });
   const apiRoutes: ApiRoute[] = [
     ...meRoutes(store),
@@ -123,23 +172,37 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       requireCommKey: config.requireCommKey === 'on',
     }),
     ...commandRoutes({ store, clock, commands, lifecycle }),
-    ...attendanceRoutes(store),
+    ...attendanceRoutes(store, clock),
     ...deviceRecordRoutes(store),
+    ...doorEventRoutes(store),
     ...adminRoutes(store, locations),
+    ...webhookRoutes({ store, clock, policy: webhookPolicy, poke: webhooks.poke }),
   ];
-  apiRoutes.push(openApiRoute(() => apiRoutes, packageVersion()));
+  apiRoutes.push(openApiRoute(() => apiRoutes, packageVersion()), ...docsRoutes());
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
-  mountRoutes(http, apiRoutes, { store, clock, adminToken: config.adminToken, ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}) });
+  mountRoutes(http, apiRoutes, { store, clock, adminToken: config.adminToken, cors: createCors(parseCorsOrigins(config.corsOrigins)), onCaller: (c, req) => {
+    locationOf.set(req, c.location.id);
+    limiter?.take(c.token.id);
+  } });
+  // [issue #15] GET /api/stream: the feed of one location over WebSocket.
+  const stream = mountStream({
+    http, store, feed, clock, log: logger, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
+    ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}),
+  });
   const protocolErrors = metrics.register(new Counter('biogate_device_protocol_errors_total', 'Device requests refused by the codec, by code'));
   metrics.register(new Gauge('biogate_devices_online', 'Devices seen within the online threshold', () => [{ labels: {}, value: hub.presence.onlineCount() }]));
   metrics.register(new Gauge('biogate_device_actors', 'Device actors in memory', () => [{ labels: {}, value: hub.size }]));
+  metrics.register(new Gauge('biogate_websocket_connections', 'Open WebSocket connections (/api/stream, MQTT over WebSocket)', () => [{ labels: {}, value: http.openWebSockets }]));
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
   mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   // [API-CONTRACT §6] a plain-HTTP listener for /iclock/ only, for terminals that cannot speak TLS.
-  const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, bodyLimit: deviceBodyLimit, bodyTimeoutMs: config.deviceBodyTimeoutS * 1000 });
+  const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, bodyLimit: deviceBodyLimit, bodyTimeoutMs: config.deviceBodyTimeoutS * 1000, trustedProxies: proxies });
   if (deviceHttp) mountPushRoutes(deviceHttp, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   let stopping = false;
   let closing: Promise<void> | undefined;
+  let mqtt: MqttBridge | null = null;
+  const mqttLeader = createLeadership({ store, clock, log: logger, node: nodeId, name: 'mqtt-bridge', released: () => feed.signal('leader.released', { name: 'mqtt-bridge' }) });
+  if (config.mqtt === 'embedded') http.websocket(mqttWebSocketRoute(() => mqtt));
   mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
 
   return {
@@ -153,17 +216,39 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     timeSync,
     commands,
     hub,
+    feed,
+    stream,
+    get mqtt() {
+      return mqtt;
+    },
+    nodeId,
+    webhooks,
     apiRoutes,
     async start() {
+      await feed.start();
       const port = await http.listen(config.host, config.port);
       const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
+      // Like the listeners, before bootstrap: a busy MQTT port must not leave a location whose token nobody saw.
+      if (config.mqtt === 'embedded') mqtt = await startMqttBridge({ config, feed, store, clock, commands, log: logger, metrics });
+      else if (config.mqtt !== 'off') {
+        // An external broker is shared by the nodes: one of them publishes (issue #15, "the feed's owner rule").
+        await mqttLeader.start();
+        mqtt = await startMqttBridge({
+          config, feed, store, clock, commands, log: logger, metrics,
+          isLeader: () => mqttLeader.isLeader(), onLeader: (listener) => void mqttLeader.onChange((leader) => leader && listener()),
+        });
+      }
       // Only after a successful bind: a busy port must not create the location whose token nobody sees [issue #19].
       let bootstrap: { location: Location; token: IssuedToken } | null = null;
-      if (config.bootstrap === 'on' && (await store.locations.count()) === 0) {
+      // Nodes starting together on one empty store race here: the marker lets exactly one of them
+      // create "Default" and print its token; the others do nothing and print nothing (issue #14).
+      // A crash between the marker and the location leaves no "Default": `biogate location create`.
+      if (config.bootstrap === 'on' && (await store.locations.count()) === 0 && (await store.locations.claimBootstrap(nodeId, clock.now().toISOString()))) {
         bootstrap = await locations.create({ name: 'Default' });
         logger.info({ location: bootstrap.location.id, token_id: bootstrap.token.id }, 'bootstrap location created');
       }
       hub.start();
+      webhooks.start(feed);
       // Recovery first: sync ops a crash left owed, then the periodic sweep [DESIGN "Sync"].
       outbox.start();
       timeSync.start();
@@ -189,10 +274,15 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       // Idempotent: a second call waits for the first shutdown instead of starting another.
       closing ??= (async () => {
         stopping = true;
+        stream.close();
         await Promise.all([http.close(config.shutdownGraceS * 1000), deviceHttp?.close(config.shutdownGraceS * 1000)]);
+        await mqttLeader.stop();
+        await mqtt?.close();
         timeSync.stop();
         await outbox.stop();
+        await webhooks.stop();
         await hub.stop();
+        await feed.stop();
         await store.close();
       })();
       return closing;

@@ -31,6 +31,7 @@ export const ERROR_CATALOG = {
   COMMAND_NOT_FOUND: { status: 404, description: 'No command with this id in your location.' },
   LOCATION_NOT_FOUND: { status: 404, description: 'No location with this id (admin API, CLI).' },
   TOKEN_NOT_FOUND: { status: 404, description: 'No token with this id (admin API, CLI).' },
+  WEBHOOK_NOT_FOUND: { status: 404, description: 'No webhook with this id in your location.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not for this method.' },
   COMMAND_ALREADY_SENT: { status: 409, description: 'The command left the queue already and cannot be cancelled.' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than BIOGATE_BODY_LIMIT_MB, or an import has more than 10,000 items.' },

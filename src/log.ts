@@ -1,8 +1,12 @@
 /**
- * The root logger (the only pino import). Redaction is set once here: tokens,
+ * The root logger (the only pino and pino-pretty import). Redaction is set once here: tokens,
  * passwords, authorization headers and biometric template bytes never reach a log.
+ *
+ * Format (issue #19): an operator at a terminal reads lines (pino-pretty, colours); anything else
+ * (a pipe, journald, a log shipper) gets one JSON object per line. BIOGATE_LOG_FORMAT forces either.
  */
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 export type Logger = PinoLogger;
 
@@ -21,13 +25,26 @@ export const REDACT_PATHS = [
   '*.headers["set-cookie"]',
 ] as const;
 
+/** `auto`: human-readable on a TTY, JSON otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 export interface LoggerOptions {
   readonly level: string;
   /** Where lines go; stdout when omitted. Tests pass a stream to inspect output. */
   readonly destination?: DestinationStream;
+  /** BIOGATE_LOG_FORMAT; `auto` when omitted. */
+  readonly format?: LogFormat;
+  /** Whether stdout is a terminal (for `auto`); process.stdout.isTTY when omitted. */
+  readonly isTTY?: boolean;
+}
+
+/** Whether lines are made human-readable: forced, or `auto` on a terminal. */
+export function prettyLogs(format: LogFormat, isTTY: boolean): boolean {
+  return format === 'pretty' || (format === 'auto' && isTTY);
 }
 
 export function createLogger(options: LoggerOptions): Logger {
+  const pretty = options.level !== 'silent' && prettyLogs(options.format ?? 'auto', options.isTTY ?? Boolean(process.stdout.isTTY));
   return pino(
     {
       level: options.level,
@@ -36,6 +53,34 @@ export function createLogger(options: LoggerOptions): Logger {
       redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
-    options.destination ?? pino.destination({ sync: false }),
+    // pino-pretty as a stream in this thread (not a worker transport): redaction has run already, and
+    // lines written just before exit are not lost.
+    pretty
+      ? pinoPretty({ colorize: true, singleLine: true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service', sync: true, ...(options.destination ? { destination: options.destination } : {}) })
+      : (options.destination ?? pino.destination({ sync: false })),
   );
+}
+
+/** What an access-log line says about one API request. */
+export interface AccessEntry {
+  readonly reqId: string | undefined;
+  readonly method: string;
+  /** The route pattern (`/api/users/:pin`), never the path: no PINs or serials, bounded cardinality. */
+  readonly route: string;
+  readonly status: number;
+  readonly seconds: number;
+  /** The location the caller's token belongs to; absent before authentication (a 401). */
+  readonly location: number | undefined;
+}
+
+/**
+ * One info line per API (and admin API) request (issue #19). Device traffic (/iclock: polls every
+ * few seconds per terminal), health probes and /metrics are not logged at info (volume); they are
+ * counted in /metrics, and every request has a debug line. Never a header, so never a token.
+ */
+export function createAccessLog(logger: Logger): (entry: AccessEntry) => void {
+  return (e) => {
+    if (!e.route.startsWith('/api/') && !e.route.startsWith('/admin/')) return;
+    logger.info({ reqId: e.reqId, method: e.method, route: e.route, status: e.status, ms: Math.round(e.seconds * 1e4) / 10, ...(e.location !== undefined ? { location: e.location } : {}) }, `${e.method} ${e.route} ${e.status}`);
+  };
 }

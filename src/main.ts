@@ -16,7 +16,7 @@ const STORE_CLOSE_MS = 3_000;
 
 export async function serve(io: CliIo): Promise<number> {
   const config = loadConfig({ env: io.env });
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   const app = await buildApp({ config, logger, announce: (text) => io.stdout.write(text + '\n') });
   let port: number;
   try {

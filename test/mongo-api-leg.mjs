@@ -26,6 +26,11 @@ const EXTRA = [
   'test/sync/device-move.test.ts',
   'test/sync/time-sync.test.ts',
   'test/sync/access-window-mark.test.ts',
+  'test/events/feed.test.ts',
+  'test/webhooks/delivery.test.ts',
+  'test/webhooks/crash.test.ts',
+  'test/webhooks/punches.test.ts',
+  'test/webhooks/cli.test.ts',
 ];
 
 const url = process.env.BIOGATE_TEST_MONGO_URL;

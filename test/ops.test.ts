@@ -1,5 +1,7 @@
 /** /healthz, /readyz and /metrics as an operator's probes and scraper see them. */
 import t from 'tap';
+import { hostname } from 'node:os';
+import { resolveNodeId } from '../src/node-id.js';
 import { ADMIN_TOKEN, bearer, fetchJson, startApp } from './helpers/app.js';
 
 t.test('/healthz: 200 while the process runs', async (t) => {
@@ -24,7 +26,7 @@ t.test('/readyz: 200 while the store answers, 503 once it is closed', async (t) 
 });
 
 t.test('/metrics without an admin token: open, Prometheus text', async (t) => {
-  const { url, token } = await startApp(t);
+  const { url, token } = await startApp(t, { config: { nodeId: 'node-a' } });
   t.equal((await fetch(`${url}/api/me`, { headers: bearer(token) })).status, 200);
   t.equal((await fetch(`${url}/api/me`)).status, 401);
   t.equal((await fetch(`${url}/no/such/path`)).status, 404);
@@ -34,13 +36,13 @@ t.test('/metrics without an admin token: open, Prometheus text', async (t) => {
   t.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
   const text = await res.text();
   const lines = text.split('\n');
-  t.ok(lines.includes('biogate_http_requests_total{route="/api/me",method="GET",status="200"} 1'), 'one 200 on /api/me');
-  t.ok(lines.includes('biogate_http_requests_total{route="/api/me",method="GET",status="401"} 1'), 'one 401 on /api/me');
-  t.ok(lines.includes('biogate_http_requests_total{route="(unmatched)",method="GET",status="404"} 1'), 'unknown paths share one label');
+  t.ok(lines.includes('biogate_http_requests_total{route="/api/me",method="GET",status="200",node="node-a"} 1'), 'one 200 on /api/me');
+  t.ok(lines.includes('biogate_http_requests_total{route="/api/me",method="GET",status="401",node="node-a"} 1'), 'one 401 on /api/me');
+  t.ok(lines.includes('biogate_http_requests_total{route="(unmatched)",method="GET",status="404",node="node-a"} 1'), 'unknown paths share one label');
   t.ok(lines.includes('# TYPE biogate_http_requests_total counter'));
   t.ok(lines.includes('# TYPE biogate_http_request_duration_seconds histogram'));
-  t.ok(lines.includes('biogate_http_request_duration_seconds_count{route="/api/me"} 2'));
-  t.ok(lines.includes('biogate_http_request_duration_seconds_bucket{route="/api/me",le="+Inf"} 2'));
+  t.ok(lines.includes('biogate_http_request_duration_seconds_count{route="/api/me",node="node-a"} 2'));
+  t.ok(lines.includes('biogate_http_request_duration_seconds_bucket{route="/api/me",node="node-a",le="+Inf"} 2'));
   t.ok(lines.includes('# TYPE biogate_commands gauge'));
   t.notOk(text.includes(token), 'no token text in metrics');
   t.ok(text.endsWith('\n'));
@@ -59,5 +61,25 @@ t.test('/metrics with an admin token configured: 401 without it, 200 with it', a
 
   const ok = await fetch(`${url}/metrics`, { headers: bearer(ADMIN_TOKEN) });
   t.equal(ok.status, 200);
-  t.ok((await ok.text()).split('\n').includes('biogate_http_requests_total{route="/api/me",method="GET",status="200"} 1'));
+  const node = resolveNodeId({ nodeId: null });
+  t.ok((await ok.text()).split('\n').includes(`biogate_http_requests_total{route="/api/me",method="GET",status="200",node="${node}"} 1`));
+});
+
+t.test('/metrics: every sample carries the node label, so sums across nodes are true (issue #14)', async (t) => {
+  const a = await startApp(t, { config: { nodeId: 'gw-1.eu_a' } });
+  await fetch(`${a.url}/api/me`, { headers: bearer(a.token) });
+  await fetch(`${a.url}/iclock/cdata?SN=NODELBL1&options=all`);
+  const lines = (await (await fetch(`${a.url}/metrics`)).text()).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  t.ok(lines.length > 20, `${lines.length} samples`);
+  t.same(lines.filter((l) => !/[{,]node="gw-1\.eu_a"[,}]/.test(l)), [], 'no sample without node="gw-1.eu_a"');
+  t.ok(lines.some((l) => l.startsWith('biogate_commands{')), 'the store-wide gauge too (per-node view of a shared figure: max, not sum)');
+  t.ok(lines.some((l) => l.startsWith('biogate_http_request_duration_seconds_bucket{') && /node="gw-1\.eu_a",le="/.test(l)), 'le stays the last label of a bucket');
+
+  // Unset: <hostname>-<pid>, the same id everywhere in the process.
+  const b = await startApp(t, { storeUrl: a.storeUrl });
+  const node = resolveNodeId(b.config);
+  t.ok(node.endsWith(`-${process.pid}`) && `${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}-`.startsWith(node.slice(0, -`-${process.pid}`.length)), `${node} is <hostname>-<pid>`);
+  t.match(node, /^[A-Za-z0-9._-]{1,64}$/, 'a valid BIOGATE_NODE_ID itself');
+  const text = await (await fetch(`${b.url}/metrics`)).text();
+  t.match(text, new RegExp(`biogate_device_actors\\{node="${node.replace(/[.]/g, '\\.')}"\\} 0`));
 });

@@ -57,7 +57,10 @@ public final class TestMongoServer {
         this.host = host;
         // mongo-java-server closes its backend on shutdown; this view ignores close() so a stopped
         // server can start again with the data it had.
-        MongoBackend memory = new MemoryBackend().version(ANNOUNCED);
+        MemoryBackend memory = new MemoryBackend();
+        memory.version(ANNOUNCED);
+        // Change streams (issue #14: the cluster event feed) read the oplog.
+        memory.enableOplog();
         this.backend = (MongoBackend) Proxy.newProxyInstance(MongoBackend.class.getClassLoader(), new Class<?>[] {MongoBackend.class},
             (proxy, method, args) -> {
                 if (method.getName().equals("close") && method.getParameterCount() == 0) return null;

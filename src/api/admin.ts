@@ -8,15 +8,24 @@ import { publicToken } from '../locations/service.js';
 import type { Store } from '../store/types.js';
 import { locationView } from './me.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { LocationSchema, Nullable } from './schemas.js';
+import { IsoDateTime, LocationSchema, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Scope = Type.Union([Type.Literal('full'), Type.Literal('operator'), Type.Literal('read')]);
-const TokenView = Type.Object({
+export const TokenView = Type.Object({
   id: Type.Integer(), location_id: Type.Integer(), scope: Scope, label: Nullable(Type.String()),
   expires_at: Nullable(Type.String()), revoked_at: Nullable(Type.String()), created_at: Type.String(),
 });
 const IssuedToken = Type.Object({ id: Type.Integer(), token: Type.String(), location_id: Type.Integer(), scope: Scope, expires_at: Nullable(Type.String()) });
+/** A terminal that contacted the gateway but belongs to no location yet (assign it with POST /api/devices). */
+export const UnassignedDeviceView = Type.Object({
+  serial_number: Type.String(),
+  first_seen: IsoDateTime,
+  last_seen: Nullable(IsoDateTime),
+  last_address: Nullable(Type.String({ description: 'Client address of its last request (trusted proxies applied)' })),
+  version: Nullable(Type.Union([Type.Literal('2.0.0'), Type.Literal('3.0.0')], { description: 'Protocol version detected' })),
+  options: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Options it reported (model, firmware, …)' })),
+});
 const TokenRequest = Type.Object(
   {
     scope: Type.Optional(Scope),
@@ -73,6 +82,21 @@ export function adminRoutes(store: Store, locations: LocationService): ApiRoute[
       doc: { summary: 'Issue a token for a location (shown once)', tags, responses: { 201: IssuedToken }, errors: ['LOCATION_NOT_FOUND'] },
       handler: async ({ params, body }) =>
         json(201, await locations.issueToken({ location_id: params.id, scope: body?.scope ?? 'full', expires_in_days: body?.expires_in_days ?? null, label: body?.label ?? null })),
+    }),
+    defineRoute({
+      method: 'GET', path: '/admin/devices/unassigned', auth: 'admin', query: Type.Object(PageQuery),
+      doc: {
+        summary: 'Terminals that contacted the gateway without being assigned to a location, by serial number',
+        description: '`first_seen` is when BioGate first recorded the serial; `last_seen` and `last_address` are as last stored (presence is written every few seconds).',
+        tags, responses: { 200: pageOf(UnassignedDeviceView) },
+      },
+      handler: async ({ query }) => {
+        const page = await store.devices.listUnassigned({ offset: (query.page - 1) * query.limit, limit: query.limit });
+        const data = page.items.map((d) => ({
+          serial_number: d.serial_number, first_seen: d.created_at, last_seen: d.last_seen, last_address: d.last_address, version: d.version, options: d.options,
+        }));
+        return json(200, pageWrapper(data, page.total, query.page, query.limit));
+      },
     }),
     defineRoute({
       method: 'DELETE', path: '/admin/tokens/{id}', auth: 'admin', params: Id,

@@ -1,12 +1,27 @@
-/** GET /api/attendance: punches received from the location's devices, newest first. */
+/**
+ * Attendance for integrators:
+ * - GET /api/attendance: punches received from the location's devices, newest first (pages);
+ *   with `after=<cursor>`, the cursor feed instead: records in arrival order after the cursor,
+ *   so "every record I have not seen yet" is one call, and a late upload (an old punch sent
+ *   today) is not missed the way a `from=<last timestamp>` poll would miss it;
+ * - GET /api/attendance.csv: the same filters as CSV, all matching records.
+ * Status and verify codes are also given as names [PUSH-v2 §6.3] (protocols/attendance-codes.ts).
+ */
 import { Type } from 'typebox';
+import { attendanceStatusLabel, verifyModeLabel } from '../../protocols/attendance-codes.js';
+import type { Clock } from '../clock.js';
+import { csvRows, type CsvCell } from '../csv-out.js';
 import { invalid } from '../errors.js';
-import type { Store } from '../store/types.js';
+import type { Attendance, AttendanceCursor, AttendanceFilter, Store } from '../store/types.js';
 import { instantOf } from './input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { IsoDateTime, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const Instant = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$', description: 'ISO datetime, or a date (UTC midnight)' });
+const Cursor = Type.String({
+  minLength: 1, maxLength: 200, pattern: '^(0|[A-Za-z0-9_-]+)$',
+  description: 'Cursor feed: `0` for the first records, then the `next_cursor` of the previous answer. Records come oldest arrival first; `page` is ignored.',
+});
 
 export const AttendanceView = Type.Object({
   id: Type.Integer(),
@@ -15,11 +30,48 @@ export const AttendanceView = Type.Object({
   user_id: Nullable(Type.Integer()),
   timestamp: IsoDateTime,
   local_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS as the device reported it' }),
-  status: Type.Integer(),
-  verify: Type.Integer(),
+  status: Type.Integer({ description: 'Attendance state code, see status_label' }),
+  status_label: Nullable(Type.String({ description: 'check-in, check-out, break-out, break-in, overtime-in, overtime-out; null for other codes (function keys)' })),
+  verify: Type.Integer({ description: 'Verification mode code, see verify_label' }),
+  verify_label: Nullable(Type.String({ description: 'fingerprint, password, card, face, … ([PUSH-v2 §6.3] table; firmwares differ); null for unknown codes' })),
   work_code: Nullable(Type.String()),
   created_at: IsoDateTime,
 });
+
+const AttendancePage = pageOf(AttendanceView);
+const AttendanceFeed = Type.Object({
+  data: Type.Array(AttendanceView, { description: 'Oldest arrival first' }),
+  next_cursor: Type.String({ description: 'Pass as `after` next time (the same cursor again when nothing new arrived)' }),
+  has_more: Type.Boolean({ description: 'More records are waiting: call again at once' }),
+});
+
+const FilterQuery = {
+  from: Type.Optional(Instant),
+  to: Type.Optional(Instant),
+  pin: Type.Optional(Type.String({ maxLength: 24 })),
+  sn: Type.Optional(Type.String({ maxLength: 64 })),
+};
+
+/** Store reads per page of the CSV export. */
+const CSV_PAGE = 1000;
+/**
+ * Most rows one CSV answer holds. The HTTP layer sends whole bodies (no chunked streaming yet), so
+ * the export is read from the store in bounded pages but held until sent: this keeps one export
+ * under about 150 MB. Beyond it the caller narrows from/to (or uses the cursor feed).
+ */
+export const CSV_MAX_ROWS = 1_000_000;
+export const CSV_COLUMNS = ['id', 'sn', 'pin', 'user_id', 'timestamp', 'local_time', 'status', 'status_label', 'verify', 'verify_label', 'work_code', 'created_at'] as const;
+
+type View = ReturnType<typeof attendanceView>;
+
+/** The API view of a record (also what the event feed carries: src/events/views.ts). */
+export function attendanceView({ location_id: _l, ...a }: Attendance) {
+  return {
+    id: a.id, sn: a.sn, pin: a.pin, user_id: a.user_id, timestamp: a.timestamp, local_time: a.local_time,
+    status: a.status, status_label: attendanceStatusLabel(a.status), verify: a.verify, verify_label: verifyModeLabel(a.verify),
+    work_code: a.work_code, created_at: a.created_at,
+  };
+}
 
 function toInstant(v: string, end: boolean, name: string): string {
   const d = instantOf(v.length === 10 ? `${v}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : v);
@@ -27,22 +79,92 @@ function toInstant(v: string, end: boolean, name: string): string {
   return d.toISOString();
 }
 
-export function attendanceRoutes(store: Store): ApiRoute[] {
+function filterOf(query: { from?: string | undefined; to?: string | undefined; pin?: string | undefined; sn?: string | undefined }): AttendanceFilter {
+  return {
+    ...(query.from ? { from: toInstant(query.from, false, 'from') } : {}),
+    ...(query.to ? { to: toInstant(query.to, true, 'to') } : {}),
+    ...(query.pin ? { pin: query.pin } : {}),
+    ...(query.sn ? { sn: query.sn } : {}),
+  };
+}
+
+/** Opaque to callers: base64url of `<id>.<created_at>`. */
+export const encodeCursor = (a: AttendanceCursor): string => Buffer.from(`${a.id}.${a.created_at}`, 'utf8').toString('base64url');
+
+export function decodeCursor(text: string): AttendanceCursor | null {
+  if (text === '0') return null;
+  const m = /^(\d{1,16})\.(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  const id = m ? Number(m[1]) : NaN;
+  if (!m || !Number.isSafeInteger(id) || instantOf(m[2] as string) === undefined) {
+    throw invalid(['query', 'after'], 'is not a cursor this API gave out (use 0 to start from the first record)', 'value_error');
+  }
+  return { id, created_at: m[2] as string };
+}
+
+const csvLine = (v: View): CsvCell[] => CSV_COLUMNS.map((c) => v[c]);
+
+export function attendanceRoutes(store: Store, clock: Clock): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET', path: '/api/attendance', auth: 'location',
-      query: Type.Object({ ...PageQuery, from: Type.Optional(Instant), to: Type.Optional(Instant), pin: Type.Optional(Type.String({ maxLength: 24 })), sn: Type.Optional(Type.String({ maxLength: 64 })) }),
-      doc: { summary: 'Attendance records from the location\'s devices, newest first', tags: ['attendance'], responses: { 200: pageOf(AttendanceView) } },
+      query: Type.Object({ ...PageQuery, ...FilterQuery, after: Type.Optional(Cursor) }),
+      doc: {
+        summary: 'Attendance records from the location\'s devices: newest first, or with `after` the cursor feed',
+        description:
+          'Without `after`: pages, newest `timestamp` first. With `after` (start with `0`): the records that reached BioGate after the cursor, ' +
+          'oldest arrival first, at most `limit`, and a `next_cursor` for the next call. Arrival order catches late uploads (old punches a ' +
+          'device sends after a network outage), which a poll on `from=<last timestamp>` would skip. On MongoDB the feed trails real time by ' +
+          'a few seconds, so that records still being written are never passed over.',
+        tags: ['attendance'],
+        responses: { 200: Type.Union([AttendancePage, AttendanceFeed]) },
+      },
       handler: async ({ caller, query }) => {
-        const filter = {
-          ...(query.from ? { from: toInstant(query.from, false, 'from') } : {}),
-          ...(query.to ? { to: toInstant(query.to, true, 'to') } : {}),
-          ...(query.pin ? { pin: query.pin } : {}),
-          ...(query.sn ? { sn: query.sn } : {}),
-        };
+        const filter = filterOf(query);
+        if (query.after !== undefined) {
+          const after = decodeCursor(query.after);
+          const rows = await store.attendance.listAfter(caller.location.id, after, filter, query.limit + 1, clock.now().toISOString());
+          const data = rows.slice(0, query.limit);
+          const last = data.at(-1);
+          return json(200, { data: data.map(attendanceView), next_cursor: last ? encodeCursor(last) : query.after, has_more: rows.length > query.limit });
+        }
         const page = await store.attendance.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
-        const data = page.items.map(({ location_id: _l, ...a }) => a);
-        return json(200, pageWrapper(data, page.total, query.page, query.limit));
+        return json(200, pageWrapper(page.items.map(attendanceView), page.total, query.page, query.limit));
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/attendance.csv', auth: 'location',
+      query: Type.Object(FilterQuery),
+      doc: {
+        summary: 'Attendance records as CSV (same filters as GET /api/attendance), oldest arrival first',
+        description: `Columns: ${CSV_COLUMNS.join(', ')}. RFC 4180, UTF-8, CRLF line ends, a header line. At most ${CSV_MAX_ROWS} records per export: narrow from/to beyond that.`,
+        tags: ['attendance'],
+        responses: { 200: null },
+      },
+      handler: async ({ caller, query }) => {
+        const filter = filterOf(query);
+        const now = clock.now().toISOString();
+        // Keyset pages (by arrival), so records arriving during the export neither repeat nor shift rows.
+        const chunks: string[] = [csvRows([CSV_COLUMNS])];
+        let after: AttendanceCursor | null = null;
+        let count = 0;
+        for (;;) {
+          const rows = await store.attendance.listAfter(caller.location.id, after, filter, CSV_PAGE, now);
+          count += rows.length;
+          if (count > CSV_MAX_ROWS) throw invalid(['query'], `more than ${CSV_MAX_ROWS} records match: narrow from/to`, 'value_error');
+          if (rows.length > 0) chunks.push(csvRows(rows.map((r) => csvLine(attendanceView(r)))));
+          if (rows.length < CSV_PAGE) break;
+          after = rows.at(-1) as Attendance;
+        }
+        const day = now.slice(0, 10);
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': 'text/csv; charset=utf-8; header=present',
+            'Content-Disposition': `attachment; filename="attendance-${caller.location.id}-${day}.csv"`,
+            'Cache-Control': 'no-store',
+          },
+          body: chunks.join(''),
+        };
       },
     }),
   ];

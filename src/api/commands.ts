@@ -18,7 +18,7 @@ export const CommandBody = Type.Object({
   params: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
   expires_in: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 86_400, description: 'Seconds a pending command may wait before it fails as expired' })),
 });
-const FullCommandBody = Type.Object({ ...CommandBody.properties, sn: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
+export const FullCommandBody = Type.Object({ ...CommandBody.properties, sn: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
 const IdParam = Type.Object({ command_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('success'), Type.Literal('failed')]);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
@@ -26,11 +26,22 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 export async function queueFromRequest(queue: CommandQueue, caller: Caller, sn: string, body: Static<typeof CommandBody>, req: HttpRequest) {
   const key = req.headers['idempotency-key'];
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw invalid(['header', 'Idempotency-Key'], 'must be 1 to 128 visible ASCII characters', 'format');
+  return json(201, await queueCommand(queue, caller, sn, body, key));
+}
+
+/**
+ * Queues a validated command body for a caller and returns its CommandResponse: the one path
+ * behind POST /api/commands, POST /api/devices/{sn}/commands and the MQTT request topic
+ * (src/bridge/mqtt/requests.ts). `token` null = the admin, who acts for any location.
+ */
+export async function queueCommand(
+  queue: CommandQueue, caller: Pick<Caller, 'location'> & { readonly token: Caller['token'] | null }, sn: string, body: Static<typeof CommandBody>, idempotencyKey?: string,
+) {
   const { command } = await queue.queue({
     location: caller.location, token: caller.token, sn, command: body.command, priority: body.priority ?? 0,
-    params: body.params ?? null, expires_in: body.expires_in, idempotencyKey: key, root: ['body'],
+    params: body.params ?? null, expires_in: body.expires_in, idempotencyKey, root: ['body'],
   });
-  return json(201, commandView(command, caller.location));
+  return commandView(command, caller.location);
 }
 
 function sinceInstant(v: string): string {

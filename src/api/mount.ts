@@ -6,7 +6,9 @@ import { authenticate, requireWrite, type Caller } from '../auth/authenticate.js
 import { secretsEqual, bearer } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
+import type { Cors } from '../http/cors.js';
 import type { HttpServer } from '../http/server.js';
+import type { HttpMethod, HttpRequest, HttpResponse } from '../http/types.js';
 import type { Store } from '../store/types.js';
 import type { TSchema } from 'typebox';
 import { check, readJsonBody, readParams, readQuery } from './input.js';
@@ -16,40 +18,70 @@ export interface MountDeps {
   readonly store: Store;
   readonly clock: Clock;
   readonly adminToken: string | null;
-  /** Called after authentication (rate limiting). */
-  readonly onCaller?: (caller: Caller) => void;
+  /** Called after authentication (rate limiting, the access log's location). */
+  readonly onCaller?: (caller: Caller, req: HttpRequest) => void;
+  /** BIOGATE_CORS_ORIGINS (src/http/cors.ts): preflights and Access-Control-* headers for listed origins. */
+  readonly cors?: Cors;
 }
 
 const NO_CALLER = undefined as unknown as Caller;
 
 export function mountRoutes(http: HttpServer, routes: readonly ApiRoute[], deps: MountDeps): void {
+  // CORS off (no origins listed): OPTIONS stays a 405 like any unserved method.
+  const cors = deps.cors && !deps.cors.disabled ? deps.cors : undefined;
+  if (cors) mountPreflights(http, routes, cors);
   for (const route of routes) {
+    const handler = async (req: HttpRequest): Promise<HttpResponse> => {
+      let caller = NO_CALLER;
+      if (route.auth === 'location') {
+        caller = await authenticate(deps.store, req.headers['authorization'], deps.clock.now());
+        deps.onCaller?.(caller, req);
+        if (route.write ?? (route.method !== 'GET' && route.method !== 'HEAD')) requireWrite(caller);
+      } else if (route.auth === 'admin') {
+        checkAdmin(deps.adminToken, req.headers['authorization']);
+      }
+      const params = route.params ? check(route.params, readParams(req, route.params), 'path') : {};
+      const query = route.query ? check(route.query, readQuery(req, route.query), 'query') : {};
+      let body: unknown = undefined;
+      if (route.body) {
+        const raw = readJsonBody(req, route.bodyRequired ?? true);
+        if (raw !== undefined) {
+          checkTopLevel(route.body, raw);
+          body = route.bodyMode === 'raw' ? raw : check(route.body, raw, 'body');
+        }
+      }
+      return route.handler({ req, caller, params: params as never, query: query as never, body: body as never });
+    };
     http.route({
       method: route.method,
       pattern: routerPattern(route.path),
-      handler: async (req) => {
-        let caller = NO_CALLER;
-        if (route.auth === 'location') {
-          caller = await authenticate(deps.store, req.headers['authorization'], deps.clock.now());
-          deps.onCaller?.(caller);
-          if (route.write ?? (route.method !== 'GET' && route.method !== 'HEAD')) requireWrite(caller);
-        } else if (route.auth === 'admin') {
-          checkAdmin(deps.adminToken, req.headers['authorization']);
-        }
-        const params = route.params ? check(route.params, readParams(req, route.params), 'path') : {};
-        const query = route.query ? check(route.query, readQuery(req, route.query), 'query') : {};
-        let body: unknown = undefined;
-        if (route.body) {
-          const raw = readJsonBody(req, route.bodyRequired ?? true);
-          if (raw !== undefined) {
-            checkTopLevel(route.body, raw);
-            body = route.bodyMode === 'raw' ? raw : check(route.body, raw, 'body');
-          }
-        }
-        return route.handler({ req, caller, params: params as never, query: query as never, body: body as never });
-      },
+      handler: cors ? withCors(cors, handler) : handler,
     });
   }
+}
+
+/** One OPTIONS route per path: the CORS preflight, and for everyone the `Allow` list. */
+function mountPreflights(http: HttpServer, routes: readonly ApiRoute[], cors: Cors): void {
+  const methods = new Map<string, HttpMethod[]>();
+  for (const r of routes) methods.set(r.path, [...(methods.get(r.path) ?? []), r.method]);
+  for (const [path, list] of methods) {
+    http.route({ method: 'OPTIONS', pattern: routerPattern(path), handler: (req) => cors.preflight(req.headers['origin'], list) });
+  }
+}
+
+/** Adds the Access-Control-* headers to the answer, errors included (a page must be able to read a 401 or 422). */
+function withCors(cors: Cors, handler: (req: HttpRequest) => Promise<HttpResponse>) {
+  return async (req: HttpRequest): Promise<HttpResponse> => {
+    const extra = cors.headersFor(req.headers['origin']);
+    if (Object.keys(extra).length === 0) return handler(req);
+    try {
+      const res = await handler(req);
+      return { ...res, headers: { ...res.headers, ...extra } };
+    } catch (err) {
+      if (err instanceof BioGateError) throw new BioGateError(err.code, err.detail, { cause: err.cause, headers: { ...err.headers, ...extra } });
+      throw err;
+    }
+  };
 }
 
 /** [API-CONTRACT §3] JSON of the wrong top-level type (object vs array) is a 400, not a 422. */

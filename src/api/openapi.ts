@@ -1,34 +1,136 @@
 /**
  * GET /api/openapi.json: an OpenAPI 3.1 document built from the route
  * definitions and their TypeBox schemas (the same objects the validators use).
+ *
+ * The schemas are rewritten for the document only (validation keeps the TypeBox originals):
+ * - a union of literals (`anyOf` of `const`s, TypeBox's Union of Literal) becomes one `enum`:
+ *   client generators turn `anyOf`+`const` into a type that rejects valid values;
+ * - the main views (Location, User, Device, Command, …) are written once under
+ *   `components/schemas` and referenced, instead of being repeated inline.
+ * The command preset catalog (protocols/catalog.ts) is documented twice: as a table in the
+ * command operations' request body (what people read, rendered by /api/docs), and as `x-presets`
+ * with each preset's params schema (what programs read).
  */
 import type { TSchema } from 'typebox';
+import { CATALOG, defaultExpirySeconds } from '../../protocols/catalog.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
+import { AttendanceView } from './attendance.js';
+import { TokenView } from './admin.js';
+import { CommandBody, FullCommandBody } from './commands.js';
+import { DeviceRecordView } from './device-records.js';
+import { CommandView, DeviceStatusView, DeviceView } from './device-views.js';
+import { DoorEventView } from './door-events.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody, LocationSchema } from './schemas.js';
+import { TemplateView, UserView } from './user-schemas.js';
+
+type Json = Record<string, unknown>;
 
 interface Props {
-  properties?: Record<string, TSchema & { description?: string }>;
+  properties?: Record<string, TSchema & { description?: string; default?: unknown }>;
   required?: string[];
 }
 
-/** TypeBox schemas are JSON Schema; drop TypeBox's own symbol-keyed metadata by a JSON round trip. */
-const plain = (s: TSchema): unknown => JSON.parse(JSON.stringify(s));
+/** The shared views, by component name. Order matters only for readability of the document. */
+const COMPONENTS: ReadonlyArray<readonly [string, TSchema]> = [
+  ['Error', ErrorBody],
+  ['Location', LocationSchema],
+  ['Token', TokenView],
+  ['User', UserView],
+  ['BiometricTemplate', TemplateView],
+  ['Device', DeviceView],
+  ['DeviceStatus', DeviceStatusView],
+  ['Command', CommandView],
+  ['Attendance', AttendanceView],
+  ['DeviceRecord', DeviceRecordView],
+  ['DoorEvent', DoorEventView],
+];
+
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  location: 'The location of the calling token',
+  users: 'People enrolled at the location, and their biometric templates',
+  devices: 'Terminals assigned to the location',
+  commands: 'Commands queued for terminals (presets: see x-presets)',
+  attendance: 'Punches received from the terminals',
+  events: 'Door and alarm events, raw device records',
+  webhooks: 'Signed HTTP callbacks of the location\'s events (README "Webhooks")',
+  admin: 'Operator API (BIOGATE_ADMIN_TOKEN)',
+  meta: 'This document and its rendering',
+};
+
+/** [POST /api/commands] `Idempotency-Key`: a retried request with the same key returns the first command. */
+const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Makes a retry safe: a second request with the same key (for the same token, within 24 h) answers with the command the first one queued instead of queueing another. 1 to 128 visible ASCII characters.',
+  schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
+};
+
+/**
+ * TypeBox schemas are JSON Schema; drop TypeBox's own symbol-keyed metadata by a JSON round trip (and our
+ * `errorMessage` annotation, which is for the validator's messages, not a JSON Schema keyword), then rewrite unions.
+ */
+const plain = (s: TSchema): Json => enums(JSON.parse(JSON.stringify(s), (k, v: unknown) => (k === 'errorMessage' ? undefined : v)) as Json);
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `anyOf: [{const: a}, {const: b}, {type: 'null'}]` → `{type: [...], enum: [a, b, null]}`. Only when every
+ * member is a bare literal (or null): a member with its own constraints keeps the `anyOf`. The union's
+ * own annotations (description, default) stay.
+ */
+function enums(node: unknown): Json {
+  if (Array.isArray(node)) return node.map((n) => enums(n)) as unknown as Json;
+  if (!isObject(node)) return node as Json;
+  const out: Json = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, isObject(v) || Array.isArray(v) ? enums(v) : v]));
+  const members = out['anyOf'];
+  if (!Array.isArray(members) || members.length === 0) return out;
+  const values: unknown[] = [];
+  const types = new Set<string>();
+  for (const m of members as Json[]) {
+    const keys = Object.keys(m).filter((k) => k !== 'type');
+    if (keys.length === 1 && keys[0] === 'const') {
+      values.push(m['const']);
+      types.add(typeof m['type'] === 'string' ? m['type'] : typeof m['const'] === 'number' ? (Number.isInteger(m['const']) ? 'integer' : 'number') : typeof m['const']);
+    } else if (m['type'] === 'null' && Object.keys(m).length === 1) {
+      values.push(null);
+      types.add('null');
+    } else return out;
+  }
+  const { anyOf: _members, ...rest } = out;
+  const list = [...types];
+  return { type: list.length === 1 ? list[0] : list, enum: values, ...rest };
+}
+
+/** Replaces every copy of a shared view by a `$ref` to it (largest match first, so a view inside a view is referenced too). */
+function hoist(node: unknown, refs: ReadonlyMap<string, string>, self?: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => hoist(n, refs));
+  if (!isObject(node)) return node;
+  const name = refs.get(JSON.stringify(node));
+  if (name !== undefined && name !== self) return { $ref: `#/components/schemas/${name}` };
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, hoist(v, refs)]));
+}
 
 function parameters(schema: TSchema | undefined, where: 'path' | 'query') {
   const p = schema as Props | undefined;
   return Object.entries(p?.properties ?? {}).map(([name, s]) => ({
     name,
     in: where,
-    required: where === 'path' || (p?.required ?? []).includes(name),
+    // A query parameter with a default (page, limit) may be left out, whatever TypeBox's `required` says.
+    required: where === 'path' || ((p?.required ?? []).includes(name) && !('default' in s)),
     ...(s.description ? { description: s.description } : {}),
     schema: plain(s),
   }));
 }
 
+/** Answers every operation can give: an unserved method on its path, and the store or the process not being available. */
+const ALWAYS: readonly ErrorCode[] = ['INTERNAL', 'METHOD_NOT_ALLOWED', 'STORE_UNAVAILABLE', 'SHUTTING_DOWN'];
+
 function errorResponses(route: ApiRoute): Record<string, unknown> {
-  const codes = new Set<ErrorCode>(['INTERNAL']);
+  const codes = new Set<ErrorCode>(ALWAYS);
   if (route.auth !== 'none') codes.add('UNAUTHORIZED');
+  if (route.auth === 'admin') codes.add('NOT_FOUND');
   if (route.auth === 'location') {
     codes.add('LOCATION_DISABLED');
     if (route.method !== 'GET') codes.add('SCOPE_DENIED');
@@ -46,51 +148,121 @@ function errorResponses(route: ApiRoute): Record<string, unknown> {
     byStatus.set(status, [...(byStatus.get(status) ?? []), c]);
   }
   return Object.fromEntries(
-    [...byStatus.entries()].map(([status, list]) => [
-      String(status),
-      {
-        description: list.map((c) => `\`${c}\`: ${ERROR_CATALOG[c].description}`).join(' '),
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      },
-    ]),
+    [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, list]) => {
+      const headers: Json = {};
+      if (status === 405) headers['Allow'] = { description: 'The methods this path serves', schema: { type: 'string' } };
+      if (list.includes('RATE_LIMITED') || list.includes('MAILBOX_FULL')) headers['Retry-After'] = { description: 'Seconds to wait before retrying', schema: { type: 'string' } };
+      if (status === 401) headers['WWW-Authenticate'] = { description: 'The expected scheme (Bearer)', schema: { type: 'string' } };
+      return [
+        String(status),
+        {
+          description: list.map((c) => `\`${c}\`: ${ERROR_CATALOG[c].description}`).join(' '),
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      ];
+    }),
   );
 }
 
+/** `door_id` (default 1): Relay index 1 to 4 — one line per parameter of a preset. */
+function paramSummary(schema: TSchema): string {
+  const props = (schema as Props).properties ?? {};
+  const required = new Set((schema as Props).required ?? []);
+  return Object.entries(props)
+    .map(([name, s]) => `\`${name}\`${required.has(name) ? ' (required)' : 'default' in s ? ` (default ${JSON.stringify(s.default)})` : ''}${s.description ? `: ${s.description}` : ''}`)
+    .join('<br>');
+}
+
+/** The preset catalog as a Markdown table, for the command operations' request body. */
+function presetTable(): string {
+  const rows = CATALOG.map(
+    (p) =>
+      `| \`${p.id}\`${p.aliases.length > 0 ? ` (${p.aliases.map((a) => `\`${a}\``).join(', ')})` : ''} | ${p.versions.map((v) => `v${v}`).join(', ')} | ${p.risk === 'risky' ? 'full token' : 'full or operator'} | ${p.hasParams ? paramSummary(p.params) : 'none'} | ${p.description} |`,
+  );
+  return [
+    '`command` names a preset (or an alias); `params` must match that preset\'s parameters (JSON Schemas in the document\'s `x-presets`).',
+    '',
+    '| Preset | Protocols | Token scope | Params | What it does |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+function presetsExtension() {
+  return CATALOG.map((p) => ({
+    id: p.id,
+    aliases: p.aliases,
+    protocol_versions: p.versions.map((v) => `${v}.0.0`),
+    risk: p.risk,
+    scope: p.risk === 'risky' ? ['full'] : ['full', 'operator'],
+    door: p.door,
+    default_expires_in: defaultExpirySeconds(p),
+    has_params: p.hasParams,
+    description: p.description,
+    params: plain(p.params),
+  }));
+}
+
 export function buildOpenApi(routes: readonly ApiRoute[], version: string): Record<string, unknown> {
+  const schemas: Record<string, Json> = Object.fromEntries(COMPONENTS.map(([name, s]) => [name, { title: name, ...plain(s) }]));
+  // Match copies on the schema as written inline (without the title added above).
+  const refs = new Map(COMPONENTS.map(([name, s]) => [JSON.stringify(plain(s)), name]));
+  for (const name of Object.keys(schemas)) schemas[name] = hoist(schemas[name], refs, name) as Json;
+
   const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Set<string>();
   for (const route of routes) {
+    route.doc.tags.forEach((t) => tags.add(t));
     const ok = Object.fromEntries(
       Object.entries(route.doc.responses).map(([status, schema]) => [
         status,
         schema === null ? { description: 'No body' } : { description: 'Success', content: { 'application/json': { schema: plain(schema) } } },
       ]),
     );
+    const isCommand = route.body === CommandBody || route.body === FullCommandBody;
     const op: Record<string, unknown> = {
-      operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/_-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+      operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/_.-](\w)/g, (_, c: string) => c.toUpperCase())}`,
       summary: route.doc.summary,
       ...(route.doc.description ? { description: route.doc.description } : {}),
       tags: route.doc.tags,
       security: route.auth === 'location' ? [{ LocationApiKey: [] }] : route.auth === 'admin' ? [{ AdminToken: [] }] : [],
-      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(isCommand ? [IDEMPOTENCY_HEADER] : [])],
       ...(route.body
-        ? { requestBody: { required: route.bodyRequired ?? true, content: { 'application/json': { schema: plain(route.body) } } } }
+        ? {
+            requestBody: {
+              required: route.bodyRequired ?? true,
+              ...(isCommand ? { description: presetTable() } : {}),
+              content: { 'application/json': { schema: plain(route.body) } },
+            },
+          }
         : {}),
       responses: { ...ok, ...errorResponses(route) },
     };
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = op;
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = hoist(op, refs);
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'BioGate API', version, description: 'Multi-tenant gateway for biometric access and attendance terminals. Every /api call is scoped to the location of its bearer token.' },
+    info: {
+      title: 'BioGate API',
+      version,
+      description:
+        'Multi-tenant gateway for biometric access and attendance terminals. Every /api call is scoped to the location of its bearer token. ' +
+        'Errors are `{detail, code}` (see the Error schema). Any path answers 405 with an `Allow` header for a method it does not serve, ' +
+        'and 503 while the store is unreachable or the gateway is stopping. Browsers on other origins: see BIOGATE_CORS_ORIGINS.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     servers: [{ url: '/' }],
+    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
     components: {
       securitySchemes: {
         LocationApiKey: { type: 'http', scheme: 'bearer', description: "A location's API token (bg_…)" },
         AdminToken: { type: 'http', scheme: 'bearer', description: 'BIOGATE_ADMIN_TOKEN' },
       },
-      schemas: { Error: plain(ErrorBody) },
+      schemas,
     },
+    'x-presets': presetsExtension(),
   };
 }
 

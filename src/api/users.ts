@@ -89,8 +89,11 @@ export interface ImportOutcome {
   readonly errors: { user_data: unknown; error: string; code: string }[];
 }
 
-/** Validates each item on its own and upserts the good ones (API import and CLI import share this). */
-export async function importUsers(deps: UsersDeps, location: Location, items: readonly unknown[], onProgress?: (done: number) => void): Promise<ImportOutcome> {
+/**
+ * Validates each item on its own and upserts the good ones (API import and CLI import share this).
+ * `dryRun` (the CLI's `--dry-run`) runs every check, against the users already stored, and writes nothing.
+ */
+export async function importUsers(deps: UsersDeps, location: Location, items: readonly unknown[], onProgress?: (done: number) => void, options: { dryRun?: boolean } = {}): Promise<ImportOutcome> {
   const validator = compiled(ImportItem);
   // Kept with the item's index: errors are reported in input order, whichever check found them.
   const errors: (ImportOutcome['errors'][number] & { index: number })[] = [];
@@ -126,17 +129,21 @@ export async function importUsers(deps: UsersDeps, location: Location, items: re
         errors.push({ index: c.index, user_data: c.item, error: typeof detail === 'string' ? detail : describeIssues(detail), code: err instanceof BioGateError ? err.code : 'INTERNAL' });
       }
     }
-    const results = await deps.store.users.upsertMany(location.id, writes, deps.clock.now().toISOString());
-    announce(deps, location.id, effectOf(existing, results));
-    processed.push(...results.map((r) => r.user));
+    if (!options.dryRun) {
+      const results = await deps.store.users.upsertMany(location.id, writes, deps.clock.now().toISOString());
+      announce(deps, location.id, effectOf(existing, results));
+      processed.push(...results.map((r) => r.user));
+    }
     onProgress?.(Math.min(items.length, i + chunk.length + errors.length));
     // Other requests run between chunks (an embedded store answers without leaving the event loop).
     await yieldToLoop();
   }
   // The device fan-out (up to 10,000 users × every device) is the outbox's: in the background
   // when a server runs it, else (CLI) before returning.
-  if (deps.outbox) deps.outbox.kick();
-  else await createSyncOutbox({ store: deps.store, sync: deps.sync, clock: deps.clock, log: deps.log ?? silent }).drain();
+  if (!options.dryRun) {
+    if (deps.outbox) deps.outbox.kick();
+    else await createSyncOutbox({ store: deps.store, sync: deps.sync, clock: deps.clock, log: deps.log ?? silent }).drain();
+  }
   errors.sort((x, y) => x.index - y.index);
   return { processed, errors: errors.map(({ index: _index, ...e }) => e) };
 }

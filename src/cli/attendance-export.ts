@@ -1,9 +1,9 @@
 /**
  * `biogate attendance export --location ID --from T --to T [--format csv|jsonl]`: the location's
  * punches in [from, to], newest first (the store's order), streamed page by page to stdout so
- * a year of records never sits in memory. CSV through csv-stringify (RFC 4180 quoting).
+ * a year of records never sits in memory. CSV through src/csv-out.ts (RFC 4180 quoting).
  */
-import { stringify } from 'csv-stringify/sync';
+import { csvRows } from '../csv-out.js';
 import { instantOf } from '../api/input.js';
 import { BioGateError } from '../errors.js';
 import type { Attendance } from '../store/types.js';
@@ -34,12 +34,12 @@ export async function attendanceExport(f: Flags, io: CliIo): Promise<number> {
   if (format !== 'csv' && format !== 'jsonl') throw new UsageError(`--format must be csv or jsonl, got "${format}"`);
   return withStore(io, async (store) => {
     if (!(await store.locations.get(locationId))) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${locationId} not found`);
-    if (format === 'csv') await write(io, stringify([[...COLUMNS]]));
+    if (format === 'csv') await write(io, csvRows([[...COLUMNS]], 'lf'));
     for (let offset = 0; ; offset += PAGE) {
       const page = await store.attendance.list(locationId, { from, to }, { offset, limit: PAGE });
       const rows = page.items.map((a) => COLUMNS.map((c) => a[c]));
       if (rows.length > 0) {
-        await write(io, format === 'csv' ? stringify(rows) : page.items.map((a) => JSON.stringify(Object.fromEntries(COLUMNS.map((c) => [c, a[c]])))).join('\n') + '\n');
+        await write(io, format === 'csv' ? csvRows(rows, 'lf') : page.items.map((a) => JSON.stringify(Object.fromEntries(COLUMNS.map((c) => [c, a[c]])))).join('\n') + '\n');
       }
       if (page.items.length < PAGE) return 0;
     }

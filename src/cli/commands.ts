@@ -9,10 +9,13 @@ import { BioGateError } from '../errors.js';
 import { configShow, locationCreate, locationList, locationSetActive, locationUpdate, tokenCreate, tokenList, tokenRevoke } from './admin.js';
 import { flagReader, UsageError, type Flags, type FlagValues } from './args.js';
 import { attendanceExport } from './attendance-export.js';
+import { backupCommand, restoreCommand } from './backup.js';
 import { commandSend } from './command-send.js';
+import { doctorCommand } from './doctor.js';
 import { deviceAssign, deviceList, deviceResetRegistration, deviceUnassign, deviceUnassigned } from './devices.js';
 import type { CliIo } from './io.js';
 import { usersImportCommand } from './users-import.js';
+import { webhookCreate, webhookDelete, webhookList } from './webhooks.js';
 import { packageVersion } from '../version.js';
 
 export type { CliIo } from './io.js';
@@ -35,7 +38,15 @@ export const USAGE = `Usage: biogate <command> [flags]
   device reset-registration --location ID --sn SN   a v3 terminal registers again (README "Security model")
   command send --location ID --sn SN PRESET [--params JSON] [--wait] [--json]
   attendance export --location ID --from T --to T [--format csv|jsonl]
-  users import --location ID FILE [--json]      CSV with a header row, or a JSON array
+  webhook list --location ID [--json]
+  webhook create --location ID --url URL --events E1,E2 [--description TEXT] [--batch N] [--json]
+                                                the signing secret is printed once
+  webhook delete --location ID --id N
+  users import --location ID FILE [--dry-run] [--encoding ENC] [--json]
+                                                CSV (comma, semicolon or tab) or a JSON array
+  backup --out FILE [--json]                    copy the SQLite store while the server runs (MongoDB: mongodump)
+  restore --in FILE [--force] [--json]          put a backup in place of the store (refused while it is in use)
+  doctor [--json]                               check configuration, store, ports, TLS, clock, MQTT; exit 1 on problems
   simulate --devices N --protocol v2|v3|mixed --url URL --sn-prefix PREFIX
   config [--markdown]                           show the effective configuration
 
@@ -134,6 +145,14 @@ function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, 
     ['--wait', 'wait for the final status: exit 0 on success, 1 on failed'], ['--timeout <s>', 'with --wait: give up after S seconds (default 600)'], JSON_FLAG,
   ], commandSend, ['[preset]']);
 
+  const webhook = group('webhook', 'outbound webhooks (README "Webhooks")');
+  leaf(webhook, 'list', "list a location's webhooks (never their secrets)", [LOCATION, JSON_FLAG], webhookList);
+  leaf(webhook, 'create', 'subscribe a URL to events; prints the signing secret once', [
+    LOCATION, ['--url <url>', 'https:// URL'], ['--events <list>', 'comma-separated event types'], ['--description <text>', 'a note'],
+    ['--batch <n>', 'attendance records per delivery, 1-500 (default 1)'], JSON_FLAG,
+  ], webhookCreate);
+  leaf(webhook, 'delete', 'delete a webhook and its pending deliveries', [LOCATION, ['--id <n>', 'webhook id']], webhookDelete);
+
   const attendance = group('attendance', 'attendance records');
   leaf(attendance, 'export', 'write the punches between --from and --to to stdout, newest first', [
     LOCATION, ['--from <time>', 'start, ISO 8601 date or datetime'], ['--to <time>', 'end, ISO 8601 date or datetime'], ['--format <format>', 'csv (default) or jsonl'],
@@ -141,8 +160,17 @@ function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, 
 
   const users = group('users', 'users (people) of a location');
   users.command('import').description('import users from a CSV file with a header row, or a JSON array')
-    .argument('[file]', 'the file').option(...LOCATION).option(...JSON_FLAG).allowUnknownOption().allowExcessArguments(true)
+    .argument('[file]', 'the file').option(...LOCATION).option('--dry-run', 'check every row, write nothing').option('--encoding <enc>', 'utf-8, utf-16le, utf-16be, windows-1252 … (default: detected)').option(...JSON_FLAG).allowUnknownOption().allowExcessArguments(true)
     .action(() => choose({ name: 'users import', passthrough: false, run: () => usersImportCommand(argv.slice(2), io) }));
+
+  leaf(program, 'backup', 'copy the SQLite store to FILE while the server runs (MongoDB: prints the mongodump line)', [
+    ['--out <file>', 'the new backup file (never overwritten)'], JSON_FLAG,
+  ], backupCommand);
+  leaf(program, 'restore', 'replace the SQLite store with a backup; refused while any process has the store open', [
+    ['--in <file>', 'the backup file'], ['--force', 'replace an existing store (it is kept as <file>.replaced-<time>)'], JSON_FLAG,
+  ], restoreCommand);
+
+  leaf(program, 'doctor', 'check the configuration, store, ports, HTTP engine, TLS files, clock and MQTT settings; exit 1 on problems', [JSON_FLAG], doctorCommand);
 
   // The simulator reads its own flags and prints its own help [src/simulator/cli-args.ts].
   program.command('simulate').description('run simulated terminals against a BioGate server (see biogate simulate --help)')

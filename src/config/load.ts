@@ -6,6 +6,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { Compile } from 'typebox/compile';
 import { ConfigSchema, SETTINGS, type Config, type SettingKey } from './schema.js';
 import { issuesFrom } from '../validation.js';
+import { parseCidrList } from '../net/cidr.js';
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -69,6 +70,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
     const key = issue.loc[0];
     const name = typeof key === 'string' && key in SETTINGS ? SETTINGS[key as SettingKey].meta.env : String(key ?? 'config');
     problems.push(`${name}: ${issue.msg}`);
+  }
+  if (typeof values['trustedProxies'] === 'string') {
+    for (const entry of parseCidrList(values['trustedProxies']).invalid) problems.push(`BIOGATE_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR`);
   }
   if (values['tlsCert'] && !values['tlsKey']) problems.push('BIOGATE_TLS_KEY: required when BIOGATE_TLS_CERT is set');
   if (values['tlsKey'] && !values['tlsCert']) problems.push('BIOGATE_TLS_CERT: required when BIOGATE_TLS_KEY is set');

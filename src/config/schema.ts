@@ -37,6 +37,9 @@ export const SETTINGS = {
   logLevel: setting(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }), {
     env: 'BIOGATE_LOG_LEVEL', unit: 'level', description: `Log level: ${LOG_LEVELS.join(', ')}.`,
   }),
+  logFormat: setting(Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto' }), {
+    env: 'BIOGATE_LOG_FORMAT', unit: 'format', description: '`auto`: human-readable lines when stdout is a terminal, one JSON object per line otherwise (pipes, journald, log shippers); `json` or `pretty` to force one.',
+  }),
   onlineThresholdS: setting(Type.Integer({ minimum: 5, maximum: 86400, default: 60 }), {
     env: 'BIOGATE_ONLINE_THRESHOLD_S', unit: 's', description: 'A device counts as online when its last request is at most this old.',
   }),
@@ -99,6 +102,54 @@ export const SETTINGS = {
   }),
   maxActors: setting(Type.Integer({ minimum: 10, maximum: 10_000_000, default: 100_000 }), {
     env: 'BIOGATE_MAX_ACTORS', unit: 'devices', description: 'Most device actors (per-serial sessions) held in memory; at the limit the least recently active idle one is dropped (its state is in the store). When all are busy, a new serial gets 503 and retries.',
+  }),
+  nodeId: setting(Type.Union([Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_NODE_ID', unit: 'name', description: 'This node\'s name in a cluster (device leases, job leases, the `node` metric label, event origins); letters, digits, `.`, `_`, `-`. Unset: `<hostname>-<pid>`, new on every start.',
+  }),
+  deviceLeaseS: setting(Type.Integer({ minimum: 5, maximum: 3600, default: 30 }), {
+    env: 'BIOGATE_DEVICE_LEASE_S', unit: 's', description: 'How long the node serving a terminal\'s request owns it (renewed on every request). A node that dies loses its terminals to the node they reach next, at the latest after this long.',
+  }),
+  eventsRetentionS: setting(Type.Integer({ minimum: 60, maximum: 30 * 86400, default: 3600 }), {
+    env: 'BIOGATE_EVENTS_RETENTION_S', unit: 's', description: 'The event feed keeps events at least this long for consumers resuming after a disconnect (and at least BIOGATE_EVENTS_KEEP per location).',
+  }),
+  eventsKeep: setting(Type.Integer({ minimum: 100, maximum: 10_000_000, default: 10_000 }), {
+    env: 'BIOGATE_EVENTS_KEEP', unit: 'events', description: 'The event feed keeps at least this many recent events per location, however old.',
+  }),
+  corsOrigins: setting(Type.String({ default: '', pattern: '^$|^\\s*https?://[^/,\\s]+\\s*(,\\s*https?://[^/,\\s]+\\s*)*$', description: 'comma-separated origins, e.g. https://dash.example.com' }), {
+    env: 'BIOGATE_CORS_ORIGINS', unit: 'origin list', description: 'Comma-separated browser origins (`https://dash.example.com,http://localhost:5173`) allowed to call the REST API from another site (CORS); preflights are answered for them only. Empty: no cross-origin access.',
+  }),
+  trustedProxies: setting(Type.String({ default: '' }), {
+    env: 'BIOGATE_TRUSTED_PROXIES', unit: 'CIDR list', description: 'Comma-separated addresses/CIDRs of reverse proxies (e.g. `10.0.0.0/8,::1`). A request from one of them is taken to come from the address in its `Forwarded` / `X-Forwarded-For` header. Empty: the socket address is the client.',
+  }),
+  mqtt: setting(Type.String({ pattern: '^(off|embedded|mqtts?://.+)$', default: 'off' }), {
+    env: 'BIOGATE_MQTT', unit: 'mode/URL', description: '`off`, `embedded` (an MQTT broker inside BioGate, plus MQTT over WebSocket at /mqtt), or the `mqtt://` / `mqtts://` URL of an external broker BioGate publishes to.',
+  }),
+  mqttHost: setting(Type.String({ minLength: 1, default: '127.0.0.1' }), {
+    env: 'BIOGATE_MQTT_HOST', unit: 'address', description: 'Address the embedded MQTT broker binds to.',
+  }),
+  mqttPort: setting(Type.Integer({ minimum: 0, maximum: 65535, default: 1883 }), {
+    env: 'BIOGATE_MQTT_PORT', unit: 'TCP port', description: 'Port of the embedded MQTT broker (0 picks a free port).',
+  }),
+  mqttBase: setting(Type.String({ pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$', default: 'biogate' }), {
+    env: 'BIOGATE_MQTT_BASE', unit: 'topic', description: 'First topic level of everything BioGate publishes: `<base>/<location_id>/...`.',
+  }),
+  mqttUsername: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_MQTT_USERNAME', unit: 'name', description: 'User name for the external broker.',
+  }),
+  mqttPassword: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_MQTT_PASSWORD', unit: 'secret', secret: true, description: 'Password for the external broker.',
+  }),
+  mqttCaFile: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_MQTT_CA_FILE', unit: 'path', description: 'PEM file of certificate authorities trusted for an `mqtts://` broker.',
+  }),
+  mqttHaDiscovery: setting(Type.Union([onOff], { default: 'off' }), {
+    env: 'BIOGATE_MQTT_HA_DISCOVERY', unit: 'on/off', description: 'Publish Home Assistant MQTT discovery messages (a device per terminal with connectivity, last punch and door locks).',
+  }),
+  webhookAllowHttp: setting(Type.Union([onOff], { default: 'off' }), {
+    env: 'BIOGATE_WEBHOOK_ALLOW_HTTP', unit: 'on/off', description: 'Allow webhook URLs with `http://` (plain text); off: only `https://`.',
+  }),
+  webhookAllowPrivate: setting(Type.Union([onOff], { default: 'off' }), {
+    env: 'BIOGATE_WEBHOOK_ALLOW_PRIVATE', unit: 'on/off', description: 'Allow webhook destinations that resolve to loopback, link-local, private or other non-public addresses (server-side request forgery guard); off: such URLs are refused when created and such addresses are refused when connecting.',
   }),
 } as const;
 

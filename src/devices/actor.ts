@@ -27,6 +27,7 @@ import type { DeviceGuard } from './guard.js';
 import { checkTrust, type TrustVerdict } from './trust.js';
 import { afterMove } from '../sync/device-move.js';
 import { fromAttlog, punchFromAccess, punchFromRtlog, recordPunches, recordTemplates, type Punch } from './uploads.js';
+import { doorEventBusPayload, doorEventsFromRtlog, doorEventsFromRtstate } from './door-events.js';
 
 export { sanitizeOptions } from './session.js';
 
@@ -49,6 +50,10 @@ export interface ActorDeps {
   readonly onStrayResult: () => void;
   /** Comm key throttle and refusal metrics, shared by every actor (devices/guard.ts). */
   readonly guard: DeviceGuard;
+  /** This node's name: the owner written into the device's lease (issue #14). */
+  readonly node: string;
+  /** A terminal another node served until now came here: that node must let go (the feed tells it). */
+  readonly onTakeover: (sn: string, previous: string) => void;
 }
 
 /** A reply, and what to do once it is known whether the terminal received it (see Batch); `charset`
@@ -80,11 +85,19 @@ export class DeviceActor {
   readonly #log: Logger;
   #tail: Promise<unknown> = Promise.resolve();
   #wakers = new Set<() => void>();
+  /**
+   * Counts wake-ups. A poll notes it before it looks at the mailbox and waits only if it has not
+   * moved since: work queued between the look and the wait (no waiter registered yet) is not missed
+   * until the next periodic re-check (issue #20: that gap made commands wait seconds).
+   */
+  #wakeGeneration = 0;
   /** Log lines caused by what this serial sends: 5 a minute at most. */
   readonly #logBudget = new LogBudget(5, 60_000);
   readonly #ctx: ResultContext;
   /** The character set of the device's language, as its record said at its last request [PUSH-v2 §2.6]. */
   #charset: Charset = 'utf-8';
+  /** Until when this node's lease on the device runs, as far as this node knows (0: not ours). */
+  #leaseUntil = 0;
 
   constructor(sn: string, deps: ActorDeps) {
     this.sn = sn;
@@ -107,8 +120,18 @@ export class DeviceActor {
     return this.#charset === 'utf-8' ? r : { ...r, charset: this.#charset };
   }
 
+  /**
+   * Another node serves this terminal now (it reached that node with a newer request): held polls
+   * here answer empty and claim nothing, since the terminal is no longer listening on them.
+   */
+  release(): void {
+    this.#leaseUntil = 0;
+    this.wake();
+  }
+
   /** New pending work: release held polls. */
   wake(): void {
+    this.#wakeGeneration++;
     for (const w of this.#wakers) w();
     this.#wakers.clear();
   }
@@ -151,6 +174,36 @@ export class DeviceActor {
     if ((await this.#deps.store.commands.getById(cmdId))?.origin === 'system') return records;
     const others = new Set((await this.#deps.store.commands.syncedPinsElsewhere(this.sn, location.id)).map(String));
     return records.filter((r) => !others.has(String(Number(r.pin))));
+  }
+
+  /**
+   * [issue #14] The node serving the terminal's request owns it: the lease is taken (from whoever held
+   * it: the terminal is where its newest request is) or renewed once half of it has run out.
+   */
+  async #own(device: Device | undefined): Promise<void> {
+    if (!device) return;
+    const now = this.#deps.clock.now().getTime();
+    const leaseMs = this.#deps.config.deviceLeaseS * 1000;
+    if (this.#leaseUntil - now > leaseMs / 2) return;
+    const until = now + leaseMs;
+    const before = await this.#deps.store.cluster.claimDevice(this.sn, this.#deps.node, new Date(until).toISOString());
+    this.#leaseUntil = until;
+    const previous = before?.owner_node;
+    if (previous && previous !== this.#deps.node && before.lease_until !== null && Date.parse(before.lease_until) > now) {
+      this.#log.info({ previous }, 'device moved here from another node');
+      this.#deps.onTakeover(this.sn, previous);
+    }
+  }
+
+  /** Whether this node still serves the terminal: checked in the store before a held poll claims anything. */
+  async #stillOwned(): Promise<boolean> {
+    if (this.#leaseUntil === 0) return false;
+    const lease = await this.#deps.store.cluster.deviceLease(this.sn);
+    if (lease && lease.owner_node !== null && lease.owner_node !== this.#deps.node) {
+      this.#leaseUntil = 0;
+      return false;
+    }
+    return true;
   }
 
   #codecOf(device: Device | undefined): Codec {
@@ -196,6 +249,7 @@ export class DeviceActor {
       device = await this.#updateSession({ token_bound_at: this.#now() });
       this.#log.info('registration token bound: requests without it are refused from now on');
     }
+    await this.#own(device);
     this.#deps.presence.seen(this.sn, device?.location_id ?? null, req.remoteAddress, this.#deps.clock.now().getTime());
     const decoded = this.#inDeviceLanguage(req, device);
     if (decoded.rejected > 0) {
@@ -270,10 +324,10 @@ export class DeviceActor {
             event.type === 'attendance' ? event.records.map(fromAttlog)
             : event.type === 'doorEvents' ? event.records.flatMap((r) => punchFromRtlog(r) ?? [])
             : event.records.flatMap((r) => punchFromAccess(r) ?? []);
-          if (event.type === 'doorEvents') {
-            for (const r of event.records) {
-              this.#deps.bus.emit('door.event', { location_id: location?.id ?? null, sn: this.sn, door: r.door, event: String(r.event), pin: r.pin === '0' ? null : r.pin, time: r.time });
-            }
+          if (event.type === 'doorEvents' && device && location) {
+            // [issue #15] kept before the terminal is answered; a re-sent line is stored and announced once.
+            const stored = await this.#deps.store.doorEvents.append(doorEventsFromRtlog(this.sn, location, event.records), this.#now());
+            for (const e of stored) this.#deps.bus.emit('door.event', doorEventBusPayload(e));
           }
           if (punches.length > 0 && (!device || !location)) {
             // [PUSH-v2 §2.2] a non-200 makes the device keep the records and resend: nothing is lost while unassigned.
@@ -332,8 +386,9 @@ export class DeviceActor {
         case 'queryCount':
           break;
         case 'doorStates':
-          for (const r of event.records) {
-            this.#deps.bus.emit('door.event', { location_id: location?.id ?? null, sn: this.sn, door: Number.parseInt(r.door, 10) || null, event: `state sensor=${r.sensor} relay=${r.relay} alarm=${r.alarm}`, pin: null, time: r.time });
+          if (device && location) {
+            const stored = await this.#deps.store.doorEvents.append(doorEventsFromRtstate(this.sn, location, event.records), this.#now());
+            for (const e of stored) this.#deps.bus.emit('door.event', doorEventBusPayload(e));
           }
           accepted += event.records.length;
           break;
@@ -436,7 +491,9 @@ export class DeviceActor {
   // ------------------------------------------------------------------ commands out
 
   async #poll(req: PushRequest): Promise<ActorReply> {
+    let seen = this.#wakeGeneration;
     const first = await this.#serial(async () => {
+      seen = this.#wakeGeneration;
       const r = await this.#process({ ...req, decoded: { ...req.decoded } });
       return r.status === 401 || r.status === 403 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take(req.signal)) };
     });
@@ -451,11 +508,15 @@ export class DeviceActor {
     this.#deps.presence.hold(this.sn, 1);
     try {
       while (!req.signal.aborted && Date.now() < deadline) {
-        await this.#waitForWork(Math.min(2000, deadline - Date.now()), req.signal);
+        const woken = seen !== this.#wakeGeneration || (await this.#waitForWork(Math.min(2000, deadline - Date.now()), req.signal));
+        seen = this.#wakeGeneration;
         if (req.signal.aborted) break;
-        if ((await this.#deps.store.commands.countPending(this.sn)) > 0) {
+        // A newer request of the terminal reached another node: this poll is half-open, claim nothing.
+        if (!(await this.#stillOwned())) break;
+        // Woken: work was queued, go for it. The periodic re-check asks the store first (cheaper).
+        if (woken || (await this.#deps.store.commands.countPending(this.sn)) > 0) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
-          const next = await this.#serial(() => this.#take(req.signal));
+          const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.signal)));
           if (next.batch.lines.length > 0) return this.#send(next.codec, next.batch);
         }
       }
@@ -467,17 +528,23 @@ export class DeviceActor {
     return first.codec.replies.commands([]);
   }
 
-  #waitForWork(ms: number, signal: AbortSignal): Promise<void> {
+  /** Resolves true when woken (new work, or released), false on the timeout or an abort. */
+  #waitForWork(ms: number, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
+      let woken = false;
+      const wake = () => {
+        woken = true;
+        done();
+      };
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        this.#wakers.delete(done);
-        resolve();
+        this.#wakers.delete(wake);
+        resolve(woken);
       };
       const timer = setTimeout(done, Math.max(0, ms));
       signal.addEventListener('abort', done, { once: true });
-      this.#wakers.add(done);
+      this.#wakers.add(wake);
     });
   }
 

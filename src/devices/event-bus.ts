@@ -6,7 +6,7 @@
  * eventBus wraps each callback the same way), so no listener can cause an
  * unhandled rejection that ends the process.
  */
-import type { Attendance, Command, Device } from '../store/types.js';
+import type { Attendance, Command, Device, StoredDoorEvent } from '../store/types.js';
 
 export interface BusEvents {
   'device.online': { location_id: number | null; sn: string; at: string };
@@ -17,7 +17,8 @@ export interface BusEvents {
   /** New pending work for a device (commands or sync ops): held polls are released. */
   'mailbox.changed': { location_id: number | null; sn: string };
   'attendance.recorded': { location_id: number; records: readonly Attendance[] };
-  'door.event': { location_id: number | null; sn: string; door: number | null; event: string; pin: string | null; time: string | null };
+  /** A door or alarm event as stored (src/devices/door-events.ts); only new ones, not re-sent duplicates. */
+  'door.event': { location_id: number; record: StoredDoorEvent };
   'user.changed': { location_id: number; pins: readonly number[]; change: 'upserted' | 'deactivated' | 'deleted' };
 }
 

@@ -35,6 +35,18 @@ export interface HubDeps {
   readonly guard: DeviceGuard;
   /** BIOGATE_MAX_ACTORS: most actors in memory; the least recently active idle one makes room. */
   readonly maxActors?: number;
+  /** This node's name (device and job leases, issue #14). */
+  readonly node: string;
+  /** A terminal moved here from `previous`: tell that node (through the event feed). */
+  readonly onTakeover?: (sn: string, previous: string) => void;
+  /** More periodic work that must run on one node at a time (the event feed's pruning, say). */
+  readonly jobs?: readonly SingletonJob[];
+}
+
+export interface SingletonJob {
+  readonly name: string;
+  readonly everyMs: number;
+  readonly run: () => Promise<unknown>;
 }
 
 const DEFAULT_MAX_ACTORS = 100_000;
@@ -53,7 +65,7 @@ export class Hub {
 
   constructor(deps: HubDeps) {
     this.#deps = deps;
-    this.presence = new Presence(deps.store, deps.bus, deps.log, deps.config.onlineThresholdS * 1000);
+    this.presence = new Presence(deps.store, deps.bus, deps.log, deps.config.onlineThresholdS * 1000, deps.node);
     this.#unsubscribe = deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake());
   }
 
@@ -83,6 +95,7 @@ export class Hub {
         },
         onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
         onStrayResult: () => this.#deps.onStrayResult?.(),
+        onTakeover: (moved, previous) => this.#deps.onTakeover?.(moved, previous),
         onDeviceUsers: async (locationId, deviceSn, pins, groupId) => {
           const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins, { groupId });
           if (r.commands > 0) this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
@@ -101,6 +114,12 @@ export class Hub {
     const result = actor.handle(req);
     result.then(finished, finished);
     return result;
+  }
+
+  /** Another node serves `sn` now: its held polls here end without claiming, and presence forgets it. */
+  released(sn: string): void {
+    this.#actors.get(sn)?.release();
+    this.presence.forget(sn);
   }
 
   /** Drops the least recently active idle actor; false when every actor is busy. */
@@ -127,12 +146,26 @@ export class Hub {
       t.unref();
       this.#timers.push(t);
     };
+    // [issue #14] Cluster-wide work runs on one node at a time: whoever holds the job's lease. The
+    // lease outlives one run (twice the period, 30 s to 10 min), so the holder keeps it while alive
+    // and another node takes over once it stops renewing.
+    const singleton = (name: string, ms: number, fn: () => Promise<unknown>) =>
+      every(ms, async () => {
+        const now = this.#deps.clock.now().getTime();
+        const ttl = Math.min(Math.max(2 * ms, 30_000), 600_000);
+        const held = await this.#deps.store.cluster.acquireLease(`job:${name}`, this.#deps.node, new Date(now).toISOString(), new Date(now + ttl).toISOString());
+        if (held) await fn();
+      });
+    // Node-local: what this node's terminals did.
     every(2_000, () => this.sweepPresence());
     every(5_000, () => this.presence.flush());
-    every(10_000, () => this.sweepCommands());
     every(60_000, () => this.evictIdle());
-    every(30_000, async () => void (await this.sweepAccessWindows()));
-    if (this.#deps.config.retentionDays > 0) every(3_600_000, async () => void (await this.pruneRetention()));
+    // Cluster-wide.
+    singleton('commands', 10_000, () => this.sweepCommands());
+    singleton('presence-orphans', 5_000, () => this.sweepOrphans());
+    singleton('access-windows', 30_000, () => this.sweepAccessWindows());
+    if (this.#deps.config.retentionDays > 0) singleton('retention', 3_600_000, () => this.pruneRetention());
+    for (const job of this.#deps.jobs ?? []) singleton(job.name, job.everyMs, job.run);
   }
 
   async stop(): Promise<void> {
@@ -142,8 +175,13 @@ export class Hub {
     await this.presence.flush();
   }
 
-  sweepPresence(): void {
-    this.presence.sweep(this.#deps.clock.now().getTime());
+  sweepPresence(): Promise<void> {
+    return this.presence.sweep(this.#deps.clock.now().getTime());
+  }
+
+  /** Devices left online by a node that is gone (see Presence.sweepOrphans). */
+  sweepOrphans(): Promise<number> {
+    return this.presence.sweepOrphans(this.#deps.clock.now().getTime());
   }
 
   /**
@@ -188,7 +226,9 @@ export class Hub {
     total.attendance = await prune(store.attendance);
     total.commands = await prune(store.commands);
     total.records = await prune(store.deviceRecords);
-    if (total.attendance + total.commands + total.records > 0) log.info({ cutoff, ...total }, 'retention: old records deleted');
+    // Door and alarm events follow attendance's retention (issue #15); logged, not in the return value.
+    const doorEvents = await prune(store.doorEvents);
+    if (total.attendance + total.commands + total.records + doorEvents > 0) log.info({ cutoff, ...total, doorEvents }, 'retention: old records deleted');
     return total;
   }
 

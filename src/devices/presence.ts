@@ -3,11 +3,20 @@
  * [PUSH-v2 §7.1]; `last_seen` is written behind in batches (losing a few seconds
  * on a crash is acceptable, DESIGN.md "Durability"); online/offline transitions
  * come from a timer so dashboards hear about a device that went quiet.
+ *
+ * Several nodes (issue #14): the announced presence is kept in the device record and changed by
+ * compare-and-set, so each transition is announced once in the cluster whichever node sees it.
+ * A node whose terminal went quiet first asks the store: if another node owns it now (the terminal
+ * moved), it forgets the device without a word. Devices of a node that died are announced offline
+ * by `sweepOrphans`, which one node runs at a time.
  */
 import { BioGateError } from '../errors.js';
 import type { EventBus } from './event-bus.js';
 import type { Store } from '../store/types.js';
 import type { Logger } from '../log.js';
+
+/** last_seen is written behind every 5 s: a stored value may be this much older than the truth. */
+const FLUSH_MARGIN_MS = 10_000;
 
 interface Seen {
   locationId: number | null;
@@ -30,6 +39,7 @@ export class Presence {
     private readonly bus: EventBus,
     private readonly log: Logger,
     private readonly thresholdMs: number,
+    private readonly node: string,
   ) {}
 
   seen(sn: string, locationId: number | null, address: string, now: number): void {
@@ -43,8 +53,30 @@ export class Presence {
     this.#dirty.add(sn);
     if (!entry.online) {
       entry.online = true;
-      this.bus.emit('device.online', { location_id: locationId, sn, at: new Date(now).toISOString() });
+      void this.#announce(sn, locationId, 'online', now).then(
+        undefined,
+        (err: unknown) => {
+          entry.online = false; // the next request tries again
+          this.#announceFailed(err, sn);
+        },
+      );
     }
+  }
+
+  /** Another node serves the device now: forget it here, silently (it did not go offline). */
+  forget(sn: string): void {
+    this.#seen.delete(sn);
+    this.#dirty.delete(sn);
+  }
+
+  /** Compare-and-set in the store; only the node that changed it emits the transition. */
+  async #announce(sn: string, locationId: number | null, to: 'online' | 'offline', now: number): Promise<void> {
+    if (await this.store.cluster.setPresence(sn, to)) this.bus.emit(to === 'online' ? 'device.online' : 'device.offline', { location_id: locationId, sn, at: new Date(now).toISOString() });
+  }
+
+  #announceFailed(err: unknown, sn: string): void {
+    if (err instanceof BioGateError && err.code === 'STORE_UNAVAILABLE') this.log.warn({ sn }, 'store unavailable: presence change announced later');
+    else this.log.error({ err, sn }, 'presence change could not be stored');
   }
 
   /** A held poll keeps a device online while it waits. */
@@ -70,8 +102,12 @@ export class Presence {
     return n;
   }
 
-  /** Marks devices offline whose last request is older than the threshold (and no poll is held). */
-  sweep(now: number): void {
+  /**
+   * Marks devices offline whose last request is older than the threshold (and no poll is held),
+   * unless another node owns them now (moved, not gone). Resolves when every announcement is stored.
+   */
+  async sweep(now: number): Promise<void> {
+    const quiet: [string, Seen][] = [];
     for (const [sn, s] of this.#seen) {
       if (this.#held.has(sn)) {
         s.at = now;
@@ -80,10 +116,38 @@ export class Presence {
       }
       if (s.online && now - s.at > this.thresholdMs) {
         s.online = false;
-        this.bus.emit('device.offline', { location_id: s.locationId, sn, at: new Date(now).toISOString() });
+        quiet.push([sn, s]);
       }
       if (!s.online && now - s.at > this.thresholdMs * 10 && !this.#dirty.has(sn)) this.#seen.delete(sn);
     }
+    for (const [sn, s] of quiet) {
+      try {
+        const lease = await this.store.cluster.deviceLease(sn);
+        if (lease?.owner_node && lease.owner_node !== this.node && lease.lease_until !== null && Date.parse(lease.lease_until) > now) {
+          this.forget(sn);
+          continue;
+        }
+        await this.#announce(sn, s.locationId, 'offline', now);
+      } catch (err) {
+        s.online = true; // the next sweep tries again
+        this.#announceFailed(err, sn);
+      }
+    }
+  }
+
+  /**
+   * Devices announced online whose node is gone (lease expired, nothing seen for the threshold plus
+   * the write-behind delay): announced offline. Run by one node at a time (a job lease).
+   */
+  async sweepOrphans(now: number): Promise<number> {
+    const before = new Date(now - this.thresholdMs - FLUSH_MARGIN_MS).toISOString();
+    let n = 0;
+    for (const d of await this.store.cluster.staleOnline(before, new Date(now).toISOString(), 500)) {
+      if (this.#seen.get(d.sn)?.online) continue; // served here: the node's own sweep decides
+      await this.#announce(d.sn, d.location_id, 'offline', now);
+      n++;
+    }
+    return n;
   }
 
   /**

@@ -16,6 +16,8 @@ export interface RuntimeConfig {
   readonly syncRetries: number;
   /** Attendance and finished commands older than this are pruned; 0 keeps everything. */
   readonly retentionDays: number;
+  /** How long the node serving a terminal owns it, renewed by its requests (issue #14). */
+  readonly deviceLeaseS: number;
 }
 
 /** [PUSH-v3 §4.2] BioGate announces TimeoutSec=10; hold polls 2 s less. v2: no evidence terminals tolerate held polls. */
@@ -32,5 +34,6 @@ export function runtimeConfig(config: Config): RuntimeConfig {
     idleEvictS: 600,
     syncRetries: 3,
     retentionDays: config.retentionDays,
+    deviceLeaseS: config.deviceLeaseS,
   };
 }

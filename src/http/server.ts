@@ -7,9 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { BioGateError, toErrorResponse } from '../errors.js';
 import type { Logger } from '../log.js';
+import { clientAddress, type TrustCheck } from './client-address.js';
 import { Router } from './router.js';
-import type { HttpMethod, HttpRequest, HttpResponse, ResponseObserver, Route } from './types.js';
+import type { HttpMethod, HttpRequest, HttpResponse, ResponseObserver, Route, WebSocketRoute } from './types.js';
+import { render, type Rendered } from './render.js';
 import { loadUws } from './uws.js';
+import { CLOSE_GOING_AWAY, createWebSockets } from './websocket.js';
 import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 
 const REASONS: Record<number, string> = {
@@ -31,11 +34,17 @@ export interface HttpServerOptions {
   readonly onResponse?: ResponseObserver;
   /** Time allowed for a whole request body to arrive (ms; routes may override); default 120 s. */
   readonly bodyTimeoutMs?: number;
+  /** Peers whose Forwarded / X-Forwarded-For name the client (BIOGATE_TRUSTED_PROXIES); unset: nobody. */
+  readonly trustedProxies?: TrustCheck | undefined;
 }
 
 export interface HttpServer {
   route(route: Route): void;
   routes(): readonly Route[];
+  /** A WebSocket endpoint (./websocket.ts); a plain GET on its path is a 400. */
+  websocket<U>(route: WebSocketRoute<U>): void;
+  /** Open WebSocket connections. */
+  readonly openWebSockets: number;
   /** Binds and resolves with the bound port (useful with port 0). */
   listen(host: string, port: number): Promise<number>;
   /** Stops accepting, lets in-flight requests finish (held long polls are released) for up to graceMs, then closes every connection. */
@@ -68,6 +77,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   } else {
     app = uws.App();
   }
+  const websockets = createWebSockets({
+    app, logger: options.logger, trustedProxies: options.trustedProxies, onResponse: options.onResponse, stopping: () => stopping,
+    requestId: (given) => (given && REQUEST_ID.test(given) ? given : `${idPrefix}-${(++seq).toString(36)}`),
+  });
 
   app.any('/*', (res, req) => {
     inFlight++;
@@ -83,6 +96,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     let done = false;
     let settled = false;
     let onSettled: ((delivered: boolean) => void) | undefined;
+    /** The request as handlers saw it, once dispatched (the access log reads what the API layer learnt of it). */
+    let request: HttpRequest | undefined;
     const settle = (delivered: boolean) => {
       if (settled) return;
       settled = true;
@@ -108,7 +123,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     req.forEach((k, v) => {
       headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
     });
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers, options.trustedProxies);
     const givenId = headers['x-request-id'];
     const id = givenId && REQUEST_ID.test(givenId) ? givenId : `${idPrefix}-${(++seq).toString(36)}`;
     const log = options.logger.child({ reqId: id });
@@ -171,7 +186,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       log.debug({ method, path, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       try {
         // The method is the client's word: anything unknown is one label value, not one each.
-        options.onResponse?.({ route, method: METHODS.has(method) ? method : 'other', status, seconds });
+        options.onResponse?.({ route, method: METHODS.has(method) ? method : 'other', status, seconds, request });
       } catch (err) {
         log.error({ err }, 'response observer failed');
       }
@@ -199,7 +214,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
     const dispatch = (body: Buffer) => {
       if (stopping) abort.abort();
-      const request: HttpRequest = {
+      request = {
         id, method, path, route: route.pattern, params: match.params, rawQuery, query: new URLSearchParams(rawQuery),
         headers, body, remoteAddress, log, signal: abort.signal,
       };
@@ -252,6 +267,14 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   return {
     route: (r) => router.add(r),
     routes: () => router.list(),
+    websocket: (r) => {
+      websockets.mount(r);
+      // uWS hands a GET without the upgrade headers on to the HTTP routes: say what is expected there.
+      router.add({ method: 'GET', pattern: r.path, handler: () => Promise.reject(new BioGateError('BAD_REQUEST', `${r.path} is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket)`)) });
+    },
+    get openWebSockets() {
+      return websockets.open;
+    },
     get inFlight() {
       return inFlight;
     },
@@ -270,6 +293,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     close: async (graceMs) => {
       for (const s of listenSockets.splice(0)) uws.us_listen_socket_close(s);
       stopping = true;
+      websockets.closeAll(CLOSE_GOING_AWAY, 'server shutting down');
       for (const r of [...active]) r.abort.abort();
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
@@ -323,24 +347,3 @@ function internalError(err: unknown, log: Logger, method: string, path: string):
   return { status: r.status, headers: r.headers, body: { ...r.body, error_id: errorId } };
 }
 
-type Rendered = { status: number; headers: Record<string, string>; payload: Uint8Array };
-
-/** Status, headers and body bytes of a response (HEAD uses the byte length only). */
-function render(response: HttpResponse): Rendered {
-  const headers: Record<string, string> = { ...response.headers };
-  const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type');
-  let payload: Uint8Array;
-  const body = response.body;
-  if (body === undefined || body === null) payload = new Uint8Array(0);
-  else if (typeof body === 'string') {
-    payload = Buffer.from(body, 'utf8');
-    if (!hasType) headers['Content-Type'] = 'text/plain; charset=utf-8';
-  } else if (body instanceof Uint8Array) {
-    payload = body;
-    if (!hasType) headers['Content-Type'] = 'application/octet-stream';
-  } else {
-    payload = Buffer.from(JSON.stringify(body), 'utf8');
-    if (!hasType) headers['Content-Type'] = 'application/json; charset=utf-8';
-  }
-  return { status: response.status, headers, payload };
-}

@@ -56,5 +56,69 @@ export interface Route {
   readonly bodyTimeoutMs?: number;
 }
 
-/** Called once per finished request (metrics). */
-export type ResponseObserver = (info: { route: string; method: string; status: number; seconds: number }) => void;
+/**
+ * Called once per finished request (metrics, the access log). `request` is the object the handler
+ * got (absent when no route matched), so a layer above can recall what it learnt of it (its location).
+ */
+export type ResponseObserver = (info: { route: string; method: string; status: number; seconds: number; request?: HttpRequest | undefined }) => void;
+
+// ------------------------------------------------------------------ WebSocket (src/http/websocket.ts)
+
+/** The upgrade request as a handler sees it: a GET with its headers, plus the offered subprotocols. */
+export interface WebSocketUpgrade extends HttpRequest {
+  /** `Sec-WebSocket-Protocol` split on commas, in the client's order (RFC 6455 §4.1). */
+  readonly protocols: readonly string[];
+}
+
+/**
+ * Accept with the connection's own data (and the subprotocol to echo, which must be one the client
+ * offered), or refuse with an HTTP response sent before any upgrade. Throwing a BioGateError refuses
+ * with its status and `{detail, code}` body, like any route.
+ */
+export type UpgradeDecision<U> = { readonly accept: U; readonly protocol?: string | undefined } | { readonly refuse: HttpResponse };
+
+/** What `send` did: queued and flushed, queued behind unread data, or not sent (connection closing or closed). */
+export type SendOutcome = 'sent' | 'backpressure' | 'dropped';
+
+/** One open WebSocket; valid from `open` to `close`, after which `send` answers 'dropped'. */
+export interface WebSocketConnection<U> {
+  readonly userData: U;
+  /** The client's address (trusted proxies applied), and the request id of its upgrade, for logs. */
+  readonly remoteAddress: string;
+  readonly id: string;
+  /** The subprotocol agreed at the upgrade, or null. */
+  readonly protocol: string | null;
+  /** A string goes as a text frame; bytes as a binary frame unless `isBinary` is false. */
+  send(data: string | Uint8Array, isBinary?: boolean): SendOutcome;
+  /** Bytes queued in user space that the client has not taken yet (the kernel's buffers come first). */
+  readonly bufferedAmount: number;
+  /** Closes with a close frame (RFC 6455 §7.4 code, reason up to 123 bytes). Idempotent. */
+  end(code?: number, reason?: string): void;
+  readonly closed: boolean;
+}
+
+export interface WebSocketRoute<U> {
+  /** Exact path, e.g. `/api/stream`. A plain GET there (no upgrade) gets 426. */
+  readonly path: string;
+  /**
+   * Largest message a client may send; a larger one closes the connection with 1009 and a reason
+   * (beyond 4 times this, uWS drops the connection without a close frame). Default 16 KiB.
+   */
+  readonly maxPayloadBytes?: number;
+  /**
+   * Unread bytes allowed per connection. A send that leaves more queued closes the connection with
+   * 1008 and a reason, so a client that stops reading is cut off, never buffered without bound.
+   * Default 1 MiB.
+   */
+  readonly maxBufferedBytes?: number;
+  /** Seconds without any frame before the connection is dropped; pings go out automatically before that. Default 60. */
+  readonly idleTimeoutS?: number;
+  upgrade(req: WebSocketUpgrade): Promise<UpgradeDecision<U>> | UpgradeDecision<U>;
+  open?(conn: WebSocketConnection<U>): void;
+  /** `data` is a copy the handler may keep. */
+  message?(conn: WebSocketConnection<U>, data: Uint8Array, isBinary: boolean): void;
+  /** Buffered data went out: sending may go on. */
+  drain?(conn: WebSocketConnection<U>): void;
+  /** Called once, whoever closed; the connection cannot send any more. */
+  close?(conn: WebSocketConnection<U>, code: number, reason: string): void;
+}

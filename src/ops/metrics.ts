@@ -5,7 +5,18 @@
  * Label values may come from clients (a device's table name, an HTTP method), so every
  * counter and histogram holds at most `maxSeries` label sets; past that, new label sets are
  * counted under one series whose values are all "other" (issue #12: nothing grows without bound).
+ *
+ * A registry may carry default labels added to every sample it renders: BioGate sets
+ * `node="<node id>"`, so that series of several nodes stay apart and PromQL sums across nodes are
+ * true (issue #14). Figures read from the shared store are the same on every node: their help says
+ * so, and they are aggregated with max(), not sum() (README "Metrics").
+ *
+ * Process and Node runtime metrics (CPU, memory, open file descriptors, event-loop lag, heap, GC,
+ * active handles; issue #19) come from prom-client's default collectors, the one door of
+ * `prom-client`: they are rendered here with the same default labels, after BioGate's own.
  */
+import { collectDefaultMetrics, Registry as PromRegistry } from 'prom-client';
+
 type Labels = Readonly<Record<string, string>>;
 
 export interface SeriesOptions {
@@ -33,7 +44,8 @@ const fmt = (labels: Labels) => {
 };
 
 interface Metric {
-  render(): Promise<string[]> | string[];
+  /** `base`: the registry's default labels, added to every sample (they win over the metric's own). */
+  render(base?: Labels): Promise<string[]> | string[];
 }
 
 export class Counter implements Metric {
@@ -48,8 +60,8 @@ export class Counter implements Metric {
     if (entry) entry.value += by;
     else this.#values.set(s.k, { labels: s.labels, value: by });
   }
-  render(): string[] {
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.#values.values()].map((e) => `${this.name}${fmt(e.labels)} ${e.value}`)];
+  render(base: Labels = {}): string[] {
+    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.#values.values()].map((e) => `${this.name}${fmt({ ...e.labels, ...base })} ${e.value}`)];
   }
 }
 
@@ -69,12 +81,13 @@ export class Histogram implements Metric {
     s.sum += value;
     s.count++;
   }
-  render(): string[] {
+  render(base: Labels = {}): string[] {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.#series.values()) {
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${fmt({ ...s.labels, le: String(b) })} ${s.counts[i] ?? 0}`));
-      lines.push(`${this.name}_bucket${fmt({ ...s.labels, le: '+Inf' })} ${s.count}`);
-      lines.push(`${this.name}_sum${fmt(s.labels)} ${s.sum}`, `${this.name}_count${fmt(s.labels)} ${s.count}`);
+      const labels = { ...s.labels, ...base };
+      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${fmt({ ...labels, le: String(b) })} ${s.counts[i] ?? 0}`));
+      lines.push(`${this.name}_bucket${fmt({ ...labels, le: '+Inf' })} ${s.count}`);
+      lines.push(`${this.name}_sum${fmt(labels)} ${s.sum}`, `${this.name}_count${fmt(labels)} ${s.count}`);
     }
     return lines;
   }
@@ -87,20 +100,69 @@ export class Gauge implements Metric {
     readonly help: string,
     readonly collect: () => Promise<readonly { labels: Labels; value: number }[]> | readonly { labels: Labels; value: number }[],
   ) {}
-  async render(): Promise<string[]> {
+  async render(base: Labels = {}): Promise<string[]> {
     const values = await this.collect();
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, ...values.map((v) => `${this.name}${fmt(v.labels)} ${v.value}`)];
+    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, ...values.map((v) => `${this.name}${fmt({ ...v.labels, ...base })} ${v.value}`)];
   }
+}
+
+export interface RegistryOptions {
+  /** Labels on every sample (BioGate: `{ node }`). */
+  readonly defaultLabels?: Labels;
+  /** Add the process and Node runtime metrics (default true). */
+  readonly runtime?: boolean;
+}
+
+/**
+ * One set of runtime collectors per process: they describe the process, not an app, and each one
+ * set up installs an event-loop-delay monitor and a GC observer that are never removed (several
+ * apps in one test process share it).
+ */
+let runtimeRegistry: PromRegistry | undefined;
+function runtimeMetrics(): PromRegistry {
+  if (!runtimeRegistry) {
+    runtimeRegistry = new PromRegistry();
+    collectDefaultMetrics({ register: runtimeRegistry, eventLoopMonitoringPrecision: 20 });
+  }
+  return runtimeRegistry;
+}
+
+/** A sample value as the text format writes it (+Inf, -Inf, NaN). */
+const num = (v: number) => (Number.isNaN(v) ? 'NaN' : v === Infinity ? '+Inf' : v === -Infinity ? '-Inf' : String(v));
+const help = (text: string) => text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+
+/** prom-client's samples in the text format, with `base` labels (and `le` kept last). */
+async function renderRuntime(registry: PromRegistry, base: Labels): Promise<string[]> {
+  const lines: string[] = [];
+  for (const m of await registry.getMetricsAsJSON()) {
+    // prom-client's nodejs_active_{handles,requests,resources}_total are gauges named like counters,
+    // which `promtool check metrics` rejects; they are the sums of the per-type gauges kept beside
+    // them (sum without (type) (nodejs_active_handles)).
+    if (String(m.type) === 'gauge' && m.name.endsWith('_total')) continue;
+    lines.push(`# HELP ${m.name} ${help(m.help)}`, `# TYPE ${m.name} ${String(m.type)}`);
+    for (const v of m.values as { labels: Record<string, string | number>; value: number; metricName?: string }[]) {
+      const { le, ...rest } = Object.fromEntries(Object.entries(v.labels).map(([k, x]) => [k, String(x)]));
+      lines.push(`${v.metricName ?? m.name}${fmt({ ...rest, ...base, ...(le !== undefined ? { le } : {}) })} ${num(v.value)}`);
+    }
+  }
+  return lines;
 }
 
 export class MetricsRegistry {
   readonly #metrics: Metric[] = [];
+  readonly #base: Labels;
+  readonly #runtime: PromRegistry | undefined;
+  constructor(options: RegistryOptions = {}) {
+    this.#base = { ...options.defaultLabels };
+    this.#runtime = options.runtime === false ? undefined : runtimeMetrics();
+  }
   register<M extends Metric>(metric: M): M {
     this.#metrics.push(metric);
     return metric;
   }
   async render(): Promise<string> {
-    const parts = await Promise.all(this.#metrics.map((m) => m.render()));
+    const parts = await Promise.all(this.#metrics.map((m) => m.render(this.#base)));
+    if (this.#runtime) parts.push(await renderRuntime(this.#runtime, this.#base));
     return parts.flat().join('\n') + '\n';
   }
 }

@@ -11,3 +11,13 @@ export function encodeBody(body: string, charset: Charset | undefined): string |
   if (charset === undefined || charset === 'utf-8') return body;
   return iconv.encode(body, charset);
 }
+
+/** Whether iconv-lite knows `encoding` (`windows-1252`, `utf-16le`, `latin1`, …): the CLI's `--encoding` check. */
+export function isKnownEncoding(encoding: string): boolean {
+  return iconv.encodingExists(encoding);
+}
+
+/** Bytes of a file in `encoding` as text (a byte-order mark is removed); the CSV import's decoder (issue #19). */
+export function decodeBytes(bytes: Uint8Array, encoding: string): string {
+  return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), encoding);
+}

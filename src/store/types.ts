@@ -42,6 +42,12 @@ export interface LocationsPort {
   list(): Promise<readonly Location[]>;
   count(): Promise<number>;
   update(id: number, patch: Partial<Pick<Location, 'name' | 'timezone' | 'is_active' | 'require_comm_key'>>, now: Iso): Promise<Location | undefined>;
+  /**
+   * The one-time bootstrap (issue #14): writes a unique marker unless one exists, atomically, and
+   * answers true for the one caller that wrote it, whatever the number of nodes trying at once.
+   * A store that had locations before the marker existed counts as bootstrapped.
+   */
+  claimBootstrap(node: string, now: Iso): Promise<boolean>;
 }
 
 export type TokenScope = 'full' | 'operator' | 'read';
@@ -444,12 +450,85 @@ export interface AttendanceFilter {
   readonly sn?: string;
 }
 
+/** Position in the attendance feed: the last record a consumer has seen. */
+export interface AttendanceCursor {
+  readonly id: number;
+  readonly created_at: Iso;
+}
+
 export interface AttendancePort {
   /** Stores records not seen before (dedup key: sn, pin, local_time, status, verify); returns the new ones. */
   record(records: readonly NewAttendance[], now: Iso): Promise<readonly Attendance[]>;
   /** Newest first. */
   list(locationId: number, filter: AttendanceFilter, window: Window): Promise<Page<Attendance>>;
+  /**
+   * The cursor feed (GET /api/attendance?after=): records that arrived after `after` (null: from the
+   * first), oldest arrival first, at most `limit`. Arrival order is the adapter's: SQLite's ids (one
+   * writer, so commit order); on MongoDB ids come in per-node blocks, so (created_at, id), and only
+   * records older than `now` minus a settle window, so a write still in flight cannot be passed over.
+   */
+  listAfter(locationId: number, after: AttendanceCursor | null, filter: AttendanceFilter, limit: number, now: Iso): Promise<readonly Attendance[]>;
   /** Deletes records whose timestamp is before `before` (retention). Returns how many went. */
+  prune(before: Iso, limit: number): Promise<number>;
+}
+
+// ---------------------------------------------------------------- door and alarm events (issue #15)
+
+/**
+ * What kind of door event: the [PUSH-v3 §7.7] event-code ranges of an `rtlog` line (`normal` 0–19 and
+ * 200–253, `error` 20–99, `alarm` 100–199, `extended` 4000–6999, `other` any other code), or `state`
+ * for an `rtstate` report of sensors, relays and alarms [PUSH-v3 §7.3].
+ */
+export type DoorEventType = 'normal' | 'error' | 'alarm' | 'extended' | 'other' | 'state';
+
+/** A door or alarm event a terminal reported, stored per location (retention like attendance). */
+export interface StoredDoorEvent {
+  readonly id: number;
+  readonly location_id: number;
+  readonly sn: string;
+  readonly type: DoorEventType;
+  /** rtlog `event` code; null for a state report. */
+  readonly event: number | null;
+  /** rtlog `eventaddr` / rtstate `door`: the door number, when given. */
+  readonly door: number | null;
+  /** The user verified, null when none (`pin=0`). */
+  readonly pin: string | null;
+  readonly card_no: string | null;
+  /** rtlog `verifytype`: a mode code or a NewVFStyles bit string [PUSH-v3 §7.8]. */
+  readonly verify_type: string | null;
+  /** rtlog `inoutstatus`: 0 in, 1 out. */
+  readonly in_out: number | null;
+  /** The terminal's own record number (rtlog `index`). */
+  readonly device_index: number | null;
+  /** `YYYY-MM-DD HH:MM:SS` as the terminal reported it. */
+  readonly local_time: string;
+  /** UTC instant, from local_time and the location's time zone. */
+  readonly timestamp: Iso;
+  /** rtstate bit fields as sent (hex): 2 bits of door sensor, 1 bit of relay, 1 byte of alarms per door. */
+  readonly state: { readonly sensor: string; readonly relay: string; readonly alarm: string } | null;
+  /** Keys the protocol reference does not name (sitecode, linkid, maskflag, temperature, …). */
+  readonly extra: Readonly<Record<string, string>> | null;
+  readonly created_at: Iso;
+}
+
+export type NewDoorEvent = Omit<StoredDoorEvent, 'id' | 'created_at'> & {
+  /** What makes a re-sent record a duplicate within (location, sn) [PUSH-v3 §7.2]. */
+  readonly dedup_key: string;
+};
+
+export interface DoorEventFilter {
+  readonly from?: Iso;
+  readonly to?: Iso;
+  readonly sn?: string;
+  readonly type?: DoorEventType;
+}
+
+export interface DoorEventsPort {
+  /** Stores events not seen before (same location, sn and dedup_key); returns the new ones, in input order. */
+  append(events: readonly NewDoorEvent[], now: Iso): Promise<readonly StoredDoorEvent[]>;
+  /** Newest first (timestamp, then id). */
+  list(locationId: number, filter: DoorEventFilter, window: Window): Promise<Page<StoredDoorEvent>>;
+  /** Deletes events whose timestamp is before `before` (retention). Returns how many went. */
   prune(before: Iso, limit: number): Promise<number>;
 }
 
@@ -541,6 +620,154 @@ export interface JobsPort {
   advance(name: string, from: string | null, to: string, now: Iso): Promise<boolean>;
 }
 
+// ---------------------------------------------------------------- cluster (issue #14)
+
+/** One event of the cluster feed as stored (src/events/types.ts FeedEvent). */
+export interface StoredEvent {
+  readonly id: string;
+  /** Per location: 1, 2, 3, … assigned atomically by appendEvent. */
+  readonly seq: number;
+  readonly location_id: number;
+  readonly type: string;
+  readonly at: Iso;
+  readonly node: string;
+  readonly data: unknown;
+}
+
+/** Who serves a device (the `owner_node` / `lease_until` of its record) and its last announced presence. */
+export interface DeviceLease {
+  readonly owner_node: string | null;
+  readonly lease_until: Iso | null;
+  /** The last presence event the cluster emitted for it (null: none yet). */
+  readonly presence: 'online' | 'offline' | null;
+}
+
+export interface EventWatch {
+  close(): Promise<void>;
+}
+
+/** What several nodes on one store share: the event feed, job leases, device ownership and presence. */
+export interface ClusterPort {
+  /** Stores an event with its location's next sequence number (atomic: two nodes never get the same). */
+  appendEvent(event: Omit<StoredEvent, 'seq'>): Promise<StoredEvent>;
+  /** Events of a location with seq > after, in seq order. */
+  eventsAfter(locationId: number, after: number, limit: number): Promise<readonly StoredEvent[]>;
+  /** The last sequence number handed out per location. */
+  latestSeqs(): Promise<ReadonlyMap<number, number>>;
+  /** Deletes events older than `before`, except the newest `keep` of each location. Returns how many went. */
+  pruneEvents(before: Iso, keep: number): Promise<number>;
+  /**
+   * Every event any node appends from now on (MongoDB change stream on the events collection).
+   * Undefined where the store cannot offer it: SQLite (one node by design) and MongoDB without a
+   * replica set (one node: its own events are delivered in process).
+   */
+  watchEvents(onEvent: (event: StoredEvent) => void, onError: (err: unknown) => void): Promise<EventWatch | undefined>;
+  /** Takes or renews a named lease for `node` until `until`, if it is free, expired, or already ours. */
+  acquireLease(name: string, node: string, now: Iso, until: Iso): Promise<boolean>;
+  releaseLease(name: string, node: string): Promise<void>;
+  /**
+   * The node serving a device's request owns it: sets owner_node/lease_until unconditionally (the
+   * terminal is where its latest request is) and returns what was there before. Undefined: no such device.
+   */
+  claimDevice(sn: string, node: string, until: Iso): Promise<DeviceLease | undefined>;
+  deviceLease(sn: string): Promise<DeviceLease | undefined>;
+  /** Compare-and-set of the announced presence: true when this call changed it (the caller emits the event). */
+  setPresence(sn: string, to: 'online' | 'offline'): Promise<boolean>;
+  /** Devices announced online whose last_seen is before `before` and whose owner's lease ended before `now`. */
+  staleOnline(before: Iso, now: Iso, limit: number): Promise<readonly { sn: string; location_id: number | null }[]>;
+}
+
+// ---------------------------------------------------------------- webhooks (issue #16)
+
+/** An outbound webhook subscription of a location (src/webhooks/). */
+export interface WebhookSubscription {
+  readonly id: number;
+  readonly location_id: number;
+  readonly url: string;
+  /** Feed event types it wants (src/events/types.ts FEED_EVENT_TYPES). */
+  readonly events: readonly string[];
+  readonly description: string | null;
+  /** `whsec_<base64>`; stored in clear because it signs (never logged, shown once). */
+  readonly secret: string;
+  /** The secret before the last rotation, still signing (second signature) until previous_valid_until. */
+  readonly previous_secret: string | null;
+  readonly previous_valid_until: Iso | null;
+  /** Most attendance records per `attendance.recorded` delivery (1: one POST per punch). */
+  readonly attendance_batch: number;
+  readonly enabled: boolean;
+  readonly disabled_reason: string | null;
+  /** The last feed seq of its location already turned into deliveries. */
+  readonly cursor: number;
+  /** Start of the current run of failed attempts (null: the last attempt succeeded). */
+  readonly failing_since: Iso | null;
+  readonly created_at: Iso;
+  readonly updated_at: Iso | null;
+}
+
+export type WebhookPatch = Partial<
+  Pick<WebhookSubscription, 'url' | 'events' | 'description' | 'secret' | 'previous_secret' | 'previous_valid_until' | 'attendance_batch' | 'enabled' | 'disabled_reason' | 'failing_since'>
+>;
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  readonly id: number;
+  readonly subscription_id: number;
+  readonly location_id: number;
+  /** The `webhook-id` header: the feed event id (with a `.n` suffix per attendance chunk); unique per subscription. */
+  readonly event_id: string;
+  /** Feed sequence number (0 for a test ping): the delivery order of attendance. */
+  readonly event_seq: number;
+  readonly type: string;
+  /** The exact JSON body sent on every attempt. */
+  readonly payload: string;
+  readonly status: WebhookDeliveryStatus;
+  readonly attempts: number;
+  /** When it is due (pending); null once delivered or failed. */
+  readonly next_attempt_at: Iso | null;
+  readonly last_status_code: number | null;
+  readonly last_error: string | null;
+  readonly duration_ms: number | null;
+  readonly created_at: Iso;
+  readonly delivered_at: Iso | null;
+}
+
+export type NewWebhookDelivery = Pick<WebhookDelivery, 'subscription_id' | 'location_id' | 'event_id' | 'event_seq' | 'type' | 'payload' | 'created_at'>;
+
+export type WebhookAttempt = Pick<WebhookDelivery, 'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'duration_ms' | 'delivered_at'>;
+
+export interface WebhooksPort {
+  create(
+    input: Pick<WebhookSubscription, 'location_id' | 'url' | 'events' | 'description' | 'secret' | 'attendance_batch' | 'cursor'>,
+    now: Iso,
+  ): Promise<WebhookSubscription>;
+  get(locationId: number, id: number): Promise<WebhookSubscription | undefined>;
+  /** A location's subscriptions by id. */
+  list(locationId: number): Promise<readonly WebhookSubscription[]>;
+  count(locationId: number): Promise<number>;
+  /** Enabled subscriptions of every location (the delivery job). */
+  listEnabled(): Promise<readonly WebhookSubscription[]>;
+  update(locationId: number, id: number, patch: WebhookPatch, now: Iso): Promise<WebhookSubscription | undefined>;
+  /** Removes the subscription and its deliveries; false when there was none. */
+  delete(locationId: number, id: number): Promise<boolean>;
+  /** Compare-and-set of the cursor: true when this caller moved it from `from` to `to`. */
+  advanceCursor(locationId: number, id: number, from: number, to: number): Promise<boolean>;
+  /** Stores deliveries (status pending, due at created_at); an existing (subscription_id, event_id) is left alone. Returns how many were new. */
+  addDeliveries(deliveries: readonly NewWebhookDelivery[]): Promise<number>;
+  /** Pending deliveries of a subscription due at `now`, in (event_seq, id) order. */
+  due(locationId: number, subscriptionId: number, now: Iso, limit: number): Promise<readonly WebhookDelivery[]>;
+  /** The earliest pending delivery of a type, due or not, in (event_seq, id) order (attendance ordering). */
+  firstPending(locationId: number, subscriptionId: number, type: string): Promise<WebhookDelivery | undefined>;
+  /** Writes the outcome of one attempt (only while the delivery is still pending). */
+  recordAttempt(locationId: number, id: number, attempt: WebhookAttempt): Promise<void>;
+  /** A subscription's deliveries, newest first. */
+  deliveries(locationId: number, subscriptionId: number, window: Window): Promise<Page<WebhookDelivery>>;
+  /** Pending deliveries across the store and when the oldest was created (metrics). */
+  pendingStats(): Promise<{ count: number; oldest: Iso | null }>;
+  /** Deletes up to `limit` delivered or failed deliveries created before `before`. */
+  pruneDeliveries(before: Iso, limit: number): Promise<number>;
+}
+
 // ---------------------------------------------------------------- the store
 
 export interface Store {
@@ -553,8 +780,11 @@ export interface Store {
   readonly commands: CommandsPort;
   readonly attendance: AttendancePort;
   readonly deviceRecords: DeviceRecordsPort;
+  readonly doorEvents: DoorEventsPort;
   readonly syncOutbox: SyncOutboxPort;
   readonly jobs: JobsPort;
+  readonly cluster: ClusterPort;
+  readonly webhooks: WebhooksPort;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

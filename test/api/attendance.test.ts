@@ -10,7 +10,7 @@ import type { NewAttendance } from '../../src/store/types.js';
 import { ISO_MS_Z, PAGE_KEYS, gateway, keysOf, locsOf, sorted, wellFormedIssues, type ErrorBody, type Json, type Page } from './client.js';
 
 const NOW = '2026-03-05T12:00:00.000Z';
-const ATTENDANCE_KEYS = ['id', 'sn', 'pin', 'user_id', 'timestamp', 'local_time', 'status', 'verify', 'work_code', 'created_at'];
+const ATTENDANCE_KEYS = ['id', 'sn', 'pin', 'user_id', 'timestamp', 'local_time', 'status', 'status_label', 'verify', 'verify_label', 'work_code', 'created_at'];
 
 interface AttendanceRecord {
   id: number;
@@ -20,7 +20,9 @@ interface AttendanceRecord {
   timestamp: string;
   local_time: string;
   status: number;
+  status_label: string | null;
   verify: number;
+  verify_label: string | null;
   work_code: string | null;
   created_at: string;
 }
@@ -63,7 +65,7 @@ t.test('GET /api/attendance: shape, order, filters, validation, isolation', asyn
   }
   t.strictSame(all.body.data[4], {
     id: idOf(0), sn: 'ATT1', pin: '1001', user_id: user.body.id, timestamp: '2026-03-01T07:59:59.000Z', local_time: '2026-03-01 07:59:59',
-    status: 0, verify: 1, work_code: '7', created_at: NOW,
+    status: 0, status_label: 'check-in', verify: 1, verify_label: 'fingerprint', work_code: '7', created_at: NOW,
   });
   t.match(all.body.data[2], { pin: '2002', user_id: null, work_code: null });
 

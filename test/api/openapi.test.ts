@@ -19,6 +19,7 @@ interface Schema {
   anyOf?: Schema[];
   items?: Schema;
   const?: unknown;
+  enum?: unknown[];
   default?: unknown;
   minimum?: number;
   pattern?: string;
@@ -54,6 +55,7 @@ function sample(schema: Schema, name: string, known: Readonly<Record<string, unk
   if (name in known) return known[name];
   if ('default' in schema) return schema.default;
   if ('const' in schema) return schema.const;
+  if (schema.enum) return schema.enum.find((v) => v !== null);
   if (schema.anyOf) return sample(schema.anyOf.find((m) => m.type !== 'null') ?? {}, name, known);
   switch (schema.type) {
     case 'object':
@@ -96,7 +98,9 @@ t.test('the document: OpenAPI 3.1, LocationApiKey bearer scheme, public', async 
   const all = ops(res.body);
   t.equal(new Set(all.map((o) => o.op.operationId)).size, all.length, 'operationIds are unique');
   for (const { path, method, op } of all) {
-    if (path.startsWith('/api/') && path !== '/api/openapi.json') t.strictSame(op.security, [{ LocationApiKey: [] }], `${method} ${path}: LocationApiKey`);
+    // The document and its human-readable rendering (/api/docs and its script) are public.
+    const isPublic = path === '/api/openapi.json' || path === '/api/docs' || path.startsWith('/api/docs/');
+    if (path.startsWith('/api/') && !isPublic) t.strictSame(op.security, [{ LocationApiKey: [] }], `${method} ${path}: LocationApiKey`);
     t.ok(op.responses['500'], `${method} ${path}: documents 500`);
     for (const p of op.parameters.filter((x) => x.in === 'path')) t.ok(path.includes(`{${p.name}}`), `${method} ${path}: path param ${p.name} is in the path`);
     for (const name of [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
@@ -134,11 +138,14 @@ t.test('scripted walk: every operation, built from the document, answers as docu
   const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' } });
   const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' } });
   const spare = await started.app.locations.issueToken({ location_id: a.id, label: 'to revoke' });
+  const hook = await a.api<{ id: number }>('POST', '/api/webhooks', { body: { url: 'https://example.com/hook', events: ['user.changed'] } });
+  t.equal(hook.status, 201);
   t.equal(user.status, 201);
   t.equal(command.status, 201);
 
   const doc = (await a.api<OpenApiDoc>('GET', '/api/openapi.json')).body;
-  const known = { pin: 1001, device_serial: 'WALK1', sn: 'WALK1', command_id: command.body.id, command: 'reboot' };
+  // `after: '0'`: the attendance cursor feed from its start (any other string is not a cursor).
+  const known = { pin: 1001, device_serial: 'WALK1', sn: 'WALK1', command_id: command.body.id, command: 'reboot', after: '0', webhook_id: hook.body.id, url: 'https://example.com/hook', events: ['user.changed'] };
   const pathValue = (path: string, name: string): unknown => (name === 'id' ? (path.startsWith('/admin/tokens') ? spare.id : a.id) : sample({}, name, known));
   const schemaOf = new Map(started.app.apiRoutes.map((r) => [`${r.method} ${r.path}`, r.doc.responses]));
   const call = client(url, a.token);

@@ -50,12 +50,12 @@ if (!url) {
     const client = new MongoClient(target);
     try {
       const db = client.db(databaseName(target));
-      for (const name of ['users', 'templates', 'commands', 'attendance']) {
+      for (const name of ['users', 'templates', 'commands', 'attendance', 'door_events']) {
         const unique = (await db.collection(name).listIndexes().toArray()).filter((i) => i['unique'] === true);
         t.ok(unique.every((i) => Object.keys(i['key'] as object)[0] === 'location_id'), `${name}: unique keys start with location_id`);
       }
       const names = (await db.collection('commands').listIndexes().toArray()).map((i) => i['name'] as string).sort();
-      t.same(names, ['_id_', 'group_status', 'location_id_desc', 'location_idem_unique', 'location_sn_sync_slot_unique', 'mailbox', 'parent', 'status_expires_at', 'status_sent_at', 'status_updated_at'], 'one set of indexes after two startups');
+      t.same(names, ['_id_', 'group_status', 'location_id_desc', 'location_idem_unique', 'location_sn_sync_slot_unique', 'mailbox_fifo', 'parent', 'status_expires_at', 'status_sent_at', 'status_updated_at'], 'one set of indexes after two startups');
     } finally {
       await client.close();
     }

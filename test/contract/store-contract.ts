@@ -16,11 +16,14 @@ import { commandsSyncContract } from './fixtures/commands-sync.js';
 import { commandsLifecycleContract } from './fixtures/commands-lifecycle.js';
 import { deviceRecordsContract } from './fixtures/device-records.js';
 import { devicesContract } from './fixtures/devices.js';
+import { doorEventsContract } from './fixtures/door-events.js';
 import { locationsContract } from './fixtures/locations.js';
 import { at, caseRunner, twoLocations, type Define } from './fixtures/support.js';
 import { syncStateContract } from './fixtures/sync-state.js';
+import { clusterContract } from './fixtures/cluster.js';
 import { templatesContract } from './fixtures/templates.js';
 import { usersContract } from './fixtures/users.js';
+import { webhooksContract } from './fixtures/webhooks.js';
 
 export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   const define = caseRunner(t, open);
@@ -33,8 +36,17 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   commandsLifecycleContract(define);
   attendanceContract(define);
   deviceRecordsContract(define);
+  doorEventsContract(define);
   usersBulkContract(define);
   syncStateContract(define);
+  clusterContract(define);
+  webhooksContract(define);
+  define('locations: concurrent bootstrap claims have exactly one winner, once (issue #14)', async (t, store) => {
+    const first = await Promise.all(Array.from({ length: 8 }, (_, i) => store.locations.claimBootstrap(`node-${i}`, at(i))));
+    t.equal(first.filter(Boolean).length, 1, 'one of eight concurrent claims wins');
+    t.same(await Promise.all([store.locations.claimBootstrap('node-0', at(9)), store.locations.claimBootstrap('late', at(9))]), [false, false], 'and nobody after it, the winner included');
+    t.equal(await store.locations.count(), 0, 'claiming creates no location (the winner does)');
+  });
   define('ping answers while open; close is idempotent and ping then fails', async (t, store) => {
     await t.resolves(store.ping());
     await store.close();

@@ -253,6 +253,6 @@ t.test('unknown upload tables are acknowledged (so the device moves on) and coun
   await dev.post('cdata?table=MYSTERY', 'c=3\n');
   await dev.post(`cdata?table=${'x'.repeat(60)}`, 'd=4\n');
   const metrics = await (await fetch(`${app.url}/metrics`)).text();
-  t.match(metrics, /biogate_device_unknown_tables_total\{table="MYSTERY"\} 2/);
-  t.match(metrics, /biogate_device_unknown_tables_total\{table="other"\} 1/, 'device-chosen names are bounded');
+  t.match(metrics, /biogate_device_unknown_tables_total\{table="MYSTERY",node="[^"]+"\} 2/);
+  t.match(metrics, /biogate_device_unknown_tables_total\{table="other",node="[^"]+"\} 1/, 'device-chosen names are bounded');
 });

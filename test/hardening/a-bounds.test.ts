@@ -20,7 +20,7 @@ t.test('BIOGATE_MAX_ACTORS caps the actors; a known device keeps working', async
   const attlog = await fetch(`${s.url}/iclock/cdata?SN=KEEP0001&table=ATTLOG`, { method: 'POST', body: '7\t2026-03-01 08:00:00\t0\t1\n' });
   t.match(await attlog.text(), /^OK: ?1$/, 'the evicted device is served by a new actor from the store');
   const metrics = await (await fetch(`${s.url}/metrics`)).text();
-  t.match(metrics, /biogate_device_actors 10\b/);
+  t.match(metrics, /biogate_device_actors\{node="[^"]+"\} 10\b/);
 });
 
 t.test('metric label values chosen by clients are bounded', async (t) => {

@@ -37,7 +37,8 @@ function simulate(tt: { teardown(fn: () => Promise<void> | void): void }, url: s
 }
 
 const metric = (text: string, name: string, labels = ''): number => {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
+  // Every sample carries node="…" (issue #14); these checks are about the other labels.
+  const line = text.split('\n').map((l) => l.replace(/,?node="[^"]*"/, '').replace('{}', '')).find((l) => l.startsWith(`${name}${labels} `));
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 };
 

@@ -170,7 +170,11 @@ export async function startApp(t: Teardown, options: StartOptions = {}): Promise
   if (options.storeUrl !== undefined && options.storePath !== undefined) throw new Error('startApp: pass storeUrl or storePath, not both');
   let closed: Promise<void> | undefined;
   let app: App | undefined = undefined; // set once built; close() may run before that
-  const close = () => (closed ??= app ? app.close() : Promise.resolve());
+  // The app closes every connection, and fetch clients in this process must see that before a
+  // test's next request, or that request goes out on a dead keep-alive socket ("other side
+  // closed"), as it would for any HTTP client of a restarting server. One timer turn runs the
+  // poll phase that delivers those closes.
+  const close = () => (closed ??= (app ? app.close() : Promise.resolve()).then(() => new Promise<void>((r) => setTimeout(r, 10))));
 
   let storeUrl: string;
   let storePath: string | undefined;

@@ -15,7 +15,7 @@
  * seen before stay unused.
  */
 import type { Filter } from 'mongodb';
-import type { Attendance, AttendancePort, NewAttendance } from '../types.js';
+import type { Attendance, AttendanceFilter, AttendancePort, NewAttendance } from '../types.js';
 import type { Ids } from './ids.js';
 import type { AttendanceDoc, Collections } from './schema.js';
 import { ignoreDuplicates, pageOf, present } from './util.js';
@@ -23,6 +23,21 @@ import { ignoreDuplicates, pageOf, present } from './util.js';
 const toAttendance = ({ _id, ...rest }: AttendanceDoc): Attendance => ({ id: _id, ...rest });
 
 const dedupKey = (a: NewAttendance) => JSON.stringify([a.sn, a.pin, a.local_time, a.status, a.verify]);
+
+/**
+ * How long a punch may take from its `created_at` to being readable (one bulk write, plus clock
+ * skew between the nodes of a cluster). The cursor feed trails real time by this much on MongoDB.
+ */
+export const SETTLE_MS = 5_000;
+
+function queryOf(locationId: number, filter: AttendanceFilter): Filter<AttendanceDoc> {
+  const query: Filter<AttendanceDoc> = { location_id: locationId };
+  if (filter.from) query.timestamp = { $gte: filter.from };
+  if (filter.to) query.timestamp = { ...(query.timestamp as object), $lte: filter.to };
+  if (filter.pin) query.pin = filter.pin;
+  if (filter.sn) query.sn = filter.sn;
+  return query;
+}
 
 export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
   return {
@@ -47,17 +62,25 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       return Object.keys(result.upsertedIds).map(Number).sort((x, y) => x - y).map((i) => toAttendance(docs[i] as AttendanceDoc));
     },
     async list(locationId, filter, window) {
-      const query: Filter<AttendanceDoc> = { location_id: locationId };
-      if (filter.from) query.timestamp = { $gte: filter.from };
-      if (filter.to) query.timestamp = { ...(query.timestamp as object), $lte: filter.to };
-      if (filter.pin) query.pin = filter.pin;
-      if (filter.sn) query.sn = filter.sn;
+      const query = queryOf(locationId, filter);
       const page = pageOf(window);
       const [total, docs] = await Promise.all([
         c.attendance.countDocuments(query),
         page ? c.attendance.find(query).sort({ timestamp: -1, _id: -1 }).skip(page.skip).limit(page.limit).toArray() : [],
       ]);
       return { items: docs.map(toAttendance), total };
+    },
+    async listAfter(locationId, after, filter, limit, now) {
+      // Ids come in per-node blocks and are taken before the write: order by arrival time, and
+      // leave out the last SETTLE_MS, so a punch written a moment late cannot land behind a cursor.
+      const settled = new Date(Date.parse(now) - SETTLE_MS).toISOString();
+      const query = queryOf(locationId, filter);
+      query.created_at = { $lte: settled };
+      if (after) {
+        query.$or = [{ created_at: { $gt: after.created_at } }, { created_at: after.created_at, _id: { $gt: after.id } }];
+      }
+      const docs = await c.attendance.find(query).sort({ created_at: 1, _id: 1 }).limit(limit).toArray();
+      return docs.map(toAttendance);
     },
     async prune(before, limit) {
       const old = await c.attendance.find({ timestamp: { $lt: before } }, { projection: { _id: 1 } }).limit(limit).toArray();

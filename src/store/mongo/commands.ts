@@ -162,7 +162,9 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     },
     async pending(sn, limit) {
       if (limit <= 0) return [];
-      const docs = await c.commands.find({ sn, status: 'pending', ...deliverable }).sort({ priority: -1, _id: 1 }).limit(limit).toArray();
+      // Queue order: priority, then when queued. Not the id: several nodes take ids in blocks
+      // (ids.ts), so a command queued later on another node may have the smaller id.
+      const docs = await c.commands.find({ sn, status: 'pending', ...deliverable }).sort({ priority: -1, created_at: 1, _id: 1 }).limit(limit).toArray();
       return docs.map(toCommand);
     },
     async countPending(sn, origin) {

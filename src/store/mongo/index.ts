@@ -5,7 +5,7 @@
  * No multi-document transactions (standalone servers and MongoDB-compatible engines lack them):
  * every port method is one atomic single-document write or an idempotent sequence of them whose
  * order is chosen so that a crash leaves nothing half-done (comments at each such method).
- * No change streams. Indexes and id counters are created at startup, idempotently.
+ * Change streams only for the cluster event feed (cluster.ts). Indexes and id counters are created at startup, idempotently.
  *
  * Outages (issue #12): `isMongoUnavailable` tells src/store/open.ts which driver errors mean "the
  * database cannot be reached" (mapped there to 503 STORE_UNAVAILABLE for every port method), and
@@ -14,10 +14,12 @@
 import { MongoClient } from 'mongodb';
 import type { Store } from '../types.js';
 import { mongoAttendance } from './attendance.js';
+import { mongoCluster } from './cluster.js';
 import { mongoCommands } from './commands.js';
 import { clientOptions, databaseName } from './connect.js';
 import { mongoDeviceRecords } from './device-records.js';
 import { mongoDevices } from './devices.js';
+import { mongoDoorEvents } from './door-events.js';
 import { ensureCounters, idAllocator } from './ids.js';
 import { mongoLocations, mongoTokens } from './locations.js';
 import { collections, COUNTERS, ensureIndexes } from './schema.js';
@@ -25,6 +27,7 @@ import { mongoTemplates } from './templates.js';
 import { mongoUsers } from './users.js';
 import { mongoJobs, mongoSyncOutbox } from './sync-state.js';
 import { MongoUnreachableError, trackReachability } from './unavailable.js';
+import { mongoWebhooks } from './webhooks.js';
 
 export { isMongoUnavailable } from './unavailable.js';
 
@@ -45,6 +48,14 @@ export async function openMongoStore(url: string): Promise<Store> {
       throw e;
     });
   const ids = idAllocator(c.counters);
+  const cluster = await mongoCluster(db).catch(async (e: unknown) => {
+    await client.close();
+    throw e;
+  });
+  const webhooks = await mongoWebhooks(db, ids).catch(async (e: unknown) => {
+    await client.close();
+    throw e;
+  });
   const reach = trackReachability(client);
   /** One background ping at a time while down: server selection makes the driver re-check at once. */
   let probing: Promise<unknown> | undefined;
@@ -59,8 +70,11 @@ export async function openMongoStore(url: string): Promise<Store> {
     commands: mongoCommands(c, ids),
     attendance: mongoAttendance(c, ids),
     deviceRecords: mongoDeviceRecords(c, ids),
+    doorEvents: mongoDoorEvents(c, ids),
     syncOutbox: mongoSyncOutbox(c),
     jobs: mongoJobs(c),
+    cluster,
+    webhooks,
     async ping() {
       if (closed) throw new Error('store is closed');
       if (!reach.isUp) {

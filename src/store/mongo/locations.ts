@@ -1,7 +1,7 @@
 /** Locations and tokens: small, unsharded collections looked up by id or token hash. */
 import type { Location, LocationsPort, Token, TokensPort } from '../types.js';
 import type { Ids } from './ids.js';
-import { maybe } from './util.js';
+import { isDuplicateKey, maybe } from './util.js';
 import type { Collections, LocationDoc, TokenDoc } from './schema.js';
 
 const toLocation = ({ _id, require_comm_key, ...rest }: LocationDoc): Location => ({ id: _id, ...rest, require_comm_key: require_comm_key ?? false });
@@ -9,6 +9,16 @@ const toToken = ({ _id, ...rest }: TokenDoc): Token => ({ id: _id, ...rest });
 
 export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
   return {
+    async claimBootstrap(node, now) {
+      // `_id` is unique on every server: of nodes inserting at once, exactly one succeeds.
+      try {
+        await c.markers.insertOne({ _id: 'bootstrap', node, created_at: now });
+        return true;
+      } catch (e) {
+        if (isDuplicateKey(e)) return false;
+        throw e;
+      }
+    },
     async create(input, now) {
       const doc: LocationDoc = { _id: await ids('locations'), name: input.name, timezone: input.timezone, is_active: true, require_comm_key: input.require_comm_key ?? false, created_at: now, updated_at: null };
       await c.locations.insertOne(doc);

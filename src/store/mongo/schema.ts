@@ -3,7 +3,7 @@
  *
  * Documents keep the port's field names; `_id` is the integer id from `counters`. Sharding (see
  * DESIGN.md "Scale-out"): `locations`, `tokens`, `devices` and `counters` stay unsharded (looked up by
- * id, token hash or serial number); `users`, `templates`, `commands`, `attendance` and `device_records` shard on
+ * id, token hash or serial number); `users`, `templates`, `commands`, `attendance`, `device_records` and `door_events` shard on
  * `location_id` and every unique index of theirs starts with it; `attendance_keys` shards on
  * `{ _id: 'hashed' }` (its only unique key is `_id`).
  *
@@ -14,7 +14,7 @@
  * document that must not collide (see CommandDoc).
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type { Attendance, Command, Device, Location, Template, Token, User } from '../types.js';
+import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, Token, User } from '../types.js';
 
 /** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
 type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };
@@ -50,6 +50,9 @@ export type CommandDoc = Omit<Stored<Command>, 'params' | 'result' | 'group_id'>
   /** Present (true) only on a composite record, which never enters the mailbox. */
   composite?: true;
 };
+
+/** A door or alarm event (issue #15); (location_id, sn, dedup_key) is unique, so re-sent records are kept once. */
+export type DoorEventDoc = Stored<StoredDoorEvent> & { dedup_key: string };
 
 /** Dedup record of one attendance punch; `_id` is the dedup key (see attendance.ts). */
 export interface AttendanceKeyDoc {
@@ -87,6 +90,13 @@ export interface JobDoc {
   updated_at: string;
 }
 
+/** A one-time cluster-wide action done (`_id` its name, e.g. "bootstrap"); the `_id` makes it unique. Unsharded. */
+export interface MarkerDoc {
+  _id: string;
+  node: string;
+  created_at: string;
+}
+
 export interface CounterDoc {
   _id: string;
   seq: number;
@@ -102,9 +112,11 @@ export interface Collections {
   readonly attendance: Collection<AttendanceDoc>;
   readonly attendanceKeys: Collection<AttendanceKeyDoc>;
   readonly deviceRecords: Collection<DeviceRecordDoc>;
+  readonly doorEvents: Collection<DoorEventDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly syncOutbox: Collection<OutboxDoc>;
   readonly jobs: Collection<JobDoc>;
+  readonly markers: Collection<MarkerDoc>;
 }
 
 export function collections(db: Db): Collections {
@@ -118,14 +130,16 @@ export function collections(db: Db): Collections {
     attendance: db.collection<AttendanceDoc>('attendance'),
     attendanceKeys: db.collection<AttendanceKeyDoc>('attendance_keys'),
     deviceRecords: db.collection<DeviceRecordDoc>('device_records'),
+    doorEvents: db.collection<DoorEventDoc>('door_events'),
     counters: db.collection<CounterDoc>('counters'),
     syncOutbox: db.collection<OutboxDoc>('sync_outbox'),
     jobs: db.collection<JobDoc>('job_state'),
+    markers: db.collection<MarkerDoc>('markers'),
   };
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
-const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs'>, IndexDescription[]>> = {
+const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers'>, IndexDescription[]>> = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
     { name: 'location', key: { location_id: 1, _id: 1 } },
@@ -144,7 +158,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
   commands: [
     { name: 'location_idem_unique', key: { location_id: 1, idem: 1 }, unique: true },
     { name: 'location_sn_sync_slot_unique', key: { location_id: 1, sn: 1, sync_slot: 1 }, unique: true },
-    { name: 'mailbox', key: { sn: 1, status: 1, priority: -1, _id: 1 } },
+    { name: 'mailbox_fifo', key: { sn: 1, status: 1, priority: -1, created_at: 1, _id: 1 } },
     { name: 'location_id_desc', key: { location_id: 1, _id: -1 } },
     { name: 'status_sent_at', key: { status: 1, sent_at: 1 } },
     { name: 'status_expires_at', key: { status: 1, expires_at: 1 } },
@@ -154,6 +168,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
   ],
   attendance: [
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
+    { name: 'location_arrival', key: { location_id: 1, created_at: 1, _id: 1 } },
     { name: 'time', key: { timestamp: 1 } },
   ],
   attendanceKeys: [
@@ -163,6 +178,11 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'location_sn_table_time', key: { location_id: 1, sn: 1, table_key: 1, received_at: -1, _id: -1 } },
     { name: 'received_at', key: { received_at: 1 } },
   ],
+  doorEvents: [
+    { name: 'location_sn_dedup_unique', key: { location_id: 1, sn: 1, dedup_key: 1 }, unique: true },
+    { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
+    { name: 'time', key: { timestamp: 1 } },
+  ],
   syncOutbox: [
     { name: 'location_pin', key: { location_id: 1, pin: 1 } },
     { name: 'since', key: { since: 1 } },
@@ -170,12 +190,22 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
 };
 
 /** Counters hold the last id handed out per collection. */
-export const COUNTERS = ['locations', 'tokens', 'users', 'templates', 'devices', 'commands', 'attendance', 'device_records'] as const;
+export const COUNTERS = ['locations', 'tokens', 'users', 'templates', 'devices', 'commands', 'attendance', 'device_records', 'door_events', 'webhooks', 'webhook_deliveries'] as const;
 export type CounterName = (typeof COUNTERS)[number];
 
 /** Creates every index (idempotent); run at startup by every node. */
+/** Indexes an earlier version created that a newer one replaced: dropped at startup (absent: nothing to do). */
+const REPLACED: readonly { collection: keyof typeof INDEXES; name: string }[] = [
+  // By id within a priority; ids from several nodes interleave, so the mailbox orders by created_at (issue #14).
+  { collection: 'commands', name: 'mailbox' },
+];
+
 export async function ensureIndexes(c: Collections): Promise<void> {
   for (const [name, specs] of Object.entries(INDEXES) as [keyof typeof INDEXES, IndexDescription[]][]) {
     await c[name].createIndexes(specs);
+  }
+  for (const old of REPLACED) {
+    const present = await c[old.collection].indexExists(old.name).catch(() => false);
+    if (present) await c[old.collection].dropIndex(old.name);
   }
 }

@@ -1,4 +1,4 @@
-import type { Attendance, AttendancePort } from '../types.js';
+import type { Attendance, AttendanceFilter, AttendancePort } from '../types.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -16,6 +16,16 @@ const toAttendance = (r: Row): Attendance => ({
   work_code: (r['work_code'] as string | null) ?? null,
   created_at: r['created_at'] as string,
 });
+
+function where(locationId: number, filter: AttendanceFilter): { w: string; args: unknown[] } {
+  const parts = ['location_id = ?'];
+  const args: unknown[] = [locationId];
+  if (filter.from) { parts.push('timestamp >= ?'); args.push(filter.from); }
+  if (filter.to) { parts.push('timestamp <= ?'); args.push(filter.to); }
+  if (filter.pin) { parts.push('pin = ?'); args.push(filter.pin); }
+  if (filter.sn) { parts.push('sn = ?'); args.push(filter.sn); }
+  return { w: parts.join(' AND '), args };
+}
 
 export function sqliteAttendance(db: Db): AttendancePort {
   const insert = db.prepare(
@@ -36,16 +46,15 @@ export function sqliteAttendance(db: Db): AttendancePort {
         .immediate();
     },
     async list(locationId, filter, window) {
-      const where = ['location_id = ?'];
-      const args: unknown[] = [locationId];
-      if (filter.from) { where.push('timestamp >= ?'); args.push(filter.from); }
-      if (filter.to) { where.push('timestamp <= ?'); args.push(filter.to); }
-      if (filter.pin) { where.push('pin = ?'); args.push(filter.pin); }
-      if (filter.sn) { where.push('sn = ?'); args.push(filter.sn); }
-      const w = where.join(' AND ');
+      const { w, args } = where(locationId, filter);
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM attendance WHERE ${w}`).get(...args) as { n: number }).n;
       const rows = db.prepare(`SELECT * FROM attendance WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toAttendance), total };
+    },
+    async listAfter(locationId, after, filter, limit) {
+      // One writer and AUTOINCREMENT ids: id order is commit order, and an id is never reused.
+      const { w, args } = where(locationId, filter);
+      return (db.prepare(`SELECT * FROM attendance WHERE ${w} AND id > ? ORDER BY id LIMIT ?`).all(...args, after?.id ?? 0, limit) as Row[]).map(toAttendance);
     },
     async prune(before, limit) {
       return db.prepare('DELETE FROM attendance WHERE id IN (SELECT id FROM attendance WHERE timestamp < ? LIMIT ?)').run(before, limit).changes;

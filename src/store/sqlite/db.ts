@@ -9,12 +9,41 @@ export type Db = Database.Database;
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // First: switching a fresh file to WAL takes a lock that a second process starting at the same
+  // moment must wait for, not fail on (issue #14: nodes starting together).
+  db.pragma('busy_timeout = 5000'); // the CLI and the server share the file
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // with WAL: durable across process crashes, fast commits
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000'); // the CLI and the server share the file
   migrate(db);
+  cachePreparedStatements(db);
   return db;
+}
+
+/** Distinct SQL texts kept prepared; texts built per call (IN lists of a given length) are few. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Every `db.prepare(sql)` of the adapters returns one statement per SQL text, prepared once (issue
+ * #20: preparing again on every call was a fifth of an idle poll's CPU). better-sqlite3 statements
+ * are reusable; none of ours changes a statement's mode (`pluck`, `raw`, `expand`) or iterates one
+ * while another call could use it (everything here is synchronous). Least recently used texts go
+ * first past the bound.
+ */
+function cachePreparedStatements(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let stmt = cache.get(sql);
+    if (stmt) {
+      cache.delete(sql);
+    } else {
+      stmt = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    }
+    cache.set(sql, stmt);
+    return stmt;
+  }) as Db['prepare'];
 }
 
 export function migrate(db: Db): number[] {
@@ -24,6 +53,8 @@ export function migrate(db: Db): number[] {
   for (const m of MIGRATIONS) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
+      // Checked again under the write lock: a process opening the same file at the same moment may have applied it.
+      if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
       db.exec(m.sql);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
     }).immediate();

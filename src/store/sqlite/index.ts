@@ -1,13 +1,16 @@
 /** The embedded store: SQLite through better-sqlite3, the zero-setup default. */
 import type { Store } from '../types.js';
 import { sqliteAttendance } from './attendance.js';
+import { sqliteCluster } from './cluster.js';
 import { sqliteCommands } from './commands.js';
 import { openDatabase } from './db.js';
 import { sqliteDeviceRecords } from './device-records.js';
 import { sqliteDevices } from './devices.js';
+import { sqliteDoorEvents } from './door-events.js';
 import { sqliteLocations, sqliteTokens } from './locations.js';
 import { sqliteTemplates, sqliteUsers } from './users.js';
 import { sqliteJobs, sqliteSyncOutbox } from './sync-state.js';
+import { sqliteWebhooks } from './webhooks.js';
 
 export function openSqliteStore(path: string): Store {
   const db = openDatabase(path);
@@ -22,8 +25,11 @@ export function openSqliteStore(path: string): Store {
     commands: sqliteCommands(db),
     attendance: sqliteAttendance(db),
     deviceRecords: sqliteDeviceRecords(db),
+    doorEvents: sqliteDoorEvents(db),
     syncOutbox: sqliteSyncOutbox(db),
     jobs: sqliteJobs(db),
+    cluster: sqliteCluster(db),
+    webhooks: sqliteWebhooks(db),
     async ping() {
       if (closed) throw new Error('store is closed');
       db.prepare('SELECT 1').get();

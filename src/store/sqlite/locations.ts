@@ -16,7 +16,12 @@ const toLocation = (r: Row): Location => ({
 export function sqliteLocations(db: Db): LocationsPort {
   const get = db.prepare('SELECT * FROM locations WHERE id = ?');
   const insert = db.prepare('INSERT INTO locations (name, timezone, is_active, require_comm_key, created_at) VALUES (?, ?, 1, ?, ?) RETURNING *');
+  const mark = db.prepare("INSERT OR IGNORE INTO markers (name, node, created_at) VALUES ('bootstrap', ?, ?)");
   return {
+    async claimBootstrap(node, now) {
+      // The primary key lets one insert through, however many processes share the file.
+      return mark.run(node, now).changes === 1;
+    },
     async create(input, now) {
       return toLocation(insert.get(input.name, input.timezone, input.require_comm_key ? 1 : 0, now) as Row);
     },

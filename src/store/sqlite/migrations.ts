@@ -196,4 +196,120 @@ CREATE INDEX device_records_list ON device_records(location_id, sn, table_key, r
 CREATE INDEX device_records_received ON device_records(received_at);
 `,
   },
+  {
+    version: 7,
+    name: 'cluster: event feed, leases, device ownership and announced presence (issue #14)',
+    sql: `
+CREATE TABLE events (
+  location_id INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  at TEXT NOT NULL,
+  node TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (location_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX events_at ON events(at);
+CREATE TABLE event_seqs (
+  location_id INTEGER PRIMARY KEY,
+  seq INTEGER NOT NULL
+);
+CREATE TABLE leases (
+  name TEXT PRIMARY KEY,
+  owner_node TEXT NOT NULL,
+  lease_until TEXT NOT NULL
+);
+ALTER TABLE devices ADD COLUMN owner_node TEXT;
+ALTER TABLE devices ADD COLUMN lease_until TEXT;
+ALTER TABLE devices ADD COLUMN presence TEXT;
+CREATE INDEX devices_presence ON devices(presence, last_seen) WHERE presence = 'online';
+`,
+  },
+  {
+    version: 8,
+    name: 'markers: one-time cluster-wide actions such as the bootstrap (issue #14)',
+    // A store that already has locations was bootstrapped before markers existed.
+    sql: `
+CREATE TABLE markers (
+  name TEXT PRIMARY KEY,
+  node TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+INSERT INTO markers (name, node, created_at)
+  SELECT 'bootstrap', 'migration', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE EXISTS (SELECT 1 FROM locations);
+`,
+  },
+  {
+    version: 9,
+    name: 'door and alarm events (issue #15)',
+    sql: `
+CREATE TABLE door_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL,
+  sn TEXT NOT NULL,
+  type TEXT NOT NULL,
+  event INTEGER,
+  door INTEGER,
+  pin TEXT,
+  card_no TEXT,
+  verify_type TEXT,
+  in_out INTEGER,
+  device_index INTEGER,
+  local_time TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
+  state TEXT,
+  extra TEXT,
+  dedup_key TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX door_events_dedup ON door_events(location_id, sn, dedup_key);
+CREATE INDEX door_events_list ON door_events(location_id, timestamp, id);
+CREATE INDEX door_events_time ON door_events(timestamp);
+`,
+  },
+  {
+    version: 10,
+    name: 'webhooks: subscriptions and their durable deliveries (issue #16)',
+    sql: `
+CREATE TABLE webhooks (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  description TEXT,
+  secret TEXT NOT NULL,
+  previous_secret TEXT,
+  previous_valid_until TEXT,
+  attendance_batch INTEGER NOT NULL DEFAULT 1,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  disabled_reason TEXT,
+  cursor INTEGER NOT NULL DEFAULT 0,
+  failing_since TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT
+);
+CREATE INDEX webhooks_location ON webhooks(location_id, id);
+CREATE TABLE webhook_deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  subscription_id INTEGER NOT NULL,
+  location_id INTEGER NOT NULL,
+  event_id TEXT NOT NULL,
+  event_seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT,
+  last_status_code INTEGER,
+  last_error TEXT,
+  duration_ms INTEGER,
+  created_at TEXT NOT NULL,
+  delivered_at TEXT
+);
+CREATE UNIQUE INDEX webhook_deliveries_event ON webhook_deliveries(subscription_id, event_id);
+CREATE INDEX webhook_deliveries_queue ON webhook_deliveries(subscription_id, status, event_seq, id);
+CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(status, created_at);
+`,
+  },
 ];

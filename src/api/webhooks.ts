@@ -1,0 +1,214 @@
+/**
+ * /api/webhooks (issue #16): a location's outbound webhook subscriptions. Managing them needs a
+ * token with the `full` scope (a webhook sends the location's data elsewhere); any token may list
+ * them and read their deliveries. The signing secret is shown once, when created or rotated.
+ *
+ * Destinations: https:// only unless BIOGATE_WEBHOOK_ALLOW_HTTP=on; a URL whose host is, or
+ * resolves to, a loopback, link-local or private address is refused here with 422 unless
+ * BIOGATE_WEBHOOK_ALLOW_PRIVATE=on (and checked again at every connection: src/webhooks/send.ts).
+ */
+import { Type } from 'typebox';
+import type { Caller } from '../auth/authenticate.js';
+import type { Clock } from '../clock.js';
+import { BioGateError, invalid } from '../errors.js';
+import { FEED_EVENT_TYPES } from '../events/types.js';
+import type { Store, WebhookDelivery, WebhookSubscription } from '../store/types.js';
+import { resolvedProblem, urlProblem, type DestinationPolicy } from '../webhooks/address-guard.js';
+import { pingFor } from '../webhooks/payload.js';
+import { newSecret } from '../webhooks/sign.js';
+import { defineRoute, json, type ApiRoute } from './route.js';
+import { EmptyObject, IsoDateTime, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
+
+/** Subscriptions per location (bounded, like everything else). */
+export const MAX_WEBHOOKS_PER_LOCATION = 20;
+const MAX_BATCH = 500;
+/** How long the secret before a rotation keeps signing (second signature). */
+const ROTATION_OVERLAP_MS = 86_400_000;
+
+const EventName = Type.Union(FEED_EVENT_TYPES.map((t) => Type.Literal(t)));
+const Url = Type.String({ minLength: 8, maxLength: 2048, description: 'https:// URL the events are POSTed to' });
+const Events = Type.Array(EventName, { minItems: 1, maxItems: FEED_EVENT_TYPES.length, uniqueItems: true, description: 'Feed event types to send' });
+const Description = Nullable(Type.String({ maxLength: 500 }));
+const Batch = Type.Integer({ minimum: 1, maximum: MAX_BATCH, description: 'Most attendance records per `attendance.recorded` delivery (1: one POST per punch)' });
+
+const IdParam = Type.Object({ webhook_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+export const WebhookView = Type.Object({
+  id: Type.Integer(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Nullable(Type.String()),
+  attendance_batch: Type.Integer(),
+  enabled: Type.Boolean(),
+  disabled_reason: Nullable(Type.String({ description: 'Why BioGate disabled it (410 from the receiver, 24 h of failures); null when enabled or disabled by a PATCH' })),
+  previous_secret_valid_until: Nullable(IsoDateTime),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+});
+const WithSecret = Type.Intersect([WebhookView, Type.Object({ secret: Type.String({ description: '`whsec_<base64>`: shown once; verify the `webhook-signature` header with it (Standard Webhooks)' }) })]);
+
+export const DeliveryView = Type.Object({
+  id: Type.Integer(),
+  event_id: Type.String({ description: 'The webhook-id header' }),
+  event_seq: Type.Integer(),
+  type: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  attempts: Type.Integer(),
+  next_attempt_at: Nullable(IsoDateTime),
+  last_status_code: Nullable(Type.Integer()),
+  last_error: Nullable(Type.String()),
+  duration_ms: Nullable(Type.Integer()),
+  created_at: IsoDateTime,
+  delivered_at: Nullable(IsoDateTime),
+});
+
+export function webhookView(w: WebhookSubscription) {
+  return {
+    id: w.id, url: w.url, events: [...w.events], description: w.description, attendance_batch: w.attendance_batch, enabled: w.enabled,
+    disabled_reason: w.disabled_reason, previous_secret_valid_until: w.previous_secret ? w.previous_valid_until : null, created_at: w.created_at, updated_at: w.updated_at,
+  };
+}
+
+export function deliveryView(d: WebhookDelivery) {
+  const { subscription_id: _s, location_id: _l, payload: _p, ...rest } = d;
+  return rest;
+}
+
+export interface WebhookRouteDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly policy: DestinationPolicy;
+  /** Asks the delivery job to run now (a test ping). */
+  readonly poke: () => void;
+}
+
+function requireFull(caller: Caller): void {
+  if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'Managing webhooks needs a token with the full scope');
+}
+
+const notFound = (id: number) => new BioGateError('WEBHOOK_NOT_FOUND', `No webhook ${id} in your location`);
+
+async function checkUrl(url: string, policy: DestinationPolicy): Promise<void> {
+  const problem = urlProblem(url, policy) ?? (await resolvedProblem(url, policy));
+  if (problem) throw invalid(['body', 'url'], problem, 'url');
+}
+
+export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
+  const { store, clock, policy } = deps;
+  const tags = ['webhooks'];
+  const get = async (caller: Caller, id: number) => (await store.webhooks.get(caller.location.id, id)) ?? (() => { throw notFound(id); })();
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/webhooks', auth: 'location',
+      body: Type.Object({ url: Url, events: Events, description: Type.Optional(Description), attendance_batch: Type.Optional(Batch) }, { additionalProperties: false }),
+      doc: {
+        summary: 'Subscribe a URL to events of this location; the signing secret is in this response only',
+        description: 'Each event is POSTed as `{id, type, location_id, created_at, data}` with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). Retried with back-off for 24 h; 410 disables the subscription.',
+        tags, responses: { 201: WithSecret },
+      },
+      handler: async ({ caller, body }) => {
+        requireFull(caller);
+        await checkUrl(body.url, policy);
+        if ((await store.webhooks.count(caller.location.id)) >= MAX_WEBHOOKS_PER_LOCATION) {
+          throw invalid(['body'], `a location has at most ${MAX_WEBHOOKS_PER_LOCATION} webhooks`, 'limit');
+        }
+        const secret = newSecret();
+        // Events from now on: the cursor starts at the location's latest feed seq.
+        const cursor = (await store.cluster.latestSeqs()).get(caller.location.id) ?? 0;
+        const w = await store.webhooks.create(
+          { location_id: caller.location.id, url: body.url, events: body.events, description: body.description ?? null, secret, attendance_batch: body.attendance_batch ?? 1, cursor },
+          clock.now().toISOString(),
+        );
+        return json(201, { ...webhookView(w), secret });
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/webhooks', auth: 'location',
+      doc: { summary: "The location's webhooks (secrets are never shown again)", tags, responses: { 200: Type.Object({ data: Type.Array(WebhookView) }) } },
+      handler: async ({ caller }) => json(200, { data: (await store.webhooks.list(caller.location.id)).map(webhookView) }),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/webhooks/{webhook_id}', auth: 'location', params: IdParam,
+      doc: { summary: 'One webhook', tags, responses: { 200: WebhookView }, errors: ['WEBHOOK_NOT_FOUND'] },
+      handler: async ({ caller, params }) => json(200, webhookView(await get(caller, params.webhook_id))),
+    }),
+    defineRoute({
+      method: 'PATCH', path: '/api/webhooks/{webhook_id}', auth: 'location', params: IdParam,
+      body: Type.Object({ url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description), attendance_batch: Type.Optional(Batch), enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      doc: {
+        summary: 'Change a webhook; `enabled: true` re-enables one BioGate disabled',
+        description: 'Re-enabled, it continues from where it stopped: events the feed still keeps (BIOGATE_EVENTS_RETENTION_S) are delivered, older ones are not.',
+        tags, responses: { 200: WebhookView }, errors: ['WEBHOOK_NOT_FOUND'],
+      },
+      handler: async ({ caller, params, body }) => {
+        requireFull(caller);
+        await get(caller, params.webhook_id);
+        if (body.url !== undefined) await checkUrl(body.url, policy);
+        const patch = {
+          ...(body.url !== undefined ? { url: body.url } : {}),
+          ...(body.events !== undefined ? { events: body.events } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.attendance_batch !== undefined ? { attendance_batch: body.attendance_batch } : {}),
+          ...(body.enabled !== undefined ? { enabled: body.enabled, disabled_reason: null, failing_since: null } : {}),
+        };
+        const w = await store.webhooks.update(caller.location.id, params.webhook_id, patch, clock.now().toISOString());
+        if (!w) throw notFound(params.webhook_id);
+        return json(200, webhookView(w));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/webhooks/{webhook_id}', auth: 'location', params: IdParam,
+      doc: { summary: 'Delete a webhook and its pending deliveries', tags, responses: { 200: EmptyObject }, errors: ['WEBHOOK_NOT_FOUND'] },
+      handler: async ({ caller, params }) => {
+        requireFull(caller);
+        if (!(await store.webhooks.delete(caller.location.id, params.webhook_id))) throw notFound(params.webhook_id);
+        return json(200, {});
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/webhooks/{webhook_id}/test', auth: 'location', params: IdParam,
+      doc: {
+        summary: 'Queue a `ping` event to the webhook (same signing, queue and retries as real events)',
+        tags, responses: { 202: DeliveryView }, errors: ['WEBHOOK_NOT_FOUND'],
+      },
+      handler: async ({ caller, params }) => {
+        requireFull(caller);
+        const w = await get(caller, params.webhook_id);
+        const ping = pingFor(w, clock.now().toISOString());
+        await store.webhooks.addDeliveries([ping]);
+        deps.poke();
+        const stored = (await store.webhooks.deliveries(caller.location.id, w.id, { offset: 0, limit: 20 })).items.find((d) => d.event_id === ping.event_id);
+        return json(202, stored ? deliveryView(stored) : { event_id: ping.event_id });
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/webhooks/{webhook_id}/deliveries', auth: 'location', params: IdParam, query: Type.Object(PageQuery),
+      doc: { summary: "A webhook's deliveries, newest first (kept 7 days)", tags, responses: { 200: pageOf(DeliveryView) }, errors: ['WEBHOOK_NOT_FOUND'] },
+      handler: async ({ caller, params, query }) => {
+        await get(caller, params.webhook_id);
+        const page = await store.webhooks.deliveries(caller.location.id, params.webhook_id, { offset: (query.page - 1) * query.limit, limit: query.limit });
+        return json(200, pageWrapper(page.items.map(deliveryView), page.total, query.page, query.limit));
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/webhooks/{webhook_id}/rotate-secret', auth: 'location', params: IdParam,
+      doc: {
+        summary: 'Issue a new signing secret; the old one keeps signing (a second signature) for 24 h',
+        tags, responses: { 200: WithSecret }, errors: ['WEBHOOK_NOT_FOUND'],
+      },
+      handler: async ({ caller, params }) => {
+        requireFull(caller);
+        const w = await get(caller, params.webhook_id);
+        const now = clock.now();
+        const secret = newSecret();
+        const updated = await store.webhooks.update(
+          caller.location.id, w.id,
+          { secret, previous_secret: w.secret, previous_valid_until: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString() },
+          now.toISOString(),
+        );
+        if (!updated) throw notFound(w.id);
+        return json(200, { ...webhookView(updated), secret });
+      },
+    }),
+  ];
+}

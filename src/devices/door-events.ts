@@ -1,0 +1,88 @@
+/**
+ * v3 door and alarm reports (`rtlog` [PUSH-v3 §7.2], `rtstate` [PUSH-v3 §7.3]) → stored door events
+ * with structured fields (issue #15): the event code with its range type and, where the protocol
+ * reference names it, its meaning; door, PIN, card, verification, direction; UTC beside the
+ * terminal's local time. Nothing here guesses beyond the reference: an unnamed code has meaning null.
+ */
+import type { DoorEvent, DoorState } from '../../protocols/events.js';
+import type { DoorEventType, Location, NewDoorEvent, StoredDoorEvent } from '../store/types.js';
+import type { BusEvents } from './event-bus.js';
+import { localToUtc } from './local-time.js';
+
+/** [PUSH-v3 §7.7] the codes the reference names (single source S; 3 from a SenseFace 3A, F3). */
+export const DOOR_EVENT_MEANINGS: Readonly<Record<number, string>> = {
+  0: 'normal verification open',
+  3: 'verification (face, reported by a SenseFace 3A)',
+  7: 'alarm cancelled',
+  8: 'remote open',
+  9: 'remote close',
+  27: 'user not registered',
+  200: 'door opened',
+  201: 'door closed',
+};
+
+/** The meaning of a type, for the API docs and the README. */
+export const DOOR_EVENT_TYPES: Readonly<Record<DoorEventType, string>> = {
+  normal: 'rtlog event code 0–19 or 200–253: normal events (verifications, remote open/close, door opened/closed)',
+  error: 'rtlog event code 20–99: errors (user not registered, verification refused, …)',
+  alarm: 'rtlog event code 100–199: alarms',
+  extended: 'rtlog event code 4000–6999: extended events',
+  other: 'rtlog event code outside the documented ranges',
+  state: 'rtstate report: door sensors, relays and alarm bits as sent',
+};
+
+/** [PUSH-v3 §7.7] "0–19 and 200–253 normal events, 20–99 errors, 100–199 alarms, 4000–6999 extended". */
+export function doorEventType(code: number): Exclude<DoorEventType, 'state'> {
+  if ((code >= 0 && code <= 19) || (code >= 200 && code <= 253)) return 'normal';
+  if (code >= 20 && code <= 99) return 'error';
+  if (code >= 100 && code <= 199) return 'alarm';
+  if (code >= 4000 && code <= 6999) return 'extended';
+  return 'other';
+}
+
+export const doorEventMeaning = (code: number | null): string | null => (code === null ? null : (DOOR_EVENT_MEANINGS[code] ?? null));
+
+const wall = (time: string) => time.replace('T', ' ');
+const orNull = (text: string) => (text === '' ? null : text);
+const noPin = (pin: string) => (pin === '' || pin === '0' ? null : pin);
+
+/** rtlog lines → rows; a line whose time cannot be placed in the location's zone is left out. */
+export function doorEventsFromRtlog(sn: string, location: Location, records: readonly DoorEvent[]): NewDoorEvent[] {
+  const out: NewDoorEvent[] = [];
+  for (const r of records) {
+    const local = wall(r.time);
+    const timestamp = localToUtc(local, location.timezone);
+    if (!timestamp) continue;
+    out.push({
+      location_id: location.id, sn, type: doorEventType(r.event), event: r.event, door: r.door, pin: noPin(r.pin),
+      card_no: r.cardNo === '0' ? null : orNull(r.cardNo), verify_type: orNull(r.verifyType), in_out: r.inOutStatus, device_index: r.index,
+      local_time: local, timestamp, state: null, extra: Object.keys(r.extra).length > 0 ? { ...r.extra } : null,
+      // [PUSH-v3 §7.2] "deduplicate on (SN, index, time, pin, event)"
+      dedup_key: `rtlog:${r.index ?? ''}:${local}:${r.pin}:${r.event}`,
+    });
+  }
+  return out;
+}
+
+/** rtstate lines → rows. */
+export function doorEventsFromRtstate(sn: string, location: Location, records: readonly DoorState[]): NewDoorEvent[] {
+  const out: NewDoorEvent[] = [];
+  for (const r of records) {
+    const local = wall(r.time);
+    const timestamp = localToUtc(local, location.timezone);
+    if (!timestamp) continue;
+    const door = Number.parseInt(r.door, 10);
+    out.push({
+      location_id: location.id, sn, type: 'state', event: null, door: Number.isSafeInteger(door) ? door : null, pin: null,
+      card_no: null, verify_type: null, in_out: null, device_index: null, local_time: local, timestamp,
+      state: { sensor: r.sensor, relay: r.relay, alarm: r.alarm }, extra: Object.keys(r.extra).length > 0 ? { ...r.extra } : null,
+      dedup_key: `rtstate:${local}:${r.door}:${r.sensor}:${r.relay}:${r.alarm}`,
+    });
+  }
+  return out;
+}
+
+/** The bus payload of a stored event (src/devices/event-bus.ts `door.event`); the feed renders it. */
+export function doorEventBusPayload(e: StoredDoorEvent): BusEvents['door.event'] {
+  return { location_id: e.location_id, record: e };
+}

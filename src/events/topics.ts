@@ -1,0 +1,66 @@
+/**
+ * Feed events → the topic scheme shared by the MQTT bridge and the WebSocket stream (DESIGN.md
+ * "Events"), relative to a location: MQTT prefixes `<base>/<location_id>/`, the WebSocket stream
+ * uses the relative topics as they are. One mapping, so the two can never disagree.
+ */
+import type { AnyFeedEvent } from './types.js';
+
+export interface TopicMessage {
+  /** Relative to the location, e.g. `devices/A1B2/availability`. */
+  readonly topic: string;
+  /** A string is sent as is (availability: `online`/`offline`); anything else as JSON. `null` clears a retained topic. */
+  readonly payload: unknown;
+  /** Retained: the last value is what a late subscriber gets first (MQTT retain, WebSocket snapshot). */
+  readonly retain: boolean;
+}
+
+export const availabilityTopic = (sn: string) => `devices/${sn}/availability`;
+export const stateTopic = (sn: string) => `devices/${sn}/state`;
+export const commandTopic = (id: number) => `commands/${id}`;
+export const ATTENDANCE_TOPIC = 'attendance';
+export const doorEventsTopic = (sn: string) => `events/${sn}`;
+
+/** The messages one event becomes; an event may map to none (user.changed has no topic). */
+export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
+  switch (event.type) {
+    case 'device.online':
+    case 'device.offline':
+      return [
+        { topic: availabilityTopic(event.data.sn), payload: event.type === 'device.online' ? 'online' : 'offline', retain: true },
+        { topic: stateTopic(event.data.sn), payload: event.data.device, retain: true },
+      ];
+    case 'device.updated':
+      // Unassigned from this location: its retained topics are cleared, so no stale device lingers.
+      if (event.data.device.location_id !== event.location_id) {
+        return [
+          { topic: availabilityTopic(event.data.sn), payload: null, retain: true },
+          { topic: stateTopic(event.data.sn), payload: null, retain: true },
+        ];
+      }
+      return [{ topic: stateTopic(event.data.sn), payload: event.data.device, retain: true }];
+    case 'command.updated':
+      return [{ topic: commandTopic(event.data.command.id), payload: event.data.command, retain: false }];
+    case 'attendance.recorded':
+      return event.data.records.map((record) => ({ topic: ATTENDANCE_TOPIC, payload: record, retain: false }));
+    case 'door.event':
+      return [{ topic: doorEventsTopic(event.data.sn), payload: event.data, retain: false }];
+    case 'user.changed':
+      return [];
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** MQTT-style matching: `+` is one level, `#` (last) the rest, including none. */
+export function topicMatches(filter: string, topic: string): boolean {
+  const f = filter.split('/');
+  const t = topic.split('/');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '#') return i === f.length - 1;
+    if (i >= t.length) return false;
+    if (f[i] !== '+' && f[i] !== t[i]) return false;
+  }
+  return f.length === t.length;
+}

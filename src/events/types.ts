@@ -1,0 +1,83 @@
+/**
+ * The cluster-wide event feed (DESIGN.md "Events", issue #14): what every consumer (MQTT bridge,
+ * WebSocket stream, webhooks, console) reads. Producers emit on the in-process bus; the feed turns
+ * each public fact into one FeedEvent with a unique id and a per-location sequence number, keeps it
+ * in the store for consumers that resume, and delivers it on every node (MongoDB change streams).
+ *
+ * Payloads are the public API views (DeviceResponse, CommandResponse, AttendanceResponse): never
+ * hashes, wire strings, idempotency keys or large result blobs.
+ */
+export const FEED_EVENT_TYPES = [
+  'device.online',
+  'device.offline',
+  'device.updated',
+  'command.updated',
+  'attendance.recorded',
+  'door.event',
+  'user.changed',
+] as const;
+export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
+
+/** A device as GET /api/devices/{sn} shows it (src/api/device-views.ts deviceView). */
+export type DeviceData = Record<string, unknown> & { serial_number: string; location_id: number | null; is_active: boolean };
+/** A command as GET /api/commands/{id} shows it, with `result` cut to null when large. */
+export type CommandData = Record<string, unknown> & { id: number; sn: string | null; status: 'pending' | 'sent' | 'success' | 'failed'; command: string };
+/** A door or alarm event as GET /api/events shows it. */
+export type DoorEventData = Record<string, unknown> & { id: number; sn: string; type: string; event: number | null; door: number | null; meaning: string | null };
+/** An attendance record as GET /api/attendance shows it. */
+export type AttendanceData = Record<string, unknown> & { id: number; sn: string; pin: string; user_id: number | null; timestamp: string; local_time: string };
+
+export interface FeedPayloads {
+  /** The device reached the location's node (presence transition, owner node only). */
+  'device.online': { sn: string; device: DeviceData };
+  /** No request within the online threshold, and the device did not merely move to another node. */
+  'device.offline': { sn: string; device: DeviceData };
+  /** Assignment, name, options, version, trust settings changed; `device.location_id` null = unassigned from this location. */
+  'device.updated': { sn: string; device: DeviceData };
+  /** Every status transition of a command (created pending, sent, success, failed, re-queued). */
+  'command.updated': { command: CommandData };
+  /** One upload's new (deduplicated) records. */
+  'attendance.recorded': { sn: string; records: AttendanceData[] };
+  /** Door and alarm events (v3 rtlog/rtstate): an item of GET /api/events (code, meaning, type, door, PIN, times, state). */
+  'door.event': DoorEventData;
+  /** Users written, deactivated or deleted through the API. */
+  'user.changed': { pins: number[]; change: 'upserted' | 'deactivated' | 'deleted' };
+}
+
+export interface FeedEvent<K extends FeedEventType = FeedEventType> {
+  /** Unique across the cluster (UUID). */
+  readonly id: string;
+  /** Per location: 1, 2, 3, … in the order the feed accepted them; consumers resume after one. */
+  readonly seq: number;
+  readonly location_id: number;
+  readonly type: K;
+  /** When the fact happened (the injected clock). */
+  readonly at: string;
+  /** The node that produced it (BIOGATE_NODE_ID). */
+  readonly node: string;
+  readonly data: FeedPayloads[K];
+}
+
+export type AnyFeedEvent = { [K in FeedEventType]: FeedEvent<K> }[FeedEventType];
+
+export interface FeedSubscription {
+  close(): void;
+}
+
+export interface SubscribeOptions {
+  /** One location, or null for every location (admin consumers, the MQTT bridge). */
+  readonly locationId: number | null;
+  /**
+   * Resume: events of `locationId` with seq > after are replayed from the store first (as far as
+   * the feed still keeps them), then live ones follow, each exactly once and in order.
+   * Omitted: live events only. Needs a single location.
+   */
+  readonly after?: number;
+}
+
+export interface EventFeed {
+  /** Events in seq order per location, each exactly once per subscription. The handler must not throw (errors are logged). */
+  subscribe(options: SubscribeOptions, handler: (event: AnyFeedEvent) => void): FeedSubscription;
+  /** The last sequence number of a location (0 before its first event). */
+  latestSeq(locationId: number): Promise<number>;
+}

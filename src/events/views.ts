@@ -1,0 +1,79 @@
+/**
+ * Bus payloads → feed payloads: the public API views (the same functions the REST API renders
+ * with), so a consumer of the feed sees exactly what GET would show. Nothing store-internal leaves:
+ * no comm-key hashes, wire strings, idempotency keys; a large command `result` is cut to null with
+ * `result_truncated: true` (GET /api/commands/{id} has it in full).
+ */
+import { commandView, deviceView } from '../api/device-views.js';
+import { attendanceView } from '../api/attendance.js';
+import { doorEventView } from '../api/door-events.js';
+import type { BusEvents } from '../devices/event-bus.js';
+import type { Command, Device, Location, Store } from '../store/types.js';
+import type { CommandData, DeviceData, FeedEventType, FeedPayloads } from './types.js';
+
+/** Larger `result` JSON is left out of command events. */
+export const MAX_RESULT_BYTES = 4096;
+
+export interface ViewContext {
+  readonly store: Store;
+  readonly onlineThresholdS: number;
+  readonly now: () => Date;
+  readonly location: (id: number) => Promise<Location | null>;
+}
+
+export function commandData(c: Command, location: Location | null): CommandData {
+  const view = commandView(c, location) as CommandData;
+  const size = view['result'] === null ? 0 : Buffer.byteLength(JSON.stringify(view['result']));
+  return size > MAX_RESULT_BYTES ? { ...view, result: null, result_truncated: true } : view;
+}
+
+async function deviceData(ctx: ViewContext, device: Device, presence?: 'online' | 'offline', at?: string): Promise<DeviceData> {
+  const location = device.location_id === null ? null : await ctx.location(device.location_id);
+  const view = deviceView(device, location, ctx.now(), ctx.onlineThresholdS) as DeviceData;
+  // The store's last_seen is written behind; the event knows the fresher truth.
+  if (presence === 'online') return { ...view, is_active: true, last_seen: at ?? view['last_seen'] };
+  if (presence === 'offline') return { ...view, is_active: false };
+  return view;
+}
+
+export type FeedDraft = { [K in FeedEventType]: { type: K; location_id: number; at: string; data: FeedPayloads[K] } }[FeedEventType];
+
+/** The feed event a bus event becomes, or undefined (no location, or the record is gone). */
+export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name: K, payload: BusEvents[K]): Promise<FeedDraft | undefined> {
+  const at = ctx.now().toISOString();
+  switch (name) {
+    case 'device.online':
+    case 'device.offline': {
+      const p = payload as BusEvents['device.online'];
+      if (p.location_id === null) return undefined;
+      const device = await ctx.store.devices.getBySerial(p.sn);
+      if (!device) return undefined;
+      const presence = name === 'device.online' ? 'online' : 'offline';
+      return { type: name, location_id: p.location_id, at: p.at, data: { sn: p.sn, device: await deviceData(ctx, device, presence, p.at) } };
+    }
+    case 'device.updated': {
+      const p = payload as BusEvents['device.updated'];
+      if (p.location_id === null) return undefined;
+      return { type: 'device.updated', location_id: p.location_id, at, data: { sn: p.device.serial_number, device: await deviceData(ctx, p.device) } };
+    }
+    case 'command.updated': {
+      const p = payload as BusEvents['command.updated'];
+      if (p.location_id === null) return undefined;
+      return { type: 'command.updated', location_id: p.location_id, at, data: { command: commandData(p.command, await ctx.location(p.location_id)) } };
+    }
+    case 'attendance.recorded': {
+      const p = payload as BusEvents['attendance.recorded'];
+      return { type: 'attendance.recorded', location_id: p.location_id, at, data: { sn: p.records[0]?.sn ?? '', records: p.records.map((r) => attendanceView(r)) } };
+    }
+    case 'door.event': {
+      const p = payload as BusEvents['door.event'];
+      return { type: 'door.event', location_id: p.location_id, at, data: doorEventView(p.record) };
+    }
+    case 'user.changed': {
+      const p = payload as BusEvents['user.changed'];
+      return { type: 'user.changed', location_id: p.location_id, at, data: { pins: [...p.pins], change: p.change } };
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The cluster port on MongoDB (see ClusterPort in ../types.ts): what several BioGate nodes on one
+ * database share.
+ *
+ * - `events`: the feed. A location's next sequence number comes from an atomic `$inc` on its
+ *   `event_seqs` document, then the event is inserted; a crash in between leaves a gap, which the
+ *   feed skips after a short wait (src/events/feed.ts). Other nodes see inserts through a change
+ *   stream, which needs a replica set; on a standalone server `watchEvents` reports the refusal and
+ *   the node runs alone.
+ * - `leases`: one document per singleton job, taken when free, expired or already ours.
+ * - `owner_node`, `lease_until`, `presence` on the device documents.
+ *
+ * Sharding: `events` shards on `location_id` (its unique key starts with it); `event_seqs` and
+ * `leases` are small and stay unsharded, like `counters`.
+ */
+import type { ChangeStream, ChangeStreamInsertDocument, Collection, Db } from 'mongodb';
+import type { ClusterPort, DeviceLease, StoredEvent } from '../types.js';
+import { isDuplicateKey } from './util.js';
+
+interface EventDoc {
+  _id: string;
+  location_id: number;
+  seq: number;
+  type: string;
+  at: string;
+  node: string;
+  data: unknown;
+}
+interface SeqDoc {
+  _id: number;
+  seq: number;
+}
+interface LeaseDoc {
+  _id: string;
+  owner_node: string;
+  lease_until: string;
+}
+/** The fields of a device document this port reads and writes (the rest belongs to devices.ts). */
+interface DeviceLeaseDoc {
+  serial_number: string;
+  location_id: number | null;
+  last_seen: string | null;
+  owner_node?: string | null;
+  lease_until?: string | null;
+  presence?: 'online' | 'offline' | null;
+}
+
+const toEvent = (d: EventDoc): StoredEvent => ({ id: d._id, seq: d.seq, location_id: d.location_id, type: d.type, at: d.at, node: d.node, data: d.data });
+const toLease = (d: DeviceLeaseDoc): DeviceLease => ({ owner_node: d.owner_node ?? null, lease_until: d.lease_until ?? null, presence: d.presence ?? null });
+const LEASE_FIELDS = { owner_node: 1, lease_until: 1, presence: 1 } as const;
+
+export async function mongoCluster(db: Db): Promise<ClusterPort> {
+  const events: Collection<EventDoc> = db.collection('events');
+  const seqs: Collection<SeqDoc> = db.collection('event_seqs');
+  const leases: Collection<LeaseDoc> = db.collection('leases');
+  const devices: Collection<DeviceLeaseDoc> = db.collection('devices');
+  await events.createIndexes([
+    { name: 'location_seq_unique', key: { location_id: 1, seq: 1 }, unique: true },
+    { name: 'at', key: { at: 1 } },
+  ]);
+  await devices.createIndexes([{ name: 'presence_last_seen', key: { presence: 1, last_seen: 1 } }]);
+
+  const nextSeq = async (locationId: number): Promise<number> => {
+    // Two nodes may both try to create a location's first sequence document; the loser retries.
+    for (;;) {
+      try {
+        const doc = await seqs.findOneAndUpdate({ _id: locationId }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+        if (doc) return doc.seq;
+      } catch (e) {
+        if (!isDuplicateKey(e)) throw e;
+      }
+    }
+  };
+
+  return {
+    async appendEvent(e) {
+      const seq = await nextSeq(e.location_id);
+      await events.insertOne({ _id: e.id, location_id: e.location_id, seq, type: e.type, at: e.at, node: e.node, data: e.data });
+      return { ...e, seq };
+    },
+    async eventsAfter(locationId, after, limit) {
+      return (await events.find({ location_id: locationId, seq: { $gt: after } }).sort({ seq: 1 }).limit(limit).toArray()).map(toEvent);
+    },
+    async latestSeqs() {
+      return new Map((await seqs.find({}).toArray()).map((d) => [d._id, d.seq]));
+    },
+    async pruneEvents(before, keep) {
+      let deleted = 0;
+      for (const { _id: locationId, seq } of await seqs.find({}).toArray()) {
+        if (seq <= keep) continue;
+        deleted += (await events.deleteMany({ location_id: locationId, seq: { $lte: seq - keep }, at: { $lt: before } })).deletedCount;
+      }
+      return deleted;
+    },
+    async watchEvents(onEvent, onError) {
+      const stream: ChangeStream<EventDoc, ChangeStreamInsertDocument<EventDoc>> = events.watch([{ $match: { operationType: 'insert' } }]);
+      stream.on('change', (change) => onEvent(toEvent(change.fullDocument)));
+      stream.on('error', onError);
+      return { close: () => stream.close() };
+    },
+    async acquireLease(name, node, now, until) {
+      try {
+        // No match (held by another node, still valid) → the upsert's insert collides on _id: not ours.
+        await leases.updateOne({ _id: name, $or: [{ owner_node: node }, { lease_until: { $lt: now } }] }, { $set: { owner_node: node, lease_until: until } }, { upsert: true });
+        return true;
+      } catch (e) {
+        if (isDuplicateKey(e)) return false;
+        throw e;
+      }
+    },
+    async releaseLease(name, node) {
+      await leases.deleteOne({ _id: name, owner_node: node });
+    },
+    async claimDevice(sn, node, until) {
+      const before = await devices.findOneAndUpdate({ serial_number: sn }, { $set: { owner_node: node, lease_until: until } }, { returnDocument: 'before', projection: LEASE_FIELDS });
+      return before ? toLease(before) : undefined;
+    },
+    async deviceLease(sn) {
+      const d = await devices.findOne({ serial_number: sn }, { projection: LEASE_FIELDS });
+      return d ? toLease(d) : undefined;
+    },
+    async setPresence(sn, to) {
+      return (await devices.updateOne({ serial_number: sn, presence: { $ne: to } }, { $set: { presence: to } })).modifiedCount === 1;
+    },
+    async staleOnline(before, now, limit) {
+      const docs = await devices
+        .find(
+          {
+            presence: 'online',
+            $and: [
+              { $or: [{ last_seen: null }, { last_seen: { $lt: before } }] },
+              { $or: [{ lease_until: null }, { lease_until: { $exists: false } }, { lease_until: { $lt: now } }] },
+            ],
+          },
+          { projection: { serial_number: 1, location_id: 1 } },
+        )
+        .sort({ last_seen: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({ sn: d.serial_number, location_id: d.location_id ?? null }));
+    },
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Backup, restore and schema status of the SQLite store (issue #19), for `biogate backup|restore|doctor`.
+ *
+ * Backup uses SQLite's online backup API (better-sqlite3 `db.backup()`), from a connection of its
+ * own while the server keeps running. The API restarts whenever another connection writes between
+ * two steps, so a backup in small steps may never finish under load; after the first step this one
+ * copies every remaining page in one step, inside one read transaction: a WAL snapshot, consistent,
+ * that does not block the server's writers (they append to the WAL meanwhile).
+ *
+ * Restore replaces the database file. "In use" is decided by SQLite's own locks: every connection
+ * to a WAL database holds a shared lock for as long as it is open, so an EXCLUSIVE lock taken with
+ * no busy wait fails exactly when a BioGate (or any other program) has the store open.
+ */
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreFileError } from '../maintenance.js';
+import { MIGRATIONS } from './migrations.js';
+
+export interface SqliteBackupResult {
+  readonly path: string;
+  readonly bytes: number;
+  readonly pages: number;
+  /** Highest migration applied in the copy. */
+  readonly schemaVersion: number;
+}
+
+export interface SqliteSchemaStatus {
+  /** Highest migration applied in the file; 0 for a file BioGate never opened. */
+  readonly version: number;
+  /** Highest migration this BioGate knows. */
+  readonly latest: number;
+  /** `ok`, or what `PRAGMA quick_check` found. */
+  readonly check: string;
+}
+
+export const LATEST_SQLITE_SCHEMA = Math.max(...MIGRATIONS.map((m) => m.version));
+
+const schemaVersionOf = (db: Database.Database): number => {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!table) return 0;
+  return (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
+};
+
+/** Opens an existing database file without creating or migrating anything. */
+function openExisting(path: string, readonly: boolean): Database.Database {
+  if (!existsSync(path)) throw new StoreFileError(`${path} does not exist`);
+  try {
+    return new Database(path, { readonly, fileMustExist: true });
+  } catch (err) {
+    throw new StoreFileError(`${path} cannot be opened as a SQLite database: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Copies the live store at `source` to `out` (which must not exist), then checks the copy
+ * (`PRAGMA integrity_check`). Written to a temporary name first: a failed backup leaves no file
+ * that looks like a good one.
+ */
+export async function backupSqlite(source: string, out: string): Promise<SqliteBackupResult> {
+  if (existsSync(out)) throw new StoreFileError(`${out} already exists; choose a new file name (a backup never overwrites)`);
+  if (!existsSync(dirname(out))) throw new StoreFileError(`the directory ${dirname(out)} does not exist`);
+  const db = openExisting(source, true);
+  const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
+  try {
+    db.pragma('busy_timeout = 5000');
+    // First call (rate 0) only sizes the job; every later step copies all the pages that remain.
+    const { totalPages } = await db.backup(partial, { progress: () => 0x7fffffff });
+    const copy = new Database(partial, { fileMustExist: true });
+    let schemaVersion: number;
+    try {
+      const problems = (copy.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
+      if (problems.join() !== 'ok') throw new StoreFileError(`the backup failed its integrity check: ${problems.slice(0, 5).join('; ')}`);
+      schemaVersion = schemaVersionOf(copy);
+      // A backup is one self-contained file: no -wal or -shm beside it.
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
+    renameSync(partial, out);
+    return { path: out, bytes: statSync(out).size, pages: totalPages, schemaVersion };
+  } catch (err) {
+    rmSync(partial, { force: true });
+    rmSync(`${partial}-journal`, { force: true });
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+/** Schema version and a quick check of a store file, without changing it (doctor, restore). */
+export function sqliteSchemaStatus(path: string): SqliteSchemaStatus {
+  const db = openExisting(path, true);
+  try {
+    const check = (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check).slice(0, 5).join('; ');
+    return { version: schemaVersionOf(db), latest: LATEST_SQLITE_SCHEMA, check };
+  } catch (err) {
+    throw new StoreFileError(`${path} is not a readable SQLite database: ${(err as Error).message}`);
+  } finally {
+    db.close();
+  }
+}
+
+/** True when some connection (a running BioGate, a `sqlite3` shell) has the database open. */
+export function sqliteInUse(path: string): boolean {
+  if (!existsSync(path)) return false;
+  const db = new Database(path, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 0');
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('COMMIT');
+    return false;
+  } catch (err) {
+    if (err instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(err.code)) return true;
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+export interface SqliteRestoreResult {
+  readonly path: string;
+  readonly schemaVersion: number;
+  /** Where the replaced store was moved (kept, never deleted); undefined when there was none. */
+  readonly previous: string | undefined;
+}
+
+/**
+ * Puts the backup `from` in place of the store at `target`. Refuses: a backup that fails its
+ * integrity check or comes from a newer BioGate (its schema is unknown here); an existing store
+ * unless `force`; a store some process has open, even with `force` (stop the server first). The
+ * replaced store is renamed aside (`<file>.replaced-<time>`), not deleted.
+ */
+export function restoreSqlite(from: string, target: string, options: { force: boolean; now: Date }): SqliteRestoreResult {
+  const backup = openExisting(from, true);
+  let schemaVersion: number;
+  try {
+    const problems = (backup.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
+    if (problems.join() !== 'ok') throw new StoreFileError(`${from} failed its integrity check: ${problems.slice(0, 5).join('; ')}`);
+    schemaVersion = schemaVersionOf(backup);
+  } catch (err) {
+    if (err instanceof StoreFileError) throw err;
+    throw new StoreFileError(`${from} is not a BioGate SQLite backup: ${(err as Error).message}`);
+  } finally {
+    backup.close();
+  }
+  if (schemaVersion === 0) throw new StoreFileError(`${from} is a SQLite file but not a BioGate store (no schema_migrations table)`);
+  if (schemaVersion > LATEST_SQLITE_SCHEMA) {
+    throw new StoreFileError(`${from} has schema version ${schemaVersion}, newer than this BioGate knows (${LATEST_SQLITE_SCHEMA}); restore it with the BioGate version that wrote it`);
+  }
+  let previous: string | undefined;
+  if (existsSync(target)) {
+    if (!options.force) throw new StoreFileError(`${target} exists; add --force to replace it (it is kept as ${basename(target)}.replaced-<time>)`);
+    if (sqliteInUse(target)) throw new StoreFileError(`${target} is in use (a BioGate server or another program has it open); stop it, then restore`);
+    // The last connection closed: SQLite checkpointed the WAL into the file and removed -wal/-shm.
+    previous = `${target}.replaced-${options.now.toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(target, previous);
+  }
+  // A -wal or -shm left beside the name would be read as part of the restored file: never keep one.
+  rmSync(`${target}-wal`, { force: true });
+  rmSync(`${target}-shm`, { force: true });
+  const partial = join(dirname(target), `.${basename(target)}.restoring-${process.pid}`);
+  try {
+    mkdirSync(dirname(target), { recursive: true }); // as openDatabase does for a new store
+    copyFileSync(from, partial);
+    renameSync(partial, target);
+  } catch (err) {
+    rmSync(partial, { force: true });
+    throw err;
+  }
+  return { path: target, schemaVersion, previous };
+}
