@@ -35,6 +35,30 @@ export interface Batch {
 
 export const EMPTY_BATCH: Batch = { lines: [], announce: [], ids: [], sentAt: '' };
 
+/**
+ * A sync op carries the user as stored when it leaves [issue #13]. It was rendered before the claim,
+ * and a user change in between was merged into it (it was still pending: no new op was queued), so
+ * the rendered lines could be older than the store. Now that the ops are ours (a change from here on
+ * queues a new op), each is rendered again; one whose lines changed goes back to pending, out of this
+ * batch, and leaves in the next one with what the store holds then.
+ */
+async function putBackStaleSyncOps(
+  ctx: ResultContext, codec: Codec, device: Device, location: Location, pending: readonly Command[], won: Set<number>,
+  renderedFor: ReadonlyMap<number, { lines: readonly string[]; ids: readonly number[] }>, sentAt: string,
+): Promise<void> {
+  const stale: number[] = [];
+  for (const command of pending) {
+    const before = renderedFor.get(command.id);
+    if (command.origin !== 'sync' || !won.has(command.id) || !before) continue;
+    const again = await render(ctx.store, codec, command, device, location, ctx.clock.now());
+    const same = again.ok && again.rendered.lines.length === before.lines.length && again.rendered.lines.every((l, i) => l === before.lines[i]);
+    if (!same) stale.push(...before.ids);
+  }
+  if (stale.length === 0) return;
+  await ctx.lifecycle.undelivered(stale, sentAt);
+  for (const id of stale) won.delete(id);
+}
+
 export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device, location: Location): Promise<Batch> {
   const { store, config } = ctx;
   const now = () => ctx.clock.now().toISOString();
@@ -42,6 +66,8 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
   const lines: QueuedLine[] = [];
   const wire = new Map<number, string>();
   const extras = new Map<number, { progress?: Progress; fullAttlog?: boolean }>();
+  /** Per command: the lines it was rendered to and the ids they carry (its own, then its children's). */
+  const renderedFor = new Map<number, { lines: readonly string[]; ids: readonly number[] }>();
   let bytes = 0;
   for (const command of pending) {
     const r = await render(store, codec, command, device, location, ctx.clock.now());
@@ -65,6 +91,7 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
       lines.push({ id, wire: l });
       wire.set(id, l);
     });
+    renderedFor.set(command.id, { lines: r.rendered.lines, ids });
     const progress = progressFrom(r.rendered);
     if (progress || r.rendered.requestFullAttlogUpload) extras.set(command.id, { ...(progress ? { progress } : {}), ...(r.rendered.requestFullAttlogUpload ? { fullAttlog: true } : {}) });
     bytes += size;
@@ -73,6 +100,7 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
   if (lines.length === 0) return EMPTY_BATCH;
   const sentAt = now();
   const won = new Set(await store.commands.claim([...wire.keys()], wire, sentAt));
+  await putBackStaleSyncOps(ctx, codec, device, location, pending, won, renderedFor, sentAt);
   const claimed: Command[] = [];
   for (const command of pending) {
     if (!won.has(command.id)) continue;
