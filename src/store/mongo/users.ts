@@ -47,7 +47,13 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         if (patched) return { user: toUser(patched), created: false, changed: true };
       }
       const existing = await c.users.findOne(byPin(locationId, pin));
-      if (existing) return { user: toUser(existing), created: false, changed: false };
+      if (existing) {
+        // The update above found nothing to change, but a concurrent writer may have created or
+        // changed the user since: if it now differs from this write, go again (settle retries).
+        const record = existing as unknown as Record<string, unknown>;
+        if (Object.entries(set).some(([k, v]) => record[k] !== v)) return undefined;
+        return { user: toUser(existing), created: false, changed: false };
+      }
       const doc = newUser(await ids('users'), locationId, pin, set, now);
       return c.users.insertOne(doc).then(
         () => ({ user: toUser(doc), created: true, changed: true }),
