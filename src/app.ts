@@ -41,6 +41,7 @@ import { mountOpsRoutes } from './ops/routes.js';
 import { resolveNodeId } from './node-id.js';
 import { openStore } from './store/open.js';
 import { ClusterFeed } from './events/feed.js';
+import { logActivity } from './ops/activity-log.js';
 import { createLeadership } from './events/leader.js';
 import { startMqttBridge, type MqttBridge } from './bridge/mqtt/index.js';
 import { mqttWebSocketRoute } from './bridge/mqtt/websocket-route.js';
@@ -131,6 +132,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   });
 
   const bus = new EventBus((err, event) => logger.error({ err, event }, 'event listener failed'));
+  logActivity(bus, logger);
   const feed = new ClusterFeed({ store, bus, log: logger, node: nodeId, now: () => clock.now(), onlineThresholdS: config.onlineThresholdS });
   const timeSync = createTimeSync({ store, clock, bus, log: logger });
   const locations = createLocationService(store, clock, { timeZoneChanged: (l) => timeSync.check(l.id, { force: true }) });
@@ -168,7 +170,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     ...meRoutes(store),
     ...userRoutes({ store, clock, sync, bus, outbox, log: logger }),
     ...deviceRoutes({
-      store, clock, bus, sync, commands, lifecycle, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
+      store, clock, bus, sync, commands, lifecycle, log: logger, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
       requireCommKey: config.requireCommKey === 'on',
     }),
     ...commandRoutes({ store, clock, commands, lifecycle }),

@@ -5,6 +5,7 @@ import type { CommandQueue } from '../devices/command-queue.js';
 import type { CommandLifecycle } from '../devices/lifecycle.js';
 import type { EventBus } from '../devices/event-bus.js';
 import { BioGateError, invalid } from '../errors.js';
+import type { Logger } from '../log.js';
 import type { Device, Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
 import { CommandBody, queueFromRequest } from './commands.js';
@@ -21,6 +22,8 @@ export interface DevicesDeps {
   readonly sync: SyncQueue;
   readonly commands: CommandQueue;
   readonly lifecycle: CommandLifecycle;
+  /** Assignment changes are info lines for the operator [issue #19]. */
+  readonly log: Logger;
   readonly onlineThresholdS: number;
   /** This node's fresher view of last_seen (the store's is written behind). */
   readonly liveLastSeen?: (sn: string) => string | undefined;
@@ -107,7 +110,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         const now = clock.now();
         const { outcome, device } = await store.devices.assign(caller.location.id, body.sn, input, now.toISOString());
         if (outcome === 'other-location') throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${body.sn} is assigned to another location`);
-        if (outcome === 'assigned') await deps.sync.queueAssignment(caller.location.id, body.sn);
+        if (outcome === 'assigned') {
+          await deps.sync.queueAssignment(caller.location.id, body.sn);
+          deps.log.info({ sn: body.sn, location_id: caller.location.id }, 'device assigned');
+        }
         deps.bus.emit('device.updated', { location_id: caller.location.id, device });
         return json(outcome === 'assigned' ? 201 : 200, deviceView(device, caller.location, now, deps.onlineThresholdS));
       },
@@ -130,6 +136,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         const before = await store.devices.unassign(caller.location.id, params.device_serial, now);
         if (before) {
           await deps.lifecycle.failPendingFor(params.device_serial, 'device unassigned');
+          deps.log.info({ sn: params.device_serial, location_id: caller.location.id }, 'device unassigned');
           const after = await store.devices.getBySerial(params.device_serial);
           if (after) deps.bus.emit('device.updated', { location_id: caller.location.id, device: after });
         }

@@ -145,6 +145,7 @@ export async function importUsers(deps: UsersDeps, location: Location, items: re
     else await createSyncOutbox({ store: deps.store, sync: deps.sync, clock: deps.clock, log: deps.log ?? silent }).drain();
   }
   errors.sort((x, y) => x.index - y.index);
+  deps.log?.info({ location_id: location.id, items: items.length, written: processed.length, errors: errors.length, dry_run: options.dryRun === true }, 'users imported');
   return { processed, errors: errors.map(({ index: _index, ...e }) => e) };
 }
 

@@ -218,7 +218,10 @@ export class DeviceActor {
       this.#log.warn('unassigned device limit reached: not recording this serial');
       return undefined;
     }
-    return this.#deps.store.devices.ensure(this.sn, this.#now());
+    const recorded = await this.#deps.store.devices.ensure(this.sn, this.#now());
+    // First contact of a serial no location holds [issue #19]: the admin assigns it (GET /admin/devices/unassigned).
+    if (recorded?.location_id === null) this.#log.info('unknown device registered: waiting to be assigned');
+    return recorded;
   }
 
   #now(): string {

@@ -1,5 +1,6 @@
 // Flags of `biogate simulate`, all validated at once.
 
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { MAX_DEVICES } from './simulation.js';
 import type { SimProtocol } from './types.js';
 
@@ -39,6 +40,13 @@ const REQUIRED: readonly ValueFlag[] = ['--devices', '--protocol', '--url', '--s
 
 const isValueFlag = (s: string): s is ValueFlag => (VALUE_FLAGS as readonly string[]).includes(s);
 
+/** node:util parseArgs options: every flag `multiple`, so a repeated one is seen and reported. */
+const OPTIONS = {
+  ...Object.fromEntries(VALUE_FLAGS.map((f) => [f.slice(2), { type: 'string', multiple: true }])),
+  fast: { type: 'boolean', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
+
 function integerIn(flag: string, raw: string, min: number, max: number, errors: string[]): number | undefined {
   const n = /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
   if (n >= min && n <= max) return n;
@@ -46,37 +54,42 @@ function integerIn(flag: string, raw: string, min: number, max: number, errors: 
   return undefined;
 }
 
+/**
+ * parseArgs takes the argument after a value flag as its value even when it is the next flag
+ * (`--devices --protocol v2`); such a flag is given an empty inline value instead, so it reads
+ * "needs a value" and the next flag still counts.
+ */
+function emptyWhenFlagFollows(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => (isValueFlag(arg) && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--')) ? `${arg}=` : arg));
+}
+
+/** Parsed by node:util parseArgs (non-strict, so every problem is collected and reported at once). */
 export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
+  const { tokens } = parseArgs({ args: emptyWhenFlagFollows(argv), options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  if (tokens.some((t) => t.kind === 'option' && t.name === 'help')) return { kind: 'help' };
   const errors: string[] = [];
   const values = new Map<ValueFlag, string>();
   let fast = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '-h' || arg === '--help') return { kind: 'help' };
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = name === arg ? undefined : arg.slice(eq + 1);
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      errors.push(`unexpected argument '${token.value}'`);
+      continue;
+    }
+    if (token.kind !== 'option') continue; // `--` terminator
+    const name = `--${token.name}`;
     if (name === '--fast') {
-      if (inline !== undefined) errors.push('--fast takes no value');
+      if (token.inlineValue) errors.push('--fast takes no value');
       else if (fast) errors.push('--fast given twice');
       else fast = true;
       continue;
     }
     if (!isValueFlag(name)) {
-      errors.push(name.startsWith('-') ? `unknown flag ${name}` : `unexpected argument '${arg}'`);
+      errors.push(`unknown flag ${token.rawName} (valid: ${[...VALUE_FLAGS, '--fast', '--help'].join(', ')})`);
       continue;
     }
-    let value = inline;
-    if (value === undefined) {
-      const next = argv[i + 1];
-      if (next !== undefined && !next.startsWith('--')) {
-        value = next;
-        i++;
-      }
-    }
-    if (value === undefined || value === '') errors.push(`${name} needs a value`);
+    if (token.value === undefined || token.value === '') errors.push(`${name} needs a value`);
     else if (values.has(name)) errors.push(`${name} given twice`);
-    else values.set(name, value);
+    else values.set(name, token.value);
   }
 
   const raw = (flag: ValueFlag): string | undefined => values.get(flag);

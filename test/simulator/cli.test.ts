@@ -36,7 +36,7 @@ t.test('flags: every problem reported at once', T, async (t) => {
   };
   t.same(errors([]), ['--devices is required', '--protocol is required', '--url is required', '--sn-prefix is required']);
   t.same(errors([...REQUIRED, '--what', 'extra', '--fast=1', '--fast', '--fast']), [
-    'unknown flag --what', "unexpected argument 'extra'", '--fast takes no value', '--fast given twice',
+    'unknown flag --what (valid: --devices, --protocol, --url, --sn-prefix, --duration, --punch-rate, --fast, --help)', "unexpected argument 'extra'", '--fast takes no value', '--fast given twice',
   ]);
   t.same(errors(['--devices', '--protocol', 'v2', '--url', 'http://x', '--sn-prefix', 'S', '--devices', '3', '--url=']), [
     '--devices needs a value', '--url needs a value',
