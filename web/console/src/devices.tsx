@@ -32,6 +32,17 @@ async function allDevices(token: string): Promise<Device[]> {
   return out;
 }
 
+/**
+ * A state event replaces the record, except presence: `devices/<sn>/availability` decides online,
+ * and a state written before the terminal's presence was stored (presence is written behind) must
+ * not turn a live terminal back to offline or forget when it was last seen.
+ */
+function merge(old: Device | undefined, next: Device): Device {
+  if (!old) return next;
+  const lastSeen = [old.last_seen, next.last_seen].filter((v): v is string => v !== null).sort().at(-1) ?? null;
+  return { ...next, is_active: old.is_active, last_seen: lastSeen };
+}
+
 const pendingCount = async (token: string, sn: string) => (await api<Page<unknown>>(token, 'GET', `/api/commands${query({ sn, status: 'pending', limit: 1 })}`)).total;
 
 export function DevicesPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
@@ -73,7 +84,7 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
           setDevices((prev) => {
             const next = new Map(prev);
             if (m.payload === null) next.delete(sn);
-            else next.set(sn, m.payload as Device);
+            else next.set(sn, merge(prev.get(sn), m.payload as Device));
             return next;
           });
         } else if (parts[0] === 'devices' && parts[2] === 'availability') {
