@@ -1,7 +1,7 @@
 /**
  * The console in a real browser (Debian Chromium, headless), location view, against the real app:
- * keyboard sign-in; a simulated terminal comes online in the grid without a reload; a door open
- * queued from the device page reaches `success`; destructive presets need a typed confirmation and
+ * keyboard sign-in; a terminal assigned from the grid, then (simulated) coming online without a
+ * reload; a door open queued from the device page reaches `success`; destructive presets need a typed confirmation and
  * are hidden from an operator token; 200 users imported from a CSV (a bad row reported with its
  * line) and listed; attendance filtered by local day and exported, byte for byte what the API
  * serves. axe-core on every page; screenshots in test-artifacts/console/.
@@ -21,7 +21,6 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
   const { url } = g;
   const admin = (method: string, path: string, body?: unknown) => g.a.api(method, path, { token: ADMIN_TOKEN, ...(body === undefined ? {} : { body }) });
   t.equal((await admin('PATCH', `/admin/locations/${g.a.id}`, { timezone: ZONE })).status, 200, 'the location keeps Tokyo time');
-  t.equal((await g.a.api('POST', '/api/devices', { body: { sn: SN, name: 'Front door' } })).status, 201, 'a terminal assigned, not yet connected');
   const b = await openBrowser(t, () => url);
   const page = await b.page();
 
@@ -41,9 +40,16 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     t.equal(await page.evaluate('localStorage.length + document.cookie.length'), 0, 'and nowhere else');
   });
 
-  await t.test('a terminal comes online live', async (t) => {
+  await t.test('a terminal assigned from the grid comes online live', async (t) => {
+    await page.getByText('Add a terminal').click();
+    const form = page.getByRole('form', { name: 'Add a terminal' });
+    await form.getByLabel('Serial number').fill(SN);
+    await form.getByLabel('Name').fill('Front door');
+    await form.getByRole('button', { name: 'Assign' }).click();
+    await page.getByText(`${SN} assigned`).waitFor();
     const card = page.locator(`li[data-sn="${SN}"]`);
     await card.getByText('○ Offline').waitFor();
+    t.match((await g.a.api('GET', `/api/devices/${SN}`)).body, { name: 'Front door', last_seen: null }, 'assigned, never connected');
     await page.getByText('Live updates on').waitFor();
     await page.evaluate('window.__noReload = true');
     const sim = createSimulatedDevice({ url, sn: SN, protocol: 'v3', requestTimeoutMs: 15_000 });

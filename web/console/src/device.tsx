@@ -1,9 +1,10 @@
 /** One terminal: status, options, recent commands (live) and preset buttons. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import { type Command, CommandTable, useLiveCommands } from './commands.js';
-import { AUTH_TEXT, type Device, firmware, model } from './devices.js';
+import { AUTH_TEXT, type Device, firmware, mergeState, model } from './devices.js';
 import { BASE, navigate } from './router.js';
+import { openStream } from './stream.js';
 import { formatLocal } from './time.js';
 import { errorText, Notice, Online, Pager, TypedConfirm, useLoad } from './ui.js';
 
@@ -36,7 +37,21 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
   const [confirming, setConfirming] = useState<Preset | null>(null);
   const [unassigning, setUnassigning] = useState(false);
   const scope = session.me.token?.scope ?? 'full';
-  const d = device.data;
+  // The terminal's own topics keep the status current while the page is open.
+  const [live, setLive] = useState<{ device: Device | null; online: boolean | null }>({ device: null, online: null });
+  useEffect(() => {
+    setLive({ device: null, online: null });
+    return openStream({
+      token: session.token,
+      topics: [`devices/${sn}/+`],
+      onMessage: (m) => {
+        if (m.topic === `devices/${sn}/availability`) setLive((l) => ({ ...l, online: m.payload === 'online' }));
+        else if (m.topic === `devices/${sn}/state` && m.payload) setLive((l) => ({ ...l, device: mergeState(l.device ?? undefined, m.payload as Device) }));
+      },
+    });
+  }, [session.token, sn]);
+  const base = live.device ?? device.data;
+  const d = base ? { ...base, is_active: live.online ?? base.is_active } : null;
 
   const queue = async (p: Preset) => {
     setConfirming(null);

@@ -5,6 +5,7 @@ import { BASE } from './router.js';
 import { openStream, type StreamState } from './stream.js';
 import { ago, formatLocal } from './time.js';
 import { errorText, Notice, Online } from './ui.js';
+import { AddDevice } from './add-device.js';
 
 export interface Device {
   readonly serial_number: string;
@@ -37,7 +38,7 @@ async function allDevices(token: string): Promise<Device[]> {
  * and a state written before the terminal's presence was stored (presence is written behind) must
  * not turn a live terminal back to offline or forget when it was last seen.
  */
-function merge(old: Device | undefined, next: Device): Device {
+export function mergeState(old: Device | undefined, next: Device): Device {
   if (!old) return next;
   const lastSeen = [old.last_seen, next.last_seen].filter((v): v is string => v !== null).sort().at(-1) ?? null;
   return { ...next, is_active: old.is_active, last_seen: lastSeen };
@@ -84,7 +85,7 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
           setDevices((prev) => {
             const next = new Map(prev);
             if (m.payload === null) next.delete(sn);
-            else next.set(sn, merge(prev.get(sn), m.payload as Device));
+            else next.set(sn, mergeState(prev.get(sn), m.payload as Device));
             return next;
           });
         } else if (parts[0] === 'devices' && parts[2] === 'availability') {
@@ -121,6 +122,7 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       {list.length === 0 && !error && <p>No terminals are assigned to this location yet.</p>}
+      {session.me.token?.scope !== 'read' && <AddDevice token={session.token} />}
       <ul class="grid" aria-label="Terminals">
         {list.map((d) => (
           <li key={d.serial_number} class={`card ${d.is_active ? 'card-on' : ''}`} data-sn={d.serial_number}>
