@@ -188,5 +188,37 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     await b.axe(t, page, 'devices (phone)');
   });
 
+  await t.test('a token revoked meanwhile signs the console out, saying why', async (t) => {
+    const issued = await g.started.app.locations.issueToken({ location_id: g.a.id, scope: 'read' });
+    const p = await b.page();
+    await p.goto(`${url}/console/`);
+    await p.getByLabel('API token').fill(issued.token);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
+    t.equal(await p.getByText('Add a terminal').count(), 0, 'a read token cannot assign');
+    await p.getByRole('link', { name: 'Front door' }).click();
+    await p.getByRole('heading', { name: 'Front door', level: 1 }).waitFor();
+    t.equal(await p.getByRole('button', { name: 'Open door' }).count(), 0, 'nor queue commands');
+    await g.started.app.locations.revokeToken(issued.id);
+    await p.getByRole('link', { name: 'Users' }).click();
+    await p.getByRole('heading', { name: 'BioGate console' }).waitFor();
+    t.match(await p.getByRole('alert').textContent(), /Signed out: Token revoked/);
+    t.equal(await p.evaluate("sessionStorage.getItem('biogate.console.session')"), null, 'the token is forgotten');
+    await p.context().close();
+  });
+
+  await t.test('the browser enforces the policy: no inline script, no request elsewhere', async (t) => {
+    const p = await b.page();
+    await p.goto(`${url}/console/`);
+    await p.getByRole('heading', { name: 'BioGate console' }).waitFor();
+    await p.evaluate("{ const s = document.createElement('script'); s.textContent = 'window.__inlineRan = true'; document.body.append(s); }");
+    t.equal(await p.evaluate('window.__inlineRan === true'), false, 'an injected inline script does not run');
+    const outcome = await p.evaluate("fetch('http://203.0.113.9/x').then(() => 'fetched', (e) => 'blocked: ' + e.message)");
+    t.match(outcome, /^blocked/, 'a fetch to another host is refused');
+    t.ok(p.problems.some((m) => /^CSP: .*inline script/.test(m)), 'the browser reported the inline script as a CSP violation');
+    t.ok(p.problems.some((m) => /^CSP: .*203\.0\.113\.9/.test(m)), 'and the fetch');
+    await p.context().close();
+  });
+
   t.same(page.problems, [], 'no off-site request, CSP violation or script error');
 });

@@ -29,6 +29,8 @@ export interface Page<T> {
 }
 
 const STORAGE_KEY = 'biogate.console.session';
+/** Fired on window when the session's own token gets a 401. */
+export const UNAUTHORIZED_EVENT = 'biogate:unauthorized';
 
 export function loadSession(): Session | null {
   try {
@@ -90,7 +92,12 @@ export async function request(token: string, method: string, path: string, body?
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? null : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
-  if (!res.ok) throw await failure(res);
+  if (!res.ok) {
+    const err = await failure(res);
+    // The signed-in token stopped working (revoked, expired): the app signs out and says why.
+    if (res.status === 401 && token === loadSession()?.token) dispatchEvent(new CustomEvent(UNAUTHORIZED_EVENT, { detail: err.message }));
+    throw err;
+  }
   return res;
 }
 

@@ -3,9 +3,9 @@
  * view (admin token). Everything goes through the public API and /api/stream with that token.
  */
 import { render, type ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { LocationsPage, TokensPage, UnassignedPage } from './admin.js';
-import { loadSession, saveSession, signIn, type Session } from './api.js';
+import { loadSession, saveSession, signIn, UNAUTHORIZED_EVENT, type Session } from './api.js';
 import { AttendancePage } from './attendance.js';
 import { CommandsPage } from './commands.js';
 import { DevicePage } from './device.js';
@@ -14,9 +14,9 @@ import { BASE, navigate, onLinkClick, usePath } from './router.js';
 import { UsersPage } from './users.js';
 import { errorText, Notice } from './ui.js';
 
-function SignIn({ onSession }: { onSession: (s: Session) => void }) {
+function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason: string | null }) {
   const [token, setToken] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(reason);
   const [busy, setBusy] = useState(false);
   return (
     <main id="main" class="signin">
@@ -104,18 +104,25 @@ function Shell({ title, nav, path, onSignOut, children }: { title: string; nav: 
 
 function App() {
   const [session, setSession] = useState<Session | null>(loadSession);
+  const [reason, setReason] = useState<string | null>(null);
   const path = usePath();
-  const signOut = () => {
+  const signOut = (why: string | null = null) => {
     saveSession(null);
     setSession(null);
+    setReason(why);
     navigate('/');
   };
-  if (!session) return <SignIn onSession={setSession} />;
+  useEffect(() => {
+    const expired = (e: Event) => signOut(`Signed out: ${(e as CustomEvent<string>).detail}`);
+    addEventListener(UNAUTHORIZED_EVENT, expired);
+    return () => removeEventListener(UNAUTHORIZED_EVENT, expired);
+  }, []);
+  if (!session) return <SignIn onSession={setSession} reason={reason} />;
 
   if (session.kind === 'admin') {
     const page = path.startsWith('/admin/tokens') ? <TokensPage token={session.token} /> : path.startsWith('/admin/unassigned') ? <UnassignedPage token={session.token} /> : <LocationsPage token={session.token} />;
     return (
-      <Shell title="Administration" nav={ADMIN_NAV} path={path} onSignOut={signOut}>
+      <Shell title="Administration" nav={ADMIN_NAV} path={path} onSignOut={() => signOut()}>
         {page}
       </Shell>
     );
@@ -130,7 +137,7 @@ function App() {
   else page = <DevicesPage session={session} zone={zone} />;
   const scope = session.me.token?.scope;
   return (
-    <Shell title={`${session.me.name}${scope ? ` · ${scope} token` : ''}`} nav={LOCATION_NAV} path={path} onSignOut={signOut}>
+    <Shell title={`${session.me.name}${scope ? ` · ${scope} token` : ''}`} nav={LOCATION_NAV} path={path} onSignOut={() => signOut()}>
       {page}
     </Shell>
   );
