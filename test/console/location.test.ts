@@ -129,6 +129,31 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     t.match(await page.locator('tr[data-pin="1150"]').textContent(), /Person Number 150/);
     await b.axe(t, page, 'users');
     await b.shot(page, 'users');
+
+    // One user by hand: create, edit, deactivate, delete (typed PIN).
+    await page.getByRole('button', { name: 'New user' }).click();
+    const form = page.getByRole('form', { name: 'New user' });
+    await form.getByLabel('PIN').fill('77');
+    await form.getByLabel('First name').fill('Ada');
+    await form.getByLabel('Privilege').selectOption('14');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('User 77 saved.').waitFor();
+    t.match((await g.a.api('GET', '/api/users/77')).body, { first_name: 'Ada', privilege: 14, is_active: true }, 'created');
+    await page.getByLabel('Search name or PIN').fill('Ada');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Edit user 77' }).click();
+    await page.getByRole('form', { name: 'Edit user 77' }).getByLabel('Last name').fill('Lovelace');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('User 77 saved.').waitFor();
+    t.match((await g.a.api('GET', '/api/users/77')).body, { first_name: 'Ada', last_name: 'Lovelace' }, 'edited');
+    await page.getByRole('button', { name: 'Deactivate user 77' }).click();
+    await page.getByText('User 77 deactivated.').waitFor();
+    t.match((await g.a.api('GET', '/api/users/77')).body, { is_active: false }, 'deactivated');
+    await page.getByRole('button', { name: 'Delete user 77' }).click();
+    await page.getByRole('dialog').getByLabel(/Type .* to confirm/).fill('77');
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('User 77 deleted.').waitFor();
+    t.equal((await g.a.api('GET', '/api/users/77')).status, 404, 'deleted');
   });
 
   await t.test('attendance: filter by local day, export what the API serves', async (t) => {

@@ -5,7 +5,7 @@ import { CsvError, parseUsersCsv } from './csv.js';
 import { errorText, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
 
 interface User {
-  readonly pin: string;
+  readonly pin: number;
   readonly first_name: string | null;
   readonly last_name: string | null;
   readonly card_no: string | null;
@@ -40,7 +40,8 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
 
   const save = async (draft: Draft) => {
     const body = {
-      pin: draft.pin,
+      // The API takes the PIN as a number here (import also takes digit strings); anything else it explains.
+      pin: /^\d{1,8}$/.test(draft.pin.trim()) ? Number(draft.pin.trim()) : draft.pin,
       first_name: draft.first_name || null,
       last_name: draft.last_name || null,
       card_no: draft.card_no || null,
@@ -129,7 +130,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                         onClick={() =>
                           setEditing({
                             isNew: false,
-                            draft: { pin: u.pin, first_name: u.first_name ?? '', last_name: u.last_name ?? '', card_no: u.card_no ?? '', privilege: String(u.privilege), is_active: u.is_active },
+                            draft: { pin: String(u.pin), first_name: u.first_name ?? '', last_name: u.last_name ?? '', card_no: u.card_no ?? '', privilege: String(u.privilege), is_active: u.is_active },
                           })
                         }
                       >
@@ -153,14 +154,14 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       <TypedConfirm
         open={deleting !== null}
         title={`Delete user ${deleting?.pin ?? ''}?`}
-        word={deleting?.pin ?? ''}
+        word={deleting ? String(deleting.pin) : ''}
         action="Delete"
         onCancel={() => setDeleting(null)}
         onConfirm={() => {
           const u = deleting;
           setDeleting(null);
           if (!u) return;
-          api(session.token, 'DELETE', `/api/users/${encodeURIComponent(u.pin)}`).then(
+          api(session.token, 'DELETE', `/api/users/${u.pin}`).then(
             () => {
               setMessage({ kind: 'ok', text: `User ${u.pin} deleted.` });
               list.reload();
