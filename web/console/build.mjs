@@ -6,6 +6,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { createRequire } from 'node:module';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, '..', '..', 'dist', 'console');
@@ -27,6 +28,8 @@ await build({
   logLevel: 'warning',
 });
 for (const file of ['index.html', 'app.css', 'favicon.svg']) copyFileSync(join(here, file), join(out, file));
+// Preact's MIT licence travels with the bundle that contains it.
+copyFileSync(join(dirname(createRequire(import.meta.url).resolve('preact/package.json')), 'LICENSE'), join(out, 'preact-LICENSE.txt'));
 
 let js = 0;
 const sizes = readdirSync(out).map((name) => {
