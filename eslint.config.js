@@ -17,6 +17,8 @@ const doors = {
   prom: { paths: [door('prom-client', 'src/ops/metrics.ts')] },
   csvIn: { paths: [door('csv-parse', 'src/cli/csv-in.ts'), door('csv-parse/sync', 'src/cli/csv-in.ts')] },
   webhooks: { paths: [door('standardwebhooks', 'src/webhooks/sign.ts')] },
+  preact: { paths: [door('preact', 'web/console/'), door('preact/hooks', 'web/console/')] },
+  esbuild: { paths: [door('esbuild', 'web/console/build.mjs')] },
 };
 const restrictAllBut = (...allowed) => {
   const paths = Object.entries(doors).filter(([k]) => !allowed.includes(k)).flatMap(([, v]) => v.paths);
@@ -59,6 +61,15 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: doors.uws.paths }],
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: '@tapjs/test', name: ['test', 'before', 'after', 'beforeEach', 'afterEach', 'teardown'] }, { from: 'package', package: 'tap', name: ['test', 'before', 'after', 'teardown'] }] }],
     },
+  },
+  // The console (issue #17): browser code with its own tsconfig (DOM, Preact JSX), found by the project service.
+  { files: ['web/console/src/**/*.{ts,tsx}'], rules: { 'no-restricted-imports': restrictAllBut('preact') } },
+  // Its build script is plain Node ESM outside any tsconfig: linted without type information.
+  {
+    files: ['web/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly' } },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, 'no-restricted-imports': restrictAllBut('esbuild') },
   },
   {
     files: ['protocols/**/*.ts'],

@@ -46,6 +46,7 @@ import { createLeadership } from './events/leader.js';
 import { startMqttBridge, type MqttBridge } from './bridge/mqtt/index.js';
 import { mqttWebSocketRoute } from './bridge/mqtt/websocket-route.js';
 import { mountStream, type Stream } from './realtime/index.js';
+import { mountConsole } from './console/routes.js';
 import { packageVersion } from './version.js';
 import type { Location, Store } from './store/types.js';
 
@@ -206,6 +207,8 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const mqttLeader = createLeadership({ store, clock, log: logger, node: nodeId, name: 'mqtt-bridge', released: () => feed.signal('leader.released', { name: 'mqtt-bridge' }) });
   if (config.mqtt === 'embedded') http.websocket(mqttWebSocketRoute(() => mqtt));
   mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
+  // [issue #17] The web console: static pages on the public API and /api/stream only.
+  mountConsole(http);
 
   return {
     store,

@@ -68,7 +68,10 @@ t.test('locations: create (token shown once), list, rename, time zone, disable, 
   });
   const me = await fetchJson(`${url}/api/me`, { headers: bearer(c.token) });
   t.equal(me.res.status, 200, 'the new token works');
-  t.strictSame(me.body, c.location);
+  // /api/me is the location view plus the calling token (test/api/me-token.test.ts).
+  const { token: caller, ...meLocation } = me.body as Record<string, unknown>;
+  t.strictSame(meLocation, c.location);
+  t.match(caller, { scope: 'full' });
 
   const noZone = await fetchJson(`${url}/admin/locations`, jsonBody('POST', { name: 'Plain' }, admin));
   t.equal(noZone.res.status, 201);

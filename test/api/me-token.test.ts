@@ -1,0 +1,22 @@
+/**
+ * GET /api/me names the calling token (id, scope, expiry; never its text), so a client such as the
+ * console can hide what the token may not do (issue #17). The OpenAPI document describes it.
+ */
+import t from 'tap';
+import { gateway } from './client.js';
+
+t.test('/api/me says which token is calling', async (t) => {
+  const g = await gateway(t);
+  const full = await g.a.api<{ id: number; token: { id: number; scope: string; expires_at: string | null } }>('GET', '/api/me');
+  t.equal(full.status, 200);
+  t.match(full.body, { id: g.a.id, token: { scope: 'full', expires_at: null } });
+  t.type(full.body.token.id, 'number');
+
+  const issued = await g.started.app.locations.issueToken({ location_id: g.a.id, scope: 'operator', expires_in_days: 7, label: 'desk' });
+  const op = await g.a.api<{ token: { id: number; scope: string; expires_at: string | null } }>('GET', '/api/me', { token: issued.token });
+  t.same(op.body.token, { id: issued.id, scope: 'operator', expires_at: issued.expires_at }, 'the operator token, with its expiry');
+  t.notMatch(JSON.stringify(op.body), issued.token, 'never the token text');
+
+  const doc = await g.a.api<{ paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }> }>('GET', '/api/openapi.json');
+  t.match(JSON.stringify(doc.body.paths['/api/me']?.get.responses['200']), /"scope"/, 'documented in OpenAPI');
+});

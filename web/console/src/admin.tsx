@@ -1,0 +1,437 @@
+/** The admin view (admin token): locations, tokens, and terminals that called in unassigned. */
+import { useState } from 'preact/hooks';
+import { api, query, type Page, type Scope } from './api.js';
+import { formatLocal } from './time.js';
+import { errorText, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+
+interface Location {
+  readonly id: number;
+  readonly name: string;
+  readonly timezone: string;
+  readonly is_active: boolean;
+  readonly users_count: number;
+  readonly devices_count: number;
+}
+
+interface TokenView {
+  readonly id: number;
+  readonly scope: Scope;
+  readonly label: string | null;
+  readonly expires_at: string | null;
+  readonly revoked_at: string | null;
+  readonly created_at: string;
+}
+
+interface Unassigned {
+  readonly serial_number: string;
+  readonly first_seen: string;
+  readonly last_seen: string | null;
+  readonly last_address: string | null;
+  readonly version: string | null;
+}
+
+const UTC = 'UTC';
+/** The browser's zone list where it has one (the server checks the name either way). */
+const ZONES: readonly string[] = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+
+type Msg = { kind: 'ok' | 'error'; text: string } | null;
+
+export function LocationsPage({ token }: { token: string }) {
+  const list = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
+  const [name, setName] = useState('');
+  const [zone, setZone] = useState(Intl.DateTimeFormat().resolvedOptions().timeZone || UTC);
+  const [message, setMessage] = useState<Msg>(null);
+  const [created, setCreated] = useState<{ location: Location; token: string } | null>(null);
+  const [editing, setEditing] = useState<Location | null>(null);
+  const [disabling, setDisabling] = useState<Location | null>(null);
+
+  const patch = async (id: number, body: Record<string, unknown>, done: string) => {
+    try {
+      await api(token, 'PATCH', `/admin/locations/${id}`, body);
+      setMessage({ kind: 'ok', text: done });
+      setEditing(null);
+      list.reload();
+    } catch (err) {
+      setMessage({ kind: 'error', text: errorText(err) });
+    }
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Locations</h1>
+      <datalist id="zones">
+        {ZONES.map((z) => (
+          <option key={z} value={z} />
+        ))}
+      </datalist>
+      <form
+        class="filters"
+        aria-labelledby="new-location-h"
+        onSubmit={(e) => {
+          e.preventDefault();
+          api<{ location: Location; token: string }>(token, 'POST', '/admin/locations', { name: name.trim(), timezone: zone.trim() }).then(
+            (r) => {
+              setCreated(r);
+              setName('');
+              setMessage(null);
+              list.reload();
+            },
+            (err: unknown) => setMessage({ kind: 'error', text: errorText(err) }),
+          );
+        }}
+      >
+        <h2 id="new-location-h" class="inline-h">
+          New location
+        </h2>
+        <label>
+          Name
+          <input value={name} required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          Time zone
+          <input value={zone} required list="zones" onInput={(e) => setZone(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="primary">
+          Create
+        </button>
+      </form>
+      {created && <ShownOnce title={`Location “${created.location.name}” created (id ${created.location.id}). Its first token:`} token={created.token} onDone={() => setCreated(null)} />}
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {editing && (
+        <EditLocation
+          location={editing}
+          onCancel={() => setEditing(null)}
+          onSave={(body) => void patch(editing.id, body, `Location ${editing.id} updated.`)}
+        />
+      )}
+      {list.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Locations</caption>
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">Name</th>
+                <th scope="col">Time zone</th>
+                <th scope="col">Users</th>
+                <th scope="col">Devices</th>
+                <th scope="col">State</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((l) => (
+                <tr key={l.id} data-location={l.id}>
+                  <td>{l.id}</td>
+                  <td>{l.name}</td>
+                  <td>{l.timezone}</td>
+                  <td>{l.users_count}</td>
+                  <td>{l.devices_count}</td>
+                  <td>{l.is_active ? 'active' : 'disabled'}</td>
+                  <td class="row-actions">
+                    <button type="button" aria-label={`Edit location ${l.name}`} onClick={() => setEditing(l)}>
+                      Edit
+                    </button>
+                    {l.is_active ? (
+                      <button type="button" class="danger" aria-label={`Disable location ${l.name}`} onClick={() => setDisabling(l)}>
+                        Disable
+                      </button>
+                    ) : (
+                      <button type="button" aria-label={`Enable location ${l.name}`} onClick={() => void patch(l.id, { is_active: true }, `Location ${l.id} enabled.`)}>
+                        Enable
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <TypedConfirm
+        open={disabling !== null}
+        title={`Disable location “${disabling?.name ?? ''}”?`}
+        word={disabling?.name ?? ''}
+        action="Disable"
+        onCancel={() => setDisabling(null)}
+        onConfirm={() => {
+          const l = disabling;
+          setDisabling(null);
+          if (l) void patch(l.id, { is_active: false }, `Location ${l.id} disabled.`);
+        }}
+      >
+        <p>Its tokens get 403 until it is enabled again. Terminals keep working.</p>
+      </TypedConfirm>
+    </>
+  );
+}
+
+function EditLocation({ location, onSave, onCancel }: { location: Location; onSave: (body: Record<string, unknown>) => void; onCancel: () => void }) {
+  const [name, setName] = useState(location.name);
+  const [zone, setZone] = useState(location.timezone);
+  return (
+    <form
+      class="panel"
+      aria-labelledby="edit-location-h"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave({ name: name.trim(), timezone: zone.trim() });
+      }}
+    >
+      <h2 id="edit-location-h">Edit location {location.id}</h2>
+      <div class="form-grid">
+        <label>
+          Name
+          <input value={name} required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          Time zone
+          <input value={zone} required list="zones" onInput={(e) => setZone(e.currentTarget.value)} />
+        </label>
+      </div>
+      <div class="actions">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="primary">
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A token is shown once: the operator copies it now or issues another later. */
+function ShownOnce({ title, token, onDone }: { title: string; token: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="panel secret" role="status">
+      <p>{title}</p>
+      <p>
+        <label>
+          Token (shown only now)
+          <input class="token" readOnly value={token} onFocus={(e) => e.currentTarget.select()} />
+        </label>
+      </p>
+      <div class="actions">
+        <button type="button" onClick={() => void navigator.clipboard?.writeText(token).then(() => setCopied(true), () => undefined)}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" onClick={onDone}>
+          I have stored it
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function TokensPage({ token }: { token: string }) {
+  const locations = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
+  const [locationId, setLocationId] = useState('');
+  const selected = locationId || String(locations.data?.[0]?.id ?? '');
+  const tokens = useLoad(() => (selected ? api<TokenView[]>(token, 'GET', `/admin/locations/${selected}/tokens`) : Promise.resolve([])), [selected]);
+  const [scope, setScope] = useState<Scope>('operator');
+  const [days, setDays] = useState('90');
+  const [label, setLabel] = useState('');
+  const [issued, setIssued] = useState<string | null>(null);
+  const [message, setMessage] = useState<Msg>(null);
+
+  const create = async () => {
+    try {
+      const r = await api<{ id: number; token: string }>(token, 'POST', `/admin/locations/${selected}/tokens`, {
+        scope,
+        expires_in_days: days ? Number(days) : null,
+        label: label.trim() || null,
+      });
+      setIssued(r.token);
+      setMessage(null);
+      setLabel('');
+      tokens.reload();
+    } catch (err) {
+      setMessage({ kind: 'error', text: errorText(err) });
+    }
+  };
+  const revoke = async (t: TokenView) => {
+    try {
+      await api(token, 'DELETE', `/admin/tokens/${t.id}`);
+      setMessage({ kind: 'ok', text: `Token ${t.id} revoked.` });
+      tokens.reload();
+    } catch (err) {
+      setMessage({ kind: 'error', text: errorText(err) });
+    }
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Tokens</h1>
+      {locations.error && <Notice kind="error">{locations.error}</Notice>}
+      <label class="block">
+        Location
+        <select value={selected} onChange={(e) => setLocationId(e.currentTarget.value)}>
+          {(locations.data ?? []).map((l) => (
+            <option key={l.id} value={l.id}>
+              {l.name} (id {l.id})
+            </option>
+          ))}
+        </select>
+      </label>
+      <form
+        class="filters"
+        aria-labelledby="new-token-h"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create();
+        }}
+      >
+        <h2 id="new-token-h" class="inline-h">
+          New token
+        </h2>
+        <label>
+          Scope
+          <select value={scope} onChange={(e) => setScope(e.currentTarget.value as Scope)}>
+            <option value="full">full: everything</option>
+            <option value="operator">operator: no destructive presets</option>
+            <option value="read">read: GET only</option>
+          </select>
+        </label>
+        <label>
+          Expires after (days, empty = never)
+          <input type="number" min={1} max={3650} value={days} onInput={(e) => setDays(e.currentTarget.value)} />
+        </label>
+        <label>
+          Label
+          <input value={label} maxLength={200} onInput={(e) => setLabel(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="primary" disabled={!selected}>
+          Create token
+        </button>
+      </form>
+      {issued && <ShownOnce title="Token created." token={issued} onDone={() => setIssued(null)} />}
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {tokens.error && <Notice kind="error">{tokens.error}</Notice>}
+      {tokens.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Tokens of the location</caption>
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Label</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">State</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.map((t) => (
+                <tr key={t.id} data-token={t.id}>
+                  <td>{t.id}</td>
+                  <td>{t.scope}</td>
+                  <td>{t.label ?? '—'}</td>
+                  <td>{formatLocal(t.created_at, UTC)}</td>
+                  <td>{t.expires_at ? formatLocal(t.expires_at, UTC) : 'never'}</td>
+                  <td>{t.revoked_at ? 'revoked' : 'valid'}</td>
+                  <td>
+                    {!t.revoked_at && (
+                      <button type="button" class="danger" aria-label={`Revoke token ${t.id}`} onClick={() => void revoke(t)}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p class="hint">Times in UTC.</p>
+    </>
+  );
+}
+
+export function UnassignedPage({ token }: { token: string }) {
+  const [page, setPage] = useState(1);
+  const list = useLoad(() => api<Page<Unassigned>>(token, 'GET', `/admin/devices/unassigned${query({ page, limit: 50 })}`), [page]);
+  const locations = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
+  const [target, setTarget] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<Msg>(null);
+
+  /**
+   * Assigning is POST /api/devices, which acts for a location: the admin view issues a one-day
+   * token for that location labelled after the assignment, uses it once and revokes it, so the
+   * assignment goes through the same checks and roster sync as any other, and leaves a trace.
+   */
+  const assign = async (sn: string) => {
+    const locationId = target[sn] ?? String(locations.data?.[0]?.id ?? '');
+    if (!locationId) return;
+    let temp: { id: number; token: string } | undefined;
+    try {
+      temp = await api<{ id: number; token: string }>(token, 'POST', `/admin/locations/${locationId}/tokens`, { scope: 'full', expires_in_days: 1, label: `console: assign ${sn}` });
+      await api(temp.token, 'POST', '/api/devices', { sn });
+      setMessage({ kind: 'ok', text: `${sn} assigned to location ${locationId}.` });
+      list.reload();
+    } catch (err) {
+      setMessage({ kind: 'error', text: `${sn}: ${errorText(err)}` });
+    } finally {
+      if (temp) await api(token, 'DELETE', `/admin/tokens/${temp.id}`).catch(() => undefined);
+    }
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Unassigned terminals</h1>
+      <p class="lead">Terminals that contacted the gateway without belonging to a location (times in UTC).</p>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {list.data && list.data.data.length === 0 && <p>None.</p>}
+      {list.data && list.data.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Unassigned terminals</caption>
+            <thead>
+              <tr>
+                <th scope="col">Serial</th>
+                <th scope="col">First contact</th>
+                <th scope="col">Last contact</th>
+                <th scope="col">Address</th>
+                <th scope="col">Protocol</th>
+                <th scope="col">Assign to</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((d) => (
+                <tr key={d.serial_number} data-sn={d.serial_number}>
+                  <td>{d.serial_number}</td>
+                  <td>{formatLocal(d.first_seen, UTC)}</td>
+                  <td>{formatLocal(d.last_seen, UTC)}</td>
+                  <td>{d.last_address ?? '—'}</td>
+                  <td>{d.version ?? '—'}</td>
+                  <td class="row-actions">
+                    <select
+                      aria-label={`Location for ${d.serial_number}`}
+                      value={target[d.serial_number] ?? String(locations.data?.[0]?.id ?? '')}
+                      onChange={(e) => setTarget({ ...target, [d.serial_number]: e.currentTarget.value })}
+                    >
+                      {(locations.data ?? []).map((l) => (
+                        <option key={l.id} value={l.id}>
+                          {l.name}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="button" aria-label={`Assign ${d.serial_number}`} onClick={() => void assign(d.serial_number)}>
+                      Assign
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={list.data} onPage={setPage} label="Unassigned terminals" />
+    </>
+  );
+}

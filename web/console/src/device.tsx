@@ -1,0 +1,187 @@
+/** One terminal: status, options, recent commands (live) and preset buttons. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Session } from './api.js';
+import { type Command, CommandTable, useLiveCommands } from './commands.js';
+import { AUTH_TEXT, type Device, firmware, mergeState, model } from './devices.js';
+import { BASE, navigate } from './router.js';
+import { openStream } from './stream.js';
+import { formatLocal } from './time.js';
+import { errorText, Notice, Online, Pager, TypedConfirm, useLoad } from './ui.js';
+
+interface Preset {
+  readonly id: string;
+  readonly label: string;
+  /** Protocol generations with a wire form (the catalog's `versions`); null = unknown, offer it. */
+  readonly versions: readonly string[];
+  /** Risky presets (API-CONTRACT §4): a `full` token only, and a typed confirmation. */
+  readonly risky?: boolean;
+  readonly params?: Record<string, unknown>;
+}
+
+const PRESETS: readonly Preset[] = [
+  { id: 'door-open', label: 'Open door', versions: ['3.0.0'], params: { door_id: 1, duration: 5 } },
+  { id: 'reboot', label: 'Reboot', versions: ['2.0.0', '3.0.0'] },
+  { id: 'info', label: 'Fetch info', versions: ['2.0.0', '3.0.0'] },
+  { id: 'sync-users', label: 'Sync users', versions: ['2.0.0', '3.0.0'] },
+  { id: 'clear-log', label: 'Clear attendance log', versions: ['2.0.0', '3.0.0'], risky: true },
+  { id: 'clear-biodata', label: 'Clear biometrics', versions: ['2.0.0', '3.0.0'], risky: true },
+  { id: 'clear-data', label: 'Clear all data', versions: ['2.0.0', '3.0.0'], risky: true },
+];
+
+export function DevicePage({ session, zone, sn }: { session: Session & { kind: 'location' }; zone: string; sn: string }) {
+  const path = `/api/devices/${encodeURIComponent(sn)}`;
+  const device = useLoad(() => api<Device>(session.token, 'GET', path), [sn]);
+  const [page, setPage] = useState(1);
+  const commands = useLiveCommands(session, { sn }, page);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [confirming, setConfirming] = useState<Preset | null>(null);
+  const [unassigning, setUnassigning] = useState(false);
+  const scope = session.me.token?.scope ?? 'full';
+  // The terminal's own topics keep the status current while the page is open.
+  const [live, setLive] = useState<{ device: Device | null; online: boolean | null }>({ device: null, online: null });
+  useEffect(() => {
+    setLive({ device: null, online: null });
+    return openStream({
+      token: session.token,
+      topics: [`devices/${sn}/+`],
+      onMessage: (m) => {
+        if (m.topic === `devices/${sn}/availability`) setLive((l) => ({ ...l, online: m.payload === 'online' }));
+        else if (m.topic === `devices/${sn}/state` && m.payload) setLive((l) => ({ ...l, device: mergeState(l.device ?? undefined, m.payload as Device) }));
+      },
+    });
+  }, [session.token, sn]);
+  const base = live.device ?? device.data;
+  const d = base ? { ...base, is_active: live.online ?? base.is_active } : null;
+
+  const queue = async (p: Preset) => {
+    setConfirming(null);
+    try {
+      const c = await api<Command>(session.token, 'POST', `${path}/command`, { command: p.id, ...(p.params ? { params: p.params } : {}) });
+      setMessage({ kind: 'ok', text: `${p.label}: command ${c.id} queued (${c.status}).` });
+      setPage(1);
+    } catch (err) {
+      setMessage({ kind: 'error', text: `${p.label}: ${errorText(err)}` });
+    }
+  };
+  // Operators never see what they may not queue; read tokens queue nothing.
+  const presets = PRESETS.filter((p) => scope === 'full' || (scope === 'operator' && !p.risky));
+
+  return (
+    <>
+      <p class="crumbs">
+        <a href={`${BASE}/devices`}>Devices</a> › {sn}
+      </p>
+      <h1 tabIndex={-1}>{d ? d.name || d.serial_number : sn}</h1>
+      {device.error && <Notice kind="error">{device.error}</Notice>}
+      {d && (
+        <section aria-labelledby="status-h">
+          <h2 id="status-h">Status</h2>
+          <Online online={d.is_active} />
+          <dl class="facts">
+            <dt>Serial</dt>
+            <dd>{d.serial_number}</dd>
+            <dt>Last seen</dt>
+            <dd>{formatLocal(d.last_seen, zone)}</dd>
+            <dt>Registered</dt>
+            <dd>{formatLocal(d.registered_at, zone)}</dd>
+            <dt>Protocol</dt>
+            <dd>{d.version ?? 'not yet known'}</dd>
+            <dt>Model</dt>
+            <dd>{model(d)}</dd>
+            <dt>Firmware</dt>
+            <dd>{firmware(d)}</dd>
+            <dt>Auth</dt>
+            <dd>{AUTH_TEXT[d.auth] ?? d.auth}</dd>
+          </dl>
+        </section>
+      )}
+      {d && presets.length > 0 && (
+        <section aria-labelledby="actions-h">
+          <h2 id="actions-h">Actions</h2>
+          {message && <Notice kind={message.kind}>{message.text}</Notice>}
+          <div class="buttons">
+            {presets.map((p) => {
+              const unsupported = d.version !== null && !p.versions.includes(d.version);
+              return (
+                <button
+                  type="button"
+                  key={p.id}
+                  class={p.risky ? 'danger' : ''}
+                  disabled={unsupported}
+                  title={unsupported ? `Not available on protocol ${d.version}` : undefined}
+                  onClick={() => (p.risky ? setConfirming(p) : void queue(p))}
+                >
+                  {p.label}
+                </button>
+              );
+            })}
+          </div>
+          {scope === 'full' && (
+            <p>
+              <button type="button" class="link danger" onClick={() => setUnassigning(true)}>
+                Remove this terminal from the location…
+              </button>
+            </p>
+          )}
+        </section>
+      )}
+      <TypedConfirm
+        open={confirming !== null}
+        title={`${confirming?.label ?? ''} on ${sn}?`}
+        word={sn}
+        action={confirming?.label ?? 'Confirm'}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => confirming && void queue(confirming)}
+      >
+        <p>This erases data on the terminal and cannot be undone.</p>
+      </TypedConfirm>
+      <TypedConfirm
+        open={unassigning}
+        title={`Remove ${sn} from this location?`}
+        word={sn}
+        action="Remove"
+        onCancel={() => setUnassigning(false)}
+        onConfirm={() => {
+          setUnassigning(false);
+          api(session.token, 'DELETE', path).then(
+            () => navigate('/devices'),
+            (err: unknown) => setMessage({ kind: 'error', text: errorText(err) }),
+          );
+        }}
+      >
+        <p>Synchronisation stops and its pending commands fail. The terminal keeps its data.</p>
+      </TypedConfirm>
+      <section aria-labelledby="commands-h">
+        <h2 id="commands-h">Recent commands</h2>
+        {commands.error && <Notice kind="error">{commands.error}</Notice>}
+        <CommandTable page={commands.data} zone={zone} showSn={false} />
+        <Pager page={commands.data} onPage={setPage} label="Commands" />
+      </section>
+      {d?.options && (
+        <section aria-labelledby="options-h">
+          <h2 id="options-h">Options reported by the terminal</h2>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Option</th>
+                  <th scope="col">Value</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(d.options)
+                  .sort(([a], [b]) => a.localeCompare(b))
+                  .map(([k, v]) => (
+                    <tr key={k}>
+                      <td>{k}</td>
+                      <td>{v}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+    </>
+  );
+}

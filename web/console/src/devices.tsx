@@ -1,0 +1,154 @@
+/** The location's terminals as a live grid: REST for the first picture, /api/stream for every change after it. */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, query, type Page, type Session } from './api.js';
+import { BASE } from './router.js';
+import { openStream, type StreamState } from './stream.js';
+import { ago, formatLocal } from './time.js';
+import { errorText, Notice, Online } from './ui.js';
+import { AddDevice } from './add-device.js';
+
+export interface Device {
+  readonly serial_number: string;
+  readonly name: string;
+  readonly is_active: boolean;
+  readonly last_seen: string | null;
+  readonly version: string | null;
+  readonly options: Record<string, string> | null;
+  readonly auth: 'registration' | 'comm_key' | 'serial_only';
+  readonly registered_at: string | null;
+}
+
+export const model = (d: Device): string => d.options?.['~DeviceName'] ?? d.options?.['DeviceName'] ?? '—';
+export const firmware = (d: Device): string => d.options?.['FirmVer'] ?? d.options?.['FWVersion'] ?? '—';
+export const AUTH_TEXT: Record<Device['auth'], string> = { registration: 'registration token', comm_key: 'comm key', serial_only: 'serial only' };
+
+/** Every device of the location (the API pages at 100). */
+async function allDevices(token: string): Promise<Device[]> {
+  const out: Device[] = [];
+  for (let page = 1; page <= 100; page++) {
+    const p = await api<Page<Device>>(token, 'GET', `/api/devices${query({ page, limit: 100 })}`);
+    out.push(...p.data);
+    if (!p.has_next) break;
+  }
+  return out;
+}
+
+/**
+ * A state event replaces the record, except presence: `devices/<sn>/availability` decides online,
+ * and a state written before the terminal's presence was stored (presence is written behind) must
+ * not turn a live terminal back to offline or forget when it was last seen.
+ */
+export function mergeState(old: Device | undefined, next: Device): Device {
+  if (!old) return next;
+  const lastSeen = [old.last_seen, next.last_seen].filter((v): v is string => v !== null).sort().at(-1) ?? null;
+  return { ...next, is_active: old.is_active, last_seen: lastSeen };
+}
+
+const pendingCount = async (token: string, sn: string) => (await api<Page<unknown>>(token, 'GET', `/api/commands${query({ sn, status: 'pending', limit: 1 })}`)).total;
+
+export function DevicesPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
+  const [devices, setDevices] = useState<Map<string, Device>>(new Map());
+  const [pending, setPending] = useState<Map<string, number>>(new Map());
+  const [error, setError] = useState<string | null>(null);
+  const [stream, setStream] = useState<StreamState>('connecting');
+  const [now, setNow] = useState(Date.now());
+  const recount = useRef(new Map<string, ReturnType<typeof setTimeout>>());
+
+  useEffect(() => {
+    let live = true;
+    const count = (sn: string) => {
+      const t = recount.current.get(sn);
+      if (t) clearTimeout(t);
+      // A burst of command events for one terminal costs one count request.
+      recount.current.set(sn, setTimeout(() => void pendingCount(session.token, sn).then((n) => live && setPending((m) => new Map(m).set(sn, n)), () => undefined), 250));
+    };
+    allDevices(session.token).then(
+      (list) => {
+        if (!live) return;
+        setDevices((m) => {
+          const next = new Map(m);
+          for (const d of list) if (!next.has(d.serial_number)) next.set(d.serial_number, d);
+          return next;
+        });
+        list.forEach((d) => count(d.serial_number));
+      },
+      (err: unknown) => live && setError(errorText(err)),
+    );
+    const close = openStream({
+      token: session.token,
+      topics: ['devices/#', 'commands/#'],
+      onState: (s) => live && setStream(s),
+      onMessage: (m) => {
+        const parts = m.topic?.split('/') ?? [];
+        if (parts[0] === 'devices' && parts[2] === 'state') {
+          const sn = parts[1] as string;
+          setDevices((prev) => {
+            const next = new Map(prev);
+            if (m.payload === null) next.delete(sn);
+            else next.set(sn, mergeState(prev.get(sn), m.payload as Device));
+            return next;
+          });
+        } else if (parts[0] === 'devices' && parts[2] === 'availability') {
+          const sn = parts[1] as string;
+          setDevices((prev) => {
+            const d = prev.get(sn);
+            return d ? new Map(prev).set(sn, { ...d, is_active: m.payload === 'online' }) : prev;
+          });
+        } else if (parts[0] === 'commands') {
+          const sn = (m.payload as { sn?: string | null } | null)?.sn;
+          if (sn) count(sn);
+        }
+      },
+    });
+    const clock = setInterval(() => setNow(Date.now()), 5000);
+    return () => {
+      live = false;
+      close();
+      clearInterval(clock);
+      recount.current.forEach(clearTimeout);
+    };
+  }, [session.token]);
+
+  const list = useMemo(() => [...devices.values()].sort((a, b) => a.serial_number.localeCompare(b.serial_number)), [devices]);
+  const online = list.filter((d) => d.is_active).length;
+  return (
+    <>
+      <h1 tabIndex={-1}>Devices</h1>
+      <p class="lead">
+        {list.length} terminals, {online} online.{' '}
+        <span class={`live live-${stream}`} role="status">
+          {stream === 'live' ? 'Live updates on' : stream === 'connecting' ? 'Connecting to live updates…' : 'Live updates lost, reconnecting…'}
+        </span>
+      </p>
+      {error && <Notice kind="error">{error}</Notice>}
+      {list.length === 0 && !error && <p>No terminals are assigned to this location yet.</p>}
+      {session.me.token?.scope !== 'read' && <AddDevice token={session.token} />}
+      <ul class="grid" aria-label="Terminals">
+        {list.map((d) => (
+          <li key={d.serial_number} class={`card ${d.is_active ? 'card-on' : ''}`} data-sn={d.serial_number}>
+            <h2>
+              <a href={`${BASE}/devices/${encodeURIComponent(d.serial_number)}`}>{d.name || d.serial_number}</a>
+            </h2>
+            <Online online={d.is_active} />
+            <dl>
+              <dt>Serial</dt>
+              <dd>{d.serial_number}</dd>
+              <dt>Last seen</dt>
+              <dd title={formatLocal(d.last_seen, zone)}>{ago(d.last_seen, now, zone)}</dd>
+              <dt>Protocol</dt>
+              <dd>{d.version ?? 'not yet known'}</dd>
+              <dt>Model</dt>
+              <dd>{model(d)}</dd>
+              <dt>Firmware</dt>
+              <dd>{firmware(d)}</dd>
+              <dt>Auth</dt>
+              <dd>{AUTH_TEXT[d.auth] ?? d.auth}</dd>
+              <dt>Pending commands</dt>
+              <dd class="pending">{pending.get(d.serial_number) ?? '…'}</dd>
+            </dl>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

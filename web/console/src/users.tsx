@@ -1,0 +1,336 @@
+/** Users: search and paging, create/edit/deactivate/delete, and CSV import through POST /api/users/import. */
+import { useState } from 'preact/hooks';
+import { api, query, type Page, type Session } from './api.js';
+import { CsvError, parseUsersCsv } from './csv.js';
+import { errorText, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+
+interface User {
+  readonly pin: number;
+  readonly first_name: string | null;
+  readonly last_name: string | null;
+  readonly card_no: string | null;
+  readonly privilege: number;
+  readonly group: number;
+  readonly is_active: boolean;
+  readonly has_biometric: boolean;
+}
+
+interface ImportReply {
+  readonly processed_count: number;
+  readonly error_count: number;
+  readonly errors: { user_data: unknown; error: string; code: string }[];
+}
+
+const PRIVILEGES: Record<number, string> = { 0: 'user', 2: 'enroller', 6: 'manager', 14: 'administrator' };
+/** Rows per import request: small enough for steady progress, large enough to stay fast. */
+const CHUNK = 100;
+
+type Draft = { pin: string; first_name: string; last_name: string; card_no: string; privilege: string; is_active: boolean };
+const EMPTY: Draft = { pin: '', first_name: '', last_name: '', card_no: '', privilege: '0', is_active: true };
+
+export function UsersPage({ session }: { session: Session & { kind: 'location' } }) {
+  const [search, setSearch] = useState('');
+  const [applied, setApplied] = useState('');
+  const [page, setPage] = useState(1);
+  const list = useLoad(() => api<Page<User>>(session.token, 'GET', `/api/users${query({ search: applied, page, limit: 20 })}`), [applied, page]);
+  const [editing, setEditing] = useState<{ draft: Draft; isNew: boolean } | null>(null);
+  const [deleting, setDeleting] = useState<User | null>(null);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const writable = session.me.token?.scope !== 'read';
+
+  const save = async (draft: Draft) => {
+    const body = {
+      // The API takes the PIN as a number here (import also takes digit strings); anything else it explains.
+      pin: /^\d{1,8}$/.test(draft.pin.trim()) ? Number(draft.pin.trim()) : draft.pin,
+      first_name: draft.first_name || null,
+      last_name: draft.last_name || null,
+      card_no: draft.card_no || null,
+      privilege: Number(draft.privilege),
+      is_active: draft.is_active,
+    };
+    try {
+      await api(session.token, 'POST', '/api/users', body);
+      setMessage({ kind: 'ok', text: `User ${draft.pin} saved.` });
+      setEditing(null);
+      list.reload();
+    } catch (err) {
+      setMessage({ kind: 'error', text: errorText(err) });
+    }
+  };
+  const setActive = async (u: User, active: boolean) => {
+    try {
+      await api(session.token, 'POST', '/api/users', { pin: u.pin, is_active: active });
+      setMessage({ kind: 'ok', text: `User ${u.pin} ${active ? 'activated' : 'deactivated'}.` });
+      list.reload();
+    } catch (err) {
+      setMessage({ kind: 'error', text: errorText(err) });
+    }
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Users</h1>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(1);
+          setApplied(search.trim());
+        }}
+      >
+        <label>
+          Search name or PIN
+          <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        </label>
+        <button type="submit">Search</button>
+        {writable && (
+          <button type="button" onClick={() => setEditing({ draft: EMPTY, isNew: true })}>
+            New user
+          </button>
+        )}
+      </form>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {editing && <UserForm initial={editing.draft} isNew={editing.isNew} onSave={(d) => void save(d)} onCancel={() => setEditing(null)} />}
+      {list.data && (
+        <p class="lead" aria-live="polite">
+          {list.data.total} users{applied ? ` matching “${applied}”` : ''}.
+        </p>
+      )}
+      {list.data && list.data.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Users by PIN</caption>
+            <thead>
+              <tr>
+                <th scope="col">PIN</th>
+                <th scope="col">Name</th>
+                <th scope="col">Card</th>
+                <th scope="col">Privilege</th>
+                <th scope="col">Biometrics</th>
+                <th scope="col">Status</th>
+                {writable && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((u) => (
+                <tr key={u.pin} data-pin={u.pin}>
+                  <td>{u.pin}</td>
+                  <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
+                  <td>{u.card_no ?? '—'}</td>
+                  <td>{PRIVILEGES[u.privilege] ?? u.privilege}</td>
+                  <td>{u.has_biometric ? <span class="badge badge-on">enrolled</span> : <span class="badge badge-off">none</span>}</td>
+                  <td>{u.is_active ? 'active' : 'inactive'}</td>
+                  {writable && (
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        aria-label={`Edit user ${u.pin}`}
+                        onClick={() =>
+                          setEditing({
+                            isNew: false,
+                            draft: { pin: String(u.pin), first_name: u.first_name ?? '', last_name: u.last_name ?? '', card_no: u.card_no ?? '', privilege: String(u.privilege), is_active: u.is_active },
+                          })
+                        }
+                      >
+                        Edit
+                      </button>
+                      <button type="button" aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} user ${u.pin}`} onClick={() => void setActive(u, !u.is_active)}>
+                        {u.is_active ? 'Deactivate' : 'Activate'}
+                      </button>
+                      <button type="button" class="danger" aria-label={`Delete user ${u.pin}`} onClick={() => setDeleting(u)}>
+                        Delete
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={list.data} onPage={setPage} label="Users" />
+      <TypedConfirm
+        open={deleting !== null}
+        title={`Delete user ${deleting?.pin ?? ''}?`}
+        word={deleting ? String(deleting.pin) : ''}
+        action="Delete"
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => {
+          const u = deleting;
+          setDeleting(null);
+          if (!u) return;
+          api(session.token, 'DELETE', `/api/users/${u.pin}`).then(
+            () => {
+              setMessage({ kind: 'ok', text: `User ${u.pin} deleted.` });
+              list.reload();
+            },
+            (err: unknown) => setMessage({ kind: 'error', text: errorText(err) }),
+          );
+        }}
+      >
+        <p>The user is removed from BioGate and from every terminal of the location.</p>
+      </TypedConfirm>
+      {writable && <ImportSection session={session} onDone={list.reload} />}
+    </>
+  );
+}
+
+function UserForm({ initial, isNew, onSave, onCancel }: { initial: Draft; isNew: boolean; onSave: (d: Draft) => void; onCancel: () => void }) {
+  const [d, setD] = useState(initial);
+  const field = (name: keyof Draft, label: string, extra: Record<string, unknown> = {}) => (
+    <label>
+      {label}
+      <input value={String(d[name])} onInput={(e) => setD({ ...d, [name]: e.currentTarget.value })} {...extra} />
+    </label>
+  );
+  return (
+    <form
+      class="panel"
+      aria-labelledby="user-form-h"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(d);
+      }}
+    >
+      <h2 id="user-form-h">{isNew ? 'New user' : `Edit user ${d.pin}`}</h2>
+      <div class="form-grid">
+        {field('pin', 'PIN', { required: true, inputMode: 'numeric', pattern: '[0-9]{1,8}', readOnly: !isNew })}
+        {field('first_name', 'First name', { maxLength: 100 })}
+        {field('last_name', 'Last name', { maxLength: 100 })}
+        {field('card_no', 'Card number', { inputMode: 'numeric', pattern: '[0-9]{0,32}' })}
+        <label>
+          Privilege
+          <select value={d.privilege} onChange={(e) => setD({ ...d, privilege: e.currentTarget.value })}>
+            {Object.entries(PRIVILEGES).map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={d.is_active} onChange={(e) => setD({ ...d, is_active: e.currentTarget.checked })} />
+          Active
+        </label>
+      </div>
+      <div class="actions">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="primary">
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
+interface RowError {
+  readonly line: number;
+  readonly pin: string;
+  readonly error: string;
+}
+
+function ImportSection({ session, onDone }: { session: Session & { kind: 'location' }; onDone: () => void }) {
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
+  const [result, setResult] = useState<{ imported: number; errors: RowError[]; ignored: string[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const run = async (file: File) => {
+    setError(null);
+    setResult(null);
+    setBusy(true);
+    try {
+      const { rows, ignored } = parseUsersCsv(await file.text());
+      if (rows.length > 10_000) throw new CsvError(`The file has ${rows.length} rows; at most 10,000 per import`);
+      const errors: RowError[] = [];
+      let imported = 0;
+      setProgress({ done: 0, total: rows.length });
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        const chunk = rows.slice(i, i + CHUNK);
+        // Errors come back with the item as sent: its JSON finds the line it came from.
+        const lineOf = new Map(chunk.map((r) => [JSON.stringify(r.item), r.line]));
+        const reply = await api<ImportReply>(session.token, 'POST', '/api/users/import', chunk.map((r) => r.item));
+        imported += reply.processed_count;
+        for (const e of reply.errors) {
+          const pin = (e.user_data as { pin?: unknown } | null)?.pin;
+          errors.push({ line: lineOf.get(JSON.stringify(e.user_data)) ?? 0, pin: pin === undefined ? '' : String(pin), error: e.error });
+        }
+        setProgress({ done: Math.min(i + CHUNK, rows.length), total: rows.length });
+      }
+      setResult({ imported, errors: errors.sort((a, b) => a.line - b.line), ignored });
+      onDone();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="import-h">
+      <h2 id="import-h">Import users from CSV</h2>
+      <p>
+        A header row naming the columns (<code>pin</code>, <code>first_name</code>, <code>last_name</code>, <code>card_no</code>, <code>privilege</code>, <code>is_active</code>, …); comma,
+        semicolon or tab. Existing PINs are updated. Good rows are imported, bad rows are listed.
+      </p>
+      <label>
+        CSV file
+        <input
+          type="file"
+          accept=".csv,text/csv"
+          disabled={busy}
+          onChange={(e) => {
+            const file = e.currentTarget.files?.[0];
+            if (file) void run(file);
+            e.currentTarget.value = '';
+          }}
+        />
+      </label>
+      {progress && (
+        <p>
+          <label>
+            Import progress
+            <progress max={progress.total} value={progress.done} />
+          </label>{' '}
+          <span role="status">
+            {progress.done} of {progress.total} rows sent
+          </span>
+        </p>
+      )}
+      {error && <Notice kind="error">{error}</Notice>}
+      {result && (
+        <Notice kind={result.errors.length > 0 ? 'error' : 'ok'}>
+          Imported {result.imported} users{result.errors.length > 0 ? `; ${result.errors.length} rows failed` : ''}.
+          {result.ignored.length > 0 && ` Ignored columns: ${result.ignored.join(', ')}.`}
+        </Notice>
+      )}
+      {result && result.errors.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption>Rows not imported</caption>
+            <thead>
+              <tr>
+                <th scope="col">Line</th>
+                <th scope="col">PIN</th>
+                <th scope="col">Problem</th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.errors.map((e) => (
+                <tr key={`${e.line}-${e.pin}`}>
+                  <td>{e.line}</td>
+                  <td>{e.pin}</td>
+                  <td>{e.error}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
