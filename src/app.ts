@@ -178,7 +178,10 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     ...attendanceRoutes(store, clock),
     ...deviceRecordRoutes(store),
     ...doorEventRoutes(store),
-    ...adminRoutes(store, locations),
+    ...adminRoutes({
+      store, locations, clock, onlineThresholdS: config.onlineThresholdS,
+      assignment: { store, sync, bus, log: logger, requireCommKey: config.requireCommKey === 'on' },
+    }),
     ...webhookRoutes({ store, clock, policy: webhookPolicy, poke: webhooks.poke }),
   ];
   apiRoutes.push(openApiRoute(() => apiRoutes, packageVersion()), ...docsRoutes());

@@ -5,7 +5,12 @@
 import { Type } from 'typebox';
 import type { LocationService } from '../locations/service.js';
 import { publicToken } from '../locations/service.js';
+import type { Clock } from '../clock.js';
+import { assignDevice, type AssignmentDeps } from '../devices/assignment.js';
+import { invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
+import { DeviceView, deviceView } from './device-views.js';
+import { Serial } from './devices.js';
 import { locationView } from './me.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { IsoDateTime, LocationSchema, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
@@ -17,7 +22,7 @@ export const TokenView = Type.Object({
   expires_at: Nullable(Type.String()), revoked_at: Nullable(Type.String()), created_at: Type.String(),
 });
 const IssuedToken = Type.Object({ id: Type.Integer(), token: Type.String(), location_id: Type.Integer(), scope: Scope, expires_at: Nullable(Type.String()) });
-/** A terminal that contacted the gateway but belongs to no location yet (assign it with POST /api/devices). */
+/** A terminal that contacted the gateway but belongs to no location yet (assign it with POST /admin/devices/{sn}/assign or POST /api/devices). */
 export const UnassignedDeviceView = Type.Object({
   serial_number: Type.String(),
   first_seen: IsoDateTime,
@@ -35,7 +40,17 @@ const TokenRequest = Type.Object(
   { additionalProperties: false },
 );
 
-export function adminRoutes(store: Store, locations: LocationService): ApiRoute[] {
+export interface AdminDeps {
+  readonly store: Store;
+  readonly locations: LocationService;
+  readonly clock: Clock;
+  /** What assigning a terminal takes (devices/assignment.ts), as for POST /api/devices. */
+  readonly assignment: AssignmentDeps;
+  readonly onlineThresholdS: number;
+}
+
+export function adminRoutes(deps: AdminDeps): ApiRoute[] {
+  const { store, locations } = deps;
   const tags = ['admin'];
   return [
     defineRoute({
@@ -96,6 +111,30 @@ export function adminRoutes(store: Store, locations: LocationService): ApiRoute[
           serial_number: d.serial_number, first_seen: d.created_at, last_seen: d.last_seen, last_address: d.last_address, version: d.version, options: d.options,
         }));
         return json(200, pageWrapper(data, page.total, query.page, query.limit));
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/admin/devices/{device_serial}/assign', auth: 'admin', params: Type.Object({ device_serial: Serial }),
+      body: Type.Object(
+        { location_id: Type.Integer({ minimum: 1 }), name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' }))) },
+        { additionalProperties: false },
+      ),
+      doc: {
+        summary: 'Assign a terminal to a location (the admin\'s "assign to location" for unassigned terminals)',
+        description:
+          'The same assignment as `POST /api/devices` made with a token of that location: 201 when newly assigned (the roster sync is queued), ' +
+          '200 when it already belonged to it, 403 when it belongs to another location. A location that requires a comm key (or BIOGATE_REQUIRE_COMM_KEY) ' +
+          'refuses a device without one: assign it through `POST /api/devices` with `comm_key`.',
+        tags, responses: { 201: DeviceView, 200: DeviceView }, errors: ['LOCATION_NOT_FOUND', 'DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED'],
+      },
+      handler: async ({ params, body }) => {
+        const location = await locations.get(body.location_id);
+        const sn = params.device_serial;
+        const now = deps.clock.now();
+        const { outcome, device } = await assignDevice(deps.assignment, location, sn, { name: body.name ?? null }, now, (rule) =>
+          invalid(['body', 'location_id'], `a comm key is required (${rule}): assign ${sn} through POST /api/devices with comm_key and a token of the location`, 'missing'),
+        );
+        return json(outcome === 'assigned' ? 201 : 200, deviceView(device, location, now, deps.onlineThresholdS));
       },
     }),
     defineRoute({

@@ -14,6 +14,7 @@ import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 import { canonicalCidr, MAX_ALLOWED_NETWORKS } from '../devices/networks.js';
 import { hashCommKey } from '../devices/trust.js';
+import { assignDevice } from '../devices/assignment.js';
 
 export interface DevicesDeps {
   readonly store: Store;
@@ -95,26 +96,11 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           ...(body.comm_key !== undefined ? { comm_key_hash: body.comm_key === null ? null : hashCommKey(body.comm_key) } : {}),
           ...(networks !== undefined ? { allowed_networks: networks === null || networks.length === 0 ? null : networks } : {}),
         };
-        // Another location's device is a 403 whatever the body says (the assignment below stays the atomic check).
-        const existing = await store.devices.getBySerial(body.sn);
-        const ours = existing?.location_id === caller.location.id ? existing : undefined;
-        if (existing && existing.location_id !== null && !ours) throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${body.sn} is assigned to another location`);
-        if (deps.requireCommKey || caller.location.require_comm_key) {
-          // The key the device will have after this request: the new one, or the stored one when absent.
-          const keyed = body.comm_key !== undefined ? body.comm_key !== null : Boolean(ours?.comm_key_hash);
-          if (!keyed) {
-            const rule = deps.requireCommKey ? 'BIOGATE_REQUIRE_COMM_KEY is on' : 'this location has require_comm_key';
-            throw invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing');
-          }
-        }
         const now = clock.now();
-        const { outcome, device } = await store.devices.assign(caller.location.id, body.sn, input, now.toISOString());
-        if (outcome === 'other-location') throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${body.sn} is assigned to another location`);
-        if (outcome === 'assigned') {
-          await deps.sync.queueAssignment(caller.location.id, body.sn);
-          deps.log.info({ sn: body.sn, location_id: caller.location.id }, 'device assigned');
-        }
-        deps.bus.emit('device.updated', { location_id: caller.location.id, device });
+        const { outcome, device } = await assignDevice(
+          { ...deps, requireCommKey: deps.requireCommKey === true }, caller.location, body.sn, input, now,
+          (rule) => invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing'),
+        );
         return json(outcome === 'assigned' ? 201 : 200, deviceView(device, caller.location, now, deps.onlineThresholdS));
       },
     }),

@@ -6,6 +6,7 @@
 import { deviceView } from '../api/device-views.js';
 import { systemClock } from '../clock.js';
 import { EventBus } from '../devices/event-bus.js';
+import { assignDevice } from '../devices/assignment.js';
 import { createCommandLifecycle } from '../devices/lifecycle.js';
 import { BioGateError } from '../errors.js';
 import type { Device, Location, Store } from '../store/types.js';
@@ -50,18 +51,12 @@ export async function deviceAssign(f: Flags, io: CliIo): Promise<number> {
   if (name !== null && name.trim().length > 100) throw new UsageError('--name must be at most 100 characters');
   return withStore(io, async (store, config) => {
     const location = await locationOf(store, f);
-    const existing = await store.devices.getBySerial(sn);
-    if (existing && existing.location_id !== null && existing.location_id !== location.id) {
-      throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${sn} is assigned to another location`);
-    }
-    const keyed = existing?.location_id === location.id && existing.comm_key_hash !== null;
-    if ((config.requireCommKey === 'on' || location.require_comm_key) && !keyed) {
-      throw new BioGateError('VALIDATION_FAILED', `Device ${sn} needs a comm key in this location: assign it through POST /api/devices with comm_key`);
-    }
     const now = systemClock.now();
-    const { outcome, device } = await store.devices.assign(location.id, sn, { name }, now.toISOString());
-    if (outcome === 'other-location') throw new BioGateError('DEVICE_OTHER_LOCATION', `Device ${sn} is assigned to another location`);
-    if (outcome === 'assigned') await createSyncQueue(store, systemClock, new EventBus()).queueAssignment(location.id, sn);
+    const bus = new EventBus();
+    const { outcome, device } = await assignDevice(
+      { store, bus, sync: createSyncQueue(store, systemClock, bus), requireCommKey: config.requireCommKey === 'on' }, location, sn, { name }, now,
+      () => new BioGateError('VALIDATION_FAILED', `Device ${sn} needs a comm key in this location: assign it through POST /api/devices with comm_key`),
+    );
     if (f.flag('json')) print(io, json(deviceView(device, location, now, config.onlineThresholdS)));
     else print(io, outcome === 'assigned' ? `Assigned ${sn} to location ${location.id}.` : `${sn} already belongs to location ${location.id}.`);
     return 0;

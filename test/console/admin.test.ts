@@ -105,10 +105,8 @@ t.test('console: admin view in Chromium', { skip: NO_BROWSER }, async (t) => {
     await row.waitFor({ state: 'detached' });
     const devices = await client(url, branchToken)<{ data: { serial_number: string }[] }>('GET', '/api/devices');
     t.same(devices.body.data.map((d) => d.serial_number), ['STRAY01'], 'the location has it');
-    const tokens = await g.a.api<{ label: string | null; revoked_at: string | null }[]>('GET', `/admin/locations/${branchId}/tokens`, { token: ADMIN_TOKEN });
-    const helper = tokens.body.filter((x) => x.label === 'console: assign STRAY01');
-    t.equal(helper.length, 1, 'the assignment left a labelled trace');
-    t.ok(helper.every((x) => x.revoked_at !== null), 'and its one-time token is revoked');
+    const tokens = await g.a.api<{ label: string | null }[]>('GET', `/admin/locations/${branchId}/tokens`, { token: ADMIN_TOKEN });
+    t.same(tokens.body.filter((x) => x.label?.includes('STRAY01')), [], 'no token was issued to assign it (the admin API assigns)');
   });
 
   await t.test('disable a location behind a typed confirmation', async (t) => {

@@ -359,24 +359,16 @@ export function UnassignedPage({ token }: { token: string }) {
   const [target, setTarget] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<Msg>(null);
 
-  /**
-   * Assigning is POST /api/devices, which acts for a location: the admin view issues a one-day
-   * token for that location labelled after the assignment, uses it once and revokes it, so the
-   * assignment goes through the same checks and roster sync as any other, and leaves a trace.
-   */
+  /** The admin API's assignment: the same checks and roster sync as POST /api/devices with a token of that location. */
   const assign = async (sn: string) => {
     const locationId = target[sn] ?? String(locations.data?.[0]?.id ?? '');
     if (!locationId) return;
-    let temp: { id: number; token: string } | undefined;
     try {
-      temp = await api<{ id: number; token: string }>(token, 'POST', `/admin/locations/${locationId}/tokens`, { scope: 'full', expires_in_days: 1, label: `console: assign ${sn}` });
-      await api(temp.token, 'POST', '/api/devices', { sn });
+      await api(token, 'POST', `/admin/devices/${encodeURIComponent(sn)}/assign`, { location_id: Number(locationId) });
       setMessage({ kind: 'ok', text: `${sn} assigned to location ${locationId}.` });
       list.reload();
     } catch (err) {
       setMessage({ kind: 'error', text: `${sn}: ${errorText(err)}` });
-    } finally {
-      if (temp) await api(token, 'DELETE', `/admin/tokens/${temp.id}`).catch(() => undefined);
     }
   };
 

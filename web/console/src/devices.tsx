@@ -115,7 +115,7 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
     <>
       <h1 tabIndex={-1}>Devices</h1>
       <p class="lead">
-        {list.length} terminals, {online} online.{' '}
+        {list.length} {list.length === 1 ? 'terminal' : 'terminals'}, {online} online.{' '}
         <span class={`live live-${stream}`} role="status">
           {stream === 'live' ? 'Live updates on' : stream === 'connecting' ? 'Connecting to live updates…' : 'Live updates lost, reconnecting…'}
         </span>

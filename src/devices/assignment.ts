@@ -1,0 +1,62 @@
+/**
+ * Assigning a terminal to a location: one path for `POST /api/devices`, the admin's
+ * `POST /admin/devices/{sn}/assign` and `biogate device assign`, so each gets the same checks
+ * (another location's device, the comm-key rule) and the same effects (the roster queued on a
+ * first assignment, `device.updated` on the bus, the operator's log line).
+ */
+import { BioGateError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Device, Location, ProtocolVersion, Store } from '../store/types.js';
+import type { SyncQueue } from '../sync/queue.js';
+import type { EventBus } from './event-bus.js';
+
+export interface AssignmentDeps {
+  readonly store: Store;
+  readonly sync: Pick<SyncQueue, 'queueAssignment'>;
+  readonly bus: EventBus;
+  readonly log?: Logger | undefined;
+  /** BIOGATE_REQUIRE_COMM_KEY: every location refuses devices without a comm key. */
+  readonly requireCommKey: boolean;
+}
+
+/** What the assignment may set; absent fields keep their stored value. */
+export interface AssignmentInput {
+  readonly name: string | null;
+  readonly version_override?: ProtocolVersion | null;
+  readonly comm_key_hash?: string | null;
+  readonly allowed_networks?: readonly string[] | null;
+}
+
+export interface Assignment {
+  /** `assigned`: newly (201 in the API); `already`: it was, the input was applied (200). */
+  readonly outcome: 'assigned' | 'already';
+  readonly device: Device;
+}
+
+/**
+ * Assigns `sn` to `location`. Throws DEVICE_OTHER_LOCATION for another location's device (checked
+ * first, whatever the input), and `missingKey(rule)` when the comm-key rule applies and the device
+ * would have no key after the call (the key in `input`, else the stored one).
+ */
+export async function assignDevice(
+  deps: AssignmentDeps, location: Location, sn: string, input: AssignmentInput, now: Date,
+  missingKey: (rule: string) => BioGateError,
+): Promise<Assignment> {
+  const otherLocation = () => new BioGateError('DEVICE_OTHER_LOCATION', `Device ${sn} is assigned to another location`);
+  const existing = await deps.store.devices.getBySerial(sn);
+  const ours = existing?.location_id === location.id ? existing : undefined;
+  if (existing && existing.location_id !== null && !ours) throw otherLocation();
+  if (deps.requireCommKey || location.require_comm_key) {
+    const keyed = input.comm_key_hash !== undefined ? input.comm_key_hash !== null : Boolean(ours?.comm_key_hash);
+    if (!keyed) throw missingKey(deps.requireCommKey ? 'BIOGATE_REQUIRE_COMM_KEY is on' : 'this location has require_comm_key');
+  }
+  // The store's assignment stays the atomic check: two locations racing for one serial cannot both win.
+  const { outcome, device } = await deps.store.devices.assign(location.id, sn, input, now.toISOString());
+  if (outcome === 'other-location') throw otherLocation();
+  if (outcome === 'assigned') {
+    await deps.sync.queueAssignment(location.id, sn);
+    deps.log?.info({ sn, location_id: location.id }, 'device assigned');
+  }
+  deps.bus.emit('device.updated', { location_id: location.id, device });
+  return { outcome, device };
+}
