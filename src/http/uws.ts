@@ -1,7 +1,9 @@
 /**
  * Loads uWebSockets.js and proves the native binary is there. The package falls
  * back to a JavaScript implementation that does not work for us, and its binaries
- * exist for Node 16–20 only (DESIGN.md "Dependencies").
+ * exist for Node 16–20 only (DESIGN.md "Dependencies"). Loaded on demand (createRequire at
+ * call time, type-only imports elsewhere), so a process on a Node where the binary cannot
+ * load still starts, on the node:http engine.
  */
 import { createRequire } from 'node:module';
 import type * as UWS from 'uWebSockets.js';
@@ -9,22 +11,26 @@ import type * as UWS from 'uWebSockets.js';
 export type Uws = typeof UWS;
 
 export class UwsUnavailableError extends Error {
+  /** Why, in a few words (the auto selection logs it). */
+  readonly reason: string;
   constructor(reason: string, options?: { cause?: unknown }) {
     super(
-      `uWebSockets.js native binary did not load (${reason}). BioGate needs Node 20 on linux/darwin/win32 ` +
-        `x64 or arm64; this is Node ${process.versions.node} (ABI ${process.versions.modules}) on ${process.platform}/${process.arch}. ` +
-        `Reinstall with "npm ci" on Node 20.`,
+      `uWebSockets.js native binary did not load (${reason}), and BIOGATE_HTTP_ENGINE=uws asks for it. Its binaries need Node 20 ` +
+        `on linux/darwin/win32 x64 or arm64 (glibc 2.36 or older); this is Node ${process.versions.node} (ABI ${process.versions.modules}) on ` +
+        `${process.platform}/${process.arch}. Use BIOGATE_HTTP_ENGINE=auto or node (the node:http engine), or reinstall with "npm ci" on Node 20.`,
       options,
     );
     this.name = 'UwsUnavailableError';
+    this.reason = reason;
   }
 }
 
 let cached: Uws | undefined;
 
 export function loadUws(): Uws {
-  if (cached) return cached;
+  // Checked first, also once loaded: UWS_USE_FALLBACK=1 stands for a Node where the binary cannot load.
   if (/^(true|1)$/i.test(process.env['UWS_USE_FALLBACK'] ?? '')) throw new UwsUnavailableError('UWS_USE_FALLBACK is set');
+  if (cached) return cached;
   let mod: Uws;
   try {
     mod = createRequire(import.meta.url)('uWebSockets.js') as Uws;
