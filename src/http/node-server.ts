@@ -98,21 +98,30 @@ function copyRequest(req: IncomingMessage): Incoming {
   };
 }
 
+/** Whether the request announced a body [RFC 9112 §6.3]. */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 function wire(req: IncomingMessage, res: ServerResponse): Wire {
   return {
     respond(status, requestId, headers, payload, head, written) {
       if (res.writableEnded || res.destroyed) throw new Error('response already closed');
       const out: OutgoingHttpHeaders = { 'X-Request-Id': requestId, ...headers };
       if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-length')) out['Content-Length'] = payload.byteLength;
-      // A body refused part-way (413) is not read to its end: close the connection after the answer.
-      if (!req.complete) res.shouldKeepAlive = false;
+      // A body not read to its end (413, or answered before it was read) is not drained either:
+      // the connection closes after the answer. (A request without a body is not complete yet
+      // while its first answer is written, so `complete` alone would close every keep-alive.)
+      const unread = hasBody(req) && !req.readableEnded;
+      if (unread) res.shouldKeepAlive = false;
       res.writeHead(status, reasonOf(status) || undefined, out);
       // 'finish' also follows a write that failed because the client reset the connection.
       res.once('finish', () => written(!req.socket.destroyed && !req.socket.errored));
       // node:http sends no body for HEAD by itself; the Content-Length above is the GET body's.
       if (head) res.end();
       else res.end(payload);
-      if (!req.complete) req.resume(); // what arrives before the close is discarded
+      if (unread) req.resume(); // what arrives before the close is discarded
     },
     readBody(onData) {
       let reading = true;
