@@ -140,7 +140,7 @@ export function checkHttpEngine(choice: HttpEngineChoice): CheckResult {
     if (!fallback) return ok('http engine', `node: node:http, as BIOGATE_HTTP_ENGINE=node asks (${where})`);
     return warning(
       'http engine',
-      `node: uWebSockets.js does not load here (${reason.replace(/^auto: /, '')}), so the node:http engine serves; it works the same, with less throughput`,
+      `node: uWebSockets.js does not load here (${reason.replace(/^auto: /, '')}), so the node:http engine serves (the same API and device endpoints)`,
       'for the uWebSockets.js engine run BioGate on Node 20 (its binaries cover Node 16-20, glibc 2.36 or older) and reinstall with "npm ci"; or set BIOGATE_HTTP_ENGINE=node to choose node:http deliberately',
     );
   } catch (err) {

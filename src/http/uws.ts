@@ -5,7 +5,9 @@
  * call time, type-only imports elsewhere), so a process on a Node where the binary cannot
  * load still starts, on the node:http engine.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type * as UWS from 'uWebSockets.js';
 
 export type Uws = typeof UWS;
@@ -31,10 +33,19 @@ export function loadUws(): Uws {
   // Checked first, also once loaded: UWS_USE_FALLBACK=1 stands for a Node where the binary cannot load.
   if (/^(true|1)$/i.test(process.env['UWS_USE_FALLBACK'] ?? '')) throw new UwsUnavailableError('UWS_USE_FALLBACK is set');
   if (cached) return cached;
+  const require = createRequire(import.meta.url);
   let mod: Uws;
   try {
-    mod = createRequire(import.meta.url)('uWebSockets.js') as Uws;
+    // The package looks for binaries/uws_<platform>_<arch>_<ABI>.node and, when there is none, prints
+    // a warning to stderr and loads its JavaScript fallback. Where no binary exists (every Node after
+    // 20), say so without that noise: `auto` then starts on node:http with one clean log line.
+    const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+    if (!existsSync(join(dirname(require.resolve('uWebSockets.js')), '..', 'binaries', binary))) {
+      throw new UwsUnavailableError(`no native binary for Node ${process.versions.node} (ABI ${process.versions.modules}) on ${process.platform}/${process.arch}`);
+    }
+    mod = require('uWebSockets.js') as Uws;
   } catch (cause) {
+    if (cause instanceof UwsUnavailableError) throw cause;
     throw new UwsUnavailableError((cause as Error).message.split('\n')[0] ?? 'load failed', { cause });
   }
   if (typeof (mod as { getParts?: unknown }).getParts !== 'function') throw new UwsUnavailableError('getParts is missing: the JavaScript fallback was loaded');

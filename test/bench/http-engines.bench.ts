@@ -2,7 +2,9 @@
 // and on node:http, started alike in this process, under the same load from the same generator:
 //   (a) an idle v2 terminal's poll, `GET /iclock/getrequest?SN=…` for an assigned terminal (answered
 //       `OK` at once: v2 holds no poll by default [PUSH-v2 §7.1]), and
-//   (b) an integrator's `GET /api/me` with a bearer token (authentication, one store read, JSON).
+//   (b) an integrator's `GET /api/me` with a bearer token (authentication, one store read, JSON),
+// and, for scale, (c) `GET /healthz`: the HTTP layer alone (a constant JSON body), where the engine
+// is all the work.
 // Rounds alternate the engine order so neither always runs on a warmer machine; the figure per
 // engine is the median of its rounds, with the node/uws ratio.
 //
@@ -108,6 +110,7 @@ export async function run(): Promise<{ generator: Generator; seconds: number; co
     const loads = (engine: EngineName): Load[] => [
       { name: 'GET /iclock/getrequest (idle v2 terminal)', path: '/iclock/getrequest?SN=BENCHV2', headers: {} },
       { name: 'GET /api/me (bearer token)', path: '/api/me', headers: bearer(apps[engine].token) },
+      { name: 'GET /healthz (the HTTP layer alone)', path: '/healthz', headers: {} },
     ];
     const figures: EngineFigures[] = [];
     for (let i = 0; i < loads('uws').length; i++) {
