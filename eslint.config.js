@@ -19,6 +19,7 @@ const doors = {
   webhooks: { paths: [door('standardwebhooks', 'src/webhooks/sign.ts')] },
   preact: { paths: [door('preact', 'web/console/'), door('preact/hooks', 'web/console/')] },
   esbuild: { paths: [door('esbuild', 'web/console/build.mjs')] },
+  ws: { paths: [door('ws', 'src/http/node-websocket.ts')] },
 };
 const restrictAllBut = (...allowed) => {
   const paths = Object.entries(doors).filter(([k]) => !allowed.includes(k)).flatMap(([, v]) => v.paths);
@@ -26,7 +27,7 @@ const restrictAllBut = (...allowed) => {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tap/**', 'eslint.config.js', 'test/coverage-check.mjs', 'test/mongo-api-leg.mjs', 'deploy/test-mongo/target/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tap/**', 'eslint.config.js', 'test/coverage-check.mjs', 'test/mongo-api-leg.mjs', 'test/node-engine-leg.mjs', 'deploy/test-mongo/target/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -43,6 +44,7 @@ export default tseslint.config(
     },
   },
   { files: ['src/http/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('uws') } },
+  { files: ['src/http/node-websocket.ts'], rules: { 'no-restricted-imports': restrictAllBut('uws', 'ws') } },
   { files: ['src/store/sqlite/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: Object.entries(doors).filter(([k]) => k !== 'sqlite').flatMap(([, v]) => v.paths) }] } },
   { files: ['src/store/mongo/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: Object.entries(doors).filter(([k]) => k !== 'mongodb').flatMap(([, v]) => v.paths) }] } },
   { files: ['src/bridge/mqtt/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('mqtt') } },

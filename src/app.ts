@@ -32,6 +32,7 @@ import type { ApiRoute } from './api/route.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { trustedProxies } from './http/client-address.js';
+import { logEngine, resolveHttpEngine } from './http/engine.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import type { HttpRequest } from './http/types.js';
 import { createLocationService, type IssuedToken, type LocationService } from './locations/service.js';
@@ -119,8 +120,14 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const locationOf = new WeakMap<HttpRequest, number>();
   const tls = config.tlsCert && config.tlsKey ? { certFile: config.tlsCert, keyFile: config.tlsKey } : undefined;
   const proxies = trustedProxies(config.trustedProxies);
+  // [issue #19] uWebSockets.js where its binary loads, node:http elsewhere (or as chosen); resolved
+  // once, so both listeners run on the same engine and the choice is logged once.
+  const engine = resolveHttpEngine(config.httpEngine);
+  logEngine(logger, engine);
+  metrics.register(new Gauge('biogate_http_engine_info', 'The HTTP engine serving this node (label engine: uws or node); always 1', () => [{ labels: { engine: engine.engine }, value: 1 }]));
   const http = createHttpServer({
     logger,
+    engine: engine.engine,
     trustedProxies: proxies,
     bodyLimit: Math.floor(config.bodyLimitMb * 1024 * 1024),
     tls,
@@ -202,7 +209,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
   mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   // [API-CONTRACT §6] a plain-HTTP listener for /iclock/ only, for terminals that cannot speak TLS.
-  const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, bodyLimit: deviceBodyLimit, bodyTimeoutMs: config.deviceBodyTimeoutS * 1000, trustedProxies: proxies });
+  const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, engine: engine.engine, bodyLimit: deviceBodyLimit, bodyTimeoutMs: config.deviceBodyTimeoutS * 1000, trustedProxies: proxies });
   if (deviceHttp) mountPushRoutes(deviceHttp, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   let stopping = false;
   let closing: Promise<void> | undefined;
@@ -260,7 +267,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       // Recovery first: sync ops a crash left owed, then the periodic sweep [DESIGN "Sync"].
       outbox.start();
       timeSync.start();
-      logger.info({ host: config.host, port, devicePort, tls: Boolean(tls), store: store.kind }, 'listening');
+      logger.info({ host: config.host, port, devicePort, tls: Boolean(tls), store: store.kind, engine: http.engine }, 'listening');
       if (bootstrap) {
         const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
         options.announce?.(

@@ -61,6 +61,9 @@ export const SETTINGS = {
   mailboxLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }), {
     env: 'BIOGATE_MAILBOX_LIMIT', unit: 'commands', description: 'Most API commands one device may have pending; more get 429 MAILBOX_FULL. Background sync ops do not count against it.',
   }),
+  httpEngine: setting(Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], { default: 'auto' }), {
+    env: 'BIOGATE_HTTP_ENGINE', unit: 'engine', description: 'HTTP engine: `uws` (uWebSockets.js, native, Node 20 only), `node` (node:http, any Node from 20 on), or `auto`: uws when its native binary loads, else node (README "HTTP engines").',
+  }),
   devicePort: setting(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()], { default: null }), {
     env: 'BIOGATE_DEVICE_PORT', unit: 'TCP port', description: 'Extra plain-HTTP listener serving only /iclock/ (most v2 terminals cannot speak TLS while the API should). Unset: devices use the main port.',
   }),

@@ -11,7 +11,9 @@ import { dirname, resolve } from 'node:path';
 import type { Clock } from '../clock.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { loadUws } from '../http/uws.js';
+import { resolveHttpEngine } from '../http/engine.js';
+import type { HttpEngineChoice } from '../http/types.js';
+import { UwsUnavailableError } from '../http/uws.js';
 import { sqliteStatus } from '../store/maintenance.js';
 import { openStore } from '../store/open.js';
 
@@ -126,12 +128,24 @@ export function checkPort(name: string, host: string, port: number, setting: str
   });
 }
 
-export function checkHttpEngine(): CheckResult {
+/**
+ * Which HTTP engine `biogate serve` will use (BIOGATE_HTTP_ENGINE). uWebSockets.js not loading is
+ * only a warning under `auto` (the node:http engine takes over), a problem when `uws` is forced.
+ */
+export function checkHttpEngine(choice: HttpEngineChoice): CheckResult {
+  const where = `Node ${process.versions.node}, ${process.platform}/${process.arch}`;
   try {
-    loadUws();
-    return ok('http engine', `uWebSockets.js native binary loads (Node ${process.versions.node}, ${process.platform}/${process.arch})`);
+    const { engine, fallback, reason } = resolveHttpEngine(choice);
+    if (engine === 'uws') return ok('http engine', `uws: the uWebSockets.js native binary loads (${where})`);
+    if (!fallback) return ok('http engine', `node: node:http, as BIOGATE_HTTP_ENGINE=node asks (${where})`);
+    return warning(
+      'http engine',
+      `node: uWebSockets.js does not load here (${reason.replace(/^auto: /, '')}), so the node:http engine serves (the same API and device endpoints)`,
+      'for the uWebSockets.js engine run BioGate on Node 20 (its binaries cover Node 16-20, glibc 2.36 or older) and reinstall with "npm ci"; or set BIOGATE_HTTP_ENGINE=node to choose node:http deliberately',
+    );
   } catch (err) {
-    return problem('http engine', (err as Error).message, 'run BioGate on Node 20 (the uWebSockets.js build has binaries for Node 16-20, glibc 2.36 or older) and reinstall with "npm ci"');
+    if (!(err instanceof UwsUnavailableError)) throw err;
+    return problem('http engine', `BIOGATE_HTTP_ENGINE=uws, but uWebSockets.js does not load here: ${err.reason} (${where})`, 'set BIOGATE_HTTP_ENGINE=auto or node to use the node:http engine, or run BioGate on Node 20 (the uWebSockets.js build has binaries for Node 16-20, glibc 2.36 or older) and reinstall with "npm ci"');
   }
 }
 
@@ -198,7 +212,9 @@ export async function runChecks(env: NodeJS.ProcessEnv, clock: Clock): Promise<C
   const { result, config } = checkConfig(env);
   const results: CheckResult[] = [result];
   results.push(checkClock(clock));
-  results.push(checkHttpEngine());
+  // Without a valid config, the engine the environment asks for (an invalid value is the config check's problem).
+  const asked = env['BIOGATE_HTTP_ENGINE'];
+  results.push(checkHttpEngine(config?.httpEngine ?? (asked === 'uws' || asked === 'node' ? asked : 'auto')));
   if (!config) {
     for (const name of ['store', 'port', 'tls', 'mqtt']) results.push({ name, status: 'skipped', detail: 'needs a valid configuration' });
     return results;

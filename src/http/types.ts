@@ -1,8 +1,43 @@
 /**
- * The HTTP shapes the rest of BioGate sees. Nothing here mentions uWebSockets.js,
- * so another HTTP engine can replace src/http without touching handlers.
+ * The HTTP shapes the rest of BioGate sees (the port). Nothing here mentions an engine: uWebSockets.js
+ * (./uws-server.ts) and node:http (./node-server.ts) both serve behind these shapes.
  */
 import type { Logger } from '../log.js';
+import type { TrustCheck } from './client-address.js';
+
+/** The engines behind the port: uWebSockets.js (native) or node:http + ws. */
+export type HttpEngineName = 'uws' | 'node';
+/** What an operator chooses (BIOGATE_HTTP_ENGINE): `auto` takes uws when its native binary loads. */
+export type HttpEngineChoice = HttpEngineName | 'auto';
+
+export interface HttpServerOptions {
+  readonly logger: Logger;
+  readonly bodyLimit: number;
+  /** Which engine; default `auto`. */
+  readonly engine?: HttpEngineChoice | undefined;
+  readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
+  readonly onResponse?: ResponseObserver;
+  /** Time allowed for a whole request body to arrive (ms; routes may override); default 120 s. */
+  readonly bodyTimeoutMs?: number;
+  /** Peers whose Forwarded / X-Forwarded-For name the client (BIOGATE_TRUSTED_PROXIES); unset: nobody. */
+  readonly trustedProxies?: TrustCheck | undefined;
+}
+
+export interface HttpServer {
+  /** The engine serving this server. */
+  readonly engine: HttpEngineName;
+  route(route: Route): void;
+  routes(): readonly Route[];
+  /** A WebSocket endpoint (./websocket.ts); a plain GET on its path is a 400. */
+  websocket<U>(route: WebSocketRoute<U>): void;
+  /** Open WebSocket connections. */
+  readonly openWebSockets: number;
+  /** Binds (exclusively: a port in use is a ListenError) and resolves with the bound port (useful with port 0). */
+  listen(host: string, port: number): Promise<number>;
+  /** Stops accepting, lets in-flight requests finish (held long polls are released) for up to graceMs, then closes every connection. */
+  close(graceMs: number): Promise<void>;
+  readonly inFlight: number;
+}
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 

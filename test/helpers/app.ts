@@ -95,6 +95,19 @@ function testStoreKind(env: NodeJS.ProcessEnv): 'sqlite' | 'mongodb' {
   return 'mongodb';
 }
 
+/**
+ * The HTTP engine under test: BIOGATE_HTTP_ENGINE of this process (`node` in the node engine leg of
+ * `npm test`, test/node-engine-leg.mjs), else `auto`. startApp passes it on unless a test sets its
+ * own; tests that build the HTTP layer alone hand it to createHttpServer.
+ */
+export const TEST_HTTP_ENGINE = testHttpEngine(process.env);
+
+function testHttpEngine(env: NodeJS.ProcessEnv): 'auto' | 'uws' | 'node' {
+  const engine = env['BIOGATE_HTTP_ENGINE'] ?? 'auto';
+  if (engine === 'auto' || engine === 'uws' || engine === 'node') return engine;
+  throw new Error(`BIOGATE_HTTP_ENGINE: expected "auto", "uws" or "node", got "${engine}"`);
+}
+
 export interface StartOptions {
   /** Config values by setting name (`bodyLimitMb`, `adminToken`, …); they win over `env`. */
   readonly config?: Partial<Record<SettingKey, unknown>>;
@@ -202,7 +215,7 @@ export async function startApp(t: Teardown, options: StartOptions = {}): Promise
   }
 
   const config = loadConfig({
-    env: options.env ?? {},
+    env: { BIOGATE_HTTP_ENGINE: TEST_HTTP_ENGINE, ...options.env },
     overrides: { port: 0, host: '127.0.0.1', store: storeUrl, shutdownGraceS: 2, ...options.config },
   });
   const logger: Logger = createLogger(options.logs ? { level: config.logLevel, destination: options.logs } : { level: 'silent' });

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import t, { type Test } from 'tap';
 import { createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
-import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, logCapture, startApp, waitFor, within, type LogCapture } from '../helpers/app.js';
+import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, logCapture, startApp, TEST_HTTP_ENGINE, waitFor, within, type LogCapture } from '../helpers/app.js';
 
 const admin = bearer(ADMIN_TOKEN);
 const GENERATED_ID = /^[a-z0-9]{1,6}-[0-9a-z]+$/;
@@ -174,7 +174,7 @@ t.test('multi-byte JSON responses: Content-Length in bytes, body intact', async 
 
 /** The HTTP layer alone (as test/http/shutdown.test.ts does), with routes that record onSettled. */
 async function settledServer(t: Test, logs?: LogCapture) {
-  const http = createHttpServer({ logger: logs ? createLogger({ level: 'info', destination: logs }) : createLogger({ level: 'silent' }), bodyLimit: 1024 });
+  const http = createHttpServer({ engine: TEST_HTTP_ENGINE, logger: logs ? createLogger({ level: 'info', destination: logs }) : createLogger({ level: 'silent' }), bodyLimit: 1024 });
   const calls: Record<string, boolean[]> = {};
   const hook = (name: string) => (delivered: boolean) => void (calls[name] ??= []).push(delivered);
   http.route({ method: 'GET', pattern: '/small', handler: () => ({ status: 200, body: { ok: true }, onSettled: hook('small') }) });
@@ -288,7 +288,7 @@ t.test('a handler or serialisation that throws: 500 INTERNAL with an error id, t
 });
 
 t.test('a body still incomplete after the body timeout: connection closed, handler never called', async (t) => {
-  const http = createHttpServer({ logger: createLogger({ level: 'silent' }), bodyLimit: 1024, bodyTimeoutMs: 1500 });
+  const http = createHttpServer({ engine: TEST_HTTP_ENGINE, logger: createLogger({ level: 'silent' }), bodyLimit: 1024, bodyTimeoutMs: 1500 });
   let handled = 0;
   http.route({ method: 'POST', pattern: '/upload', handler: () => ((handled++), { status: 200, body: 'OK' }) });
   const port = await http.listen('127.0.0.1', 0);

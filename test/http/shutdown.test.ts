@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
-import { ADMIN_TOKEN, startApp, tempDir, waitFor, within } from '../helpers/app.js';
+import { ADMIN_TOKEN, startApp, tempDir, TEST_HTTP_ENGINE, waitFor, within } from '../helpers/app.js';
 
 interface RawResponse {
   status: number;
@@ -128,7 +128,7 @@ t.test('past the grace period close() ends the stragglers', async (t) => {
 t.test('close() does not cut a large response that is still draining', async (t) => {
   // The server layer alone, with a route whose answer is far larger than the socket buffers.
   const size = 24 * 1024 * 1024;
-  const http = createHttpServer({ logger: createLogger({ level: 'silent' }), bodyLimit: 1024 });
+  const http = createHttpServer({ engine: TEST_HTTP_ENGINE, logger: createLogger({ level: 'silent' }), bodyLimit: 1024 });
   http.route({ method: 'GET', pattern: '/big', handler: () => ({ status: 200, body: new Uint8Array(size).fill(0x61) }) });
   const port = await http.listen('127.0.0.1', 0);
   let closing: Promise<void> | undefined;
