@@ -61,12 +61,26 @@ export class Hub {
   readonly #busy = new Map<string, number>();
   readonly #deps: HubDeps;
   readonly #timers: NodeJS.Timeout[] = [];
-  readonly #unsubscribe: () => void;
+  readonly #unsubscribe: (() => void)[];
 
   constructor(deps: HubDeps) {
     this.#deps = deps;
     this.presence = new Presence(deps.store, deps.bus, deps.log, deps.config.onlineThresholdS * 1000, deps.node);
-    this.#unsubscribe = deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake());
+    this.#unsubscribe = [
+      deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake()),
+      // The idle poll's snapshot of the device (issue #20) goes with any change to the record.
+      deps.bus.on('device.updated', ({ device }) => this.#actors.get(device.serial_number)?.forget()),
+    ];
+  }
+
+  /** The device changed on another node (through the event feed): its next poll reads the store. */
+  deviceChanged(sn: string): void {
+    this.#actors.get(sn)?.forget();
+  }
+
+  /** A location was updated (disabled, time zone, comm key rule): its terminals' next polls read the store. */
+  locationChanged(locationId: number): void {
+    for (const actor of this.#actors.values()) if (actor.servesLocation(locationId)) actor.forget();
   }
 
   get size(): number {
@@ -170,7 +184,7 @@ export class Hub {
 
   async stop(): Promise<void> {
     for (const t of this.#timers.splice(0)) clearInterval(t);
-    this.#unsubscribe();
+    for (const off of this.#unsubscribe) off();
     for (const a of this.#actors.values()) a.wake();
     await this.presence.flush();
   }
