@@ -36,6 +36,8 @@ export function sqliteUsers(db: Db): UsersPort {
      VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @created_at) RETURNING *`,
   );
 
+  const counted = db.prepare('SELECT users FROM location_counts WHERE location_id = ?').pluck();
+  const countOf = (locationId: number): number => (counted.get(locationId) as number | undefined) ?? 0;
   const mark = outboxMarker(db);
   /** Every changed user marks the sync outbox in the same transaction as the change. */
   const marked = (r: UpsertResult, now: string): UpsertResult => {
@@ -109,12 +111,13 @@ export function sqliteUsers(db: Db): UsersPort {
         args.push(JSON.stringify(filter.pins));
       }
       const sqlWhere = where.join(' AND ');
-      const total = (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
+      // Unfiltered, the total is the location's maintained count (migration 11), not a count of its users.
+      const total = where.length === 1 ? countOf(locationId) : (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
       const rows = db.prepare(`SELECT * FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toUser), total };
     },
     async count(locationId) {
-      return (db.prepare('SELECT COUNT(*) AS n FROM users WHERE location_id = ?').get(locationId) as { n: number }).n;
+      return countOf(locationId);
     },
     async delete(locationId, pin, now = new Date().toISOString()) {
       return db
