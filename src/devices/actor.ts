@@ -101,7 +101,8 @@ export class DeviceActor {
   lastActivity = 0;
   heldPolls = 0;
   readonly #deps: ActorDeps;
-  readonly #log: Logger;
+  /** The actor's child logger, made on first use: most actors never log (issue #20, memory per terminal). */
+  #childLog: Logger | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   #wakers = new Set<() => void>();
   /**
@@ -132,14 +133,21 @@ export class DeviceActor {
   constructor(sn: string, deps: ActorDeps) {
     this.sn = sn;
     this.#deps = deps;
-    this.#log = deps.log.child({ sn });
+    const actor = this; // eslint-disable-line @typescript-eslint/no-this-alias -- the context's logger getter needs the actor
     this.#ctx = {
-      sn, store: deps.store, clock: deps.clock, bus: deps.bus, log: this.#log, config: deps.config,
+      sn, store: deps.store, clock: deps.clock, bus: deps.bus, config: deps.config,
+      get log() {
+        return actor.#log;
+      },
       lifecycle: deps.lifecycle, onStrayResult: deps.onStrayResult,
       device: () => this.#device(),
       updateDevice: (patch) => this.#updateSession(patch),
       onDeviceUsers: deps.onDeviceUsers,
     };
+  }
+
+  get #log(): Logger {
+    return (this.#childLog ??= this.#deps.log.child({ sn: this.sn }));
   }
 
   /** Processes one device request and returns the reply the firmware expects. */

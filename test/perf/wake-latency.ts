@@ -41,10 +41,13 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1_000)); // every terminal into its held poll
 
   const times: number[] = [];
+  /** How long the POST itself took (answered): what of the round trip is the API's own work. */
+  const posts: number[] = [];
   const one = async (): Promise<void> => {
     const sn = `WAKE${String(Math.floor(Math.random() * terminals)).padStart(5, '0')}`;
     const start = performance.now();
     const { res, body } = await post('/api/commands', { sn, command: 'info' });
+    posts.push(performance.now() - start);
     if (res.status !== 201) throw new Error(`queue: ${res.status}`);
     const id = (body as { id: number }).id;
     if (!received.has(id)) {
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
   const within100 = times.filter((t) => t <= 100).length / times.length;
   console.log(`# wake latency: ${terminals} v3 terminals holding polls, ${times.length} commands (${concurrency} in flight), POST → terminal received`);
   console.log(`p50 ${quantile(times, 0.5).toFixed(1)} ms  p90 ${quantile(times, 0.9).toFixed(1)} ms  p99 ${quantile(times, 0.99).toFixed(1)} ms  max ${Math.max(...times).toFixed(1)} ms  within 100 ms: ${(within100 * 100).toFixed(1)} %`);
+  console.log(`the POST alone (answered): p50 ${quantile(posts, 0.5).toFixed(1)} ms  p99 ${quantile(posts, 0.99).toFixed(1)} ms`);
   console.log(`rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB (server and ${terminals} simulators in one process)`);
   await Promise.all(sims.map((s) => s.stop()));
   for (const f of teardowns.reverse()) await f();
