@@ -176,9 +176,9 @@ export class DeviceActor {
     this.#snapshotGeneration++;
   }
 
-  /** Whether the snapshot's location is `locationId` (the hub forgets only those actors on a location change). */
+  /** Whether a location change may concern this actor: its snapshot is of that location, or it has none (a read may be under way). */
   servesLocation(locationId: number): boolean {
-    return this.#snapshot?.device.location_id === locationId;
+    return this.#snapshot === undefined || this.#snapshot.device.location_id === locationId;
   }
 
   /** New pending work: release held polls. */

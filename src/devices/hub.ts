@@ -79,7 +79,10 @@ export class Hub {
     this.#actors.get(sn)?.forget();
   }
 
-  /** A location was updated (disabled, time zone, comm key rule): its terminals' next polls read the store. */
+  /**
+   * A location was updated (disabled, time zone, comm key rule): its terminals' next polls read the store.
+   * Actors with no snapshot are told too: one may be reading the old location right now (rare: location updates).
+   */
   locationChanged(locationId: number): void {
     for (const actor of this.#actors.values()) if (actor.servesLocation(locationId)) actor.forget();
   }
