@@ -143,7 +143,11 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   logActivity(bus, logger);
   const feed = new ClusterFeed({ store, bus, log: logger, node: nodeId, now: () => clock.now(), onlineThresholdS: config.onlineThresholdS });
   const timeSync = createTimeSync({ store, clock, bus, log: logger });
-  const locations = createLocationService(store, clock, { timeZoneChanged: (l) => timeSync.check(l.id, { force: true }) });
+  const locations = createLocationService(store, clock, {
+    timeZoneChanged: (l) => timeSync.check(l.id, { force: true }),
+    // [issue #20] idle polls answer from a snapshot of device and location: drop it at once here.
+    changed: (l) => hub.locationChanged(l.id),
+  });
   const lifecycle = createCommandLifecycle({ store, clock, bus });
   const sync = createSyncQueue(store, clock, bus);
   const outbox = createSyncOutbox({ store, sync, clock, log: logger });
@@ -166,7 +170,10 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   // [issue #14] What other nodes did, through the feed: a command queued there for a terminal held
   // here wakes its poll now (not at the next 2 s store check); a terminal that moved away is let go.
   feed.subscribe({ locationId: null }, (e) => {
-    if (e.node === nodeId || e.type !== 'command.updated') return;
+    if (e.node === nodeId) return;
+    // [issue #20] a device changed there (assigned, unassigned, comm key): its poll snapshot here goes.
+    if (e.type === 'device.updated') hub.deviceChanged(e.data.sn);
+    if (e.type !== 'command.updated') return;
     const { sn, status } = e.data.command;
     if (sn !== null && status === 'pending') bus.emit('mailbox.changed', { location_id: e.location_id, sn });
   });

@@ -31,6 +31,8 @@ const EXTRA = [
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',
   'test/webhooks/cli.test.ts',
+  'test/devices/poll-snapshot.test.ts',
+  'test/perf/users-list-plan.test.ts',
 ];
 
 const url = process.env.BIOGATE_TEST_MONGO_URL;

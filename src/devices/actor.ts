@@ -4,6 +4,7 @@
  * store, so the hub may drop it when idle and a restart loses nothing.
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import {
   charsetFor, codecFor, detectVersion, inAttendanceWindow, registryCodeFrom, sessionIdFrom,
   type Charset, type Codec, type DecodeResult, type DeviceEvent, type DeviceReply, type QueuedLine, type RecordSource, type WireRequest,
@@ -77,12 +78,31 @@ export interface PushRequest {
 
 const reply = (status: number, body: string): DeviceReply => ({ status, contentType: 'text/plain', body });
 
+/**
+ * How long an idle poll trusts what the actor last read of its device and location, and that its
+ * mailbox was empty, without asking the store (issue #20: five store reads per idle poll). Events
+ * seen here drop the snapshot or the "nothing pending" at once (the hub: `device.updated`, a
+ * location change, `mailbox.changed` locally or through the feed from other nodes); this bound is
+ * what a change no event announced here costs at most: a CLI run on the shared file, another
+ * node's location update, a feed that lost its change stream. Wall clock (like the held poll's
+ * deadline), so a test's fake clock does not freeze it.
+ */
+export const SNAPSHOT_TRUST_MS = 1_000;
+
+/** The actor's view of its device and location, as read from the store at `until - SNAPSHOT_TRUST_MS`. */
+interface Snapshot {
+  readonly device: Device;
+  readonly location: Location | undefined;
+  readonly until: number;
+}
+
 export class DeviceActor {
   readonly sn: string;
   lastActivity = 0;
   heldPolls = 0;
   readonly #deps: ActorDeps;
-  readonly #log: Logger;
+  /** The actor's child logger, made on first use: most actors never log (issue #20, memory per terminal). */
+  #childLog: Logger | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   #wakers = new Set<() => void>();
   /**
@@ -98,18 +118,36 @@ export class DeviceActor {
   #charset: Charset = 'utf-8';
   /** Until when this node's lease on the device runs, as far as this node knows (0: not ours). */
   #leaseUntil = 0;
+  /** Device and location for idle polls (see SNAPSHOT_TRUST_MS); undefined: read the store. */
+  #snapshot: Snapshot | undefined;
+  /** Bumped by every `forget`: a store read that started before it must not become the snapshot. */
+  #snapshotGeneration = 0;
+  /**
+   * The "pending hint": the store's mailbox was empty as of this wake generation, until `#drainedUntil`.
+   * Any wake (new work queued here or announced by the feed) moves the generation on, so the next
+   * poll reads the store again; -1: unknown.
+   */
+  #drainedAt = -1;
+  #drainedUntil = 0;
 
   constructor(sn: string, deps: ActorDeps) {
     this.sn = sn;
     this.#deps = deps;
-    this.#log = deps.log.child({ sn });
+    const actor = this; // eslint-disable-line @typescript-eslint/no-this-alias -- the context's logger getter needs the actor
     this.#ctx = {
-      sn, store: deps.store, clock: deps.clock, bus: deps.bus, log: this.#log, config: deps.config,
+      sn, store: deps.store, clock: deps.clock, bus: deps.bus, config: deps.config,
+      get log() {
+        return actor.#log;
+      },
       lifecycle: deps.lifecycle, onStrayResult: deps.onStrayResult,
       device: () => this.#device(),
       updateDevice: (patch) => this.#updateSession(patch),
       onDeviceUsers: deps.onDeviceUsers,
     };
+  }
+
+  get #log(): Logger {
+    return (this.#childLog ??= this.#deps.log.child({ sn: this.sn }));
   }
 
   /** Processes one device request and returns the reply the firmware expects. */
@@ -129,6 +167,20 @@ export class DeviceActor {
     this.wake();
   }
 
+  /**
+   * The device or its location changed (or may have, as far as this node can tell): the next poll
+   * reads both from the store.
+   */
+  forget(): void {
+    this.#snapshot = undefined;
+    this.#snapshotGeneration++;
+  }
+
+  /** Whether a location change may concern this actor: its snapshot is of that location, or it has none (a read may be under way). */
+  servesLocation(locationId: number): boolean {
+    return this.#snapshot === undefined || this.#snapshot.device.location_id === locationId;
+  }
+
   /** New pending work: release held polls. */
   wake(): void {
     this.#wakeGeneration++;
@@ -146,6 +198,20 @@ export class DeviceActor {
 
   async #device(): Promise<Device | undefined> {
     return this.#deps.store.devices.getBySerial(this.sn);
+  }
+
+  /**
+   * Device and location for a poll: the snapshot while it is trusted, else read (`ensure`: recording
+   * an unknown serial, as any first request does) and kept if nothing was forgotten meanwhile.
+   */
+  async #current(ensure: boolean, fresh = false): Promise<{ device: Device | undefined; location: Location | undefined }> {
+    const s = this.#snapshot;
+    if (!fresh && s && performance.now() < s.until) return s;
+    const generation = this.#snapshotGeneration;
+    const device = ensure ? await this.#ensure() : await this.#device();
+    const location = await this.#location(device);
+    if (device && generation === this.#snapshotGeneration) this.#snapshot = { device, location, until: performance.now() + SNAPSHOT_TRUST_MS };
+    return { device, location };
   }
 
   async #location(device: Device | undefined): Promise<Location | undefined> {
@@ -236,6 +302,7 @@ export class DeviceActor {
       if (state !== current || patch.state !== undefined) patch = { ...patch, state };
     }
     const device = await this.#deps.store.devices.updateSession(this.sn, patch, this.#now());
+    this.forget();
     if (device) this.#deps.bus.emit('device.updated', { location_id: device.location_id, device });
     return device;
   }
@@ -243,7 +310,9 @@ export class DeviceActor {
   // ------------------------------------------------------------------ requests
 
   async #process(req: PushRequest): Promise<DeviceReply> {
-    let device = await this.#ensure();
+    // An idle poll is answered from the snapshot (issue #20); every other request reads the store.
+    const known = req.decoded.endpoint === 'getrequest' ? await this.#current(true) : undefined;
+    let device = known ? known.device : await this.#ensure();
     const verdict = checkTrust(device, req, this.#deps.guard.throttle, this.#deps.clock.now().getTime());
     // [API-CONTRACT §6] refused: no data in, none out, not even presence.
     if (!verdict.ok) return this.#refuse(verdict, req);
@@ -263,7 +332,7 @@ export class DeviceActor {
         this.#log.warn({ rejected: decoded.rejected, samples, endpoint: decoded.endpoint, suppressed }, 'device lines rejected');
       }
     }
-    let location = await this.#location(device);
+    let location = known ? known.location : await this.#location(device);
     let codec = this.#codecOf(device);
     let accepted = 0;
     let hold = false;
@@ -516,8 +585,9 @@ export class DeviceActor {
         if (req.signal.aborted) break;
         // A newer request of the terminal reached another node: this poll is half-open, claim nothing.
         if (!(await this.#stillOwned())) break;
-        // Woken: work was queued, go for it. The periodic re-check asks the store first (cheaper).
-        if (woken || (await this.#deps.store.commands.countPending(this.sn)) > 0) {
+        // Woken: work was queued, go for it. The periodic re-check asks the store first (cheaper); it
+        // also catches work no event announced here (the pending hint is dropped for it).
+        if (woken || (await this.#pendingInStore())) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
           const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.signal)));
           if (next.batch.lines.length > 0) return this.#send(next.codec, next.batch);
@@ -555,15 +625,36 @@ export class DeviceActor {
     return { codec: this.#codecOf(await this.#device()), batch: EMPTY_BATCH, assigned: false };
   }
 
+  /** The held poll's periodic store check; work found there is taken even if the hint said empty. */
+  async #pendingInStore(): Promise<boolean> {
+    if ((await this.#deps.store.commands.countPending(this.sn)) === 0) return false;
+    this.#drainedAt = -1;
+    return true;
+  }
+
   async #take(signal: AbortSignal): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
     // The terminal may have gone while this waited its turn: claim nothing it would never receive.
     if (signal.aborted) return this.#noBatch();
-    const device = await this.#device();
+    // Noted before the store is read: a wake from here on makes the next poll read it again.
+    const generation = this.#wakeGeneration;
+    const s = this.#snapshot;
+    const now = performance.now();
+    // The pending hint: nothing was pending at this generation, nothing woke the actor since, and
+    // the snapshot is trusted: an idle poll reads nothing from the store.
+    if (s && now < s.until && this.#drainedAt === generation && now < this.#drainedUntil) {
+      return { codec: this.#codecOf(s.device), batch: EMPTY_BATCH, assigned: s.location !== undefined };
+    }
+    // Commands are rendered with the device and location as stored now, never from the snapshot.
+    const { device, location } = await this.#current(false, true);
     const codec = this.#codecOf(device);
-    const location = await this.#location(device);
     // Unassigned devices get a valid reply but no commands [API-CONTRACT §6].
     if (!device || !location) return { codec, batch: EMPTY_BATCH, assigned: false };
-    return { codec, batch: await takeBatch(this.#ctx, codec, device, location), assigned: true };
+    const batch = await takeBatch(this.#ctx, codec, device, location);
+    if (batch.drained) {
+      this.#drainedAt = generation;
+      this.#drainedUntil = performance.now() + SNAPSHOT_TRUST_MS;
+    } else this.#drainedAt = -1;
+    return { codec, batch, assigned: true };
   }
 
   /**

@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
 import { sweepAccessWindowJob } from '../sync/access-window-job.js';
-import { DeviceActor, type ActorReply, type PushRequest } from './actor.js';
+import { DeviceActor, type ActorDeps, type ActorReply, type PushRequest } from './actor.js';
 import type { EventBus } from './event-bus.js';
 import type { FirmwareCache } from './firmware.js';
 import type { DeviceGuard } from './guard.js';
@@ -61,12 +61,30 @@ export class Hub {
   readonly #busy = new Map<string, number>();
   readonly #deps: HubDeps;
   readonly #timers: NodeJS.Timeout[] = [];
-  readonly #unsubscribe: () => void;
+  readonly #unsubscribe: (() => void)[];
+  #actorDeps: ActorDeps | undefined;
 
   constructor(deps: HubDeps) {
     this.#deps = deps;
     this.presence = new Presence(deps.store, deps.bus, deps.log, deps.config.onlineThresholdS * 1000, deps.node);
-    this.#unsubscribe = deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake());
+    this.#unsubscribe = [
+      deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake()),
+      // The idle poll's snapshot of the device (issue #20) goes with any change to the record.
+      deps.bus.on('device.updated', ({ device }) => this.#actors.get(device.serial_number)?.forget()),
+    ];
+  }
+
+  /** The device changed on another node (through the event feed): its next poll reads the store. */
+  deviceChanged(sn: string): void {
+    this.#actors.get(sn)?.forget();
+  }
+
+  /**
+   * A location was updated (disabled, time zone, comm key rule): its terminals' next polls read the store.
+   * Actors with no snapshot are told too: one may be reading the old location right now (rare: location updates).
+   */
+  locationChanged(locationId: number): void {
+    for (const actor of this.#actors.values()) if (actor.servesLocation(locationId)) actor.forget();
   }
 
   get size(): number {
@@ -86,21 +104,7 @@ export class Hub {
         // [PUSH-v2 §2.2] a non-200 makes the terminal keep its data and retry.
         return Promise.resolve({ status: 503, contentType: 'text/plain', body: 'busy' });
       }
-      actor = new DeviceActor(sn, {
-        ...this.#deps,
-        presence: this.presence,
-        onTemplatesChanged: async (locationId, pins, sourceSn) => {
-          // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices.
-          await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn });
-        },
-        onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
-        onStrayResult: () => this.#deps.onStrayResult?.(),
-        onTakeover: (moved, previous) => this.#deps.onTakeover?.(moved, previous),
-        onDeviceUsers: async (locationId, deviceSn, pins, groupId) => {
-          const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins, { groupId });
-          if (r.commands > 0) this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
-        },
-      });
+      actor = new DeviceActor(sn, (this.#actorDeps ??= this.#makeActorDeps()));
       this.#actors.set(sn, actor);
     }
     // Requests in progress per serial: a busy actor is never dropped (a second actor for the
@@ -120,6 +124,25 @@ export class Hub {
   released(sn: string): void {
     this.#actors.get(sn)?.release();
     this.presence.forget(sn);
+  }
+
+  /** One set of dependencies for every actor (nothing in it is per device): less memory per terminal (issue #20). */
+  #makeActorDeps(): ActorDeps {
+    return {
+      ...this.#deps,
+      presence: this.presence,
+      onTemplatesChanged: async (locationId, pins, sourceSn) => {
+        // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices.
+        await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn });
+      },
+      onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
+      onStrayResult: () => this.#deps.onStrayResult?.(),
+      onTakeover: (moved, previous) => this.#deps.onTakeover?.(moved, previous),
+      onDeviceUsers: async (locationId, deviceSn, pins, groupId) => {
+        const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins, { groupId });
+        if (r.commands > 0) this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
+      },
+    };
   }
 
   /** Drops the least recently active idle actor; false when every actor is busy. */
@@ -170,7 +193,7 @@ export class Hub {
 
   async stop(): Promise<void> {
     for (const t of this.#timers.splice(0)) clearInterval(t);
-    this.#unsubscribe();
+    for (const off of this.#unsubscribe) off();
     for (const a of this.#actors.values()) a.wake();
     await this.presence.flush();
   }

@@ -31,9 +31,12 @@ export interface Batch {
   /** Every claimed id (child lines and composites included) and the claim's time, for putting them back. */
   readonly ids: readonly number[];
   readonly sentAt: string;
+  /** The mailbox held nothing pending when it was read (the actor's pending hint, issue #20). */
+  readonly drained?: boolean;
 }
 
 export const EMPTY_BATCH: Batch = { lines: [], announce: [], ids: [], sentAt: '' };
+const DRAINED: Batch = { ...EMPTY_BATCH, drained: true };
 
 /**
  * A sync op carries the user as stored when it leaves [issue #13]. It was rendered before the claim,
@@ -63,6 +66,7 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
   const { store, config } = ctx;
   const now = () => ctx.clock.now().toISOString();
   const pending = await store.commands.pending(ctx.sn, config.batchMaxCommands);
+  if (pending.length === 0) return DRAINED;
   const lines: QueuedLine[] = [];
   const wire = new Map<number, string>();
   const extras = new Map<number, { progress?: Progress; fullAttlog?: boolean }>();

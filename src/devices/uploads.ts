@@ -54,7 +54,7 @@ export async function recordPunches(store: Store, bus: EventBus, device: Device,
   let accepted = 0;
   let stored = 0;
   let rejected = 0;
-  const toUtc = utcConverter(location.timezone);
+  const toUtc = converterFor(location.timezone);
   let size = MIN_SLICE * 2;
   for (let start = 0; start < punches.length; ) {
     if (start > 0) await yieldToLoop();
@@ -97,6 +97,22 @@ const WALL_HOUR = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}):\d{2}:\d{2}$/;
  * first and last second have the same offset has it throughout (a zone changes offset at most
  * once an hour); an hour with a change (a DST transition) is converted exactly, record by record.
  */
+/**
+ * One converter per time zone for the process, so an hour's offset is worked out once, not once per
+ * upload (issue #20: terminals post every few seconds, mostly within the same hour). Bounded: a
+ * zone's hours are cleared past 10,000, and the zones are the locations' (few).
+ */
+const converters = new Map<string, (local: string) => string | undefined>();
+
+function converterFor(tz: string): (local: string) => string | undefined {
+  let c = converters.get(tz);
+  if (!c) {
+    if (converters.size >= 1_000) converters.clear();
+    converters.set(tz, (c = utcConverter(tz)));
+  }
+  return c;
+}
+
 function utcConverter(tz: string): (local: string) => string | undefined {
   const offsets = new Map<string, number | null>(); // hour → offset ms; null: convert exactly
   const offsetOf = (wall: string): number | undefined => {

@@ -51,6 +51,8 @@ function checkZone(tz: string, loc: (string | number)[]): string {
 export interface LocationHooks {
   /** After an update that changed the time zone or re-enabled the location (time sync, sync/time-sync.ts). */
   readonly timeZoneChanged?: (location: Location) => Promise<unknown>;
+  /** After any update (the device hub drops what it knew of the location, issue #20). */
+  readonly changed?: (location: Location) => void;
 }
 
 export function createLocationService(store: Store, clock: Clock, hooks: LocationHooks = {}): LocationService {
@@ -78,6 +80,7 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
       const before = await store.locations.get(id);
       const location = await store.locations.update(id, clean, now());
       if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);
+      hooks.changed?.(location);
       if (before && (before.timezone !== location.timezone || (!before.is_active && location.is_active))) await hooks.timeZoneChanged?.(location);
       return location;
     },

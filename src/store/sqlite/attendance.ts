@@ -28,18 +28,26 @@ function where(locationId: number, filter: AttendanceFilter): { w: string; args:
 }
 
 export function sqliteAttendance(db: Db): AttendancePort {
+  // No RETURNING: a stored row is exactly what was inserted plus its id, so the record is built here
+  // instead of read back (issue #20: reading every row back was a fifth of the upload's store time).
   const insert = db.prepare(
     `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sn, pin, local_time, status, verify) DO NOTHING RETURNING *`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sn, pin, local_time, status, verify) DO NOTHING`,
   );
   return {
     async record(records, now) {
+      // One transaction per batch, one prepared insert; a duplicate (sn, pin, time, status, verify) changes nothing.
       return db
         .transaction(() => {
           const out: Attendance[] = [];
           for (const a of records) {
-            const r = insert.get(a.location_id, a.sn, a.pin, a.user_id, a.timestamp, a.local_time, a.status, a.verify, a.work_code, now) as Row | undefined;
-            if (r) out.push(toAttendance(r));
+            const r = insert.run(a.location_id, a.sn, a.pin, a.user_id, a.timestamp, a.local_time, a.status, a.verify, a.work_code, now);
+            if (r.changes === 1) {
+              out.push({
+                id: Number(r.lastInsertRowid), location_id: a.location_id, sn: a.sn, pin: a.pin, user_id: a.user_id, timestamp: a.timestamp,
+                local_time: a.local_time, status: a.status, verify: a.verify, work_code: a.work_code, created_at: now,
+              });
+            }
           }
           return out;
         })

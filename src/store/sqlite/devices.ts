@@ -63,7 +63,8 @@ export function sqliteDevices(db: Db): DevicesPort {
       return (db.prepare('SELECT * FROM devices WHERE location_id = ? ORDER BY serial_number').all(locationId) as Row[]).map(toDevice);
     },
     async count(locationId) {
-      return (db.prepare('SELECT COUNT(*) AS n FROM devices WHERE location_id = ?').get(locationId) as { n: number }).n;
+      // Kept by triggers (migration 11, issue #20).
+      return (db.prepare('SELECT devices FROM location_counts WHERE location_id = ?').get(locationId) as { devices: number } | undefined)?.devices ?? 0;
     },
     async countUnassigned() {
       return (db.prepare('SELECT COUNT(*) AS n FROM devices WHERE location_id IS NULL').get() as { n: number }).n;

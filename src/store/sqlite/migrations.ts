@@ -312,4 +312,46 @@ CREATE INDEX webhook_deliveries_queue ON webhook_deliveries(subscription_id, sta
 CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(status, created_at);
 `,
   },
+  {
+    version: 11,
+    // GET /api/me and the user list's total read one row instead of counting (issue #20). Triggers keep
+    // the counts in the writing transaction, whatever writes (API, CLI, restore), so they stay exact.
+    name: 'location_counts: users and devices per location, kept by triggers (issue #20)',
+    sql: `
+CREATE TABLE location_counts (
+  location_id INTEGER PRIMARY KEY,
+  users INTEGER NOT NULL DEFAULT 0,
+  devices INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO location_counts (location_id, users, devices)
+  SELECT l.id, (SELECT COUNT(*) FROM users u WHERE u.location_id = l.id), (SELECT COUNT(*) FROM devices d WHERE d.location_id = l.id) FROM locations l;
+CREATE TRIGGER location_counts_location AFTER INSERT ON locations BEGIN
+  INSERT OR IGNORE INTO location_counts (location_id) VALUES (NEW.id);
+END;
+CREATE TRIGGER location_counts_user_in AFTER INSERT ON users BEGIN
+  INSERT OR IGNORE INTO location_counts (location_id) VALUES (NEW.location_id);
+  UPDATE location_counts SET users = users + 1 WHERE location_id = NEW.location_id;
+END;
+CREATE TRIGGER location_counts_user_out AFTER DELETE ON users BEGIN
+  UPDATE location_counts SET users = users - 1 WHERE location_id = OLD.location_id;
+END;
+CREATE TRIGGER location_counts_user_moved AFTER UPDATE OF location_id ON users WHEN OLD.location_id IS NOT NEW.location_id BEGIN
+  UPDATE location_counts SET users = users - 1 WHERE location_id = OLD.location_id;
+  INSERT OR IGNORE INTO location_counts (location_id) VALUES (NEW.location_id);
+  UPDATE location_counts SET users = users + 1 WHERE location_id = NEW.location_id;
+END;
+CREATE TRIGGER location_counts_device_in AFTER INSERT ON devices WHEN NEW.location_id IS NOT NULL BEGIN
+  INSERT OR IGNORE INTO location_counts (location_id) VALUES (NEW.location_id);
+  UPDATE location_counts SET devices = devices + 1 WHERE location_id = NEW.location_id;
+END;
+CREATE TRIGGER location_counts_device_out AFTER DELETE ON devices WHEN OLD.location_id IS NOT NULL BEGIN
+  UPDATE location_counts SET devices = devices - 1 WHERE location_id = OLD.location_id;
+END;
+CREATE TRIGGER location_counts_device_moved AFTER UPDATE OF location_id ON devices WHEN OLD.location_id IS NOT NEW.location_id BEGIN
+  UPDATE location_counts SET devices = devices - 1 WHERE location_id = OLD.location_id;
+  INSERT OR IGNORE INTO location_counts (location_id) SELECT NEW.location_id WHERE NEW.location_id IS NOT NULL;
+  UPDATE location_counts SET devices = devices + 1 WHERE location_id = NEW.location_id;
+END;
+`,
+  },
 ];

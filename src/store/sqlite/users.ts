@@ -22,6 +22,30 @@ const toUser = (r: Row): User => ({
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
+/**
+ * The user list reads rows as arrays (better-sqlite3 raw mode), in this column order: building a
+ * keyed row object per user was half of the list's store time (issue #20). Its SQL texts name these
+ * columns, so no other caller shares (and sees the raw mode of) those cached statements.
+ */
+const LIST_COLUMNS = 'id, location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, created_at, updated_at';
+const fromListRow = (r: unknown[]): User => ({
+  id: r[0] as number,
+  location_id: r[1] as number,
+  pin: r[2] as number,
+  first_name: (r[3] as string | null) ?? null,
+  last_name: (r[4] as string | null) ?? null,
+  card_no: (r[5] as string | null) ?? null,
+  password: (r[6] as number | null) ?? null,
+  is_active: bool(r[7]),
+  start_time: (r[8] as string | null) ?? null,
+  end_time: (r[9] as string | null) ?? null,
+  privilege: r[10] as number,
+  group: r[11] as number,
+  super_authorize: r[12] as number,
+  created_at: r[13] as string,
+  updated_at: (r[14] as string | null) ?? null,
+});
+
 /** API field → column. */
 const COLUMNS: Record<keyof UserFields, string> = {
   first_name: 'first_name', last_name: 'last_name', card_no: 'card_no', password: 'password', is_active: 'is_active',
@@ -36,6 +60,8 @@ export function sqliteUsers(db: Db): UsersPort {
      VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @created_at) RETURNING *`,
   );
 
+  const counted = db.prepare('SELECT users FROM location_counts WHERE location_id = ?').pluck();
+  const countOf = (locationId: number): number => (counted.get(locationId) as number | undefined) ?? 0;
   const mark = outboxMarker(db);
   /** Every changed user marks the sync outbox in the same transaction as the change. */
   const marked = (r: UpsertResult, now: string): UpsertResult => {
@@ -109,12 +135,14 @@ export function sqliteUsers(db: Db): UsersPort {
         args.push(JSON.stringify(filter.pins));
       }
       const sqlWhere = where.join(' AND ');
-      const total = (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
-      const rows = db.prepare(`SELECT * FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
-      return { items: rows.map(toUser), total };
+      // Unfiltered, the total is the location's maintained count (migration 11), not a count of its users.
+      const total = where.length === 1 ? countOf(locationId) : (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
+      // Served by the (location_id, pin) unique index in pin order (test/perf/users-list-plan.test.ts).
+      const rows = db.prepare(`SELECT ${LIST_COLUMNS} FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`).raw(true).all(...args, window.limit, window.offset) as unknown[][];
+      return { items: rows.map(fromListRow), total };
     },
     async count(locationId) {
-      return (db.prepare('SELECT COUNT(*) AS n FROM users WHERE location_id = ?').get(locationId) as { n: number }).n;
+      return countOf(locationId);
     },
     async delete(locationId, pin, now = new Date().toISOString()) {
       return db
