@@ -21,7 +21,7 @@ import { roundtripScenario } from './scenarios/roundtrip.js';
 import { webhooksScenario } from './scenarios/webhooks.js';
 
 export const SCENARIOS: readonly Scenario[] = [
-  pollScenario, ingestScenario, apiScenario, roundtripScenario, devicesScenario, fanoutScenario, webhooksScenario, mqttScenario, ...microScenarios,
+  pollScenario, ingestScenario, apiScenario, fanoutScenario, webhooksScenario, mqttScenario, roundtripScenario, devicesScenario, ...microScenarios,
 ];
 
 export interface BenchReport {
@@ -82,6 +82,20 @@ export async function main(argv: readonly string[]): Promise<number> {
   const chosen = flags.scenario ? SCENARIOS.filter((s) => (flags.scenario as string).split(',').includes(s.name)) : SCENARIOS.filter((s) => s.inDefault);
   const figures: Figure[] = [];
   const ran: { name: string; seconds: number; error: string | null }[] = [];
+  const cpu = cpus();
+  const build = (): BenchReport => ({
+    date: new Date().toISOString(),
+    command: `npm run bench -- ${argv.join(' ')}`.trim(),
+    machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
+    generator,
+    generatorDetail: generator === 'wrk' ? `wrk, ${WRK_THREADS} threads` : `autocannon 9, in the bench process (${flags.generator ? 'chosen with --generator' : 'fallback: wrk is not installed'})`,
+    store: flags.store ? 'mongodb' : 'sqlite',
+    engine: flags.engine,
+    smoke,
+    rounds: ctx.rounds,
+    scenarios: ran,
+    figures,
+  });
   const started = performance.now();
   for (const s of chosen) {
     ctx.log(`# ${s.name}: ${s.description}`);
@@ -96,21 +110,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       ctx.log(`  FAILED: ${error}`);
     }
     ran.push({ name: s.name, seconds: (performance.now() - t0) / 1000, error });
+    // Written after every scenario, so a long run stopped half-way still leaves what it measured.
+    if (flags.json) writeFileSync(flags.json, `${JSON.stringify(build(), null, 2)}\n`);
   }
-  const cpu = cpus();
-  const report: BenchReport = {
-    date: new Date().toISOString(),
-    command: `npm run bench -- ${argv.join(' ')}`.trim(),
-    machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
-    generator,
-    generatorDetail: generator === 'wrk' ? `wrk, ${WRK_THREADS} threads` : 'autocannon 9 (Node fallback: wrk not installed)',
-    store: flags.store ? 'mongodb' : 'sqlite',
-    engine: flags.engine,
-    smoke,
-    rounds: ctx.rounds,
-    scenarios: ran,
-    figures,
-  };
+  const report = build();
   const text = [
     table(figures),
     '',
@@ -120,7 +123,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...ran.filter((r) => r.error).map((r) => `FAILED ${r.name}: ${r.error}`),
   ].join('\n');
   process.stdout.write(`${text}\n`);
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
   return ran.some((r) => r.error) ? 1 : 0;
 }
 

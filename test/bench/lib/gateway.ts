@@ -35,6 +35,23 @@ export interface Gateway {
 
 let databases = 0;
 
+/** Gateways still running: killed if the bench itself is stopped, so none is left behind. */
+const live = new Set<ChildProcess>();
+let reaperInstalled = false;
+function installReaper(): void {
+  if (reaperInstalled) return;
+  reaperInstalled = true;
+  process.once('exit', () => {
+    for (const c of live) c.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const c of live) c.kill('SIGKILL');
+      process.exit(130);
+    });
+  }
+}
+
 function storeUrlFor(store: string, dir: string): string {
   if (store === 'sqlite') return `sqlite:${join(dir, 'bench.db')}`;
   // A fresh database per gateway: scenarios must not see each other's records.
@@ -81,6 +98,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     await options.before?.(storeUrl, locationId);
     const proc = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
+    installReaper();
+    live.add(proc);
+    proc.once('exit', () => live.delete(proc));
     let stderr = '';
     proc.stderr?.setEncoding('utf8');
     proc.stderr?.on('data', (d: string) => {
