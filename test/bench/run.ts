@@ -8,7 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Context, Scenario } from './lib/context.js';
-import { table, type Figure } from './lib/figures.js';
+import { PartialFailure, table, type Figure } from './lib/figures.js';
 import { detectGenerator, WRK_THREADS, type GeneratorName } from './lib/load.js';
 import { apiScenario } from './scenarios/api.js';
 import { devicesScenario } from './scenarios/devices.js';
@@ -107,6 +107,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       for (const f of got) ctx.log(`  ${f.figure}: ${f.value.toFixed(2)} ${f.unit}${f.ratio !== null ? ` (ratio ${f.ratio.toFixed(3)})` : ''}`);
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
+      if (err instanceof PartialFailure) figures.push(...err.figures);
       ctx.log(`  FAILED: ${error}`);
     }
     ran.push({ name: s.name, seconds: (performance.now() - t0) / 1000, error });

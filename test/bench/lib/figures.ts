@@ -60,3 +60,11 @@ export function table(figures: readonly Figure[]): string {
   ];
   return rows.join('\n');
 }
+
+/** A scenario that failed part-way: what it measured before the failure is still reported. */
+export class PartialFailure extends Error {
+  constructor(message: string, readonly figures: readonly Figure[]) {
+    super(message);
+    this.name = 'PartialFailure';
+  }
+}
