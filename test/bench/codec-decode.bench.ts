@@ -4,7 +4,7 @@
 import { pathToFileURL } from 'node:url';
 import type { WireRequest } from '../../protocols/codec.js';
 import { codecFor, countRecords } from '../../protocols/index.js';
-import { compare, report, type Comparison } from './harness.js';
+import { compare, report, type CompareOptions, type Comparison } from './harness.js';
 
 const ATTLOG_LINES = 10_000;
 const TEMPLATES = 1_000;
@@ -40,7 +40,8 @@ function bareSplit(body: Uint8Array): number {
   return fields;
 }
 
-export function run(): Comparison[] {
+/** `options`: fewer/shorter rounds for the harness's --smoke (npm run bench). */
+export function run(options: CompareOptions = {}): Comparison[] {
   const codec = codecFor('2.0.0');
   const cases: Array<[string, string, Uint8Array, number]> = [
     ['ATTLOG upload, 10,000 lines', 'ATTLOG', attlogBody(), ATTLOG_LINES],
@@ -52,7 +53,8 @@ export function run(): Comparison[] {
     if (countRecords(decoded.events) !== records || decoded.rejected !== 0) throw new Error(`${title}: decoded ${countRecords(decoded.events)} records`);
     return compare(title,
       { name: "split('\\n') + split('\\t')", units: records, run: () => bareSplit(body) },
-      { name: 'codecFor(2.0.0).decode', units: records, run: () => codec.decode(req) });
+      { name: 'codecFor(2.0.0).decode', units: records, run: () => codec.decode(req) },
+      options);
   });
 }
 

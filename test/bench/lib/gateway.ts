@@ -1,0 +1,156 @@
+// BioGate as a separate process, the way an operator runs it (`biogate serve` with BIOGATE_* settings),
+// so the load generator and the simulated terminals never share its CPU time or heap.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sleep } from './stats.js';
+
+/** dist/src/cli.js, next to this file's dist/test/bench/lib/ */
+export const CLI = fileURLToPath(new URL('../../../src/cli.js', import.meta.url));
+
+export interface GatewayOptions {
+  /** `sqlite` (a temporary file) or a `mongodb://` URL (a fresh database per gateway) */
+  readonly store: string;
+  /** BIOGATE_HTTP_ENGINE (uws | node); ignored by builds without a second engine */
+  readonly engine: string;
+  /** extra BIOGATE_* settings */
+  readonly env?: Readonly<Record<string, string>>;
+  /** runs against the store before the gateway starts (seeding), with the store URL */
+  readonly before?: (storeUrl: string, locationId: number) => Promise<void>;
+}
+
+export interface Gateway {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly token: string;
+  readonly locationId: number;
+  readonly storeUrl: string;
+  /** resident set size of the gateway process, bytes (/proc/<pid>/status VmRSS) */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+let databases = 0;
+
+/** Gateways still running: killed if the bench itself is stopped, so none is left behind. */
+const live = new Set<ChildProcess>();
+let reaperInstalled = false;
+function installReaper(): void {
+  if (reaperInstalled) return;
+  reaperInstalled = true;
+  process.once('exit', () => {
+    for (const c of live) c.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const c of live) c.kill('SIGKILL');
+      process.exit(130);
+    });
+  }
+}
+
+function storeUrlFor(store: string, dir: string): string {
+  if (store === 'sqlite') return `sqlite:${join(dir, 'bench.db')}`;
+  // A fresh database per gateway: scenarios must not see each other's records.
+  const u = new URL(store);
+  u.pathname = `/biogate_bench_${process.pid}_${Date.now().toString(36)}_${databases++}`;
+  return u.href;
+}
+
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(kb[1]) * 1024;
+}
+
+/** `biogate location create --json` against the store before the server starts: the bench's location and token. */
+function createLocation(env: NodeJS.ProcessEnv): { locationId: number; token: string } {
+  const r = spawnSync(process.execPath, [CLI, 'location', 'create', '--name', 'Bench', '--json'], { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`biogate location create failed (${r.status}): ${r.stderr}`);
+  const out = JSON.parse(r.stdout) as { location: { id: number }; token: string };
+  return { locationId: out.location.id, token: out.token };
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'biogate-bench-'));
+  const storeUrl = storeUrlFor(options.store, dir);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BIOGATE_STORE: storeUrl,
+    BIOGATE_HOST: '127.0.0.1',
+    BIOGATE_PORT: '0',
+    BIOGATE_BOOTSTRAP: 'off',
+    BIOGATE_LOG_LEVEL: 'warn',
+    BIOGATE_LOG_FORMAT: 'json',
+    BIOGATE_HTTP_ENGINE: options.engine,
+    // A benchmark drives one location hard: no per-token rate limit, no cap on unassigned terminals.
+    BIOGATE_RATE_LIMIT_RPS: '0',
+    ...options.env,
+  };
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  let child: ChildProcess | undefined;
+  try {
+    const { locationId, token } = createLocation(env);
+    await options.before?.(storeUrl, locationId);
+    const proc = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    installReaper();
+    live.add(proc);
+    proc.once('exit', () => live.delete(proc));
+    let stderr = '';
+    proc.stderr?.setEncoding('utf8');
+    proc.stderr?.on('data', (d: string) => {
+      stderr = (stderr + d).slice(-4000);
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      proc.stdout?.setEncoding('utf8');
+      proc.stdout?.on('data', (d: string) => {
+        out += d;
+        const m = /BioGate listening on https?:\/\/[^:]+:(\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      proc.once('exit', (code) => reject(new Error(`biogate serve exited with ${code} before listening: ${stderr}`)));
+    });
+    proc.stdout?.resume();
+    const pid = proc.pid as number;
+    let stopped = false;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      pid,
+      token,
+      locationId,
+      storeUrl,
+      rss: () => rssOf(pid),
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        const exited = new Promise<void>((resolve) => (proc.exitCode !== null ? resolve() : proc.once('exit', () => resolve())));
+        proc.kill('SIGTERM');
+        const forced = sleep(20_000).then(() => proc.kill('SIGKILL'));
+        await Promise.race([exited, forced]);
+        await exited;
+        cleanup();
+      },
+    };
+  } catch (err) {
+    child?.kill('SIGKILL');
+    cleanup();
+    throw err;
+  }
+}
+
+/** Runs `fn` with a gateway and always stops it. */
+export async function withGateway<T>(options: GatewayOptions, fn: (gw: Gateway) => Promise<T>): Promise<T> {
+  const gw = await startGateway(options);
+  try {
+    return await fn(gw);
+  } finally {
+    await gw.stop();
+  }
+}

@@ -1,0 +1,65 @@
+// `devices`: how many v3 terminals one gateway holds (each registered, its poll held between
+// commands) and the gateway's resident memory per terminal: RSS from /proc/<pid>/status before the
+// terminals come and once all of them are online. One gateway, grown in levels (10,000, then 50,000):
+// each level's figure is (RSS at that level − RSS before any terminal) / terminals. A level above what
+// RLIMIT_NOFILE allows (one socket per terminal on each side) runs at the largest size that fits, and
+// the figure says so.
+import { assignThroughStore, type Context, type Scenario } from '../lib/context.js';
+import { figure, PartialFailure, type Figure } from '../lib/figures.js';
+import { openFileLimit, startFleet, type Fleet } from '../lib/fleet.js';
+import { withGateway } from '../lib/gateway.js';
+import { sleep } from '../lib/stats.js';
+
+const serial = (i: number) => `BENCHD${String(i).padStart(6, '0')}`;
+/** file descriptors kept free for the store, the listener, logs, the bench's own connections and the
+ *  simulators' extra sockets while a poll and a result post overlap (400 was not enough at 10,000) */
+const SPARE_FDS = 2_000;
+
+export const devicesScenario: Scenario = {
+  name: 'devices',
+  description: 'v3 terminals held by one gateway and its RSS per terminal (/proc), at 10,000 and 50,000 terminals',
+  inDefault: true,
+  async run(ctx: Context): Promise<Figure[]> {
+    const asked = ctx.smoke ? [10, 20] : [10_000, 50_000];
+    const limit = openFileLimit();
+    const levels = asked.map((want) => ({ want, n: Math.min(want, limit - SPARE_FDS) }));
+    const most = Math.max(...levels.map((l) => l.n));
+    const serials = Array.from({ length: most }, (_, i) => serial(i + 1));
+    return withGateway({ store: ctx.store, engine: ctx.engine, before: (url, loc) => assignThroughStore(url, loc, serials) }, async (gw) => {
+      await sleep(1_000);
+      const before = gw.rss();
+      const fleets: Fleet[] = [];
+      const figures: Figure[] = [];
+      try {
+        let have = 0;
+        for (const { want, n } of levels) {
+          if (n <= have) continue;
+          const t0 = Date.now();
+          try {
+            fleets.push(await startFleet(gw.url, serials.slice(have, n), () => 'v3', { timeoutMs: 180_000, log: ctx.log }));
+          } catch (err) {
+            throw new PartialFailure(`${n.toLocaleString('en-US')} terminals: ${err instanceof Error ? err.message : String(err)}`, figures);
+          }
+          have = n;
+          const upS = (Date.now() - t0) / 1000;
+          await sleep(ctx.smoke ? 500 : 3_000);
+          const held = fleets.reduce((sum, f) => sum + f.online(), 0);
+          const after = gw.rss();
+          const capped = n < want ? ` (${want.toLocaleString('en-US')} asked; RLIMIT_NOFILE ${limit.toLocaleString('en-US')} allows ${n.toLocaleString('en-US')})` : '';
+          const label = `${n.toLocaleString('en-US')} v3 terminals${capped}`;
+          ctx.log(`    ${label}: ${held} online, RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB`);
+          figures.push(
+            figure('devices', `terminals online, ${label}`, held, 'terminals', { note: `this level's terminals all online ${upS.toFixed(0)} s after its first registration` }),
+            figure('devices', `gateway RSS per terminal, ${label}`, (after - before) / n / 1024, 'KB', {
+              ...(want === 50_000 ? { target: { on: 'value' as const, goal: { atMost: 10 }, text: '≤ 10 KB at 50,000' } } : {}),
+              note: `RSS ${(before / 2 ** 20).toFixed(0)} MiB before any terminal → ${(after / 2 ** 20).toFixed(0)} MiB`,
+            }),
+          );
+        }
+        return figures;
+      } finally {
+        await Promise.all(fleets.map((f) => f.stop()));
+      }
+    });
+  },
+};
