@@ -103,9 +103,11 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     updated_at: null,
     timezone: 'UTC',
     require_comm_key: false,
+    // An extra field (API-CONTRACT: extra fields are allowed): the calling token, for clients such as the console.
+    token: { id: 1, scope: 'full', expires_at: null },
   });
   const b = body as Record<string, unknown>;
-  t.strictSame(Object.keys(b).sort(), ['created_at', 'devices_count', 'id', 'is_active', 'name', 'require_comm_key', 'timezone', 'updated_at', 'users_count']);
+  t.strictSame(Object.keys(b).sort(), ['created_at', 'devices_count', 'id', 'is_active', 'name', 'require_comm_key', 'timezone', 'token', 'updated_at', 'users_count']);
   t.ok(Number.isInteger(b['id']) && (b['id'] as number) > 0, 'id is a positive integer');
   t.match(b['created_at'], ISO_MS_Z, 'created_at: ISO 8601, UTC with Z, milliseconds');
 });
@@ -130,6 +132,7 @@ t.test('each token sees its own location only', async (t) => {
     updated_at: null,
     timezone: 'Europe/Berlin',
     require_comm_key: false,
+    token: { id: second.token.id, scope: 'full', expires_at: null },
   });
 
   // Disabling one location leaves the other untouched.
