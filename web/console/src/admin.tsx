@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page, type Scope } from './api.js';
 import { formatLocal } from './time.js';
-import { errorText, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+import { errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
 
 interface Location {
   readonly id: number;
@@ -110,15 +110,7 @@ export function LocationsPage({ token }: { token: string }) {
           <table>
             <caption class="sr-only">Locations</caption>
             <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Time zone</th>
-                <th scope="col">Users</th>
-                <th scope="col">Devices</th>
-                <th scope="col">State</th>
-                <th scope="col">Actions</th>
-              </tr>
+              <HeaderRow columns={['Id', 'Name', 'Time zone', 'Users', 'Devices', 'State', 'Actions']} />
             </thead>
             <tbody>
               {list.data.map((l) => (
@@ -190,14 +182,7 @@ function EditLocation({ location, onSave, onCancel }: { location: Location; onSa
           <input value={zone} required list="zones" onInput={(e) => setZone(e.currentTarget.value)} />
         </label>
       </div>
-      <div class="actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          Save
-        </button>
-      </div>
+      <FormActions onCancel={onCancel} />
     </form>
   );
 }
@@ -315,15 +300,7 @@ export function TokensPage({ token }: { token: string }) {
           <table>
             <caption class="sr-only">Tokens of the location</caption>
             <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Label</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">State</th>
-                <th scope="col">Actions</th>
-              </tr>
+              <HeaderRow columns={['Id', 'Scope', 'Label', 'Created', 'Expires', 'State', 'Actions']} />
             </thead>
             <tbody>
               {tokens.data.map((t) => (
@@ -384,14 +361,7 @@ export function UnassignedPage({ token }: { token: string }) {
           <table>
             <caption class="sr-only">Unassigned terminals</caption>
             <thead>
-              <tr>
-                <th scope="col">Serial</th>
-                <th scope="col">First contact</th>
-                <th scope="col">Last contact</th>
-                <th scope="col">Address</th>
-                <th scope="col">Protocol</th>
-                <th scope="col">Assign to</th>
-              </tr>
+              <HeaderRow columns={['Serial', 'First contact', 'Last contact', 'Address', 'Protocol', 'Assign to']} />
             </thead>
             <tbody>
               {list.data.data.map((d) => (

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { api, download, query, type Page, type Session } from './api.js';
 import { formatLocal, localToUtc, localToday } from './time.js';
-import { errorText, Notice, Pager, useLoad } from './ui.js';
+import { errorText, HeaderRow, Notice, Pager, useLoad } from './ui.js';
 
 interface Punch {
   readonly id: number;
@@ -99,13 +99,7 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
           <table>
             <caption class="sr-only">Attendance records, newest first</caption>
             <thead>
-              <tr>
-                <th scope="col">Time ({zone})</th>
-                <th scope="col">PIN</th>
-                <th scope="col">Device</th>
-                <th scope="col">Status</th>
-                <th scope="col">Verified by</th>
-              </tr>
+              <HeaderRow columns={[`Time (${zone})`, 'PIN', 'Device', 'Status', 'Verified by']} />
             </thead>
             <tbody>
               {list.data.data.map((p) => (

@@ -6,7 +6,7 @@ import { AUTH_TEXT, type Device, firmware, mergeState, model } from './devices.j
 import { BASE, navigate } from './router.js';
 import { openStream } from './stream.js';
 import { formatLocal } from './time.js';
-import { errorText, Notice, Online, Pager, TypedConfirm, useLoad } from './ui.js';
+import { errorText, HeaderRow, Notice, Online, Pager, TypedConfirm, useLoad } from './ui.js';
 
 interface Preset {
   readonly id: string;
@@ -163,10 +163,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
           <div class="table-wrap">
             <table>
               <thead>
-                <tr>
-                  <th scope="col">Option</th>
-                  <th scope="col">Value</th>
-                </tr>
+                <HeaderRow columns={['Option', 'Value']} />
               </thead>
               <tbody>
                 {Object.entries(d.options)

@@ -105,3 +105,30 @@ export function TypedConfirm(props: { title: string; word: string; action: strin
     </dialog>
   );
 }
+
+/** The Cancel / Save pair that ends an edit form (the form's submit saves). */
+export function FormActions({ onCancel }: { onCancel: () => void }) {
+  return (
+    <div class="actions">
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" class="primary">
+        Save
+      </button>
+    </div>
+  );
+}
+
+/** A table's header row: one column header per name. */
+export function HeaderRow({ columns }: { columns: readonly string[] }) {
+  return (
+    <tr>
+      {columns.map((c) => (
+        <th key={c} scope="col">
+          {c}
+        </th>
+      ))}
+    </tr>
+  );
+}

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page, type Session } from './api.js';
 import { CsvError, parseUsersCsv } from './csv.js';
-import { errorText, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+import { errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
 
 interface User {
   readonly pin: number;
@@ -215,14 +215,7 @@ function UserForm({ initial, isNew, onSave, onCancel }: { initial: Draft; isNew:
           Active
         </label>
       </div>
-      <div class="actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          Save
-        </button>
-      </div>
+      <FormActions onCancel={onCancel} />
     </form>
   );
 }
@@ -313,11 +306,7 @@ function ImportSection({ session, onDone }: { session: Session & { kind: 'locati
           <table>
             <caption>Rows not imported</caption>
             <thead>
-              <tr>
-                <th scope="col">Line</th>
-                <th scope="col">PIN</th>
-                <th scope="col">Problem</th>
-              </tr>
+              <HeaderRow columns={['Line', 'PIN', 'Problem']} />
             </thead>
             <tbody>
               {result.errors.map((e) => (
