@@ -116,7 +116,10 @@ t.test('console: admin view in Chromium', { skip: NO_BROWSER }, async (t) => {
     await dialog.getByLabel(/Type .* to confirm/).fill('Branch East');
     await dialog.getByRole('button', { name: 'Disable' }).click();
     await page.getByText(`Location ${branchId} disabled.`).waitFor();
-    t.match(await page.locator(`tr[data-location="${branchId}"]`).textContent(), /disabled/);
+    // The notice comes first; the table is reloaded after it: wait for the row to say so.
+    const row = page.locator(`tr[data-location="${branchId}"]`, { hasText: 'disabled' });
+    await row.waitFor();
+    t.match(await row.textContent(), /disabled/);
     t.equal((await client(url, branchToken)('GET', '/api/me')).status, 403, 'its tokens get 403');
     await page.getByRole('button', { name: 'Enable location Branch East' }).click();
     await page.getByText(`Location ${branchId} enabled.`).waitFor();
