@@ -484,7 +484,10 @@ export class DeviceActor {
           }
           break;
         case 'commandResults':
-          for (const result of event.results) await applyResult(this.#ctx, codec, result);
+          // One commit for the reply's results (50 commands are some 300 small writes) [issue #20].
+          await this.#deps.store.unitOfWork(async () => {
+            for (const result of event.results) await applyResult(this.#ctx, codec, result);
+          });
           break;
         case 'remoteUserLookup':
           return codec.replies.remoteUser([]);
@@ -649,7 +652,7 @@ export class DeviceActor {
     const codec = this.#codecOf(device);
     // Unassigned devices get a valid reply but no commands [API-CONTRACT §6].
     if (!device || !location) return { codec, batch: EMPTY_BATCH, assigned: false };
-    const batch = await takeBatch(this.#ctx, codec, device, location);
+    const batch = await this.#deps.store.unitOfWork(() => takeBatch(this.#ctx, codec, device, location));
     if (batch.drained) {
       this.#drainedAt = generation;
       this.#drainedUntil = performance.now() + SNAPSHOT_TRUST_MS;

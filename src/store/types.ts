@@ -625,13 +625,20 @@ export interface JobsPort {
 /** One event of the cluster feed as stored (src/events/types.ts FeedEvent). */
 export interface StoredEvent {
   readonly id: string;
-  /** Per location: 1, 2, 3, … assigned atomically by appendEvent. */
+  /** Per location: 1, 2, 3, … assigned atomically by appendEvents. */
   readonly seq: number;
   readonly location_id: number;
   readonly type: string;
   readonly at: Iso;
   readonly node: string;
   readonly data: unknown;
+}
+
+/** The one location of an event batch (ClusterPort.appendEvents); a mixed batch is a programming error. */
+export function oneLocation(events: readonly { readonly location_id: number }[]): number {
+  const id = events[0]?.location_id;
+  if (id === undefined || events.some((e) => e.location_id !== id)) throw new Error('appendEvents: one location per batch');
+  return id;
 }
 
 /** Who serves a device (the `owner_node` / `lease_until` of its record) and its last announced presence. */
@@ -648,8 +655,12 @@ export interface EventWatch {
 
 /** What several nodes on one store share: the event feed, job leases, device ownership and presence. */
 export interface ClusterPort {
-  /** Stores an event with its location's next sequence number (atomic: two nodes never get the same). */
-  appendEvent(event: Omit<StoredEvent, 'seq'>): Promise<StoredEvent>;
+  /**
+   * Stores events of ONE location under its next sequence numbers, consecutive and in the given order
+   * (taken atomically: two nodes never get the same). One write for the lot: the feed appends what
+   * accumulated while the previous append ran (group commit, issue #20). Returns them with their seqs.
+   */
+  appendEvents(events: readonly Omit<StoredEvent, 'seq'>[]): Promise<readonly StoredEvent[]>;
   /** Events of a location with seq > after, in seq order. */
   eventsAfter(locationId: number, after: number, limit: number): Promise<readonly StoredEvent[]>;
   /** The last sequence number handed out per location. */
@@ -785,6 +796,16 @@ export interface Store {
   readonly jobs: JobsPort;
   readonly cluster: ClusterPort;
   readonly webhooks: WebhooksPort;
+  /**
+   * Runs `fn`, letting its store calls share one commit where that is cheaper (issue #20): a reply's
+   * 50 command results are 300 small writes. SQLite: one transaction around `fn` (BEGIN IMMEDIATE …
+   * COMMIT; nested `transaction()`s become savepoints), committed when `fn` settles, even when it
+   * throws: no atomicity is promised, only fewer commits. `fn` must await nothing but the store;
+   * should it wait for anything else, what it wrote so far is committed at the end of that turn of
+   * the event loop and the rest commits call by call. MongoDB: runs `fn` (each write is its own).
+   * Resolves after the commit, so a reply sent then is durable.
+   */
+  unitOfWork<T>(fn: () => Promise<T>): Promise<T>;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -3,12 +3,14 @@
 // wrk is not installed) or with simulated terminals, and prints each figure with its ratio to a raw
 // uWebSockets.js hello world driven the same way in the same run. See README "Performance".
 import { Command, InvalidArgumentError } from 'commander';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Context, Scenario } from './lib/context.js';
 import { PartialFailure, table, type Figure } from './lib/figures.js';
+import { profileGatewaysInto } from './lib/gateway.js';
 import { detectGenerator, WRK_THREADS, type GeneratorName } from './lib/load.js';
 import { apiScenario } from './scenarios/api.js';
 import { devicesScenario } from './scenarios/devices.js';
@@ -38,7 +40,7 @@ export interface BenchReport {
   readonly figures: readonly Figure[];
 }
 
-interface Flags { scenario?: string; json?: string; smoke?: boolean; store?: string; engine: string; generator?: string }
+interface Flags { scenario?: string; json?: string; smoke?: boolean; store?: string; engine: string; generator?: string; cpuProf?: string }
 
 function parse(argv: readonly string[]): Flags {
   const names = SCENARIOS.map((s) => s.name);
@@ -62,6 +64,7 @@ function parse(argv: readonly string[]): Flags {
       if (v !== 'wrk' && v !== 'autocannon') throw new InvalidArgumentError('must be wrk or autocannon');
       return v;
     })
+    .option('--cpu-prof <dir>', 'run every gateway under node --cpu-prof, writing its profile into DIR (summarise with dist/test/bench/profile-summary.js)')
     .allowExcessArguments(false);
   program.parse([...argv], { from: 'user' });
   return program.opts<Flags>();
@@ -71,6 +74,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const flags = parse(argv);
   const generator = (flags.generator as GeneratorName | undefined) ?? detectGenerator();
   const smoke = flags.smoke === true;
+  if (flags.cpuProf) {
+    mkdirSync(flags.cpuProf, { recursive: true });
+    profileGatewaysInto(resolve(flags.cpuProf));
+  }
   const ctx: Context = {
     smoke,
     store: flags.store ?? 'sqlite',

@@ -43,3 +43,55 @@ t.test('sqlite: migrations are recorded once; reopening runs none; WAL is on', a
   t.equal(store.kind, 'sqlite');
   await store.close();
 });
+
+t.test('sqlite: migration 12 keeps the stored events (without the index on their id) and their numbering', async (t) => {
+  const file = join(dir, 'at-11.db');
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of MIGRATIONS.filter((m) => m.version <= 11)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+  }
+  db.prepare("INSERT INTO locations (name, timezone, created_at) VALUES ('L', 'UTC', '2026-01-01T00:00:00.000Z')").run();
+  for (let seq = 1; seq <= 3; seq++) {
+    db.prepare('INSERT INTO events (location_id, seq, id, type, at, node, data) VALUES (1, ?, ?, ?, ?, ?, ?)').run(seq, `ev-${seq}`, 'device.updated', '2026-01-01T00:00:00.000Z', 'n1', JSON.stringify({ seq }));
+  }
+  db.prepare('INSERT INTO event_seqs (location_id, seq) VALUES (1, 3)').run();
+  db.close();
+
+  const store = openSqliteStore(file);
+  t.same((await store.cluster.eventsAfter(1, 0, 10)).map((e) => [e.seq, e.id, e.data]), [[1, 'ev-1', { seq: 1 }], [2, 'ev-2', { seq: 2 }], [3, 'ev-3', { seq: 3 }]], 'kept, in order');
+  const [next] = await store.cluster.appendEvents([{ id: 'ev-4', location_id: 1, type: 'device.updated', at: '2026-01-01T00:00:01.000Z', node: 'n1', data: {} }]);
+  t.equal(next?.seq, 4, 'numbering continues');
+  await store.close();
+  const check = new Database(file, { readonly: true });
+  const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").all() as { name: string }[]).map((r) => r.name);
+  t.same(indexes.filter((n) => !n.startsWith('sqlite_autoindex_events_v12')).sort(), ['events_at'], 'only the time index (the key is the table itself)');
+  check.close();
+});
+
+t.test('sqlite: a unit of work is one transaction, committed when its function settles or yields to the event loop', async (t) => {
+  const file = join(dir, 'unit.db');
+  const store = openSqliteStore(file);
+  const Database = (await import('better-sqlite3')).default;
+  const other = new Database(file, { readonly: true });
+  const seen = () => (other.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
+  const ev = (i: number) => ({ id: `u-${i}`, location_id: 1, type: 'device.updated', at: '2026-01-01T00:00:00.000Z', node: 'n1', data: {} });
+  await store.unitOfWork(async () => {
+    await store.cluster.appendEvents([ev(1)]);
+    await store.cluster.appendEvents([ev(2)]);
+    t.equal(seen(), 0, 'inside: another connection sees nothing yet (one transaction)');
+  });
+  t.equal(seen(), 2, 'settled: committed');
+  await store.unitOfWork(async () => {
+    await store.cluster.appendEvents([ev(3)]);
+    await new Promise((r) => setTimeout(r, 5)); // waits for something other than the store
+    t.equal(seen(), 3, 'a unit that yields to the event loop has committed what it wrote');
+    await store.cluster.appendEvents([ev(4)]);
+    t.equal(seen(), 4, 'and writes on call by call');
+  });
+  other.close();
+  await store.close();
+});

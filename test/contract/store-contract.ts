@@ -20,7 +20,7 @@ import { doorEventsContract } from './fixtures/door-events.js';
 import { locationsContract } from './fixtures/locations.js';
 import { at, caseRunner, twoLocations, type Define } from './fixtures/support.js';
 import { syncStateContract } from './fixtures/sync-state.js';
-import { clusterContract } from './fixtures/cluster.js';
+import { clusterContract, unitOfWorkContract } from './fixtures/cluster.js';
 import { templatesContract } from './fixtures/templates.js';
 import { usersContract } from './fixtures/users.js';
 import { webhooksContract } from './fixtures/webhooks.js';
@@ -40,6 +40,7 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   usersBulkContract(define);
   syncStateContract(define);
   clusterContract(define);
+  unitOfWorkContract(define);
   webhooksContract(define);
   define('locations: concurrent bootstrap claims have exactly one winner, once (issue #14)', async (t, store) => {
     const first = await Promise.all(Array.from({ length: 8 }, (_, i) => store.locations.claimBootstrap(`node-${i}`, at(i))));

@@ -14,7 +14,7 @@
  * `leases` are small and stay unsharded, like `counters`.
  */
 import type { ChangeStream, ChangeStreamInsertDocument, Collection, Db } from 'mongodb';
-import type { ClusterPort, DeviceLease, StoredEvent } from '../types.js';
+import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../types.js';
 import { isDuplicateKey } from './util.js';
 
 interface EventDoc {
@@ -60,11 +60,12 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
   ]);
   await devices.createIndexes([{ name: 'presence_last_seen', key: { presence: 1, last_seen: 1 } }]);
 
-  const nextSeq = async (locationId: number): Promise<number> => {
+  /** Takes `n` sequence numbers of a location; returns the last of them. */
+  const takeSeqs = async (locationId: number, n: number): Promise<number> => {
     // Two nodes may both try to create a location's first sequence document; the loser retries.
     for (;;) {
       try {
-        const doc = await seqs.findOneAndUpdate({ _id: locationId }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+        const doc = await seqs.findOneAndUpdate({ _id: locationId }, { $inc: { seq: n } }, { upsert: true, returnDocument: 'after' });
         if (doc) return doc.seq;
       } catch (e) {
         if (!isDuplicateKey(e)) throw e;
@@ -73,10 +74,14 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
   };
 
   return {
-    async appendEvent(e) {
-      const seq = await nextSeq(e.location_id);
-      await events.insertOne({ _id: e.id, location_id: e.location_id, seq, type: e.type, at: e.at, node: e.node, data: e.data });
-      return { ...e, seq };
+    async appendEvents(batch) {
+      if (batch.length === 0) return [];
+      const last = await takeSeqs(oneLocation(batch), batch.length);
+      const stored = batch.map((e, i) => ({ ...e, seq: last - batch.length + 1 + i }));
+      // Ordered: a failure part-way leaves a prefix stored and the rest as a gap the feed skips
+      // (the same as a node dying between taking its seqs and writing).
+      await events.insertMany(stored.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })), { ordered: true });
+      return stored;
     },
     async eventsAfter(locationId, after, limit) {
       return (await events.find({ location_id: locationId, seq: { $gt: after } }).sort({ seq: 1 }).limit(limit).toArray()).map(toEvent);

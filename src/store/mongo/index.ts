@@ -75,6 +75,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     jobs: mongoJobs(c),
     cluster,
     webhooks,
+    unitOfWork: (fn) => fn(),
     async ping() {
       if (closed) throw new Error('store is closed');
       if (!reach.isUp) {

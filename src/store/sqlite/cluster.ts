@@ -3,26 +3,30 @@
  * no change stream: the feed delivers this node's events in process. Sequences, leases and
  * presence are still kept here, so a restart resumes where the last run stopped.
  */
-import type { ClusterPort, DeviceLease, StoredEvent } from '../types.js';
+import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../types.js';
 import type { Db } from './db.js';
 
 type EventRow = { location_id: number; seq: number; id: string; type: string; at: string; node: string; data: string };
 const toEvent = (r: EventRow): StoredEvent => ({ id: r.id, seq: r.seq, location_id: r.location_id, type: r.type, at: r.at, node: r.node, data: JSON.parse(r.data) as unknown });
 
 export function sqliteCluster(db: Db): ClusterPort {
-  const nextSeq = db.prepare(
-    'INSERT INTO event_seqs (location_id, seq) VALUES (?, 1) ON CONFLICT (location_id) DO UPDATE SET seq = seq + 1 RETURNING seq',
+  const takeSeqs = db.prepare(
+    'INSERT INTO event_seqs (location_id, seq) VALUES (?, ?) ON CONFLICT (location_id) DO UPDATE SET seq = seq + excluded.seq RETURNING seq',
   );
   const insertEvent = db.prepare('INSERT INTO events (location_id, seq, id, type, at, node, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const append = db.transaction((e: Omit<StoredEvent, 'seq'>): number => {
-    const { seq } = nextSeq.get(e.location_id) as { seq: number };
-    insertEvent.run(e.location_id, seq, e.id, e.type, e.at, e.node, JSON.stringify(e.data));
-    return seq;
+  const append = db.transaction((events: readonly Omit<StoredEvent, 'seq'>[]): StoredEvent[] => {
+    const locationId = oneLocation(events);
+    const { seq: last } = takeSeqs.get(locationId, events.length) as { seq: number };
+    return events.map((e, i) => {
+      const seq = last - events.length + 1 + i;
+      insertEvent.run(e.location_id, seq, e.id, e.type, e.at, e.node, JSON.stringify(e.data));
+      return { ...e, seq };
+    });
   });
   const leaseOf = db.prepare('SELECT owner_node, lease_until, presence FROM devices WHERE serial_number = ?');
   return {
-    async appendEvent(e) {
-      return { ...e, seq: append.immediate(e) };
+    async appendEvents(events) {
+      return events.length === 0 ? [] : append.immediate(events);
     },
     async eventsAfter(locationId, after, limit) {
       return (db.prepare('SELECT * FROM events WHERE location_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(locationId, after, limit) as EventRow[]).map(toEvent);

@@ -30,6 +30,22 @@ export function openSqliteStore(path: string): Store {
     jobs: sqliteJobs(db),
     cluster: sqliteCluster(db),
     webhooks: sqliteWebhooks(db),
+    async unitOfWork(fn) {
+      if (db.inTransaction) return fn();
+      db.exec('BEGIN IMMEDIATE');
+      const commit = () => {
+        if (db.inTransaction) db.exec('COMMIT');
+      };
+      // `fn` waited for something other than the store: other requests' writes must not wait in
+      // this transaction for it (their replies would leave before their data is durable).
+      const yielded = setImmediate(commit);
+      try {
+        return await fn();
+      } finally {
+        clearImmediate(yielded);
+        commit();
+      }
+    },
     async ping() {
       if (closed) throw new Error('store is closed');
       db.prepare('SELECT 1').get();

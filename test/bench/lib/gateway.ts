@@ -35,6 +35,12 @@ export interface Gateway {
 
 let databases = 0;
 
+/** Set by `--cpu-prof DIR`: every gateway runs under `node --cpu-prof` and leaves its profile there. */
+let cpuProfileDir: string | undefined;
+export function profileGatewaysInto(dir: string | undefined): void {
+  cpuProfileDir = dir;
+}
+
 /** Gateways still running: killed if the bench itself is stopped, so none is left behind. */
 const live = new Set<ChildProcess>();
 let reaperInstalled = false;
@@ -91,12 +97,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     BIOGATE_RATE_LIMIT_RPS: '0',
     ...options.env,
   };
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const cleanup = () => (process.env.BENCH_KEEP ? process.stderr.write(`kept ${dir}\n`) : rmSync(dir, { recursive: true, force: true }));
   let child: ChildProcess | undefined;
   try {
     const { locationId, token } = createLocation(env);
     await options.before?.(storeUrl, locationId);
-    const proc = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const profiling = cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`];
+    const proc = spawn(process.execPath, [...profiling, CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     installReaper();
     live.add(proc);
