@@ -97,7 +97,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     BIOGATE_RATE_LIMIT_RPS: '0',
     ...options.env,
   };
-  const cleanup = () => (process.env.BENCH_KEEP ? process.stderr.write(`kept ${dir}\n`) : rmSync(dir, { recursive: true, force: true }));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
   let child: ChildProcess | undefined;
   try {
     const { locationId, token } = createLocation(env);
