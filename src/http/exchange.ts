@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BioGateError, toErrorResponse } from '../errors.js';
-import type { Logger } from '../log.js';
+import { lazyChild, type Logger } from '../log.js';
 import { clientAddress, type TrustCheck } from './client-address.js';
 import { render, type Rendered } from './render.js';
 import type { Router } from './router.js';
@@ -155,7 +155,7 @@ export class Exchanges {
     const method = incoming.method as HttpMethod;
     const remoteAddress = clientAddress(incoming.peer, headers, options.trustedProxies);
     const id = this.requestId(headers['x-request-id']);
-    const log = options.logger.child({ reqId: id });
+    const log = lazyChild(options.logger, { reqId: id });
 
     const settle = (delivered: boolean) => {
       if (settled) return;
@@ -205,7 +205,7 @@ export class Exchanges {
         settle(false);
       }
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      log.debug({ method, path, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      if (options.logger.isLevelEnabled('debug')) log.debug({ method, path, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       try {
         // The method is the client's word: anything unknown is one label value, not one each.
         options.onResponse?.({ route, method: METHODS.has(method) ? method : 'other', status, seconds, request });

@@ -36,7 +36,14 @@ function seriesKey(labels: Labels, has: (k: string) => boolean, size: number, ma
   return { k: key(other), labels: other };
 }
 
-const key = (labels: Labels) => JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
+/** One string per label set, whatever the order its names came in (per observation: kept cheap, issue #20). */
+const key = (labels: Labels): string => {
+  const names = Object.keys(labels);
+  if (names.length > 1) names.sort();
+  let k = '';
+  for (const n of names) k += `${n}\u0000${labels[n] ?? ''}\u0001`;
+  return k;
+};
 const fmt = (labels: Labels) => {
   const entries = Object.entries(labels);
   if (entries.length === 0) return '';
