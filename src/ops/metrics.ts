@@ -41,7 +41,8 @@ const key = (labels: Labels): string => {
   const names = Object.keys(labels);
   if (names.length > 1) names.sort();
   let k = '';
-  for (const n of names) k += `${n}\u0000${labels[n] ?? ''}\u0001`;
+  // Values JSON-quoted: one a client chose (a table name) cannot imitate a separator.
+  for (const n of names) k += `${n}=${JSON.stringify(labels[n] ?? '')},`;
   return k;
 };
 const fmt = (labels: Labels) => {

@@ -39,6 +39,16 @@ t.test('metric label values chosen by clients are bounded', async (t) => {
   t.equal(series.reduce((n, l) => n + Number(l.split(' ').at(-1)), 0), 81, 'every increment counted');
   t.match(text, /t_latency_seconds_count\{route="other"\} 15/, 'histograms too');
 
+  // One label set is one series whatever order its names come in; values that look like separators do not merge sets.
+  const requests = registry.register(new Counter('t_requests_total', 'help'));
+  requests.inc({ route: '/a', status: '200' });
+  requests.inc({ status: '200', route: '/a' });
+  requests.inc({ route: '/a', status: '2000' });
+  requests.inc({ route: '/a",status="2', status: '00' });
+  const lines = (await registry.render()).split('\n').filter((l) => l.startsWith('t_requests_total{'));
+  t.equal(lines.length, 3, 'three label sets');
+  t.ok(lines.includes('t_requests_total{route="/a",status="200"} 2'), 'the same set in another order counts once');
+
   // Through the real app: a made-up HTTP method is not a label value of its own.
   const s = await startApp(t);
   for (const m of ['FOO', 'BAR', 'BAZ']) {

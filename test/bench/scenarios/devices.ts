@@ -14,6 +14,10 @@ const serial = (i: number) => `BENCHD${String(i).padStart(6, '0')}`;
 /** file descriptors kept free for the store, the listener, logs, the bench's own connections and the
  *  simulators' extra sockets while a poll and a result post overlap (400 was not enough at 10,000) */
 const SPARE_FDS = 2_000;
+/** Time a level may take (starting its terminals and waiting for them): `npm run bench` as a whole
+ *  stays under 15 minutes even when the simulated fleet saturates the machine (issue #20); a level cut
+ *  short says how many terminals it held, and the per-terminal figure divides by those. */
+const LEVEL_BUDGET_MS = 200_000;
 
 export const devicesScenario: Scenario = {
   name: 'devices',
@@ -36,7 +40,7 @@ export const devicesScenario: Scenario = {
           if (n <= have) continue;
           const t0 = Date.now();
           try {
-            fleets.push(await startFleet(gw.url, serials.slice(have, n), () => 'v3', { timeoutMs: 180_000, log: ctx.log }));
+            fleets.push(await startFleet(gw.url, serials.slice(have, n), () => 'v3', { timeoutMs: 180_000, budgetMs: LEVEL_BUDGET_MS, log: ctx.log }));
           } catch (err) {
             throw new PartialFailure(`${n.toLocaleString('en-US')} terminals: ${err instanceof Error ? err.message : String(err)}`, figures);
           }
@@ -46,11 +50,12 @@ export const devicesScenario: Scenario = {
           const held = fleets.reduce((sum, f) => sum + f.online(), 0);
           const after = gw.rss();
           const capped = n < want ? ` (${want.toLocaleString('en-US')} asked; RLIMIT_NOFILE ${limit.toLocaleString('en-US')} allows ${n.toLocaleString('en-US')})` : '';
-          const label = `${n.toLocaleString('en-US')} v3 terminals${capped}`;
+          const short = held < n ? `, ${held.toLocaleString('en-US')} of them online within the level's ${LEVEL_BUDGET_MS / 1000} s` : '';
+          const label = `${n.toLocaleString('en-US')} v3 terminals${capped}${short}`;
           ctx.log(`    ${label}: ${held} online, RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB`);
           figures.push(
-            figure('devices', `terminals online, ${label}`, held, 'terminals', { note: `this level's terminals all online ${upS.toFixed(0)} s after its first registration` }),
-            figure('devices', `gateway RSS per terminal, ${label}`, (after - before) / n / 1024, 'KB', {
+            figure('devices', `terminals online, ${label}`, held, 'terminals', { note: `${held.toLocaleString('en-US')} online ${upS.toFixed(0)} s after this level's first registration` }),
+            figure('devices', `gateway RSS per terminal, ${label}`, (after - before) / Math.max(1, held) / 1024, 'KB', {
               ...(want === 50_000 ? { target: { on: 'value' as const, goal: { atMost: 10 }, text: '≤ 10 KB at 50,000' } } : {}),
               note: `RSS ${(before / 2 ** 20).toFixed(0)} MiB before any terminal → ${(after / 2 ** 20).toFixed(0)} MiB`,
             }),
