@@ -159,9 +159,13 @@ export class ClusterFeed implements EventFeed {
     this.#waiting.set(locationId, [fact]);
     // Started after the current turn of the event loop, so facts emitted together (a reply's 50
     // results, handled in one turn on SQLite) leave together.
-    const chain = new Promise<void>((resolve) => setImmediate(resolve))
+    const chain: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#pump(locationId))
-      .finally(() => this.#chains.delete(locationId));
+      .catch((err: unknown) => this.#deps.log.error({ err, location_id: locationId }, 'event feed: appending failed; consumers miss events'))
+      .finally(() => {
+        // A fact emitted after this pump found its queue empty started the next one: leave that one be.
+        if (this.#chains.get(locationId) === chain) this.#chains.delete(locationId);
+      });
     this.#chains.set(locationId, chain);
   }
 
