@@ -38,8 +38,9 @@ export interface CommandLifecycle {
   cancel(command: Command): Promise<Command | undefined>;
   /**
    * Store side of a claim, done before the reply is written: a composite whose first member goes
-   * out is claimed too. Returns what `delivered` will announce (the records as they are now) and
-   * every id `undelivered` would put back.
+   * out is claimed too. `commands` are the claimed records as the claim left them (the caller knows
+   * what it wrote: no read again). Returns what `delivered` will announce and every id
+   * `undelivered` would put back.
    */
   claimed(commands: readonly Command[], sentAt: string): Promise<{ announce: readonly Command[]; ids: readonly number[] }>;
   /**
@@ -120,8 +121,7 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       const ids: number[] = [];
       for (const c of commands) {
         // A fallback re-delivery was `sent` all along (publicStatus): not a transition.
-        const now = c.attempts === 0 || c.origin === 'sync' ? await store.commands.getById(c.id) : undefined;
-        if (now) out.push(now);
+        if (c.attempts === 0 || c.origin === 'sync') out.push(c);
         const g = memberOf(c);
         // pending → sent for the composite, once: the claim is conditional.
         if (g === undefined || (await store.commands.claim([g], new Map(), sentAt)).length === 0) continue;

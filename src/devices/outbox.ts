@@ -108,9 +108,12 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
   const claimed: Command[] = [];
   for (const command of pending) {
     if (!won.has(command.id)) continue;
-    claimed.push(command);
     const extra = extras.get(command.id);
-    if (extra?.progress) await store.commands.progress(command.id, { result: extra.progress }, sentAt);
+    // The record as the claim left it: what was read, now sent (the claim writes nothing else). On
+    // SQLite no writer comes between the read and the claim (one unit of work); on MongoDB a newer
+    // change merged into a sync op meanwhile shows in the op's next event, not in this one.
+    const sent: Command = { ...command, status: 'sent', sent_at: sentAt, wire: wire.get(command.id) ?? null, updated_at: sentAt };
+    claimed.push((extra?.progress && (await store.commands.progress(command.id, { result: extra.progress }, sentAt))) || sent);
     if (extra?.fullAttlog) await ctx.updateDevice({ state: { ...device.state, attlogReupload: true } });
   }
   const { announce, ids } = await ctx.lifecycle.claimed(claimed, sentAt);

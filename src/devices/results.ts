@@ -45,8 +45,13 @@ export async function finishCommand(ctx: ResultContext, command: Command, outcom
 /** Merges into the progress of a sent command (no-op once it is final). */
 export async function addProgress(ctx: ResultContext, id: number, change: (p: Progress) => Progress, response?: string): Promise<void> {
   const command = await ctx.store.commands.getById(id);
-  if (command?.status !== 'sent' || command.sn !== ctx.sn) return;
-  await ctx.store.commands.progress(id, { result: change(progressOf(command)), ...(response !== undefined ? { response } : {}) }, now(ctx));
+  if (command) await mergeProgress(ctx, command, change, response);
+}
+
+/** addProgress for a command just read in this unit of work (no second read). */
+async function mergeProgress(ctx: ResultContext, command: Command, change: (p: Progress) => Progress, response?: string): Promise<void> {
+  if (command.status !== 'sent' || command.sn !== ctx.sn) return;
+  await ctx.store.commands.progress(command.id, { result: change(progressOf(command)), ...(response !== undefined ? { response } : {}) }, now(ctx));
 }
 
 /** [COMMANDS §2.6] what the answer to `line` teaches; persisted on the device. */
@@ -89,7 +94,7 @@ export async function applyResult(ctx: ResultContext, codec: Codec, result: Comm
   const head = { return_code: result.returnCode, raw: result.raw };
   const done = await completeIfDone(ctx, codec, command, head, result);
   // Lines still outstanding: keep the first line's answer with the command until they arrive.
-  if (!done) await addProgress(ctx, command.id, (p) => ({ ...p, head }), result.raw);
+  if (!done) await mergeProgress(ctx, command, (p) => ({ ...p, head }), result.raw);
 }
 
 /** [COMMANDS §2.5] the one automatic fallback of a preset, tried once: sent again with other wire lines. */

@@ -95,3 +95,35 @@ t.test('sqlite: a unit of work is one transaction, committed when its function s
   other.close();
   await store.close();
 });
+
+t.test('sqlite: migration 13 indexes each command status apart; the mailbox, expiry, sent and child reads use them', async (t) => {
+  const file = join(dir, 'at-12.db');
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(file);
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of MIGRATIONS.filter((m) => m.version <= 12)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+  }
+  const insert = db.prepare("INSERT INTO commands (location_id, sn, command, priority, origin, status, expires_at, created_at) VALUES (1, 'SN1', 'info', ?, 'api', ?, ?, '2026-01-01T00:00:00.000Z')");
+  insert.run(0, 'pending', '2026-01-02T00:00:00.000Z');
+  insert.run(5, 'pending', null);
+  insert.run(0, 'success', null);
+  db.close();
+
+  const store = openSqliteStore(file);
+  t.same((await store.commands.pending('SN1', 10)).map((c) => [c.id, c.priority]), [[2, 5], [1, 0]], 'the pending rows kept, highest priority first');
+  t.same((await store.commands.expire('2026-01-03T00:00:00.000Z')).map((c) => c.id), [1], 'the expiry index finds the pending row with an expiry');
+  await store.close();
+
+  const check = new Database(file, { readonly: true });
+  const plan = (sql: string, ...args: unknown[]) => (check.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+  t.match(plan("SELECT id FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT 50", 'SN1'), /USING (COVERING )?INDEX commands_mailbox \(sn=\?\)$/, 'mailbox: by serial, in order, no sort');
+  t.match(plan("SELECT id FROM commands WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?", 'x'), /INDEX commands_expiry/);
+  t.match(plan("SELECT id FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at", 'x'), /INDEX commands_sent \(sent_at<\?\)$/);
+  t.match(plan('SELECT id FROM commands WHERE parent_id = ? ORDER BY id', 1), /INDEX commands_parent \(parent_id=\?\)/);
+  const partial = check.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'commands' AND name IN ('commands_mailbox', 'commands_sent', 'commands_finished', 'commands_parent', 'commands_expiry')").all() as { name: string; sql: string }[];
+  t.equal(partial.length, 5);
+  t.ok(partial.every((i) => / WHERE /.test(i.sql)), 'every one of them partial');
+  check.close();
+});

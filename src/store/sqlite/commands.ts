@@ -1,70 +1,89 @@
 import { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
-import { json, type Db } from './db.js';
+import { json, prepareRaw, type Db } from './db.js';
 import { lastSyncedElsewhere } from '../sync-history.js';
 
-type Row = Record<string, unknown>;
+/** The columns every command read returns, in this order (rows come back as arrays: `prepareRaw`). */
+const COLUMNS = [
+  'id', 'location_id', 'sn', 'command', 'params', 'priority', 'origin', 'status', 'response', 'error_message', 'result', 'sent_at',
+  'acknowledged_at', 'expires_at', 'sync_key', 'attempts', 'parent_id', 'wire', 'group_id', 'created_by_token_id', 'idempotency_key',
+  'created_at', 'updated_at',
+] as const;
+const COLS = COLUMNS.join(', ');
+const at = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as { readonly [K in (typeof COLUMNS)[number]]: number };
+
+type Row = unknown[];
+
+const str = (v: unknown): string | null => (v as string | null) ?? null;
+const num = (v: unknown): number | null => (v as number | null) ?? null;
 
 const toCommand = (r: Row): Command => ({
-  id: r['id'] as number,
-  location_id: (r['location_id'] as number | null) ?? null,
-  sn: r['sn'] as string,
-  command: r['command'] as string,
-  params: json<Record<string, unknown>>(r['params']),
-  priority: r['priority'] as number,
-  origin: r['origin'] as Command['origin'],
-  status: r['status'] as CommandStatus,
-  response: (r['response'] as string | null) ?? null,
-  error_message: (r['error_message'] as string | null) ?? null,
-  result: json<unknown>(r['result']),
-  sent_at: (r['sent_at'] as string | null) ?? null,
-  acknowledged_at: (r['acknowledged_at'] as string | null) ?? null,
-  expires_at: (r['expires_at'] as string | null) ?? null,
-  sync_key: (r['sync_key'] as string | null) ?? null,
-  attempts: r['attempts'] as number,
-  parent_id: (r['parent_id'] as number | null) ?? null,
-  wire: (r['wire'] as string | null) ?? null,
-  group_id: (r['group_id'] as number | null) ?? null,
-  created_by_token_id: (r['created_by_token_id'] as number | null) ?? null,
-  idempotency_key: (r['idempotency_key'] as string | null) ?? null,
-  created_at: r['created_at'] as string,
-  updated_at: (r['updated_at'] as string | null) ?? null,
+  id: r[at.id] as number,
+  location_id: num(r[at.location_id]),
+  sn: r[at.sn] as string,
+  command: r[at.command] as string,
+  params: json<Record<string, unknown>>(r[at.params]),
+  priority: r[at.priority] as number,
+  origin: r[at.origin] as Command['origin'],
+  status: r[at.status] as CommandStatus,
+  response: str(r[at.response]),
+  error_message: str(r[at.error_message]),
+  result: json<unknown>(r[at.result]),
+  sent_at: str(r[at.sent_at]),
+  acknowledged_at: str(r[at.acknowledged_at]),
+  expires_at: str(r[at.expires_at]),
+  sync_key: str(r[at.sync_key]),
+  attempts: r[at.attempts] as number,
+  parent_id: num(r[at.parent_id]),
+  wire: str(r[at.wire]),
+  group_id: num(r[at.group_id]),
+  created_by_token_id: num(r[at.created_by_token_id]),
+  idempotency_key: str(r[at.idempotency_key]),
+  created_at: r[at.created_at] as string,
+  updated_at: str(r[at.updated_at]),
 });
-
 
 const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 
 export function sqliteCommands(db: Db): CommandsPort {
-  const insert = db.prepare(
+  /** A statement that returns command rows: `*` stands for COLUMNS, rows are arrays. */
+  const q = (sql: string) => prepareRaw(db, sql.replace(/(SELECT|RETURNING) \*/g, `$1 ${COLS}`));
+  const insert = q(
     `INSERT INTO commands (location_id, sn, command, params, priority, origin, status, expires_at, sync_key, parent_id, created_by_token_id, idempotency_key, group_id, composite, created_at)
      VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
   );
   // A composite's group is its own id, known once the row exists.
-  const ownGroup = db.prepare('UPDATE commands SET group_id = id WHERE id = ? RETURNING *');
+  const ownGroup = q('UPDATE commands SET group_id = id WHERE id = ? RETURNING *');
   // Child lines of an attempt that will not be answered any more (requeue, retry, unclaim).
   const supersedeChildren = db.prepare(
     `UPDATE commands SET status = 'failed', error_message = '${ATTEMPT_SUPERSEDED}', updated_at = ? WHERE parent_id = ? AND status IN ('pending', 'sent')`,
   );
-  const failPendingOne = db.prepare("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING *");
-  const unclaimOne = db.prepare(
+  const failPendingOne = q("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING *");
+  const unclaimOne = q(
     "UPDATE commands SET status = 'pending', sent_at = NULL, result = CASE WHEN composite = 1 THEN result END, response = NULL, updated_at = ? WHERE id = ? AND status = 'sent' AND sent_at = ? RETURNING *",
   );
   const groupOpen = db.prepare("SELECT 1 FROM commands WHERE group_id = ? AND status IN ('pending', 'sent') AND composite = 0 LIMIT 1");
   const groupCount = db.prepare('SELECT status, error_message, COUNT(*) AS n FROM commands WHERE group_id = ? AND composite = 0 GROUP BY status, error_message');
-  const byId = db.prepare('SELECT * FROM commands WHERE id = ?');
+  const byId = q('SELECT * FROM commands WHERE id = ?');
   const pendingSync = db.prepare("SELECT id FROM commands WHERE sn = ? AND sync_key = ? AND status = 'pending'");
-  const requeue = db.prepare("UPDATE commands SET status = 'pending', sent_at = NULL, result = NULL, response = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
-  const supersede = db.prepare(`UPDATE commands SET status = 'failed', error_message = '${SUPERSEDED}', updated_at = ? WHERE id = ? RETURNING *`);
+  const requeue = q("UPDATE commands SET status = 'pending', sent_at = NULL, result = NULL, response = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
+  const supersede = q(`UPDATE commands SET status = 'failed', error_message = '${SUPERSEDED}', updated_at = ? WHERE id = ? RETURNING *`);
   // Statements on the delivery path are prepared once (preparing costs more than running them).
+  const mailbox = q("SELECT * FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT ?");
+  const claimOne = db.prepare("UPDATE commands SET status = 'sent', sent_at = ?, wire = ?, updated_at = ? WHERE id = ? AND status = 'pending'");
+  const replace = db.prepare(
+    `UPDATE commands SET command = ?, params = ?, priority = ?, expires_at = ?, group_id = COALESCE(group_id, ?), updated_at = ?
+     WHERE sn = ? AND sync_key = ? AND status = 'pending'`,
+  );
   const countPendingAll = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0");
   const countPendingOf = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?");
-  const childrenOf = db.prepare('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
-  const finishOne = db.prepare(
+  const childrenOf = q('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
+  const finishOne = q(
     `UPDATE commands SET status = ?, response = ?, error_message = ?, result = ?, acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END, updated_at = ?
      WHERE id = ? AND status IN ('pending', 'sent') RETURNING *`,
   );
   /** The one row a statement returns, as a command. */
   const one = (sql: string, ...args: unknown[]): Command | undefined => {
-    const r = db.prepare(sql).get(...args) as Row | undefined;
+    const r = q(sql).get(...args);
     return r && toCommand(r);
   };
   const insertArgs = (c: NewCommand, now: string) => [
@@ -74,13 +93,9 @@ export function sqliteCommands(db: Db): CommandsPort {
   return {
     async create(input, now) {
       if (!input.composite) return toCommand(insert.get(...insertArgs(input, now)) as Row);
-      return db.transaction(() => toCommand(ownGroup.get((insert.get(...insertArgs(input, now)) as Row)['id']) as Row)).immediate();
+      return db.transaction(() => toCommand(ownGroup.get((insert.get(...insertArgs(input, now)) as Row)[at.id]) as Row)).immediate();
     },
     async enqueueSync(ops, now) {
-      const replace = db.prepare(
-        `UPDATE commands SET command = ?, params = ?, priority = ?, expires_at = ?, group_id = COALESCE(group_id, ?), updated_at = ?
-         WHERE sn = ? AND sync_key = ? AND status = 'pending'`,
-      );
       const inserted: Command[] = [];
       let replaced = 0;
       db.transaction(() => {
@@ -113,22 +128,18 @@ export function sqliteCommands(db: Db): CommandsPort {
       if (filter.since) { where.push('created_at >= ?'); args.push(filter.since); }
       const w = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM commands WHERE ${w}`).get(...args) as { n: number }).n;
-      const rows = db.prepare(`SELECT * FROM commands WHERE ${w} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      const rows = q(`SELECT * FROM commands WHERE ${w} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset);
       return { items: rows.map(toCommand), total };
     },
     async pending(sn, limit) {
-      const rows = db
-        .prepare("SELECT * FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT ?")
-        .all(sn, limit) as Row[];
-      return rows.map(toCommand);
+      return mailbox.all(sn, limit).map(toCommand);
     },
     async countPending(sn, origin) {
       if (origin !== undefined) return (countPendingOf.get(sn, origin) as { n: number }).n;
       return (countPendingAll.get(sn) as { n: number }).n;
     },
     async claim(ids, wire, now) {
-      const stmt = db.prepare("UPDATE commands SET status = 'sent', sent_at = ?, wire = ?, updated_at = ? WHERE id = ? AND status = 'pending'");
-      return db.transaction(() => ids.filter((id) => stmt.run(now, wire.get(id) ?? null, now, id).changes > 0)).immediate();
+      return db.transaction(() => ids.filter((id) => claimOne.run(now, wire.get(id) ?? null, now, id).changes > 0)).immediate();
     },
     async finish(id, outcome, now) {
       const r = finishOne
@@ -163,36 +174,33 @@ export function sqliteCommands(db: Db): CommandsPort {
       return out;
     },
     async failGroupPending(groupId, message, now) {
-      const rows = db
-        .prepare("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE group_id = ? AND status = 'pending' AND composite = 0 RETURNING *")
-        .all(message, now, groupId) as Row[];
-      return rows.map(toCommand);
+      return q("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE group_id = ? AND status = 'pending' AND composite = 0 RETURNING *")
+        .all(message, now, groupId)
+        .map(toCommand);
     },
     async failPendingFor(sn, message, now) {
-      const rows = db
-        .prepare("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE sn = ? AND status = 'pending' RETURNING *")
-        .all(message, now, sn) as Row[];
-      return rows.map(toCommand);
+      return q("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE sn = ? AND status = 'pending' RETURNING *")
+        .all(message, now, sn)
+        .map(toCommand);
     },
     async expire(now) {
-      const rows = db
-        .prepare("UPDATE commands SET status = 'failed', error_message = 'expired before delivery', updated_at = ? WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? RETURNING *")
-        .all(now, now) as Row[];
-      return rows.map(toCommand);
+      return q("UPDATE commands SET status = 'failed', error_message = 'expired before delivery', updated_at = ? WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? RETURNING *")
+        .all(now, now)
+        .map(toCommand);
     },
     async sentBefore(cutoff, limit) {
-      return (db.prepare("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at LIMIT ?").all(cutoff, limit) as Row[]).map(toCommand);
+      return q("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at LIMIT ?").all(cutoff, limit).map(toCommand);
     },
     async requeue(id, now) {
       return db
         .transaction(() => {
           const current = byId.get(id) as Row | undefined;
-          if (current?.['status'] !== 'sent') return undefined;
+          if (current?.[at.status] !== 'sent') return undefined;
           // A pending op with the same (sn, sync_key) already carries the change (enqueueSync queued it
           // after this one was sent): requeueing would break the one-pending-op-per-key rule
           // (commands_sync_pending), so this op is superseded instead. Sent again otherwise: an op
           // renders the user's state at dispatch (render.ts), so a late re-run undoes nothing.
-          const superseded = current['sync_key'] !== null && pendingSync.get(current['sn'], current['sync_key']) !== undefined;
+          const superseded = current[at.sync_key] !== null && pendingSync.get(current[at.sn], current[at.sync_key]) !== undefined;
           const r = (superseded ? supersede : requeue).get(now, id) as Row;
           supersedeChildren.run(now, id);
           return toCommand(r);
@@ -200,7 +208,7 @@ export function sqliteCommands(db: Db): CommandsPort {
         .immediate();
     },
     async children(parentId) {
-      return (childrenOf.all(parentId) as Row[]).map(toCommand);
+      return childrenOf.all(parentId).map(toCommand);
     },
     async progress(id, progress, now) {
       const sets = ['result = ?', 'updated_at = ?'];

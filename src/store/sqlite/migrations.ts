@@ -376,4 +376,23 @@ ALTER TABLE events_v12 RENAME TO events;
 CREATE INDEX events_at ON events(at);
 `,
   },
+  {
+    version: 13,
+    // A command's status index entries were rewritten on every transition (the mailbox, sent and
+    // finished indexes all led with status or carried it): six index writes to finish one. Each
+    // index now holds only the rows of the status its readers ask for, so a transition moves a row
+    // out of one and into the next (issue #20). Child lines are the only rows with a parent.
+    name: 'commands: partial indexes per status (issue #20)',
+    sql: `
+DROP INDEX commands_mailbox;
+DROP INDEX commands_sent;
+DROP INDEX commands_finished;
+DROP INDEX commands_parent;
+CREATE INDEX commands_mailbox ON commands(sn, priority DESC, id) WHERE status = 'pending';
+CREATE INDEX commands_expiry ON commands(expires_at) WHERE status = 'pending' AND expires_at IS NOT NULL;
+CREATE INDEX commands_sent ON commands(sent_at) WHERE status = 'sent';
+CREATE INDEX commands_finished ON commands(updated_at) WHERE status IN ('success', 'failed');
+CREATE INDEX commands_parent ON commands(parent_id) WHERE parent_id IS NOT NULL;
+`,
+  },
 ];
