@@ -127,3 +127,42 @@ t.test('sqlite: migration 13 indexes each command status apart; the mailbox, exp
   t.ok(partial.every((i) => / WHERE /.test(i.sql)), 'every one of them partial');
   check.close();
 });
+
+t.test('sqlite: a unit of work whose COMMIT fails is rolled back and fails, and the next one starts clean (also when it yielded)', async (t) => {
+  const store = openSqliteStore(join(dir, 'unit-fail.db'));
+  const Database = (await import('better-sqlite3')).default;
+  // The disk filling up at COMMIT, played by the driver (not by BioGate's code).
+  const exec = Database.prototype.exec;
+  let failCommits = 0;
+  Database.prototype.exec = function (this: InstanceType<typeof Database>, sql: string) {
+    if (sql === 'COMMIT' && failCommits > 0) {
+      failCommits--;
+      throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+    }
+    return exec.call(this, sql);
+  } as typeof exec;
+  t.teardown(() => {
+    Database.prototype.exec = exec;
+  });
+  const ev = (i: number) => ({ id: `f-${i}`, location_id: 1, type: 'device.updated', at: '2026-01-01T00:00:00.000Z', node: 'n1', data: {} });
+  const stored = async () => (await store.cluster.eventsAfter(1, 0, 10)).map((e) => e.id);
+
+  failCommits = 1;
+  await t.rejects(store.unitOfWork(() => store.cluster.appendEvents([ev(1)])), { code: 'SQLITE_FULL' });
+  t.same(await stored(), [], 'rolled back');
+  await store.unitOfWork(() => store.cluster.appendEvents([ev(2)]));
+  t.same(await stored(), ['f-2'], 'the next unit commits');
+
+  failCommits = 1;
+  await t.rejects(
+    store.unitOfWork(async () => {
+      await store.cluster.appendEvents([ev(3)]);
+      await new Promise((r) => setTimeout(r, 5)); // the commit of the yield fails, not the process
+    }),
+    { code: 'SQLITE_FULL' },
+  );
+  t.same(await stored(), ['f-2'], 'what it wrote before yielding was rolled back');
+  await store.cluster.appendEvents([ev(4)]);
+  t.same(await stored(), ['f-2', 'f-4'], 'and writes go on outside any transaction');
+  await store.close();
+});

@@ -33,8 +33,17 @@ export function openSqliteStore(path: string): Store {
     async unitOfWork(fn) {
       if (db.inTransaction) return fn();
       db.exec('BEGIN IMMEDIATE');
+      let failed: { err: unknown } | undefined;
       const commit = () => {
-        if (db.inTransaction) db.exec('COMMIT');
+        if (!db.inTransaction) return;
+        try {
+          db.exec('COMMIT');
+        } catch (err) {
+          // A COMMIT that fails (a deferred constraint, a full disk) must not leave the transaction
+          // open for later writes to vanish into: it is rolled back and this unit fails with it.
+          db.exec('ROLLBACK');
+          failed ??= { err };
+        }
       };
       // `fn` waited for something other than the store: other requests' writes must not wait in
       // this transaction for it (their replies would leave before their data is durable).
@@ -44,6 +53,7 @@ export function openSqliteStore(path: string): Store {
       } finally {
         clearImmediate(yielded);
         commit();
+        if (failed) throw failed.err; // eslint-disable-line no-unsafe-finally -- the unit's outcome is its commit's
       }
     },
     async ping() {
