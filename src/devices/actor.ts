@@ -73,7 +73,8 @@ export interface PushRequest {
   readonly wire: WireRequest;
   readonly decoded: DecodeResult;
   readonly remoteAddress: string;
-  readonly signal: AbortSignal;
+  /** The terminal left (or the server stops): `aborted` costs nothing, `signal` is made when asked for. */
+  readonly gone: { readonly aborted: boolean; readonly signal: AbortSignal };
 }
 
 const reply = (status: number, body: string): DeviceReply => ({ status, contentType: 'text/plain', body });
@@ -198,6 +199,22 @@ export class DeviceActor {
 
   async #device(): Promise<Device | undefined> {
     return this.#deps.store.devices.getBySerial(this.sn);
+  }
+
+  /**
+   * The result context for one reply: the device is read once for all of its results (each result
+   * may teach a capability [COMMANDS §2.6]) and replaced by what this reply's own updates return.
+   */
+  #replyContext(): ResultContext {
+    let device: Promise<Device | undefined> | undefined;
+    return Object.assign(Object.create(this.#ctx) as ResultContext, {
+      device: () => (device ??= this.#device()),
+      updateDevice: async (patch: DeviceSessionPatch) => {
+        const updated = await this.#updateSession(patch);
+        device = Promise.resolve(updated);
+        return updated;
+      },
+    });
   }
 
   /**
@@ -486,7 +503,8 @@ export class DeviceActor {
         case 'commandResults':
           // One commit for the reply's results (50 commands are some 300 small writes) [issue #20].
           await this.#deps.store.unitOfWork(async () => {
-            for (const result of event.results) await applyResult(this.#ctx, codec, result);
+            const ctx = this.#replyContext();
+            for (const result of event.results) await applyResult(ctx, codec, result);
           });
           break;
         case 'remoteUserLookup':
@@ -570,7 +588,7 @@ export class DeviceActor {
     const first = await this.#serial(async () => {
       seen = this.#wakeGeneration;
       const r = await this.#process({ ...req, decoded: { ...req.decoded } });
-      return r.status === 401 || r.status === 403 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take(req.signal)) };
+      return r.status === 401 || r.status === 403 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take(req.gone)) };
     });
     if (first.denied) return first.denied;
     if (first.batch.lines.length > 0) return this.#send(first.codec, first.batch);
@@ -582,17 +600,17 @@ export class DeviceActor {
     this.heldPolls++;
     this.#deps.presence.hold(this.sn, 1);
     try {
-      while (!req.signal.aborted && Date.now() < deadline) {
-        const woken = seen !== this.#wakeGeneration || (await this.#waitForWork(Math.min(2000, deadline - Date.now()), req.signal));
+      while (!req.gone.aborted && Date.now() < deadline) {
+        const woken = seen !== this.#wakeGeneration || (await this.#waitForWork(Math.min(2000, deadline - Date.now()), req.gone.signal));
         seen = this.#wakeGeneration;
-        if (req.signal.aborted) break;
+        if (req.gone.aborted) break;
         // A newer request of the terminal reached another node: this poll is half-open, claim nothing.
         if (!(await this.#stillOwned())) break;
         // Woken: work was queued, go for it. The periodic re-check asks the store first (cheaper); it
         // also catches work no event announced here (the pending hint is dropped for it).
         if (woken || (await this.#pendingInStore())) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
-          const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.signal)));
+          const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.gone)));
           if (next.batch.lines.length > 0) return this.#send(next.codec, next.batch);
         }
       }
@@ -635,9 +653,9 @@ export class DeviceActor {
     return true;
   }
 
-  async #take(signal: AbortSignal): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
+  async #take(gone: PushRequest['gone']): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
     // The terminal may have gone while this waited its turn: claim nothing it would never receive.
-    if (signal.aborted) return this.#noBatch();
+    if (gone.aborted) return this.#noBatch();
     // Noted before the store is read: a wake from here on makes the next poll read it again.
     const generation = this.#wakeGeneration;
     const s = this.#snapshot;

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { BioGateError, toErrorResponse } from '../errors.js';
 import { lazyChild, type Logger } from '../log.js';
 import { clientAddress, type TrustCheck } from './client-address.js';
+import { LazyAbort } from './lazy-abort.js';
 import { render, type Rendered } from './render.js';
 import type { Router } from './router.js';
 import type { HttpMethod, HttpRequest, HttpResponse, ResponseObserver } from './types.js';
@@ -73,7 +74,7 @@ export interface ExchangeOptions {
 }
 
 interface InFlight {
-  readonly abort: AbortController;
+  readonly abort: LazyAbort;
   readonly settle: (delivered: boolean) => void;
 }
 
@@ -138,10 +139,10 @@ export class Exchanges {
     const options = this.#options;
     this.#inFlight++;
     const started = process.hrtime.bigint();
-    // One controller per request, aborted when the client leaves or the server stops
-    // (stop() walks #active). Not AbortSignal.any([client, process]): on Node 20 every
+    // One signal per request (made when first asked for), aborted when the client leaves or the
+    // server stops (stop() walks #active). Not AbortSignal.any([client, process]): on Node 20 every
     // combined signal stays referenced by the long-lived one and leaks (issue #12).
-    const abort = new AbortController();
+    const abort = new LazyAbort();
     // `done`: a response was started (or the client left), nothing more may be sent.
     // `settled`: this request no longer counts as in flight: its body was handed to
     // the socket in full, or the client went away. close() waits for that, because
@@ -246,7 +247,13 @@ export class Exchanges {
       if (this.#stopping) abort.abort();
       request = {
         id, method, path, route: route.pattern, params: match.params, rawQuery, query: new URLSearchParams(rawQuery),
-        headers, body, remoteAddress, log, signal: abort.signal,
+        headers, body, remoteAddress, log,
+        get signal() {
+          return abort.signal;
+        },
+        get aborted() {
+          return abort.aborted;
+        },
       };
       let result: Promise<HttpResponse>;
       try {
@@ -279,7 +286,7 @@ export class Exchanges {
       settle(false); // now, whether or not the engine reports the cut connection in this tick
     }, bodyTimeoutMs);
     bodyTimer.unref();
-    abort.signal.addEventListener('abort', () => clearTimeout(bodyTimer), { once: true });
+    abort.onAbort = () => clearTimeout(bodyTimer);
     wire.readBody((chunk, isLast) => {
       if (done) return false;
       size += chunk.byteLength;

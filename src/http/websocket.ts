@@ -186,6 +186,9 @@ export class WebSocketRegistry {
     const request: WebSocketUpgrade = {
       id, method: 'GET', path: incoming.path, route: route.path, params: {}, rawQuery, query: new URLSearchParams(rawQuery),
       headers, body: Buffer.alloc(0), remoteAddress, log, signal: abort.signal, protocols,
+      get aborted() {
+        return abort.signal.aborted;
+      },
     };
     let decision: Promise<UpgradeDecision<U>>;
     try {
