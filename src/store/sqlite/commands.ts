@@ -1,5 +1,5 @@
 import { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
-import { json, prepareRaw, type Db } from './db.js';
+import { json, positions, rawReader, type Db } from './db.js';
 import { lastSyncedElsewhere } from '../sync-history.js';
 
 /** The columns every command read returns, in this order (rows come back as arrays: `prepareRaw`). */
@@ -8,8 +8,7 @@ const COLUMNS = [
   'acknowledged_at', 'expires_at', 'sync_key', 'attempts', 'parent_id', 'wire', 'group_id', 'created_by_token_id', 'idempotency_key',
   'created_at', 'updated_at',
 ] as const;
-const COLS = COLUMNS.join(', ');
-const at = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as { readonly [K in (typeof COLUMNS)[number]]: number };
+const at = positions(COLUMNS);
 
 type Row = unknown[];
 
@@ -46,7 +45,7 @@ const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined
 
 export function sqliteCommands(db: Db): CommandsPort {
   /** A statement that returns command rows: `*` stands for COLUMNS, rows are arrays. */
-  const q = (sql: string) => prepareRaw(db, sql.replace(/(SELECT|RETURNING) \*/g, `$1 ${COLS}`));
+  const q = rawReader(db, COLUMNS);
   const insert = q(
     `INSERT INTO commands (location_id, sn, command, params, priority, origin, status, expires_at, sync_key, parent_id, created_by_token_id, idempotency_key, group_id, composite, created_at)
      VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,

@@ -26,8 +26,9 @@ const STATEMENT_CACHE_SIZE = 500;
 /**
  * Every `db.prepare(sql)` of the adapters returns one statement per SQL text, prepared once (issue
  * #20: preparing again on every call was a fifth of an idle poll's CPU). better-sqlite3 statements
- * are reusable; none of ours changes a statement's mode (`pluck`, `raw`, `expand`) or iterates one
- * while another call could use it (everything here is synchronous). Least recently used texts go
+ * are reusable; a text is always used in one mode (the few read with `pluck`, or `raw` through
+ * `prepareRaw`, whose texts name their columns, are only read that way), and none is iterated while
+ * another call could use it (everything here is synchronous). Least recently used texts go
  * first past the bound.
  */
 function cachePreparedStatements(db: Db): void {
@@ -46,25 +47,24 @@ function cachePreparedStatements(db: Db): void {
   }) as Db['prepare'];
 }
 
-const rawStatements = new WeakMap<Db, Map<string, Database.Statement>>();
-
 /**
  * A statement whose rows come back as arrays in column order (better-sqlite3's `raw` mode): about
- * half the cost of a row object on a wide table, for the hot reads of the commands adapter (issue
- * #20). Kept apart from the `db.prepare` cache, whose statements stay in object mode; for fixed SQL
- * texts only (the cache is not bounded).
+ * half the cost of a row object on a wide table (issue #20). It is the cached statement of that SQL
+ * text, put in raw mode: such texts name their columns (`rawReader`), so no caller wants them as objects.
  */
 export function prepareRaw(db: Db, sql: string): Database.Statement<unknown[], unknown[]> {
-  let cache = rawStatements.get(db);
-  if (!cache) rawStatements.set(db, (cache = new Map()));
-  let stmt = cache.get(sql);
-  if (!stmt) {
-    stmt = Database.prototype.prepare.call(db, sql) as Database.Statement;
-    stmt.raw(true);
-    cache.set(sql, stmt);
-  }
-  return stmt as Database.Statement<unknown[], unknown[]>;
+  return (db.prepare(sql) as Database.Statement<unknown[], unknown[]>).raw(true);
 }
+
+/** `prepareRaw` for one table's reads: `SELECT *` and `RETURNING *` stand for `columns`, in that order. */
+export function rawReader(db: Db, columns: readonly string[]): (sql: string) => Database.Statement<unknown[], unknown[]> {
+  const list = columns.join(', ');
+  return (sql) => prepareRaw(db, sql.replace(/(SELECT|RETURNING) \*/g, `$1 ${list}`));
+}
+
+/** Each column's position in a raw row. */
+export const positions = <C extends string>(columns: readonly C[]): { readonly [K in C]: number } =>
+  Object.fromEntries(columns.map((c, i) => [c, i])) as { readonly [K in C]: number };
 
 export function migrate(db: Db): number[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');

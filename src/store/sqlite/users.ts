@@ -1,61 +1,47 @@
 import type { Template, TemplatesPort, UpsertResult, User, UserFields, UsersPort } from '../types.js';
-import { bool, likePattern, type Db } from './db.js';
+import { bool, likePattern, positions, rawReader, type Db } from './db.js';
 import { outboxMarker } from './sync-state.js';
 
 type Row = Record<string, unknown>;
 
-const toUser = (r: Row): User => ({
-  id: r['id'] as number,
-  location_id: r['location_id'] as number,
-  pin: r['pin'] as number,
-  first_name: (r['first_name'] as string | null) ?? null,
-  last_name: (r['last_name'] as string | null) ?? null,
-  card_no: (r['card_no'] as string | null) ?? null,
-  password: (r['password'] as number | null) ?? null,
-  is_active: bool(r['is_active']),
-  start_time: (r['start_time'] as string | null) ?? null,
-  end_time: (r['end_time'] as string | null) ?? null,
-  privilege: r['privilege'] as number,
-  group: r['grp'] as number,
-  super_authorize: r['super_authorize'] as number,
-  created_at: r['created_at'] as string,
-  updated_at: (r['updated_at'] as string | null) ?? null,
-});
-
 /**
- * The user list reads rows as arrays (better-sqlite3 raw mode), in this column order: building a
- * keyed row object per user was half of the list's store time (issue #20). Its SQL texts name these
- * columns, so no other caller shares (and sees the raw mode of) those cached statements.
+ * User reads come back as arrays (better-sqlite3 raw mode, `rawReader`), in this column order:
+ * building a keyed row object per user was half of the list's store time (issue #20).
  */
-const LIST_COLUMNS = 'id, location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, created_at, updated_at';
-const fromListRow = (r: unknown[]): User => ({
-  id: r[0] as number,
-  location_id: r[1] as number,
-  pin: r[2] as number,
-  first_name: (r[3] as string | null) ?? null,
-  last_name: (r[4] as string | null) ?? null,
-  card_no: (r[5] as string | null) ?? null,
-  password: (r[6] as number | null) ?? null,
-  is_active: bool(r[7]),
-  start_time: (r[8] as string | null) ?? null,
-  end_time: (r[9] as string | null) ?? null,
-  privilege: r[10] as number,
-  group: r[11] as number,
-  super_authorize: r[12] as number,
-  created_at: r[13] as string,
-  updated_at: (r[14] as string | null) ?? null,
+const USER_COLUMNS = [
+  'id', 'location_id', 'pin', 'first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'grp',
+  'super_authorize', 'created_at', 'updated_at',
+] as const;
+const at = positions(USER_COLUMNS);
+const toUser = (r: unknown[]): User => ({
+  id: r[at.id] as number,
+  location_id: r[at.location_id] as number,
+  pin: r[at.pin] as number,
+  first_name: (r[at.first_name] as string | null) ?? null,
+  last_name: (r[at.last_name] as string | null) ?? null,
+  card_no: (r[at.card_no] as string | null) ?? null,
+  password: (r[at.password] as number | null) ?? null,
+  is_active: bool(r[at.is_active]),
+  start_time: (r[at.start_time] as string | null) ?? null,
+  end_time: (r[at.end_time] as string | null) ?? null,
+  privilege: r[at.privilege] as number,
+  group: r[at.grp] as number,
+  super_authorize: r[at.super_authorize] as number,
+  created_at: r[at.created_at] as string,
+  updated_at: (r[at.updated_at] as string | null) ?? null,
 });
 
 /** API field → column. */
-const COLUMNS: Record<keyof UserFields, string> = {
+const COLUMNS: Record<keyof UserFields, (typeof USER_COLUMNS)[number]> = {
   first_name: 'first_name', last_name: 'last_name', card_no: 'card_no', password: 'password', is_active: 'is_active',
   start_time: 'start_time', end_time: 'end_time', privilege: 'privilege', group: 'grp', super_authorize: 'super_authorize',
 };
 const toColumn = (v: unknown): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
 export function sqliteUsers(db: Db): UsersPort {
-  const get = db.prepare('SELECT * FROM users WHERE location_id = ? AND pin = ?');
-  const insert = db.prepare(
+  const q = rawReader(db, USER_COLUMNS);
+  const get = q('SELECT * FROM users WHERE location_id = ? AND pin = ?');
+  const insert = q(
     `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, created_at)
      VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @created_at) RETURNING *`,
   );
@@ -70,7 +56,7 @@ export function sqliteUsers(db: Db): UsersPort {
   };
 
   const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): UpsertResult => {
-    const existing = get.get(locationId, pin) as Row | undefined;
+    const existing = get.get(locationId, pin);
     if (!existing) {
       const r = insert.get({
         location_id: locationId, pin,
@@ -78,20 +64,20 @@ export function sqliteUsers(db: Db): UsersPort {
         password: fields.password ?? null, is_active: fields.is_active === false ? 0 : 1,
         start_time: fields.start_time ?? null, end_time: fields.end_time ?? null,
         privilege: fields.privilege ?? 0, grp: fields.group ?? 0, super_authorize: fields.super_authorize ?? 0, created_at: now,
-      }) as Row;
+      }) as unknown[];
       return { user: toUser(r), created: true, changed: true };
     }
     const sets: string[] = [];
     const args: unknown[] = [];
-    for (const [key, col] of Object.entries(COLUMNS) as [keyof UserFields, string][]) {
+    for (const [key, col] of Object.entries(COLUMNS) as [keyof UserFields, (typeof USER_COLUMNS)[number]][]) {
       if (!(key in fields) || fields[key] === undefined) continue;
       const value = toColumn(fields[key]);
-      if (existing[col] === value) continue;
+      if (existing[at[col]] === value) continue;
       sets.push(`${col} = ?`);
       args.push(value);
     }
     if (sets.length === 0) return { user: toUser(existing), created: false, changed: false };
-    const r = db.prepare(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, existing['id']) as Row;
+    const r = q(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, existing[at.id]) as unknown[];
     return { user: toUser(r), created: false, changed: true };
   };
 
@@ -104,19 +90,19 @@ export function sqliteUsers(db: Db): UsersPort {
       return db.transaction(() => items.map((i) => marked(upsertOne(locationId, i.pin, i.fields, now), now))).immediate();
     },
     async get(locationId, pin) {
-      const r = get.get(locationId, pin) as Row | undefined;
+      const r = get.get(locationId, pin);
       return r && toUser(r);
     },
     async getMany(locationId, pins) {
       const out: User[] = [];
       for (const chunk of pinChunks(pins)) {
-        const rows = db.prepare(`SELECT * FROM users WHERE location_id = ? AND pin IN (${chunk.map(() => '?').join(',')}) ORDER BY pin`).all(locationId, ...chunk) as Row[];
+        const rows = q(`SELECT * FROM users WHERE location_id = ? AND pin IN (${chunk.map(() => '?').join(',')}) ORDER BY pin`).all(locationId, ...chunk);
         out.push(...rows.map(toUser));
       }
       return out;
     },
     async getById(locationId, id) {
-      const r = db.prepare('SELECT * FROM users WHERE location_id = ? AND id = ?').get(locationId, id) as Row | undefined;
+      const r = q('SELECT * FROM users WHERE location_id = ? AND id = ?').get(locationId, id);
       return r && toUser(r);
     },
     async list(locationId, filter, window) {
@@ -138,8 +124,8 @@ export function sqliteUsers(db: Db): UsersPort {
       // Unfiltered, the total is the location's maintained count (migration 11), not a count of its users.
       const total = where.length === 1 ? countOf(locationId) : (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
       // Served by the (location_id, pin) unique index in pin order (test/perf/users-list-plan.test.ts).
-      const rows = db.prepare(`SELECT ${LIST_COLUMNS} FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`).raw(true).all(...args, window.limit, window.offset) as unknown[][];
-      return { items: rows.map(fromListRow), total };
+      const rows = q(`SELECT * FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset);
+      return { items: rows.map(toUser), total };
     },
     async count(locationId) {
       return countOf(locationId);
@@ -147,7 +133,7 @@ export function sqliteUsers(db: Db): UsersPort {
     async delete(locationId, pin, now = new Date().toISOString()) {
       return db
         .transaction(() => {
-          const r = db.prepare('DELETE FROM users WHERE location_id = ? AND pin = ? RETURNING *').get(locationId, pin) as Row | undefined;
+          const r = q('DELETE FROM users WHERE location_id = ? AND pin = ? RETURNING *').get(locationId, pin);
           if (r) db.prepare('DELETE FROM templates WHERE location_id = ? AND user_pin = ?').run(locationId, pin);
           if (r) mark(locationId, pin, now);
           return r && toUser(r);
@@ -159,11 +145,11 @@ export function sqliteUsers(db: Db): UsersPort {
         .transaction(() => {
           const out: User[] = [];
           if (pins === null) {
-            out.push(...(db.prepare('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND is_active = 1 RETURNING *').all(now, locationId) as Row[]).map(toUser));
+            out.push(...q('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND is_active = 1 RETURNING *').all(now, locationId).map(toUser));
           } else {
-            const stmt = db.prepare('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND pin = ? AND is_active = 1 RETURNING *');
+            const stmt = q('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND pin = ? AND is_active = 1 RETURNING *');
             for (const pin of pins) {
-              const r = stmt.get(now, locationId, pin) as Row | undefined;
+              const r = stmt.get(now, locationId, pin);
               if (r) out.push(toUser(r));
             }
           }
@@ -176,8 +162,7 @@ export function sqliteUsers(db: Db): UsersPort {
       return (db.prepare('SELECT pin FROM users WHERE location_id = ? AND is_active = 1 ORDER BY pin').all(locationId) as { pin: number }[]).map((r) => r.pin);
     },
     async withAccessWindow(locationId) {
-      const rows = db.prepare('SELECT * FROM users WHERE location_id = ? AND is_active = 1 AND (start_time IS NOT NULL OR end_time IS NOT NULL) ORDER BY pin').all(locationId) as Row[];
-      return rows.map(toUser);
+      return q('SELECT * FROM users WHERE location_id = ? AND is_active = 1 AND (start_time IS NOT NULL OR end_time IS NOT NULL) ORDER BY pin').all(locationId).map(toUser);
     },
   };
 }
