@@ -73,8 +73,7 @@ export interface PushRequest {
   readonly wire: WireRequest;
   readonly decoded: DecodeResult;
   readonly remoteAddress: string;
-  /** The terminal left (or the server stops): `aborted` costs nothing, `signal` is made when asked for. */
-  readonly gone: { readonly aborted: boolean; readonly signal: AbortSignal };
+  readonly signal: AbortSignal;
 }
 
 const reply = (status: number, body: string): DeviceReply => ({ status, contentType: 'text/plain', body });
@@ -588,7 +587,7 @@ export class DeviceActor {
     const first = await this.#serial(async () => {
       seen = this.#wakeGeneration;
       const r = await this.#process({ ...req, decoded: { ...req.decoded } });
-      return r.status === 401 || r.status === 403 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take(req.gone)) };
+      return r.status === 401 || r.status === 403 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take(req.signal)) };
     });
     if (first.denied) return first.denied;
     if (first.batch.lines.length > 0) return this.#send(first.codec, first.batch);
@@ -600,17 +599,17 @@ export class DeviceActor {
     this.heldPolls++;
     this.#deps.presence.hold(this.sn, 1);
     try {
-      while (!req.gone.aborted && Date.now() < deadline) {
-        const woken = seen !== this.#wakeGeneration || (await this.#waitForWork(Math.min(2000, deadline - Date.now()), req.gone.signal));
+      while (!req.signal.aborted && Date.now() < deadline) {
+        const woken = seen !== this.#wakeGeneration || (await this.#waitForWork(Math.min(2000, deadline - Date.now()), req.signal));
         seen = this.#wakeGeneration;
-        if (req.gone.aborted) break;
+        if (req.signal.aborted) break;
         // A newer request of the terminal reached another node: this poll is half-open, claim nothing.
         if (!(await this.#stillOwned())) break;
         // Woken: work was queued, go for it. The periodic re-check asks the store first (cheaper); it
         // also catches work no event announced here (the pending hint is dropped for it).
         if (woken || (await this.#pendingInStore())) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
-          const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.gone)));
+          const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.signal)));
           if (next.batch.lines.length > 0) return this.#send(next.codec, next.batch);
         }
       }
@@ -653,9 +652,9 @@ export class DeviceActor {
     return true;
   }
 
-  async #take(gone: PushRequest['gone']): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
+  async #take(signal: AbortSignal): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
     // The terminal may have gone while this waited its turn: claim nothing it would never receive.
-    if (gone.aborted) return this.#noBatch();
+    if (signal.aborted) return this.#noBatch();
     // Noted before the store is read: a wake from here on makes the next poll read it again.
     const generation = this.#wakeGeneration;
     const s = this.#snapshot;

@@ -12,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import { BioGateError, toErrorResponse } from '../errors.js';
 import { lazyChild, type Logger } from '../log.js';
 import { clientAddress, type TrustCheck } from './client-address.js';
-import { LazyAbort } from './lazy-abort.js';
 import { render, type Rendered } from './render.js';
 import type { Router } from './router.js';
 import type { HttpMethod, HttpRequest, HttpResponse, ResponseObserver } from './types.js';
@@ -74,7 +73,7 @@ export interface ExchangeOptions {
 }
 
 interface InFlight {
-  readonly abort: LazyAbort;
+  readonly abort: AbortController;
   readonly settle: (delivered: boolean) => void;
 }
 
@@ -139,10 +138,10 @@ export class Exchanges {
     const options = this.#options;
     this.#inFlight++;
     const started = process.hrtime.bigint();
-    // One signal per request (made when first asked for), aborted when the client leaves or the
-    // server stops (stop() walks #active). Not AbortSignal.any([client, process]): on Node 20 every
+    // One controller per request, aborted when the client leaves or the server stops
+    // (stop() walks #active). Not AbortSignal.any([client, process]): on Node 20 every
     // combined signal stays referenced by the long-lived one and leaks (issue #12).
-    const abort = new LazyAbort();
+    const abort = new AbortController();
     // `done`: a response was started (or the client left), nothing more may be sent.
     // `settled`: this request no longer counts as in flight: its body was handed to
     // the socket in full, or the client went away. close() waits for that, because
@@ -247,13 +246,7 @@ export class Exchanges {
       if (this.#stopping) abort.abort();
       request = {
         id, method, path, route: route.pattern, params: match.params, rawQuery, query: new URLSearchParams(rawQuery),
-        headers, body, remoteAddress, log,
-        get signal() {
-          return abort.signal;
-        },
-        get aborted() {
-          return abort.aborted;
-        },
+        headers, body, remoteAddress, log, signal: abort.signal,
       };
       let result: Promise<HttpResponse>;
       try {
@@ -286,7 +279,7 @@ export class Exchanges {
       settle(false); // now, whether or not the engine reports the cut connection in this tick
     }, bodyTimeoutMs);
     bodyTimer.unref();
-    abort.onAbort = () => clearTimeout(bodyTimer);
+    abort.signal.addEventListener('abort', () => clearTimeout(bodyTimer), { once: true });
     wire.readBody((chunk, isLast) => {
       if (done) return false;
       size += chunk.byteLength;

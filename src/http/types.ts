@@ -61,8 +61,6 @@ export interface HttpRequest {
   readonly log: Logger;
   /** Aborted when the client goes away: long polls stop waiting. */
   readonly signal: AbortSignal;
-  /** Whether `signal` is aborted, asked without making the signal (most requests never need it). */
-  readonly aborted: boolean;
 }
 
 export interface HttpResponse {

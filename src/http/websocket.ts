@@ -186,9 +186,6 @@ export class WebSocketRegistry {
     const request: WebSocketUpgrade = {
       id, method: 'GET', path: incoming.path, route: route.path, params: {}, rawQuery, query: new URLSearchParams(rawQuery),
       headers, body: Buffer.alloc(0), remoteAddress, log, signal: abort.signal, protocols,
-      get aborted() {
-        return abort.signal.aborted;
-      },
     };
     let decision: Promise<UpgradeDecision<U>>;
     try {

@@ -69,16 +69,7 @@ export function mountPushRoutes(http: HttpServer, deps: PushDeps): void {
       return { status: err.code === 'UNKNOWN_ENDPOINT' ? 404 : 400, headers: { 'Content-Type': 'text/plain' }, body: 'ERROR' };
     }
     try {
-      // The signal is made only if the actor asks for it (a held poll): an idle poll only asks `aborted`.
-      const gone = {
-        get aborted() {
-          return req.aborted;
-        },
-        get signal() {
-          return req.signal;
-        },
-      };
-      return text(await deps.hub.handle(decoded.sn, { wire, decoded, remoteAddress: req.remoteAddress, gone }));
+      return text(await deps.hub.handle(decoded.sn, { wire, decoded, remoteAddress: req.remoteAddress, signal: req.signal }));
     } catch (err) {
       // [PUSH-v2 §2.2] a non-200 makes the terminal keep its data and resend: a store outage is a plain 503 (issue #12).
       if (!(err instanceof BioGateError) || err.code !== 'STORE_UNAVAILABLE') throw err;

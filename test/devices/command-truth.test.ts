@@ -4,7 +4,6 @@
 import t from 'tap';
 import { codecFor } from '../../protocols/index.js';
 import type { Command } from '../../src/store/types.js';
-import { LazyAbort } from '../../src/http/lazy-abort.js';
 import { ADMIN_TOKEN, bearer, fakeClock, fetchJson, jsonBody, startApp, type StartOptions } from '../helpers/app.js';
 
 interface CommandView { id: number; command: string; status: string; response: string | null; error_message: string | null; result: Record<string, unknown> | null; sent_at: string | null }
@@ -122,7 +121,7 @@ t.test('a batch whose reply did not reach the terminal goes back to pending, ann
   const door = await queue({ sn: 'TRUTHGON', command: 'door-unlock' });
   // What src/push/routes.ts does for a getrequest, then what src/http tells it when the client had gone.
   const wire = { method: 'GET', path: '/iclock/getrequest', query: { SN: 'TRUTHGON' }, headers: {}, body: Buffer.alloc(0) };
-  const reply = await app.app.hub.handle('TRUTHGON', { wire, decoded: codecFor('2.0.0').decode(wire), remoteAddress: '127.0.0.1', gone: new LazyAbort() });
+  const reply = await app.app.hub.handle('TRUTHGON', { wire, decoded: codecFor('2.0.0').decode(wire), remoteAddress: '127.0.0.1', signal: new AbortController().signal });
   t.equal(reply.body, `C:${door.id}:AC_UNLOCK`, 'the batch was claimed for this reply');
   t.type(reply.onSettled, 'function');
   reply.onSettled?.(false);
