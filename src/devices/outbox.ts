@@ -104,7 +104,8 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
   if (lines.length === 0) return EMPTY_BATCH;
   const sentAt = now();
   const won = new Set(await store.commands.claim([...wire.keys()], wire, sentAt));
-  await putBackStaleSyncOps(ctx, codec, device, location, pending, won, renderedFor, sentAt);
+  // Nothing but this unit wrote since the render (SQLite, no yield): the lines are the store's.
+  if (!store.isolated()) await putBackStaleSyncOps(ctx, codec, device, location, pending, won, renderedFor, sentAt);
   const claimed: Command[] = [];
   for (const command of pending) {
     if (!won.has(command.id)) continue;

@@ -806,6 +806,14 @@ export interface Store {
    * Resolves after the commit, so a reply sent then is durable.
    */
   unitOfWork<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Whether the unit of work running now still has the store to itself, so that nothing written
+   * since it began came from anyone else. SQLite: while the unit's transaction is open (BEGIN
+   * IMMEDIATE holds the write lock against other processes, and this process ran nothing else in
+   * between, or the unit would have committed). MongoDB: never. A reader that re-checks what it read
+   * against concurrent writers may skip that re-check when this is true.
+   */
+  isolated(): boolean;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -76,6 +76,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     cluster,
     webhooks,
     unitOfWork: (fn) => fn(),
+    isolated: () => false,
     async ping() {
       if (closed) throw new Error('store is closed');
       if (!reach.isUp) {

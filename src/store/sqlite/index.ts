@@ -15,6 +15,8 @@ import { sqliteWebhooks } from './webhooks.js';
 export function openSqliteStore(path: string): Store {
   const db = openDatabase(path);
   let closed = false;
+  /** A unit of work's transaction is open (see `isolated`). */
+  let unitOpen = false;
   return {
     kind: 'sqlite',
     locations: sqliteLocations(db),
@@ -33,8 +35,10 @@ export function openSqliteStore(path: string): Store {
     async unitOfWork(fn) {
       if (db.inTransaction) return fn();
       db.exec('BEGIN IMMEDIATE');
+      unitOpen = true;
       let failed: { err: unknown } | undefined;
       const commit = () => {
+        unitOpen = false;
         if (!db.inTransaction) return;
         try {
           db.exec('COMMIT');
@@ -55,6 +59,9 @@ export function openSqliteStore(path: string): Store {
         commit();
         if (failed) throw failed.err; // eslint-disable-line no-unsafe-finally -- the unit's outcome is its commit's
       }
+    },
+    isolated() {
+      return unitOpen && db.inTransaction;
     },
     async ping() {
       if (closed) throw new Error('store is closed');
