@@ -142,8 +142,11 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     await page.getByLabel('Search name or PIN').fill('Ada');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('button', { name: 'Edit user 77' }).click();
-    await page.getByRole('form', { name: 'Edit user 77' }).getByLabel('Last name').fill('Lovelace');
+    const edit = page.getByRole('form', { name: 'Edit user 77' });
+    await edit.getByLabel('Last name').fill('Lovelace');
     await page.getByRole('button', { name: 'Save' }).click();
+    // "User 77 saved." is still shown from the create: the form closing is what says this save is done.
+    await edit.waitFor({ state: 'detached' });
     await page.getByText('User 77 saved.').waitFor();
     t.match((await g.a.api('GET', '/api/users/77')).body, { first_name: 'Ada', last_name: 'Lovelace' }, 'edited');
     await page.getByRole('button', { name: 'Deactivate user 77' }).click();
