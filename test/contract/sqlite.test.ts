@@ -12,6 +12,19 @@ const dir = await mkdtemp(join(tmpdir(), 'biogate-contract-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
 let n = 0;
 
+/** A database file as a BioGate of schema `version` left it (migrations up to it applied), still open. */
+async function databaseAt(name: string, version: number) {
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(join(dir, name));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+  }
+  return { db, file: join(dir, name), Database };
+}
+
 t.test('store contract (SQLite file)', async (t) => {
   storeContract(t, async () => openSqliteStore(join(dir, `contract-${++n}.db`)));
 });
@@ -45,15 +58,7 @@ t.test('sqlite: migrations are recorded once; reopening runs none; WAL is on', a
 });
 
 t.test('sqlite: migration 12 keeps the stored events (without the index on their id) and their numbering', async (t) => {
-  const file = join(dir, 'at-11.db');
-  const Database = (await import('better-sqlite3')).default;
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version <= 11)) {
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
-  }
+  const { db, file, Database } = await databaseAt('at-11.db', 11);
   db.prepare("INSERT INTO locations (name, timezone, created_at) VALUES ('L', 'UTC', '2026-01-01T00:00:00.000Z')").run();
   for (let seq = 1; seq <= 3; seq++) {
     db.prepare('INSERT INTO events (location_id, seq, id, type, at, node, data) VALUES (1, ?, ?, ?, ?, ?, ?)').run(seq, `ev-${seq}`, 'device.updated', '2026-01-01T00:00:00.000Z', 'n1', JSON.stringify({ seq }));
@@ -97,14 +102,7 @@ t.test('sqlite: a unit of work is one transaction, committed when its function s
 });
 
 t.test('sqlite: migration 13 indexes each command status apart; the mailbox, expiry, sent and child reads use them', async (t) => {
-  const file = join(dir, 'at-12.db');
-  const Database = (await import('better-sqlite3')).default;
-  const db = new Database(file);
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version <= 12)) {
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
-  }
+  const { db, file, Database } = await databaseAt('at-12.db', 12);
   const insert = db.prepare("INSERT INTO commands (location_id, sn, command, priority, origin, status, expires_at, created_at) VALUES (1, 'SN1', 'info', ?, 'api', ?, ?, '2026-01-01T00:00:00.000Z')");
   insert.run(0, 'pending', '2026-01-02T00:00:00.000Z');
   insert.run(5, 'pending', null);
