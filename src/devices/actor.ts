@@ -456,7 +456,7 @@ export class DeviceActor {
         }
         case 'users': {
           // Users a device reports are recorded for the load-users command that asked, never created [API-CONTRACT §5].
-          const cmdId = event.source.kind === 'query' ? Number(event.source.cmdId) : await this.#outstanding('load-users');
+          const cmdId = event.source.kind === 'query' ? Number(event.source.cmdId) : await this.#outstanding('load-users', device);
           if (cmdId !== undefined && Number.isSafeInteger(cmdId)) {
             const records = await this.#notOtherLocations(device, location, cmdId, event.records);
             await addProgress(this.#ctx, cmdId, (p) => ({ ...p, users: [...(p.users ?? []), ...records] }));
@@ -699,11 +699,9 @@ export class DeviceActor {
   // ------------------------------------------------------------------ uploads answering commands
 
   /** The id of this device's oldest sent command of a preset (v2 uploads answering a query carry no id). */
-  async #outstanding(preset: PresetId): Promise<number | undefined> {
-    const page = await this.#deps.store.commands.list(
-      (await this.#device())?.location_id ?? -1, { sn: this.sn, status: 'sent', command: preset }, { offset: 0, limit: 1 },
-    );
-    return page.items[0]?.id;
+  async #outstanding(preset: PresetId, device: Device | undefined): Promise<number | undefined> {
+    const location = device?.location_id;
+    return location === undefined || location === null ? undefined : (await this.#deps.store.commands.sentOf(location, this.sn, preset, 1))[0]?.id;
   }
 
   /**
@@ -711,7 +709,7 @@ export class DeviceActor {
    * as ordinary ATTLOG uploads while the query is outstanding [COMMANDS §4.17].
    */
   async #checkAttendanceFor(source: RecordSource | undefined, device: Device) {
-    const id = source?.kind === 'query' ? Number(source.cmdId) : source?.table.toUpperCase() === 'ATTLOG' ? await this.#outstanding('check-attendance') : undefined;
+    const id = source?.kind === 'query' ? Number(source.cmdId) : source?.table.toUpperCase() === 'ATTLOG' ? await this.#outstanding('check-attendance', device) : undefined;
     if (id === undefined || !Number.isSafeInteger(id)) return undefined;
     const command = await this.#deps.store.commands.getById(id);
     if (command?.sn !== device.serial_number || command.command !== 'check-attendance' || command.status !== 'sent') return undefined;
@@ -720,8 +718,8 @@ export class DeviceActor {
 
   /** [COMMANDS §4.1] a device may restart before posting its result: a new handshake completes the reboot. */
   async #restarted(location: Location): Promise<void> {
-    const sent = await this.#deps.store.commands.list(location.id, { sn: this.sn, status: 'sent', command: 'reboot' }, { offset: 0, limit: 10 });
-    for (const command of sent.items) await finishCommand(this.#ctx, command, { status: 'success', result: { note: 'device restarted' } });
+    const sent = await this.#deps.store.commands.sentOf(location.id, this.sn, 'reboot', 10);
+    for (const command of sent) await finishCommand(this.#ctx, command, { status: 'success', result: { note: 'device restarted' } });
   }
 
   // ------------------------------------------------------------------ firmware
@@ -733,8 +731,8 @@ export class DeviceActor {
   async #file(url: string, device: Device | undefined): Promise<DeviceReply> {
     const location = await this.#location(device);
     if (!device || !location) return reply(404, 'not found');
-    const offered = await this.#deps.store.commands.list(location.id, { sn: this.sn, status: 'sent', command: 'firmware-upgrade' }, { offset: 0, limit: 20 });
-    const command = offered.items.find((c) => c.params?.['url'] === url);
+    const offered = await this.#deps.store.commands.sentOf(location.id, this.sn, 'firmware-upgrade', 20);
+    const command = offered.find((c) => c.params?.['url'] === url);
     if (!command) {
       this.#log.warn({ url }, 'file request for a url BioGate did not offer to this device refused');
       return reply(404, 'not found');

@@ -22,16 +22,28 @@ function offsetAt(tz: string, ms: number): number {
 
 const WALL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/;
 
-/** `2026-11-21 09:30:00` in `tz` → ISO UTC, or undefined when the text is not a valid wall-clock time. */
-export function localToUtc(local: string, tz: string): string | undefined {
+/**
+ * `2026-11-21 09:30:00` (or with a `T`) → the wall-clock reading as milliseconds on a UTC axis, or
+ * undefined when the text is not a valid wall-clock time (Feb 30, 24:00, a stray letter).
+ */
+export function wallClock(local: string): number | undefined {
   const m = WALL.exec(local.trim());
   if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]), h = Number(m[4]), mi = Number(m[5]), s = Number(m[6]);
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return undefined;
   const wall = Date.UTC(y, mo - 1, d, h, mi, s);
-  if (new Date(wall).getUTCDate() !== d) return undefined;
+  return new Date(wall).getUTCDate() === d ? wall : undefined;
+}
+
+/** A wall-clock reading (see wallClock) in `tz` → the UTC instant, in milliseconds. */
+export function wallToUtc(wall: number, tz: string): number {
   // Two passes settle the offset around DST changes (an ambiguous hour takes the first offset).
-  let utc = wall - offsetAt(tz, wall);
-  utc = wall - offsetAt(tz, utc);
-  return new Date(utc).toISOString();
+  const utc = wall - offsetAt(tz, wall);
+  return wall - offsetAt(tz, utc);
+}
+
+/** `2026-11-21 09:30:00` in `tz` → ISO UTC, or undefined when the text is not a valid wall-clock time. */
+export function localToUtc(local: string, tz: string): string | undefined {
+  const wall = wallClock(local);
+  return wall === undefined ? undefined : new Date(wallToUtc(wall, tz)).toISOString();
 }

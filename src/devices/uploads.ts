@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { AttendanceRecord, BioTemplate, DoorEvent, AccessRecord, FaceTemplate, FingerprintTemplate, FingerVeinTemplate } from '../../protocols/index.js';
 import type { BioType, Device, Location, NewAttendance, Store, TemplateInput } from '../store/types.js';
 import type { EventBus } from './event-bus.js';
-import { localToUtc } from './local-time.js';
+import { wallClock, wallToUtc } from './local-time.js';
 
 export interface Punch {
   readonly pin: string;
@@ -89,14 +89,6 @@ export async function recordPunches(store: Store, bus: EventBus, device: Device,
   return { accepted, stored, rejected };
 }
 
-const WALL_HOUR = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}):\d{2}:\d{2}$/;
-
-/**
- * localToUtc for one time zone, with the UTC offset memoised per local hour: converting costs
- * two Intl calls, which for 240,000 punches was seconds of blocked event loop. An hour whose
- * first and last second have the same offset has it throughout (a zone changes offset at most
- * once an hour); an hour with a change (a DST transition) is converted exactly, record by record.
- */
 /**
  * One converter per time zone for the process, so an hour's offset is worked out once, not once per
  * upload (issue #20: terminals post every few seconds, mostly within the same hour). Bounded: a
@@ -113,29 +105,31 @@ function converterFor(tz: string): (local: string) => string | undefined {
   return c;
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * localToUtc for one time zone, with the UTC offset memoised per local hour: converting costs
+ * two Intl calls, which for 240,000 punches was seconds of blocked event loop. An hour whose
+ * first and last second have the same offset has it throughout (a zone changes offset at most
+ * once an hour); an hour with a change (a DST transition) is converted exactly, record by record.
+ * A record is parsed once, to a number (issue #20: the text round trips were a tenth of an upload).
+ */
 function utcConverter(tz: string): (local: string) => string | undefined {
-  const offsets = new Map<string, number | null>(); // hour → offset ms; null: convert exactly
-  const offsetOf = (wall: string): number | undefined => {
-    const utc = localToUtc(wall, tz);
-    return utc === undefined ? undefined : Date.parse(`${wall.replace(' ', 'T')}Z`) - Date.parse(utc);
-  };
+  const offsets = new Map<number, number | null>(); // wall-clock hour → offset ms; null: convert exactly
   return (local) => {
-    const m = WALL_HOUR.exec(local.trim());
-    if (!m) return undefined;
-    const hour = `${m[1]} ${m[2]}`;
+    const wall = wallClock(local);
+    if (wall === undefined) return undefined;
+    const hour = Math.floor(wall / HOUR_MS);
     let offset = offsets.get(hour);
     if (offset === undefined) {
-      const first = offsetOf(`${hour}:00:00`);
-      const last = offsetOf(`${hour}:59:59`);
-      offset = first !== undefined && first === last ? first : null;
+      const first = hour * HOUR_MS;
+      const last = first + HOUR_MS - 1_000;
+      const atFirst = first - wallToUtc(first, tz);
+      offset = atFirst === last - wallToUtc(last, tz) ? atFirst : null;
       if (offsets.size > 10_000) offsets.clear();
       offsets.set(hour, offset);
     }
-    if (offset === null) return localToUtc(local, tz);
-    const wall = Date.parse(`${local.trim().replace(' ', 'T')}Z`);
-    // Invalid days (2026-02-30) and out-of-range fields: the exact path decides.
-    if (Number.isNaN(wall) || new Date(wall).toISOString().slice(0, 19) !== local.trim().replace(' ', 'T')) return localToUtc(local, tz);
-    return new Date(wall - offset).toISOString();
+    return new Date(offset === null ? wallToUtc(wall, tz) : wall - offset).toISOString();
   };
 }
 

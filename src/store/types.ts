@@ -364,6 +364,12 @@ export interface CommandsPort {
   list(locationId: number, filter: CommandFilter, window: Window): Promise<Page<Command>>;
   /** Pending top-level commands of a device: priority desc, then id asc (composites never). */
   pending(sn: string, limit: number): Promise<readonly Command[]>;
+  /**
+   * Sent top-level commands of one preset on a device of the location, in the order they were sent (oldest first):
+   * the check-attendance a v2 ATTLOG upload answers, the reboots a handshake completes, the firmware
+   * a terminal may fetch. Served by an index on the device, never a scan of the location's commands.
+   */
+  sentOf(locationId: number, sn: string, command: string, limit: number): Promise<readonly Command[]>;
   /** Pending top-level commands of a device; with `origin`, only those (the mailbox bound counts API commands only). */
   countPending(sn: string, origin?: CommandOrigin): Promise<number>;
   /** Atomic pending → sent for each id; returns the ids this caller won (safe across nodes). */

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { statSync, existsSync } from 'node:fs';
+import { startCheckpointer } from '../../src/store/sqlite/checkpointer.js';
 import { migrate, openDatabase } from '../../src/store/sqlite/db.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { storeContract } from './store-contract.js';
@@ -124,6 +126,76 @@ t.test('sqlite: migration 13 indexes each command status apart; the mailbox, exp
   t.equal(partial.length, 5);
   t.ok(partial.every((i) => / WHERE /.test(i.sql)), 'every one of them partial');
   check.close();
+});
+
+t.test('sqlite: migration 14 copies attendance with its ids and high-water mark, the same duplicates, and finds sent commands by device', async (t) => {
+  const { db, file, Database } = await databaseAt('at-13.db', 13);
+  db.prepare("INSERT INTO locations (name, timezone, created_at) VALUES ('L', 'UTC', '2026-01-01T00:00:00.000Z')").run();
+  const punch = db.prepare("INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at) VALUES (1, 'SN1', ?, NULL, ?, ?, 0, 1, NULL, '2026-01-01T00:00:00.000Z')");
+  for (let i = 1; i <= 5; i++) punch.run(String(i), `2026-01-01T08:0${i}:00.000Z`, `2026-01-01 08:0${i}:00`);
+  db.prepare('DELETE FROM attendance WHERE id >= 4').run(); // the newest rows pruned: ids 4 and 5 must never come back
+  db.close();
+
+  const store = openSqliteStore(file);
+  const kept = await store.attendance.listAfter(1, null, {}, 10, '2026-01-02T00:00:00.000Z');
+  t.same(kept.map((a) => [a.id, a.pin, a.local_time]), [[1, '1', '2026-01-01 08:01:00'], [2, '2', '2026-01-01 08:02:00'], [3, '3', '2026-01-01 08:03:00']], 'rows and ids kept');
+  const again = { location_id: 1, sn: 'SN1', user_id: null, status: 0, verify: 1, work_code: null };
+  const stored = await store.attendance.record([
+    { ...again, pin: '2', timestamp: '2026-01-01T08:02:00.000Z', local_time: '2026-01-01 08:02:00' },
+    { ...again, pin: '9', timestamp: '2026-01-01T08:09:00.000Z', local_time: '2026-01-01 08:09:00' },
+  ], '2026-01-02T00:00:00.000Z');
+  t.same(stored.map((a) => a.pin), ['9'], 'a copied punch is still a duplicate');
+  t.ok((stored[0]?.id ?? 0) > 5, `a new punch takes an id above the pruned ones (${stored[0]?.id})`);
+  await store.close();
+
+  const check = new Database(file, { readonly: true });
+  const plan = (sql: string, ...args: unknown[]) => (check.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+  t.match(plan("SELECT id FROM commands WHERE sn = ? AND command = ? AND status = 'sent' AND parent_id IS NULL AND location_id = ? ORDER BY sent_at, id LIMIT 1", 'SN1', 'reboot', 1), /INDEX commands_sent_device \(sn=\? AND command=\?\)/, 'sent commands of a device: by serial and preset');
+  const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'attendance'").all() as { name: string }[]).map((r) => r.name).sort();
+  t.same(indexes, ['attendance_location', 'attendance_timestamp', 'sqlite_autoindex_attendance_1'], 'the dedup key and both indexes, nothing left of the old table');
+  t.equal((check.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name LIKE 'attendance_v14%' AND type = 'table'").get() as { n: number }).n, 0);
+  check.close();
+});
+
+t.test('sqlite: LIMIT and OFFSET parameters are cast (so STAT4 does not plan the statement on every run) and keep their meaning', async (t) => {
+  const db = openDatabase(':memory:');
+  db.exec('CREATE TABLE n (v INTEGER)');
+  for (let v = 1; v <= 5; v++) db.prepare('INSERT INTO n (v) VALUES (?)').run(v);
+  const page = db.prepare('SELECT v FROM n ORDER BY v LIMIT ? OFFSET ?');
+  t.equal(page.source, 'SELECT v FROM n ORDER BY v LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)');
+  t.same(page.pluck().all(2, 1), [2, 3]);
+  t.same(page.pluck().all(10, 4), [5]);
+  t.same(page.pluck().all(0, 0), [], 'limit 0');
+  t.same(page.pluck().all(-1, 3), [4, 5], 'a negative limit is no limit, as before');
+  t.equal(db.prepare('SELECT v FROM n LIMIT 2').source, 'SELECT v FROM n LIMIT 2', 'literals untouched');
+  db.close();
+});
+
+t.test('sqlite: once the log grows, a thread checkpoints it, not the writer; the writer keeps a backstop and takes over when the thread stops', async (t) => {
+  const file = join(dir, 'checkpointer.db');
+  const db = openDatabase(file);
+  const mark = () => db.pragma('wal_autocheckpoint', { simple: true });
+  const until = async (ok: () => boolean) => {
+    for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  const checkpointer = startCheckpointer(db, file, { pollMs: 10 });
+  db.exec('CREATE TABLE filler (b BLOB)');
+  await new Promise((r) => setTimeout(r, 100));
+  t.same([checkpointer.running, mark()], [false, 1000], 'a small log: no thread, SQLite\'s own mark');
+
+  const before = statSync(file).size;
+  const insert = db.prepare('INSERT INTO filler (b) VALUES (randomblob(4000))');
+  for (let i = 0; i < 600; i++) insert.run(); // 2.4 MB of log: below the writer's mark, so it checkpoints nothing itself
+  await until(() => checkpointer.running && mark() === 4000);
+  t.same([checkpointer.running, mark()], [true, 4000], 'past 2 MiB of log the thread runs, and the writer\'s mark is a backstop');
+  await until(() => statSync(file).size >= before + 2_000_000);
+  t.ok(statSync(file).size >= before + 2_000_000, `the thread copied the log into the file (${before} → ${statSync(file).size} bytes)`);
+
+  await checkpointer.stop();
+  t.same([checkpointer.running, mark()], [false, 1000], 'stopped: the writer checkpoints by itself again');
+  await checkpointer.stop();
+  db.close();
+  t.notOk(existsSync(`${file}-wal`), 'the thread\'s connection was closed: the writer\'s close was the last and removed the log');
 });
 
 t.test('sqlite: a unit of work whose COMMIT fails is rolled back and fails, and the next one starts clean (also when it yielded)', async (t) => {

@@ -167,6 +167,11 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
       const docs = await c.commands.find({ sn, status: 'pending', ...deliverable }).sort({ priority: -1, created_at: 1, _id: 1 }).limit(limit).toArray();
       return docs.map(toCommand);
     },
+    async sentOf(locationId, sn, command, limit) {
+      // The mailbox index (sn, status, …) narrows to the device's sent commands, a handful.
+      const docs = await c.commands.find({ sn, status: 'sent', command, parent_id: null, location_id: locationId }).sort({ sent_at: 1, _id: 1 }).limit(limit).toArray();
+      return docs.map(toCommand);
+    },
     async countPending(sn, origin) {
       return c.commands.countDocuments({ sn, status: 'pending', ...deliverable, ...(origin === undefined ? {} : { origin }) });
     },

@@ -73,6 +73,7 @@ export function sqliteCommands(db: Db): CommandsPort {
     `UPDATE commands SET command = ?, params = ?, priority = ?, expires_at = ?, group_id = COALESCE(group_id, ?), updated_at = ?
      WHERE sn = ? AND sync_key = ? AND status = 'pending'`,
   );
+  const sentOfDevice = q("SELECT * FROM commands WHERE sn = ? AND command = ? AND status = 'sent' AND parent_id IS NULL AND location_id = ? ORDER BY sent_at, id LIMIT ?");
   const countPendingAll = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0");
   const countPendingOf = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?");
   const childrenOf = q('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
@@ -132,6 +133,9 @@ export function sqliteCommands(db: Db): CommandsPort {
     },
     async pending(sn, limit) {
       return mailbox.all(sn, limit).map(toCommand);
+    },
+    async sentOf(locationId, sn, command, limit) {
+      return sentOfDevice.all(sn, command, locationId, limit).map(toCommand);
     },
     async countPending(sn, origin) {
       if (origin !== undefined) return (countPendingOf.get(sn, origin) as { n: number }).n;

@@ -1,6 +1,7 @@
 /** The embedded store: SQLite through better-sqlite3, the zero-setup default. */
 import type { Store } from '../types.js';
 import { sqliteAttendance } from './attendance.js';
+import { startCheckpointer } from './checkpointer.js';
 import { sqliteCluster } from './cluster.js';
 import { sqliteCommands } from './commands.js';
 import { openDatabase } from './db.js';
@@ -14,6 +15,7 @@ import { sqliteWebhooks } from './webhooks.js';
 
 export function openSqliteStore(path: string): Store {
   const db = openDatabase(path);
+  const checkpointer = path === ':memory:' ? undefined : startCheckpointer(db, path);
   let closed = false;
   /** A unit of work's transaction is open (see `isolated`). */
   let unitOpen = false;
@@ -70,6 +72,7 @@ export function openSqliteStore(path: string): Store {
     async close() {
       if (closed) return;
       closed = true;
+      await checkpointer?.stop(); // first: the last connection to close checkpoints the log and removes it
       db.close();
     },
   };

@@ -10,6 +10,8 @@ import type { LoadPlan } from '../lib/load.js';
 
 const BATCH = 100;
 const TERMINALS = 20;
+/** Users whose PINs the records carry. */
+const USERS = 10_000;
 /** 2025-01-01T00:00:00Z: records count up one second each from here, per load thread. */
 const EPOCH = 1_735_689_600;
 const serial = (i: number) => `BENCHI${String(i).padStart(3, '0')}`;
@@ -17,19 +19,24 @@ const stamp = (t: number) => new Date(t * 1000).toISOString().slice(0, 19).repla
 
 const plan: LoadPlan = {
   method: 'POST',
-  // The thread (tid) is the PIN, so threads and rounds never repeat a record; k walks the clock.
-  lua: `local B, T, EPOCH = ${BATCH}, ${TERMINALS}, ${EPOCH}
+  // Records as a site makes them: each of 10,000 users punching in turn (PIN = a step of 7,919,
+  // prime to 10,000, through the record counter), each terminal's records in time order. Threads
+  // (tid) keep apart by a clock 10^8 s (three years) from one another, so no record repeats.
+  lua: `local B, T, EPOCH, USERS = ${BATCH}, ${TERMINALS}, ${EPOCH}, ${USERS}
 function make(tid, k)
   local lines = {}
-  local pin = tostring(tid)
   for j = 0, B - 1 do
-    lines[#lines + 1] = pin .. "\\t" .. os.date("!%Y-%m-%d %H:%M:%S", EPOCH + (k - 1) * B + j) .. "\\t0\\t1\\t0\\t0\\t0"
+    local n = (k - 1) * B + j
+    lines[#lines + 1] = tostring(1 + (n * 7919) % USERS) .. "\\t" .. os.date("!%Y-%m-%d %H:%M:%S", EPOCH + tid * 100000000 + n) .. "\\t0\\t1\\t0\\t0\\t0"
   end
   return string.format("/iclock/cdata?SN=BENCHI%03d&table=ATTLOG&Stamp=9999", k % T + 1), table.concat(lines, "\\n") .. "\\n"
 end`,
   make(tid, k) {
     const lines: string[] = [];
-    for (let j = 0; j < BATCH; j++) lines.push(`${tid}\t${stamp(EPOCH + (k - 1) * BATCH + j)}\t0\t1\t0\t0\t0`);
+    for (let j = 0; j < BATCH; j++) {
+      const n = (k - 1) * BATCH + j;
+      lines.push(`${1 + ((n * 7919) % USERS)}\t${stamp(EPOCH + tid * 100_000_000 + n)}\t0\t1\t0\t0\t0`);
+    }
     return { path: `/iclock/cdata?SN=${serial((k % TERMINALS) + 1)}&table=ATTLOG&Stamp=9999`, body: `${lines.join('\n')}\n` };
   },
 };
