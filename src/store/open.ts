@@ -18,7 +18,13 @@ export const STORE_RETRY_AFTER_S = 5;
 export async function openStore(url: string): Promise<Store> {
   if (url.startsWith('sqlite:')) {
     const [{ openSqliteStore }, { isSqliteUnavailable }] = await Promise.all([import('./sqlite/index.js'), import('./sqlite/db.js')]);
-    return guardStore(withTestFaults(openSqliteStore(url.slice('sqlite:'.length))), isSqliteUnavailable);
+    const store = openSqliteStore(url.slice('sqlite:'.length));
+    // A write that waited out another process's lock makes the next ones fail at once (./sqlite/lock-watch.ts).
+    const unavailable = (err: unknown) => {
+      store.locks.noteError(err);
+      return isSqliteUnavailable(err);
+    };
+    return guardStore(withTestFaults(store), unavailable);
   }
   if (/^mongodb(\+srv)?:\/\//.test(url)) {
     const { openMongoStore, isMongoUnavailable } = await import('./mongo/index.js');

@@ -6,6 +6,8 @@
 // /readyz unready during the outage and ready again after it; afterwards every punch the terminal
 // sent is stored exactly once (it re-sends what got 503, as firmware does [PUSH-v2 §2.2]), every user
 // the API client wrote exists once, and a last_seen noted before the outage reaches the store.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { bearer, jsonBody, logCapture, startApp, TEST_STORE, waitFor, type StartedApp } from '../helpers/app.js';
@@ -24,6 +26,10 @@ interface Answer {
   readonly phase: Phase;
 }
 type Phase = 'before' | 'outage' | 'after';
+
+/** Holds the write lock of the database named by argv[1] for 300 ms, saying so first. */
+const BRIEF_LOCK = `const db = new (require('better-sqlite3'))(process.argv[1]); db.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n');
+setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, 300);`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -175,8 +181,9 @@ t.test('MongoDB stopped for 10 s under light traffic, then started: 503s, no 500
   t.equal(quiet?.last_seen, seenBefore, 'the last_seen noted just before the outage reached the store after it');
 });
 
-t.test('SQLite locked by another process past the busy timeout: 503 STORE_UNAVAILABLE, not 500', { skip: TEST_STORE === 'mongodb' && 'SQLite-only: the file lock of another process' }, async (t) => {
+t.test('SQLite locked by another process past the busy timeout: 503 STORE_UNAVAILABLE, not 500, and the gateway stays responsive', { skip: TEST_STORE === 'mongodb' && 'SQLite-only: the file lock of another process' }, async (t) => {
   const app = await startApp(t);
+  t.equal((await fetch(`${app.url}/api/devices`, jsonBody('POST', { sn: 'LOCKED01' }, bearer(app.token)))).status, 201);
   // Another process (the CLI, a backup tool) holds the write lock for longer than busy_timeout (5 s).
   const other = new Database(app.storePath as string);
   t.teardown(() => other.close());
@@ -185,10 +192,39 @@ t.test('SQLite locked by another process past the busy timeout: 503 STORE_UNAVAI
   t.equal(locked.status, 503);
   t.equal(locked.headers.get('retry-after'), '5');
   t.match(await locked.json(), { code: 'STORE_UNAVAILABLE' });
-  const upload = await fetch(`${app.url}/iclock/cdata?SN=LOCKED01&table=ATTLOG`, { method: 'POST', body: '5\t2026-07-01 08:00:00\t0\t1\n' });
-  t.equal(upload.status, 503, 'a terminal is told to keep its data');
-  t.equal(await upload.text(), 'store unavailable');
+
+  // The lock stays held. better-sqlite3 waits for it on the event loop, so every write that waits the
+  // whole busy timeout stalls every request of the process: once is the price of noticing the lock,
+  // after that writes must fail at once (and the background writers, which keep trying, with them).
+  const timed = async (what: string, request: () => Promise<Response>) => {
+    const started = Date.now();
+    const res = await request();
+    return { what, status: res.status, body: await res.text(), ms: Date.now() - started };
+  };
+  const answers: Awaited<ReturnType<typeof timed>>[] = [];
+  const until = Date.now() + 8_000;
+  let n = 0;
+  while (Date.now() < until) {
+    n++;
+    answers.push(await timed('api write', () => fetch(`${app.url}/api/users`, jsonBody('POST', { pin: 100 + n, first_name: 'Locked' }, bearer(app.token)))));
+    answers.push(await timed('upload', () => fetch(`${app.url}/iclock/cdata?SN=LOCKED01&table=ATTLOG`, { method: 'POST', body: `5\t2026-07-01 08:${String(n % 60).padStart(2, '0')}:00\t0\t1\n` })));
+    answers.push(await timed('poll', () => fetch(`${app.url}/iclock/getrequest?SN=LOCKED01`)));
+    answers.push(await timed('api read', () => fetch(`${app.url}/api/me`, { headers: bearer(app.token) })));
+    await sleep(100);
+  }
+  t.same(answers.filter((a) => a.ms >= 1_000), [], 'while the lock is held, every answer comes within 1 s');
+  t.same(answers.filter((a) => a.what === 'api write' && a.status !== 503), [], 'API writes: 503');
+  t.same(answers.filter((a) => a.what === 'upload' && (a.status !== 503 || a.body !== 'store unavailable')), [], 'uploads: plain 503, the terminal keeps its records');
+  t.same(answers.filter((a) => a.what === 'api read' && a.status !== 200), [], 'reads are served: WAL readers do not wait for the writer');
+
   other.exec('ROLLBACK');
   const res = await fetch(`${app.url}/api/users`, jsonBody('POST', { pin: 5, first_name: 'Locked' }, bearer(app.token)));
   t.equal(res.status, 201, 'written once the lock is gone');
+  // The normal wait is back: a lock another process holds for a moment is waited for, not refused.
+  // (Its own process: this one's timers do not run while the gateway waits on the event loop.)
+  const brief = spawn(process.execPath, ['-e', BRIEF_LOCK, app.storePath as string], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  t.teardown(() => void brief.kill());
+  await once(brief.stdout, 'data'); // holding it
+  const waited = await timed('api write', () => fetch(`${app.url}/api/users`, jsonBody('POST', { pin: 6, first_name: 'Waited' }, bearer(app.token))));
+  t.equal(waited.status, 201, 'a lock held briefly is waited for');
 });

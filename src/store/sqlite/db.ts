@@ -6,12 +6,15 @@ import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
+/** How long a write waits for another connection's lock before it fails (503 STORE_UNAVAILABLE); see ./lock-watch.ts. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // First: switching a fresh file to WAL takes a lock that a second process starting at the same
   // moment must wait for, not fail on (issue #14: nodes starting together).
-  db.pragma('busy_timeout = 5000'); // the CLI and the server share the file
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // the CLI and the server share the file
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // with WAL: durable across process crashes, fast commits
   db.pragma('foreign_keys = ON');

@@ -5,6 +5,7 @@ import { startCheckpointer } from './checkpointer.js';
 import { sqliteCluster } from './cluster.js';
 import { sqliteCommands } from './commands.js';
 import { openDatabase } from './db.js';
+import { watchLocks, type LockWatch } from './lock-watch.js';
 import { sqliteDeviceRecords } from './device-records.js';
 import { sqliteDevices } from './devices.js';
 import { sqliteDoorEvents } from './door-events.js';
@@ -13,9 +14,16 @@ import { sqliteTemplates, sqliteUsers } from './users.js';
 import { sqliteJobs, sqliteSyncOutbox } from './sync-state.js';
 import { sqliteWebhooks } from './webhooks.js';
 
-export function openSqliteStore(path: string): Store {
+/** The SQLite store, with what src/store/open.ts wires to the outage guard. */
+export interface SqliteStore extends Store {
+  /** Fed every error of a store call (see ./lock-watch.ts). */
+  readonly locks: LockWatch;
+}
+
+export function openSqliteStore(path: string): SqliteStore {
   const db = openDatabase(path);
   const checkpointer = path === ':memory:' ? undefined : startCheckpointer(db, path);
+  const locks = watchLocks(db);
   let closed = false;
   /** A unit of work's transaction is open (see `isolated`). */
   let unitOpen = false;
@@ -34,6 +42,7 @@ export function openSqliteStore(path: string): Store {
     jobs: sqliteJobs(db),
     cluster: sqliteCluster(db),
     webhooks: sqliteWebhooks(db),
+    locks,
     async unitOfWork(fn) {
       if (db.inTransaction) return fn();
       db.exec('BEGIN IMMEDIATE');
@@ -72,6 +81,7 @@ export function openSqliteStore(path: string): Store {
     async close() {
       if (closed) return;
       closed = true;
+      locks.stop();
       await checkpointer?.stop(); // first: the last connection to close checkpoints the log and removes it
       db.close();
     },
