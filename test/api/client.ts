@@ -22,6 +22,8 @@ export interface CallOptions {
   /** Another token than the client's; `null` sends no Authorization header. */
   readonly token?: string | null;
   readonly headers?: Record<string, string>;
+  /** How long the call may take (default 10 s): a 10,000-user import on the Java test MongoDB takes longer under CI load. */
+  readonly timeoutMs?: number;
 }
 
 export type Call = <T = Json>(method: string, path: string, options?: CallOptions) => Promise<Reply<T>>;
@@ -36,7 +38,7 @@ export function client(url: string, token: string): Call {
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const res = await fetch(`${url}${path}`, { method, headers, signal: AbortSignal.timeout(10_000), ...(body !== undefined ? { body } : {}) });
+    const res = await fetch(`${url}${path}`, { method, headers, signal: AbortSignal.timeout(options.timeoutMs ?? 10_000), ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
     const type = res.headers.get('content-type') ?? '';
     const parsed: unknown = type.includes('application/json') && text.length > 0 ? JSON.parse(text) : text;
