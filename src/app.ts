@@ -145,8 +145,12 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const timeSync = createTimeSync({ store, clock, bus, log: logger });
   const locations = createLocationService(store, clock, {
     timeZoneChanged: (l) => timeSync.check(l.id, { force: true }),
-    // [issue #20] idle polls answer from a snapshot of device and location: drop it at once here.
-    changed: (l) => hub.locationChanged(l.id),
+    // [issue #20] idle polls answer from a snapshot of device and location: drop it at once here,
+    // and on the other nodes through the feed.
+    changed: (l) => {
+      hub.locationChanged(l.id);
+      feed.signal('location.changed', { id: l.id }).catch((err: unknown) => logger.warn({ err, location_id: l.id }, 'could not tell the other nodes that a location changed'));
+    },
   });
   const lifecycle = createCommandLifecycle({ store, clock, bus });
   const sync = createSyncQueue(store, clock, bus);
@@ -164,6 +168,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     lifecycle, onStrayResult: () => strayResults.inc({}), maxActors: config.maxActors,
     guard: createDeviceGuard(metrics, clock),
     node: nodeId,
+    feedTrusted: () => feed.clustered,
     onTakeover: (sn, previous) => void feed.signal('device.claimed', { sn, owner: nodeId, previous }).catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
     jobs: [{ name: 'events-prune', everyMs: 60_000, run: () => store.cluster.pruneEvents(new Date(clock.now().getTime() - config.eventsRetentionS * 1000).toISOString(), config.eventsKeep) }, webhooks.job],
   });
@@ -177,8 +182,11 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     const { sn, status } = e.data.command;
     if (sn !== null && status === 'pending') bus.emit('mailbox.changed', { location_id: e.location_id, sn });
   });
+  // [issue #20] what actors hold on the feed's word: re-read when the feed may have missed something.
+  feed.onDoubt(() => hub.doubt());
   feed.onSystem((e) => {
     if (e.type === 'device.claimed' && e.data.previous === nodeId) hub.released(e.data.sn);
+    if (e.type === 'location.changed') hub.locationChanged(e.data.id);
     if (e.type === 'leader.released' && e.data.name === 'mqtt-bridge' && config.mqtt !== 'off' && config.mqtt !== 'embedded') void mqttLeader.renewNow();
   });
   const apiRoutes: ApiRoute[] = [

@@ -19,3 +19,13 @@ export function resolveNodeId(config: Pick<Config, 'nodeId'>): string {
   const host = hostname().replace(NOT_ALLOWED, '-').slice(0, MAX_LENGTH - suffix.length) || 'node';
   return `${host}${suffix}`;
 }
+
+/**
+ * The name a CLI process writes into the events it adds to the feed: never a gateway's (even with
+ * BIOGATE_NODE_ID set for both), so every gateway takes its signals as another node's.
+ */
+export function cliNodeId(): string {
+  const prefix = 'cli-';
+  const suffix = `-${process.pid}`;
+  return `${prefix}${hostname().replace(NOT_ALLOWED, '-').slice(0, MAX_LENGTH - prefix.length - suffix.length)}${suffix}`;
+}

@@ -14,7 +14,7 @@ import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 import { canonicalCidr, MAX_ALLOWED_NETWORKS } from '../devices/networks.js';
 import { hashCommKey } from '../devices/trust.js';
-import { assignDevice } from '../devices/assignment.js';
+import { assignDevice, resetRegistration, unassignDevice } from '../devices/assignment.js';
 
 export interface DevicesDeps {
   readonly store: Store;
@@ -118,14 +118,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       method: 'DELETE', path: '/api/devices/{device_serial}', auth: 'location', params: SerialParam,
       doc: { summary: 'Unassign a device (idempotent); its pending commands fail with "device unassigned"', tags, responses: { 200: EmptyObject } },
       handler: async ({ caller, params }) => {
-        const now = clock.now().toISOString();
-        const before = await store.devices.unassign(caller.location.id, params.device_serial, now);
-        if (before) {
-          await deps.lifecycle.failPendingFor(params.device_serial, 'device unassigned');
-          deps.log.info({ sn: params.device_serial, location_id: caller.location.id }, 'device unassigned');
-          const after = await store.devices.getBySerial(params.device_serial);
-          if (after) deps.bus.emit('device.updated', { location_id: caller.location.id, device: after });
-        }
+        await unassignDevice(deps, caller.location, params.device_serial, clock.now());
         return json(200, {});
       },
     }),
@@ -138,9 +131,8 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       },
       handler: async ({ caller, params }) => {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
-        const device = await store.devices.resetRegistration(caller.location.id, params.device_serial, clock.now().toISOString());
+        const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        deps.bus.emit('device.updated', { location_id: caller.location.id, device });
         return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS));
       },
     }),

@@ -49,8 +49,8 @@ export async function locationUpdate(f: Flags, io: CliIo): Promise<number> {
   if (timezone !== undefined) patch.timezone = timezone;
   if (requireCommKey !== undefined) patch.require_comm_key = requireCommKey;
   if (Object.keys(patch).length === 0) throw new UsageError('give --name, --timezone and/or --require-comm-key');
-  return withStore(io, async (store) => {
-    const l = await createLocationService(store, systemClock).update(id, patch);
+  return withStore(io, async (store, _config, announce) => {
+    const l = await createLocationService(store, systemClock, { changed: (changed) => announce.locationChanged(changed.id) }).update(id, patch);
     print(io, f.flag('json') ? json(await locationJson(store, l)) : `Updated location ${l.id} "${l.name}" (${l.timezone}).`);
     return 0;
   });
@@ -59,8 +59,8 @@ export async function locationUpdate(f: Flags, io: CliIo): Promise<number> {
 export function locationSetActive(active: boolean) {
   return async (f: Flags, io: CliIo): Promise<number> => {
     const id = f.int('id', { required: true, min: 1 }) as number;
-    return withStore(io, async (store) => {
-      const l = await createLocationService(store, systemClock).update(id, { is_active: active });
+    return withStore(io, async (store, _config, announce) => {
+      const l = await createLocationService(store, systemClock, { changed: (changed) => announce.locationChanged(changed.id) }).update(id, { is_active: active });
       print(io, `Location ${l.id} "${l.name}" ${active ? 'enabled' : 'disabled'}.`);
       return 0;
     });

@@ -8,7 +8,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { commandView } from '../api/device-views.js';
 import { systemClock } from '../clock.js';
 import { createCommandQueue } from '../devices/command-queue.js';
-import { EventBus } from '../devices/event-bus.js';
 import { createCommandLifecycle } from '../devices/lifecycle.js';
 import { BioGateError } from '../errors.js';
 import type { Command } from '../store/types.js';
@@ -43,10 +42,9 @@ export async function commandSend(f: Flags, io: CliIo): Promise<number> {
   const priority = f.int('priority', { min: 0, max: 100 }) ?? 0;
   const timeoutS = f.int('timeout', { min: 1, max: 86_400 }) ?? 600;
   const wait = f.flag('wait');
-  return withStore(io, async (store, config) => {
+  return withStore(io, async (store, config, { bus }) => {
     const location = await store.locations.get(location_id);
     if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${location_id} not found`);
-    const bus = new EventBus();
     const lifecycle = createCommandLifecycle({ store, clock: systemClock, bus });
     const sync = createSyncQueue(store, systemClock, bus);
     const queue = createCommandQueue({ store, clock: systemClock, bus, lifecycle, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });

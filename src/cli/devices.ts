@@ -5,8 +5,7 @@
  */
 import { deviceView } from '../api/device-views.js';
 import { systemClock } from '../clock.js';
-import { EventBus } from '../devices/event-bus.js';
-import { assignDevice } from '../devices/assignment.js';
+import { assignDevice, resetRegistration, unassignDevice } from '../devices/assignment.js';
 import { createCommandLifecycle } from '../devices/lifecycle.js';
 import { BioGateError } from '../errors.js';
 import type { Device, Location, Store } from '../store/types.js';
@@ -49,10 +48,9 @@ export async function deviceAssign(f: Flags, io: CliIo): Promise<number> {
   const sn = serialFlag(f);
   const name = f.string('name') ?? null;
   if (name !== null && name.trim().length > 100) throw new UsageError('--name must be at most 100 characters');
-  return withStore(io, async (store, config) => {
+  return withStore(io, async (store, config, { bus }) => {
     const location = await locationOf(store, f);
     const now = systemClock.now();
-    const bus = new EventBus();
     const { outcome, device } = await assignDevice(
       { store, bus, sync: createSyncQueue(store, systemClock, bus), requireCommKey: config.requireCommKey === 'on' }, location, sn, { name }, now,
       () => new BioGateError('VALIDATION_FAILED', `Device ${sn} needs a comm key in this location: assign it through POST /api/devices with comm_key`),
@@ -65,11 +63,11 @@ export async function deviceAssign(f: Flags, io: CliIo): Promise<number> {
 
 export async function deviceUnassign(f: Flags, io: CliIo): Promise<number> {
   const sn = serialFlag(f);
-  return withStore(io, async (store) => {
+  return withStore(io, async (store, _config, { bus }) => {
     const location = await locationOf(store, f);
-    const before = await store.devices.unassign(location.id, sn, systemClock.now().toISOString());
-    if (before) await createCommandLifecycle({ store, clock: systemClock, bus: new EventBus() }).failPendingFor(sn, 'device unassigned');
-    print(io, before ? `Unassigned ${sn} from location ${location.id}.` : `${sn} was not assigned to location ${location.id}.`);
+    const lifecycle = createCommandLifecycle({ store, clock: systemClock, bus });
+    const done = await unassignDevice({ store, bus, lifecycle }, location, sn, systemClock.now());
+    print(io, done ? `Unassigned ${sn} from location ${location.id}.` : `${sn} was not assigned to location ${location.id}.`);
     return 0;
   });
 }
@@ -87,11 +85,11 @@ export async function deviceUnassigned(f: Flags, io: CliIo): Promise<number> {
 }
 
 export async function deviceResetRegistration(f: Flags, io: CliIo): Promise<number> {
-  const location = f.int('location', { required: true, min: 1 }) as number;
   const sn = serialFlag(f);
-  return withStore(io, async (store) => {
-    const device = await store.devices.resetRegistration(location, sn, systemClock.now().toISOString());
-    if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found in location ${location}`);
+  return withStore(io, async (store, _config, { bus }) => {
+    const location = await locationOf(store, f);
+    const device = await resetRegistration({ store, bus }, location, sn, systemClock.now());
+    if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found in location ${location.id}`);
     print(io, `Registration of ${sn} reset: its next registry request registers it again.`);
     return 0;
   });

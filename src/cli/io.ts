@@ -1,6 +1,10 @@
 /** What every `biogate` command writes to, and the store it opens. */
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { EventBus } from '../devices/event-bus.js';
+import { ClusterFeed } from '../events/feed.js';
+import { createLogger } from '../log.js';
+import { cliNodeId } from '../node-id.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
@@ -14,13 +18,39 @@ export interface CliIo {
 export const print = (io: CliIo, text: string) => io.stdout.write(text.endsWith('\n') ? text : text + '\n');
 export const json = (value: unknown) => JSON.stringify(value, null, 2);
 
-/** Opens the store named by BIOGATE_STORE (never bootstrapping), runs `fn`, closes it. */
-export async function withStore<T>(io: CliIo, fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
+/**
+ * How a command tells the running gateways what it changed: through the store's event feed, as a
+ * gateway node would (issue #20). Webhooks, MQTT and WebSocket clients get the events of what the CLI
+ * did, and the gateways drop what they hold in memory of it (a terminal's held poll wakes for a
+ * command queued here, a poll sees a location disabled here).
+ */
+export interface Announcer {
+  /** Events emitted on it are in the feed before the command ends. */
+  readonly bus: EventBus;
+  /** A location was updated: the gateways re-read it. */
+  locationChanged(id: number): void;
+}
+
+/**
+ * Opens the store named by BIOGATE_STORE (never bootstrapping), runs `fn`, stores what it announced
+ * in the event feed, closes the store.
+ */
+export async function withStore<T>(io: CliIo, fn: (store: Store, config: Config, announce: Announcer) => Promise<T>): Promise<T> {
   const config = loadConfig({ env: io.env, overrides: { bootstrap: 'off' } });
   const store = await openStore(config.store);
+  const bus = new EventBus();
+  const log = createLogger({ level: 'warn', destination: io.stderr, isTTY: io.isTTY });
+  const feed = new ClusterFeed({ store, bus, log, node: cliNodeId(), now: () => new Date(), onlineThresholdS: config.onlineThresholdS, follow: false });
+  const signals: Promise<void>[] = [];
   try {
-    return await fn(store, config);
+    await feed.start();
+    return await fn(store, config, {
+      bus,
+      locationChanged: (id) => void signals.push(feed.signal('location.changed', { id }).catch((err: unknown) => log.warn({ err, location_id: id }, 'could not tell the gateways that the location changed'))),
+    });
   } finally {
+    await Promise.all(signals);
+    await feed.stop();
     await store.close();
   }
 }

@@ -7,14 +7,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { importUsers, IMPORT_MAX_ITEMS } from '../api/users.js';
 import { systemClock } from '../clock.js';
-import { loadConfig } from '../config/load.js';
-import { EventBus } from '../devices/event-bus.js';
-import { openStore } from '../store/open.js';
 import { createSyncQueue } from '../sync/queue.js';
 import { UserWrite } from '../api/user-schemas.js';
 import { parseFlags, UsageError } from './args.js';
 import { decodeCsvBytes, parseCsvTable } from './csv-in.js';
 import type { CliIo } from './commands.js';
+import { withStore } from './io.js';
 
 const INTEGER_COLUMNS = new Set(['password', 'privilege', 'group', 'super_authorize']);
 const BOOLEAN_COLUMNS = new Set(['is_active']);
@@ -95,12 +93,9 @@ export async function usersImportCommand(argv: readonly string[], io: CliIo): Pr
   // Errors come back with the item itself: its position gives the line.
   const indexOf = new Map<unknown, number>(items.map((item, i) => [item, i]));
 
-  const config = loadConfig({ env: io.env, overrides: { bootstrap: 'off' } });
-  const store = await openStore(config.store);
-  try {
+  return withStore(io, async (store, _config, { bus }) => {
     const location = await store.locations.get(locationId);
     if (!location) throw new UsageError(`no location with id ${locationId}`);
-    const bus = new EventBus();
     const deps = { store, clock: systemClock, bus, sync: createSyncQueue(store, systemClock, bus) };
     const progress = (done: number) => {
       if (!io.isTTY) return;
@@ -125,7 +120,5 @@ export async function usersImportCommand(argv: readonly string[], io: CliIo): Pr
       located.forEach((e) => io.stdout.write(`  ${'line' in e ? `line ${e.line}` : `item ${e.item}`}: ${e.error} — ${JSON.stringify(e.user_data)}\n`));
     }
     return errors.length > 0 && good === 0 ? 1 : 0;
-  } finally {
-    await store.close();
-  }
+  });
 }

@@ -55,6 +55,12 @@ export interface ActorDeps {
   readonly node: string;
   /** A terminal another node served until now came here: that node must let go (the feed tells it). */
   readonly onTakeover: (sn: string, previous: string) => void;
+  /**
+   * Whether the event feed announces every change to this node now (it follows the other nodes and
+   * processes): then idle polls trust what the actor holds for longer, and held polls do not look
+   * at the store on a timer (RuntimeConfig.pollTrust; issue #20).
+   */
+  readonly feedTrusted: () => boolean;
 }
 
 /** A reply, and what to do once it is known whether the terminal received it (see Batch); `charset`
@@ -78,18 +84,20 @@ export interface PushRequest {
 
 const reply = (status: number, body: string): DeviceReply => ({ status, contentType: 'text/plain', body });
 
-/**
- * How long an idle poll trusts what the actor last read of its device and location, and that its
- * mailbox was empty, without asking the store (issue #20: five store reads per idle poll). Events
- * seen here drop the snapshot or the "nothing pending" at once (the hub: `device.updated`, a
- * location change, `mailbox.changed` locally or through the feed from other nodes); this bound is
- * what a change no event announced here costs at most: a CLI run on the shared file, another
- * node's location update, a feed that lost its change stream. Wall clock (like the held poll's
- * deadline), so a test's fake clock does not freeze it.
+/*
+ * An idle poll trusts what the actor last read of its device and location, and that its mailbox was
+ * empty, without asking the store (issue #20: five store reads per idle poll). Events drop the
+ * snapshot or the "nothing pending" at once (the hub: `device.updated`, `location.changed`,
+ * `mailbox.changed`, locally or through the feed from other nodes and the CLI; `doubt()` when the
+ * feed may have missed something). For how long it is trusted without any (RuntimeConfig.pollTrust)
+ * bounds what a change nobody announced costs: a second while the feed cannot be trusted, longer while
+ * it can. Wall clock (like the held poll's deadline), so a test's fake clock does not freeze it.
  */
-export const SNAPSHOT_TRUST_MS = 1_000;
 
-/** The actor's view of its device and location, as read from the store at `until - SNAPSHOT_TRUST_MS`. */
+/** Why a held poll's wait ended. */
+type Wake = 'work' | 'recheck' | 'timeout';
+
+/** The actor's view of its device and location, as read from the store, trusted until `until`. */
 interface Snapshot {
   readonly device: Device;
   readonly location: Location | undefined;
@@ -104,7 +112,7 @@ export class DeviceActor {
   /** The actor's child logger, made on first use: most actors never log (issue #20, memory per terminal). */
   #childLog: Logger | undefined;
   #tail: Promise<unknown> = Promise.resolve();
-  #wakers = new Set<() => void>();
+  #wakers = new Set<(why: Wake) => void>();
   /**
    * Counts wake-ups. A poll notes it before it looks at the mailbox and waits only if it has not
    * moved since: work queued between the look and the wait (no waiter registered yet) is not missed
@@ -118,7 +126,7 @@ export class DeviceActor {
   #charset: Charset = 'utf-8';
   /** Until when this node's lease on the device runs, as far as this node knows (0: not ours). */
   #leaseUntil = 0;
-  /** Device and location for idle polls (see SNAPSHOT_TRUST_MS); undefined: read the store. */
+  /** Device and location for idle polls (see `#trustMs`); undefined: read the store. */
   #snapshot: Snapshot | undefined;
   /** Bumped by every `forget`: a store read that started before it must not become the snapshot. */
   #snapshotGeneration = 0;
@@ -174,6 +182,8 @@ export class DeviceActor {
   forget(): void {
     this.#snapshot = undefined;
     this.#snapshotGeneration++;
+    // A held poll looks again: its terminal may have been unassigned, or its location disabled.
+    this.#notify('recheck');
   }
 
   /** Whether a location change may concern this actor: its snapshot is of that location, or it has none (a read may be under way). */
@@ -184,8 +194,30 @@ export class DeviceActor {
   /** New pending work: release held polls. */
   wake(): void {
     this.#wakeGeneration++;
-    for (const w of this.#wakers) w();
+    this.#notify('work');
+  }
+
+  /**
+   * What this actor holds on the feed's word may be stale (the feed lost or regained the other
+   * nodes, or another process wrote to the store): the next poll reads the store, and held polls
+   * look at it now.
+   */
+  doubt(): void {
+    this.#drainedAt = -1;
+    this.forget();
+  }
+
+  #notify(why: Wake): void {
+    if (this.#wakers.size === 0) return;
+    const wakers = [...this.#wakers];
     this.#wakers.clear();
+    for (const w of wakers) w(why);
+  }
+
+  /** How long an idle poll trusts the snapshot and the pending hint, and how often a held poll looks at the store (ms). */
+  #trustMs(): number {
+    const trust = this.#deps.config.pollTrust;
+    return this.#deps.feedTrusted() ? trust.trustedMs : trust.untrustedMs;
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -226,7 +258,7 @@ export class DeviceActor {
     const generation = this.#snapshotGeneration;
     const device = ensure ? await this.#ensure() : await this.#device();
     const location = await this.#location(device);
-    if (device && generation === this.#snapshotGeneration) this.#snapshot = { device, location, until: performance.now() + SNAPSHOT_TRUST_MS };
+    if (device && generation === this.#snapshotGeneration) this.#snapshot = { device, location, until: performance.now() + this.#trustMs() };
     return { device, location };
   }
 
@@ -593,21 +625,26 @@ export class DeviceActor {
     if (first.batch.lines.length > 0) return this.#send(first.codec, first.batch);
     const holdMs = this.#deps.config.longpollS[first.codec.version] * 1000;
     if (holdMs <= 0 || !first.assigned) return first.codec.replies.commands([]);
-    // Hold the poll (DESIGN.md "Command delivery"): answer as soon as work arrives, re-checking the store
-    // so a command queued by another node is delivered too.
+    // Hold the poll (DESIGN.md "Command delivery"): answer as soon as work arrives. A command queued
+    // on another node (or by the CLI) wakes it through the feed; while the feed cannot be trusted to
+    // say so, the store is looked at every `#trustMs()` as well (issue #20: at 10,000 held terminals
+    // those looks were some 10,000 reads a second).
     const deadline = Date.now() + holdMs;
     this.heldPolls++;
     this.#deps.presence.hold(this.sn, 1);
     try {
       while (!req.signal.aborted && Date.now() < deadline) {
-        const woken = seen !== this.#wakeGeneration || (await this.#waitForWork(Math.min(2000, deadline - Date.now()), req.signal));
+        const why: Wake = seen !== this.#wakeGeneration ? 'work' : await this.#waitForWork(Math.min(this.#trustMs(), deadline - Date.now()), req.signal);
         seen = this.#wakeGeneration;
-        if (req.signal.aborted) break;
+        if (req.signal.aborted || (why === 'timeout' && Date.now() >= deadline)) break;
         // A newer request of the terminal reached another node: this poll is half-open, claim nothing.
         if (!(await this.#stillOwned())) break;
-        // Woken: work was queued, go for it. The periodic re-check asks the store first (cheaper); it
-        // also catches work no event announced here (the pending hint is dropped for it).
-        if (woken || (await this.#pendingInStore())) {
+        // The device or its location changed (or may have): unassigned, or the location disabled, it
+        // is answered now, as its next poll would be.
+        if (why === 'recheck' && !(await this.#current(false)).location) break;
+        // Woken: work was queued, go for it. A look on the timer or in doubt asks the store first
+        // (cheaper); it also catches work no event announced here (the pending hint is dropped for it).
+        if (why === 'work' || (await this.#pendingInStore())) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
           const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.signal)));
           if (next.batch.lines.length > 0) return this.#send(next.codec, next.batch);
@@ -621,23 +658,19 @@ export class DeviceActor {
     return first.codec.replies.commands([]);
   }
 
-  /** Resolves true when woken (new work, or released), false on the timeout or an abort. */
-  #waitForWork(ms: number, signal: AbortSignal): Promise<boolean> {
+  /** Resolves with why it ended: woken (new work, or released), a doubt, the timeout or an abort. */
+  #waitForWork(ms: number, signal: AbortSignal): Promise<Wake> {
     return new Promise((resolve) => {
-      let woken = false;
-      const wake = () => {
-        woken = true;
-        done();
-      };
-      const done = () => {
+      const done = (why: Wake) => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.#wakers.delete(wake);
-        resolve(woken);
+        signal.removeEventListener('abort', aborted);
+        this.#wakers.delete(done);
+        resolve(why);
       };
-      const timer = setTimeout(done, Math.max(0, ms));
-      signal.addEventListener('abort', done, { once: true });
-      this.#wakers.add(wake);
+      const aborted = () => done('timeout');
+      const timer = setTimeout(aborted, Math.max(0, ms));
+      signal.addEventListener('abort', aborted, { once: true });
+      this.#wakers.add(done);
     });
   }
 
@@ -672,7 +705,7 @@ export class DeviceActor {
     const batch = await this.#deps.store.unitOfWork(() => takeBatch(this.#ctx, codec, device, location));
     if (batch.drained) {
       this.#drainedAt = generation;
-      this.#drainedUntil = performance.now() + SNAPSHOT_TRUST_MS;
+      this.#drainedUntil = performance.now() + this.#trustMs();
     } else this.#drainedAt = -1;
     return { codec, batch, assigned: true };
   }

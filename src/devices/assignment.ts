@@ -2,13 +2,15 @@
  * Assigning a terminal to a location: one path for `POST /api/devices`, the admin's
  * `POST /admin/devices/{sn}/assign` and `biogate device assign`, so each gets the same checks
  * (another location's device, the comm-key rule) and the same effects (the roster queued on a
- * first assignment, `device.updated` on the bus, the operator's log line).
+ * first assignment, `device.updated` on the bus, the operator's log line). Unassigning and
+ * resetting a registration likewise serve the API and the CLI alike.
  */
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Device, Location, ProtocolVersion, Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
 import type { EventBus } from './event-bus.js';
+import type { CommandLifecycle } from './lifecycle.js';
 
 export interface AssignmentDeps {
   readonly store: Store;
@@ -59,4 +61,29 @@ export async function assignDevice(
   }
   deps.bus.emit('device.updated', { location_id: location.id, device });
   return { outcome, device };
+}
+
+/**
+ * Unassigns `sn` from `location` (idempotent: false when it was not assigned there). Its pending
+ * commands fail with "device unassigned", and `device.updated` tells the gateways (its poll answers
+ * unassigned at once) and the feed's consumers.
+ */
+export async function unassignDevice(
+  deps: Pick<AssignmentDeps, 'store' | 'bus' | 'log'> & { readonly lifecycle: Pick<CommandLifecycle, 'failPendingFor'> },
+  location: Location, sn: string, now: Date,
+): Promise<boolean> {
+  const before = await deps.store.devices.unassign(location.id, sn, now.toISOString());
+  if (!before) return false;
+  await deps.lifecycle.failPendingFor(sn, 'device unassigned');
+  deps.log?.info({ sn, location_id: location.id }, 'device unassigned');
+  const after = await deps.store.devices.getBySerial(sn);
+  if (after) deps.bus.emit('device.updated', { location_id: location.id, device: after });
+  return true;
+}
+
+/** [PUSH-v3 §5] A replaced terminal registers again: undefined when `sn` is not `location`'s. */
+export async function resetRegistration(deps: Pick<AssignmentDeps, 'store' | 'bus'>, location: Location, sn: string, now: Date): Promise<Device | undefined> {
+  const device = await deps.store.devices.resetRegistration(location.id, sn, now.toISOString());
+  if (device) deps.bus.emit('device.updated', { location_id: location.id, device });
+  return device;
 }

@@ -41,6 +41,8 @@ export interface HubDeps {
   readonly onTakeover?: (sn: string, previous: string) => void;
   /** More periodic work that must run on one node at a time (the event feed's pruning, say). */
   readonly jobs?: readonly SingletonJob[];
+  /** Whether the event feed announces every change to this node now (ActorDeps.feedTrusted); default: never. */
+  readonly feedTrusted?: () => boolean;
 }
 
 export interface SingletonJob {
@@ -53,6 +55,8 @@ const DEFAULT_MAX_ACTORS = 100_000;
 /** Rows deleted per retention step; the sweep repeats until a step deletes fewer. */
 const PRUNE_BATCH = 5_000;
 const DAY_MS = 86_400_000;
+/** Doubts (Hub.doubt) closer together than this are handled once, at the end of the interval. */
+const DOUBT_EVERY_MS = 1_000;
 
 export class Hub {
   readonly presence: Presence;
@@ -63,6 +67,8 @@ export class Hub {
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #unsubscribe: (() => void)[];
   #actorDeps: ActorDeps | undefined;
+  #lastDoubt = 0;
+  #doubtTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: HubDeps) {
     this.#deps = deps;
@@ -85,6 +91,25 @@ export class Hub {
    */
   locationChanged(locationId: number): void {
     for (const actor of this.#actors.values()) if (actor.servesLocation(locationId)) actor.forget();
+  }
+
+  /**
+   * What actors hold on the feed's word may be stale (the feed lost or regained the other nodes, or
+   * another process wrote to the store): every actor reads the store at its next poll and held polls
+   * look at it now. At most once a second (a CLI import commits many times), the last doubt always
+   * honoured.
+   */
+  doubt(): void {
+    if (this.#doubtTimer) return;
+    const wait = this.#lastDoubt + DOUBT_EVERY_MS - Date.now();
+    const run = () => {
+      this.#doubtTimer = undefined;
+      this.#lastDoubt = Date.now();
+      for (const actor of this.#actors.values()) actor.doubt();
+    };
+    if (wait <= 0) return run();
+    this.#doubtTimer = setTimeout(run, wait);
+    this.#doubtTimer.unref();
   }
 
   get size(): number {
@@ -138,6 +163,7 @@ export class Hub {
       onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
       onStrayResult: () => this.#deps.onStrayResult?.(),
       onTakeover: (moved, previous) => this.#deps.onTakeover?.(moved, previous),
+      feedTrusted: this.#deps.feedTrusted ?? (() => false),
       onDeviceUsers: async (locationId, deviceSn, pins, groupId) => {
         const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins, { groupId });
         if (r.commands > 0) this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
@@ -193,6 +219,7 @@ export class Hub {
 
   async stop(): Promise<void> {
     for (const t of this.#timers.splice(0)) clearInterval(t);
+    clearTimeout(this.#doubtTimer);
     for (const off of this.#unsubscribe) off();
     for (const a of this.#actors.values()) a.wake();
     await this.presence.flush();

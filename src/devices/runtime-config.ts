@@ -18,7 +18,17 @@ export interface RuntimeConfig {
   readonly retentionDays: number;
   /** How long the node serving a terminal owns it, renewed by its requests (issue #14). */
   readonly deviceLeaseS: number;
+  /**
+   * How long an idle poll trusts the actor's snapshot of device and location and its "nothing
+   * pending" hint, and how often a held poll looks at the store: `untrustedMs` while the event feed
+   * cannot be trusted to announce every change (MongoDB without its change stream), `trustedMs`
+   * while it can (a bound on what a writer that announces nothing costs; issue #20).
+   */
+  readonly pollTrust: { readonly untrustedMs: number; readonly trustedMs: number };
 }
+
+/** See RuntimeConfig.pollTrust. */
+export const DEFAULT_POLL_TRUST = { untrustedMs: 1_000, trustedMs: 30_000 } as const;
 
 /** [PUSH-v3 §4.2] BioGate announces TimeoutSec=10; hold polls 2 s less. v2: no evidence terminals tolerate held polls. */
 export const DEFAULT_LONGPOLL_S: Readonly<Record<ProtocolVersion, number>> = { '2.0.0': 0, '3.0.0': 8 };
@@ -35,5 +45,6 @@ export function runtimeConfig(config: Config): RuntimeConfig {
     syncRetries: 3,
     retentionDays: config.retentionDays,
     deviceLeaseS: config.deviceLeaseS,
+    pollTrust: DEFAULT_POLL_TRUST,
   };
 }

@@ -40,6 +40,8 @@ export interface SystemEvents {
   'device.claimed': { sn: string; owner: string; previous: string };
   /** A node gave up a leadership (src/events/leader.ts): another takes it now. */
   'leader.released': { name: string };
+  /** A location was updated (disabled, time zone, comm key rule) on a node or by the CLI: snapshots of it go. */
+  'location.changed': { id: number };
 }
 type SystemEvent = { [K in keyof SystemEvents]: { type: K; data: SystemEvents[K]; node: string } }[keyof SystemEvents];
 
@@ -50,6 +52,11 @@ export interface FeedDeps {
   readonly node: string;
   readonly now: () => Date;
   readonly onlineThresholdS: number;
+  /**
+   * false: this process only adds to the feed (the CLI): its events are stored for the gateways and
+   * their consumers, nothing is followed or delivered here. Default true.
+   */
+  readonly follow?: boolean;
 }
 
 interface Subscriber {
@@ -86,8 +93,15 @@ export class ClusterFeed implements EventFeed {
   #watch: EventWatch | undefined;
   #watchTimer: NodeJS.Timeout | undefined;
   #stopped = false;
-  /** True once the store confirmed events of other nodes reach this one. */
-  clustered = false;
+  /**
+   * True while the store delivers what other processes append (a MongoDB change stream, SQLite's
+   * watch of the shared file): then every change anyone announces reaches this node, and what it
+   * keeps in memory on the feed's word needs no periodic look at the store (issue #20).
+   */
+  get clustered(): boolean {
+    return this.#watch !== undefined;
+  }
+  readonly #doubters = new Set<() => void>();
 
   constructor(deps: FeedDeps) {
     this.#deps = deps;
@@ -96,6 +110,10 @@ export class ClusterFeed implements EventFeed {
 
   /** Loads where every location stands, subscribes to the bus and (MongoDB) to the other nodes. */
   async start(): Promise<void> {
+    if (this.#deps.follow === false) {
+      for (const name of FEED_EVENT_TYPES) this.#unsubscribe.push(this.#deps.bus.on(name, (payload) => this.#publish(name, payload)));
+      return;
+    }
     await this.#openWatch();
     for (const [locationId, seq] of await this.#deps.store.cluster.latestSeqs()) this.#lane(locationId).next = seq + 1;
     for (const name of FEED_EVENT_TYPES) {
@@ -128,6 +146,20 @@ export class ClusterFeed implements EventFeed {
 
   async latestSeq(locationId: number): Promise<number> {
     return (await this.#deps.store.cluster.latestSeqs()).get(locationId) ?? 0;
+  }
+
+  /**
+   * Called when what this node keeps on the feed's word may be stale: `clustered` changed (the
+   * store stopped telling it what others append, or tells again after a gap), or another process
+   * wrote to the store (SQLite), announced or not.
+   */
+  onDoubt(listener: () => void): () => void {
+    this.#doubters.add(listener);
+    return () => this.#doubters.delete(listener);
+  }
+
+  #doubt(): void {
+    for (const l of this.#doubters) this.#safely(l);
   }
 
   /** Node-to-node signals (location 0); never shown to public subscribers. */
@@ -214,7 +246,9 @@ export class ClusterFeed implements EventFeed {
   }
 
   async #append(events: readonly Omit<StoredEvent, 'seq'>[]): Promise<void> {
-    for (const e of await this.#deps.store.cluster.appendEvents(events)) this.#deliver(e);
+    const stored = await this.#deps.store.cluster.appendEvents(events);
+    if (this.#deps.follow === false) return;
+    for (const e of stored) this.#deliver(e);
   }
 
   // ------------------------------------------------------------------ delivering
@@ -324,8 +358,8 @@ export class ClusterFeed implements EventFeed {
       this.#watch = await store.cluster.watchEvents(
         (e) => this.#deliver(e),
         (err) => void this.#watchFailed(err),
+        () => this.#doubt(),
       );
-      this.clustered = this.#watch !== undefined;
     } catch (err) {
       await this.#watchFailed(err);
     }
@@ -335,13 +369,14 @@ export class ClusterFeed implements EventFeed {
       const missed = await store.cluster.eventsAfter(locationId, lane.next - 1, REPLAY_PAGE).catch(() => []);
       for (const e of missed) this.#deliver(e);
     }
+    this.#doubt();
     log.debug('event feed: following the other nodes through the change stream');
   }
 
   async #watchFailed(err: unknown): Promise<void> {
     const w = this.#watch;
     this.#watch = undefined;
-    this.clustered = false;
+    if (w) this.#doubt();
     await w?.close().catch(() => undefined);
     if (this.#stopped) return;
     if (isNoChangeStreams(err)) {

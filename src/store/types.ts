@@ -674,11 +674,13 @@ export interface ClusterPort {
   /** Deletes events older than `before`, except the newest `keep` of each location. Returns how many went. */
   pruneEvents(before: Iso, keep: number): Promise<number>;
   /**
-   * Every event any node appends from now on (MongoDB change stream on the events collection).
-   * Undefined where the store cannot offer it: SQLite (one node by design) and MongoDB without a
+   * Every event any node or process appends from now on: a MongoDB change stream on the events
+   * collection; on SQLite, a look every 100 ms at whether another process (the CLI) committed.
+   * `onOtherWrite`: another process wrote something, announced or not (SQLite only; what this node
+   * keeps from the store may be stale). Undefined where the store cannot offer it: MongoDB without a
    * replica set (one node: its own events are delivered in process).
    */
-  watchEvents(onEvent: (event: StoredEvent) => void, onError: (err: unknown) => void): Promise<EventWatch | undefined>;
+  watchEvents(onEvent: (event: StoredEvent) => void, onError: (err: unknown) => void, onOtherWrite?: () => void): Promise<EventWatch | undefined>;
   /** Takes or renews a named lease for `node` until `until`, if it is free, expired, or already ours. */
   acquireLease(name: string, node: string, now: Iso, until: Iso): Promise<boolean>;
   releaseLease(name: string, node: string): Promise<void>;

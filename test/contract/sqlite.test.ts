@@ -6,6 +6,7 @@ import t from 'tap';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { statSync, existsSync } from 'node:fs';
 import { startCheckpointer } from '../../src/store/sqlite/checkpointer.js';
+import { WATCH_MS } from '../../src/store/sqlite/cluster.js';
 import { migrate, openDatabase } from '../../src/store/sqlite/db.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { storeContract } from './store-contract.js';
@@ -235,4 +236,44 @@ t.test('sqlite: a unit of work whose COMMIT fails is rolled back and fails, and 
   await store.cluster.appendEvents([ev(4)]);
   t.same(await stored(), ['f-2', 'f-4'], 'and writes go on outside any transaction');
   await store.close();
+});
+
+t.test('sqlite: a watch hands over the events other connections append (the CLI), once each, and says another process wrote', async (t) => {
+  const file = join(dir, 'watch.db');
+  const gateway = openSqliteStore(file);
+  const cli = openSqliteStore(file);
+  t.teardown(async () => {
+    await gateway.close();
+    await cli.close();
+  });
+  const ev = (location_id: number, id: string) => ({ id, location_id, type: 'user.changed', at: new Date().toISOString(), node: 'x', data: {} });
+  await gateway.cluster.appendEvents([ev(1, 'before')]); // before the watch: not handed over
+  const seen: string[] = [];
+  let writes = 0;
+  const watch = await gateway.cluster.watchEvents((e) => void seen.push(`${e.location_id}:${e.seq}:${e.id}`), (err) => t.fail(String(err)), () => void writes++);
+  t.ok(watch, 'SQLite offers a watch');
+  const settle = () => new Promise((r) => setTimeout(r, WATCH_MS * 3));
+
+  await gateway.cluster.appendEvents([ev(1, 'own-1'), ev(1, 'own-2')]);
+  await settle();
+  t.same(seen, [], 'its own appends are not handed back (the feed delivered them in process)');
+  t.equal(writes, 0, 'nor do they count as another process writing');
+
+  await cli.cluster.appendEvents([ev(1, 'cli-1')]);
+  await cli.cluster.appendEvents([ev(2, 'cli-2'), ev(2, 'cli-3')]);
+  await settle();
+  t.same(seen, ['1:4:cli-1', '2:1:cli-2', '2:2:cli-3'], 'the other connection\'s events, in seq order per location, once');
+  t.ok(writes >= 1, 'another process wrote');
+
+  await gateway.cluster.appendEvents([ev(1, 'own-3')]);
+  await cli.cluster.acquireLease('job:test', 'cli', new Date().toISOString(), new Date(Date.now() + 60_000).toISOString());
+  const writesBefore = writes;
+  await settle();
+  t.same(seen.slice(3), [], 'a write without events hands over nothing (own-3 not either)');
+  t.ok(writes > writesBefore, '... but says another process wrote');
+
+  await watch?.close();
+  await cli.cluster.appendEvents([ev(1, 'after-close')]);
+  await settle();
+  t.equal(seen.length, 3, 'closed: nothing more');
 });

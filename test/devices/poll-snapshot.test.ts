@@ -1,10 +1,11 @@
 // Issue #20: an idle poll is answered from the actor's snapshot of its device and location and a
-// "nothing pending" hint, not from five store reads. These tests fail if that cache serves stale
-// data: a change made through the API, by another node, or behind every event's back must reach the
-// terminal's next poll (or, for what no event announces here, within SNAPSHOT_TRUST_MS).
+// "nothing pending" hint, not from five store reads, and a held poll does not look at the store on a
+// timer while the event feed can be trusted. These tests fail if that serves stale data: a change
+// made through the API, by another node, by another process on the SQLite file, or behind every
+// event's back must reach the terminal (the last within RuntimeConfig.pollTrust).
 import t from 'tap';
-import { SNAPSHOT_TRUST_MS } from '../../src/devices/actor.js';
-import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp, waitFor, type StartedApp, type Teardown } from '../helpers/app.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp, TEST_STORE, waitFor, type StartedApp, type Teardown } from '../helpers/app.js';
 import { startControlledMongo } from '../helpers/mongo-control.js';
 
 const api = (app: StartedApp, method: string, path: string, body?: unknown, token = app.token) =>
@@ -45,17 +46,37 @@ t.test('a command queued through the API goes out on the very next poll after id
   t.match((await poll(app, 'SNAP0002'))?.text, new RegExp(`^C:${(body as { id: number }).id}:INFO`), 'delivered at once');
 });
 
-t.test('a command written behind every event\'s back is still delivered, within the hint\'s trust period', async (t) => {
-  const app = await startApp(t);
+t.test('a command written behind every event\'s back is still delivered, within the trust period', async (t) => {
+  const trustedMs = 1_500;
+  const app = await startApp(t, { runtime: { pollTrust: { untrustedMs: 1_000, trustedMs } } });
   t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0003' })).res.status, 201);
   t.same(await poll(app, 'SNAP0003'), { status: 200, text: 'OK' }, 'idle: "nothing pending" noted');
-  // Straight into the store: no mailbox.changed, no feed event (what a node with a lost feed would see).
+  // Straight into the store, on the gateway's own connection: no mailbox.changed, no feed event, no
+  // other process's write (a bug of a writer that announces nothing).
   const command = await app.app.store.commands.create(
     { location_id: app.locationId, sn: 'SNAP0003', command: 'info', params: null, priority: 0, origin: 'api', expires_at: null },
     new Date().toISOString(),
   );
-  await sleep(SNAPSHOT_TRUST_MS + 100);
+  await sleep(trustedMs + 100);
   t.match((await poll(app, 'SNAP0003'))?.text, new RegExp(`^C:${command.id}:INFO`), 'the store was asked again');
+});
+
+t.test('SQLite: a command another process writes without announcing it reaches a held poll (the file is watched)', { skip: TEST_STORE === 'mongodb' && 'SQLite only: another connection to the same file' }, async (t) => {
+  // Held for 30 s and trusted for 60: only the watch of the file can bring the command in time.
+  const app = await startApp(t, { config: { longpollS: 30 }, runtime: { pollTrust: { untrustedMs: 1_000, trustedMs: 60_000 } } });
+  t.ok(app.app.feed.clustered, 'the feed follows the other processes on the file');
+  t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0006' })).res.status, 201);
+  t.equal(await poll(app, 'SNAP0006', 300), undefined, 'assigned and idle: the poll is held');
+  const held = poll(app, 'SNAP0006', 20_000);
+  await waitFor(() => app.app.hub.presence.isOnline('SNAP0006'), 5_000, 'the poll held');
+  await sleep(200);
+  const other = openSqliteStore(app.storePath as string);
+  const command = await other.commands.create(
+    { location_id: app.locationId, sn: 'SNAP0006', command: 'info', params: null, priority: 0, origin: 'api', expires_at: null },
+    new Date().toISOString(),
+  );
+  await other.close();
+  t.match((await held)?.text, new RegExp(`^C:${command.id}:INFO`), 'the held poll answered with it, long before its 30 s');
 });
 
 t.test('a disabled location and an unassigned device are seen on the next poll: answered at once, not held', async (t) => {

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { buildApp, type App } from '../../src/app.js';
+import type { RuntimeConfig } from '../../src/devices/runtime-config.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, SettingKey } from '../../src/config/schema.js';
@@ -125,6 +126,8 @@ export interface StartOptions {
   readonly storeUrl?: string;
   /** Use this SQLite file (in either mode) instead of a fresh store; the caller owns its directory. */
   readonly storePath?: string;
+  /** Device runtime settings beyond the config (buildApp's `runtime`). */
+  readonly runtime?: Partial<RuntimeConfig>;
 }
 
 export interface StartedApp {
@@ -220,7 +223,7 @@ export async function startApp(t: Teardown, options: StartOptions = {}): Promise
   });
   const logger: Logger = createLogger(options.logs ? { level: config.logLevel, destination: options.logs } : { level: 'silent' });
   const announced: string[] = [];
-  app = await buildApp({ config, logger, ...(options.clock ? { clock: options.clock } : {}), announce: (text) => void announced.push(text) });
+  app = await buildApp({ config, logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.runtime ? { runtime: options.runtime } : {}), announce: (text) => void announced.push(text) });
   const { port, bootstrap } = await app.start();
   const scheme = config.tlsCert ? 'https' : 'http';
   return {

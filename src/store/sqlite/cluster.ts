@@ -1,10 +1,19 @@
 /**
- * The cluster port on SQLite (see ClusterPort in ../types.ts). SQLite serves one node, so there is
- * no change stream: the feed delivers this node's events in process. Sequences, leases and
- * presence are still kept here, so a restart resumes where the last run stopped.
+ * The cluster port on SQLite (see ClusterPort in ../types.ts). SQLite serves one gateway, but other
+ * processes write to the same file: the CLI (`biogate command send`, `users import`, `device
+ * assign`, `location update`, …) appends its events to the feed like a node would. `watchEvents`
+ * hands those to the gateway: every WATCH_MS it asks SQLite whether another connection committed
+ * (`PRAGMA data_version`, a read of the shared-memory header, no I/O) and only then reads the events
+ * past what it has seen. So the feed is complete on SQLite too, and what the gateway keeps in memory
+ * on its word (idle-poll snapshots, held polls without store re-checks; issue #20) stays right.
+ * Sequences, leases and presence are kept here, so a restart resumes where the last run stopped.
  */
 import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../types.js';
 import type { Db } from './db.js';
+
+/** How often a watch asks whether another process wrote: the delay of a CLI change reaching the gateway. */
+export const WATCH_MS = 100;
+const WATCH_PAGE = 500;
 
 type EventRow = { location_id: number; seq: number; id: string; type: string; at: string; node: string; data: string };
 const toEvent = (r: EventRow): StoredEvent => ({ id: r.id, seq: r.seq, location_id: r.location_id, type: r.type, at: r.at, node: r.node, data: JSON.parse(r.data) as unknown });
@@ -24,12 +33,26 @@ export function sqliteCluster(db: Db): ClusterPort {
     });
   });
   const leaseOf = db.prepare('SELECT owner_node, lease_until, presence FROM devices WHERE serial_number = ?');
+  const after = db.prepare('SELECT * FROM events WHERE location_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+  const seqs = db.prepare('SELECT location_id, seq FROM event_seqs');
+  /**
+   * Per location, the last seq an open watch has accounted for: read by it, or appended here right
+   * after it (this connection's own events are delivered in process; read again, they would only be
+   * dropped as seen). Empty while no watch is open.
+   */
+  const watched = new Map<number, number>();
+  let watches = 0;
   return {
     async appendEvents(events) {
-      return events.length === 0 ? [] : append.immediate(events);
+      if (events.length === 0) return [];
+      const stored = append.immediate(events);
+      const first = stored[0] as StoredEvent;
+      // Contiguous with what the watch saw: nobody else appended in between, skip them there.
+      if (watches > 0 && watched.get(first.location_id) === first.seq - 1) watched.set(first.location_id, first.seq + stored.length - 1);
+      return stored;
     },
-    async eventsAfter(locationId, after, limit) {
-      return (db.prepare('SELECT * FROM events WHERE location_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(locationId, after, limit) as EventRow[]).map(toEvent);
+    async eventsAfter(locationId, from, limit) {
+      return (after.all(locationId, from, limit) as EventRow[]).map(toEvent);
     },
     async latestSeqs() {
       const rows = db.prepare('SELECT location_id, seq FROM event_seqs').all() as { location_id: number; seq: number }[];
@@ -40,8 +63,43 @@ export function sqliteCluster(db: Db): ClusterPort {
         .prepare('DELETE FROM events WHERE at < ? AND seq <= (SELECT s.seq - ? FROM event_seqs s WHERE s.location_id = events.location_id)')
         .run(before, keep).changes;
     },
-    async watchEvents() {
-      return undefined;
+    async watchEvents(onEvent, onError, onOtherWrite) {
+      const version = db.prepare('PRAGMA data_version').pluck();
+      const latest = () => seqs.all() as { location_id: number; seq: number }[];
+      for (const r of latest()) watched.set(r.location_id, Math.max(watched.get(r.location_id) ?? 0, r.seq));
+      let seenVersion = version.get();
+      watches++;
+      const look = () => {
+        if (!db.open) return;
+        try {
+          const v = version.get();
+          if (v === seenVersion) return;
+          seenVersion = v;
+          for (const { location_id, seq } of latest()) {
+            for (let from = watched.get(location_id) ?? 0; from < seq; ) {
+              const page = (after.all(location_id, from, WATCH_PAGE) as EventRow[]).map(toEvent);
+              if (page.length === 0) break; // taken and not yet written (or pruned): the feed's gap handling decides
+              for (const e of page) onEvent(e);
+              from = (page[page.length - 1] as StoredEvent).seq;
+              watched.set(location_id, from);
+            }
+          }
+          onOtherWrite?.();
+        } catch (err) {
+          onError(err);
+        }
+      };
+      const timer = setInterval(look, WATCH_MS);
+      timer.unref();
+      let open = true;
+      return {
+        async close() {
+          if (!open) return;
+          open = false;
+          clearInterval(timer);
+          if (--watches === 0) watched.clear();
+        },
+      };
     },
     async acquireLease(name, node, now, until) {
       const r = db
