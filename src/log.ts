@@ -84,19 +84,3 @@ export function createAccessLog(logger: Logger): (entry: AccessEntry) => void {
     logger.info({ reqId: e.reqId, method: e.method, route: e.route, status: e.status, ms: Math.round(e.seconds * 1e4) / 10, ...(e.location !== undefined ? { location: e.location } : {}) }, `${e.method} ${e.route} ${e.status}`);
   };
 }
-
-/**
- * A child logger made on first use: a request that logs nothing (an idle poll at thousands a second)
- * never pays for pino's child, whose bindings go through redaction (issue #20: 4 % of a poll).
- */
-export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
-  let child: Logger | undefined;
-  const real = (): Logger => (child ??= parent.child(bindings));
-  return new Proxy({} as Logger, {
-    get(_target, key) {
-      const c = real();
-      const value: unknown = Reflect.get(c, key, c);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(c) : value;
-    },
-  });
-}

@@ -4,7 +4,7 @@
  * BioGate puts them, and a real request leaves no token text behind.
  */
 import t from 'tap';
-import { createLogger, lazyChild } from '../src/log.js';
+import { createLogger } from '../src/log.js';
 import { ADMIN_TOKEN, bearer, jsonBody, logCapture, startApp } from './helpers/app.js';
 
 t.test('createLogger redacts sensitive keys at every depth BioGate logs', async (t) => {
@@ -93,25 +93,4 @@ t.test('at info level requests are not logged', async (t) => {
   await fetch(`${url}/healthz`);
   t.notOk(capture.entries().some((e) => e['msg'] === 'request'));
   t.ok(capture.entries().some((e) => e['msg'] === 'listening'));
-});
-
-t.test('lazyChild: no pino child until something logs; then one, with its bindings and the redaction', async (t) => {
-  const capture = logCapture();
-  const parent = createLogger({ level: 'info', destination: capture });
-  let made = 0;
-  const child = parent.child.bind(parent);
-  parent.child = ((...args: Parameters<typeof parent.child>) => {
-    made++;
-    return child(...args);
-  }) as typeof parent.child;
-  const log = lazyChild(parent, { reqId: 'r-1' });
-  t.equal(made, 0, 'nothing made for a request that logs nothing');
-  log.debug({ x: 1 }, 'below the level'); // made now (the level is the child's), but writes nothing
-  log.info({ token: 'SECRETTOKEN' }, 'hello');
-  log.warn('again');
-  t.equal(made, 1, 'made once, on first use');
-  const lines = capture.entries();
-  t.same(lines.map((l) => [l['msg'], l['reqId']]), [['hello', 'r-1'], ['again', 'r-1']], 'the bindings are on every line');
-  t.notMatch(capture.text(), /SECRETTOKEN/, 'redaction still applies');
-  t.equal(log.isLevelEnabled('info'), true, 'properties pass through');
 });

@@ -79,7 +79,8 @@ export interface PushRequest {
   readonly wire: WireRequest;
   readonly decoded: DecodeResult;
   readonly remoteAddress: string;
-  readonly signal: AbortSignal;
+  /** The terminal's side of the exchange: whether it went away, and a signal (made on first use) to wait on. */
+  readonly client: { readonly gone: boolean; readonly signal: AbortSignal };
 }
 
 const reply = (status: number, body: string): DeviceReply => ({ status, contentType: 'text/plain', body });
@@ -108,6 +109,8 @@ export class DeviceActor {
   readonly sn: string;
   lastActivity = 0;
   heldPolls = 0;
+  /** Requests of this serial in progress: a busy actor is never dropped (a second actor for the same serial would break "one message at a time"). */
+  busy = 0;
   readonly #deps: ActorDeps;
   /** The actor's child logger, made on first use: most actors never log (issue #20, memory per terminal). */
   #childLog: Logger | undefined;
@@ -161,9 +164,47 @@ export class DeviceActor {
   /** Processes one device request and returns the reply the firmware expects. */
   async handle(req: PushRequest): Promise<ActorReply> {
     this.lastActivity = this.#deps.clock.now().getTime();
-    const r = req.decoded.endpoint === 'getrequest' ? await this.#poll(req) : await this.#serial(() => this.#process(req));
-    // [COMMANDS §3.10] names go out in the device's character set (GB2312 for language 83)
+    this.busy++;
+    try {
+      const r = req.decoded.endpoint === 'getrequest' ? await this.#poll(req) : await this.#serial(() => this.#process(req));
+      return this.#inCharset(r);
+    } finally {
+      this.busy--;
+    }
+  }
+
+  /** [COMMANDS §3.10] names go out in the device's character set (GB2312 for language 83). */
+  #inCharset(r: ActorReply): ActorReply {
     return this.#charset === 'utf-8' ? r : { ...r, charset: this.#charset };
+  }
+
+  /**
+   * [issue #20] An idle poll answered from the actor's state in the turn it arrived, without a store
+   * read or a promise: the terminal is assigned, nothing is pending, the snapshot and the pending hint
+   * are trusted (`#trustMs`), the lease needs no renewal and its dialect's polls are not held. It does
+   * what the full path does for such a poll (the trust check, presence, the empty reply) and nothing
+   * else; anything else (other events in the poll, a registration token to bind, a lease
+   * to renew, work queued, another request of this serial in progress) is undefined: `handle` then.
+   */
+  answerIdle(req: PushRequest): ActorReply | undefined {
+    const decoded = req.decoded;
+    // A poll decodes to one heartbeat (its INFO, if any, is not kept: the full path ignores it too).
+    if (this.busy > 0 || decoded.endpoint !== 'getrequest' || decoded.rejected > 0 || decoded.events.length !== 1 || decoded.events[0]?.type !== 'heartbeat') return undefined;
+    const s = this.#snapshot;
+    const now = performance.now();
+    if (!s?.location || now >= s.until || this.#drainedAt !== this.#wakeGeneration || now >= this.#drainedUntil) return undefined;
+    const codec = this.#codecOf(s.device);
+    if (this.#deps.config.longpollS[codec.version] > 0) return undefined;
+    const nowMs = this.#deps.clock.now().getTime();
+    if (this.#leaseUntil - nowMs <= (this.#deps.config.deviceLeaseS * 1000) / 2) return undefined;
+    const verdict = checkTrust(s.device, req, this.#deps.guard.throttle, nowMs);
+    if (verdict.ok && verdict.bind) return undefined;
+    this.lastActivity = nowMs;
+    // [API-CONTRACT §6] refused: no data in, none out, not even presence (the full path's answer too).
+    if (!verdict.ok) return this.#refuse(verdict, req);
+    this.#deps.presence.seen(this.sn, s.device.location_id, req.remoteAddress, nowMs);
+    this.#inDeviceLanguage(req, s.device);
+    return this.#inCharset(codec.replies.commands([]));
   }
 
   /**
@@ -619,7 +660,7 @@ export class DeviceActor {
     const first = await this.#serial(async () => {
       seen = this.#wakeGeneration;
       const r = await this.#process({ ...req, decoded: { ...req.decoded } });
-      return r.status === 401 || r.status === 403 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take(req.signal)) };
+      return r.status === 401 || r.status === 403 ? { denied: r, ...(await this.#noBatch()) } : { denied: undefined, ...(await this.#take(req.client)) };
     });
     if (first.denied) return first.denied;
     if (first.batch.lines.length > 0) return this.#send(first.codec, first.batch);
@@ -633,10 +674,10 @@ export class DeviceActor {
     this.heldPolls++;
     this.#deps.presence.hold(this.sn, 1);
     try {
-      while (!req.signal.aborted && Date.now() < deadline) {
-        const why: Wake = seen !== this.#wakeGeneration ? 'work' : await this.#waitForWork(Math.min(this.#trustMs(), deadline - Date.now()), req.signal);
+      while (!req.client.gone && Date.now() < deadline) {
+        const why: Wake = seen !== this.#wakeGeneration ? 'work' : await this.#waitForWork(Math.min(this.#trustMs(), deadline - Date.now()), req.client.signal);
         seen = this.#wakeGeneration;
-        if (req.signal.aborted || (why === 'timeout' && Date.now() >= deadline)) break;
+        if (req.client.gone || (why === 'timeout' && Date.now() >= deadline)) break;
         // A newer request of the terminal reached another node: this poll is half-open, claim nothing.
         if (!(await this.#stillOwned())) break;
         // The device or its location changed (or may have): unassigned, or the location disabled, it
@@ -646,7 +687,7 @@ export class DeviceActor {
         // (cheaper); it also catches work no event announced here (the pending hint is dropped for it).
         if (why === 'work' || (await this.#pendingInStore())) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
-          const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.signal)));
+          const next = await this.#serial(() => (this.#leaseUntil === 0 ? this.#noBatch() : this.#take(req.client)));
           if (next.batch.lines.length > 0) return this.#send(next.codec, next.batch);
         }
       }
@@ -685,9 +726,9 @@ export class DeviceActor {
     return true;
   }
 
-  async #take(signal: AbortSignal): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
+  async #take(client: PushRequest['client']): Promise<{ codec: Codec; batch: Batch; assigned: boolean }> {
     // The terminal may have gone while this waited its turn: claim nothing it would never receive.
-    if (signal.aborted) return this.#noBatch();
+    if (client.gone) return this.#noBatch();
     // Noted before the store is read: a wake from here on makes the next poll read it again.
     const generation = this.#wakeGeneration;
     const s = this.#snapshot;

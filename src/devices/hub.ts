@@ -62,7 +62,6 @@ export class Hub {
   readonly presence: Presence;
   /** In LRU order: the least recently active serial first. */
   readonly #actors = new Map<string, DeviceActor>();
-  readonly #busy = new Map<string, number>();
   readonly #deps: HubDeps;
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #unsubscribe: (() => void)[];
@@ -116,12 +115,15 @@ export class Hub {
     return this.#actors.size;
   }
 
-  handle(sn: string, req: PushRequest): Promise<ActorReply> {
+  handle(sn: string, req: PushRequest): Promise<ActorReply> | ActorReply {
     let actor = this.#actors.get(sn);
     if (actor) {
       // Least recently active first: re-inserting moves this serial to the end (LRU order).
       this.#actors.delete(sn);
       this.#actors.set(sn, actor);
+      // [issue #20] an idle poll is answered from the actor's state, in this turn.
+      const idle = actor.answerIdle(req);
+      if (idle) return idle;
     } else {
       // Random serial numbers must not grow memory without bound (issue #12).
       if (this.#actors.size >= (this.#deps.maxActors ?? DEFAULT_MAX_ACTORS) && !this.#evictLeastRecent()) {
@@ -132,17 +134,7 @@ export class Hub {
       actor = new DeviceActor(sn, (this.#actorDeps ??= this.#makeActorDeps()));
       this.#actors.set(sn, actor);
     }
-    // Requests in progress per serial: a busy actor is never dropped (a second actor for the
-    // same serial would break "one message at a time").
-    this.#busy.set(sn, (this.#busy.get(sn) ?? 0) + 1);
-    const finished = () => {
-      const left = (this.#busy.get(sn) ?? 1) - 1;
-      if (left > 0) this.#busy.set(sn, left);
-      else this.#busy.delete(sn);
-    };
-    const result = actor.handle(req);
-    result.then(finished, finished);
-    return result;
+    return actor.handle(req);
   }
 
   /** Another node serves `sn` now: its held polls here end without claiming, and presence forgets it. */
@@ -174,7 +166,7 @@ export class Hub {
   /** Drops the least recently active idle actor; false when every actor is busy. */
   #evictLeastRecent(): boolean {
     for (const [sn, actor] of this.#actors) {
-      if (actor.heldPolls === 0 && !this.#busy.has(sn)) {
+      if (actor.heldPolls === 0 && actor.busy === 0) {
         this.#actors.delete(sn);
         return true;
       }
@@ -294,7 +286,7 @@ export class Hub {
   evictIdle(): void {
     const now = this.#deps.clock.now().getTime();
     for (const [sn, actor] of this.#actors) {
-      if (actor.heldPolls === 0 && !this.#busy.has(sn) && now - actor.lastActivity > this.#deps.config.idleEvictS * 1000) this.#actors.delete(sn);
+      if (actor.heldPolls === 0 && actor.busy === 0 && now - actor.lastActivity > this.#deps.config.idleEvictS * 1000) this.#actors.delete(sn);
     }
   }
 }

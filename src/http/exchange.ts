@@ -10,11 +10,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BioGateError, toErrorResponse } from '../errors.js';
-import { lazyChild, type Logger } from '../log.js';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../log.js';
 import { clientAddress, type TrustCheck } from './client-address.js';
 import { render, type Rendered } from './render.js';
 import type { Router } from './router.js';
-import type { HttpMethod, HttpRequest, HttpResponse, ResponseObserver } from './types.js';
+import type { Handler, HttpMethod, HttpRequest, HttpResponse, ResponseObserver } from './types.js';
 
 /** Reason phrases both engines put on the status line (uWS has none of its own). */
 const REASONS: Record<number, string> = {
@@ -72,18 +73,17 @@ export interface ExchangeOptions {
   readonly onResponse?: ResponseObserver | undefined;
 }
 
-interface InFlight {
-  readonly abort: AbortController;
-  readonly settle: (delivered: boolean) => void;
-}
+/** The body of a GET or HEAD: one shared empty buffer (handlers only read it). */
+const EMPTY_BODY = Buffer.alloc(0);
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * The requests of one server: dispatches them and knows which are still in flight, so close()
  * can abort their signals (held long polls answer at once), wait for them, and settle the rest.
  */
 export class Exchanges {
-  readonly #options: ExchangeOptions;
-  readonly #active = new Set<InFlight>();
+  readonly options: ExchangeOptions;
+  readonly #active = new Set<Exchange>();
   readonly #idPrefix = Math.random().toString(36).slice(2, 8);
   #seq = 0;
   #inFlight = 0;
@@ -91,7 +91,7 @@ export class Exchanges {
   #stopping = false;
 
   constructor(options: ExchangeOptions) {
-    this.#options = options;
+    this.options = options;
   }
 
   get inFlight(): number {
@@ -110,7 +110,7 @@ export class Exchanges {
   /** From now on requests get 503 SHUTTING_DOWN; in-flight ones see their signal aborted. */
   stop(): void {
     this.#stopping = true;
-    for (const r of [...this.#active]) r.abort.abort();
+    for (const r of [...this.#active]) r.abort();
   }
 
   /** Resolves once nothing is in flight, or after graceMs. */
@@ -135,166 +135,223 @@ export class Exchanges {
    * it afterwards); returns what the engine calls when the client goes away.
    */
   handle(incoming: Incoming, wire: Wire): { aborted(): void } {
-    const options = this.#options;
     this.#inFlight++;
-    const started = process.hrtime.bigint();
-    // One controller per request, aborted when the client leaves or the server stops
-    // (stop() walks #active). Not AbortSignal.any([client, process]): on Node 20 every
-    // combined signal stays referenced by the long-lived one and leaks (issue #12).
-    const abort = new AbortController();
-    // `done`: a response was started (or the client left), nothing more may be sent.
-    // `settled`: this request no longer counts as in flight: its body was handed to
-    // the socket in full, or the client went away. close() waits for that, because
-    // closing the connections drops whatever is still queued.
-    let done = false;
-    let settled = false;
-    let onSettled: ((delivered: boolean) => void) | undefined;
-    /** The request as handlers saw it, once dispatched (the access log reads what the API layer learnt of it). */
-    let request: HttpRequest | undefined;
-    const { headers, path, rawQuery } = incoming;
-    const method = incoming.method as HttpMethod;
-    const remoteAddress = clientAddress(incoming.peer, headers, options.trustedProxies);
-    const id = this.requestId(headers['x-request-id']);
-    const log = lazyChild(options.logger, { reqId: id });
+    const exchange = new Exchange(this, incoming, wire);
+    this.#active.add(exchange);
+    exchange.start();
+    return exchange;
+  }
 
-    const settle = (delivered: boolean) => {
-      if (settled) return;
-      settled = true;
-      this.#active.delete(entry);
-      this.#inFlight--;
-      notify(onSettled, delivered);
-      onSettled = undefined;
-      if (this.#inFlight === 0 && this.#idle) this.#idle();
-    };
-    const entry: InFlight = { abort, settle };
-    this.#active.add(entry);
+  /** An exchange is no longer in flight (its body was handed to the socket, or the client left). */
+  finished(exchange: Exchange): void {
+    this.#active.delete(exchange);
+    this.#inFlight--;
+    if (this.#inFlight === 0 && this.#idle) this.#idle();
+  }
+}
 
-    /** Calls a response's onSettled hook; a throwing hook is logged, never thrown into the engine. */
-    const notify = (hook: ((delivered: boolean) => void) | undefined, delivered: boolean) => {
-      if (!hook) return;
-      try {
-        hook(delivered);
-      } catch (err) {
-        log.error({ err, method, path }, 'onSettled hook failed');
-      }
-    };
+/**
+ * One request, from its arrival to its settlement; also the request as handlers see it. One object
+ * with its methods on the prototype, not a dozen closures: a held long poll keeps it for seconds,
+ * thousands at once (issue #20: memory per terminal, and the garbage each poll leaves).
+ *
+ * `done`: a response was started (or the client left), nothing more may be sent. `settled`: it no
+ * longer counts as in flight: its body was handed to the socket in full, or the client went away.
+ * close() waits for that, because closing the connections drops whatever is still queued.
+ */
+class Exchange implements HttpRequest {
+  readonly id: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  route = '(unmatched)';
+  params: Readonly<Record<string, string>> = NO_PARAMS;
+  readonly rawQuery: string;
+  readonly headers: Readonly<Record<string, string>>;
+  body: Buffer = EMPTY_BODY;
+  readonly remoteAddress: string;
+  readonly #owner: Exchanges;
+  readonly #wire: Wire;
+  readonly #started = performance.now();
+  #query: URLSearchParams | undefined;
+  #log: Logger | undefined;
+  /** Made when a handler asks for the signal (a held poll, a streamed body); most requests never do. */
+  #abort: AbortController | undefined;
+  #aborted = false;
+  #done = false;
+  #settled = false;
+  #dispatched = false;
+  #onSettled: ((delivered: boolean) => void) | undefined;
+  #bodyTimer: NodeJS.Timeout | undefined;
 
-    const send = (route: string, response: HttpResponse) => {
-      if (done) {
-        // The client left before the answer was ready: it was never delivered.
-        notify(response.onSettled, false);
-        return;
-      }
-      done = true;
-      onSettled = response.onSettled;
-      let rendered: Rendered;
-      try {
-        rendered = render(response);
-      } catch (err) {
-        // Serialisation runs under the same guard as the handler (fastify's reply path):
-        // a body JSON.stringify cannot handle is a 500 for this request, never a dead process.
-        rendered = render(internalError(err, log, method, path));
-      }
-      const { status, headers: out, payload } = rendered;
-      try {
-        // RFC 9110 §9.3.2: HEAD gets the headers a GET would get, Content-Length included, and no body.
-        wire.respond(status, id, out, payload, method === 'HEAD', settle);
-      } catch (err) {
-        // The engine throws when the response was closed under us: not delivered, and not our crash.
-        log.warn({ err, method, path }, 'response could not be sent');
-        settle(false);
-      }
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      if (options.logger.isLevelEnabled('debug')) log.debug({ method, path, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
-      try {
-        // The method is the client's word: anything unknown is one label value, not one each.
-        options.onResponse?.({ route, method: METHODS.has(method) ? method : 'other', status, seconds, request });
-      } catch (err) {
-        log.error({ err }, 'response observer failed');
-      }
-    };
-    const fail = (route: string, err: unknown) => send(route, errorResponse(err, log, method, path));
-    const aborted = {
-      aborted: () => {
-        done = true;
-        abort.abort();
-        settle(false);
-      },
-    };
+  constructor(owner: Exchanges, incoming: Incoming, wire: Wire) {
+    this.#owner = owner;
+    this.#wire = wire;
+    this.method = incoming.method as HttpMethod;
+    this.path = incoming.path;
+    this.rawQuery = incoming.rawQuery;
+    this.headers = incoming.headers;
+    this.remoteAddress = clientAddress(incoming.peer, incoming.headers, owner.options.trustedProxies);
+    this.id = owner.requestId(incoming.headers['x-request-id']);
+  }
 
-    if (!METHODS.has(method)) {
-      fail('(unmatched)', new BioGateError('METHOD_NOT_ALLOWED', `Method ${method} is not supported`));
-      return aborted;
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.rawQuery));
+  }
+
+  /** A child logger made on first use: a request that logs nothing never pays for pino's child (issue #20). */
+  get log(): Logger {
+    return (this.#log ??= this.#owner.options.logger.child({ reqId: this.id }));
+  }
+
+  get gone(): boolean {
+    return this.#aborted;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      this.#abort = new AbortController();
+      if (this.#aborted) this.#abort.abort();
     }
-    if (this.#stopping) {
-      fail('(unmatched)', new BioGateError('SHUTTING_DOWN', 'The gateway is shutting down'));
-      return aborted;
+    return this.#abort.signal;
+  }
+
+  /** The client left or the server stops: handlers waiting on the signal stop waiting. */
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    clearTimeout(this.#bodyTimer);
+    this.#abort?.abort();
+  }
+
+  /** The engine's report that the client went away. */
+  aborted(): void {
+    this.#done = true;
+    this.abort();
+    this.settle(false);
+  }
+
+  settle(delivered: boolean): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#owner.finished(this);
+    const hook = this.#onSettled;
+    this.#onSettled = undefined;
+    this.#notify(hook, delivered);
+  }
+
+  /** Calls a response's onSettled hook; a throwing hook is logged, never thrown into the engine. */
+  #notify(hook: ((delivered: boolean) => void) | undefined, delivered: boolean): void {
+    if (!hook) return;
+    try {
+      hook(delivered);
+    } catch (err) {
+      this.log.error({ err, method: this.method, path: this.path }, 'onSettled hook failed');
     }
-    const match = options.router.match(method, path);
-    if (match.kind === 'not-found') {
-      fail('(unmatched)', new BioGateError('NOT_FOUND', `No route for ${path}`));
-      return aborted;
-    }
+  }
+
+  start(): void {
+    const options = this.#owner.options;
+    const method = this.method;
+    if (!METHODS.has(method)) return this.#fail(new BioGateError('METHOD_NOT_ALLOWED', `Method ${method} is not supported`));
+    if (this.#owner.stopping) return this.#fail(new BioGateError('SHUTTING_DOWN', 'The gateway is shutting down'));
+    const match = options.router.match(method, this.path);
+    if (match.kind === 'not-found') return this.#fail(new BioGateError('NOT_FOUND', `No route for ${this.path}`));
     if (match.kind === 'method-not-allowed') {
-      fail('(unmatched)', new BioGateError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${path}`, { headers: { Allow: match.allowed.join(', ') } }));
-      return aborted;
+      return this.#fail(new BioGateError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${this.path}`, { headers: { Allow: match.allowed.join(', ') } }));
     }
     const route = match.route;
+    this.route = route.pattern;
+    this.params = match.params;
+    if (method === 'GET' || method === 'HEAD') return this.#dispatch(route.handler);
     const limit = route.bodyLimit ?? options.bodyLimit;
+    const declared = Number(this.headers['content-length'] ?? NaN);
+    if (declared > limit) return this.#fail(tooLarge(limit));
+    this.#readBody(route.handler, limit, route.bodyTimeoutMs ?? options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+  }
 
-    const dispatch = (body: Buffer) => {
-      if (this.#stopping) abort.abort();
-      request = {
-        id, method, path, route: route.pattern, params: match.params, rawQuery, query: new URLSearchParams(rawQuery),
-        headers, body, remoteAddress, log, signal: abort.signal,
-      };
-      let result: Promise<HttpResponse>;
-      try {
-        result = Promise.resolve(match.handler(request));
-      } catch (err) {
-        result = Promise.reject(err);
-      }
-      result.then((r) => send(route.pattern, r), (err: unknown) => fail(route.pattern, err));
-    };
-
-    if (method === 'GET' || method === 'HEAD') {
-      dispatch(Buffer.alloc(0));
-      return aborted;
-    }
-    const declared = Number(headers['content-length'] ?? NaN);
-    if (declared > limit) {
-      fail(route.pattern, tooLarge(limit));
-      return aborted;
-    }
+  #readBody(handler: Handler, limit: number, bodyTimeoutMs: number): void {
     const chunks: Buffer[] = [];
     let size = 0;
     // The whole body must arrive within the body timeout; a slow but steady sender is fine.
-    const bodyTimeoutMs = route.bodyTimeoutMs ?? options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-    const bodyTimer = setTimeout(() => {
-      if (done) return;
-      log.warn({ method, path, received: size, timeoutS: bodyTimeoutMs / 1000 }, 'request body not complete within the body timeout: connection closed');
-      done = true;
-      abort.abort();
-      wire.destroy();
-      settle(false); // now, whether or not the engine reports the cut connection in this tick
+    this.#bodyTimer = setTimeout(() => {
+      if (this.#done) return;
+      this.log.warn({ method: this.method, path: this.path, received: size, timeoutS: bodyTimeoutMs / 1000 }, 'request body not complete within the body timeout: connection closed');
+      this.#done = true;
+      this.abort();
+      this.#wire.destroy();
+      this.settle(false); // now, whether or not the engine reports the cut connection in this tick
     }, bodyTimeoutMs);
-    bodyTimer.unref();
-    abort.signal.addEventListener('abort', () => clearTimeout(bodyTimer), { once: true });
-    wire.readBody((chunk, isLast) => {
-      if (done) return false;
+    this.#bodyTimer.unref();
+    this.#wire.readBody((chunk, isLast) => {
+      if (this.#done) return false;
       size += chunk.byteLength;
       if (size > limit) {
-        clearTimeout(bodyTimer);
-        fail(route.pattern, tooLarge(limit));
+        clearTimeout(this.#bodyTimer);
+        this.#fail(tooLarge(limit));
         return false;
       }
       chunks.push(chunk);
       if (!isLast) return true;
-      clearTimeout(bodyTimer);
-      dispatch(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      clearTimeout(this.#bodyTimer);
+      this.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      this.#dispatch(handler);
       return false;
     });
-    return aborted;
+  }
+
+  #dispatch(handler: Handler): void {
+    if (this.#owner.stopping) this.abort();
+    this.#dispatched = true;
+    let result: Promise<HttpResponse> | HttpResponse;
+    try {
+      result = handler(this);
+    } catch (err) {
+      return this.#fail(err);
+    }
+    // A handler that answers at once (an idle poll from the actor's state) is sent in this turn.
+    if (result instanceof Promise) result.then((r) => this.#send(r), (err: unknown) => this.#fail(err));
+    else this.#send(result);
+  }
+
+  #fail(err: unknown): void {
+    this.#send(errorResponse(err, this.log, this.method, this.path));
+  }
+
+  #send(response: HttpResponse): void {
+    if (this.#done) {
+      // The client left before the answer was ready: it was never delivered.
+      this.#notify(response.onSettled, false);
+      return;
+    }
+    this.#done = true;
+    this.#onSettled = response.onSettled;
+    const { method, path } = this;
+    let rendered: Rendered;
+    try {
+      rendered = render(response);
+    } catch (err) {
+      // Serialisation runs under the same guard as the handler (fastify's reply path):
+      // a body JSON.stringify cannot handle is a 500 for this request, never a dead process.
+      rendered = render(internalError(err, this.log, method, path));
+    }
+    const { status, headers: out, payload } = rendered;
+    try {
+      // RFC 9110 §9.3.2: HEAD gets the headers a GET would get, Content-Length included, and no body.
+      this.#wire.respond(status, this.id, out, payload, method === 'HEAD', (delivered) => this.settle(delivered));
+    } catch (err) {
+      // The engine throws when the response was closed under us: not delivered, and not our crash.
+      this.log.warn({ err, method, path }, 'response could not be sent');
+      this.settle(false);
+    }
+    const seconds = (performance.now() - this.#started) / 1e3;
+    const options = this.#owner.options;
+    if (options.logger.isLevelEnabled('debug')) this.log.debug({ method, path, route: this.route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    try {
+      // The method is the client's word: anything unknown is one label value, not one each.
+      options.onResponse?.({ route: this.route, method: METHODS.has(method) ? method : 'other', status, seconds, request: this.#dispatched ? this : undefined });
+    } catch (err) {
+      this.log.error({ err }, 'response observer failed');
+    }
   }
 }
 

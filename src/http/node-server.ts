@@ -87,7 +87,7 @@ function copyRequest(req: IncomingMessage): Incoming {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const k = (raw[i] as string).toLowerCase();
     const v = raw[i + 1] as string;
-    headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
+    headers[k] = Object.hasOwn(headers, k) ? `${headers[k]}, ${v}` : v;
   }
   return {
     method: (req.method ?? 'GET').toUpperCase(),

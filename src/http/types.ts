@@ -59,8 +59,10 @@ export interface HttpRequest {
   readonly body: Buffer;
   readonly remoteAddress: string;
   readonly log: Logger;
-  /** Aborted when the client goes away: long polls stop waiting. */
+  /** Aborted when the client goes away (or the server stops): long polls stop waiting. Made on first use. */
   readonly signal: AbortSignal;
+  /** Whether the client went away (or the server is stopping), without making the signal. */
+  readonly gone: boolean;
 }
 
 export interface HttpResponse {

@@ -2,12 +2,17 @@
 import { reasonOf, type Incoming } from './exchange.js';
 import type { HttpRequest as UwsRequest } from 'uWebSockets.js';
 
+/** The headers being copied (copyRequest is synchronous: one at a time), and the one callback that adds to them. */
+let into: Record<string, string> = {};
+const addHeader = (k: string, v: string): void => {
+  into[k] = Object.hasOwn(into, k) ? `${into[k]}, ${v}` : v;
+};
+
 /** Copies the request's fields: `req` is invalid once the handler returns. */
 export function copyRequest(req: UwsRequest, peer: ArrayBuffer): Incoming {
   const headers: Record<string, string> = {};
-  req.forEach((k, v) => {
-    headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
-  });
+  into = headers;
+  req.forEach(addHeader);
   return { method: req.getMethod().toUpperCase(), path: req.getUrl(), rawQuery: req.getQuery() ?? '', headers, peer: Buffer.from(peer).toString() };
 }
 

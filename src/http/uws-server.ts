@@ -37,7 +37,7 @@ export function createUwsEngine({ options, exchanges, websockets }: EngineParts)
     // onAborted before anything is answered: uWS forbids touching `res` after a synchronous
     // answer. (It never runs in this tick, so `exchange` is set by then.)
     res.onAborted(() => exchange.aborted());
-    const exchange = exchanges.handle(copyRequest(req, res.getRemoteAddressAsText()), wire(res));
+    const exchange = exchanges.handle(copyRequest(req, res.getRemoteAddressAsText()), new UwsWire(res));
   });
 
   return {
@@ -63,44 +63,55 @@ export function createUwsEngine({ options, exchanges, websockets }: EngineParts)
   };
 }
 
-function wire(res: UwsResponse): Wire {
-  return {
-    respond(status, requestId, headers, payload, head, written) {
-      res.cork(() => {
-        res.writeStatus(statusLine(status));
-        res.writeHeader('X-Request-Id', requestId);
-        for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
-        if (head) {
-          res.endWithoutBody(payload.byteLength);
-          return written(true);
-        }
-        // tryEnd + onWritable instead of end(): we learn when the last byte left, so
-        // close() does not cut a large response that is still draining.
-        const base = res.getWriteOffset();
-        const [, finishedNow] = res.tryEnd(payload, payload.byteLength);
-        if (finishedNow) return written(true);
-        res.onWritable((offset) => {
-          const [ok, finishedLater] = res.tryEnd(payload.subarray(offset - base), payload.byteLength);
-          if (finishedLater) written(true);
-          return ok;
-        });
+/** How the exchange writes to one uWS response: one object per request (issue #20: no closures per request). */
+class UwsWire implements Wire {
+  readonly #res: UwsResponse;
+
+  constructor(res: UwsResponse) {
+    this.#res = res;
+  }
+
+  respond(status: number, requestId: string, headers: Record<string, string>, payload: Uint8Array, head: boolean, written: (delivered: boolean) => void): void {
+    const res = this.#res;
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      res.writeHeader('X-Request-Id', requestId);
+      for (const k in headers) res.writeHeader(k, headers[k] as string);
+      if (head) {
+        res.endWithoutBody(payload.byteLength);
+        return written(true);
+      }
+      // tryEnd + onWritable instead of end(): we learn when the last byte left, so
+      // close() does not cut a large response that is still draining.
+      const base = res.getWriteOffset();
+      const [, finishedNow] = res.tryEnd(payload, payload.byteLength);
+      if (finishedNow) return written(true);
+      res.onWritable((offset) => {
+        const [ok, finishedLater] = res.tryEnd(payload.subarray(offset - base), payload.byteLength);
+        if (finishedLater) written(true);
+        return ok;
       });
-    },
-    readBody(onData) {
-      res.onData((chunk, isLast) => {
-        // The ArrayBuffer is only valid during this callback: copy.
-        const reading = onData(Buffer.from(chunk.slice(0)), isLast);
-        // uSockets closes an HTTP connection idle for 10 s, and while a body streams in it only
-        // re-arms that timer after 16 KiB arrived: a terminal on a slow link (cellular, weak
-        // Wi-Fi) was cut mid-upload every time (issue #12). resume() re-arms it, so any data
-        // keeps the connection alive; the body timeout still bounds the whole body.
-        // (Only while still reading: a response already sent makes `res` untouchable.)
-        if (reading) {
-          res.pause();
-          res.resume();
-        }
-      });
-    },
-    destroy: () => res.close(), // onAborted reports it
-  };
+    });
+  }
+
+  readBody(onData: (chunk: Buffer, isLast: boolean) => boolean): void {
+    const res = this.#res;
+    res.onData((chunk, isLast) => {
+      // The ArrayBuffer is only valid during this callback: copy.
+      const reading = onData(Buffer.from(chunk.slice(0)), isLast);
+      // uSockets closes an HTTP connection idle for 10 s, and while a body streams in it only
+      // re-arms that timer after 16 KiB arrived: a terminal on a slow link (cellular, weak
+      // Wi-Fi) was cut mid-upload every time (issue #12). resume() re-arms it, so any data
+      // keeps the connection alive; the body timeout still bounds the whole body.
+      // (Only while still reading: a response already sent makes `res` untouchable.)
+      if (reading) {
+        res.pause();
+        res.resume();
+      }
+    });
+  }
+
+  destroy(): void {
+    this.#res.close(); // onAborted reports it
+  }
 }

@@ -185,7 +185,7 @@ export class WebSocketRegistry {
     const { maxBuffered } = routeLimits(route as WebSocketRoute<unknown>);
     const request: WebSocketUpgrade = {
       id, method: 'GET', path: incoming.path, route: route.path, params: {}, rawQuery, query: new URLSearchParams(rawQuery),
-      headers, body: Buffer.alloc(0), remoteAddress, log, signal: abort.signal, protocols,
+      headers, body: Buffer.alloc(0), remoteAddress, log, signal: abort.signal, get gone() { return abort.signal.aborted; }, protocols,
     };
     let decision: Promise<UpgradeDecision<U>>;
     try {

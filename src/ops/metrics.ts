@@ -63,10 +63,22 @@ export class Counter implements Metric {
     this.#maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
   }
   inc(labels: Labels = {}, by = 1): void {
+    this.#entry(labels).value += by;
+  }
+  /** The series of `labels`, to count into without looking it up again (a hot path keeps it; issue #20). */
+  series(labels: Labels): { inc(by?: number): void } {
+    const entry = this.#entry(labels);
+    return {
+      inc(by = 1) {
+        entry.value += by;
+      },
+    };
+  }
+  #entry(labels: Labels): { labels: Labels; value: number } {
     const s = seriesKey(labels, (k) => this.#values.has(k), this.#values.size, this.#maxSeries);
-    const entry = this.#values.get(s.k);
-    if (entry) entry.value += by;
-    else this.#values.set(s.k, { labels: s.labels, value: by });
+    let entry = this.#values.get(s.k);
+    if (!entry) this.#values.set(s.k, (entry = { labels: s.labels, value: 0 }));
+    return entry;
   }
   render(base: Labels = {}): string[] {
     return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.#values.values()].map((e) => `${this.name}${fmt({ ...e.labels, ...base })} ${e.value}`)];
@@ -80,12 +92,22 @@ export class Histogram implements Metric {
     this.#maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
   }
   observe(labels: Labels, value: number): void {
+    this.#record(this.#entry(labels), value);
+  }
+  /** The series of `labels`, to observe into without looking it up again (a hot path keeps it; issue #20). */
+  series(labels: Labels): { observe(value: number): void } {
+    const entry = this.#entry(labels);
+    return { observe: (value) => this.#record(entry, value) };
+  }
+  #entry(labels: Labels): { labels: Labels; counts: number[]; sum: number; count: number } {
     const at = seriesKey(labels, (k) => this.#series.has(k), this.#series.size, this.#maxSeries);
     let s = this.#series.get(at.k);
     if (!s) this.#series.set(at.k, (s = { labels: at.labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
-    this.buckets.forEach((b, i) => {
-      if (value <= b) s.counts[i] = (s.counts[i] ?? 0) + 1;
-    });
+    return s;
+  }
+  #record(s: { counts: number[]; sum: number; count: number }, value: number): void {
+    const buckets = this.buckets;
+    for (let i = 0; i < buckets.length; i++) if (value <= (buckets[i] as number)) s.counts[i] = (s.counts[i] ?? 0) + 1;
     s.sum += value;
     s.count++;
   }

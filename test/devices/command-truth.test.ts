@@ -121,7 +121,7 @@ t.test('a batch whose reply did not reach the terminal goes back to pending, ann
   const door = await queue({ sn: 'TRUTHGON', command: 'door-unlock' });
   // What src/push/routes.ts does for a getrequest, then what src/http tells it when the client had gone.
   const wire = { method: 'GET', path: '/iclock/getrequest', query: { SN: 'TRUTHGON' }, headers: {}, body: Buffer.alloc(0) };
-  const reply = await app.app.hub.handle('TRUTHGON', { wire, decoded: codecFor('2.0.0').decode(wire), remoteAddress: '127.0.0.1', signal: new AbortController().signal });
+  const reply = await app.app.hub.handle('TRUTHGON', { wire, decoded: codecFor('2.0.0').decode(wire), remoteAddress: '127.0.0.1', client: { gone: false, signal: new AbortController().signal } });
   t.equal(reply.body, `C:${door.id}:AC_UNLOCK`, 'the batch was claimed for this reply');
   t.type(reply.onSettled, 'function');
   reply.onSettled?.(false);

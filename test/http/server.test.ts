@@ -313,3 +313,33 @@ t.test('a body still incomplete after the body timeout: connection closed, handl
   t.equal(handled, 0, 'the handler never saw a partial body');
   t.equal(http.inFlight, 0);
 });
+
+t.test('a request that logs nothing makes no child logger; one that logs gets it once, with its id (issue #20)', async (t) => {
+  const logs = logCapture();
+  const logger = createLogger({ level: 'info', destination: logs });
+  let made = 0;
+  const child = logger.child.bind(logger);
+  logger.child = ((...args: Parameters<typeof logger.child>) => {
+    made++;
+    return child(...args);
+  }) as typeof logger.child;
+  const http = createHttpServer({ engine: TEST_HTTP_ENGINE, logger, bodyLimit: 1024 });
+  // Answered in the handler's own turn (no promise), as an idle poll is.
+  http.route({ method: 'GET', pattern: '/quiet', handler: () => ({ status: 200, body: 'OK' }) });
+  http.route({
+    method: 'GET', pattern: '/chatty', handler: (req) => {
+      req.log.info({ token: 'SECRETTOKEN' }, 'hello');
+      req.log.warn('again');
+      return { status: 200, body: 'OK' };
+    },
+  });
+  const port = await http.listen('127.0.0.1', 0);
+  t.teardown(() => http.close(0));
+  for (let i = 0; i < 3; i++) t.equal(await (await fetch(`http://127.0.0.1:${port}/quiet`)).text(), 'OK');
+  t.equal(made, 0, 'no child logger for requests that log nothing');
+  const res = await fetch(`http://127.0.0.1:${port}/chatty`, { headers: { 'x-request-id': 'r-1' } });
+  t.equal(await res.text(), 'OK');
+  t.equal(made, 1, 'one child, made on first use');
+  t.same(logs.entries().filter((l) => l['reqId'] !== undefined).map((l) => [l['msg'], l['reqId']]), [['hello', 'r-1'], ['again', 'r-1']], 'its id on every line');
+  t.notMatch(logs.text(), /SECRETTOKEN/, 'redaction still applies');
+});
