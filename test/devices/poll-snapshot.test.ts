@@ -132,3 +132,17 @@ t.test('two nodes: a command queued on A reaches the terminal polling B, a comm 
   }
   t.ok(refused, 'B requires the comm key set on A');
 });
+
+t.test('idle polls answered from the actor\'s state still check the comm key (throttled like any) and count as seen', async (t) => {
+  const app = await startApp(t);
+  t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0007', comm_key: '4242' })).res.status, 201);
+  for (let i = 0; i < 5; i++) t.same(await poll(app, 'SNAP0007', 10_000, '4242'), { status: 200, text: 'OK' }, 'with its key: answered');
+  const seen = await api(app, 'GET', '/api/devices/SNAP0007');
+  t.match(seen.body, { serial_number: 'SNAP0007', is_active: true }, 'online: the idle polls counted as seen');
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++) statuses.push((await poll(app, 'SNAP0007', 10_000, '9999'))?.status ?? 0);
+  t.same(statuses, [401, 401, 401, 401], 'a wrong key: refused every time');
+  t.equal((await poll(app, 'SNAP0007', 10_000, '4242'))?.status, 401, 'after repeated wrong keys the serial is throttled: even the right key waits');
+  const metrics = await (await fetch(`${app.url}/metrics`)).text();
+  t.match(metrics, /biogate_device_auth_refused_total\{[^}]*reason="comm_key"[^}]*\} 4\b/, 'each wrong key counted once');
+});
