@@ -26,6 +26,7 @@ import { createFirmwareCache } from './devices/firmware.js';
 import { createDeviceGuard } from './devices/guard.js';
 import { Hub } from './devices/hub.js';
 import { runtimeConfig, type RuntimeConfig } from './devices/runtime-config.js';
+import { createCredentials } from './auth/credentials.js';
 import { mountPushRoutes } from './push/routes.js';
 import { mountRoutes } from './api/mount.js';
 import type { ApiRoute } from './api/route.js';
@@ -149,6 +150,9 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const bus = new EventBus((err, event) => logger.error({ err, event }, 'event listener failed'));
   logActivity(bus, logger);
   const feed = new ClusterFeed({ store, bus, log: logger, node: nodeId, now: () => clock.now(), onlineThresholdS: config.onlineThresholdS });
+  const runtime: RuntimeConfig = { ...runtimeConfig(config), ...options.runtime };
+  // [issue #20] API callers' tokens kept between requests, as long as the feed vouches for them.
+  const credentials = createCredentials(store, () => (feed.clustered ? runtime.pollTrust.trustedMs : runtime.pollTrust.untrustedMs), () => feed.catchUp());
   const timeSync = createTimeSync({ store, clock, bus, log: logger });
   const locations = createLocationService(store, clock, {
     timeZoneChanged: (l) => timeSync.check(l.id, { force: true }),
@@ -156,7 +160,12 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     // and on the other nodes through the feed.
     changed: (l) => {
       hub.locationChanged(l.id);
+      credentials.forgetLocation(l.id);
       feed.signal('location.changed', { id: l.id }).catch((err: unknown) => logger.warn({ err, location_id: l.id }, 'could not tell the other nodes that a location changed'));
+    },
+    tokenRevoked: (token) => {
+      credentials.forgetToken(token.id);
+      feed.signal('token.revoked', { id: token.id }).catch((err: unknown) => logger.warn({ err, token_id: token.id }, 'could not tell the other nodes that a token was revoked'));
     },
   });
   const lifecycle = createCommandLifecycle({ store, clock, bus });
@@ -170,7 +179,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const webhookPolicy = { allowHttp: config.webhookAllowHttp === 'on', allowPrivate: config.webhookAllowPrivate === 'on' };
   const webhooks = createWebhookDispatcher({ store, clock, log: logger, node: nodeId, policy: webhookPolicy, metrics });
   const hub = new Hub({
-    store, clock, bus, log: logger, sync, firmware, config: { ...runtimeConfig(config), ...options.runtime },
+    store, clock, bus, log: logger, sync, firmware, config: runtime,
     onUnknownTable: (table) => unknownTables.inc({ table }),
     lifecycle, onStrayResult: () => strayResults.inc({}), maxActors: config.maxActors,
     guard: createDeviceGuard(metrics, clock),
@@ -189,11 +198,18 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     const { sn, status } = e.data.command;
     if (sn !== null && status === 'pending') bus.emit('mailbox.changed', { location_id: e.location_id, sn });
   });
-  // [issue #20] what actors hold on the feed's word: re-read when the feed may have missed something.
-  feed.onDoubt(() => hub.doubt());
+  // [issue #20] what actors and credentials hold on the feed's word: re-read when the feed may have missed something.
+  feed.onDoubt(() => {
+    hub.doubt();
+    credentials.forgetAll();
+  });
   feed.onSystem((e) => {
     if (e.type === 'device.claimed' && e.data.previous === nodeId) hub.released(e.data.sn);
-    if (e.type === 'location.changed') hub.locationChanged(e.data.id);
+    if (e.type === 'location.changed') {
+      hub.locationChanged(e.data.id);
+      credentials.forgetLocation(e.data.id);
+    }
+    if (e.type === 'token.revoked') credentials.forgetToken(e.data.id);
     if (e.type === 'leader.released' && e.data.name === 'mqtt-bridge' && config.mqtt !== 'off' && config.mqtt !== 'embedded') void mqttLeader.renewNow();
   });
   const apiRoutes: ApiRoute[] = [
@@ -215,7 +231,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   ];
   apiRoutes.push(openApiRoute(() => apiRoutes, packageVersion()), ...docsRoutes());
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
-  mountRoutes(http, apiRoutes, { store, clock, adminToken: config.adminToken, cors: createCors(parseCorsOrigins(config.corsOrigins)), onCaller: (c, req) => {
+  mountRoutes(http, apiRoutes, { store, credentials, clock, adminToken: config.adminToken, cors: createCors(parseCorsOrigins(config.corsOrigins)), onCaller: (c, req) => {
     locationOf.set(req, c.location.id);
     limiter?.take(c.token.id);
   } });

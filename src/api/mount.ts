@@ -2,7 +2,8 @@
  * Turns ApiRoute definitions into HTTP routes: authentication, scope, input
  * reading and validation happen here once, so handlers only see clean input.
  */
-import { authenticate, requireWrite, type Caller } from '../auth/authenticate.js';
+import { requireWrite, type Caller } from '../auth/authenticate.js';
+import type { Credentials } from '../auth/credentials.js';
 import { secretsEqual, bearer } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
@@ -16,6 +17,8 @@ import { routerPattern, type ApiRoute } from './route.js';
 
 export interface MountDeps {
   readonly store: Store;
+  /** How callers' tokens are checked (kept between requests, src/auth/credentials.ts). */
+  readonly credentials: Credentials;
   readonly clock: Clock;
   readonly adminToken: string | null;
   /** Called after authentication (rate limiting, the access log's location). */
@@ -34,7 +37,7 @@ export function mountRoutes(http: HttpServer, routes: readonly ApiRoute[], deps:
     const handler = async (req: HttpRequest): Promise<HttpResponse> => {
       let caller = NO_CALLER;
       if (route.auth === 'location') {
-        caller = await authenticate(deps.store, req.headers['authorization'], deps.clock.now());
+        caller = await deps.credentials.authenticate(req.headers['authorization'], deps.clock.now());
         deps.onCaller?.(caller, req);
         if (route.write ?? (route.method !== 'GET' && route.method !== 'HEAD')) requireWrite(caller);
       } else if (route.auth === 'admin') {

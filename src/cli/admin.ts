@@ -92,8 +92,8 @@ export async function tokenList(f: Flags, io: CliIo): Promise<number> {
 
 export async function tokenRevoke(f: Flags, io: CliIo): Promise<number> {
   const id = f.int('id', { required: true, min: 1 }) as number;
-  return withStore(io, async (store) => {
-    const t = await createLocationService(store, systemClock).revokeToken(id);
+  return withStore(io, async (store, _config, announce) => {
+    const t = await createLocationService(store, systemClock, { tokenRevoked: (revoked) => announce.tokenRevoked(revoked.id) }).revokeToken(id);
     print(io, `Token ${t.id} revoked at ${t.revoked_at ?? ''}.`);
     return 0;
   });

@@ -29,6 +29,8 @@ export interface Announcer {
   readonly bus: EventBus;
   /** A location was updated: the gateways re-read it. */
   locationChanged(id: number): void;
+  /** A token was revoked: no gateway accepts it from now on. */
+  tokenRevoked(id: number): void;
 }
 
 /**
@@ -42,11 +44,14 @@ export async function withStore<T>(io: CliIo, fn: (store: Store, config: Config,
   const log = createLogger({ level: 'warn', destination: io.stderr, isTTY: io.isTTY });
   const feed = new ClusterFeed({ store, bus, log, node: cliNodeId(), now: () => new Date(), onlineThresholdS: config.onlineThresholdS, follow: false });
   const signals: Promise<void>[] = [];
+  const tell = (what: Promise<void>, about: Record<string, number>) =>
+    void signals.push(what.catch((err: unknown) => log.warn({ err, ...about }, 'could not tell the gateways of this change')));
   try {
     await feed.start();
     return await fn(store, config, {
       bus,
-      locationChanged: (id) => void signals.push(feed.signal('location.changed', { id }).catch((err: unknown) => log.warn({ err, location_id: id }, 'could not tell the gateways that the location changed'))),
+      locationChanged: (id) => tell(feed.signal('location.changed', { id }), { location_id: id }),
+      tokenRevoked: (id) => tell(feed.signal('token.revoked', { id }), { token_id: id }),
     });
   } finally {
     await Promise.all(signals);

@@ -42,6 +42,8 @@ export interface SystemEvents {
   'leader.released': { name: string };
   /** A location was updated (disabled, time zone, comm key rule) on a node or by the CLI: snapshots of it go. */
   'location.changed': { id: number };
+  /** A token was revoked on a node or by the CLI: no node accepts it from now on. */
+  'token.revoked': { id: number };
 }
 type SystemEvent = { [K in keyof SystemEvents]: { type: K; data: SystemEvents[K]; node: string } }[keyof SystemEvents];
 
@@ -142,6 +144,15 @@ export class ClusterFeed implements EventFeed {
         this.#subs.delete(sub);
       },
     };
+  }
+
+  /**
+   * What other processes appended is delivered now, where the store can tell at once (SQLite: one
+   * read of the shared file's change counter). A caller about to trust what the feed vouches for
+   * (the API's kept credentials) asks first, so a change the CLI made just before is never missed.
+   */
+  catchUp(): void {
+    this.#watch?.catchUp?.();
   }
 
   async latestSeq(locationId: number): Promise<number> {

@@ -51,8 +51,10 @@ function checkZone(tz: string, loc: (string | number)[]): string {
 export interface LocationHooks {
   /** After an update that changed the time zone or re-enabled the location (time sync, sync/time-sync.ts). */
   readonly timeZoneChanged?: (location: Location) => Promise<unknown>;
-  /** After any update (the device hub drops what it knew of the location, issue #20). */
+  /** After any update (the device hub and the API's credentials drop what they knew of the location, issue #20). */
   readonly changed?: (location: Location) => void;
+  /** After a token was revoked (the API's credentials drop it, issue #20). */
+  readonly tokenRevoked?: (token: Token) => void;
 }
 
 export function createLocationService(store: Store, clock: Clock, hooks: LocationHooks = {}): LocationService {
@@ -102,6 +104,7 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
     async revokeToken(id) {
       const token = await store.tokens.revoke(id, now());
       if (!token) throw new BioGateError('TOKEN_NOT_FOUND', `Token ${id} not found`);
+      hooks.tokenRevoked?.(token);
       return token;
     },
     listTokens: (locationId) => store.tokens.list(locationId),

@@ -657,6 +657,12 @@ export interface DeviceLease {
 
 export interface EventWatch {
   close(): Promise<void>;
+  /**
+   * Hands over now, in this turn, what other processes appended since the last look (SQLite: a read
+   * of `PRAGMA data_version`, and the events only when it moved). Absent where events are pushed
+   * (a MongoDB change stream delivers them as they come).
+   */
+  catchUp?(): void;
 }
 
 /** What several nodes on one store share: the event feed, job leases, device ownership and presence. */

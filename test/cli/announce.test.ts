@@ -28,6 +28,15 @@ async function poll(app: StartedApp, sn: string, abortMs: number): Promise<strin
   }
 }
 
+/** Polls an asynchronous condition until it holds (or fails after `ms`). */
+async function eventually(condition: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function setup(tt: Parameters<typeof startApp>[0]) {
   const app = await startApp(tt, { config: { longpollS: 30 }, runtime: { pollTrust: { untrustedMs: 1_000, trustedMs: 60_000 } } });
   const env = { BIOGATE_STORE: app.storeUrl };
@@ -86,4 +95,18 @@ t.test('biogate users import: user.changed events from the CLI reach the feed\'s
   t.equal(r.code, 0, r.stderr);
   await waitFor(() => fromCli('user.changed').length > 0, 5_000, 'the CLI\'s events');
   t.same(fromCli('user.changed').flatMap((e) => (e.data as { pins: number[] }).pins).sort(), [501, 502]);
+});
+
+t.test('biogate token revoke and location disable: the gateway refuses the token at once, though it keeps callers\' tokens for a minute', async (t) => {
+  const { app, env, L } = await setup(t);
+  const issued = JSON.parse((await cli(['token', 'create', '--location', L, '--json'], env)).stdout) as { id: number; token: string };
+  const me = async (token: string) => (await fetchJson(`${app.url}/api/me`, { headers: bearer(token) })).res.status;
+  t.equal(await me(issued.token), 200, 'the new token works (and is kept now)');
+  t.equal((await cli(['token', 'revoke', '--id', String(issued.id)], env)).code, 0);
+  await eventually(async () => (await me(issued.token)) === 401, 3_000, 'the revoked token refused');
+  t.pass('revoked by the CLI: refused');
+  t.equal(await me(app.token), 200, 'the location\'s other token still works');
+  t.equal((await cli(['location', 'disable', '--id', L], env)).code, 0);
+  await eventually(async () => (await me(app.token)) === 403, 3_000, 'the disabled location\'s token refused');
+  t.pass('location disabled by the CLI: 403');
 });

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { bearer, fetchJson, freePort, startApp, tempDir, within, type StartedApp, type Teardown } from '../helpers/app.js';
+import { bearer, fetchJson, freePort, startApp, tempDir, TEST_STORE, within, type StartedApp, type Teardown } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
 
 const TOKEN = /^bg_[A-Za-z0-9_-]{32}$/;
@@ -16,6 +16,21 @@ const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 async function apiMe(s: StartedApp, token: string) {
   return fetchJson(`${s.url}/api/me`, { headers: bearer(token) });
+}
+
+/**
+ * GET /api/me once the gateway has the CLI's change: on SQLite at once (the gateway looks at the
+ * shared file before trusting what it keeps of tokens and locations); on MongoDB as soon as the
+ * change stream brings the CLI's event (milliseconds), so the call is repeated for up to 3 s until
+ * `settled` holds.
+ */
+async function apiMeAfterCli(s: StartedApp, token: string, settled: (r: Awaited<ReturnType<typeof apiMe>>) => boolean) {
+  const deadline = Date.now() + (TEST_STORE === 'sqlite' ? 0 : 3_000);
+  for (;;) {
+    const r = await apiMe(s, token);
+    if (settled(r) || Date.now() >= deadline) return r;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 t.test('location and token round trip against a running server', async (t) => {
@@ -76,7 +91,7 @@ t.test('location and token round trip against a running server', async (t) => {
   const revoked = await cli(['token', 'revoke', '--id', String(tok.id)], env);
   t.equal(revoked.code, 0);
   t.match(revoked.stdout, new RegExp(`^Token ${tok.id} revoked at \\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z\\.\\n$`));
-  const after = await apiMe(s, tok.token);
+  const after = await apiMeAfterCli(s, tok.token, (r) => r.res.status === 401);
   t.equal(after.res.status, 401);
   t.strictSame(after.body, { detail: 'Token revoked', code: 'UNAUTHORIZED' });
   t.equal((await apiMe(s, out.token)).res.status, 200, 'the other token still works');
@@ -85,19 +100,19 @@ t.test('location and token round trip against a running server', async (t) => {
   const disabled = await cli(['location', 'disable', '--id', String(id)], env);
   t.equal(disabled.code, 0);
   t.equal(disabled.stdout, `Location ${id} "Berlin Office" disabled.\n`);
-  const off = await apiMe(s, out.token);
+  const off = await apiMeAfterCli(s, out.token, (r) => r.res.status === 403);
   t.equal(off.res.status, 403);
   t.strictSame(off.body, { detail: `Location ${id} is disabled`, code: 'LOCATION_DISABLED' });
   const enabled = await cli(['location', 'enable', '--id', String(id)], env);
   t.equal(enabled.code, 0);
   t.equal(enabled.stdout, `Location ${id} "Berlin Office" enabled.\n`);
-  t.equal((await apiMe(s, out.token)).res.status, 200);
+  t.equal((await apiMeAfterCli(s, out.token, (r) => r.res.status === 200)).res.status, 200);
 
   // update → the API shows the new name and zone
   const updated = await cli(['location', 'update', '--id', String(id), '--name', 'Berlin HQ', '--timezone', 'America/New_York'], env);
   t.equal(updated.code, 0);
   t.equal(updated.stdout, `Updated location ${id} "Berlin HQ" (America/New_York).\n`);
-  const renamed = await apiMe(s, out.token);
+  const renamed = await apiMeAfterCli(s, out.token, (r) => (r.body as { name?: string }).name === 'Berlin HQ');
   t.match(renamed.body, { id, name: 'Berlin HQ', timezone: 'America/New_York', is_active: true });
   t.match((renamed.body as { updated_at: string }).updated_at, ISO_MS_Z);
 

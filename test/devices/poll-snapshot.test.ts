@@ -131,6 +131,18 @@ t.test('two nodes: a command queued on A reaches the terminal polling B, a comm 
     if (!refused) await sleep(50);
   }
   t.ok(refused, 'B requires the comm key set on A');
+
+  // The API's kept credentials (issue #20): a token revoked on A is refused by B at once.
+  const issued = await a.app.locations.issueToken({ location_id: a.locationId });
+  const meOnB = async () => (await api(b, 'GET', '/api/me', undefined, issued.token)).res.status;
+  t.equal(await meOnB(), 200, 'B accepts the new token (and keeps it)');
+  await a.app.locations.revokeToken(issued.id);
+  let refusedOnB = false;
+  for (const until = Date.now() + 5_000; !refusedOnB && Date.now() < until; ) {
+    refusedOnB = (await meOnB()) === 401;
+    if (!refusedOnB) await sleep(50);
+  }
+  t.ok(refusedOnB, 'B refuses the token A revoked');
 });
 
 t.test('idle polls answered from the actor\'s state still check the comm key (throttled like any) and count as seen', async (t) => {

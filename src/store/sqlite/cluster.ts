@@ -99,6 +99,9 @@ export function sqliteCluster(db: Db): ClusterPort {
           clearInterval(timer);
           if (--watches === 0) watched.clear();
         },
+        catchUp: () => {
+          if (open) look();
+        },
       };
     },
     async acquireLease(name, node, now, until) {

@@ -433,4 +433,16 @@ CREATE INDEX attendance_timestamp ON attendance(timestamp);
 CREATE INDEX commands_sent_device ON commands(sn, command, sent_at) WHERE status = 'sent' AND parent_id IS NULL;
 `,
   },
+  {
+    version: 15,
+    // Issue #20: the outbox is drained in (since, location, pin) order, 1,000 entries a round. The
+    // index on `since` alone left SQLite to sort every due entry each round: draining 100,000 owed
+    // users (an import, a restore) sorted 100,000 rows a hundred times, and held the event loop for
+    // most of a minute. With the whole order in the index a round reads its 1,000 entries and stops.
+    name: 'sync outbox drained in index order (issue #20)',
+    sql: `
+DROP INDEX sync_outbox_since;
+CREATE INDEX sync_outbox_due ON sync_outbox(since, location_id, pin);
+`,
+  },
 ];
