@@ -277,3 +277,19 @@ t.test('sqlite: a watch hands over the events other connections append (the CLI)
   await settle();
   t.equal(seen.length, 3, 'closed: nothing more');
 });
+
+t.test('sqlite: migration 15 drains the sync outbox in index order (no sort of every due entry per round)', async (t) => {
+  const store = openSqliteStore(join(dir, 'outbox-order.db'));
+  t.teardown(() => store.close());
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(join(dir, 'outbox-order.db'));
+  t.teardown(() => db.close());
+  const plan = (db.prepare('EXPLAIN QUERY PLAN SELECT location_id, pin, rev, since FROM sync_outbox WHERE since <= ? ORDER BY since, location_id, pin LIMIT ?').all('9', 10) as { detail: string }[]).map((r) => r.detail);
+  t.match(plan.join('\n'), /USING (COVERING )?INDEX sync_outbox_due/, 'the due entries come from the index');
+  t.notMatch(plan.join('\n'), /TEMP B-TREE/, 'in their order: no sort');
+  // And the port still answers in that order.
+  const now = '2026-01-01T00:00:00.000Z';
+  const location = await store.locations.create({ name: 'Outbox', timezone: 'UTC', require_comm_key: false }, now);
+  for (const pin of [3, 1, 2]) await store.users.upsert(location.id, pin, { first_name: 'X' }, now);
+  t.same((await store.syncOutbox.due('2027-01-01T00:00:00.000Z', 2)).map((e) => e.pin), [1, 2], 'oldest first, then by location and PIN');
+});
