@@ -756,16 +756,25 @@ export class DeviceActor {
    * in full; when the terminal went away first they go back to pending for the next poll.
    */
   #send(codec: Codec, batch: Batch): ActorReply {
-    const putBack = async () => {
+    // The put-back takes the actor's turn: the terminal's next poll (already on its way, perhaps)
+    // claims after it and so gets these commands, rather than finding them still `sent`. Until then
+    // the actor is busy (not answered idle, not dropped) and its pending hint is void.
+    const putBack = () => {
       this.#log.info({ commands: batch.lines.map((l) => l.id) }, 'reply with commands not delivered: they stay queued');
-      await this.#deps.lifecycle.undelivered(batch.ids, batch.sentAt);
-      this.wake();
+      this.#drainedAt = -1;
+      this.busy++;
+      this.#serial(() => this.#deps.lifecycle.undelivered(batch.ids, batch.sentAt))
+        .catch((err: unknown) => this.#log.error({ err }, 'putting back an undelivered command batch failed'))
+        .finally(() => {
+          this.busy--;
+          this.wake();
+        });
     };
     return {
       ...codec.replies.commands(batch.lines as QueuedLine[]),
       onSettled: (delivered) => {
         if (delivered) this.#deps.lifecycle.delivered(batch.announce);
-        else putBack().catch((err: unknown) => this.#log.error({ err }, 'putting back an undelivered command batch failed'));
+        else putBack();
       },
     };
   }
