@@ -199,6 +199,21 @@ t.test('sqlite: once the log grows, a thread checkpoints it, not the writer; the
   t.notOk(existsSync(`${file}-wal`), 'the thread\'s connection was closed: the writer\'s close was the last and removed the log');
 });
 
+t.test('sqlite: a second close() waits for the first (the forced shutdown path exited before the log was removed)', async (t) => {
+  const file = join(dir, 'close-twice.db');
+  const store = openSqliteStore(file);
+  await store.locations.create({ name: 'Close twice', timezone: 'UTC' }, new Date().toISOString());
+  t.ok(existsSync(`${file}-wal`), 'a log to remove');
+  const order: string[] = [];
+  const first = store.close().then(() => order.push('first'));
+  await store.close();
+  order.push('second');
+  await first;
+  t.same(order, ['first', 'second'], 'the second close resolved only once the first was done');
+  t.notOk(existsSync(`${file}-wal`), 'closed for real when the second close resolved: the log was checkpointed and removed');
+  await t.rejects(store.ping(), /closed/);
+});
+
 t.test('sqlite: a unit of work whose COMMIT fails is rolled back and fails, and the next one starts clean (also when it yielded)', async (t) => {
   const store = openSqliteStore(join(dir, 'unit-fail.db'));
   const Database = (await import('better-sqlite3')).default;

@@ -245,7 +245,7 @@ t.test('process: SIGTERM during a long request exits within BIOGATE_SHUTDOWN_GRA
   t.equal(exit.code, 0, 'exit code 0');
   t.ok(took < 1000 + 2000 + 1500, `exited ${took} ms after SIGTERM (grace 1 s + at most 2 s to close)`);
   t.comment(`upload: ${await answered}; exit after ${took} ms`);
-  t.notOk(existsSync(`${s.db}-wal`), 'the store was closed (SQLite checkpointed and removed its WAL)');
+  t.notOk(existsSync(`${s.db}-wal`), 'the store was closed (SQLite checkpointed and removed its WAL)', { log: s.stdout().slice(-4000) });
 });
 
 t.test('process: a second SIGTERM exits promptly, after closing the store', async (t) => {

@@ -59,7 +59,8 @@ export async function openMongoStore(url: string): Promise<Store> {
   const reach = trackReachability(client);
   /** One background ping at a time while down: server selection makes the driver re-check at once. */
   let probing: Promise<unknown> | undefined;
-  let closed = false;
+  /** Set by the first close(); a later call waits for the same close. */
+  let closing: Promise<void> | undefined;
   return {
     kind: 'mongodb',
     locations: mongoLocations(c, ids),
@@ -78,7 +79,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     unitOfWork: (fn) => fn(),
     isolated: () => false,
     async ping() {
-      if (closed) throw new Error('store is closed');
+      if (closing) throw new Error('store is closed');
       if (!reach.isUp) {
         // [issue #12] unready at once; the probe lets the driver notice the server is back.
         probing ??= db.command({ ping: 1 }).catch(() => undefined).finally(() => (probing = undefined));
@@ -86,11 +87,11 @@ export async function openMongoStore(url: string): Promise<Store> {
       }
       await db.command({ ping: 1 }, { timeoutMS: PING_TIMEOUT_MS });
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      reach.stop();
-      await client.close();
+    close() {
+      return (closing ??= (async () => {
+        reach.stop();
+        await client.close();
+      })());
     },
   };
 }

@@ -24,7 +24,8 @@ export function openSqliteStore(path: string): SqliteStore {
   const db = openDatabase(path);
   const checkpointer = path === ':memory:' ? undefined : startCheckpointer(db, path);
   const locks = watchLocks(db);
-  let closed = false;
+  /** Set by the first close(); a later call (the forced shutdown path while the orderly one runs) waits for the same close. */
+  let closing: Promise<void> | undefined;
   /** A unit of work's transaction is open (see `isolated`). */
   let unitOpen = false;
   return {
@@ -75,15 +76,15 @@ export function openSqliteStore(path: string): SqliteStore {
       return unitOpen && db.inTransaction;
     },
     async ping() {
-      if (closed) throw new Error('store is closed');
+      if (closing) throw new Error('store is closed');
       db.prepare('SELECT 1').get();
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      locks.stop();
-      await checkpointer?.stop(); // first: the last connection to close checkpoints the log and removes it
-      db.close();
+    close() {
+      return (closing ??= (async () => {
+        locks.stop();
+        await checkpointer?.stop(); // first: the last connection to close checkpoints the log and removes it
+        db.close();
+      })());
     },
   };
 }
