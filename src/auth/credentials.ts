@@ -30,7 +30,10 @@ export interface Credentials {
  */
 export function createCredentials(store: Store, trustMs: () => number, catchUp: () => void = () => undefined): Credentials {
   const kept = new Map<string, { found: Found; until: number }>();
+  /** Bumped by every forget: a read that started before one may be older than it and is not kept. */
+  let generation = 0;
   const forget = (drop: (f: Found) => boolean) => {
+    generation++;
     for (const [hash, entry] of kept) if (drop(entry.found)) kept.delete(hash);
   };
   return {
@@ -39,8 +42,9 @@ export function createCredentials(store: Store, trustMs: () => number, catchUp: 
       catchUp();
       const entry = kept.get(hash);
       if (entry && performance.now() < entry.until) return accepted(entry.found, now);
+      const before = generation;
       const found = await lookUp(store, hash);
-      if (found.location) {
+      if (found.location && before === generation) {
         if (kept.size >= MAX_KEPT) kept.clear();
         kept.set(hash, { found, until: performance.now() + trustMs() });
       } else kept.delete(hash);
@@ -48,6 +52,6 @@ export function createCredentials(store: Store, trustMs: () => number, catchUp: 
     },
     forgetToken: (id) => forget((f) => f.token.id === id),
     forgetLocation: (id) => forget((f) => f.token.location_id === id),
-    forgetAll: () => kept.clear(),
+    forgetAll: () => forget(() => true),
   };
 }
