@@ -148,7 +148,9 @@ t.test('presence: right from every node; a terminal moving from B to A is never 
     await n.app.hub.sweepPresence();
   }
   for (const n of c.nodes) await n.app.hub.sweepOrphans();
-  await waitFor(() => presence(1).length === 2, 5_000, 'B hears the offline');
+  // Through the feed on the shared store: under a loaded CI (two test files at once, the Java test server)
+  // this took more than 5 s once; what is checked is that it arrives once, not how fast.
+  await waitFor(() => presence(1).length === 2, 15_000, 'B hears the offline');
   t.same(presence(0), ['device.online', 'device.offline'], 'A: offline once');
   t.same(presence(1), ['device.online', 'device.offline'], 'B: the same');
 });
