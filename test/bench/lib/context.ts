@@ -27,12 +27,14 @@ export interface Scenario {
   run(ctx: Context): Promise<Figure[]>;
 }
 
-export async function call(gw: Gateway, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+/** One API call as the bench's integrator; `timeoutMs` (default 10 minutes: imports of 100,000 users)
+ *  bounds it, so a saturated gateway cannot hold a scenario without end. */
+export async function call(gw: Gateway, method: string, path: string, body?: unknown, timeoutMs = 600_000): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${gw.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${gw.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    signal: AbortSignal.timeout(600_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
   let parsed: unknown = text;

@@ -3,10 +3,10 @@
 // terminals come and once all of them are online. One gateway, grown in levels (10,000, then 50,000):
 // each level's figure is (RSS at that level − RSS before any terminal) / terminals. A level above what
 // RLIMIT_NOFILE allows (one socket per terminal on each side) runs at the largest size that fits, and
-// the figure says so.
+// the figure says so. The simulated terminals run in child processes of the bench (startFleetProcesses).
 import { assignThroughStore, type Context, type Scenario } from '../lib/context.js';
 import { figure, PartialFailure, type Figure } from '../lib/figures.js';
-import { openFileLimit, startFleet, type Fleet } from '../lib/fleet.js';
+import { openFileLimit, startFleetProcesses, type Terminals } from '../lib/fleet.js';
 import { withGateway } from '../lib/gateway.js';
 import { sleep } from '../lib/stats.js';
 
@@ -32,7 +32,7 @@ export const devicesScenario: Scenario = {
     return withGateway({ store: ctx.store, engine: ctx.engine, before: (url, loc) => assignThroughStore(url, loc, serials) }, async (gw) => {
       await sleep(1_000);
       const before = gw.rss();
-      const fleets: Fleet[] = [];
+      const fleets: Terminals[] = [];
       const figures: Figure[] = [];
       try {
         let have = 0;
@@ -40,7 +40,7 @@ export const devicesScenario: Scenario = {
           if (n <= have) continue;
           const t0 = Date.now();
           try {
-            fleets.push(await startFleet(gw.url, serials.slice(have, n), () => 'v3', { timeoutMs: 180_000, budgetMs: LEVEL_BUDGET_MS, log: ctx.log }));
+            fleets.push(await startFleetProcesses(gw.url, serials.slice(have, n), 'v3', { timeoutMs: 180_000, budgetMs: LEVEL_BUDGET_MS, log: ctx.log }));
           } catch (err) {
             throw new PartialFailure(`${n.toLocaleString('en-US')} terminals: ${err instanceof Error ? err.message : String(err)}`, figures);
           }
