@@ -139,10 +139,9 @@ export class StreamSession {
     this.#held = [];
     try {
       const seq = this.#seen?.to ?? (await this.#deps.feed.latestSeq(this.locationId));
-      const retained = await retainedMessages(this.#deps, this.caller.location);
+      const retained = await retainedMessages(this.#deps, this.caller.location, topics);
       if (this.#closed) return;
       for (const m of retained) {
-        if (!topics.some((f) => topicMatches(f, m.topic))) continue;
         // A location with thousands of devices has a snapshot larger than the unread-bytes limit:
         // send it at the client's pace instead of cutting the client off.
         while (!this.#closed && this.#conn.bufferedAmount > this.#deps.snapshotPauseBytes) {

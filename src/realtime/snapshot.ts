@@ -5,7 +5,7 @@
  * events that follow cannot disagree on shape.
  */
 import { deviceView, isOnline } from '../api/device-views.js';
-import { availabilityTopic, stateTopic, type TopicMessage } from '../events/topics.js';
+import { availabilityTopic, stateTopic, topicMatches, type TopicMessage } from '../events/topics.js';
 import type { Device, Location, Store } from '../store/types.js';
 
 export interface SnapshotDeps {
@@ -16,17 +16,33 @@ export interface SnapshotDeps {
   readonly liveLastSeen?: ((sn: string) => string | undefined) | undefined;
 }
 
-export async function retainedMessages(deps: SnapshotDeps, location: Location): Promise<TopicMessage[]> {
+/**
+ * The retained messages `filters` select. The location's devices are read only when a filter can
+ * match a device topic: a client of `commands/#` at a location of 10,000 terminals made the store
+ * read and render all of them, holding the event loop some 450 ms, for nothing it would receive (issue #20).
+ */
+export async function retainedMessages(deps: SnapshotDeps, location: Location, filters: readonly string[]): Promise<TopicMessage[]> {
+  if (!filters.some(mayMatchDeviceTopics)) return [];
   const devices = await deps.store.devices.listAssigned(location.id);
   const now = deps.now();
   const out: TopicMessage[] = [];
   for (const stored of [...devices].sort((a, b) => a.serial_number.localeCompare(b.serial_number))) {
     const device = fresh(deps, stored);
     const online = isOnline(device.last_seen, now, deps.onlineThresholdS);
-    out.push({ topic: availabilityTopic(device.serial_number), payload: online ? 'online' : 'offline', retain: true });
-    out.push({ topic: stateTopic(device.serial_number), payload: deviceView(device, location, now, deps.onlineThresholdS), retain: true });
+    const availability = availabilityTopic(device.serial_number);
+    const state = stateTopic(device.serial_number);
+    if (filters.some((f) => topicMatches(f, availability))) out.push({ topic: availability, payload: online ? 'online' : 'offline', retain: true });
+    if (filters.some((f) => topicMatches(f, state))) out.push({ topic: state, payload: deviceView(device, location, now, deps.onlineThresholdS), retain: true });
   }
   return out;
+}
+
+/** Whether a topic filter can match `devices/<sn>/availability` or `devices/<sn>/state` for some serial. */
+export function mayMatchDeviceTopics(filter: string): boolean {
+  // The serial's level: a name there selects that serial only; a wildcard (or no level) any serial.
+  const level = filter.split('/')[1];
+  const sn = level === undefined || level === '+' || level === '#' ? 'SN' : level;
+  return topicMatches(filter, availabilityTopic(sn)) || topicMatches(filter, stateTopic(sn));
 }
 
 function fresh(deps: SnapshotDeps, d: Device): Device {

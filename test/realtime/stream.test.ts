@@ -151,6 +151,10 @@ t.test('subscribe sends the retained topics first, then live changes', async (t)
   narrow.send({ op: 'subscribe', topics: ['devices/+/availability'] });
   await narrow.next((m) => m.op === 'subscribed', 'ack');
   t.same(narrow.messages.filter((m) => m.retained).map((m) => m.topic).sort(), ['devices/SNAP1/availability', 'devices/SNAP2/availability'], 'a narrower filter gets only what it matches');
+  const one = await r.connect(r.a.token);
+  one.send({ op: 'subscribe', topics: ['+/SNAP2/state', 'commands/#'] });
+  await one.next((m) => m.op === 'subscribed', 'ack');
+  t.same(one.messages.filter((m) => m.retained).map((m) => m.topic), ['devices/SNAP2/state'], 'one device by serial, and nothing retained for commands/#');
 
   // Live: the terminal goes quiet past the threshold.
   r.clock.advance(10_000);
