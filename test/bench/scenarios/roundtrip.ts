@@ -22,6 +22,10 @@ const LEVEL_BUDGET_MS = 150_000;
 const COMMAND_PHASE_MS = 90_000;
 /** Time one warm-up command may take. */
 const WARM_UP_MS = 10_000;
+/** Wait after the terminals are online, before the first command: two hold periods of a v3 poll (8 s),
+ *  so the registration wave's follow-up (first held polls, online events, leases) is behind. The figure
+ *  is the round trip at N held terminals, not during their arrival. */
+const SETTLE_MS = 16_000;
 
 export const roundtripScenario: Scenario = {
   name: 'roundtrip',
@@ -51,6 +55,7 @@ export const roundtripScenario: Scenario = {
             throw err;
           });
           try {
+            if (!ctx.smoke) await sleep(SETTLE_MS);
             const online = await fleet.onlineSerials();
             if (online.length === 0) throw new Error('no terminal online');
             const endBy = performance.now() + COMMAND_PHASE_MS;
