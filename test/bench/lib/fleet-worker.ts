@@ -2,7 +2,8 @@
 // ./fleet.ts). Thousands of simulated terminals in the bench's own process saturate its event loop,
 // which also times the figures (roundtrip's POST→success): the slice lives here instead and reports
 // only how many of its terminals are online.
-import { createSimulatedDevice, type SimProtocol, type SimulatedDevice } from '../../../src/simulator/index.js';
+import type { SimProtocol, SimulatedDevice } from '../../../src/simulator/index.js';
+import { simulated } from './fleet.js';
 
 /** parent → worker */
 export type FleetRequest =
@@ -40,8 +41,7 @@ const reporter = setInterval(() => {
 process.on('message', (m: FleetRequest) => {
   switch (m.op) {
     case 'init':
-      devices = m.serials.map((sn) =>
-        createSimulatedDevice({ url: m.url, sn, protocol: m.protocol, pollDelayMs: m.pollDelayMs, fast: true, requestTimeoutMs: 60_000, retryDelayMs: 1_000 }));
+      devices = m.serials.map((sn) => simulated(m.url, sn, m.protocol, m.pollDelayMs));
       return;
     case 'start':
       for (; started < Math.min(m.count, devices.length); started++) devices[started]?.start();

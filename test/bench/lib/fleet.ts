@@ -39,7 +39,8 @@ export interface FleetOptions {
   budgetMs?: number;
 }
 
-const simulated = (url: string, sn: string, protocol: SimProtocol, pollDelayMs: number): SimulatedDevice =>
+/** One simulated terminal as every bench fleet runs it (here and in ./fleet-worker.ts). */
+export const simulated = (url: string, sn: string, protocol: SimProtocol, pollDelayMs: number): SimulatedDevice =>
   createSimulatedDevice({ url, sn, protocol, pollDelayMs, fast: true, requestTimeoutMs: 60_000, retryDelayMs: 1_000 });
 
 export async function startFleet(url: string, serials: readonly string[], protocolOf: (i: number) => SimProtocol, opts: FleetOptions): Promise<Fleet> {
