@@ -21,7 +21,7 @@ export const MeSchema = Type.Object({
 });
 
 export async function locationView(store: Store, location: Location) {
-  const [users_count, devices_count] = await Promise.all([store.users.count(location.id), store.devices.count(location.id)]);
+  const { users: users_count, devices: devices_count } = await store.locations.counts(location.id);
   return {
     id: location.id,
     name: location.name,

@@ -12,7 +12,8 @@ import { UsageError, type Flags } from './args.js';
 import { json, print, withStore, type CliIo } from './io.js';
 
 async function locationJson(store: Store, l: Location) {
-  return { ...l, users_count: await store.users.count(l.id), devices_count: await store.devices.count(l.id) };
+  const counts = await store.locations.counts(l.id);
+  return { ...l, users_count: counts.users, devices_count: counts.devices };
 }
 
 export async function locationCreate(f: Flags, io: CliIo): Promise<number> {

@@ -41,6 +41,8 @@ export interface LocationsPort {
   get(id: number): Promise<Location | undefined>;
   list(): Promise<readonly Location[]>;
   count(): Promise<number>;
+  /** The location's users and assigned devices, in one read where the store keeps them (GET /api/me). */
+  counts(id: number): Promise<{ readonly users: number; readonly devices: number }>;
   update(id: number, patch: Partial<Pick<Location, 'name' | 'timezone' | 'is_active' | 'require_comm_key'>>, now: Iso): Promise<Location | undefined>;
   /**
    * The one-time bootstrap (issue #14): writes a unique marker unless one exists, atomically, and

@@ -54,6 +54,9 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
 
   /** The ops for the users' current state; returns the counts. */
   async function queueCurrent(locationId: number, pins: readonly number[]): Promise<SyncCounts> {
+    // No device, nothing owed: the users are not read (an import before any device is assigned;
+    // the assignment queues the roster). Counted per chunk, like queueUsers reads its devices.
+    if ((await store.devices.count(locationId)) === 0) return { devices: 0, commands: 0 };
     const active = new Set((await store.users.getMany(locationId, pins)).filter((u) => u.is_active).map((u) => u.pin));
     // Revocations first [API-CONTRACT §5]: their ops also rank first in the mailbox.
     const none: SyncCounts = { devices: 0, commands: 0 };

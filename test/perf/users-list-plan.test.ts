@@ -37,7 +37,8 @@ t.test('sqlite: the user list page comes from the (location_id, pin) index in or
   const db = openDatabase(join(dir, 'plan.db'));
   t.teardown(() => db.close());
   const now = new Date().toISOString();
-  const location = await sqliteLocations(db).create({ name: 'plan', timezone: 'UTC' }, now);
+  const locations = sqliteLocations(db);
+  const location = await locations.create({ name: 'plan', timezone: 'UTC' }, now);
   const users = sqliteUsers(db);
   const devices = sqliteDevices(db);
   await users.upsertMany(location.id, Array.from({ length: 2_000 }, (_, i) => ({ pin: i + 1, fields: { first_name: `U${i + 1}` } })), now);
@@ -58,6 +59,7 @@ t.test('sqlite: the user list page comes from the (location_id, pin) index in or
   const counted = await statementsOf(db, async () => {
     t.equal(await users.count(location.id), 2_000);
     t.equal(await devices.count(location.id), 0);
+    t.same(await locations.counts(location.id), { users: 2_000, devices: 0 }, 'both counts at once (GET /api/me)');
   });
   for (const sql of counted) {
     const p = planOf(db, sql, [location.id]);

@@ -59,3 +59,24 @@ t.test('an import whose fan-out fails is finished from the outbox', async (t) =>
   await waitFor(() => sims.every((s) => s.users().size === 40), 30_000, 'both terminals to hold the 40 active users');
   t.pass('converged');
 });
+
+t.test('an import before any device is assigned owes nothing; a device assigned later gets the whole roster', async (t) => {
+  const app = await startApp(t, { config: { longpollS: 1 } });
+  const api = async (method: string, path: string, body?: unknown) =>
+    fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
+  const USERS = TEST_STORE === 'mongodb' ? 300 : 1_200;
+  const imported = await api('POST', '/api/users/import', Array.from({ length: USERS }, (_, i) => ({ pin: 20_000 + i, first_name: `N${i}`, is_active: i % 10 !== 0 })));
+  t.match(imported.body, { processed_count: USERS, error_count: 0 });
+  await app.app.outbox.idle();
+  t.same(await app.app.store.syncOutbox.due(ALL, 1), [], 'the outbox is drained without a device to sync to');
+  t.equal(((await api('GET', '/api/commands?limit=1')).body as Page).total, 0, 'no op queued');
+
+  t.equal((await api('POST', '/api/devices', { sn: 'BGN0001' })).res.status, 201);
+  const sim = createSimulatedDevice({ url: app.url, sn: 'BGN0001', protocol: 'v2', pollDelayMs: 20, fast: true, requestTimeoutMs: 10_000, retryDelayMs: 100 });
+  t.teardown(() => sim.stop());
+  sim.start();
+  const active = USERS - USERS / 10;
+  await waitFor(() => sim.users().size === active, 60_000, 'the terminal holds the active roster');
+  t.equal(sim.users().get('20001')?.name, 'N1');
+  t.notOk(sim.users().has('20000'), 'an inactive user is not sent');
+});

@@ -34,6 +34,10 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
     async count() {
       return c.locations.countDocuments({});
     },
+    async counts(id) {
+      const [users, devices] = await Promise.all([c.users.countDocuments({ location_id: id }), c.devices.countDocuments({ location_id: id })]);
+      return { users, devices };
+    },
     async update(id, patch, now) {
       const set: Partial<LocationDoc> = {};
       if (patch.name !== undefined) set.name = patch.name;

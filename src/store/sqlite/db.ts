@@ -75,6 +75,22 @@ export function rawReader(db: Db, columns: readonly string[]): (sql: string) => 
   return (sql) => prepareRaw(db, sql.replace(/(SELECT|RETURNING) \*/g, `$1 ${list}`));
 }
 
+/**
+ * Many rows of a wide table, read as one JSON array text per row (SQLite's `json_array`) and parsed
+ * in one `JSON.parse`: better-sqlite3 hands values to V8 one cell at a time, about 0.2 µs a cell on
+ * the bench machine, so a page of 100 users × 15 columns took ~320 µs as raw rows and ~155 µs this
+ * way (issue #20). The rows are the raw rows `rawReader` would give: `SELECT *` stands for `columns`.
+ * Only for tables whose columns are INTEGER, TEXT or NULL: `json_array` refuses BLOBs, and would
+ * print a REAL with 15 significant digits.
+ */
+export function jsonRowsReader(db: Db, columns: readonly string[]): (sql: string) => (...args: unknown[]) => unknown[][] {
+  const text = `SELECT json_array(${columns.join(', ')})`;
+  return (sql) => {
+    const rows = db.prepare(sql.replace(/SELECT \*/, text)).pluck();
+    return (...args) => JSON.parse(`[${(rows.all(...args) as string[]).join(',')}]`) as unknown[][];
+  };
+}
+
 /** Each column's position in a raw row. */
 export const positions = <C extends string>(columns: readonly C[]): { readonly [K in C]: number } =>
   Object.fromEntries(columns.map((c, i) => [c, i])) as { readonly [K in C]: number };

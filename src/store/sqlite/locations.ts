@@ -16,6 +16,8 @@ const toLocation = (r: Row): Location => ({
 export function sqliteLocations(db: Db): LocationsPort {
   const get = db.prepare('SELECT * FROM locations WHERE id = ?');
   const insert = db.prepare('INSERT INTO locations (name, timezone, is_active, require_comm_key, created_at) VALUES (?, ?, 1, ?, ?) RETURNING *');
+  // Kept by triggers (migration 11, issue #20); a location without a row has neither.
+  const counted = db.prepare('SELECT users, devices FROM location_counts WHERE location_id = ?');
   const mark = db.prepare("INSERT OR IGNORE INTO markers (name, node, created_at) VALUES ('bootstrap', ?, ?)");
   return {
     async claimBootstrap(node, now) {
@@ -34,6 +36,10 @@ export function sqliteLocations(db: Db): LocationsPort {
     },
     async count() {
       return (db.prepare('SELECT COUNT(*) AS n FROM locations').get() as { n: number }).n;
+    },
+    async counts(id) {
+      const r = counted.get(id) as { users: number; devices: number } | undefined;
+      return { users: r?.users ?? 0, devices: r?.devices ?? 0 };
     },
     async update(id, patch, now) {
       const sets: string[] = [];

@@ -1,5 +1,5 @@
 import type { Template, TemplatesPort, UpsertResult, User, UserFields, UsersPort } from '../types.js';
-import { bool, likePattern, positions, rawReader, type Db } from './db.js';
+import { bool, jsonRowsReader, likePattern, positions, rawReader, type Db } from './db.js';
 import { outboxMarker } from './sync-state.js';
 
 type Row = Record<string, unknown>;
@@ -40,6 +40,8 @@ const toColumn = (v: unknown): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) 
 
 export function sqliteUsers(db: Db): UsersPort {
   const q = rawReader(db, USER_COLUMNS);
+  /** Pages and batches of users (many rows): see jsonRowsReader. */
+  const many = jsonRowsReader(db, USER_COLUMNS);
   const get = q('SELECT * FROM users WHERE location_id = ? AND pin = ?');
   const insert = q(
     `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, created_at)
@@ -96,7 +98,7 @@ export function sqliteUsers(db: Db): UsersPort {
     async getMany(locationId, pins) {
       const out: User[] = [];
       for (const chunk of pinChunks(pins)) {
-        const rows = q(`SELECT * FROM users WHERE location_id = ? AND pin IN (${chunk.map(() => '?').join(',')}) ORDER BY pin`).all(locationId, ...chunk);
+        const rows = many(`SELECT * FROM users WHERE location_id = ? AND pin IN (${chunk.map(() => '?').join(',')}) ORDER BY pin`)(locationId, ...chunk);
         out.push(...rows.map(toUser));
       }
       return out;
@@ -124,7 +126,7 @@ export function sqliteUsers(db: Db): UsersPort {
       // Unfiltered, the total is the location's maintained count (migration 11), not a count of its users.
       const total = where.length === 1 ? countOf(locationId) : (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
       // Served by the (location_id, pin) unique index in pin order (test/perf/users-list-plan.test.ts).
-      const rows = q(`SELECT * FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset);
+      const rows = many(`SELECT * FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`)(...args, window.limit, window.offset);
       return { items: rows.map(toUser), total };
     },
     async count(locationId) {
@@ -159,7 +161,7 @@ export function sqliteUsers(db: Db): UsersPort {
         .immediate();
     },
     async activePins(locationId) {
-      return (db.prepare('SELECT pin FROM users WHERE location_id = ? AND is_active = 1 ORDER BY pin').all(locationId) as { pin: number }[]).map((r) => r.pin);
+      return db.prepare('SELECT pin FROM users WHERE location_id = ? AND is_active = 1 ORDER BY pin').pluck().all(locationId) as number[];
     },
     async withAccessWindow(locationId) {
       return q('SELECT * FROM users WHERE location_id = ? AND is_active = 1 AND (start_time IS NOT NULL OR end_time IS NOT NULL) ORDER BY pin').all(locationId).map(toUser);
