@@ -29,7 +29,25 @@ export interface Gateway {
   readonly storeUrl: string;
   /** resident set size of the gateway process, bytes (/proc/<pid>/status VmRSS) */
   rss(): number;
+  /** the V8 heap (used and reserved) and the memory V8 accounts outside it, bytes, as the gateway's /metrics reports them */
+  heap(): Promise<HeapFigures>;
   stop(): Promise<void>;
+}
+
+export interface HeapFigures {
+  readonly used: number;
+  readonly total: number;
+  readonly external: number;
+}
+
+/** prom-client's runtime gauges (nodejs_heap_size_used_bytes, …) from a /metrics text. */
+export function heapFromMetrics(text: string): HeapFigures {
+  const gauge = (name: string): number => {
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+(?:\\.\\d+)?(?:e\\+\\d+)?)$`, 'm').exec(text);
+    if (!m) throw new Error(`no ${name} in /metrics`);
+    return Number(m[1]);
+  };
+  return { used: gauge('nodejs_heap_size_used_bytes'), total: gauge('nodejs_heap_size_total_bytes'), external: gauge('nodejs_external_memory_bytes') };
 }
 
 let databases = 0;
@@ -133,6 +151,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       locationId,
       storeUrl,
       rss: () => rssOf(pid),
+      async heap() {
+        // /metrics needs the admin token when the environment sets one (API-CONTRACT §7).
+        const admin = env['BIOGATE_ADMIN_TOKEN'];
+        const r = await fetch(`http://127.0.0.1:${port}/metrics`, admin ? { headers: { authorization: `Bearer ${admin}` } } : {});
+        if (!r.ok) throw new Error(`GET /metrics: ${r.status}`);
+        return heapFromMetrics(await r.text());
+      },
       async stop() {
         if (stopped) return;
         stopped = true;

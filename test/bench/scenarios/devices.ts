@@ -10,6 +10,7 @@ import { openFileLimit, startFleetProcesses, type Terminals } from '../lib/fleet
 import { withGateway } from '../lib/gateway.js';
 import { sleep } from '../lib/stats.js';
 
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 const serial = (i: number) => `BENCHD${String(i).padStart(6, '0')}`;
 /** file descriptors kept free for the store, the listener, logs, the bench's own connections and the
  *  simulators' extra sockets while a poll and a result post overlap (400 was not enough at 10,000) */
@@ -32,6 +33,7 @@ export const devicesScenario: Scenario = {
     return withGateway({ store: ctx.store, engine: ctx.engine, before: (url, loc) => assignThroughStore(url, loc, serials) }, async (gw) => {
       await sleep(1_000);
       const before = gw.rss();
+      const heapBefore = await gw.heap();
       const fleets: Terminals[] = [];
       const figures: Figure[] = [];
       try {
@@ -49,15 +51,18 @@ export const devicesScenario: Scenario = {
           await sleep(ctx.smoke ? 500 : 3_000);
           const held = fleets.reduce((sum, f) => sum + f.online(), 0);
           const after = gw.rss();
+          const heap = await gw.heap();
           const capped = n < want ? ` (${want.toLocaleString('en-US')} asked; RLIMIT_NOFILE ${limit.toLocaleString('en-US')} allows ${n.toLocaleString('en-US')})` : '';
           const short = held < n ? `, ${held.toLocaleString('en-US')} of them online within the level's ${LEVEL_BUDGET_MS / 1000} s` : '';
           const label = `${n.toLocaleString('en-US')} v3 terminals${capped}${short}`;
-          ctx.log(`    ${label}: ${held} online, RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB`);
+          // Where the RSS went: V8's heap (what is in use, what it reserved) and what V8 counts outside it.
+          const heapNote = `V8 heap used ${mib(heapBefore.used)} → ${mib(heap.used)} MiB of ${mib(heapBefore.total)} → ${mib(heap.total)} MiB reserved, external ${mib(heapBefore.external)} → ${mib(heap.external)} MiB`;
+          ctx.log(`    ${label}: ${held} online, RSS ${mib(before)} → ${mib(after)} MiB; ${heapNote}`);
           figures.push(
             figure('devices', `terminals online, ${label}`, held, 'terminals', { note: `${held.toLocaleString('en-US')} online ${upS.toFixed(0)} s after this level's first registration` }),
             figure('devices', `gateway RSS per terminal, ${label}`, (after - before) / Math.max(1, held) / 1024, 'KB', {
               ...(want === 50_000 ? { target: { on: 'value' as const, goal: { atMost: 10 }, text: '≤ 10 KB at 50,000' } } : {}),
-              note: `RSS ${(before / 2 ** 20).toFixed(0)} MiB before any terminal → ${(after / 2 ** 20).toFixed(0)} MiB`,
+              note: `RSS ${mib(before)} MiB before any terminal → ${mib(after)} MiB; ${heapNote}`,
             }),
           );
         }
