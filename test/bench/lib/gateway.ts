@@ -41,7 +41,7 @@ export interface HeapFigures {
 }
 
 /** prom-client's runtime gauges (nodejs_heap_size_used_bytes, …) from a /metrics text. */
-export function heapFromMetrics(text: string): HeapFigures {
+function heapFromMetrics(text: string): HeapFigures {
   const gauge = (name: string): number => {
     const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+(?:\\.\\d+)?(?:e\\+\\d+)?)$`, 'm').exec(text);
     if (!m) throw new Error(`no ${name} in /metrics`);
