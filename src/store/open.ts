@@ -19,12 +19,13 @@ export async function openStore(url: string): Promise<Store> {
   if (url.startsWith('sqlite:')) {
     const [{ openSqliteStore }, { isSqliteUnavailable }] = await Promise.all([import('./sqlite/index.js'), import('./sqlite/db.js')]);
     const store = openSqliteStore(url.slice('sqlite:'.length));
-    // A write that waited out another process's lock makes the next ones fail at once (./sqlite/lock-watch.ts).
+    // A write that waited out another process's lock makes the next ones fail at once, until the
+    // lock is seen free again (./sqlite/lock-watch.ts).
     const unavailable = (err: unknown) => {
       store.locks.noteError(err);
       return isSqliteUnavailable(err);
     };
-    return guardStore(withTestFaults(store), unavailable);
+    return guardStore(withTestFaults(store), unavailable, () => store.locks.noteSuccess());
   }
   if (/^mongodb(\+srv)?:\/\//.test(url)) {
     const { openMongoStore, isMongoUnavailable } = await import('./mongo/index.js');
@@ -43,9 +44,9 @@ export function storeUnavailable(cause: unknown): BioGateError {
 /**
  * Wraps every function of every port (and `ping`) generically, so port methods added later are
  * covered without a list to keep. Synchronous throws (better-sqlite3) and rejections are both mapped;
- * other errors pass through unchanged.
+ * other errors pass through unchanged. `succeeded` is told of every call that did not fail.
  */
-export function guardStore(store: Store, isUnavailable: (err: unknown) => boolean): Store {
+export function guardStore(store: Store, isUnavailable: (err: unknown) => boolean, succeeded?: () => void): Store {
   const map = (err: unknown): unknown => (!(err instanceof BioGateError) && isUnavailable(err) ? storeUnavailable(err) : err);
   const guardFn =
     <A extends unknown[], R>(fn: (...args: A) => R, self: unknown) =>
@@ -56,7 +57,16 @@ export function guardStore(store: Store, isUnavailable: (err: unknown) => boolea
       } catch (err) {
         throw map(err);
       }
-      return result instanceof Promise ? (result.catch((err: unknown) => Promise.reject(map(err))) as R) : result;
+      const failed = (err: unknown) => Promise.reject(map(err));
+      if (!succeeded) return result instanceof Promise ? (result.catch(failed) as R) : result;
+      if (!(result instanceof Promise)) {
+        succeeded();
+        return result;
+      }
+      return result.then((value: unknown) => {
+        succeeded();
+        return value;
+      }, failed) as R;
     };
   // Wrappers are made once per port and method, on first use (hot paths take no new Proxy per call).
   const cached = (wrap: (key: string | symbol, value: unknown) => unknown): ProxyHandler<object> => {

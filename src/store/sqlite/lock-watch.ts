@@ -11,8 +11,11 @@
  * So the first write that gives up after the whole timeout (plain SQLITE_BUSY) switches the
  * connection to fail at once (busy_timeout 0): writes answer 503 STORE_UNAVAILABLE without waiting,
  * reads go on (WAL readers do not wait for the writer). A probe takes and releases the write lock
- * every PROBE_MS; once it gets it, the normal timeout is back, so a lock held briefly is waited for
- * again, as before.
+ * every PROBE_MS, and at once after any store call that succeeds meanwhile (most likely a write that
+ * went through: the lock is gone); once it gets it, the normal timeout is back, so a lock held briefly
+ * is waited for again, as before. Without the second, a lock taken again right after a successful
+ * write, before the next probe, was refused instead of waited for (a CI failure of
+ * test/hardening/store-outage.test.ts; test/hardening/lock-watch.test.ts).
  */
 import Database from 'better-sqlite3';
 import { BUSY_TIMEOUT_MS, type Db } from './db.js';
@@ -24,6 +27,8 @@ export interface LockWatch {
   readonly failingFast: boolean;
   /** Sees every error a store call failed with; a write that gave up waiting starts failing fast. */
   noteError(err: unknown): void;
+  /** Told when a store call succeeded: while failing fast, looks at once whether the lock is free. */
+  noteSuccess(): void;
   /** Ends the probe (the connection is about to close). */
   stop(): void;
 }
@@ -64,6 +69,9 @@ export function watchLocks(db: Db, probeMs = PROBE_MS): LockWatch {
       db.pragma('busy_timeout = 0');
       probe = setInterval(tryLock, probeMs);
       probe.unref();
+    },
+    noteSuccess() {
+      if (probe !== undefined) tryLock();
     },
     stop() {
       clearInterval(probe);
