@@ -1,5 +1,6 @@
 // Public entry of the wire layer. `src/` imports from here (and types from codec.ts / catalog.ts).
 import type { Codec } from './codec.js';
+import { effectiveVersion, type VersionFacts } from './versions.js';
 import type { DeviceEvent } from './events.js';
 import type { ProtocolVersion } from './commands.js';
 import { pushV2Codec } from './push-v2/codec.js';
@@ -19,12 +20,21 @@ export { registryCodeFrom, sessionIdFrom, assumedToken } from './push-v3/session
 export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk-time.js';
 export { parseCard, cardToHex } from './shared/card.js';
 export { charsetFor, type Charset } from './shared/text.js';
+export { PROTOCOL_V2, PROTOCOL_V3, PROTOCOL_VERSIONS, protocolVersionSchema, effectiveVersion, byVersion, type VersionFacts } from './versions.js';
 
 const CODECS: Readonly<Record<ProtocolVersion, Codec>> = { '2.0.0': pushV2Codec, '3.0.0': pushV3Codec };
+
+/** Any codec decodes any request [PUSH-v2 §10.3]; this one reads requests before the device is known. */
+export const readerCodec: Codec = pushV2Codec;
 
 /** The codec of a protocol generation; chosen once per device (DESIGN.md "Pick the codec once"). */
 export function codecFor(version: ProtocolVersion): Codec {
   return CODECS[version];
+}
+
+/** The codec of a device record (its override, else its detected version, else v2). */
+export function codecOfDevice(device: VersionFacts | undefined): Codec {
+  return CODECS[effectiveVersion(device)];
 }
 
 /**
