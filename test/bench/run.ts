@@ -1,17 +1,18 @@
-// `npm run bench -- [--scenario NAME[,NAME…]] [--json FILE] [--smoke] [--store mongodb://…] [--engine uws|node]`
-// (issue #20): starts BioGate as its own process per scenario, drives it with wrk (or autocannon when
-// wrk is not installed) or with simulated terminals, and prints each figure with its ratio to a raw
-// uWebSockets.js hello world driven the same way in the same run. See README "Performance".
+// `npm run bench -- [--scenario NAME[,NAME…]] [--json FILE] [--write-results] [--smoke] [--store mongodb://…] [--engine uws|node]`:
+// starts BioGate as its own process per scenario, drives it with wrk (or autocannon when wrk is not
+// installed) or with simulated terminals, and prints each figure with its ratio to a raw uWebSockets.js
+// hello world driven the same way in the same run. See test/bench/README.md.
 import { Command, InvalidArgumentError } from 'commander';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context, Scenario } from './lib/context.js';
 import { PartialFailure, table, type Figure } from './lib/figures.js';
 import { profileGatewaysInto } from './lib/gateway.js';
 import { detectGenerator, WRK_THREADS, type GeneratorName } from './lib/load.js';
+import { currentCommit, resultsMarkdown } from './lib/results.js';
 import { apiScenario } from './scenarios/api.js';
 import { devicesScenario } from './scenarios/devices.js';
 import { fanoutScenario } from './scenarios/fanout.js';
@@ -40,17 +41,21 @@ export interface BenchReport {
   readonly figures: readonly Figure[];
 }
 
-interface Flags { scenario?: string; json?: string; smoke?: boolean; store?: string; engine: string; generator?: string; cpuProf?: string }
+/** Where `--write-results` writes: test/bench/RESULTS.md of the source tree (this file runs from dist/test/bench/). */
+export const RESULTS_FILE = fileURLToPath(new URL('../../../test/bench/RESULTS.md', import.meta.url));
+
+interface Flags { scenario?: string; json?: string; writeResults?: boolean; smoke?: boolean; store?: string; engine: string; generator?: string; cpuProf?: string }
 
 function parse(argv: readonly string[]): Flags {
   const names = SCENARIOS.map((s) => s.name);
   const program = new Command('bench')
-    .description('BioGate benchmark harness (README "Performance")')
+    .description('BioGate benchmark harness (test/bench/README.md)')
     .option('--scenario <names>', `comma-separated scenarios (default: every default one). One of: ${names.join(', ')}`, (v: string) => {
       for (const n of v.split(',')) if (!names.includes(n)) throw new InvalidArgumentError(`unknown scenario "${n}" (one of ${names.join(', ')})`);
       return v;
     })
     .option('--json <file>', 'also write the figures and machine info as JSON')
+    .option('--write-results', 'a full run: write date, machine, commit, the table and what bounds each missed target to test/bench/RESULTS.md')
     .option('--smoke', 'tiny sizes and one round: proves the harness runs (CI); the figures mean nothing')
     .option('--store <url>', 'a mongodb:// URL (a fresh database per scenario); default: SQLite in a temporary directory', (v: string) => {
       if (!/^mongodb(\+srv)?:\/\//.test(v)) throw new InvalidArgumentError('must be a mongodb:// URL (SQLite is the default)');
@@ -67,7 +72,11 @@ function parse(argv: readonly string[]): Flags {
     .option('--cpu-prof <dir>', 'run every gateway under node --cpu-prof, writing its profile into DIR (summarise with dist/test/bench/profile-summary.js)')
     .allowExcessArguments(false);
   program.parse([...argv], { from: 'user' });
-  return program.opts<Flags>();
+  const flags = program.opts<Flags>();
+  if (flags.writeResults === true && (flags.smoke === true || flags.scenario !== undefined)) {
+    program.error('error: --write-results records a full run: leave out --scenario and --smoke', { exitCode: 2 });
+  }
+  return flags;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -131,6 +140,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...ran.filter((r) => r.error).map((r) => `FAILED ${r.name}: ${r.error}`),
   ].join('\n');
   process.stdout.write(`${text}\n`);
+  if (flags.writeResults === true) {
+    writeFileSync(RESULTS_FILE, resultsMarkdown({
+      ...report,
+      commit: currentCommit(fileURLToPath(new URL('.', import.meta.url))),
+      seconds: (performance.now() - started) / 1000,
+      failed: ran.flatMap((r) => (r.error === null ? [] : [{ name: r.name, error: r.error }])),
+    }));
+    ctx.log(`results written to ${RESULTS_FILE}`);
+  }
   return ran.some((r) => r.error) ? 1 : 0;
 }
 
