@@ -52,7 +52,7 @@ export type ReplyPlan =
   /** body `${table}=${count}` with the count the device declared (querydata options, raw transfers) [PUSH-v3 §10.2] */
   | { readonly kind: 'tableEcho'; readonly table: string; readonly count: number }
   /** body `${table}=-731` ("server received the data abnormally"): the body held `received` records where
-   *  the device declared `declared`; nothing of it was kept, the device sends it again (issue #18) */
+   *  the device declared `declared`; nothing of it was kept, the device sends it again */
   | { readonly kind: 'countMismatch'; readonly table: string; readonly declared: number; readonly received: number }
   /** `replies.handshake(...)` */
   | { readonly kind: 'handshake' }

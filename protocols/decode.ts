@@ -82,7 +82,7 @@ function routeCdata(request: WireRequest, language: string | undefined): Routed 
     // [PUSH-v2 §4.8] legacy clock request
     if ((queryValue(q, 'type') ?? '').toLowerCase() === 'time') return { decoded: single({ type: 'timeRequest', flavor: 'iso' }), reply: { kind: 'time', flavor: 'iso' } };
     if (request.body.length > 0) {
-      // [issue #18] command results posted here by some firmware (pushver 2.4.0, firmware 6.5.x)
+      // [fixture A43] command results posted here by some firmware (pushver 2.4.0, firmware 6.5.x)
       const results = decodeStrayResults(request.body, language);
       if (results !== undefined) return results;
       // [PUSH-v3 §7.6] remote verification, ACCOUNT overview …: not offered, stored raw
@@ -110,6 +110,6 @@ function routeCdata(request: WireRequest, language: string | undefined): Routed 
   // [PUSH-v2 §6] attendance tables (also sent by 3.x terminals [PUSH-v3 §7.5])
   const v2 = decodeV2Table(table, request.body, language, source);
   if (v2 !== undefined) return v2;
-  // [PUSH-v2 §6.1] unknown table: keep its records raw (issue #18), reply OK so the device does not loop
+  // [PUSH-v2 §6.1] unknown table: keep its records raw, reply OK so the device does not loop
   return ok(rawRecords(request.body, language, source, true));
 }

@@ -109,7 +109,7 @@ export interface BioTemplate {
   readonly valid: number | null;
   readonly duress: boolean;
   /** biometric type [PUSH-v2 §9.4]: 0–9, 10 visible-light palm (vendor V4.2 revision, 2023); a higher
-   *  (future) type is kept and synced as an opaque template (issue #18) */
+   *  (future) type is kept and synced as an opaque template */
   readonly type: number;
   readonly majorVer: string;
   readonly minorVer: string;
@@ -298,7 +298,7 @@ export interface UnknownRecordsEvent { readonly type: 'unknownRecords'; readonly
 /**
  * Text records of a table BioGate keeps without parsing (v3 `userauthorize`, `timezone`, `holiday`,
  * `identitycard`, `workcode`…, v2 `IDCARD`), one string per record as received: stored raw and counted
- * per record (issue #18) [PUSH-v3 §7.4, §10.2; PUSH-v2 §6.1].
+ * per record [PUSH-v3 §7.4, §10.2; PUSH-v2 §6.1].
  */
 export interface RawRecordsEvent {
   readonly type: 'rawRecords';

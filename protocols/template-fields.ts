@@ -12,7 +12,7 @@ export interface TemplateData {
   readonly data: string;
 }
 
-/** PIN, type 0–255 (10 palm, higher = opaque future types, issue #18), number ≥ 0 and base64 data (never send an unusable template [PUSH-v2 §6.4]). */
+/** PIN, type 0–255 (10 palm, higher = opaque future types), number ≥ 0 and base64 data (never send an unusable template [PUSH-v2 §6.4]). */
 export function templateData(t: SyncTemplate): TemplateData | EncodeFailure {
   const pin = pinText(t.pin);
   if (typeof pin !== 'string') return pin;

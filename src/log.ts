@@ -2,7 +2,7 @@
  * The root logger (the only pino and pino-pretty import). Redaction is set once here: tokens,
  * passwords, authorization headers and biometric template bytes never reach a log.
  *
- * Format (issue #19): an operator at a terminal reads lines (pino-pretty, colours); anything else
+ * Format: an operator at a terminal reads lines (pino-pretty, colours); anything else
  * (a pipe, journald, a log shipper) gets one JSON object per line. BIOGATE_LOG_FORMAT forces either.
  */
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
@@ -74,7 +74,7 @@ export interface AccessEntry {
 }
 
 /**
- * One info line per API (and admin API) request (issue #19). Device traffic (/iclock: polls every
+ * One info line per API (and admin API) request. Device traffic (/iclock: polls every
  * few seconds per terminal), health probes and /metrics are not logged at info (volume); they are
  * counted in /metrics, and every request has a debug line. Never a header, so never a token.
  */

@@ -48,12 +48,12 @@ export function decodeV2Table(table: string, body: Uint8Array, language: string 
   // [PUSH-v2 §6.8] binary photo, one per request
   if (upper === 'ATTPHOTO') return { decoded: decodeAttPhoto(body, source), reply };
   if (TAGGED_TABLES.has(upper)) return { decoded: decodeTagged(decodeText(body, language), source, DEFAULT_TAG.get(upper)), reply };
-  // [PUSH-v2 §6.9] IDCARD: stored raw per record, `OK: ${records}` (issue #18)
+  // [PUSH-v2 §6.9] IDCARD: stored raw per record, `OK: ${records}`
   if (upper === 'IDCARD') return { decoded: rawRecords(body, language, source), reply };
   return undefined;
 }
 
-/** A text table kept unparsed: one raw string per line (issue #18); a binary body (NUL) is kept whole. */
+/** A text table kept unparsed: one raw string per line; a binary body (NUL) is kept whole. */
 export function rawRecords(body: Uint8Array, language: string | undefined, source: RecordSource, unknown = false): Decoded {
   if (body.includes(0)) return { events: [{ type: 'unknownTable', source, body }], rejected: [] };
   const records = splitLines(decodeText(body, language));
@@ -61,7 +61,7 @@ export function rawRecords(body: Uint8Array, language: string | undefined, sourc
 }
 
 /**
- * [issue #18] results posted to `/iclock/cdata` without a table (pushver 2.4.0, firmware 6.5.x): the
+ * [fixture A43] results posted to `/iclock/cdata` without a table (pushver 2.4.0, firmware 6.5.x): the
  * `ID=…&Return=…&CMD=…` body of [PUSH-v2 §8.3]; undefined when the body is not results.
  */
 export function decodeStrayResults(body: Uint8Array, language: string | undefined): Routed | undefined {

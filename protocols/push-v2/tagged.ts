@@ -65,7 +65,7 @@ export function decodeTagged(text: string, source: RecordSource, defaultTag?: Ta
 const PHOTO_TAGS: ReadonlySet<Tag | undefined> = new Set<Tag>(['USERPIC', 'BIOPHOTO']);
 
 /**
- * [issue #18] some firmware breaks a `USERPIC`/`BIOPHOTO` record before `Content=`: for those records
+ * [fixture A41] some firmware breaks a `USERPIC`/`BIOPHOTO` record before `Content=`: for those records
  * the next record starts at a tag (or, in a table without tags, at `PIN=`), not at a line end. A line
  * that starts neither continues the photo record before it while that record has no `Content=` yet.
  */

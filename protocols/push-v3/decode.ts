@@ -22,7 +22,7 @@ export function decodeRealtime(table: string, body: Uint8Array, language: string
 
 /**
  * `cdata?table=tabledata&tablename=t&count=n` [PUSH-v3 §7.4]: reply `${t}=${accepted}`, never plain OK;
- * `${t}=-731` when the body holds another number of records than `count` (issue #18).
+ * `${t}=-731` when the body holds another number of records than `count` (Security PUSH V4.8 §12.1.4).
  */
 export function decodeTableData(query: Readonly<Record<string, string>>, body: Uint8Array, language: string | undefined): Routed {
   const table = required(query, 'tablename');
@@ -34,7 +34,7 @@ export function decodeTableData(query: Readonly<Record<string, string>>, body: U
 }
 
 /**
- * [PUSH-v3 §10.2, issue #18] records are counted for every table; when the device declared a count and the
+ * [PUSH-v3 §10.2; Security PUSH V4.8 §12.1.4; fixture B25] records are counted for every table; when the device declared a count and the
  * body holds another number of records, nothing is kept and the reply is the vendor code −731, so the
  * device sends the packet again (a cut or garbled transfer). Binary bodies are not counted.
  */

@@ -14,7 +14,7 @@ import { attendancePhoto } from '../push-v2/photo.js';
  * Rows of a known table: a leading `${table} ` (any case) is stripped [PUSH-v3 §7.4], pairs are parsed
  * by key (field order differs between firmware [PUSH-v3 §7.2]). Tables BioGate does not parse
  * (`userauthorize`, `timezone`, `holiday`, `identitycard`, `workcode`…) are kept raw, one string per
- * record (issue #18); a body with NUL bytes is binary and kept whole.
+ * record [PUSH-v3 §10.4]; a body with NUL bytes is binary and kept whole.
  */
 export function decodeRows(table: string, body: Uint8Array, text: string, source: RecordSource): Decoded {
   const t = table.toLowerCase();
@@ -45,7 +45,7 @@ export function tableRecords(table: string, text: string): string[] {
 }
 
 /**
- * [issue #18] some firmware breaks a `userpic`/`biophoto` record before `content=`: records are split
+ * [fixture B26] some firmware breaks a `userpic`/`biophoto` record before `content=`: records are split
  * at the record prefix, not at line ends. A line that does not start a record continues the record
  * before it while that record has no `content=` yet; it is joined with one TAB.
  */

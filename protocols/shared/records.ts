@@ -94,7 +94,7 @@ export function fingerVeinTemplate(kv: KeyValues): FingerVeinTemplate | undefine
 }
 
 /** Highest biometric type kept: 10 is the visible-light palm [PUSH-v2 §9.4]; types above it are
- *  future ones, stored and synced as opaque templates (issue #18). */
+ *  future ones, stored and synced as opaque templates. */
 export const MAX_BIO_TYPE = 255;
 
 /** `BIODATA` / `biodata` [PUSH-v2 §6.7, §9.4]. */

@@ -38,7 +38,7 @@ export function uploadReply(plan: ReplyPlan, accepted: number): DeviceReply {
     case 'tableCount': return reply(`${table(plan.table)}=${count(accepted)}`);
     // [PUSH-v3 §10.2] querydata count/options packets echo the declared count
     case 'tableEcho': return reply(`${table(plan.table)}=${count(plan.count)}`);
-    // [issue #18] vendor code -731 "server received the data abnormally": the device sends the packet again
+    // [Security PUSH V4.8 §12.1.4] vendor code -731 "server received the data abnormally": the device sends the packet again
     case 'countMismatch': return reply(`${table(plan.table)}=${RECEIVED_ABNORMALLY}`);
     case 'handshake': case 'registry': case 'config': case 'commands': case 'time': case 'remoteUser': case 'file':
       return invalid(`reply plan ${plan.kind} is not an upload reply`);

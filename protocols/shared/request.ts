@@ -35,7 +35,7 @@ const SN_FORBIDDEN = /[/<%]/;
 
 /**
  * [PUSH-v2 §2.1] every request carries `SN`. Echoed into replies and used as a key everywhere, so an
- * implausible one is refused here, before any state exists for it (issue #12).
+ * implausible one is refused here, before any state exists for it.
  */
 export function serialNumberOf(request: WireRequest): string {
   const sn = queryValue(request.query, 'SN');

@@ -1,6 +1,6 @@
 // Body bytes ↔ text [PUSH-v2 §2.6, COMMANDS §3.10]: UTF-8; GB2312 (read as GBK, its superset) only when
 // the bytes are not valid UTF-8 and the device language is 83 (Simplified Chinese). Every other
-// language, Russian (82) included, is UTF-8: no document names another character set (issue #18).
+// language, Russian (82) included, is UTF-8: no document names another character set.
 const utf8 = new TextDecoder('utf-8');
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 const gbk = new TextDecoder('gbk');

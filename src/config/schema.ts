@@ -1,7 +1,7 @@
 /**
  * Every BioGate setting, in one TypeBox schema: default, unit and description live
  * next to the type, and the README configuration table is generated from here
- * (test/config/readme-drift.test.ts fails when they drift).
+ * (test/config/config.test.ts fails when they drift).
  */
 import { Type, type Static, type TSchema } from 'typebox';
 

@@ -1,6 +1,6 @@
 /**
  * The two HTTP engines behind the port of ./types.ts, and the choice between them
- * (BIOGATE_HTTP_ENGINE, issue #19 "Runtime beyond Node 20"):
+ * (BIOGATE_HTTP_ENGINE, README "HTTP engines"):
  *
  * - `uws`: uWebSockets.js, native; its binaries stop at Node 20 and glibc 2.36.
  * - `node`: node:http / node:https with `ws` for WebSockets; runs wherever Node runs.

@@ -153,7 +153,7 @@ export class Exchanges {
 /**
  * One request, from its arrival to its settlement; also the request as handlers see it. One object
  * with its methods on the prototype, not a dozen closures: a held long poll keeps it for seconds,
- * thousands at once (issue #20: memory per terminal, and the garbage each poll leaves).
+ * thousands at once, so its size is memory per terminal and its parts are the garbage each poll leaves.
  *
  * `done`: a response was started (or the client left), nothing more may be sent. `settled`: it no
  * longer counts as in flight: its body was handed to the socket in full, or the client went away.
@@ -198,7 +198,7 @@ class Exchange implements HttpRequest {
     return (this.#query ??= new URLSearchParams(this.rawQuery));
   }
 
-  /** A child logger made on first use: a request that logs nothing never pays for pino's child (issue #20). */
+  /** A child logger made on first use: a request that logs nothing never pays for pino's child. */
   get log(): Logger {
     return (this.#log ??= this.#owner.options.logger.child({ reqId: this.id }));
   }

@@ -1,6 +1,6 @@
-// Cross-node command delivery (issue #14: "a command queued on any node wakes the owner's held poll
-// through the feed: delivery within 100 ms of queueing on another node, measured, p99, with v3
-// long-poll"). Two nodes on one MongoDB-compatible server with change streams (deploy/test-mongo);
+// Cross-node command delivery: a command queued on any node wakes the owner's held poll through the
+// feed, and the target is delivery within 100 ms (p99) of queueing on another node, with v3 long-poll.
+// Two nodes on one MongoDB-compatible server with change streams (deploy/test-mongo);
 // a simulated v3 terminal holds its getrequest on node B. Each sample: POST /api/commands, then the
 // moment the terminal executes the command. Baseline: queued on B (the node holding the poll);
 // candidate: queued on A (delivered through the change stream). Interleaved rounds, same run. A

@@ -1,4 +1,4 @@
-// Event-loop stalls (issue #12 "Nothing stalls the event loop"): GET /healthz latency while
+// Event-loop stalls (nothing may stall the event loop): GET /healthz latency while
 //   (a) a terminal uploads an 8 MiB ATTLOG (~240,000 records), and
 //   (b) a 10,000-user import runs for a location with 20 assigned devices (until its sync
 //       fan-out has been queued),

@@ -1,4 +1,4 @@
-// The two HTTP engines side by side (issue #19, "Runtime beyond Node 20"): BioGate on uWebSockets.js
+// The two HTTP engines side by side (README "HTTP engines"): BioGate on uWebSockets.js
 // and on node:http, started alike in this process, under the same load from the same generator:
 //   (a) an idle v2 terminal's poll, `GET /iclock/getrequest?SN=…` for an assigned terminal (answered
 //       `OK` at once: v2 holds no poll by default [PUSH-v2 §7.1]), and

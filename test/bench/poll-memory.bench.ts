@@ -1,14 +1,13 @@
-// Memory under sustained polling (issue #12 "Nothing grows without bound"): a terminal's
-// `GET /iclock/getrequest` served BENCH_POLLS times (default 50,000; the issue's figure is
-// 1,000,000), printing the gateway's RSS and heap after warm-up and at the end. Before the fix
-// every request combined its abort signal with a process-lifetime one through AbortSignal.any,
-// which on Node 20 keeps every combined signal alive (~60 bytes a request, hundreds of MB after
-// a few million).
+// Memory under sustained polling (nothing may grow without bound): a terminal's
+// `GET /iclock/getrequest` served BENCH_POLLS times (default 50,000; 1,000,000 for the full check),
+// printing the gateway's RSS and heap after warm-up and at the end. The HTTP layer never combines a
+// request's abort signal with a process-lifetime one through AbortSignal.any: on Node 20 that keeps
+// every combined signal alive (~60 bytes a request, hundreds of MB after a few million).
 //
 // Measured in the same run, as baselines:
 //   - the same number of GET /healthz (the HTTP layer alone, no device actor);
 //   - AbortSignal.any([request, process]) done BENCH_POLLS times (at most 200,000) in-process: the
-//     leak the HTTP layer no longer has, for scale.
+//     leak the HTTP layer avoids, for scale.
 // The load comes from a child process (keep-alive, 16 connections), so its memory is not counted.
 //
 // Run: npx tsc -p tsconfig.json && node --expose-gc dist/test/bench/poll-memory.bench.js

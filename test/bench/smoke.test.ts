@@ -1,4 +1,4 @@
-// The benchmark harness cannot rot (issue #20): `npm run bench -- --smoke --json FILE` in a child
+// The benchmark harness cannot rot: `npm run bench -- --smoke --json FILE` in a child
 // process, tiny sizes, and every default scenario must produce its figures. Nothing here is timed:
 // the figures only have to exist and be positive (benchmarks never become timed assertions).
 import { spawn } from 'node:child_process';

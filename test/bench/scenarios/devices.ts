@@ -16,7 +16,7 @@ const serial = (i: number) => `BENCHD${String(i).padStart(6, '0')}`;
  *  simulators' extra sockets while a poll and a result post overlap (400 was not enough at 10,000) */
 const SPARE_FDS = 2_000;
 /** Time a level may take (starting its terminals and waiting for them): `npm run bench` as a whole
- *  stays under 15 minutes even when the simulated fleet saturates the machine (issue #20); a level cut
+ *  stays under 15 minutes even when the simulated fleet saturates the machine; a level cut
  *  short says how many terminals it held, and the per-terminal figure divides by those. */
 const LEVEL_BUDGET_MS = 200_000;
 

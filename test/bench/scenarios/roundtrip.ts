@@ -14,7 +14,7 @@ import { watchCommands } from '../lib/stream.js';
 const serial = (i: number) => `BENCHR${String(i).padStart(6, '0')}`;
 /** Time a level may spend starting its terminals (as the `devices` scenario's levels): on a machine where
  *  10,000 registrations saturate both cores the level measures with the terminals online by then, and its
- *  note says how many (`npm run bench` as a whole stays under 15 minutes, issue #20). Commands go only to
+ *  note says how many (`npm run bench` as a whole stays under 15 minutes). Commands go only to
  *  terminals that are online. */
 const LEVEL_BUDGET_MS = 150_000;
 /** Time the commands of a level may take, warm-up included: a command without its `success` by then is
