@@ -26,7 +26,8 @@ export async function apiDocument() {
   try {
     modules = await Promise.all([import(dist('app.js')), import(dist('config/load.js')), import(dist('log.js'))]);
   } catch (err) {
-    throw new Error(`the console's API types are generated from the compiled server: run \`tsc -p tsconfig.json\` first (${err.message})`, { cause: err });
+    const hint = "the console's API types are generated from the compiled server: run `tsc -p tsconfig.json` first";
+    throw new Error(`${hint} (${err.message})`, { cause: err });
   }
   const [{ buildApp }, { loadConfig }, { createLogger }] = modules;
   const dir = await mkdtemp(join(tmpdir(), 'biogate-openapi-'));
@@ -52,13 +53,20 @@ function defaults(schema) {
 }
 
 /** What the console reads of one `x-presets` entry. */
-const forConsole = (p) => ({ id: p.id, protocol_versions: p.protocol_versions, risk: p.risk, scope: p.scope, has_params: p.has_params, defaults: defaults(p.params) });
+const forConsole = (p) => ({
+  id: p.id,
+  protocol_versions: p.protocol_versions,
+  risk: p.risk,
+  scope: p.scope,
+  has_params: p.has_params,
+  defaults: defaults(p.params),
+});
 
 /** The generated files, by name, for a document. */
 export async function generatedFiles(doc) {
   const types = astToString(await openapiTS(doc, { alphabetize: false }));
   const presets =
-    `${HEADER}/** The document's \`x-presets\` (the command preset catalog, protocols/catalog.ts): what the console reads of each preset. */\n` +
+    `${HEADER}/** The document's \`x-presets\` (the preset catalog, protocols/catalog.ts): what the console reads of each preset. */\n` +
     `export const PRESETS = ${JSON.stringify(doc['x-presets'].map(forConsole), null, 2)} as const;\n`;
   return { 'api.d.ts': `${HEADER}${types}`, 'presets.ts': presets };
 }

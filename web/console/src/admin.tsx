@@ -190,7 +190,10 @@ export function TokensPage({ token }: { token: string }) {
   const locations = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
   const [locationId, setLocationId] = useState('');
   const selected = locationId || String(locations.data?.[0]?.id ?? '');
-  const tokens = useLoad(() => (selected ? api<Token[]>(token, 'GET', `/admin/locations/${selected}/tokens`) : Promise.resolve([])), [selected]);
+  const tokens = useLoad(
+    () => (selected ? api<Token[]>(token, 'GET', `/admin/locations/${selected}/tokens`) : Promise.resolve([])),
+    [selected],
+  );
   const [scope, setScope] = useState<Scope>('operator');
   const [days, setDays] = useState('90');
   const [label, setLabel] = useState('');
@@ -306,7 +309,10 @@ export function TokensPage({ token }: { token: string }) {
 
 export function UnassignedPage({ token }: { token: string }) {
   const [page, setPage] = useState(1);
-  const list = useLoad(() => api<Reply<'/admin/devices/unassigned', 'get'>>(token, 'GET', `/admin/devices/unassigned${query({ page, limit: 50 })}`), [page]);
+  const list = useLoad(
+    () => api<Reply<'/admin/devices/unassigned', 'get'>>(token, 'GET', `/admin/devices/unassigned${query({ page, limit: 50 })}`),
+    [page],
+  );
   const locations = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
   const [target, setTarget] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<Msg>(null);

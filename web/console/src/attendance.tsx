@@ -35,7 +35,10 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
   const [filter, setFilter] = useState<Filter>(draft);
   const [page, setPage] = useState(1);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
-  const list = useLoad(() => api<Punches>(session.token, 'GET', `/api/attendance${query({ ...apiFilter(filter, zone), page, limit: 50 })}`), [filter, page, zone]);
+  const list = useLoad(
+    () => api<Punches>(session.token, 'GET', `/api/attendance${query({ ...apiFilter(filter, zone), page, limit: 50 })}`),
+    [filter, page, zone],
+  );
 
   const exportCsv = async () => {
     try {

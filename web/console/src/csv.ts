@@ -21,7 +21,19 @@ export interface ParsedCsv {
 export class CsvError extends Error {}
 
 /** The user fields a column may fill (typed: each is a field of an import item). */
-const FIELDS: ReadonlySet<string> = new Set<keyof UserInput>(['pin', 'first_name', 'last_name', 'card_no', 'password', 'privilege', 'group', 'is_active', 'start_time', 'end_time', 'super_authorize']);
+const FIELDS: ReadonlySet<string> = new Set<keyof UserInput>([
+  'pin',
+  'first_name',
+  'last_name',
+  'card_no',
+  'password',
+  'privilege',
+  'group',
+  'is_active',
+  'start_time',
+  'end_time',
+  'super_authorize',
+]);
 const NUMBERS: ReadonlySet<string> = new Set<keyof UserInput>(['privilege', 'group', 'super_authorize']);
 
 export const normaliseHeader = (h: string): string => h.trim().toLowerCase().replace(/[\s-]+/g, '_');

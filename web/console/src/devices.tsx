@@ -34,7 +34,8 @@ export function mergeState(old: Device | undefined, next: Device): Device {
   return { ...next, is_active: old.is_active, last_seen: lastSeen };
 }
 
-const pendingCount = async (token: string, sn: string) => (await api<Reply<'/api/commands', 'get'>>(token, 'GET', `/api/commands${query({ sn, status: 'pending', limit: 1 })}`)).total;
+const pendingCount = async (token: string, sn: string) =>
+  (await api<Reply<'/api/commands', 'get'>>(token, 'GET', `/api/commands${query({ sn, status: 'pending', limit: 1 })}`)).total;
 
 export function DevicesPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
   const [devices, setDevices] = useState<Map<string, Device>>(new Map());

@@ -48,7 +48,14 @@ function described(id: PresetId): Described {
 
 export const DEVICE_PRESETS: readonly Preset[] = BUTTONS.map(([id, label]) => {
   const p = described(id);
-  return { id, label, versions: p.protocol_versions, scopes: p.scope, risky: p.risk === 'risky', params: p.has_params ? p.defaults : undefined };
+  return {
+    id,
+    label,
+    versions: p.protocol_versions,
+    scopes: p.scope,
+    risky: p.risk === 'risky',
+    params: p.has_params ? p.defaults : undefined,
+  };
 });
 
 /** The buttons a token of this scope may use: operators never see what they may not queue; read tokens queue nothing. */

@@ -16,7 +16,10 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
   const [search, setSearch] = useState('');
   const [applied, setApplied] = useState('');
   const [page, setPage] = useState(1);
-  const list = useLoad(() => api<Reply<'/api/users', 'get'>>(session.token, 'GET', `/api/users${query({ search: applied, page, limit: 20 })}`), [applied, page]);
+  const list = useLoad(
+    () => api<Reply<'/api/users', 'get'>>(session.token, 'GET', `/api/users${query({ search: applied, page, limit: 20 })}`),
+    [applied, page],
+  );
   const [editing, setEditing] = useState<{ draft: Draft; isNew: boolean } | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
