@@ -1,34 +1,9 @@
 /** The admin view (admin token): locations, tokens, and terminals that called in unassigned. */
 import { useState } from 'preact/hooks';
-import { api, query, type Page, type Scope } from './api.js';
+import { api, query } from './api.js';
+import type { CreatedLocation, CreatedToken, Location, Reply, Scope, Token } from './api-types.js';
 import { formatLocal } from './time.js';
 import { errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
-
-interface Location {
-  readonly id: number;
-  readonly name: string;
-  readonly timezone: string;
-  readonly is_active: boolean;
-  readonly users_count: number;
-  readonly devices_count: number;
-}
-
-interface TokenView {
-  readonly id: number;
-  readonly scope: Scope;
-  readonly label: string | null;
-  readonly expires_at: string | null;
-  readonly revoked_at: string | null;
-  readonly created_at: string;
-}
-
-interface Unassigned {
-  readonly serial_number: string;
-  readonly first_seen: string;
-  readonly last_seen: string | null;
-  readonly last_address: string | null;
-  readonly version: string | null;
-}
 
 const UTC = 'UTC';
 /** The browser's zone list where it has one (the server checks the name either way). */
@@ -41,7 +16,7 @@ export function LocationsPage({ token }: { token: string }) {
   const [name, setName] = useState('');
   const [zone, setZone] = useState(Intl.DateTimeFormat().resolvedOptions().timeZone || UTC);
   const [message, setMessage] = useState<Msg>(null);
-  const [created, setCreated] = useState<{ location: Location; token: string } | null>(null);
+  const [created, setCreated] = useState<CreatedLocation | null>(null);
   const [editing, setEditing] = useState<Location | null>(null);
   const [disabling, setDisabling] = useState<Location | null>(null);
 
@@ -69,7 +44,7 @@ export function LocationsPage({ token }: { token: string }) {
         aria-labelledby="new-location-h"
         onSubmit={(e) => {
           e.preventDefault();
-          api<{ location: Location; token: string }>(token, 'POST', '/admin/locations', { name: name.trim(), timezone: zone.trim() }).then(
+          api<CreatedLocation>(token, 'POST', '/admin/locations', { name: name.trim(), timezone: zone.trim() }).then(
             (r) => {
               setCreated(r);
               setName('');
@@ -215,7 +190,10 @@ export function TokensPage({ token }: { token: string }) {
   const locations = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
   const [locationId, setLocationId] = useState('');
   const selected = locationId || String(locations.data?.[0]?.id ?? '');
-  const tokens = useLoad(() => (selected ? api<TokenView[]>(token, 'GET', `/admin/locations/${selected}/tokens`) : Promise.resolve([])), [selected]);
+  const tokens = useLoad(
+    () => (selected ? api<Token[]>(token, 'GET', `/admin/locations/${selected}/tokens`) : Promise.resolve([])),
+    [selected],
+  );
   const [scope, setScope] = useState<Scope>('operator');
   const [days, setDays] = useState('90');
   const [label, setLabel] = useState('');
@@ -224,7 +202,7 @@ export function TokensPage({ token }: { token: string }) {
 
   const create = async () => {
     try {
-      const r = await api<{ id: number; token: string }>(token, 'POST', `/admin/locations/${selected}/tokens`, {
+      const r = await api<CreatedToken>(token, 'POST', `/admin/locations/${selected}/tokens`, {
         scope,
         expires_in_days: days ? Number(days) : null,
         label: label.trim() || null,
@@ -237,7 +215,7 @@ export function TokensPage({ token }: { token: string }) {
       setMessage({ kind: 'error', text: errorText(err) });
     }
   };
-  const revoke = async (t: TokenView) => {
+  const revoke = async (t: Token) => {
     try {
       await api(token, 'DELETE', `/admin/tokens/${t.id}`);
       setMessage({ kind: 'ok', text: `Token ${t.id} revoked.` });
@@ -331,7 +309,10 @@ export function TokensPage({ token }: { token: string }) {
 
 export function UnassignedPage({ token }: { token: string }) {
   const [page, setPage] = useState(1);
-  const list = useLoad(() => api<Page<Unassigned>>(token, 'GET', `/admin/devices/unassigned${query({ page, limit: 50 })}`), [page]);
+  const list = useLoad(
+    () => api<Reply<'/admin/devices/unassigned', 'get'>>(token, 'GET', `/admin/devices/unassigned${query({ page, limit: 50 })}`),
+    [page],
+  );
   const locations = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
   const [target, setTarget] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<Msg>(null);

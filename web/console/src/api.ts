@@ -3,30 +3,9 @@
  * Authorization header (never in a URL, a cookie or localStorage: sessionStorage only, so the token
  * dies with the tab).
  */
-
-export type Scope = 'full' | 'operator' | 'read';
-
-export interface Me {
-  readonly id: number;
-  readonly name: string;
-  readonly timezone: string;
-  readonly is_active: boolean;
-  readonly users_count: number;
-  readonly devices_count: number;
-  readonly token?: { readonly id: number; readonly scope: Scope; readonly expires_at: string | null };
-}
+import type { ErrorBody, Location, Me, Problem } from './api-types.js';
 
 export type Session = { readonly kind: 'location'; readonly token: string; readonly me: Me } | { readonly kind: 'admin'; readonly token: string };
-
-export interface Page<T> {
-  readonly data: T[];
-  readonly total: number;
-  readonly page: number;
-  readonly limit: number;
-  readonly total_pages: number;
-  readonly has_next: boolean;
-  readonly has_prev: boolean;
-}
 
 const STORAGE_KEY = 'biogate.console.session';
 /** Fired on window when the session's own token gets a 401. */
@@ -57,15 +36,11 @@ export class ApiError extends Error {
   }
 }
 
-interface Problem {
-  readonly loc?: readonly (string | number)[];
-  readonly msg?: string;
-}
-
 export function describeDetail(detail: unknown): string {
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail)) {
-    return (detail as Problem[])
+    // Read defensively: the body comes off the network, whatever the document promises.
+    return (detail as Partial<Problem>[])
       .map((p) => {
         const where = (p.loc ?? []).filter((part, i) => !(i === 0 && (part === 'body' || part === 'query' || part === 'path'))).join('.');
         return where ? `${where}: ${p.msg ?? 'invalid'}` : (p.msg ?? 'invalid');
@@ -79,7 +54,7 @@ async function failure(res: Response): Promise<ApiError> {
   let code = `HTTP_${res.status}`;
   let message = `${res.status} ${res.statusText}`;
   try {
-    const body = (await res.json()) as { detail?: unknown; code?: string };
+    const body = (await res.json()) as Partial<ErrorBody>;
     if (body.code) code = body.code;
     if (body.detail !== undefined) message = describeDetail(body.detail);
   } catch {
@@ -143,7 +118,7 @@ export async function signIn(token: string): Promise<Session> {
     if (!(err instanceof ApiError) || err.status !== 401) throw err;
   }
   try {
-    await api<unknown[]>(token, 'GET', '/admin/locations');
+    await api<Location[]>(token, 'GET', '/admin/locations');
     return { kind: 'admin', token };
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) throw new ApiError(401, 'UNAUTHORIZED', 'This token is not valid here (and the admin API is off).');

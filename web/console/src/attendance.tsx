@@ -4,20 +4,13 @@
  * filter on screen.
  */
 import { useState } from 'preact/hooks';
-import { api, download, query, type Page, type Session } from './api.js';
+import { api, download, query, type Session } from './api.js';
+import type { Reply } from './api-types.js';
 import { formatLocal, localToUtc, localToday } from './time.js';
 import { errorText, HeaderRow, Notice, Pager, useLoad } from './ui.js';
 
-interface Punch {
-  readonly id: number;
-  readonly sn: string;
-  readonly pin: string;
-  readonly timestamp: string;
-  readonly status: number;
-  readonly status_label: string | null;
-  readonly verify: number;
-  readonly verify_label: string | null;
-}
+/** GET /api/attendance without `after`: the page-numbered form of its reply (the other form is the cursor feed). */
+type Punches = Extract<Reply<'/api/attendance', 'get'>, { page: number }>;
 
 interface Filter {
   readonly from: string;
@@ -42,7 +35,10 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
   const [filter, setFilter] = useState<Filter>(draft);
   const [page, setPage] = useState(1);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
-  const list = useLoad(() => api<Page<Punch>>(session.token, 'GET', `/api/attendance${query({ ...apiFilter(filter, zone), page, limit: 50 })}`), [filter, page, zone]);
+  const list = useLoad(
+    () => api<Punches>(session.token, 'GET', `/api/attendance${query({ ...apiFilter(filter, zone), page, limit: 50 })}`),
+    [filter, page, zone],
+  );
 
   const exportCsv = async () => {
     try {

@@ -1,20 +1,10 @@
 /** Commands: a device's preset buttons, and the location's command list with live status. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, query, type Page, type Session } from './api.js';
+import { api, query, type Session } from './api.js';
+import type { Command, Page, Reply } from './api-types.js';
 import { openStream } from './stream.js';
 import { formatLocal } from './time.js';
 import { CommandStatus, errorText, Notice, Pager } from './ui.js';
-
-export interface Command {
-  readonly id: number;
-  readonly command: string;
-  readonly sn: string | null;
-  readonly status: 'pending' | 'sent' | 'success' | 'failed';
-  readonly error_message: string | null;
-  readonly created_at: string;
-  readonly acknowledged_at: string | null;
-  readonly priority: number;
-}
 
 /**
  * The commands of a filter, kept current by the stream: a `commands/<id>` event replaces the row
@@ -26,7 +16,7 @@ export function useLiveCommands(session: Session & { kind: 'location' }, filter:
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    api<Page<Command>>(session.token, 'GET', `/api/commands${query({ ...filter, page, limit: 20 })}`).then(
+    api<Reply<'/api/commands', 'get'>>(session.token, 'GET', `/api/commands${query({ ...filter, page, limit: 20 })}`).then(
       (p) => live && (setData(p), setError(null)),
       (err: unknown) => live && setError(errorText(err)),
     );
@@ -92,7 +82,7 @@ export function CommandTable({ page, zone, showSn }: { page: Page<Command> | nul
   );
 }
 
-const STATUSES = ['', 'pending', 'sent', 'success', 'failed'];
+const STATUSES: readonly ('' | Command['status'])[] = ['', 'pending', 'sent', 'success', 'failed'];
 
 export function CommandsPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
   const [status, setStatus] = useState('');

@@ -4,6 +4,7 @@
  * line breaks inside, any header case and spacing. Each row becomes a POST /api/users/import item;
  * the API validates them one by one and reports per-row errors.
  */
+import type { UserInput } from './api-types.js';
 
 export interface CsvRow {
   /** Line of the file the row starts on (1 = the header). */
@@ -19,8 +20,21 @@ export interface ParsedCsv {
 
 export class CsvError extends Error {}
 
-const FIELDS = new Set(['pin', 'first_name', 'last_name', 'card_no', 'password', 'privilege', 'group', 'is_active', 'start_time', 'end_time', 'super_authorize']);
-const NUMBERS = new Set(['privilege', 'group', 'super_authorize']);
+/** The user fields a column may fill (typed: each is a field of an import item). */
+const FIELDS: ReadonlySet<string> = new Set<keyof UserInput>([
+  'pin',
+  'first_name',
+  'last_name',
+  'card_no',
+  'password',
+  'privilege',
+  'group',
+  'is_active',
+  'start_time',
+  'end_time',
+  'super_authorize',
+]);
+const NUMBERS: ReadonlySet<string> = new Set<keyof UserInput>(['privilege', 'group', 'super_authorize']);
 
 export const normaliseHeader = (h: string): string => h.trim().toLowerCase().replace(/[\s-]+/g, '_');
 

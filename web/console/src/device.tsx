@@ -1,32 +1,14 @@
 /** One terminal: status, options, recent commands (live) and preset buttons. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
-import { type Command, CommandTable, useLiveCommands } from './commands.js';
-import { AUTH_TEXT, type Device, firmware, mergeState, model } from './devices.js';
+import type { Command, Device } from './api-types.js';
+import { CommandTable, useLiveCommands } from './commands.js';
+import { AUTH_TEXT, firmware, mergeState, model } from './devices.js';
+import { presetsFor, type Preset } from './presets.js';
 import { BASE, navigate } from './router.js';
 import { openStream } from './stream.js';
 import { formatLocal } from './time.js';
 import { errorText, HeaderRow, Notice, Online, Pager, TypedConfirm, useLoad } from './ui.js';
-
-interface Preset {
-  readonly id: string;
-  readonly label: string;
-  /** Protocol generations with a wire form (the catalog's `versions`); null = unknown, offer it. */
-  readonly versions: readonly string[];
-  /** Risky presets (API-CONTRACT §4): a `full` token only, and a typed confirmation. */
-  readonly risky?: boolean;
-  readonly params?: Record<string, unknown>;
-}
-
-const PRESETS: readonly Preset[] = [
-  { id: 'door-open', label: 'Open door', versions: ['3.0.0'], params: { door_id: 1, duration: 5 } },
-  { id: 'reboot', label: 'Reboot', versions: ['2.0.0', '3.0.0'] },
-  { id: 'info', label: 'Fetch info', versions: ['2.0.0', '3.0.0'] },
-  { id: 'sync-users', label: 'Sync users', versions: ['2.0.0', '3.0.0'] },
-  { id: 'clear-log', label: 'Clear attendance log', versions: ['2.0.0', '3.0.0'], risky: true },
-  { id: 'clear-biodata', label: 'Clear biometrics', versions: ['2.0.0', '3.0.0'], risky: true },
-  { id: 'clear-data', label: 'Clear all data', versions: ['2.0.0', '3.0.0'], risky: true },
-];
 
 export function DevicePage({ session, zone, sn }: { session: Session & { kind: 'location' }; zone: string; sn: string }) {
   const path = `/api/devices/${encodeURIComponent(sn)}`;
@@ -63,8 +45,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
       setMessage({ kind: 'error', text: `${p.label}: ${errorText(err)}` });
     }
   };
-  // Operators never see what they may not queue; read tokens queue nothing.
-  const presets = PRESETS.filter((p) => scope === 'full' || (scope === 'operator' && !p.risky));
+  const presets = presetsFor(scope);
 
   return (
     <>

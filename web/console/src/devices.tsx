@@ -1,22 +1,12 @@
 /** The location's terminals as a live grid: REST for the first picture, /api/stream for every change after it. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, query, type Page, type Session } from './api.js';
+import { api, query, type Session } from './api.js';
+import type { Device, Reply } from './api-types.js';
 import { BASE } from './router.js';
 import { openStream, type StreamState } from './stream.js';
 import { ago, formatLocal } from './time.js';
 import { errorText, Notice, Online } from './ui.js';
 import { AddDevice } from './add-device.js';
-
-export interface Device {
-  readonly serial_number: string;
-  readonly name: string;
-  readonly is_active: boolean;
-  readonly last_seen: string | null;
-  readonly version: string | null;
-  readonly options: Record<string, string> | null;
-  readonly auth: 'registration' | 'comm_key' | 'serial_only';
-  readonly registered_at: string | null;
-}
 
 export const model = (d: Device): string => d.options?.['~DeviceName'] ?? d.options?.['DeviceName'] ?? '—';
 export const firmware = (d: Device): string => d.options?.['FirmVer'] ?? d.options?.['FWVersion'] ?? '—';
@@ -26,7 +16,7 @@ export const AUTH_TEXT: Record<Device['auth'], string> = { registration: 'regist
 async function allDevices(token: string): Promise<Device[]> {
   const out: Device[] = [];
   for (let page = 1; page <= 100; page++) {
-    const p = await api<Page<Device>>(token, 'GET', `/api/devices${query({ page, limit: 100 })}`);
+    const p = await api<Reply<'/api/devices', 'get'>>(token, 'GET', `/api/devices${query({ page, limit: 100 })}`);
     out.push(...p.data);
     if (!p.has_next) break;
   }
@@ -44,7 +34,8 @@ export function mergeState(old: Device | undefined, next: Device): Device {
   return { ...next, is_active: old.is_active, last_seen: lastSeen };
 }
 
-const pendingCount = async (token: string, sn: string) => (await api<Page<unknown>>(token, 'GET', `/api/commands${query({ sn, status: 'pending', limit: 1 })}`)).total;
+const pendingCount = async (token: string, sn: string) =>
+  (await api<Reply<'/api/commands', 'get'>>(token, 'GET', `/api/commands${query({ sn, status: 'pending', limit: 1 })}`)).total;
 
 export function DevicesPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
   const [devices, setDevices] = useState<Map<string, Device>>(new Map());

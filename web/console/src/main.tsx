@@ -1,5 +1,5 @@
 /**
- * The BioGate console (issue #17): sign-in, then the location view (location token) or the admin
+ * The BioGate console: sign-in, then the location view (location token) or the admin
  * view (admin token). Everything goes through the public API and /api/stream with that token.
  */
 import { render, type ComponentChildren } from 'preact';

@@ -1,7 +1,8 @@
 /** Small shared pieces: messages, paging, badges, the typed-confirmation dialog, data loading. */
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Page } from './api.js';
+import { ApiError } from './api.js';
+import type { Page } from './api-types.js';
 
 export function errorText(err: unknown): string {
   if (err instanceof ApiError) return `${err.message} (${err.code})`;

@@ -1,25 +1,9 @@
 /** Users: search and paging, create/edit/deactivate/delete, and CSV import through POST /api/users/import. */
 import { useState } from 'preact/hooks';
-import { api, query, type Page, type Session } from './api.js';
+import { api, query, type Session } from './api.js';
+import type { ImportReply, Reply, User } from './api-types.js';
 import { CsvError, parseUsersCsv } from './csv.js';
 import { errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
-
-interface User {
-  readonly pin: number;
-  readonly first_name: string | null;
-  readonly last_name: string | null;
-  readonly card_no: string | null;
-  readonly privilege: number;
-  readonly group: number;
-  readonly is_active: boolean;
-  readonly has_biometric: boolean;
-}
-
-interface ImportReply {
-  readonly processed_count: number;
-  readonly error_count: number;
-  readonly errors: { user_data: unknown; error: string; code: string }[];
-}
 
 const PRIVILEGES: Record<number, string> = { 0: 'user', 2: 'enroller', 6: 'manager', 14: 'administrator' };
 /** Rows per import request: small enough for steady progress, large enough to stay fast. */
@@ -32,7 +16,10 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
   const [search, setSearch] = useState('');
   const [applied, setApplied] = useState('');
   const [page, setPage] = useState(1);
-  const list = useLoad(() => api<Page<User>>(session.token, 'GET', `/api/users${query({ search: applied, page, limit: 20 })}`), [applied, page]);
+  const list = useLoad(
+    () => api<Reply<'/api/users', 'get'>>(session.token, 'GET', `/api/users${query({ search: applied, page, limit: 20 })}`),
+    [applied, page],
+  );
   const [editing, setEditing] = useState<{ draft: Draft; isNew: boolean } | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);

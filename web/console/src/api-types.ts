@@ -1,0 +1,48 @@
+/**
+ * The API's records and answers as the console reads them. Every type here is derived from the types
+ * openapi-typescript generates from GET /api/openapi.json (./generated/api.d.ts, written by
+ * web/console/generate-api.mjs at build): none is written by hand, so a change of the API's schemas
+ * that the console does not follow fails `tsc -p web/console/tsconfig.json`.
+ */
+import type { components, paths } from './generated/api.js';
+
+type Schemas = components['schemas'];
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Success<R> = R extends { 200: infer A } ? A : R extends { 201: infer A } ? A : never;
+type JsonOf<A> = A extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The JSON body of an operation's success answer (its 200, else its 201). */
+export type Reply<P extends keyof paths, M extends Method> = paths[P][M] extends { responses: infer R } ? JsonOf<Success<R>> : never;
+
+/** The JSON body an operation accepts. */
+export type Body<P extends keyof paths, M extends Method> = paths[P][M] extends { requestBody?: infer B } ? JsonOf<NonNullable<B>> : never;
+
+/** The error body every failure answers with: `{detail, code}`. */
+export type ErrorBody = Schemas['Error'];
+/** One problem of a 422's `detail`. */
+export type Problem = Exclude<ErrorBody['detail'], string>[number];
+
+export type Scope = Schemas['Token']['scope'];
+/** GET /api/me: the token's location and the token itself. */
+export type Me = Reply<'/api/me', 'get'>;
+
+export type Location = Schemas['Location'];
+export type Token = Schemas['Token'];
+export type User = Schemas['User'];
+export type Device = Schemas['Device'];
+export type Command = Schemas['Command'];
+export type Attendance = Schemas['Attendance'];
+
+/** POST /admin/locations: the new location and its first token, shown once. */
+export type CreatedLocation = Reply<'/admin/locations', 'post'>;
+/** POST /admin/locations/{id}/tokens: the new token, shown once. */
+export type CreatedToken = Reply<'/admin/locations/{id}/tokens', 'post'>;
+/** One item of POST /api/users/import (the fields of POST /api/users). */
+export type UserInput = Body<'/api/users/import', 'post'>[number];
+/** POST /api/users/import: what was imported, and each item refused with its reason. */
+export type ImportReply = Reply<'/api/users/import', 'post'>;
+
+/** The paging fields of every page-numbered list (GET /api/devices, /api/users, /api/commands, …). */
+type Paging = Omit<Reply<'/api/devices', 'get'>, 'data'>;
+/** One page of a page-numbered list. */
+export type Page<T> = Paging & { readonly data: T[] };
