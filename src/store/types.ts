@@ -33,7 +33,7 @@ export interface Store {
   readonly cluster: ClusterPort;
   readonly webhooks: WebhooksPort;
   /**
-   * Runs `fn`, letting its store calls share one commit where that is cheaper (issue #20): a reply's
+   * Runs `fn`, letting its store calls share one commit where that is cheaper: a reply's
    * 50 command results are 300 small writes. SQLite: one transaction around `fn` (BEGIN IMMEDIATE …
    * COMMIT; nested `transaction()`s become savepoints), committed when `fn` settles, even when it
    * throws: no atomicity is promised, only fewer commits. `fn` must await nothing but the store;

@@ -43,7 +43,7 @@ export interface ClusterPort {
   /**
    * Stores events of ONE location under its next sequence numbers, consecutive and in the given order
    * (taken atomically: two nodes never get the same). One write for the lot: the feed appends what
-   * accumulated while the previous append ran (group commit, issue #20). Returns them with their seqs.
+   * accumulated while the previous append ran (group commit). Returns them with their seqs.
    */
   appendEvents(events: readonly Omit<StoredEvent, 'seq'>[]): Promise<readonly StoredEvent[]>;
   /** Events of a location with seq > after, in seq order. */

@@ -3,7 +3,7 @@ import type { Iso, Page, Window } from './records.js';
 
 /**
  * A record of a table BioGate keeps without parsing (v3 `userauthorize`, `timezone`, `holiday`,
- * `identitycard`, `workcode`…, v2 `IDCARD`), stored as the device sent it, one row per record (issue #18).
+ * `identitycard`, `workcode`…, v2 `IDCARD`), stored as the device sent it, one row per record.
  */
 export interface DeviceRecord {
   readonly id: number;

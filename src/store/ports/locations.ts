@@ -22,7 +22,7 @@ export interface LocationsPort {
   counts(id: number): Promise<{ readonly users: number; readonly devices: number }>;
   update(id: number, patch: Partial<Pick<Location, 'name' | 'timezone' | 'is_active' | 'require_comm_key'>>, now: Iso): Promise<Location | undefined>;
   /**
-   * The one-time bootstrap (issue #14): writes a unique marker unless one exists, atomically, and
+   * The one-time bootstrap: writes a unique marker unless one exists, atomically, and
    * answers true for the one caller that wrote it, whatever the number of nodes trying at once.
    * A store that had locations before the marker existed counts as bootstrapped.
    */

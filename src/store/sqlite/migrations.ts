@@ -314,7 +314,7 @@ CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(status, created_at
   },
   {
     version: 11,
-    // GET /api/me and the user list's total read one row instead of counting (issue #20). Triggers keep
+    // GET /api/me and the user list's total read one row instead of counting. Triggers keep
     // the counts in the writing transaction, whatever writes (API, CLI, restore), so they stay exact.
     name: 'location_counts: users and devices per location, kept by triggers (issue #20)',
     sql: `
@@ -357,7 +357,7 @@ END;
   {
     version: 12,
     // Nothing on SQLite looks an event up by its id (a random UUID; MongoDB keys its documents by it),
-    // and keeping that index unique was three quarters of every event's insert (issue #20).
+    // and keeping that index unique was three quarters of every event's insert.
     name: 'events: no index on the random event id (issue #20)',
     sql: `
 CREATE TABLE events_v12 (
@@ -378,10 +378,10 @@ CREATE INDEX events_at ON events(at);
   },
   {
     version: 13,
-    // A command's status index entries were rewritten on every transition (the mailbox, sent and
-    // finished indexes all led with status or carried it): six index writes to finish one. Each
-    // index now holds only the rows of the status its readers ask for, so a transition moves a row
-    // out of one and into the next (issue #20). Child lines are the only rows with a parent.
+    // Indexes that lead with status or carry it (the earlier mailbox, sent and finished indexes)
+    // rewrite their entries on every transition: six index writes to finish one. Here each index
+    // holds only the rows of the status its readers ask for, so a transition moves a row out of one
+    // and into the next. Child lines are the only rows with a parent.
     name: 'commands: partial indexes per status (issue #20)',
     sql: `
 DROP INDEX commands_mailbox;
