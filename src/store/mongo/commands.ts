@@ -1,7 +1,9 @@
 /**
  * Commands (sharded on location_id). Ports without a location key (the device mailbox: pending,
  * claim, finish, …) address commands by serial number or id; in a sharded cluster those are
- * broadcast queries, answered by the `mailbox` and `_id` indexes on every shard.
+ * broadcast queries, answered by the `mailbox` and `_id` indexes on every shard. The adapter gives
+ * inserts, reads and the compare-and-set primitives (ports/command-records.ts); the transition
+ * methods are store/commands.ts's.
  */
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import { commandsPort } from '../commands.js';

@@ -1,3 +1,8 @@
+/**
+ * Commands on SQLite: inserts, reads and the compare-and-set primitives (ports/command-records.ts);
+ * the transition methods are store/commands.ts's. A compare-and-set is one UPDATE … RETURNING; a step
+ * with consequences (otherwise, child lines) or a batch is one immediate transaction.
+ */
 import Database from 'better-sqlite3';
 import { commandsPort } from '../commands.js';
 import type { CommandCas, CommandChange, CommandRecords, CommandSelector, CommandStep, CommandTarget } from '../ports/command-records.js';
@@ -117,10 +122,10 @@ export function sqliteCommands(db: Db): CommandsPort {
   /** One compare-and-set statement on a command; undefined when it did not apply or a unique index refused it. */
   const cas = (target: CommandTarget, step: CommandCas): Command | undefined => {
     const set = assignments(step.rule, step.change);
-    const at = target.sent_at === undefined ? '' : ' AND sent_at = ?';
+    const attempt = target.sent_at === undefined ? '' : ' AND sent_at = ?';
     const args = target.sent_at === undefined ? [target.id] : [target.id, target.sent_at];
     try {
-      return one(`UPDATE commands SET ${set.sql} WHERE id = ?${at} AND ${guard(step.rule)} RETURNING *`, ...set.args, ...args);
+      return one(`UPDATE commands SET ${set.sql} WHERE id = ?${attempt} AND ${guard(step.rule)} RETURNING *`, ...set.args, ...args);
     } catch (e) {
       if (isUniqueViolation(e)) return undefined;
       throw e;
