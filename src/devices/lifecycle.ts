@@ -1,8 +1,10 @@
 /**
  * The command lifecycle: every status transition of a command goes through here, so each one is
- * written once and announced once (`command.updated`), and a composite preset (`sync-users`)
- * follows the commands it stands for (DESIGN.md "Key mechanics"; issue #13 "Command status is the
- * truth").
+ * announced once (`command.updated`), and a composite preset (`sync-users`) follows the commands it
+ * stands for (DESIGN.md "Key mechanics": a command's status is the truth). Which status may follow
+ * which is the table in src/store/ports/command-transitions.ts, on the store floor because the
+ * store's transition methods (src/store/commands.ts) are built on it for both adapters; this module
+ * sequences those transitions, settles groups and announces.
  *
  *   pending ──claim, reply delivered──► sent ──result ≥ 0──► success
  *      │                                  │ └──result < 0, ack timeout──► failed

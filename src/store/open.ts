@@ -1,9 +1,9 @@
 /**
  * Picks the adapter from BIOGATE_STORE. The only module that names adapters;
- * everything else sees the ports of ./types.ts. Adapters load on demand, so a SQLite
+ * everything else sees the ports (./ports/) through the Store of ./types.ts. Adapters load on demand, so a SQLite
  * deployment never loads the MongoDB driver and vice versa.
  *
- * It is also the adapter boundary for outages (issue #12): every port method of the store it
+ * It is also the adapter boundary for outages: every port method of the store it
  * returns turns an adapter error that means "the database cannot be reached" into
  * `BioGateError('STORE_UNAVAILABLE')` with `Retry-After`, so callers answer 503 (API: JSON, devices:
  * a plain 503 so the firmware keeps its data and resends) instead of 500.

@@ -1,5 +1,5 @@
 /**
- * The cluster port on MongoDB (see ClusterPort in ../types.ts): what several BioGate nodes on one
+ * The cluster port on MongoDB (see ClusterPort in ../ports/cluster.ts): what several BioGate nodes on one
  * database share.
  *
  * - `events`: the feed. A location's next sequence number comes from an atomic `$inc` on its

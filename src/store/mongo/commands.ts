@@ -1,10 +1,15 @@
 /**
  * Commands (sharded on location_id). Ports without a location key (the device mailbox: pending,
  * claim, finish, …) address commands by serial number or id; in a sharded cluster those are
- * broadcast queries, answered by the `mailbox` and `_id` indexes on every shard.
+ * broadcast queries, answered by the `mailbox` and `_id` indexes on every shard. The adapter gives
+ * inserts, reads and the compare-and-set primitives (ports/command-records.ts); the transition
+ * methods are store/commands.ts's.
  */
-import type { Collection, Filter } from 'mongodb';
-import { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
+import type { Collection, Filter, UpdateFilter } from 'mongodb';
+import { commandsPort } from '../commands.js';
+import type { CommandCas, CommandChange, CommandRecords, CommandSelector, CommandStep, CommandTarget } from '../ports/command-records.js';
+import type { CommandTransition } from '../ports/command-transitions.js';
+import { SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
 import { catchUp, isIdCollision, type Ids } from './ids.js';
 import type { CommandDoc, Collections } from './schema.js';
 import { lastSyncedElsewhere } from '../sync-history.js';
@@ -44,11 +49,27 @@ function newDoc(id: number, c: NewCommand, now: string): CommandDoc {
 /** The fields a coalesced sync op takes from the newer one. */
 const replacement = (op: NewCommand) => ({ command: op.command, params: op.params, priority: op.priority, expires_at: op.expires_at });
 
-export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
-  /** Leaves `pending` for a final status in one conditional update, releasing the sync slot. */
-  const failPending = (id: number, message: string, now: string) =>
-    c.commands.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { status: 'failed', error_message: message, updated_at: now, sync_slot: own(id) } }, { returnDocument: 'after' });
+/** The status condition of a rule. */
+const guard = (rule: CommandTransition): Filter<CommandDoc> =>
+  rule.compositeFrom ? { $or: [{ status: { $in: [...rule.from] } }, { composite: true, status: { $in: [...rule.compositeFrom] } }] } : { status: { $in: [...rule.from] } };
 
+/** The fields a change writes (the sync slot and acknowledged_at are the caller's). */
+function fields(rule: CommandTransition, ch: CommandChange, composite: boolean): Partial<CommandDoc> {
+  const set: Partial<CommandDoc> = {};
+  if (rule.to !== null) set.status = rule.to;
+  if (ch.sent_at !== undefined) set.sent_at = ch.sent_at;
+  if (ch.wire !== undefined) set.wire = ch.wire;
+  if (ch.response !== undefined) set.response = ch.response;
+  if (ch.error_message !== undefined) set.error_message = ch.error_message;
+  if (ch.result !== undefined && !(ch.compositeKeepsResult && composite)) set.result = toJson(ch.result);
+  set.updated_at = ch.updated_at;
+  return set;
+}
+
+const selection = (s: CommandSelector): Filter<CommandDoc> =>
+  'sn' in s ? { sn: s.sn } : 'group' in s ? members(s.group) : { expires_at: { $lte: s.expiredBy } };
+
+export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
   /**
    * One sync op: replace the pending op that holds its (location, sn, sync_key) slot, else insert
    * it holding the slot. Both are single-document writes, and the claim that moves the op to
@@ -90,21 +111,58 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     });
   };
 
-  /** Per command (the slot to release is per document); each write is idempotent, and a crash midway leaves the rest pending for the next call. */
-  const failEach = async (filter: Filter<CommandDoc>, message: string, now: string): Promise<Command[]> => {
-    const candidates = await c.commands.find(filter, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
-    const failed = await mapLimit(candidates, PARALLEL, (d) => failPending(d._id, message, now));
-    return failed.filter((d): d is NonNullable<typeof d> => d !== null).map(toCommand);
+  /**
+   * One compare-and-set. Leaving `pending` releases the record's sync slot (it is its own id again);
+   * going back to `pending` takes the slot back (its sync key, or its own id), which the unique slot
+   * index refuses while a newer pending op holds that key (undefined: the step did not apply).
+   */
+  const cas = async (target: CommandTarget, step: CommandCas): Promise<CommandDoc | undefined> => {
+    const { rule, change } = step;
+    const filter: Filter<CommandDoc> = { _id: target.id, ...(target.sent_at === undefined ? {} : { sent_at: target.sent_at }), ...guard(rule) };
+    const inc = change.nextAttempt ? { $inc: { attempts: 1 } } : {};
+    const update = (set: Partial<CommandDoc>): UpdateFilter<CommandDoc> => ({ $set: set, ...inc });
+    if (rule.to === 'pending') {
+      const doc = await c.commands.findOne(filter, { projection: { sync_key: 1, composite: 1 } });
+      if (!doc) return undefined;
+      const set = { ...fields(rule, change, doc.composite === true), sync_slot: doc.sync_key ?? own(target.id) };
+      return (await unlessDuplicate(c.commands.findOneAndUpdate(filter, update(set), { returnDocument: 'after' }))) ?? undefined;
+    }
+    const set = { ...fields(rule, change, false), ...(rule.to === null ? {} : { sync_slot: own(target.id) }) };
+    const ack = change.acknowledged_at;
+    if (ack === undefined || !rule.from.includes('sent')) return (await c.commands.findOneAndUpdate(filter, update(set), { returnDocument: 'after' })) ?? undefined;
+    // Two conditional updates instead of one conditional expression (no update pipelines on every
+    // server): a sent command is acknowledged now; from another status it never is. Sent is tried
+    // first: if a claim turns pending into sent between the two, both miss and the caller learns the
+    // command is no longer in the state it expected (a cancel that lost to delivery).
+    const acked = await c.commands.findOneAndUpdate({ ...filter, status: 'sent' }, update({ ...set, acknowledged_at: ack }), { returnDocument: 'after' });
+    if (acked) return acked;
+    const rest = rule.from.filter((st) => st !== 'sent');
+    if (rest.length === 0) return undefined;
+    return (await c.commands.findOneAndUpdate({ ...filter, status: { $in: rest } }, update(set), { returnDocument: 'after' })) ?? undefined;
   };
 
-  /** Child lines of an attempt that will not be answered any more (requeue, retry, unclaim). */
-  const supersedeChildren = (parentId: number, now: string) =>
-    c.commands.updateMany(
-      { parent_id: parentId, status: { $in: ['pending', 'sent'] } },
-      { $set: { status: 'failed', error_message: ATTEMPT_SUPERSEDED, updated_at: now } },
-    );
+  /** A step with its consequences, one single-document write after another (each safe to repeat). */
+  const setOne = async (target: CommandTarget, step: CommandStep): Promise<Command | undefined> => {
+    const doc = (await cas(target, step)) ?? (step.otherwise && (await cas(target, step.otherwise)));
+    // Child lines hold no sync key: one updateMany, no slot to release.
+    if (doc && step.lines) {
+      const { rule, change } = step.lines;
+      await c.commands.updateMany({ parent_id: target.id, ...guard(rule) }, { $set: fields(rule, change, false) });
+    }
+    return maybe(doc, toCommand);
+  };
 
-  return {
+  /** Per command (the slot to release is per document); a crash midway leaves the rest for the next call. */
+  const setMany = async (selector: CommandSelector, step: CommandCas): Promise<Command[]> => {
+    const candidates = await c.commands.find({ ...selection(selector), ...guard(step.rule) }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
+    const changed = await mapLimit(candidates, PARALLEL, (d) => setOne({ id: d._id }, step));
+    return changed.filter((x): x is Command => x !== undefined);
+  };
+
+  const records: CommandRecords = {
+    setOne,
+    setEach: (targets, step) => mapLimit(targets, PARALLEL, (t) => setOne(t, step(t))),
+    setMany,
     async create(input, now) {
       // The unique (location_id, idem) index refuses a second command with the same idempotency key.
       // A composite's group is its own id, set in the same insert.
@@ -175,58 +233,6 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     async countPending(sn, origin) {
       return c.commands.countDocuments({ sn, status: 'pending', ...deliverable, ...(origin === undefined ? {} : { origin }) });
     },
-    async claim(claimIds, wire, now) {
-      // Atomic pending → sent per command ({_id, status: 'pending'}): of several nodes claiming the
-      // same id exactly one matches. Sent releases the sync slot, so a later change queues a new op.
-      const won = await mapLimit(claimIds, PARALLEL, async (id) => {
-        const r = await c.commands.updateOne(
-          { _id: id, status: 'pending' },
-          { $set: { status: 'sent', sent_at: now, wire: wire.get(id) ?? null, updated_at: now, sync_slot: own(id) } },
-        );
-        return r.modifiedCount === 1;
-      });
-      return claimIds.filter((_, i) => won[i]);
-    },
-    async finish(id, outcome, now) {
-      const set = {
-        status: outcome.status, response: outcome.response ?? null, error_message: outcome.error_message ?? null,
-        result: toJson(outcome.result), updated_at: now, sync_slot: own(id),
-      };
-      // Two conditional updates instead of one conditional expression (no update pipelines on
-      // every server): a sent command is acknowledged now; a pending one fails before dispatch and
-      // is never acknowledged. Sent is tried first: if a claim turns pending into sent between the
-      // two, both miss and the caller learns the command is no longer finishable as pending (a
-      // cancel that lost to delivery).
-      const acked = await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: { ...set, acknowledged_at: now } }, { returnDocument: 'after' });
-      if (acked) return toCommand(acked);
-      return maybe(await c.commands.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: set }, { returnDocument: 'after' }), toCommand);
-    },
-    async failPendingFor(sn, message, now) {
-      return failEach({ sn, status: 'pending' }, message, now);
-    },
-    async failIfPending(id, message, now) {
-      return maybe(await failPending(id, message, now), toCommand);
-    },
-    async unclaim(claimIds, sentAt, now) {
-      const back = await mapLimit(claimIds, PARALLEL, async (id) => {
-        const doc = await c.commands.findOne({ _id: id, status: 'sent', sent_at: sentAt });
-        if (!doc) return null;
-        // Takes the sync slot back like requeue; a newer pending op holding it means this one is superseded.
-        const r = await unlessDuplicate(
-          c.commands.findOneAndUpdate(
-            { _id: id, status: 'sent', sent_at: sentAt },
-            { $set: { status: 'pending', sent_at: null, ...(doc.composite ? {} : { result: null }), response: null, updated_at: now, sync_slot: doc.sync_key ?? own(id) } },
-            { returnDocument: 'after' },
-          ),
-        );
-        const out = r === undefined
-          ? await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: { status: 'failed', error_message: SUPERSEDED, updated_at: now } }, { returnDocument: 'after' })
-          : r;
-        if (out) await supersedeChildren(id, now);
-        return out;
-      });
-      return back.filter((d): d is NonNullable<typeof d> => d !== null && d.status === 'pending').map(toCommand);
-    },
     async groupOutstanding(groupId) {
       return (await c.commands.findOne({ ...members(groupId), status: { $in: ['pending', 'sent'] } }, { projection: { _id: 1 } })) !== null;
     },
@@ -244,57 +250,13 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
       }
       return out;
     },
-    async failGroupPending(groupId, message, now) {
-      return failEach({ ...members(groupId), status: 'pending' }, message, now);
-    },
-    async expire(now) {
-      const candidates = await c.commands.find({ status: 'pending', expires_at: { $lte: now } }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
-      const failed = await mapLimit(candidates, PARALLEL, (d) => failPending(d._id, 'expired before delivery', now));
-      return failed.filter((d): d is NonNullable<typeof d> => d !== null).map(toCommand);
-    },
     async sentBefore(cutoff, limit) {
       if (limit <= 0) return [];
       const docs = await c.commands.find({ status: 'sent', sent_at: { $lt: cutoff }, parent_id: null }).sort({ sent_at: 1, _id: 1 }).limit(limit).toArray();
       return docs.map(toCommand);
     },
-    async requeue(id, now) {
-      const current = await c.commands.findOne({ _id: id, status: 'sent' });
-      if (!current) return undefined;
-      // sent → pending takes the (sn, sync_key) slot back so later changes coalesce into it. When a
-      // newer pending op already holds the slot (queued after this one was sent), the unique index
-      // refuses the write: that op carries the change, and this one is superseded instead. Sent
-      // again otherwise: an op renders the user's state at dispatch, so a late re-run undoes nothing.
-      const requeued = await unlessDuplicate(
-        c.commands.findOneAndUpdate(
-          { _id: id, status: 'sent' },
-          { $set: { status: 'pending', sent_at: null, result: null, response: null, updated_at: now, sync_slot: current.sync_key ?? own(id) }, $inc: { attempts: 1 } },
-          { returnDocument: 'after' },
-        ),
-      );
-      const doc = requeued === undefined
-        ? await c.commands.findOneAndUpdate({ _id: id, status: 'sent' }, { $set: { status: 'failed', error_message: SUPERSEDED, updated_at: now } }, { returnDocument: 'after' })
-        : requeued;
-      if (doc) await supersedeChildren(id, now);
-      return maybe(doc, toCommand);
-    },
     async children(parentId) {
       return (await c.commands.find({ parent_id: parentId }).sort({ _id: 1 }).toArray()).map(toCommand);
-    },
-    async progress(id, progress, now) {
-      const set: Record<string, unknown> = { result: toJson(progress.result), updated_at: now };
-      if (progress.response !== undefined) set['response'] = progress.response;
-      const doc = await c.commands.findOneAndUpdate({ _id: id, $or: [{ status: 'sent' }, { composite: true, status: 'pending' }] }, { $set: set }, { returnDocument: 'after' });
-      return maybe(doc, toCommand);
-    },
-    async retry(id, wire, now) {
-      // sent → pending; API commands hold no sync key, so their slot is their own id.
-      const doc = await c.commands.findOneAndUpdate(
-        { _id: id, status: 'sent' },
-        { $set: { status: 'pending', wire, updated_at: now, sync_slot: own(id) }, $inc: { attempts: 1 } },
-        { returnDocument: 'after' },
-      );
-      if (doc) await supersedeChildren(id, now);
-      return maybe(doc, toCommand);
     },
     async syncedPinsElsewhere(sn, locationId) {
       // Once per assignment, by serial number: a broadcast query in a sharded cluster (see the header).
@@ -329,4 +291,5 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
       return out;
     },
   };
+  return commandsPort(records);
 }

@@ -7,7 +7,7 @@
  *     &w=majority&wtimeoutMS=5000&appName=biogate-eu1
  *
  * BioGate only adds defaults for options the URL leaves out (an options object would otherwise
- * win over the URL), chosen so an outage is an answer, not a hang (issue #12, README "MongoDB"):
+ * win over the URL), chosen so an outage is an answer, not a hang (README "MongoDB"):
  * - `serverSelectionTimeoutMS=1000`: with no reachable server an operation fails after 1 s (the
  *   driver's default is 30 s) and the request gets 503 STORE_UNAVAILABLE;
  * - `connectTimeoutMS=2000`: a connection attempt to a host that does not answer gives up;

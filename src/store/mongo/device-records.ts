@@ -1,4 +1,4 @@
-/** Records of tables BioGate keeps without parsing, one document each (issue #18; port in ../types.ts). */
+/** Records of tables BioGate keeps without parsing, one document each (DeviceRecordsPort in ../ports/device-records.ts). */
 import type { Filter } from 'mongodb';
 import type { DeviceRecord, DeviceRecordsPort } from '../types.js';
 import type { Ids } from './ids.js';

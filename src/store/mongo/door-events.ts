@@ -1,5 +1,5 @@
 /**
- * Door and alarm events (issue #15), sharded on location_id; the unique (location_id, sn, dedup_key)
+ * Door and alarm events [PUSH-v3 §7], sharded on location_id; the unique (location_id, sn, dedup_key)
  * index keeps a re-sent record once. `append` is one unordered bulk of upserts keyed by that triple
  * with `$setOnInsert`: a record seen before matches and changes nothing, a new one is inserted under
  * a fresh id, and only inserted ones are reported new (two nodes storing the same batch at once

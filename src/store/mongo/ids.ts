@@ -3,7 +3,7 @@
  * handed out, advanced with an atomic `$inc` (findOneAndUpdate). An id is taken before the document
  * that uses it is written, so a crash in between leaves a gap, never a reuse.
  *
- * Blocks (issue #14): each store instance (one per node) takes a block of ids per `$inc` and hands
+ * Blocks: each store instance (one per node) takes a block of ids per `$inc` and hands
  * them out locally, so the counter document of a busy collection sees one write per block instead
  * of one per insert from every node of the cluster. Ids stay integers, unique and never reused;
  * what is left of a block when the process stops is a gap. On one node ids still increase with

@@ -7,7 +7,7 @@
  * order is chosen so that a crash leaves nothing half-done (comments at each such method).
  * Change streams only for the cluster event feed (cluster.ts). Indexes and id counters are created at startup, idempotently.
  *
- * Outages (issue #12): `isMongoUnavailable` tells src/store/open.ts which driver errors mean "the
+ * Outages: `isMongoUnavailable` tells src/store/open.ts which driver errors mean "the
  * database cannot be reached" (mapped there to 503 STORE_UNAVAILABLE for every port method), and
  * `ping()` answers from the driver's topology view at once while no server is reachable.
  */
@@ -81,7 +81,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     async ping() {
       if (closing) throw new Error('store is closed');
       if (!reach.isUp) {
-        // [issue #12] unready at once; the probe lets the driver notice the server is back.
+        // Unready at once; the probe lets the driver notice the server is back.
         probing ??= db.command({ ping: 1 }).catch(() => undefined).finally(() => (probing = undefined));
         throw new MongoUnreachableError();
       }

@@ -51,7 +51,7 @@ export type CommandDoc = Omit<Stored<Command>, 'params' | 'result' | 'group_id'>
   composite?: true;
 };
 
-/** A door or alarm event (issue #15); (location_id, sn, dedup_key) is unique, so re-sent records are kept once. */
+/** A door or alarm event; (location_id, sn, dedup_key) is unique, so re-sent records are kept once. */
 export type DoorEventDoc = Stored<StoredDoorEvent> & { dedup_key: string };
 
 /** Dedup record of one attendance punch; `_id` is the dedup key (see attendance.ts). */
@@ -61,7 +61,7 @@ export interface AttendanceKeyDoc {
   attendance_id: number;
 }
 
-/** A record kept raw (DeviceRecord, issue #18); `table_key` is the lower-cased table name. */
+/** A record kept raw (DeviceRecord); `table_key` is the lower-cased table name. */
 export interface DeviceRecordDoc {
   _id: number;
   location_id: number;
@@ -196,7 +196,7 @@ export type CounterName = (typeof COUNTERS)[number];
 /** Creates every index (idempotent); run at startup by every node. */
 /** Indexes an earlier version created that a newer one replaced: dropped at startup (absent: nothing to do). */
 const REPLACED: readonly { collection: keyof typeof INDEXES; name: string }[] = [
-  // By id within a priority; ids from several nodes interleave, so the mailbox orders by created_at (issue #14).
+  // By id within a priority; ids from several nodes interleave, so the mailbox orders by created_at.
   { collection: 'commands', name: 'mailbox' },
 ];
 

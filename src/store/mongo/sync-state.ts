@@ -1,5 +1,5 @@
 /**
- * The sync outbox and job state (see OutboxEntry and JobsPort in ../types.ts).
+ * The sync outbox and job state (see ../ports/sync-outbox.ts and ../ports/jobs.ts).
  *
  * Without transactions the outbox entry is written BEFORE the user write it stands for (users.ts):
  * a crash in between leaves an entry for a user that did not change, which the processor turns into

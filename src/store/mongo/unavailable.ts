@@ -1,7 +1,7 @@
 /**
  * "The database cannot be reached" for the MongoDB adapter: which driver errors mean it, and a
  * readiness view kept from the driver's own topology events, so /readyz answers at once instead of
- * waiting for a ping to time out (issue #12). Only this folder imports `mongodb`; the rest of the
+ * waiting for a ping to time out. Only this folder imports `mongodb`; the rest of the
  * gateway sees `BioGateError('STORE_UNAVAILABLE')` (the mapping itself is `guardStore` in src/store/open.ts).
  */
 import {

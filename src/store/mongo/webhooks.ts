@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions and deliveries on MongoDB (WebhooksPort in ../types.ts, issue #16).
+ * Webhook subscriptions and deliveries on MongoDB (WebhooksPort in ../ports/webhooks.ts).
  *
  * Both collections shard on location_id; the delivery key (location_id, subscription_id, event_id)
  * is unique, so a delivery job that stores the same events twice (it crashed before moving the

@@ -29,7 +29,7 @@ function where(locationId: number, filter: AttendanceFilter): { w: string; args:
 
 export function sqliteAttendance(db: Db): AttendancePort {
   // No RETURNING: a stored row is exactly what was inserted plus its id, so the record is built here
-  // instead of read back (issue #20: reading every row back was a fifth of the upload's store time).
+  // instead of read back (reading every row back costs a fifth of the upload's store time).
   const insert = db.prepare(
     `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sn, pin, local_time, status, verify) DO NOTHING`,

@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints off the event loop (issue #20). By default SQLite copies the write-ahead log back
+ * WAL checkpoints off the event loop. By default SQLite copies the write-ahead log back
  * into the database file inside the COMMIT that takes the log past 1,000 pages: on the event loop,
  * where it was about a quarter of the time of a 100-record attendance upload (micro-measure: 137,000
  * against 175,000 records/s without it). Here a worker thread with its own connection runs a PASSIVE

@@ -1,11 +1,11 @@
 /**
- * The cluster port on SQLite (see ClusterPort in ../types.ts). SQLite serves one gateway, but other
+ * The cluster port on SQLite (see ClusterPort in ../ports/cluster.ts). SQLite serves one gateway, but other
  * processes write to the same file: the CLI (`biogate command send`, `users import`, `device
  * assign`, `location update`, …) appends its events to the feed like a node would. `watchEvents`
  * hands those to the gateway: every WATCH_MS it asks SQLite whether another connection committed
  * (`PRAGMA data_version`, a read of the shared-memory header, no I/O) and only then reads the events
  * past what it has seen. So the feed is complete on SQLite too, and what the gateway keeps in memory
- * on its word (idle-poll snapshots, held polls without store re-checks; issue #20) stays right.
+ * on its word (idle-poll snapshots, held polls without store re-checks) stays right.
  * Sequences, leases and presence are kept here, so a restart resumes where the last run stopped.
  */
 import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../types.js';

@@ -1,4 +1,13 @@
-import { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
+/**
+ * Commands on SQLite: inserts, reads and the compare-and-set primitives (ports/command-records.ts);
+ * the transition methods are store/commands.ts's. A compare-and-set is one UPDATE … RETURNING; a step
+ * with consequences (otherwise, child lines) or a batch is one immediate transaction.
+ */
+import Database from 'better-sqlite3';
+import { commandsPort } from '../commands.js';
+import type { CommandCas, CommandChange, CommandRecords, CommandSelector, CommandStep, CommandTarget } from '../ports/command-records.js';
+import type { CommandTransition } from '../ports/command-transitions.js';
+import { SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
 import { json, positions, rawReader, type Db } from './db.js';
 import { lastSyncedElsewhere } from '../sync-history.js';
 
@@ -43,6 +52,41 @@ const toCommand = (r: Row): Command => ({
 
 const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 
+/** `status = 'x'` or `status IN ('x', 'y')`: literals, so the planner can use the partial indexes on status. */
+const statusIn = (statuses: readonly CommandStatus[]): string =>
+  statuses.length === 1 ? `status = '${statuses[0]}'` : `status IN (${statuses.map((s) => `'${s}'`).join(', ')})`;
+
+/** The status condition of a rule. */
+const guard = (rule: CommandTransition): string =>
+  rule.compositeFrom ? `(${statusIn(rule.from)} OR (composite = 1 AND ${statusIn(rule.compositeFrom)}))` : statusIn(rule.from);
+
+/** SET clauses and their arguments for a rule's change, in a fixed order (so one text per shape: statements are cached by text). */
+function assignments(rule: CommandTransition, c: CommandChange): { sql: string; args: unknown[] } {
+  const sets: string[] = [];
+  const args: unknown[] = [];
+  const put = (sql: string, value: unknown) => { sets.push(sql); args.push(value); };
+  if (rule.to !== null) put('status = ?', rule.to);
+  if (c.sent_at !== undefined) put('sent_at = ?', c.sent_at);
+  if (c.wire !== undefined) put('wire = ?', c.wire);
+  if (c.response !== undefined) put('response = ?', c.response);
+  if (c.error_message !== undefined) put('error_message = ?', c.error_message);
+  if (c.result !== undefined) put(c.compositeKeepsResult ? 'result = CASE WHEN composite = 1 THEN result ELSE ? END' : 'result = ?', jsonOrNull(c.result));
+  if (c.acknowledged_at !== undefined) put("acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END", c.acknowledged_at);
+  if (c.nextAttempt) sets.push('attempts = attempts + 1');
+  put('updated_at = ?', c.updated_at);
+  return { sql: sets.join(', '), args };
+}
+
+/** The selection of a set-many (top-level records; a group's composite left out). */
+function selection(s: CommandSelector): { sql: string; args: unknown[] } {
+  if ('sn' in s) return { sql: 'sn = ?', args: [s.sn] };
+  if ('group' in s) return { sql: 'group_id = ? AND composite = 0', args: [s.group] };
+  return { sql: 'expires_at IS NOT NULL AND expires_at <= ?', args: [s.expiredBy] };
+}
+
+/** A write a unique index refused: back to pending while a newer op holds the sync key (commands_sync_pending). */
+const isUniqueViolation = (e: unknown): boolean => e instanceof Database.SqliteError && e.code === 'SQLITE_CONSTRAINT_UNIQUE';
+
 export function sqliteCommands(db: Db): CommandsPort {
   /** A statement that returns command rows: `*` stands for COLUMNS, rows are arrays. */
   const q = rawReader(db, COLUMNS);
@@ -52,23 +96,11 @@ export function sqliteCommands(db: Db): CommandsPort {
   );
   // A composite's group is its own id, known once the row exists.
   const ownGroup = q('UPDATE commands SET group_id = id WHERE id = ? RETURNING *');
-  // Child lines of an attempt that will not be answered any more (requeue, retry, unclaim).
-  const supersedeChildren = db.prepare(
-    `UPDATE commands SET status = 'failed', error_message = '${ATTEMPT_SUPERSEDED}', updated_at = ? WHERE parent_id = ? AND status IN ('pending', 'sent')`,
-  );
-  const failPendingOne = q("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING *");
-  const unclaimOne = q(
-    "UPDATE commands SET status = 'pending', sent_at = NULL, result = CASE WHEN composite = 1 THEN result END, response = NULL, updated_at = ? WHERE id = ? AND status = 'sent' AND sent_at = ? RETURNING *",
-  );
   const groupOpen = db.prepare("SELECT 1 FROM commands WHERE group_id = ? AND status IN ('pending', 'sent') AND composite = 0 LIMIT 1");
   const groupCount = db.prepare('SELECT status, error_message, COUNT(*) AS n FROM commands WHERE group_id = ? AND composite = 0 GROUP BY status, error_message');
   const byId = q('SELECT * FROM commands WHERE id = ?');
-  const pendingSync = db.prepare("SELECT id FROM commands WHERE sn = ? AND sync_key = ? AND status = 'pending'");
-  const requeue = q("UPDATE commands SET status = 'pending', sent_at = NULL, result = NULL, response = NULL, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *");
-  const supersede = q(`UPDATE commands SET status = 'failed', error_message = '${SUPERSEDED}', updated_at = ? WHERE id = ? RETURNING *`);
   // Statements on the delivery path are prepared once (preparing costs more than running them).
   const mailbox = q("SELECT * FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT ?");
-  const claimOne = db.prepare("UPDATE commands SET status = 'sent', sent_at = ?, wire = ?, updated_at = ? WHERE id = ? AND status = 'pending'");
   const replace = db.prepare(
     `UPDATE commands SET command = ?, params = ?, priority = ?, expires_at = ?, group_id = COALESCE(group_id, ?), updated_at = ?
      WHERE sn = ? AND sync_key = ? AND status = 'pending'`,
@@ -77,10 +109,6 @@ export function sqliteCommands(db: Db): CommandsPort {
   const countPendingAll = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0");
   const countPendingOf = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?");
   const childrenOf = q('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
-  const finishOne = q(
-    `UPDATE commands SET status = ?, response = ?, error_message = ?, result = ?, acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END, updated_at = ?
-     WHERE id = ? AND status IN ('pending', 'sent') RETURNING *`,
-  );
   /** The one row a statement returns, as a command. */
   const one = (sql: string, ...args: unknown[]): Command | undefined => {
     const r = q(sql).get(...args);
@@ -90,7 +118,42 @@ export function sqliteCommands(db: Db): CommandsPort {
     c.location_id, c.sn, c.command, jsonOrNull(c.params), c.priority, c.origin, c.expires_at,
     c.sync_key ?? null, c.parent_id ?? null, c.created_by_token_id ?? null, c.idempotency_key ?? null, c.group_id ?? null, c.composite ? 1 : 0, now,
   ];
-  return {
+
+  /** One compare-and-set statement on a command; undefined when it did not apply or a unique index refused it. */
+  const cas = (target: CommandTarget, step: CommandCas): Command | undefined => {
+    const set = assignments(step.rule, step.change);
+    const attempt = target.sent_at === undefined ? '' : ' AND sent_at = ?';
+    const args = target.sent_at === undefined ? [target.id] : [target.id, target.sent_at];
+    try {
+      return one(`UPDATE commands SET ${set.sql} WHERE id = ?${attempt} AND ${guard(step.rule)} RETURNING *`, ...set.args, ...args);
+    } catch (e) {
+      if (isUniqueViolation(e)) return undefined;
+      throw e;
+    }
+  };
+  /** A step with its consequences, in the caller's transaction. */
+  const apply = (target: CommandTarget, step: CommandStep): Command | undefined => {
+    const out = cas(target, step) ?? (step.otherwise && cas(target, step.otherwise));
+    if (out && step.lines) {
+      const set = assignments(step.lines.rule, step.lines.change);
+      db.prepare(`UPDATE commands SET ${set.sql} WHERE parent_id = ? AND ${guard(step.lines.rule)}`).run(...set.args, target.id);
+    }
+    return out;
+  };
+
+  const records: CommandRecords = {
+    async setOne(target, step) {
+      if (!step.otherwise && !step.lines) return cas(target, step);
+      return db.transaction(() => apply(target, step)).immediate();
+    },
+    async setEach(targets, step) {
+      return db.transaction(() => targets.map((t) => apply(t, step(t)))).immediate();
+    },
+    async setMany(selector, step) {
+      const set = assignments(step.rule, step.change);
+      const where = selection(selector);
+      return q(`UPDATE commands SET ${set.sql} WHERE ${where.sql} AND ${guard(step.rule)} RETURNING *`).all(...set.args, ...where.args).map(toCommand);
+    },
     async create(input, now) {
       if (!input.composite) return toCommand(insert.get(...insertArgs(input, now)) as Row);
       return db.transaction(() => toCommand(ownGroup.get((insert.get(...insertArgs(input, now)) as Row)[at.id]) as Row)).immediate();
@@ -141,30 +204,6 @@ export function sqliteCommands(db: Db): CommandsPort {
       if (origin !== undefined) return (countPendingOf.get(sn, origin) as { n: number }).n;
       return (countPendingAll.get(sn) as { n: number }).n;
     },
-    async claim(ids, wire, now) {
-      return db.transaction(() => ids.filter((id) => claimOne.run(now, wire.get(id) ?? null, now, id).changes > 0)).immediate();
-    },
-    async finish(id, outcome, now) {
-      const r = finishOne
-        .get(outcome.status, outcome.response ?? null, outcome.error_message ?? null, jsonOrNull(outcome.result), now, now, id) as Row | undefined;
-      return r && toCommand(r);
-    },
-    async failIfPending(id, message, now) {
-      const r = failPendingOne.get(message, now, id) as Row | undefined;
-      return r && toCommand(r);
-    },
-    async unclaim(ids, sentAt, now) {
-      return db
-        .transaction(() =>
-          ids.flatMap((id) => {
-            const r = unclaimOne.get(now, id, sentAt) as Row | undefined;
-            if (!r) return [];
-            supersedeChildren.run(now, id);
-            return [toCommand(r)];
-          }),
-        )
-        .immediate();
-    },
     async groupOutstanding(groupId) {
       return groupOpen.get(groupId) !== undefined;
     },
@@ -176,57 +215,11 @@ export function sqliteCommands(db: Db): CommandsPort {
       }
       return out;
     },
-    async failGroupPending(groupId, message, now) {
-      return q("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE group_id = ? AND status = 'pending' AND composite = 0 RETURNING *")
-        .all(message, now, groupId)
-        .map(toCommand);
-    },
-    async failPendingFor(sn, message, now) {
-      return q("UPDATE commands SET status = 'failed', error_message = ?, updated_at = ? WHERE sn = ? AND status = 'pending' RETURNING *")
-        .all(message, now, sn)
-        .map(toCommand);
-    },
-    async expire(now) {
-      return q("UPDATE commands SET status = 'failed', error_message = 'expired before delivery', updated_at = ? WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? RETURNING *")
-        .all(now, now)
-        .map(toCommand);
-    },
     async sentBefore(cutoff, limit) {
       return q("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at LIMIT ?").all(cutoff, limit).map(toCommand);
     },
-    async requeue(id, now) {
-      return db
-        .transaction(() => {
-          const current = byId.get(id) as Row | undefined;
-          if (current?.[at.status] !== 'sent') return undefined;
-          // A pending op with the same (sn, sync_key) already carries the change (enqueueSync queued it
-          // after this one was sent): requeueing would break the one-pending-op-per-key rule
-          // (commands_sync_pending), so this op is superseded instead. Sent again otherwise: an op
-          // renders the user's state at dispatch (render.ts), so a late re-run undoes nothing.
-          const superseded = current[at.sync_key] !== null && pendingSync.get(current[at.sn], current[at.sync_key]) !== undefined;
-          const r = (superseded ? supersede : requeue).get(now, id) as Row;
-          supersedeChildren.run(now, id);
-          return toCommand(r);
-        })
-        .immediate();
-    },
     async children(parentId) {
       return childrenOf.all(parentId).map(toCommand);
-    },
-    async progress(id, progress, now) {
-      const sets = ['result = ?', 'updated_at = ?'];
-      const args: unknown[] = [jsonOrNull(progress.result), now];
-      if (progress.response !== undefined) { sets.push('response = ?'); args.push(progress.response); }
-      return one(`UPDATE commands SET ${sets.join(', ')} WHERE id = ? AND (status = 'sent' OR (composite = 1 AND status = 'pending')) RETURNING *`, ...args, id);
-    },
-    async retry(id, wire, now) {
-      return db
-        .transaction(() => {
-          const r = one("UPDATE commands SET status = 'pending', wire = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'sent' RETURNING *", wire, now, id);
-          if (r) supersedeChildren.run(now, id);
-          return r;
-        })
-        .immediate();
     },
     async syncedPinsElsewhere(sn, locationId) {
       const rows = db
@@ -255,4 +248,5 @@ export function sqliteCommands(db: Db): CommandsPort {
       return out;
     },
   };
+  return commandsPort(records);
 }

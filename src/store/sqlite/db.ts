@@ -13,7 +13,7 @@ export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // First: switching a fresh file to WAL takes a lock that a second process starting at the same
-  // moment must wait for, not fail on (issue #14: nodes starting together).
+  // moment (nodes starting together) must wait for, not fail on.
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // the CLI and the server share the file
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // with WAL: durable across process crashes, fast commits
@@ -28,16 +28,16 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * This SQLite build has STAT4, under which the planner may weigh a bound `LIMIT ?` or `OFFSET ?`
- * value, and every run of such a statement costs about as much as preparing it again (issue #20,
- * measured on 3.53: the mailbox read 13.8 µs with `LIMIT ?` against 4.1 µs with a literal, its
+ * value, and every run of such a statement costs about as much as preparing it again (measured
+ * on 3.53: the mailbox read 13.8 µs with `LIMIT ?` against 4.1 µs with a literal, its
  * prepare 12.6 µs; a terminal's sent commands 28 µs against 3). Cast, the value is opaque to the
  * planner and the statement runs as fast as with a literal, with the same rows.
  */
 const unplannedLimits = (sql: string): string => sql.replace(/\b(LIMIT|OFFSET) \?/g, '$1 CAST(? AS INTEGER)');
 
 /**
- * Every `db.prepare(sql)` of the adapters returns one statement per SQL text, prepared once (issue
- * #20: preparing again on every call was a fifth of an idle poll's CPU), with its `LIMIT ?` and
+ * Every `db.prepare(sql)` of the adapters returns one statement per SQL text, prepared once
+ * (preparing again on every call would be a fifth of an idle poll's CPU), with its `LIMIT ?` and
  * `OFFSET ?` cast (above). better-sqlite3 statements
  * are reusable; a text is always used in one mode (the few read with `pluck`, or `raw` through
  * `prepareRaw`, whose texts name their columns, are only read that way), and none is iterated while
@@ -62,7 +62,7 @@ function cachePreparedStatements(db: Db): void {
 
 /**
  * A statement whose rows come back as arrays in column order (better-sqlite3's `raw` mode): about
- * half the cost of a row object on a wide table (issue #20). It is the cached statement of that SQL
+ * half the cost of a row object on a wide table. It is the cached statement of that SQL
  * text, put in raw mode: such texts name their columns (`rawReader`), so no caller wants them as objects.
  */
 export function prepareRaw(db: Db, sql: string): Database.Statement<unknown[], unknown[]> {
@@ -79,7 +79,7 @@ export function rawReader(db: Db, columns: readonly string[]): (sql: string) => 
  * Many rows of a wide table, read as one JSON array text per row (SQLite's `json_array`) and parsed
  * in one `JSON.parse`: better-sqlite3 hands values to V8 one cell at a time, about 0.2 µs a cell on
  * the bench machine, so a page of 100 users × 15 columns took ~320 µs as raw rows and ~155 µs this
- * way (issue #20). The rows are the raw rows `rawReader` would give: `SELECT *` stands for `columns`.
+ * way. The rows are the raw rows `rawReader` would give: `SELECT *` stands for `columns`.
  * Only for tables whose columns are INTEGER, TEXT or NULL: `json_array` refuses BLOBs, and would
  * print a REAL with 15 significant digits.
  */

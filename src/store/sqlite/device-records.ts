@@ -1,4 +1,4 @@
-/** Records of tables BioGate keeps without parsing, one row each (issue #18; port in ../types.ts). */
+/** Records of tables BioGate keeps without parsing, one row each (DeviceRecordsPort in ../ports/device-records.ts). */
 import type { DeviceRecord, DeviceRecordsPort } from '../types.js';
 import type { Db } from './db.js';
 

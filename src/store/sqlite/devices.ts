@@ -63,7 +63,7 @@ export function sqliteDevices(db: Db): DevicesPort {
       return (db.prepare('SELECT * FROM devices WHERE location_id = ? ORDER BY serial_number').all(locationId) as Row[]).map(toDevice);
     },
     async count(locationId) {
-      // Kept by triggers (migration 11, issue #20).
+      // Kept by triggers (migration 11).
       return (db.prepare('SELECT devices FROM location_counts WHERE location_id = ?').get(locationId) as { devices: number } | undefined)?.devices ?? 0;
     },
     async countUnassigned() {

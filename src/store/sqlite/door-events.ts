@@ -1,4 +1,4 @@
-/** Door and alarm events (issue #15): one row per rtlog / rtstate record, deduplicated per (location, sn). */
+/** Door and alarm events [PUSH-v3 §7]: one row per rtlog / rtstate record, deduplicated per (location, sn). */
 import type { DoorEventType, DoorEventsPort, StoredDoorEvent } from '../types.js';
 import type { Db } from './db.js';
 

@@ -16,7 +16,7 @@ const toLocation = (r: Row): Location => ({
 export function sqliteLocations(db: Db): LocationsPort {
   const get = db.prepare('SELECT * FROM locations WHERE id = ?');
   const insert = db.prepare('INSERT INTO locations (name, timezone, is_active, require_comm_key, created_at) VALUES (?, ?, 1, ?, ?) RETURNING *');
-  // Kept by triggers (migration 11, issue #20); a location without a row has neither.
+  // Kept by triggers (migration 11); a location without a row has neither.
   const counted = db.prepare('SELECT users, devices FROM location_counts WHERE location_id = ?');
   const mark = db.prepare("INSERT OR IGNORE INTO markers (name, node, created_at) VALUES ('bootstrap', ?, ?)");
   return {

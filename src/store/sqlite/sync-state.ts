@@ -1,4 +1,4 @@
-/** The sync outbox and job state (see OutboxEntry and JobsPort in ../types.ts). */
+/** The sync outbox and job state (see ../ports/sync-outbox.ts and ../ports/jobs.ts). */
 import { randomUUID } from 'node:crypto';
 import type { JobState, JobsPort, OutboxEntry, SyncOutboxPort } from '../types.js';
 import type { Db } from './db.js';

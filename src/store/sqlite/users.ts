@@ -6,7 +6,7 @@ type Row = Record<string, unknown>;
 
 /**
  * User reads come back as arrays (better-sqlite3 raw mode, `rawReader`), in this column order:
- * building a keyed row object per user was half of the list's store time (issue #20).
+ * a keyed row object per user would be half of the list's store time.
  */
 const USER_COLUMNS = [
   'id', 'location_id', 'pin', 'first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'grp',

@@ -1,4 +1,4 @@
-/** Webhook subscriptions and deliveries on SQLite (WebhooksPort in ../types.ts, issue #16). */
+/** Webhook subscriptions and deliveries on SQLite (WebhooksPort in ../ports/webhooks.ts). */
 import type { WebhookDelivery, WebhookSubscription, WebhooksPort } from '../types.js';
 import type { Db } from './db.js';
 

@@ -1,0 +1,77 @@
+/**
+ * The transition methods of CommandsPort, written once on an adapter's compare-and-set
+ * (CommandRecords) from the table of allowed transitions (ports/command-transitions.ts). Each
+ * method is one rule: the adapter decides how to make it atomic and fast (SQLite: one statement, or
+ * one transaction where a step has consequences; MongoDB: single-document updates).
+ */
+import { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED, type Command, type CommandsPort } from './ports/commands.js';
+import type { CommandCas, CommandRecords } from './ports/command-records.js';
+import { COMMAND_TRANSITIONS as T } from './ports/command-transitions.js';
+import type { Iso } from './ports/records.js';
+
+/** error_message of a pending command whose expires_at passed. */
+const EXPIRED = 'expired before delivery';
+
+/** Child lines of the attempt that went unanswered: a late answer to them changes nothing. */
+const supersededLines = (now: Iso): CommandCas => ({ rule: T.supersedeLines, change: { error_message: ATTEMPT_SUPERSEDED, updated_at: now } });
+
+/** A sync op that a newer pending op for the same user replaced while it was out. */
+const supersededOp = (now: Iso): CommandCas => ({ rule: T.supersede, change: { error_message: SYNC_SUPERSEDED, updated_at: now } });
+
+export function commandsPort(records: CommandRecords): CommandsPort {
+  const { setOne, setEach, setMany, ...reads } = records;
+  return {
+    ...reads,
+    async claim(ids, wire, now) {
+      const won = await setEach(
+        ids.map((id) => ({ id })),
+        ({ id }) => ({ rule: T.claim, change: { sent_at: now, wire: wire.get(id) ?? null, updated_at: now } }),
+      );
+      return ids.filter((_, i) => won[i] !== undefined);
+    },
+    finish(id, outcome, now) {
+      const change = {
+        response: outcome.response ?? null, error_message: outcome.error_message ?? null, result: outcome.result ?? null, acknowledged_at: now, updated_at: now,
+      };
+      return setOne({ id }, { rule: outcome.status === 'success' ? T.succeed : T.fail, change });
+    },
+    failIfPending(id, message, now) {
+      return setOne({ id }, { rule: T.cancel, change: { error_message: message, updated_at: now } });
+    },
+    async unclaim(ids, sentAt, now) {
+      const back = await setEach(
+        ids.map((id) => ({ id, sent_at: sentAt })),
+        () => ({
+          rule: T.unclaim,
+          change: { sent_at: null, response: null, result: null, compositeKeepsResult: true, updated_at: now },
+          otherwise: supersededOp(now),
+          lines: supersededLines(now),
+        }),
+      );
+      return back.filter((c): c is Command => c?.status === 'pending');
+    },
+    failGroupPending(groupId, message, now) {
+      return setMany({ group: groupId }, { rule: T.failPending, change: { error_message: message, updated_at: now } });
+    },
+    failPendingFor(sn, message, now) {
+      return setMany({ sn }, { rule: T.failPending, change: { error_message: message, updated_at: now } });
+    },
+    expire(now) {
+      return setMany({ expiredBy: now }, { rule: T.expire, change: { error_message: EXPIRED, updated_at: now } });
+    },
+    requeue(id, now) {
+      // Sent again: an op renders the user's state at dispatch (render.ts), so a late re-run undoes
+      // nothing. When a newer pending op for the same (sn, sync_key) already carries the change, the
+      // one-pending-op-per-key rule keeps this one from going back: it is superseded instead.
+      const change = { sent_at: null, result: null, response: null, nextAttempt: true as const, updated_at: now };
+      return setOne({ id }, { rule: T.requeue, change, otherwise: supersededOp(now), lines: supersededLines(now) });
+    },
+    progress(id, progress, now) {
+      const change = { result: progress.result ?? null, ...(progress.response !== undefined ? { response: progress.response } : {}), updated_at: now };
+      return setOne({ id }, { rule: T.progress, change });
+    },
+    retry(id, wire, now) {
+      return setOne({ id }, { rule: T.retry, change: { wire, nextAttempt: true, updated_at: now }, lines: supersededLines(now) });
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/** The attendance port: punches as terminals reported them, deduplicated, with a cursor feed. */
+import type { Iso, Page, Window } from './records.js';
+
+export interface Attendance {
+  readonly id: number;
+  readonly location_id: number;
+  readonly sn: string;
+  readonly pin: string;
+  readonly user_id: number | null;
+  /** UTC instant, computed from local_time and the location's time zone. */
+  readonly timestamp: Iso;
+  /** `YYYY-MM-DD HH:MM:SS` as the device reported it. */
+  readonly local_time: string;
+  readonly status: number;
+  readonly verify: number;
+  readonly work_code: string | null;
+  readonly created_at: Iso;
+}
+
+export type NewAttendance = Omit<Attendance, 'id' | 'created_at'>;
+
+export interface AttendanceFilter {
+  readonly from?: Iso;
+  readonly to?: Iso;
+  readonly pin?: string;
+  readonly sn?: string;
+}
+
+/** Position in the attendance feed: the last record a consumer has seen. */
+export interface AttendanceCursor {
+  readonly id: number;
+  readonly created_at: Iso;
+}
+
+export interface AttendancePort {
+  /** Stores records not seen before (dedup key: sn, pin, local_time, status, verify); returns the new ones. */
+  record(records: readonly NewAttendance[], now: Iso): Promise<readonly Attendance[]>;
+  /** Newest first. */
+  list(locationId: number, filter: AttendanceFilter, window: Window): Promise<Page<Attendance>>;
+  /**
+   * The cursor feed (GET /api/attendance?after=): records that arrived after `after` (null: from the
+   * first), oldest arrival first, at most `limit`. Arrival order is the adapter's: SQLite's ids (one
+   * writer, so commit order); on MongoDB ids come in per-node blocks, so (created_at, id), and only
+   * records older than `now` minus a settle window, so a write still in flight cannot be passed over.
+   */
+  listAfter(locationId: number, after: AttendanceCursor | null, filter: AttendanceFilter, limit: number, now: Iso): Promise<readonly Attendance[]>;
+  /** Deletes records whose timestamp is before `before` (retention). Returns how many went. */
+  prune(before: Iso, limit: number): Promise<number>;
+}

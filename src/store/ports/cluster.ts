@@ -1,0 +1,76 @@
+/** The cluster port: what several nodes on one store share (event feed, leases, device ownership, presence). */
+import type { Iso } from './records.js';
+
+/** One event of the cluster feed as stored (src/events/types.ts FeedEvent). */
+export interface StoredEvent {
+  readonly id: string;
+  /** Per location: 1, 2, 3, … assigned atomically by appendEvents. */
+  readonly seq: number;
+  readonly location_id: number;
+  readonly type: string;
+  readonly at: Iso;
+  readonly node: string;
+  readonly data: unknown;
+}
+
+/** The one location of an event batch (ClusterPort.appendEvents); a mixed batch is a programming error. */
+export function oneLocation(events: readonly { readonly location_id: number }[]): number {
+  const id = events[0]?.location_id;
+  if (id === undefined || events.some((e) => e.location_id !== id)) throw new Error('appendEvents: one location per batch');
+  return id;
+}
+
+/** Who serves a device (the `owner_node` / `lease_until` of its record) and its last announced presence. */
+export interface DeviceLease {
+  readonly owner_node: string | null;
+  readonly lease_until: Iso | null;
+  /** The last presence event the cluster emitted for it (null: none yet). */
+  readonly presence: 'online' | 'offline' | null;
+}
+
+export interface EventWatch {
+  close(): Promise<void>;
+  /**
+   * Hands over now, in this turn, what other processes appended since the last look (SQLite: a read
+   * of `PRAGMA data_version`, and the events only when it moved). Absent where events are pushed
+   * (a MongoDB change stream delivers them as they come).
+   */
+  catchUp?(): void;
+}
+
+/** What several nodes on one store share: the event feed, job leases, device ownership and presence. */
+export interface ClusterPort {
+  /**
+   * Stores events of ONE location under its next sequence numbers, consecutive and in the given order
+   * (taken atomically: two nodes never get the same). One write for the lot: the feed appends what
+   * accumulated while the previous append ran (group commit). Returns them with their seqs.
+   */
+  appendEvents(events: readonly Omit<StoredEvent, 'seq'>[]): Promise<readonly StoredEvent[]>;
+  /** Events of a location with seq > after, in seq order. */
+  eventsAfter(locationId: number, after: number, limit: number): Promise<readonly StoredEvent[]>;
+  /** The last sequence number handed out per location. */
+  latestSeqs(): Promise<ReadonlyMap<number, number>>;
+  /** Deletes events older than `before`, except the newest `keep` of each location. Returns how many went. */
+  pruneEvents(before: Iso, keep: number): Promise<number>;
+  /**
+   * Every event any node or process appends from now on: a MongoDB change stream on the events
+   * collection; on SQLite, a look every 100 ms at whether another process (the CLI) committed.
+   * `onOtherWrite`: another process wrote something, announced or not (SQLite only; what this node
+   * keeps from the store may be stale). Undefined where the store cannot offer it: MongoDB without a
+   * replica set (one node: its own events are delivered in process).
+   */
+  watchEvents(onEvent: (event: StoredEvent) => void, onError: (err: unknown) => void, onOtherWrite?: () => void): Promise<EventWatch | undefined>;
+  /** Takes or renews a named lease for `node` until `until`, if it is free, expired, or already ours. */
+  acquireLease(name: string, node: string, now: Iso, until: Iso): Promise<boolean>;
+  releaseLease(name: string, node: string): Promise<void>;
+  /**
+   * The node serving a device's request owns it: sets owner_node/lease_until unconditionally (the
+   * terminal is where its latest request is) and returns what was there before. Undefined: no such device.
+   */
+  claimDevice(sn: string, node: string, until: Iso): Promise<DeviceLease | undefined>;
+  deviceLease(sn: string): Promise<DeviceLease | undefined>;
+  /** Compare-and-set of the announced presence: true when this call changed it (the caller emits the event). */
+  setPresence(sn: string, to: 'online' | 'offline'): Promise<boolean>;
+  /** Devices announced online whose last_seen is before `before` and whose owner's lease ended before `now`. */
+  staleOnline(before: Iso, now: Iso, limit: number): Promise<readonly { sn: string; location_id: number | null }[]>;
+}

@@ -1,0 +1,96 @@
+/** The devices port: terminals by serial number, their assignment to a location and their session. */
+import type { Iso, Page, Window } from './records.js';
+import type { ProtocolVersion } from '../../../protocols/index.js';
+
+export type { ProtocolVersion };
+
+export interface Device {
+  readonly id: number;
+  readonly serial_number: string;
+  readonly name: string;
+  readonly location_id: number | null;
+  readonly registry_code: string | null;
+  readonly session_id: string | null;
+  readonly registered_at: Iso | null;
+  readonly options: Readonly<Record<string, string>> | null;
+  readonly version: ProtocolVersion | null;
+  /** Operator-pinned dialect (POST /api/devices `version`); wins over detection. */
+  readonly version_override: ProtocolVersion | null;
+  /** SHA-256 of the comm key, hex; the key is never stored or returned. */
+  readonly comm_key_hash: string | null;
+  /** Canonical CIDRs the device's requests must come from; null = any address (README "Security model"). */
+  readonly allowed_networks: readonly string[] | null;
+  /**
+   * [PUSH-v3 §5] When the terminal first presented the token of its registration (registry code + session):
+   * from then on every request must carry it. Null = not bound (never registered, or reset).
+   */
+  readonly token_bound_at: Iso | null;
+  /** What the runtime learned about this device; null until it learns something. */
+  readonly state: DeviceState | null;
+  readonly last_seen: Iso | null;
+  readonly last_address: string | null;
+  readonly assigned_at: Iso | null;
+  readonly created_at: Iso;
+  readonly updated_at: Iso | null;
+}
+
+/** Runtime knowledge about one device, persisted so eviction and restarts keep it. */
+export interface DeviceState {
+  /** [COMMANDS §2.6] capability key → the Return code that taught "unsupported". */
+  readonly unsupported?: Readonly<Record<string, number>>;
+  /** Firmware version the learning applies to; learning resets when it changes. */
+  readonly firmware?: string;
+  /** [PUSH-v2 §4.7] answer `ATTLOGStamp=0` on the next handshake (full attendance re-upload). */
+  readonly attlogReupload?: boolean;
+  /**
+   * When the device, moved from another location, was assigned to its current one: what it reports
+   * from before (attendance stamped earlier) belongs to the old location and is not recorded.
+   */
+  readonly movedAt?: Iso;
+}
+
+export interface DeviceFilter {
+  readonly search?: string;
+  /** Online filter: last_seen >= this instant (true) or older/null (false). */
+  readonly online?: { readonly value: boolean; readonly since: Iso };
+}
+
+export type DeviceSessionPatch = Partial<
+  Pick<Device, 'registry_code' | 'session_id' | 'registered_at' | 'options' | 'version' | 'state' | 'last_seen' | 'last_address' | 'token_bound_at'>
+>;
+
+export interface DevicesPort {
+  getBySerial(sn: string): Promise<Device | undefined>;
+  /** A device of this location (undefined when unassigned or elsewhere). */
+  get(locationId: number, sn: string): Promise<Device | undefined>;
+  list(locationId: number, filter: DeviceFilter, window: Window): Promise<Page<Device>>;
+  listAssigned(locationId: number): Promise<readonly Device[]>;
+  count(locationId: number): Promise<number>;
+  countUnassigned(): Promise<number>;
+  /** Devices that contacted the gateway without being assigned, by serial (`biogate device unassigned`). */
+  listUnassigned(window: Window): Promise<Page<Device>>;
+  /** Records a device seen on the wire (unassigned), or returns it when it exists. Atomic. */
+  ensure(sn: string, now: Iso): Promise<Device>;
+  /**
+   * Assigns `sn` to the location unless it belongs to another one. Creates the record when missing.
+   * Atomic: two locations racing for one serial cannot both win.
+   */
+  assign(
+    locationId: number,
+    sn: string,
+    input: { name: string | null; version_override?: ProtocolVersion | null; comm_key_hash?: string | null; allowed_networks?: readonly string[] | null },
+    now: Iso,
+  ): Promise<{ outcome: 'assigned' | 'already' | 'other-location'; device: Device }>;
+  /** Unassigns when it belongs to the location; idempotent. Returns the device as it was, if it was. */
+  unassign(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
+  /**
+   * Operator-triggered re-registration [PUSH-v3 §3.3]: forgets the registry code, session and token binding
+   * of the location's device, so the terminal's next registry request registers it again. Undefined when
+   * the device is not the location's.
+   */
+  resetRegistration(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
+  /** Session/presence fields written by the device runtime. */
+  updateSession(sn: string, patch: DeviceSessionPatch, now: Iso): Promise<Device | undefined>;
+  /** Write-behind of last_seen for many devices at once. */
+  touchMany(entries: readonly { sn: string; last_seen: Iso; last_address: string | null }[]): Promise<void>;
+}

@@ -1,0 +1,63 @@
+/** The users port: a location's users by PIN; every change marks the sync outbox (sync-outbox.ts). */
+import type { Iso, Page, Window } from './records.js';
+
+export interface User {
+  readonly id: number;
+  readonly location_id: number;
+  readonly pin: number;
+  readonly first_name: string | null;
+  readonly last_name: string | null;
+  readonly card_no: string | null;
+  readonly password: number | null;
+  readonly is_active: boolean;
+  /** `YYYY-MM-DD` or an ISO datetime in UTC, as the client gave it [API-CONTRACT §1]. */
+  readonly start_time: string | null;
+  readonly end_time: string | null;
+  readonly privilege: number;
+  readonly group: number;
+  readonly super_authorize: number;
+  readonly created_at: Iso;
+  readonly updated_at: Iso | null;
+}
+
+/** Fields a write may set; absent keys keep stored values on update. */
+export type UserFields = Partial<Omit<User, 'id' | 'location_id' | 'pin' | 'created_at' | 'updated_at'>>;
+
+export interface UserFilter {
+  readonly search?: string;
+  readonly privilege?: number;
+  readonly is_active?: boolean;
+  readonly pins?: readonly number[];
+}
+
+export interface UpsertResult {
+  readonly user: User;
+  readonly created: boolean;
+  /** True when a stored field actually changed (false for a no-op update). */
+  readonly changed: boolean;
+}
+
+/**
+ * Writes (upsert, upsertMany, delete, deactivate) mark the sync outbox for every user they change
+ * (see OutboxEntry); a write that changes nothing leaves an earlier entry as it was.
+ */
+export interface UsersPort {
+  /** Create (defaults applied) or patch the user with this PIN. Atomic per user. */
+  upsert(locationId: number, pin: number, fields: UserFields, now: Iso): Promise<UpsertResult>;
+  /** Many upserts; each item is atomic on its own. Order of results = order of input. */
+  upsertMany(locationId: number, items: readonly { pin: number; fields: UserFields }[], now: Iso): Promise<UpsertResult[]>;
+  get(locationId: number, pin: number): Promise<User | undefined>;
+  getMany(locationId: number, pins: readonly number[]): Promise<readonly User[]>;
+  getById(locationId: number, id: number): Promise<User | undefined>;
+  /** Ordered by pin ascending. */
+  list(locationId: number, filter: UserFilter, window: Window): Promise<Page<User>>;
+  count(locationId: number): Promise<number>;
+  /** Deletes the user and their templates. Returns the user as it was. `now` stamps the outbox entry. */
+  delete(locationId: number, pin: number, now?: Iso): Promise<User | undefined>;
+  /** Sets is_active=false on the given pins (all users when null); returns the users that were active. */
+  deactivate(locationId: number, pins: readonly number[] | null, now: Iso): Promise<readonly User[]>;
+  /** Pins of every active user, ascending. */
+  activePins(locationId: number): Promise<readonly number[]>;
+  /** Active users with a start_time or end_time (the access-window scheduler). */
+  withAccessWindow(locationId: number): Promise<readonly User[]>;
+}
