@@ -1,7 +1,7 @@
 /** What every `biogate` command writes to, and the store it opens. */
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { EventBus } from '../devices/event-bus.js';
+import { EventBus } from '../events/bus.js';
 import { ClusterFeed } from '../events/feed.js';
 import { createLogger } from '../log.js';
 import { cliNodeId } from '../node-id.js';

@@ -5,14 +5,13 @@
  * device sync). Every error names the CSV line (or JSON item) it comes from.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { importUsers, IMPORT_MAX_ITEMS } from '../api/users.js';
 import { systemClock } from '../clock.js';
 import { createSyncQueue } from '../sync/queue.js';
-import { UserWrite } from '../api/user-schemas.js';
+import { importUsers, IMPORT_MAX_ITEMS } from '../users/import.js';
+import { UserWrite } from '../users/schemas.js';
 import { parseFlags, UsageError } from './args.js';
 import { decodeCsvBytes, parseCsvTable } from './csv-in.js';
-import type { CliIo } from './commands.js';
-import { withStore } from './io.js';
+import { withStore, type CliIo } from './io.js';
 
 const INTEGER_COLUMNS = new Set(['password', 'privilege', 'group', 'super_authorize']);
 const BOOLEAN_COLUMNS = new Set(['is_active']);

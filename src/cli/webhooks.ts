@@ -3,7 +3,8 @@
  * /api/webhooks (URL policy from BIOGATE_WEBHOOK_ALLOW_HTTP / _PRIVATE, event names, the limit per
  * location); the running server's delivery job picks new subscriptions up on its next pass.
  */
-import { MAX_WEBHOOKS_PER_LOCATION, webhookView } from '../api/webhooks.js';
+import { webhookView } from '../views/webhook.js';
+import { MAX_WEBHOOKS_PER_LOCATION } from '../webhooks/limits.js';
 import { systemClock } from '../clock.js';
 import { BioGateError } from '../errors.js';
 import { FEED_EVENT_TYPES } from '../events/types.js';

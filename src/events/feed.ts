@@ -16,7 +16,7 @@
  * they never reach public subscribers.
  */
 import { randomUUID } from 'node:crypto';
-import type { BusEventName, BusEvents, EventBus } from '../devices/event-bus.js';
+import type { BusEventName, BusEvents, EventBus } from './bus.js';
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EventWatch, Location, Store, StoredEvent } from '../store/types.js';

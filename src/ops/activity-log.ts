@@ -6,7 +6,7 @@
  * metrics. Assignment, first contact and import summaries are logged where they happen (api/devices.ts,
  * devices/actor.ts, api/users.ts), since the bus does not tell those apart from other updates.
  */
-import type { EventBus } from '../devices/event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 
 /**

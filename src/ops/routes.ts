@@ -1,7 +1,7 @@
 /** /healthz (process up), /readyz (store reachable), /metrics (Prometheus text). */
+import { checkAdmin } from '../auth/admin-token.js';
 import { BioGateError } from '../errors.js';
 import type { Store } from '../store/types.js';
-import { checkAdmin } from '../api/mount.js';
 import type { HttpServer } from '../http/server.js';
 import type { MetricsRegistry } from './metrics.js';
 

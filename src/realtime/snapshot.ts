@@ -4,7 +4,8 @@
  * same views as GET /api/devices/{sn} (src/api/device-views.ts), so the snapshot and the live
  * events that follow cannot disagree on shape.
  */
-import { deviceView, isOnline } from '../api/device-views.js';
+import { deviceView } from '../views/device.js';
+import { isOnline } from '../views/device-status.js';
 import { availabilityTopic, stateTopic, topicMatches, type TopicMessage } from '../events/topics.js';
 import type { Device, Location, Store } from '../store/types.js';
 

@@ -11,7 +11,7 @@
  */
 import { offsetMinutes } from '../../protocols/shared/zoned-time.js';
 import type { Clock } from '../clock.js';
-import type { EventBus } from '../devices/event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Location, NewCommand, Store } from '../store/types.js';
 import { SYNC_PRIORITY } from './lanes.js';

@@ -20,7 +20,7 @@ import { startExternalClient, type ExternalClient } from './external.js';
 import { registerBridgeMetrics } from './metrics.js';
 import { createPublisher, type Sink } from './publisher.js';
 import { createRequestHandler } from './requests.js';
-import { deviceView } from '../../api/device-views.js';
+import { deviceView } from '../../views/device.js';
 import type { DeviceData } from '../../events/types.js';
 
 /** What a follower node sends again when it takes over publishing to an external broker. */

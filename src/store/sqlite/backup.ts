@@ -14,25 +14,8 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreFileError } from '../maintenance.js';
+import { StoreFileError, type SqliteBackupResult, type SqliteRestoreResult, type SqliteSchemaStatus } from '../store-files.js';
 import { MIGRATIONS } from './migrations.js';
-
-export interface SqliteBackupResult {
-  readonly path: string;
-  readonly bytes: number;
-  readonly pages: number;
-  /** Highest migration applied in the copy. */
-  readonly schemaVersion: number;
-}
-
-export interface SqliteSchemaStatus {
-  /** Highest migration applied in the file; 0 for a file BioGate never opened. */
-  readonly version: number;
-  /** Highest migration this BioGate knows. */
-  readonly latest: number;
-  /** `ok`, or what `PRAGMA quick_check` found. */
-  readonly check: string;
-}
 
 export const LATEST_SQLITE_SCHEMA = Math.max(...MIGRATIONS.map((m) => m.version));
 
@@ -117,13 +100,6 @@ export function sqliteInUse(path: string): boolean {
   } finally {
     db.close();
   }
-}
-
-export interface SqliteRestoreResult {
-  readonly path: string;
-  readonly schemaVersion: number;
-  /** Where the replaced store was moved (kept, never deleted); undefined when there was none. */
-  readonly previous: string | undefined;
 }
 
 /**
