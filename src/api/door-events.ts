@@ -1,5 +1,5 @@
 /**
- * GET /api/events (issue #15): door and alarm events the location's terminals reported (v3 rtlog /
+ * GET /api/events: door and alarm events the location's terminals reported (v3 rtlog /
  * rtstate), newest first, so a dashboard that connects late can show the recent history before
  * the live stream (`events/<sn>` over WebSocket or MQTT) takes over.
  */

@@ -1,5 +1,5 @@
 /**
- * /api/webhooks (issue #16): a location's outbound webhook subscriptions. Managing them needs a
+ * /api/webhooks: a location's outbound webhook subscriptions. Managing them needs a
  * token with the `full` scope (a webhook sends the location's data elsewhere); any token may list
  * them and read their deliveries. The signing secret is shown once, when created or rotated.
  *
@@ -14,7 +14,7 @@ import { BioGateError, invalid } from '../errors.js';
 import { FEED_EVENT_TYPES } from '../events/types.js';
 import type { Store } from '../store/types.js';
 import { resolvedProblem, urlProblem, type DestinationPolicy } from '../webhooks/address-guard.js';
-import { MAX_WEBHOOKS_PER_LOCATION } from '../webhooks/limits.js';
+import { MAX_WEBHOOKS_PER_LOCATION, subscribe } from '../webhooks/subscriptions.js';
 import { pingFor } from '../webhooks/payload.js';
 import { newSecret } from '../webhooks/sign.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
@@ -74,14 +74,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         if ((await store.webhooks.count(caller.location.id)) >= MAX_WEBHOOKS_PER_LOCATION) {
           throw invalid(['body'], `a location has at most ${MAX_WEBHOOKS_PER_LOCATION} webhooks`, 'limit');
         }
-        const secret = newSecret();
-        // Events from now on: the cursor starts at the location's latest feed seq.
-        const cursor = (await store.cluster.latestSeqs()).get(caller.location.id) ?? 0;
-        const w = await store.webhooks.create(
-          { location_id: caller.location.id, url: body.url, events: body.events, description: body.description ?? null, secret, attendance_batch: body.attendance_batch ?? 1, cursor },
-          clock.now().toISOString(),
+        const { subscription, secret } = await subscribe(
+          store, caller.location.id, { url: body.url, events: body.events, description: body.description ?? null, attendance_batch: body.attendance_batch ?? 1 }, clock.now().toISOString(),
         );
-        return json(201, { ...webhookView(w), secret });
+        return json(201, { ...webhookView(subscription), secret });
       },
     }),
     defineRoute({

@@ -20,7 +20,7 @@ export const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
  * How a command tells the running gateways what it changed: through the store's event feed, as a
- * gateway node would (issue #20). Webhooks, MQTT and WebSocket clients get the events of what the CLI
+ * gateway node would. Webhooks, MQTT and WebSocket clients get the events of what the CLI
  * did, and the gateways drop what they hold in memory of it (a terminal's held poll wakes for a
  * command queued here, a poll sees a location disabled here).
  */

@@ -1,6 +1,6 @@
 /**
- * Bus payloads → feed payloads: the public API views (the same functions the REST API renders
- * with), so a consumer of the feed sees exactly what GET would show. Nothing store-internal leaves:
+ * Bus payloads → feed payloads: the public views of src/views/ (the same functions the REST API
+ * renders with), so a consumer of the feed sees exactly what GET would show. Nothing store-internal leaves:
  * no comm-key hashes, wire strings, idempotency keys; a large command `result` is cut to null with
  * `result_truncated: true` (GET /api/commands/{id} has it in full).
  */

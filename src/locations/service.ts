@@ -42,9 +42,9 @@ function checkZone(tz: string, loc: (string | number)[]): string {
 export interface LocationHooks {
   /** After an update that changed the time zone or re-enabled the location (time sync, sync/time-sync.ts). */
   readonly timeZoneChanged?: (location: Location) => Promise<unknown>;
-  /** After any update (the device hub and the API's credentials drop what they knew of the location, issue #20). */
+  /** After any update (the device hub and the API's credentials drop what they knew of the location). */
   readonly changed?: (location: Location) => void;
-  /** After a token was revoked (the API's credentials drop it, issue #20). */
+  /** After a token was revoked (the API's credentials drop it). */
   readonly tokenRevoked?: (token: Token) => void;
 }
 

@@ -1,7 +1,7 @@
 /**
- * Importing users in bulk (POST /api/users/import and `biogate users import`): each item is
- * validated on its own, the good ones are upserted in chunks, and the device fan-out goes through
- * the sync outbox.
+ * Importing users in bulk (`biogate users import` and its REST twin, the users' import endpoint):
+ * each item is validated on its own, the good ones are upserted in chunks, and the device fan-out
+ * goes through the sync outbox.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { BioGateError, type ValidationIssue } from '../errors.js';

@@ -1,4 +1,7 @@
-/** What a user write may hold (POST /api/users, the import endpoint and the CLI import) [API-CONTRACT §5 Users]. */
+/**
+ * What a user write may hold [API-CONTRACT §5 Users]: POST /api/users,
+ * and each item of an import (REST or CLI).
+ */
 import { Type } from 'typebox';
 import { Nullable } from '../views/common.js';
 

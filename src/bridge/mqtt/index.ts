@@ -1,5 +1,5 @@
 /**
- * The MQTT bridge (issue #15, DESIGN.md "Events"): reads the event feed and mirrors it to MQTT,
+ * The MQTT bridge (DESIGN.md "Events"): reads the event feed and mirrors it to MQTT,
  * either an embedded aedes broker (with location-token logins and the command request topic) or
  * an external broker BioGate publishes to. The only door to `aedes` and `mqtt` (eslint one-door rule).
  *

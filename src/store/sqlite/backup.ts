@@ -1,5 +1,5 @@
 /**
- * Backup, restore and schema status of the SQLite store (issue #19), for `biogate backup|restore|doctor`.
+ * Backup, restore and schema status of the SQLite store, for `biogate backup|restore|doctor`.
  *
  * Backup uses SQLite's online backup API (better-sqlite3 `db.backup()`), from a connection of its
  * own while the server keeps running. The API restarts whenever another connection writes between
