@@ -6,6 +6,9 @@
  */
 import { isTimeZone as knownTimeZone, wallClockIn, type WallClock } from '../../protocols/index.js';
 
+/** Offset of a zone from UTC at a date, in minutes (east positive): what a terminal's time zone setting takes. */
+export { offsetMinutes } from '../../protocols/index.js';
+
 const MAX_ZONE_LENGTH = 64;
 
 const asUtc = (t: WallClock): number => Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
