@@ -58,7 +58,7 @@ export function doorEventsFromRtstate(sn: string, location: Location, records: r
   return out;
 }
 
-/** The bus payload of a stored event (src/devices/event-bus.ts `door.event`); the feed renders it. */
+/** The bus payload of a stored event (src/events/bus.ts `door.event`); the feed renders it. */
 export function doorEventBusPayload(e: StoredDoorEvent): BusEvents['door.event'] {
   return { location_id: e.location_id, record: e };
 }
