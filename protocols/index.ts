@@ -18,6 +18,7 @@ export { capabilityKey, endsBatch } from './capability.js';
 export * from './catalog.js';
 export { registryCodeFrom, sessionIdFrom, assumedToken } from './push-v3/session.js';
 export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk-time.js';
+export { isTimeZone, offsetMinutes, wallClockIn } from './shared/zoned-time.js';
 export { parseCard, cardToHex } from './shared/card.js';
 export { charsetFor, type Charset } from './shared/text.js';
 export { PROTOCOL_V2, PROTOCOL_V3, PROTOCOL_VERSIONS, protocolVersionSchema, effectiveVersion, byVersion, type VersionFacts } from './versions.js';

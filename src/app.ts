@@ -16,7 +16,7 @@ import { userRoutes } from './api/users.js';
 import { webhookRoutes } from './api/webhooks.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createCommandQueue, type CommandQueue } from './devices/command-queue.js';
-import { EventBus } from './devices/event-bus.js';
+import { EventBus } from './events/bus.js';
 import { createCommandLifecycle } from './devices/lifecycle.js';
 import { createSyncQueue, type SyncQueue } from './sync/queue.js';
 import { createSyncOutbox, type SyncOutbox } from './sync/outbox.js';

@@ -4,33 +4,21 @@
  */
 import { Type } from 'typebox';
 import type { LocationService } from '../locations/service.js';
-import { publicToken } from '../locations/service.js';
 import type { Clock } from '../clock.js';
 import { assignDevice, type AssignmentDeps } from '../devices/assignment.js';
 import { invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
-import { DeviceView, deviceView } from './device-views.js';
 import { Serial } from './devices.js';
-import { locationView } from './me.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { IsoDateTime, LocationSchema, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { Nullable } from '../views/common.js';
+import { DeviceView, deviceView, UnassignedDeviceView, unassignedDeviceView } from '../views/device.js';
+import { LocationView, locationView } from '../views/location.js';
+import { publicToken, TokenScopeSchema, TokenView } from '../views/token.js';
+import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-const Scope = Type.Union([Type.Literal('full'), Type.Literal('operator'), Type.Literal('read')]);
-export const TokenView = Type.Object({
-  id: Type.Integer(), location_id: Type.Integer(), scope: Scope, label: Nullable(Type.String()),
-  expires_at: Nullable(Type.String()), revoked_at: Nullable(Type.String()), created_at: Type.String(),
-});
+const Scope = TokenScopeSchema;
 const IssuedToken = Type.Object({ id: Type.Integer(), token: Type.String(), location_id: Type.Integer(), scope: Scope, expires_at: Nullable(Type.String()) });
-/** A terminal that contacted the gateway but belongs to no location yet (assign it with POST /admin/devices/{sn}/assign or POST /api/devices). */
-export const UnassignedDeviceView = Type.Object({
-  serial_number: Type.String(),
-  first_seen: IsoDateTime,
-  last_seen: Nullable(IsoDateTime),
-  last_address: Nullable(Type.String({ description: 'Client address of its last request (trusted proxies applied)' })),
-  version: Nullable(Type.Union([Type.Literal('2.0.0'), Type.Literal('3.0.0')], { description: 'Protocol version detected' })),
-  options: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Options it reported (model, firmware, …)' })),
-});
 const TokenRequest = Type.Object(
   {
     scope: Type.Optional(Scope),
@@ -55,7 +43,7 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET', path: '/admin/locations', auth: 'admin',
-      doc: { summary: 'List every location', tags, responses: { 200: Type.Array(LocationSchema) } },
+      doc: { summary: 'List every location', tags, responses: { 200: Type.Array(LocationView) } },
       handler: async () => json(200, await Promise.all((await locations.list()).map((l) => locationView(store, l)))),
     }),
     defineRoute({
@@ -64,7 +52,7 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
         { name: Type.String({ minLength: 1, maxLength: 200 }), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), require_comm_key: Type.Optional(Type.Boolean()) },
         { additionalProperties: false },
       ),
-      doc: { summary: 'Create a location and its first token (shown once)', tags, responses: { 201: Type.Object({ location: LocationSchema, token: Type.String() }) } },
+      doc: { summary: 'Create a location and its first token (shown once)', tags, responses: { 201: Type.Object({ location: LocationView, token: Type.String() }) } },
       handler: async ({ body }) => {
         const { location, token } = await locations.create({
           name: body.name, ...(body.timezone !== undefined ? { timezone: body.timezone } : {}), ...(body.require_comm_key !== undefined ? { require_comm_key: body.require_comm_key } : {}),
@@ -81,7 +69,7 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
         },
         { additionalProperties: false },
       ),
-      doc: { summary: 'Rename, change the time zone or require_comm_key, disable or enable a location', tags, responses: { 200: LocationSchema }, errors: ['LOCATION_NOT_FOUND'] },
+      doc: { summary: 'Rename, change the time zone or require_comm_key, disable or enable a location', tags, responses: { 200: LocationView }, errors: ['LOCATION_NOT_FOUND'] },
       handler: async ({ params, body }) => json(200, await locationView(store, await locations.update(params.id, body))),
     }),
     defineRoute({
@@ -107,10 +95,7 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
       },
       handler: async ({ query }) => {
         const page = await store.devices.listUnassigned({ offset: (query.page - 1) * query.limit, limit: query.limit });
-        const data = page.items.map((d) => ({
-          serial_number: d.serial_number, first_seen: d.created_at, last_seen: d.last_seen, last_address: d.last_address, version: d.version, options: d.options,
-        }));
-        return json(200, pageWrapper(data, page.total, query.page, query.limit));
+        return json(200, pageWrapper(page.items.map(unassignedDeviceView), page.total, query.page, query.limit));
       },
     }),
     defineRoute({

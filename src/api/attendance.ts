@@ -5,37 +5,22 @@
  *   so "every record I have not seen yet" is one call, and a late upload (an old punch sent
  *   today) is not missed the way a `from=<last timestamp>` poll would miss it;
  * - GET /api/attendance.csv: the same filters as CSV, all matching records.
- * Status and verify codes are also given as names [PUSH-v2 §6.3] (protocols/attendance-codes.ts).
+ * Records are rendered by src/views/attendance.ts, as the event feed renders them.
  */
 import { Type } from 'typebox';
-import { attendanceStatusLabel, verifyModeLabel } from '../../protocols/attendance-codes.js';
 import type { Clock } from '../clock.js';
 import { csvRows, type CsvCell } from '../csv-out.js';
 import { invalid } from '../errors.js';
 import type { Attendance, AttendanceCursor, AttendanceFilter, Store } from '../store/types.js';
-import { instantOf } from './input.js';
+import { instantOf } from '../validation/input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { IsoDateTime, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { AttendanceView, attendanceView } from '../views/attendance.js';
+import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const Instant = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$', description: 'ISO datetime, or a date (UTC midnight)' });
 const Cursor = Type.String({
   minLength: 1, maxLength: 200, pattern: '^(0|[A-Za-z0-9_-]+)$',
   description: 'Cursor feed: `0` for the first records, then the `next_cursor` of the previous answer. Records come oldest arrival first; `page` is ignored.',
-});
-
-export const AttendanceView = Type.Object({
-  id: Type.Integer(),
-  sn: Type.String(),
-  pin: Type.String({ description: 'PIN as the device reported it' }),
-  user_id: Nullable(Type.Integer()),
-  timestamp: IsoDateTime,
-  local_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS as the device reported it' }),
-  status: Type.Integer({ description: 'Attendance state code, see status_label' }),
-  status_label: Nullable(Type.String({ description: 'check-in, check-out, break-out, break-in, overtime-in, overtime-out; null for other codes (function keys)' })),
-  verify: Type.Integer({ description: 'Verification mode code, see verify_label' }),
-  verify_label: Nullable(Type.String({ description: 'fingerprint, password, card, face, … ([PUSH-v2 §6.3] table; firmwares differ); null for unknown codes' })),
-  work_code: Nullable(Type.String()),
-  created_at: IsoDateTime,
 });
 
 const AttendancePage = pageOf(AttendanceView);
@@ -63,15 +48,6 @@ export const CSV_MAX_ROWS = 1_000_000;
 export const CSV_COLUMNS = ['id', 'sn', 'pin', 'user_id', 'timestamp', 'local_time', 'status', 'status_label', 'verify', 'verify_label', 'work_code', 'created_at'] as const;
 
 type View = ReturnType<typeof attendanceView>;
-
-/** The API view of a record (also what the event feed carries: src/events/views.ts). */
-export function attendanceView({ location_id: _l, ...a }: Attendance) {
-  return {
-    id: a.id, sn: a.sn, pin: a.pin, user_id: a.user_id, timestamp: a.timestamp, local_time: a.local_time,
-    status: a.status, status_label: attendanceStatusLabel(a.status), verify: a.verify, verify_label: verifyModeLabel(a.verify),
-    work_code: a.work_code, created_at: a.created_at,
-  };
-}
 
 function toInstant(v: string, end: boolean, name: string): string {
   const d = instantOf(v.length === 10 ? `${v}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : v);

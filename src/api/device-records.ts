@@ -1,24 +1,15 @@
 /**
  * GET /api/devices/{sn}/records: records of tables BioGate keeps without parsing (v3 `userauthorize`,
  * `timezone`, `holiday`, `identitycard`, `workcode`…, v2 `IDCARD`), as the device sent them, newest
- * first (issue #18). Location-scoped: a device of another location is not found.
+ * first. Location-scoped: a device of another location is not found.
  */
 import { Type } from 'typebox';
 import { BioGateError } from '../errors.js';
 import type { Store } from '../store/types.js';
 import { Serial } from './devices.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { IsoDateTime, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
-
-export const DeviceRecordView = Type.Object({
-  id: Type.Integer(),
-  sn: Type.String(),
-  table: Type.String({ description: 'Table name as the device sent it' }),
-  source: Type.Union([Type.Literal('upload'), Type.Literal('query')], { description: 'Pushed by the device, or the answer to a command' }),
-  cmd_id: Nullable(Type.String({ description: 'The command answered (query), else null' })),
-  record: Type.String({ description: 'The record as received (one line)' }),
-  received_at: IsoDateTime,
-});
+import { DeviceRecordView, deviceRecordView } from '../views/device-record.js';
+import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 export function deviceRecordRoutes(store: Store): ApiRoute[] {
   return [
@@ -32,7 +23,7 @@ export function deviceRecordRoutes(store: Store): ApiRoute[] {
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
         const filter = { sn: device.serial_number, ...(query.table === undefined ? {} : { table: query.table }) };
         const page = await store.deviceRecords.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
-        const data = page.items.map(({ location_id: _l, ...r }) => r);
+        const data = page.items.map(deviceRecordView);
         return json(200, pageWrapper(data, page.total, query.page, query.limit));
       },
     }),

@@ -3,13 +3,17 @@ import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { CommandQueue } from '../devices/command-queue.js';
 import type { CommandLifecycle } from '../devices/lifecycle.js';
-import type { EventBus } from '../devices/event-bus.js';
+import { protocolVersionSchema } from '../../protocols/index.js';
+import type { EventBus } from '../events/bus.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Device, Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
-import { CommandBody, queueFromRequest } from './commands.js';
-import { CommandView, DeviceStatusView, DeviceView, deviceStatusView, deviceView } from './device-views.js';
+import { CommandBody } from '../commands/schemas.js';
+import { CommandView } from '../views/command.js';
+import { DeviceStatusView, deviceStatusView } from '../views/device-status.js';
+import { DeviceView, deviceView } from '../views/device.js';
+import { queueFromRequest } from './commands.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 import { canonicalCidr, MAX_ALLOWED_NETWORKS } from '../devices/networks.js';
@@ -23,7 +27,7 @@ export interface DevicesDeps {
   readonly sync: SyncQueue;
   readonly commands: CommandQueue;
   readonly lifecycle: CommandLifecycle;
-  /** Assignment changes are info lines for the operator [issue #19]. */
+  /** Assignment changes are info lines for the operator. */
   readonly log: Logger;
   readonly onlineThresholdS: number;
   /** This node's fresher view of last_seen (the store's is written behind). */
@@ -42,7 +46,6 @@ function allowedNetworks(list: readonly string[]): string[] {
 /** Serial numbers as terminals print them: letters, digits, `-`, `_`. */
 export const Serial = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Device serial number (letters, digits, - and _)' });
 const SerialParam = Type.Object({ device_serial: Serial });
-const Version = Type.Union([Type.Literal('2.0.0'), Type.Literal('3.0.0')]);
 
 export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
   const { store, clock } = deps;
@@ -74,7 +77,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       body: Type.Object({
         sn: Serial,
         name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' }), Type.Null()])),
-        version: Type.Optional(Type.Union([Version, Type.Null()], { description: 'Pin the protocol dialect (2.0.0 or 3.0.0) instead of detecting it' })),
+        version: Type.Optional(Type.Union([protocolVersionSchema(), Type.Null()], { description: 'Pin the protocol dialect (2.0.0 or 3.0.0) instead of detecting it' })),
         comm_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32, pattern: '^[0-9]+$', description: 'Device comm key (digits); write-only' }), Type.Null()])),
         allowed_networks: Type.Optional(Type.Union([
           Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_ALLOWED_NETWORKS, description: 'IPv4/IPv6 CIDRs the device\'s requests must come from (socket address); other addresses get 403. null or [] = any address' }),

@@ -4,7 +4,7 @@
  */
 import { requireWrite, type Caller } from '../auth/authenticate.js';
 import type { Credentials } from '../auth/credentials.js';
-import { secretsEqual, bearer } from '../auth/tokens.js';
+import { checkAdmin } from '../auth/admin-token.js';
 import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
 import type { Cors } from '../http/cors.js';
@@ -12,7 +12,8 @@ import type { HttpServer } from '../http/server.js';
 import type { HttpMethod, HttpRequest, HttpResponse } from '../http/types.js';
 import type { Store } from '../store/types.js';
 import type { TSchema } from 'typebox';
-import { check, readJsonBody, readParams, readQuery } from './input.js';
+import { check } from '../validation/input.js';
+import { readJsonBody, readParams, readQuery } from './input.js';
 import { routerPattern, type ApiRoute } from './route.js';
 
 export interface MountDeps {
@@ -92,13 +93,4 @@ function checkTopLevel(schema: TSchema, raw: unknown): void {
   const type = (schema as { type?: unknown }).type;
   if (type === 'object' && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw new BioGateError('BAD_REQUEST', 'Body must be a JSON object');
   if (type === 'array' && !Array.isArray(raw)) throw new BioGateError('BAD_REQUEST', 'Body must be a JSON array');
-}
-
-export function checkAdmin(adminToken: string | null, authorization: string | undefined): void {
-  // The admin API does not exist when no admin token is configured.
-  if (adminToken === null) throw new BioGateError('NOT_FOUND', 'The admin API is disabled (set BIOGATE_ADMIN_TOKEN)');
-  const given = bearer(authorization);
-  if (!given || !secretsEqual(given, adminToken)) {
-    throw new BioGateError('UNAUTHORIZED', 'Admin token required', { headers: { 'WWW-Authenticate': 'Bearer realm="biogate-admin"' } });
-  }
 }

@@ -14,15 +14,18 @@
 import type { TSchema } from 'typebox';
 import { CATALOG, defaultExpirySeconds } from '../../protocols/catalog.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
-import { AttendanceView } from './attendance.js';
-import { TokenView } from './admin.js';
-import { CommandBody, FullCommandBody } from './commands.js';
-import { DeviceRecordView } from './device-records.js';
-import { CommandView, DeviceStatusView, DeviceView } from './device-views.js';
-import { DoorEventView } from './door-events.js';
+import { CommandBody, FullCommandBody } from '../commands/schemas.js';
+import { AttendanceView } from '../views/attendance.js';
+import { CommandView } from '../views/command.js';
+import { DeviceRecordView } from '../views/device-record.js';
+import { DeviceStatusView } from '../views/device-status.js';
+import { DeviceView } from '../views/device.js';
+import { DoorEventView } from '../views/door-event.js';
+import { LocationView } from '../views/location.js';
+import { TokenView } from '../views/token.js';
+import { TemplateView, UserView } from '../views/user.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { ErrorBody, LocationSchema } from './schemas.js';
-import { TemplateView, UserView } from './user-schemas.js';
+import { ErrorBody } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,7 +37,7 @@ interface Props {
 /** The shared views, by component name. Order matters only for readability of the document. */
 const COMPONENTS: ReadonlyArray<readonly [string, TSchema]> = [
   ['Error', ErrorBody],
-  ['Location', LocationSchema],
+  ['Location', LocationView],
   ['Token', TokenView],
   ['User', UserView],
   ['BiometricTemplate', TemplateView],

@@ -1,8 +1,5 @@
-/** Response and shared schemas of the REST API (SERVICE-SPEC "Resources and their fields"). */
+/** Schemas of the REST API itself: the error body, pages and their query (record views are src/views/). */
 import { Type, type TSchema } from 'typebox';
-
-export const IsoDateTime = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' });
-export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 
 export const ErrorBody = Type.Object({
   detail: Type.Union([
@@ -11,20 +8,6 @@ export const ErrorBody = Type.Object({
   ]),
   code: Type.String(),
   error_id: Type.Optional(Type.String({ description: 'On 500 only: the id of the logged error, for the operator' })),
-});
-
-export const LocationBasic = Type.Object({ id: Type.Integer(), name: Type.String() });
-
-export const LocationSchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  is_active: Type.Boolean(),
-  users_count: Type.Integer(),
-  devices_count: Type.Integer(),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-  timezone: Type.String({ description: 'IANA time zone of the location (BioGate extension)' }),
-  require_comm_key: Type.Boolean({ description: 'Devices may be assigned only with a comm key (BioGate extension)' }),
 });
 
 export const EmptyObject = Type.Object({}, { description: 'Empty JSON object' });

@@ -1,5 +1,5 @@
 /**
- * /api/webhooks (issue #16): a location's outbound webhook subscriptions. Managing them needs a
+ * /api/webhooks: a location's outbound webhook subscriptions. Managing them needs a
  * token with the `full` scope (a webhook sends the location's data elsewhere); any token may list
  * them and read their deliveries. The signing secret is shown once, when created or rotated.
  *
@@ -12,15 +12,16 @@ import type { Caller } from '../auth/authenticate.js';
 import type { Clock } from '../clock.js';
 import { BioGateError, invalid } from '../errors.js';
 import { FEED_EVENT_TYPES } from '../events/types.js';
-import type { Store, WebhookDelivery, WebhookSubscription } from '../store/types.js';
+import type { Store } from '../store/types.js';
 import { resolvedProblem, urlProblem, type DestinationPolicy } from '../webhooks/address-guard.js';
+import { MAX_WEBHOOKS_PER_LOCATION, subscribe } from '../webhooks/subscriptions.js';
 import { pingFor } from '../webhooks/payload.js';
 import { newSecret } from '../webhooks/sign.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { EmptyObject, IsoDateTime, Nullable, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { Nullable } from '../views/common.js';
+import { DeliveryView, deliveryView, WebhookView, webhookView } from '../views/webhook.js';
+import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
-/** Subscriptions per location (bounded, like everything else). */
-export const MAX_WEBHOOKS_PER_LOCATION = 20;
 const MAX_BATCH = 500;
 /** How long the secret before a rotation keeps signing (second signature). */
 const ROTATION_OVERLAP_MS = 86_400_000;
@@ -33,46 +34,7 @@ const Batch = Type.Integer({ minimum: 1, maximum: MAX_BATCH, description: 'Most 
 
 const IdParam = Type.Object({ webhook_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
-export const WebhookView = Type.Object({
-  id: Type.Integer(),
-  url: Type.String(),
-  events: Type.Array(Type.String()),
-  description: Nullable(Type.String()),
-  attendance_batch: Type.Integer(),
-  enabled: Type.Boolean(),
-  disabled_reason: Nullable(Type.String({ description: 'Why BioGate disabled it (410 from the receiver, 24 h of failures); null when enabled or disabled by a PATCH' })),
-  previous_secret_valid_until: Nullable(IsoDateTime),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-});
 const WithSecret = Type.Intersect([WebhookView, Type.Object({ secret: Type.String({ description: '`whsec_<base64>`: shown once; verify the `webhook-signature` header with it (Standard Webhooks)' }) })]);
-
-export const DeliveryView = Type.Object({
-  id: Type.Integer(),
-  event_id: Type.String({ description: 'The webhook-id header' }),
-  event_seq: Type.Integer(),
-  type: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
-  attempts: Type.Integer(),
-  next_attempt_at: Nullable(IsoDateTime),
-  last_status_code: Nullable(Type.Integer()),
-  last_error: Nullable(Type.String()),
-  duration_ms: Nullable(Type.Integer()),
-  created_at: IsoDateTime,
-  delivered_at: Nullable(IsoDateTime),
-});
-
-export function webhookView(w: WebhookSubscription) {
-  return {
-    id: w.id, url: w.url, events: [...w.events], description: w.description, attendance_batch: w.attendance_batch, enabled: w.enabled,
-    disabled_reason: w.disabled_reason, previous_secret_valid_until: w.previous_secret ? w.previous_valid_until : null, created_at: w.created_at, updated_at: w.updated_at,
-  };
-}
-
-export function deliveryView(d: WebhookDelivery) {
-  const { subscription_id: _s, location_id: _l, payload: _p, ...rest } = d;
-  return rest;
-}
 
 export interface WebhookRouteDeps {
   readonly store: Store;
@@ -112,14 +74,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         if ((await store.webhooks.count(caller.location.id)) >= MAX_WEBHOOKS_PER_LOCATION) {
           throw invalid(['body'], `a location has at most ${MAX_WEBHOOKS_PER_LOCATION} webhooks`, 'limit');
         }
-        const secret = newSecret();
-        // Events from now on: the cursor starts at the location's latest feed seq.
-        const cursor = (await store.cluster.latestSeqs()).get(caller.location.id) ?? 0;
-        const w = await store.webhooks.create(
-          { location_id: caller.location.id, url: body.url, events: body.events, description: body.description ?? null, secret, attendance_batch: body.attendance_batch ?? 1, cursor },
-          clock.now().toISOString(),
+        const { subscription, secret } = await subscribe(
+          store, caller.location.id, { url: body.url, events: body.events, description: body.description ?? null, attendance_batch: body.attendance_batch ?? 1 }, clock.now().toISOString(),
         );
-        return json(201, { ...webhookView(w), secret });
+        return json(201, { ...webhookView(subscription), secret });
       },
     }),
     defineRoute({

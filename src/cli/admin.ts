@@ -6,7 +6,8 @@
 import { loadConfig, describeConfig } from '../config/load.js';
 import { configTableMarkdown } from '../config/readme-table.js';
 import { systemClock } from '../clock.js';
-import { createLocationService, publicToken, TOKEN_SCOPES } from '../locations/service.js';
+import { createLocationService, TOKEN_SCOPES } from '../locations/service.js';
+import { publicToken } from '../views/token.js';
 import type { Location, Store, TokenScope } from '../store/types.js';
 import { UsageError, type Flags } from './args.js';
 import { json, print, withStore, type CliIo } from './io.js';

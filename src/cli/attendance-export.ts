@@ -4,7 +4,7 @@
  * a year of records never sits in memory. CSV through src/csv-out.ts (RFC 4180 quoting).
  */
 import { csvRows } from '../csv-out.js';
-import { instantOf } from '../api/input.js';
+import { instantOf } from '../validation/input.js';
 import { BioGateError } from '../errors.js';
 import type { Attendance } from '../store/types.js';
 import { UsageError, type Flags } from './args.js';

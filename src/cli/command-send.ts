@@ -5,7 +5,7 @@
  * until the status is final and prints it: exit 0 on success, 1 on failed (or --timeout).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { commandView } from '../api/device-views.js';
+import { commandView } from '../views/command.js';
 import { systemClock } from '../clock.js';
 import { createCommandQueue } from '../devices/command-queue.js';
 import { createCommandLifecycle } from '../devices/lifecycle.js';

@@ -3,7 +3,7 @@
  * Same store writes and side effects as /api/devices (assignment queues the roster sync;
  * unassigning fails the pending commands), so the running server picks them up.
  */
-import { deviceView } from '../api/device-views.js';
+import { deviceView } from '../views/device.js';
 import { systemClock } from '../clock.js';
 import { assignDevice, resetRegistration, unassignDevice } from '../devices/assignment.js';
 import { createCommandLifecycle } from '../devices/lifecycle.js';

@@ -1,7 +1,7 @@
 /** What every `biogate` command writes to, and the store it opens. */
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { EventBus } from '../devices/event-bus.js';
+import { EventBus } from '../events/bus.js';
 import { ClusterFeed } from '../events/feed.js';
 import { createLogger } from '../log.js';
 import { cliNodeId } from '../node-id.js';
@@ -20,7 +20,7 @@ export const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
  * How a command tells the running gateways what it changed: through the store's event feed, as a
- * gateway node would (issue #20). Webhooks, MQTT and WebSocket clients get the events of what the CLI
+ * gateway node would. Webhooks, MQTT and WebSocket clients get the events of what the CLI
  * did, and the gateways drop what they hold in memory of it (a terminal's held poll wakes for a
  * command queued here, a poll sees a location disabled here).
  */

@@ -1,22 +1,21 @@
 /**
  * `biogate users import --location ID FILE [--dry-run] [--encoding ENC]`: a CSV file with a header
  * row (comma, semicolon or tab; UTF-8, UTF-16 or Windows-1252, see csv-in.ts), or a JSON array,
- * through the same per-item validation and error report as POST /api/users/import (and the same
- * device sync). Every error names the CSV line (or JSON item) it comes from.
+ * through the same per-item validation, error report and device sync as the REST import endpoint
+ * (src/users/import.ts). Every error names the CSV line (or JSON item) it comes from.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { importUsers, IMPORT_MAX_ITEMS } from '../api/users.js';
 import { systemClock } from '../clock.js';
 import { createSyncQueue } from '../sync/queue.js';
-import { UserWrite } from '../api/user-schemas.js';
+import { importUsers, IMPORT_MAX_ITEMS } from '../users/import.js';
+import { UserWrite } from '../users/schemas.js';
 import { parseFlags, UsageError } from './args.js';
 import { decodeCsvBytes, parseCsvTable } from './csv-in.js';
-import type { CliIo } from './commands.js';
-import { withStore } from './io.js';
+import { withStore, type CliIo } from './io.js';
 
 const INTEGER_COLUMNS = new Set(['password', 'privilege', 'group', 'super_authorize']);
 const BOOLEAN_COLUMNS = new Set(['is_active']);
-/** The columns a user has (POST /api/users); other columns of a spreadsheet are ignored, with a warning. */
+/** The columns a user has (UserWrite); other columns of a spreadsheet are ignored, with a warning. */
 const KNOWN_COLUMNS = new Set(Object.keys(UserWrite.properties));
 
 export interface CsvItems {

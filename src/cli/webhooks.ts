@@ -1,15 +1,15 @@
 /**
- * `biogate webhook list|create|delete` (issue #16): the same store writes and checks as
+ * `biogate webhook list|create|delete`: the same store writes and checks as
  * /api/webhooks (URL policy from BIOGATE_WEBHOOK_ALLOW_HTTP / _PRIVATE, event names, the limit per
  * location); the running server's delivery job picks new subscriptions up on its next pass.
  */
-import { MAX_WEBHOOKS_PER_LOCATION, webhookView } from '../api/webhooks.js';
+import { webhookView } from '../views/webhook.js';
+import { MAX_WEBHOOKS_PER_LOCATION, subscribe } from '../webhooks/subscriptions.js';
 import { systemClock } from '../clock.js';
 import { BioGateError } from '../errors.js';
 import { FEED_EVENT_TYPES } from '../events/types.js';
 import type { Location, Store } from '../store/types.js';
 import { resolvedProblem, urlProblem } from '../webhooks/address-guard.js';
-import { newSecret } from '../webhooks/sign.js';
 import { UsageError, type Flags } from './args.js';
 import { json, print, withStore, type CliIo } from './io.js';
 
@@ -45,9 +45,7 @@ export async function webhookCreate(f: Flags, io: CliIo): Promise<number> {
     const problem = urlProblem(url, policy) ?? (await resolvedProblem(url, policy));
     if (problem) throw new BioGateError('VALIDATION_FAILED', `--url ${problem}`);
     if ((await store.webhooks.count(location.id)) >= MAX_WEBHOOKS_PER_LOCATION) throw new BioGateError('VALIDATION_FAILED', `a location has at most ${MAX_WEBHOOKS_PER_LOCATION} webhooks`);
-    const secret = newSecret();
-    const cursor = (await store.cluster.latestSeqs()).get(location.id) ?? 0;
-    const w = await store.webhooks.create({ location_id: location.id, url, events: [...new Set(events)], description, secret, attendance_batch: batch, cursor }, systemClock.now().toISOString());
+    const { subscription: w, secret } = await subscribe(store, location.id, { url, events: [...new Set(events)], description, attendance_batch: batch }, systemClock.now().toISOString());
     if (f.flag('json')) print(io, json({ ...webhookView(w), secret }));
     else print(io, `Created webhook ${w.id} for location ${location.id}.\nIts signing secret is shown once, now; store it safely:\n\n  ${secret}\n`);
     return 0;

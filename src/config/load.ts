@@ -5,7 +5,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { Compile } from 'typebox/compile';
 import { ConfigSchema, SETTINGS, type Config, type SettingKey } from './schema.js';
-import { issuesFrom } from '../validation.js';
+import { issuesFrom } from '../validation/schema.js';
 import { parseCidrList } from '../net/cidr.js';
 
 export class ConfigError extends Error {

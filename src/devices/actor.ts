@@ -14,7 +14,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Device, DeviceSessionPatch, Location, Store } from '../store/types.js';
 import { withFirmware } from './capabilities.js';
-import type { EventBus } from './event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import { FirmwareError, type FirmwareCache } from './firmware.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import { EMPTY_BATCH, takeBatch, type Batch } from './outbox.js';

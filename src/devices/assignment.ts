@@ -9,7 +9,7 @@ import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Device, Location, ProtocolVersion, Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
-import type { EventBus } from './event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
 
 export interface AssignmentDeps {

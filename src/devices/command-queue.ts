@@ -9,9 +9,9 @@ import { CATALOG, defaultExpirySeconds, findPreset, type PresetSpec } from '../.
 import type { Clock } from '../clock.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Command, Location, Store, Token } from '../store/types.js';
-import { compiled, issuesFrom } from '../validation.js';
+import { compiled, issuesFrom } from '../validation/schema.js';
 import { codecFor } from '../../protocols/index.js';
-import type { EventBus } from './event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import { render } from './render.js';
 

@@ -6,30 +6,8 @@
  */
 import type { DoorEvent, DoorState } from '../../protocols/events.js';
 import type { DoorEventType, Location, NewDoorEvent, StoredDoorEvent } from '../store/types.js';
-import type { BusEvents } from './event-bus.js';
-import { localToUtc } from './local-time.js';
-
-/** [PUSH-v3 §7.7] the codes the reference names (single source S; 3 from a SenseFace 3A, F3). */
-export const DOOR_EVENT_MEANINGS: Readonly<Record<number, string>> = {
-  0: 'normal verification open',
-  3: 'verification (face, reported by a SenseFace 3A)',
-  7: 'alarm cancelled',
-  8: 'remote open',
-  9: 'remote close',
-  27: 'user not registered',
-  200: 'door opened',
-  201: 'door closed',
-};
-
-/** The meaning of a type, for the API docs and the README. */
-export const DOOR_EVENT_TYPES: Readonly<Record<DoorEventType, string>> = {
-  normal: 'rtlog event code 0–19 or 200–253: normal events (verifications, remote open/close, door opened/closed)',
-  error: 'rtlog event code 20–99: errors (user not registered, verification refused, …)',
-  alarm: 'rtlog event code 100–199: alarms',
-  extended: 'rtlog event code 4000–6999: extended events',
-  other: 'rtlog event code outside the documented ranges',
-  state: 'rtstate report: door sensors, relays and alarm bits as sent',
-};
+import type { BusEvents } from '../events/bus.js';
+import { localToUtc } from '../time/zones.js';
 
 /** [PUSH-v3 §7.7] "0–19 and 200–253 normal events, 20–99 errors, 100–199 alarms, 4000–6999 extended". */
 export function doorEventType(code: number): Exclude<DoorEventType, 'state'> {
@@ -39,8 +17,6 @@ export function doorEventType(code: number): Exclude<DoorEventType, 'state'> {
   if (code >= 4000 && code <= 6999) return 'extended';
   return 'other';
 }
-
-export const doorEventMeaning = (code: number | null): string | null => (code === null ? null : (DOOR_EVENT_MEANINGS[code] ?? null));
 
 const wall = (time: string) => time.replace('T', ' ');
 const orNull = (text: string) => (text === '' ? null : text);
@@ -82,7 +58,7 @@ export function doorEventsFromRtstate(sn: string, location: Location, records: r
   return out;
 }
 
-/** The bus payload of a stored event (src/devices/event-bus.ts `door.event`); the feed renders it. */
+/** The bus payload of a stored event (src/events/bus.ts `door.event`); the feed renders it. */
 export function doorEventBusPayload(e: StoredDoorEvent): BusEvents['door.event'] {
   return { location_id: e.location_id, record: e };
 }

@@ -11,7 +11,7 @@ import type { Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
 import { sweepAccessWindowJob } from '../sync/access-window-job.js';
 import { DeviceActor, type ActorDeps, type ActorReply, type PushRequest } from './actor.js';
-import type { EventBus } from './event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { FirmwareCache } from './firmware.js';
 import type { DeviceGuard } from './guard.js';
 import type { CommandLifecycle } from './lifecycle.js';

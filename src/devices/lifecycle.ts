@@ -16,17 +16,8 @@
  * retried in its fallback form [COMMANDS §2.5] stays `sent` to the API (`publicStatus`).
  */
 import type { Clock } from '../clock.js';
-import type { Command, CommandOutcome, CommandStatus, Store } from '../store/types.js';
-import type { EventBus } from './event-bus.js';
-
-/**
- * The status the API and the events show. A command that was delivered and is queued again in its
- * fallback form (origin api/system, attempts > 0) is still `sent`: the terminal has it in hand.
- * Re-queued background sync ops show `pending` again, as documented.
- */
-export function publicStatus(c: Pick<Command, 'status' | 'origin' | 'attempts'>): CommandStatus {
-  return c.status === 'pending' && c.origin !== 'sync' && c.attempts > 0 ? 'sent' : c.status;
-}
+import type { Command, CommandOutcome, Store } from '../store/types.js';
+import type { EventBus } from '../events/bus.js';
 
 /** A member of a composite's group (not the composite itself). */
 const memberOf = (c: Command): number | undefined => (c.group_id !== null && c.group_id !== c.id ? c.group_id : undefined);

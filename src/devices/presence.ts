@@ -12,7 +12,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BioGateError } from '../errors.js';
-import type { EventBus } from './event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/types.js';
 import type { Logger } from '../log.js';
 

@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { ATTEMPT_SUPERSEDED, type Command, type CommandOutcome, type Device, type DeviceSessionPatch, type Store } from '../store/types.js';
 import { learn, learnedRefusal } from './capabilities.js';
-import type { EventBus } from './event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import { finalExtras, progressOf, type Progress } from './progress.js';
 import type { RuntimeConfig } from './runtime-config.js';

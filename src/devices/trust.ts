@@ -20,18 +20,6 @@ const KEY_PARAMS = new Set(['comkey', 'pushcommkey']);
 
 export const hashCommKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
-/** How a device is authenticated, as GET /api/devices shows it (derived, never stored). */
-export type DeviceAuth = 'registration' | 'comm_key' | 'serial_only';
-
-/** A registration token binds the device once it was presented; it is the stronger of the two secrets. */
-export function authOf(d: Device): DeviceAuth {
-  if (registrationBound(d)) return 'registration';
-  return d.comm_key_hash ? 'comm_key' : 'serial_only';
-}
-
-const registrationBound = (d: Device): d is Device & { registry_code: string; session_id: string } =>
-  d.token_bound_at !== null && d.registry_code !== null && d.session_id !== null;
-
 /** The comm key a request carries, if any. */
 export function presentedCommKey(wire: WireRequest, decoded: DecodeResult): string | undefined {
   for (const [k, v] of Object.entries(wire.query)) if (KEY_PARAMS.has(k.toLowerCase()) && v !== '') return v;

@@ -6,8 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AttendanceRecord, BioTemplate, DoorEvent, AccessRecord, FaceTemplate, FingerprintTemplate, FingerVeinTemplate } from '../../protocols/index.js';
 import type { BioType, Device, Location, NewAttendance, Store, TemplateInput } from '../store/types.js';
-import type { EventBus } from './event-bus.js';
-import { wallClock, wallToUtc } from './local-time.js';
+import type { EventBus } from '../events/bus.js';
+import { wallClock, wallToUtc } from '../time/zones.js';
 
 export interface Punch {
   readonly pin: string;

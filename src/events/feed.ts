@@ -16,7 +16,7 @@
  * they never reach public subscribers.
  */
 import { randomUUID } from 'node:crypto';
-import type { BusEventName, BusEvents, EventBus } from '../devices/event-bus.js';
+import type { BusEventName, BusEvents, EventBus } from './bus.js';
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EventWatch, Location, Store, StoredEvent } from '../store/types.js';
@@ -98,7 +98,7 @@ export class ClusterFeed implements EventFeed {
   /**
    * True while the store delivers what other processes append (a MongoDB change stream, SQLite's
    * watch of the shared file): then every change anyone announces reaches this node, and what it
-   * keeps in memory on the feed's word needs no periodic look at the store (issue #20).
+   * keeps in memory on the feed's word needs no periodic look at the store.
    */
   get clustered(): boolean {
     return this.#watch !== undefined;
@@ -215,8 +215,8 @@ export class ClusterFeed implements EventFeed {
   /**
    * Appends a location's waiting facts until none is left: everything that arrived while the last
    * append ran goes in the next one, as one store write (group commit). One event at a time when
-   * quiet; hundreds per write when a fan-out makes thousands per second (issue #20: one transaction
-   * per event was 40 % of a 10,000-user fan-out's CPU).
+   * quiet; hundreds per write when a fan-out makes thousands per second (one transaction
+   * per event would cost some 40 % of a 10,000-user fan-out's CPU).
    */
   async #pump(locationId: number): Promise<void> {
     for (;;) {

@@ -18,7 +18,7 @@ export const FEED_EVENT_TYPES = [
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
-/** A device as GET /api/devices/{sn} shows it (src/api/device-views.ts deviceView). */
+/** A device as GET /api/devices/{sn} shows it (src/views/device.ts deviceView). */
 export type DeviceData = Record<string, unknown> & { serial_number: string; location_id: number | null; is_active: boolean };
 /** A command as GET /api/commands/{id} shows it, with `result` cut to null when large. */
 export type CommandData = Record<string, unknown> & { id: number; sn: string | null; status: 'pending' | 'sent' | 'success' | 'failed'; command: string };

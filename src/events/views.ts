@@ -1,13 +1,14 @@
 /**
- * Bus payloads → feed payloads: the public API views (the same functions the REST API renders
- * with), so a consumer of the feed sees exactly what GET would show. Nothing store-internal leaves:
+ * Bus payloads → feed payloads: the public views of src/views/ (the same functions the REST API
+ * renders with), so a consumer of the feed sees exactly what GET would show. Nothing store-internal leaves:
  * no comm-key hashes, wire strings, idempotency keys; a large command `result` is cut to null with
  * `result_truncated: true` (GET /api/commands/{id} has it in full).
  */
-import { commandView, deviceView } from '../api/device-views.js';
-import { attendanceView } from '../api/attendance.js';
-import { doorEventView } from '../api/door-events.js';
-import type { BusEvents } from '../devices/event-bus.js';
+import { attendanceView } from '../views/attendance.js';
+import { commandView } from '../views/command.js';
+import { deviceView } from '../views/device.js';
+import { doorEventView } from '../views/door-event.js';
+import type { BusEvents } from './bus.js';
 import type { Command, Device, Location, Store } from '../store/types.js';
 import type { CommandData, DeviceData, FeedEventType, FeedPayloads } from './types.js';
 

@@ -6,18 +6,9 @@ import { BioGateError, invalid } from '../errors.js';
 import { generateToken, hashToken } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Location, Store, Token, TokenScope } from '../store/types.js';
+import { isTimeZone } from '../time/zones.js';
 
 export const TOKEN_SCOPES: readonly TokenScope[] = ['full', 'operator', 'read'];
-
-export function isTimeZone(tz: string): boolean {
-  if (tz.length === 0 || tz.length > 64) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export interface IssuedToken {
   readonly id: number;
@@ -51,9 +42,9 @@ function checkZone(tz: string, loc: (string | number)[]): string {
 export interface LocationHooks {
   /** After an update that changed the time zone or re-enabled the location (time sync, sync/time-sync.ts). */
   readonly timeZoneChanged?: (location: Location) => Promise<unknown>;
-  /** After any update (the device hub and the API's credentials drop what they knew of the location, issue #20). */
+  /** After any update (the device hub and the API's credentials drop what they knew of the location). */
   readonly changed?: (location: Location) => void;
-  /** After a token was revoked (the API's credentials drop it, issue #20). */
+  /** After a token was revoked (the API's credentials drop it). */
   readonly tokenRevoked?: (token: Token) => void;
 }
 
@@ -110,10 +101,4 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
     listTokens: (locationId) => store.tokens.list(locationId),
   };
   return service;
-}
-
-/** A token record without its hash, for listings. */
-export function publicToken(t: Token): Omit<Token, 'hash'> {
-  const { hash: _hash, ...rest } = t;
-  return rest;
 }

@@ -1,12 +1,12 @@
 /**
- * The info lines an operator reads to follow the terminals [issue #19 "Logs and metrics"]: a device
+ * The info lines an operator reads to follow the terminals: a device
  * going online or offline, and each command reaching its final status. They come from the in-process
  * bus, so each line is written by the node where the fact happened, once for the cluster (presence is a
  * compare-and-set, a command finishes once). Device polls are not logged (volume): they are counted in
- * metrics. Assignment, first contact and import summaries are logged where they happen (api/devices.ts,
- * devices/actor.ts, api/users.ts), since the bus does not tell those apart from other updates.
+ * metrics. Assignment, first contact and import summaries are logged where they happen (devices/assignment.ts,
+ * devices/actor.ts, users/import.ts), since the bus does not tell those apart from other updates.
  */
-import type { EventBus } from '../devices/event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 
 /**

@@ -1,7 +1,7 @@
 /** /healthz (process up), /readyz (store reachable), /metrics (Prometheus text). */
+import { checkAdmin } from '../auth/admin-token.js';
 import { BioGateError } from '../errors.js';
 import type { Store } from '../store/types.js';
-import { checkAdmin } from '../api/mount.js';
 import type { HttpServer } from '../http/server.js';
 import type { MetricsRegistry } from './metrics.js';
 
@@ -19,7 +19,7 @@ export function mountOpsRoutes(http: HttpServer, deps: OpsDeps): void {
     pattern: '/readyz',
     handler: async (req) => {
       if (deps.isStopping()) return { status: 503, body: { status: 'stopping' } };
-      // [issue #12] the store's ping answers from the driver's view at once during an outage (no
+      // The store's ping answers from the driver's view at once during an outage (no
       // 1 s wait per probe) and succeeds again as soon as the database answers.
       try {
         await deps.store.ping();

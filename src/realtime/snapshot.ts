@@ -1,10 +1,11 @@
 /**
- * The retained topics of a location, as a late subscriber gets them first (MQTT retain semantics,
- * issue #15): availability and state of every device assigned to the location, rendered with the
- * same views as GET /api/devices/{sn} (src/api/device-views.ts), so the snapshot and the live
- * events that follow cannot disagree on shape.
+ * The retained topics of a location, as a late subscriber gets them first (MQTT retain semantics):
+ * availability and state of every device assigned to the location, rendered with the same view as
+ * GET /api/devices/{sn} (src/views/device.ts), so the snapshot and the live events that follow
+ * cannot disagree on shape.
  */
-import { deviceView, isOnline } from '../api/device-views.js';
+import { deviceView } from '../views/device.js';
+import { isOnline } from '../views/device-status.js';
 import { availabilityTopic, stateTopic, topicMatches, type TopicMessage } from '../events/topics.js';
 import type { Device, Location, Store } from '../store/types.js';
 
@@ -18,8 +19,8 @@ export interface SnapshotDeps {
 
 /**
  * The retained messages `filters` select. The location's devices are read only when a filter can
- * match a device topic: a client of `commands/#` at a location of 10,000 terminals made the store
- * read and render all of them, holding the event loop some 450 ms, for nothing it would receive (issue #20).
+ * match a device topic: reading and rendering 10,000 terminals holds the event loop some 450 ms, which
+ * a client of `commands/#` must not cost, since it would receive none of them.
  */
 export async function retainedMessages(deps: SnapshotDeps, location: Location, filters: readonly string[]): Promise<TopicMessage[]> {
   if (!filters.some(mayMatchDeviceTopics)) return [];

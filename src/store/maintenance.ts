@@ -16,16 +16,9 @@ export class UseExternalToolError extends Error {
   }
 }
 
-/** Why a backup or restore cannot go on, in words for the operator (the CLI exits 1 with it). */
-export class StoreFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreFileError';
-  }
-}
-
-export type { SqliteBackupResult as BackupResult, SqliteRestoreResult as RestoreResult, SqliteSchemaStatus as SchemaStatus } from './sqlite/backup.js';
-import type { SqliteBackupResult, SqliteRestoreResult, SqliteSchemaStatus } from './sqlite/backup.js';
+export { StoreFileError } from './store-files.js';
+export type { SqliteBackupResult as BackupResult, SqliteRestoreResult as RestoreResult, SqliteSchemaStatus as SchemaStatus } from './store-files.js';
+import type { SqliteBackupResult, SqliteRestoreResult, SqliteSchemaStatus } from './store-files.js';
 
 const sqlitePath = (url: string): string | undefined => (url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined);
 

@@ -4,7 +4,7 @@
  * its offset, or is read as UTC without one (as the API documents). v3 terminals store the window
  * themselves; for v2 terminals BioGate removes the user outside it and adds them back inside it.
  */
-import { localToUtc } from '../devices/local-time.js';
+import { localToUtc } from '../time/zones.js';
 import type { User } from '../store/types.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -7,7 +7,7 @@
  * forever) and not recorded for A. A first assignment keeps everything (punches made while a new
  * terminal waited to be assigned are the location's).
  */
-import { localToUtc } from '../devices/local-time.js';
+import { localToUtc } from '../time/zones.js';
 
 export function afterMove<P extends { readonly time: string }>(punches: readonly P[], movedAt: string | undefined, timeZone: string): readonly P[] {
   if (movedAt === undefined) return punches;

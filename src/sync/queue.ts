@@ -3,9 +3,9 @@
  * (DESIGN.md "Sync"). An op names what to do, not the wire text: the device
  * runtime renders it at dispatch time from the user's current data.
  */
-import { codecFor } from '../../protocols/index.js';
+import { codecOfDevice } from '../../protocols/index.js';
 import type { Clock } from '../clock.js';
-import type { EventBus } from '../devices/event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { Device, NewCommand, Store } from '../store/types.js';
 import { crossedEdge } from './access-window.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
@@ -143,7 +143,7 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
         if (!location.is_active) continue;
         const crossed = (await store.users.withAccessWindow(location.id)).filter((u) => crossedEdge(u, location.timezone, since.getTime(), until.getTime()));
         if (crossed.length === 0) continue;
-        const r = await queueUsers(location.id, crossed.map((u) => u.pin), 'user.upsert', { only: (d) => !codecFor(d.version_override ?? d.version ?? '2.0.0').storesUserWindow });
+        const r = await queueUsers(location.id, crossed.map((u) => u.pin), 'user.upsert', { only: (d) => !codecOfDevice(d).storesUserWindow });
         devices += r.devices;
         commands += r.commands;
       }

@@ -9,9 +9,9 @@
  * any node detects a change once: the compare-and-set of the new value elects the node that queues.
  * A periodic check catches DST transitions and changes made by another process (the CLI).
  */
-import { offsetMinutes } from '../../protocols/shared/zoned-time.js';
+import { offsetMinutes } from '../time/zones.js';
 import type { Clock } from '../clock.js';
-import type { EventBus } from '../devices/event-bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Location, NewCommand, Store } from '../store/types.js';
 import { SYNC_PRIORITY } from './lanes.js';

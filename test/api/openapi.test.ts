@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import type { TSchema } from 'typebox';
-import { compiled, issuesFrom } from '../../src/validation.js';
+import { compiled, issuesFrom } from '../../src/validation/schema.js';
 import { ADMIN_TOKEN } from '../helpers/app.js';
 import { client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
 

@@ -3,7 +3,7 @@
 // 150-290 ms every 5 s. It now writes in batches with a turn of the event loop between them; what it
 // writes is unchanged. Nothing here is timed: the test looks at what is written when other work runs.
 import t, { type Test } from 'tap';
-import { EventBus } from '../../src/devices/event-bus.js';
+import { EventBus } from '../../src/events/bus.js';
 import { Presence } from '../../src/devices/presence.js';
 import { createLogger } from '../../src/log.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';

@@ -1,7 +1,7 @@
 // Group commit of the event feed (issue #20): facts emitted together are stored in one write, still
 // numbered in the order they were emitted; a lone fact is not held back waiting for company.
 import t from 'tap';
-import { EventBus } from '../../src/devices/event-bus.js';
+import { EventBus } from '../../src/events/bus.js';
 import { ClusterFeed } from '../../src/events/feed.js';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { createLogger } from '../../src/log.js';

@@ -6,7 +6,7 @@
  * localToUtc (DST edges included).
  */
 import t from 'tap';
-import { localToUtc } from '../../src/devices/local-time.js';
+import { localToUtc } from '../../src/time/zones.js';
 import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp } from '../helpers/app.js';
 
 const pad = (n: number): string => String(n).padStart(2, '0');

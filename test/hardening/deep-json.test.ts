@@ -4,7 +4,7 @@
  * array), answers 400 naming the depth limit; the process lives on and earlier data is intact.
  */
 import t from 'tap';
-import { MAX_JSON_DEPTH } from '../../src/api/input.js';
+import { MAX_JSON_DEPTH } from '../../src/validation/input.js';
 import { ADMIN_TOKEN, bearer } from '../helpers/app.js';
 import { gateway, type Json } from '../api/client.js';
 

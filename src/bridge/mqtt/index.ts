@@ -1,5 +1,5 @@
 /**
- * The MQTT bridge (issue #15, DESIGN.md "Events"): reads the event feed and mirrors it to MQTT,
+ * The MQTT bridge (DESIGN.md "Events"): reads the event feed and mirrors it to MQTT,
  * either an embedded aedes broker (with location-token logins and the command request topic) or
  * an external broker BioGate publishes to. The only door to `aedes` and `mqtt` (eslint one-door rule).
  *
@@ -20,7 +20,7 @@ import { startExternalClient, type ExternalClient } from './external.js';
 import { registerBridgeMetrics } from './metrics.js';
 import { createPublisher, type Sink } from './publisher.js';
 import { createRequestHandler } from './requests.js';
-import { deviceView } from '../../api/device-views.js';
+import { deviceView } from '../../views/device.js';
 import type { DeviceData } from '../../events/types.js';
 
 /** What a follower node sends again when it takes over publishing to an external broker. */

@@ -1,19 +1,21 @@
 /**
- * `<base>/<loc>/request/command` → `<base>/<loc>/response/command` (issue #15, zigbee2mqtt's
+ * `<base>/<loc>/request/command` → `<base>/<loc>/response/command` (zigbee2mqtt's
  * request/response model): the body is the POST /api/commands body plus an optional
  * `transaction`, validated and queued by the same functions as the REST route
- * (src/api/commands.ts queueCommand, src/api/input.ts check), and answered with one envelope:
+ * (src/commands/queue.ts queueCommand, src/validation/input.ts check), and answered with one envelope:
  * `{status: "ok", data: CommandResponse, transaction}` or `{status: "error", error: {detail, code}, transaction}`.
  */
 import type { Static } from 'typebox';
-import { FullCommandBody, queueCommand } from '../../api/commands.js';
-import { check, jsonDepthExceeds, MAX_JSON_DEPTH } from '../../api/input.js';
+import { queueCommand } from '../../commands/queue.js';
+import { FullCommandBody } from '../../commands/schemas.js';
+import { check, jsonDepthExceeds, MAX_JSON_DEPTH } from '../../validation/input.js';
 import { authenticate, requireWrite } from '../../auth/authenticate.js';
 import type { Clock } from '../../clock.js';
 import type { CommandQueue } from '../../devices/command-queue.js';
 import { BioGateError, invalid, toErrorResponse } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/types.js';
+import { commandView } from '../../views/command.js';
 import type { Identity } from './acl.js';
 
 /** A command body is at most ~16 KB of command text plus params; anything far larger is not one. */
@@ -79,7 +81,7 @@ export function createRequestHandler(deps: RequestDeps) {
         try {
           const caller = await callerFor(identity, locationId);
           const body = check<Static<typeof FullCommandBody>>(FullCommandBody, parsed.body, 'body');
-          const data = await queueCommand(deps.commands, caller, body.sn, body);
+          const data = commandView(await queueCommand(deps.commands, caller, body.sn, body), caller.location);
           return withTx({ status: 'ok' as const, data });
         } finally {
           inFlight--;

@@ -1,5 +1,5 @@
 /**
- * Backup, restore and schema status of the SQLite store (issue #19), for `biogate backup|restore|doctor`.
+ * Backup, restore and schema status of the SQLite store, for `biogate backup|restore|doctor`.
  *
  * Backup uses SQLite's online backup API (better-sqlite3 `db.backup()`), from a connection of its
  * own while the server keeps running. The API restarts whenever another connection writes between
@@ -14,25 +14,8 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreFileError } from '../maintenance.js';
+import { StoreFileError, type SqliteBackupResult, type SqliteRestoreResult, type SqliteSchemaStatus } from '../store-files.js';
 import { MIGRATIONS } from './migrations.js';
-
-export interface SqliteBackupResult {
-  readonly path: string;
-  readonly bytes: number;
-  readonly pages: number;
-  /** Highest migration applied in the copy. */
-  readonly schemaVersion: number;
-}
-
-export interface SqliteSchemaStatus {
-  /** Highest migration applied in the file; 0 for a file BioGate never opened. */
-  readonly version: number;
-  /** Highest migration this BioGate knows. */
-  readonly latest: number;
-  /** `ok`, or what `PRAGMA quick_check` found. */
-  readonly check: string;
-}
 
 export const LATEST_SQLITE_SCHEMA = Math.max(...MIGRATIONS.map((m) => m.version));
 
@@ -117,13 +100,6 @@ export function sqliteInUse(path: string): boolean {
   } finally {
     db.close();
   }
-}
-
-export interface SqliteRestoreResult {
-  readonly path: string;
-  readonly schemaVersion: number;
-  /** Where the replaced store was moved (kept, never deleted); undefined when there was none. */
-  readonly previous: string | undefined;
 }
 
 /**

@@ -1,5 +1,45 @@
-/** Store records → API views for users and templates (template bytes never leave here). */
+/** User and template records → their public views (SERVICE-SPEC UserResponse, BiometricTemplateResponse); template bytes never leave here. */
+import { Type } from 'typebox';
 import type { Location, Store, Template, User } from '../store/types.js';
+import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
+
+export const TemplateView = Type.Object({
+  id: Type.Integer(),
+  user_pin: Type.Integer(),
+  bio_type: Type.Union([Type.Literal('fingerprint'), Type.Literal('face'), Type.Literal('palm'), Type.Literal('other')]),
+  finger_id: Type.Integer(),
+  valid: Type.Integer(),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+  type_index: Type.Integer({ description: 'Biometric type on the wire: 1 fingerprint, 2/9 face, 6/8 palm, …' }),
+  template_index: Type.Integer(),
+  major_ver: Type.Integer(),
+  minor_ver: Type.Integer(),
+  format: Type.Integer(),
+  size: Type.Integer({ description: 'Template size in characters of base64' }),
+  source_sn: Nullable(Type.String()),
+});
+
+export const UserView = Type.Object({
+  id: Type.Integer(),
+  location_id: Type.Integer(),
+  location: Nullable(LocationBasic),
+  pin: Type.Integer(),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  card_no: Nullable(Type.String()),
+  password: Nullable(Type.Integer()),
+  is_active: Type.Boolean(),
+  start_time: Nullable(Type.String()),
+  end_time: Nullable(Type.String()),
+  privilege: Type.Integer(),
+  group: Type.Integer(),
+  super_authorize: Type.Integer(),
+  has_biometric: Type.Boolean(),
+  biometric_templates: Nullable(Type.Array(TemplateView)),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+});
 
 export function templateView(t: Template) {
   return {
@@ -11,7 +51,7 @@ export function templateView(t: Template) {
 
 export function userView(u: User, location: Location, hasBiometric: boolean, templates: readonly Template[] | null) {
   return {
-    id: u.id, location_id: u.location_id, location: { id: location.id, name: location.name }, pin: u.pin,
+    id: u.id, location_id: u.location_id, location: locationBasic(location), pin: u.pin,
     first_name: u.first_name, last_name: u.last_name, card_no: u.card_no, password: u.password, is_active: u.is_active,
     start_time: u.start_time, end_time: u.end_time, privilege: u.privilege, group: u.group, super_authorize: u.super_authorize,
     has_biometric: hasBiometric, biometric_templates: templates ? templates.map(templateView) : null,

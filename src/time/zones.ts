@@ -1,23 +1,27 @@
 /**
- * Device wall-clock time ↔ UTC in a location's IANA time zone. Terminals report
- * local `YYYY-MM-DD HH:MM:SS` [PUSH-v2 §6.2]; the API stores UTC beside it.
+ * Wall-clock time ↔ UTC in a location's IANA time zone, for everything in `src/` (device uploads,
+ * door events, access windows, moved devices, location checks). Built on the wire layer's zoned
+ * time (protocols/shared/zoned-time.ts): terminals report local `YYYY-MM-DD HH:MM:SS` without an
+ * offset [PUSH-v2 §6.2, PUSH-v3 §4.4]; the API stores UTC beside it.
  */
-const formatters = new Map<string, Intl.DateTimeFormat>();
+import { isTimeZone as knownTimeZone, wallClockIn, type WallClock } from '../../protocols/index.js';
 
-function formatter(tz: string): Intl.DateTimeFormat {
-  let f = formatters.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-    formatters.set(tz, f);
-  }
-  return f;
+/** Offset of a zone from UTC at a date, in minutes (east positive): what a terminal's time zone setting takes. */
+export { offsetMinutes } from '../../protocols/index.js';
+
+const MAX_ZONE_LENGTH = 64;
+
+const asUtc = (t: WallClock): number => Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
+
+/** Whether `tz` is an IANA zone name Intl knows (and of a length a location may store). */
+export function isTimeZone(tz: string): boolean {
+  return tz.length > 0 && tz.length <= MAX_ZONE_LENGTH && knownTimeZone(tz);
 }
 
-/** Offset of `tz` from UTC at the instant `ms`, in milliseconds. */
+/** Offset of `tz` from UTC at the instant `ms`, in milliseconds (to the second, as Intl gives it). */
 function offsetAt(tz: string, ms: number): number {
-  const parts = Object.fromEntries(formatter(tz).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-  const asUtc = Date.UTC(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']), Number(parts['minute']), Number(parts['second']));
-  return asUtc - Math.floor(ms / 1000) * 1000;
+  const second = Math.floor(ms / 1000) * 1000;
+  return asUtc(wallClockIn(new Date(second), tz)) - second;
 }
 
 const WALL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/;

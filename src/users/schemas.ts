@@ -1,6 +1,9 @@
-/** User and template schemas (SERVICE-SPEC UserResponse, BiometricTemplateResponse, POST /api/users). */
+/**
+ * What a user write may hold [API-CONTRACT §5 Users]: POST /api/users,
+ * and each item of an import (REST or CLI).
+ */
 import { Type } from 'typebox';
-import { IsoDateTime, LocationBasic, Nullable } from './schemas.js';
+import { Nullable } from '../views/common.js';
 
 export const PIN_MAX = 99_999_999;
 export const Pin = Type.Integer({ minimum: 1, maximum: PIN_MAX, description: 'User PIN, 1 to 99999999' });
@@ -48,43 +51,3 @@ export const ImportItem = Type.Object({
     description: 'an integer from 1 to 99999999, or a string of up to 8 digits',
   }),
 });
-
-export const TemplateView = Type.Object({
-  id: Type.Integer(),
-  user_pin: Type.Integer(),
-  bio_type: Type.Union([Type.Literal('fingerprint'), Type.Literal('face'), Type.Literal('palm'), Type.Literal('other')]),
-  finger_id: Type.Integer(),
-  valid: Type.Integer(),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-  type_index: Type.Integer({ description: 'Biometric type on the wire: 1 fingerprint, 2/9 face, 6/8 palm, …' }),
-  template_index: Type.Integer(),
-  major_ver: Type.Integer(),
-  minor_ver: Type.Integer(),
-  format: Type.Integer(),
-  size: Type.Integer({ description: 'Template size in characters of base64' }),
-  source_sn: Nullable(Type.String()),
-});
-
-export const UserView = Type.Object({
-  id: Type.Integer(),
-  location_id: Type.Integer(),
-  location: Nullable(LocationBasic),
-  pin: Type.Integer(),
-  first_name: Nullable(Type.String()),
-  last_name: Nullable(Type.String()),
-  card_no: Nullable(Type.String()),
-  password: Nullable(Type.Integer()),
-  is_active: Type.Boolean(),
-  start_time: Nullable(Type.String()),
-  end_time: Nullable(Type.String()),
-  privilege: Type.Integer(),
-  group: Type.Integer(),
-  super_authorize: Type.Integer(),
-  has_biometric: Type.Boolean(),
-  biometric_templates: Nullable(Type.Array(TemplateView)),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-});
-
-export const IncludeQuery = Type.Optional(Type.Literal('biometrics', { description: 'Include biometric_templates' }));

@@ -1,11 +1,12 @@
 /**
  * Rules for user writes beyond the schema: first_name required for a new user,
  * datetimes normalised to UTC, validity window order [API-CONTRACT §1, §5 Users].
- * Shared by POST /api/users, the import endpoint and the CLI import.
+ * Shared by every user write: one by one (POST /api/users) and in bulk
+ * (the import endpoint and the CLI import).
  */
 import { BioGateError, type ValidationIssue } from '../errors.js';
 import type { UserFields } from '../store/types.js';
-import { instantOf, isRealDate } from './input.js';
+import { instantOf, isRealDate } from '../validation/input.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 

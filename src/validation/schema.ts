@@ -4,7 +4,7 @@
  */
 import { Compile, type Validator } from 'typebox/compile';
 import type { TProperties, TSchema } from 'typebox';
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from '../errors.js';
 
 interface TypeBoxError {
   keyword: string;

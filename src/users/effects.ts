@@ -1,0 +1,71 @@
+/**
+ * What a user write does beyond the store: the device access it changes (sync the upserts, revoke
+ * the deactivations), announced on the bus, and the sync ops its outbox entry owes the devices.
+ */
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../events/bus.js';
+import { createLogger, type Logger } from '../log.js';
+import type { Store, User } from '../store/types.js';
+import { createSyncOutbox, type SyncOutbox } from '../sync/outbox.js';
+import type { SyncCounts, SyncQueue } from '../sync/queue.js';
+
+export interface UsersDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly sync: SyncQueue;
+  readonly bus: EventBus;
+  /**
+   * The sync outbox processor. Absent (the CLI import without a server), the outbox is drained in
+   * the foreground before the import returns.
+   */
+  readonly outbox?: SyncOutbox;
+  readonly log?: Logger;
+}
+
+/** What a write did to device access: sync the upserts, revoke the deactivations. */
+export interface WriteEffect {
+  readonly upserted: number[];
+  readonly revoked: number[];
+}
+
+export function effectOf(before: Map<number, User>, after: readonly { user: User; changed: boolean }[]): WriteEffect {
+  const upserted: number[] = [];
+  const revoked: number[] = [];
+  for (const { user, changed } of after) {
+    if (!changed) continue;
+    if (user.is_active) upserted.push(user.pin);
+    else if (before.get(user.pin)?.is_active) revoked.push(user.pin);
+  }
+  return { upserted, revoked };
+}
+
+/** Tells listeners what a write changed (its sync ops come from the outbox). */
+export function announce(deps: UsersDeps, locationId: number, effect: WriteEffect): void {
+  if (effect.upserted.length > 0) deps.bus.emit('user.changed', { location_id: locationId, pins: effect.upserted, change: 'upserted' });
+  if (effect.revoked.length > 0) deps.bus.emit('user.changed', { location_id: locationId, pins: effect.revoked, change: 'deactivated' });
+}
+
+const NOTHING: SyncCounts = { devices: 0, commands: 0 };
+
+const silent: Logger = createLogger({ level: 'silent' });
+
+/** The outbox processor of `deps`, or one for this call (the CLI without a server). */
+export function outboxOf(deps: UsersDeps): SyncOutbox {
+  return deps.outbox ?? createSyncOutbox({ store: deps.store, sync: deps.sync, clock: deps.clock, log: deps.log ?? silent });
+}
+
+/**
+ * The request's happy path of the outbox: queue what these users owe now (a retried write that
+ * changed nothing still finishes an earlier write's sync). The write is committed with its outbox
+ * entry either way, so a store failure here defers the ops to the recovery sweep instead of
+ * failing a request whose change already happened.
+ */
+export async function flushOutbox(deps: UsersDeps, locationId: number, pins: readonly number[]): Promise<SyncCounts> {
+  const outbox = outboxOf(deps);
+  try {
+    return await outbox.flush(locationId, pins);
+  } catch (err) {
+    deps.log?.error({ err, location: locationId, users: pins.length }, 'sync ops deferred to the outbox sweep');
+    return NOTHING;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Importing users in bulk (`biogate users import` and its REST twin, the users' import endpoint):
+ * each item is validated on its own, the good ones are upserted in chunks, and the device fan-out
+ * goes through the sync outbox.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { BioGateError, type ValidationIssue } from '../errors.js';
+import type { Location, User, UserFields } from '../store/types.js';
+import { compiled, issuesFrom } from '../validation/schema.js';
+import { announce, effectOf, outboxOf, type UsersDeps } from './effects.js';
+import { toUserFields } from './input.js';
+import { ImportItem } from './schemas.js';
+
+/** Most items one import takes (PAYLOAD_TOO_LARGE beyond). */
+export const IMPORT_MAX_ITEMS = 10_000;
+
+/** Items read from the store and written at once. */
+const CHUNK = 500;
+
+export interface ImportOutcome {
+  readonly processed: User[];
+  readonly errors: { user_data: unknown; error: string; code: string }[];
+}
+
+/**
+ * Validates each item on its own and upserts the good ones (API import and CLI import share this).
+ * `dryRun` (the CLI's `--dry-run`) runs every check, against the users already stored, and writes nothing.
+ */
+export async function importUsers(deps: UsersDeps, location: Location, items: readonly unknown[], onProgress?: (done: number) => void, options: { dryRun?: boolean } = {}): Promise<ImportOutcome> {
+  const validator = compiled(ImportItem);
+  // Kept with the item's index: errors are reported in input order, whichever check found them.
+  const errors: (ImportOutcome['errors'][number] & { index: number })[] = [];
+  const valid: { index: number; item: Record<string, unknown>; pin: number }[] = [];
+  items.forEach((item, index) => {
+    const issues = issuesFrom(validator, item, [index]);
+    if (issues.length > 0) return errors.push({ index, user_data: item, error: describeIssues(issues), code: 'VALIDATION_FAILED' });
+    const record = item as Record<string, unknown>;
+    const pin = typeof record['pin'] === 'string' ? Number(record['pin'].trim()) : (record['pin'] as number);
+    if (pin < 1) return errors.push({ index, user_data: item, error: 'pin: must be between 1 and 99999999', code: 'VALIDATION_FAILED' });
+    valid.push({ index, item: record, pin });
+  });
+  const processed: User[] = [];
+  for (let i = 0; i < valid.length; i += CHUNK) {
+    const chunk = valid.slice(i, i + CHUNK);
+    const existing = new Map((await deps.store.users.getMany(location.id, [...new Set(chunk.map((c) => c.pin))])).map((u) => [u.pin, u]));
+    const writes: { pin: number; fields: UserFields }[] = [];
+    // A PIN written earlier in the batch exists by the time a later item is written, with the
+    // validity window that item left (the later item's order check runs against it).
+    const windows = new Map<number, { start_time: string | null; end_time: string | null }>();
+    for (const c of chunk) {
+      try {
+        const seen = windows.get(c.pin) ?? existing.get(c.pin);
+        const fields = toUserFields({ ...c.item, pin: c.pin }, seen, []);
+        writes.push({ pin: c.pin, fields });
+        windows.set(c.pin, {
+          start_time: fields.start_time !== undefined ? fields.start_time : (seen?.start_time ?? null),
+          end_time: fields.end_time !== undefined ? fields.end_time : (seen?.end_time ?? null),
+        });
+      } catch (err) {
+        const detail = err instanceof BioGateError ? err.detail : String(err);
+        errors.push({ index: c.index, user_data: c.item, error: typeof detail === 'string' ? detail : describeIssues(detail), code: err instanceof BioGateError ? err.code : 'INTERNAL' });
+      }
+    }
+    if (!options.dryRun) {
+      const results = await deps.store.users.upsertMany(location.id, writes, deps.clock.now().toISOString());
+      announce(deps, location.id, effectOf(existing, results));
+      processed.push(...results.map((r) => r.user));
+    }
+    onProgress?.(Math.min(items.length, i + chunk.length + errors.length));
+    // Other requests run between chunks (an embedded store answers without leaving the event loop).
+    await yieldToLoop();
+  }
+  // The device fan-out (up to 10,000 users × every device) is the outbox's: in the background
+  // when a server runs it, else (CLI) before returning.
+  if (!options.dryRun) {
+    if (deps.outbox) deps.outbox.kick();
+    else await outboxOf(deps).drain();
+  }
+  errors.sort((x, y) => x.index - y.index);
+  deps.log?.info({ location_id: location.id, items: items.length, written: processed.length, errors: errors.length, dry_run: options.dryRun === true }, 'users imported');
+  return { processed, errors: errors.map(({ index: _index, ...e }) => e) };
+}
+
+function describeIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((i) => `${i.loc.filter((p) => typeof p === 'string').join('.') || 'item'}: ${i.msg}`).join('; ');
+}

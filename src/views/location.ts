@@ -1,0 +1,47 @@
+/** Location records → their public view (SERVICE-SPEC LocationResponse; GET /api/me, /admin/locations). */
+import { Type } from 'typebox';
+import type { Location, Store } from '../store/types.js';
+import { IsoDateTime, Nullable } from './common.js';
+
+export const LocationView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  is_active: Type.Boolean(),
+  users_count: Type.Integer(),
+  devices_count: Type.Integer(),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+  timezone: Type.String({ description: 'IANA time zone of the location (BioGate extension)' }),
+  require_comm_key: Type.Boolean({ description: 'Devices may be assigned only with a comm key (BioGate extension)' }),
+});
+
+/**
+ * GET /api/me also says which token is calling: the console hides the presets an `operator` token
+ * may not queue, and shows when the token expires. Never the token text.
+ */
+export const MeView = Type.Object({
+  ...LocationView.properties,
+  token: Type.Object(
+    {
+      id: Type.Integer(),
+      scope: Type.Union([Type.Literal('full'), Type.Literal('operator'), Type.Literal('read')]),
+      expires_at: Nullable(IsoDateTime),
+    },
+    { description: 'The calling token (BioGate extension): its id, scope and expiry' },
+  ),
+});
+
+export async function locationView(store: Store, location: Location) {
+  const { users: users_count, devices: devices_count } = await store.locations.counts(location.id);
+  return {
+    id: location.id,
+    name: location.name,
+    is_active: location.is_active,
+    users_count,
+    devices_count,
+    created_at: location.created_at,
+    updated_at: location.updated_at,
+    timezone: location.timezone,
+    require_comm_key: location.require_comm_key,
+  };
+}

@@ -1,0 +1,43 @@
+/** Webhook subscriptions and their deliveries → their public views (secrets and payloads never leave here). */
+import { Type } from 'typebox';
+import type { WebhookDelivery, WebhookSubscription } from '../store/types.js';
+import { IsoDateTime, Nullable } from './common.js';
+
+export const WebhookView = Type.Object({
+  id: Type.Integer(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Nullable(Type.String()),
+  attendance_batch: Type.Integer(),
+  enabled: Type.Boolean(),
+  disabled_reason: Nullable(Type.String({ description: 'Why BioGate disabled it (410 from the receiver, 24 h of failures); null when enabled or disabled by a PATCH' })),
+  previous_secret_valid_until: Nullable(IsoDateTime),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+});
+export const DeliveryView = Type.Object({
+  id: Type.Integer(),
+  event_id: Type.String({ description: 'The webhook-id header' }),
+  event_seq: Type.Integer(),
+  type: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  attempts: Type.Integer(),
+  next_attempt_at: Nullable(IsoDateTime),
+  last_status_code: Nullable(Type.Integer()),
+  last_error: Nullable(Type.String()),
+  duration_ms: Nullable(Type.Integer()),
+  created_at: IsoDateTime,
+  delivered_at: Nullable(IsoDateTime),
+});
+
+export function webhookView(w: WebhookSubscription) {
+  return {
+    id: w.id, url: w.url, events: [...w.events], description: w.description, attendance_batch: w.attendance_batch, enabled: w.enabled,
+    disabled_reason: w.disabled_reason, previous_secret_valid_until: w.previous_secret ? w.previous_valid_until : null, created_at: w.created_at, updated_at: w.updated_at,
+  };
+}
+
+export function deliveryView(d: WebhookDelivery) {
+  const { subscription_id: _s, location_id: _l, payload: _p, ...rest } = d;
+  return rest;
+}
