@@ -133,8 +133,7 @@ export interface BioPhoto extends UserPhoto {
 }
 
 export type PhotoContent =
-  | { readonly encoding: 'binary'; readonly bytes: Uint8Array }
-  | { readonly encoding: 'base64'; readonly text: string };
+  { readonly encoding: 'binary'; readonly bytes: Uint8Array } | { readonly encoding: 'base64'; readonly text: string };
 
 /** Attendance photo [PUSH-v2 §6.8, PUSH-v3 §7.4 ATTPHOTO]. */
 export interface AttendancePhoto {
@@ -259,42 +258,143 @@ export interface HandshakeEvent {
   /** every query parameter, original keys, decoded values */
   readonly params: Readonly<Record<string, string>>;
 }
-export interface RegistrationEvent { readonly type: 'registration'; readonly options: DeviceOptions; readonly raw: string }
-export interface ConfigRequestEvent { readonly type: 'configRequest' }
-export interface OptionsEvent { readonly type: 'options'; readonly options: DeviceOptions; readonly raw: string }
-export interface HeartbeatEvent { readonly type: 'heartbeat'; readonly info: HeartbeatInfo | null }
-export interface PingEvent { readonly type: 'ping' }
+export interface RegistrationEvent {
+  readonly type: 'registration';
+  readonly options: DeviceOptions;
+  readonly raw: string;
+}
+export interface ConfigRequestEvent {
+  readonly type: 'configRequest';
+}
+export interface OptionsEvent {
+  readonly type: 'options';
+  readonly options: DeviceOptions;
+  readonly raw: string;
+}
+export interface HeartbeatEvent {
+  readonly type: 'heartbeat';
+  readonly info: HeartbeatInfo | null;
+}
+export interface PingEvent {
+  readonly type: 'ping';
+}
 /** `cdata?type=time` (v2 legacy, reply `Time=` ISO) or `rtdata?type=time` (v3, packed) */
-export interface TimeRequestEvent { readonly type: 'timeRequest'; readonly flavor: 'iso' | 'rtdata' }
-export interface AttendanceEvent { readonly type: 'attendance'; readonly source: RecordSource; readonly records: readonly AttendanceRecord[] }
-export interface UsersEvent { readonly type: 'users'; readonly source: RecordSource; readonly records: readonly UserRecord[] }
-export interface FingerprintTemplatesEvent { readonly type: 'fingerprintTemplates'; readonly source: RecordSource; readonly records: readonly FingerprintTemplate[] }
-export interface FaceTemplatesEvent { readonly type: 'faceTemplates'; readonly source: RecordSource; readonly records: readonly FaceTemplate[] }
-export interface FingerVeinTemplatesEvent { readonly type: 'fingerVeinTemplates'; readonly source: RecordSource; readonly records: readonly FingerVeinTemplate[] }
-export interface BioTemplatesEvent { readonly type: 'bioTemplates'; readonly source: RecordSource; readonly records: readonly BioTemplate[] }
-export interface UserPhotosEvent { readonly type: 'userPhotos'; readonly source: RecordSource; readonly records: readonly UserPhoto[] }
-export interface BioPhotosEvent { readonly type: 'bioPhotos'; readonly source: RecordSource; readonly records: readonly BioPhoto[] }
-export interface AttendancePhotosEvent { readonly type: 'attendancePhotos'; readonly source: RecordSource; readonly records: readonly AttendancePhoto[] }
-export interface OperationLogsEvent { readonly type: 'operationLogs'; readonly source: RecordSource; readonly records: readonly OperationLog[] }
-export interface DoorEventsEvent { readonly type: 'doorEvents'; readonly source: RecordSource; readonly records: readonly DoorEvent[] }
-export interface DoorStatesEvent { readonly type: 'doorStates'; readonly source: RecordSource; readonly records: readonly DoorState[] }
-export interface AccessRecordsEvent { readonly type: 'accessRecords'; readonly source: RecordSource; readonly records: readonly AccessRecord[] }
-export interface ErrorLogsEvent { readonly type: 'errorLogs'; readonly source: RecordSource; readonly records: readonly ErrorLogRecord[] }
-export interface CommandResultsEvent { readonly type: 'commandResults'; readonly results: readonly CommandResult[] }
+export interface TimeRequestEvent {
+  readonly type: 'timeRequest';
+  readonly flavor: 'iso' | 'rtdata';
+}
+export interface AttendanceEvent {
+  readonly type: 'attendance';
+  readonly source: RecordSource;
+  readonly records: readonly AttendanceRecord[];
+}
+export interface UsersEvent {
+  readonly type: 'users';
+  readonly source: RecordSource;
+  readonly records: readonly UserRecord[];
+}
+export interface FingerprintTemplatesEvent {
+  readonly type: 'fingerprintTemplates';
+  readonly source: RecordSource;
+  readonly records: readonly FingerprintTemplate[];
+}
+export interface FaceTemplatesEvent {
+  readonly type: 'faceTemplates';
+  readonly source: RecordSource;
+  readonly records: readonly FaceTemplate[];
+}
+export interface FingerVeinTemplatesEvent {
+  readonly type: 'fingerVeinTemplates';
+  readonly source: RecordSource;
+  readonly records: readonly FingerVeinTemplate[];
+}
+export interface BioTemplatesEvent {
+  readonly type: 'bioTemplates';
+  readonly source: RecordSource;
+  readonly records: readonly BioTemplate[];
+}
+export interface UserPhotosEvent {
+  readonly type: 'userPhotos';
+  readonly source: RecordSource;
+  readonly records: readonly UserPhoto[];
+}
+export interface BioPhotosEvent {
+  readonly type: 'bioPhotos';
+  readonly source: RecordSource;
+  readonly records: readonly BioPhoto[];
+}
+export interface AttendancePhotosEvent {
+  readonly type: 'attendancePhotos';
+  readonly source: RecordSource;
+  readonly records: readonly AttendancePhoto[];
+}
+export interface OperationLogsEvent {
+  readonly type: 'operationLogs';
+  readonly source: RecordSource;
+  readonly records: readonly OperationLog[];
+}
+export interface DoorEventsEvent {
+  readonly type: 'doorEvents';
+  readonly source: RecordSource;
+  readonly records: readonly DoorEvent[];
+}
+export interface DoorStatesEvent {
+  readonly type: 'doorStates';
+  readonly source: RecordSource;
+  readonly records: readonly DoorState[];
+}
+export interface AccessRecordsEvent {
+  readonly type: 'accessRecords';
+  readonly source: RecordSource;
+  readonly records: readonly AccessRecord[];
+}
+export interface ErrorLogsEvent {
+  readonly type: 'errorLogs';
+  readonly source: RecordSource;
+  readonly records: readonly ErrorLogRecord[];
+}
+export interface CommandResultsEvent {
+  readonly type: 'commandResults';
+  readonly results: readonly CommandResult[];
+}
 /** v3 `querydata?type=count`: the count is in the body (`user=5`), not in Return [PUSH-v3 §10.3] */
-export interface QueryCountEvent { readonly type: 'queryCount'; readonly cmdId: string; readonly table: string; readonly count: number }
+export interface QueryCountEvent {
+  readonly type: 'queryCount';
+  readonly cmdId: string;
+  readonly table: string;
+  readonly count: number;
+}
 /** v3 `querydata?type=options`: answer to GET OPTIONS [PUSH-v3 §10.5] */
-export interface QueryOptionsEvent { readonly type: 'queryOptions'; readonly cmdId: string; readonly options: DeviceOptions }
+export interface QueryOptionsEvent {
+  readonly type: 'queryOptions';
+  readonly cmdId: string;
+  readonly options: DeviceOptions;
+}
 /** v2 `cdata?table=RemoteAtt&PIN=` [PUSH-v2 §6.10] */
-export interface RemoteUserLookupEvent { readonly type: 'remoteUserLookup'; readonly pin: string }
+export interface RemoteUserLookupEvent {
+  readonly type: 'remoteUserLookup';
+  readonly pin: string;
+}
 /** `/iclock/file?url=` firmware download [COMMANDS §4.22] */
-export interface FileRequestEvent { readonly type: 'fileRequest'; readonly url: string }
+export interface FileRequestEvent {
+  readonly type: 'fileRequest';
+  readonly url: string;
+}
 /** `/iclock/exchange` — encryption is not supported; answer OK and log [PUSH-v2 §12, PUSH-v3 §16] */
-export interface KeyExchangeEvent { readonly type: 'keyExchange'; readonly exchangeType: string }
+export interface KeyExchangeEvent {
+  readonly type: 'keyExchange';
+  readonly exchangeType: string;
+}
 /** `/iclock/service/control` (undocumented poll) [PUSH-v3 §3.7] */
-export interface ServiceControlEvent { readonly type: 'serviceControl' }
+export interface ServiceControlEvent {
+  readonly type: 'serviceControl';
+}
 /** well-formed lines of a known table whose tag is unknown: kept raw [PUSH-v2 §6.4] */
-export interface UnknownRecordsEvent { readonly type: 'unknownRecords'; readonly source: RecordSource; readonly lines: readonly string[] }
+export interface UnknownRecordsEvent {
+  readonly type: 'unknownRecords';
+  readonly source: RecordSource;
+  readonly lines: readonly string[];
+}
 /**
  * Text records of a table BioGate keeps without parsing (v3 `userauthorize`, `timezone`, `holiday`,
  * `identitycard`, `workcode`…, v2 `IDCARD`), one string per record as received: stored raw and counted
@@ -308,7 +408,11 @@ export interface RawRecordsEvent {
   readonly unknown?: true;
 }
 /** an upload whose table or format BioGate does not decode: keep the raw body, reply OK [PUSH-v2 §6.1] */
-export interface UnknownTableEvent { readonly type: 'unknownTable'; readonly source: RecordSource; readonly body: Uint8Array }
+export interface UnknownTableEvent {
+  readonly type: 'unknownTable';
+  readonly source: RecordSource;
+  readonly body: Uint8Array;
+}
 
 export type DeviceEvent =
   | HandshakeEvent

@@ -74,6 +74,7 @@ export function resolveHttpEngine(choice: HttpEngineChoice): ResolvedEngine {
 /** Logs the engine once at startup: info when as chosen, a warning when auto fell back. */
 export function logEngine(logger: Logger, resolved: ResolvedEngine): void {
   const fields = { engine: resolved.engine, reason: resolved.reason, node: process.versions.node };
-  if (resolved.fallback) logger.warn(fields, 'HTTP engine: node:http (uWebSockets.js is not available here; set BIOGATE_HTTP_ENGINE=node to silence this)');
+  if (resolved.fallback)
+    logger.warn(fields, 'HTTP engine: node:http (uWebSockets.js is not available here; set BIOGATE_HTTP_ENGINE=node to silence this)');
   else logger.info(fields, `HTTP engine: ${resolved.engine === 'uws' ? 'uWebSockets.js' : 'node:http'}`);
 }

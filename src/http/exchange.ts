@@ -19,10 +19,27 @@ import type { Handler, HttpMethod, HttpRequest, HttpResponse, ResponseObserver }
 
 /** Reason phrases both engines put on the status line (uWS has none of its own). */
 const REASONS: Record<number, string> = {
-  101: 'Switching Protocols', 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently',
-  302: 'Found', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity', 426: 'Upgrade Required', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  101: 'Switching Protocols',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  426: 'Upgrade Required',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
 
@@ -54,7 +71,14 @@ export interface Wire {
    * called then, when the engine reports the client gone instead). Throws when the response cannot
    * be written at all (closed under us).
    */
-  respond(status: number, requestId: string, headers: Record<string, string>, payload: Uint8Array, head: boolean, written: (delivered: boolean) => void): void;
+  respond(
+    status: number,
+    requestId: string,
+    headers: Record<string, string>,
+    payload: Uint8Array,
+    head: boolean,
+    written: (delivered: boolean) => void,
+  ): void;
   /**
    * Starts reading the body: `onData` gets copies, the last call with `isLast`, and answers whether
    * it still reads (false once the body is complete, refused or abandoned: the request may be answered).
@@ -257,7 +281,11 @@ class Exchange implements HttpRequest {
     const match = options.router.match(method, this.path);
     if (match.kind === 'not-found') return this.#fail(new BioGateError('NOT_FOUND', `No route for ${this.path}`));
     if (match.kind === 'method-not-allowed') {
-      return this.#fail(new BioGateError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${this.path}`, { headers: { Allow: match.allowed.join(', ') } }));
+      return this.#fail(
+        new BioGateError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${this.path}`, {
+          headers: { Allow: match.allowed.join(', ') },
+        }),
+      );
     }
     const route = match.route;
     this.route = route.pattern;
@@ -275,7 +303,10 @@ class Exchange implements HttpRequest {
     // The whole body must arrive within the body timeout; a slow but steady sender is fine.
     this.#bodyTimer = setTimeout(() => {
       if (this.#done) return;
-      this.log.warn({ method: this.method, path: this.path, received: size, timeoutS: bodyTimeoutMs / 1000 }, 'request body not complete within the body timeout: connection closed');
+      this.log.warn(
+        { method: this.method, path: this.path, received: size, timeoutS: bodyTimeoutMs / 1000 },
+        'request body not complete within the body timeout: connection closed',
+      );
       this.#done = true;
       this.abort();
       this.#wire.destroy();
@@ -309,7 +340,11 @@ class Exchange implements HttpRequest {
       return this.#fail(err);
     }
     // A handler that answers at once (an idle poll from the actor's state) is sent in this turn.
-    if (result instanceof Promise) result.then((r) => this.#send(r), (err: unknown) => this.#fail(err));
+    if (result instanceof Promise)
+      result.then(
+        (r) => this.#send(r),
+        (err: unknown) => this.#fail(err),
+      );
     else this.#send(result);
   }
 
@@ -345,10 +380,17 @@ class Exchange implements HttpRequest {
     }
     const seconds = (performance.now() - this.#started) / 1e3;
     const options = this.#owner.options;
-    if (options.logger.isLevelEnabled('debug')) this.log.debug({ method, path, route: this.route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    if (options.logger.isLevelEnabled('debug'))
+      this.log.debug({ method, path, route: this.route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     try {
       // The method is the client's word: anything unknown is one label value, not one each.
-      options.onResponse?.({ route: this.route, method: METHODS.has(method) ? method : 'other', status, seconds, request: this.#dispatched ? this : undefined });
+      options.onResponse?.({
+        route: this.route,
+        method: METHODS.has(method) ? method : 'other',
+        status,
+        seconds,
+        request: this.#dispatched ? this : undefined,
+      });
     } catch (err) {
       this.log.error({ err }, 'response observer failed');
     }

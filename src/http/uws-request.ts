@@ -13,7 +13,13 @@ export function copyRequest(req: UwsRequest, peer: ArrayBuffer): Incoming {
   const headers: Record<string, string> = {};
   into = headers;
   req.forEach(addHeader);
-  return { method: req.getMethod().toUpperCase(), path: req.getUrl(), rawQuery: req.getQuery() ?? '', headers, peer: Buffer.from(peer).toString() };
+  return {
+    method: req.getMethod().toUpperCase(),
+    path: req.getUrl(),
+    rawQuery: req.getQuery() ?? '',
+    headers,
+    peer: Buffer.from(peer).toString(),
+  };
 }
 
 /** `200 OK`; the code alone when we know no reason phrase. */

@@ -18,7 +18,15 @@ import type { Exchanges, Incoming } from './exchange.js';
 import { errorResponse } from './exchange.js';
 import { clientAddress, type TrustCheck } from './client-address.js';
 import { render } from './render.js';
-import type { HttpResponse, ResponseObserver, SendOutcome, UpgradeDecision, WebSocketConnection, WebSocketRoute, WebSocketUpgrade } from './types.js';
+import type {
+  HttpResponse,
+  ResponseObserver,
+  SendOutcome,
+  UpgradeDecision,
+  WebSocketConnection,
+  WebSocketRoute,
+  WebSocketUpgrade,
+} from './types.js';
 
 const DEFAULT_MAX_PAYLOAD = 16 * 1024;
 const DEFAULT_MAX_BUFFERED = 1024 * 1024;
@@ -145,7 +153,10 @@ export class WebSocketRegistry {
     const host = this.#host;
     const started = process.hrtime.bigint();
     const { headers, rawQuery } = incoming;
-    const protocols = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+    const protocols = (headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
     const remoteAddress = clientAddress(incoming.peer, headers, host.trustedProxies);
     const id = host.exchanges.requestId(headers['x-request-id']);
     const log = host.logger.child({ reqId: id });
@@ -184,8 +195,22 @@ export class WebSocketRegistry {
     }
     const { maxBuffered } = routeLimits(route as WebSocketRoute<unknown>);
     const request: WebSocketUpgrade = {
-      id, method: 'GET', path: incoming.path, route: route.path, params: {}, rawQuery, query: new URLSearchParams(rawQuery),
-      headers, body: Buffer.alloc(0), remoteAddress, log, signal: abort.signal, get gone() { return abort.signal.aborted; }, protocols,
+      id,
+      method: 'GET',
+      path: incoming.path,
+      route: route.path,
+      params: {},
+      rawQuery,
+      query: new URLSearchParams(rawQuery),
+      headers,
+      body: Buffer.alloc(0),
+      remoteAddress,
+      log,
+      signal: abort.signal,
+      get gone() {
+        return abort.signal.aborted;
+      },
+      protocols,
     };
     let decision: Promise<UpgradeDecision<U>>;
     try {
@@ -193,21 +218,21 @@ export class WebSocketRegistry {
     } catch (err) {
       decision = Promise.reject(err);
     }
-    decision.then(
-      (d) => {
+    decision
+      .then((d) => {
         if (left) return; // the client gave up while we decided
         if ('refuse' in d) return refuse(d.refuse);
         if (host.exchanges.stopping) return fail(shuttingDown());
         const protocol = d.protocol ?? null;
         // RFC 6455 §4.1: a server may only select a subprotocol the client offered.
-        if (protocol !== null && !protocols.includes(protocol)) throw new Error(`websocket: subprotocol "${protocol}" was not offered by the client`);
+        if (protocol !== null && !protocols.includes(protocol))
+          throw new Error(`websocket: subprotocol "${protocol}" was not offered by the client`);
         const conn = new Connection<U>(d.accept, remoteAddress, id, protocol, log, maxBuffered);
         left = true;
         wire.accept(conn);
         observe(101);
-      },
-      fail,
-    ).catch(fail);
+      }, fail)
+      .catch(fail);
     return handle;
   }
 }
@@ -287,7 +312,10 @@ export class Connection<U> implements WebSocketConnection<U> {
   }
 
   #tooSlow(raw: RawWebSocket): void {
-    this.log.warn({ remote: this.remoteAddress, buffered: raw.buffered, limit: this.#maxBuffered }, 'websocket client is not reading: disconnected');
+    this.log.warn(
+      { remote: this.remoteAddress, buffered: raw.buffered, limit: this.#maxBuffered },
+      'websocket client is not reading: disconnected',
+    );
     this.end(CLOSE_POLICY, `too slow: more than ${this.#maxBuffered} bytes unread`);
   }
 }

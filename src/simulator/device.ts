@@ -21,8 +21,17 @@ import { NO_SESSION } from './session.js';
 import type { HandshakeOutcome, SessionState } from './session.js';
 import { SimulatorError } from './sim-error.js';
 import type {
-  CommandListener, DoorState, ExecutedCommand, SessionInfo, SimAttendance, SimAuthorization, SimTemplate, SimUser,
-  SimulatedDevice, SimulatedDeviceOptions, SimulatedDeviceStats,
+  CommandListener,
+  DoorState,
+  ExecutedCommand,
+  SessionInfo,
+  SimAttendance,
+  SimAuthorization,
+  SimTemplate,
+  SimUser,
+  SimulatedDevice,
+  SimulatedDeviceOptions,
+  SimulatedDeviceStats,
 } from './types.js';
 import { mergeUploads, uploadRequest, uploadVerdict } from './uploads.js';
 import type { RequestSpec, Upload, UploadVerdict } from './uploads.js';
@@ -70,9 +79,23 @@ const isAbort = (err: unknown): boolean => err instanceof SimulatorError && err.
 
 function emptyStats(): SimulatedDeviceStats {
   return {
-    handshakes: 0, handshakeFailures: 0, polls: 0, commandsReceived: 0, commandsByCode: {}, commandsLost: 0,
-    resultPosts: 0, uploadsSent: 0, uploadsAcknowledged: 0, uploadsFailed: 0, uploadsDropped: 0, punches: 0,
-    templatesEnrolled: 0, errors: 0, protocolWarnings: 0, lastError: null, online: false,
+    handshakes: 0,
+    handshakeFailures: 0,
+    polls: 0,
+    commandsReceived: 0,
+    commandsByCode: {},
+    commandsLost: 0,
+    resultPosts: 0,
+    uploadsSent: 0,
+    uploadsAcknowledged: 0,
+    uploadsFailed: 0,
+    uploadsDropped: 0,
+    punches: 0,
+    templatesEnrolled: 0,
+    errors: 0,
+    protocolWarnings: 0,
+    lastError: null,
+    online: false,
   };
 }
 
@@ -109,7 +132,8 @@ class Device implements SimulatedDevice {
 
   constructor(opts: SimulatedDeviceOptions) {
     const url = URL.canParse(opts.url) ? new URL(opts.url) : undefined;
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new TypeError(`url must be an http(s) URL: ${opts.url}`);
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new TypeError(`url must be an http(s) URL: ${opts.url}`);
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(opts.sn)) throw new TypeError(`sn must be 1-32 letters, digits, - or _: ${opts.sn}`);
     if (opts.protocol !== 'v2' && opts.protocol !== 'v3') throw new TypeError(`protocol must be v2 or v3: ${String(opts.protocol)}`);
     this.sn = opts.sn;
@@ -126,7 +150,10 @@ class Device implements SimulatedDevice {
     this.#now = opts.now ?? (() => new Date());
     this.#transport = createHttpTransport(opts.url, charsetOfLanguage(this.#profile.language));
     const ctx: ExecutionContext = {
-      profile: this.#profile, memory: this.#memory, now: this.#now, acceptV2Words: opts.acceptV2Words ?? false,
+      profile: this.#profile,
+      memory: this.#memory,
+      now: this.#now,
+      acceptV2Words: opts.acceptV2Words ?? false,
       io: {
         upload: (u) => this.#upload(u),
         answer: async (u) => (await this.#post(u)) !== 'http-error',
@@ -229,10 +256,18 @@ class Device implements SimulatedDevice {
   session(): SessionInfo {
     const s = this.#session;
     return {
-      established: s.established, serverOptions: Object.fromEntries(s.serverOptions), pollDelayMs: this.#pollDelayMs(),
-      retryDelayMs: this.#retryDelayMs(), requestTimeoutMs: this.#timeoutMs(), realtime: s.realtime,
-      utcOffsetMinutes: this.#utcOffset(), registryCode: s.registryCode, sessionId: s.sessionId, token: s.token,
-      lastDateHeader: this.#lastDate, warnings: [...this.#warnings],
+      established: s.established,
+      serverOptions: Object.fromEntries(s.serverOptions),
+      pollDelayMs: this.#pollDelayMs(),
+      retryDelayMs: this.#retryDelayMs(),
+      requestTimeoutMs: this.#timeoutMs(),
+      realtime: s.realtime,
+      utcOffsetMinutes: this.#utcOffset(),
+      registryCode: s.registryCode,
+      sessionId: s.sessionId,
+      token: s.token,
+      lastDateHeader: this.#lastDate,
+      warnings: [...this.#warnings],
     };
   }
 
@@ -313,8 +348,10 @@ class Device implements SimulatedDevice {
 
   async #send(spec: RequestSpec, contentType?: string): Promise<HttpReply> {
     const reply = await this.#transport.send(spec, {
-      cookie: this.#cookieHeader(), contentType: contentType ?? (this.protocol === 'v3' ? PUSH_CONTENT_TYPE : undefined),
-      timeoutMs: this.#timeoutMs(), signal: this.#controller.signal,
+      cookie: this.#cookieHeader(),
+      contentType: contentType ?? (this.protocol === 'v3' ? PUSH_CONTENT_TYPE : undefined),
+      timeoutMs: this.#timeoutMs(),
+      signal: this.#controller.signal,
     });
     for (const c of reply.setCookies) {
       const pair = c.split(';')[0] as string;
@@ -331,7 +368,17 @@ class Device implements SimulatedDevice {
       // [COMMANDS §4.22] methods 1 and 2 fetch through /iclock/file; method 3 fetches the URL itself
       const reply = direct
         ? await this.#transport.fetchUrl(url, opts)
-        : await this.#transport.send({ method: 'GET', path: '/iclock/file', query: [['SN', this.sn], ['url', url]] }, opts);
+        : await this.#transport.send(
+            {
+              method: 'GET',
+              path: '/iclock/file',
+              query: [
+                ['SN', this.sn],
+                ['url', url],
+              ],
+            },
+            opts,
+          );
       if (reply.status === 200) return reply.bytes;
       this.#fail(new SimulatorError('http', `firmware download answered HTTP ${reply.status}`));
     } catch (err) {
@@ -347,9 +394,10 @@ class Device implements SimulatedDevice {
     try {
       const send = (spec: RequestSpec, contentType?: string): Promise<HttpReply> => this.#send(spec, contentType);
       const uploadOptions = this.#opts.uploadOptions ?? true;
-      outcome = this.protocol === 'v2'
-        ? await v2Handshake(send, this.#profile, this.#memory, uploadOptions)
-        : await v3Handshake(send, this.#profile, this.#memory, this.#session, uploadOptions);
+      outcome =
+        this.protocol === 'v2'
+          ? await v2Handshake(send, this.#profile, this.#memory, uploadOptions)
+          : await v3Handshake(send, this.#profile, this.#memory, this.#session, uploadOptions);
     } catch (err) {
       this.#session = { ...this.#session, established: false };
       this.stats.handshakeFailures++;
@@ -452,7 +500,12 @@ class Device implements SimulatedDevice {
     if (this.#results.length === 0) return;
     const sent = this.#results.length;
     try {
-      const reply = await this.#send({ method: 'POST', path: '/iclock/devicecmd', query: [['SN', this.sn]], body: this.#results.join('\n') });
+      const reply = await this.#send({
+        method: 'POST',
+        path: '/iclock/devicecmd',
+        query: [['SN', this.sn]],
+        body: this.#results.join('\n'),
+      });
       if (reply.status !== 200) throw new SimulatorError('http', `devicecmd answered HTTP ${reply.status}`);
       this.stats.resultPosts++;
       this.#results.splice(0, sent);
@@ -546,8 +599,12 @@ class Device implements SimulatedDevice {
       this.stats.uploadsAcknowledged++;
     } else {
       this.stats.uploadsFailed++;
-      this.#fail(new SimulatorError(verdict === 'http-error' ? 'http' : 'protocol',
-        `${upload.kind} upload answered HTTP ${reply.status}: ${JSON.stringify(reply.text.slice(0, 80))}`));
+      this.#fail(
+        new SimulatorError(
+          verdict === 'http-error' ? 'http' : 'protocol',
+          `${upload.kind} upload answered HTTP ${reply.status}: ${JSON.stringify(reply.text.slice(0, 80))}`,
+        ),
+      );
     }
     return verdict;
   }

@@ -49,8 +49,16 @@ export function v2Echo(command: string): string {
       return rest.startsWith('OPTION ') ? 'GET OPTION' : word;
     case 'RELOAD':
       return rest === 'OPTIONS' ? 'RELOAD OPTIONS' : word;
-    case 'DATA': case 'INFO': case 'CHECK': case 'LOG': case 'REBOOT': case 'AC_UNLOCK': case 'AC_UNALARM':
-    case 'UPGRADE': case 'ENROLL_FP': case 'ENROLL_BIO':
+    case 'DATA':
+    case 'INFO':
+    case 'CHECK':
+    case 'LOG':
+    case 'REBOOT':
+    case 'AC_UNLOCK':
+    case 'AC_UNALARM':
+    case 'UPGRADE':
+    case 'ENROLL_FP':
+    case 'ENROLL_BIO':
       return word.toUpperCase();
     default:
       return word;
@@ -203,11 +211,22 @@ function putUser(pin: string, f: FieldList, ctx: ExecutionContext): number {
   const verify = optIntField(f, 'Verify');
   const card = field(f, 'Card');
   const tz = field(f, 'TZ');
-  if (anyNaN(privilege, group, verify) || (card !== undefined && !isValidCard(card)) ||
-    (tz !== undefined && tz !== '' && !/^[0-9A-Fa-f]{16}$/.test(tz))) return C.malformed;
+  if (
+    anyNaN(privilege, group, verify) ||
+    (card !== undefined && !isValidCard(card)) ||
+    (tz !== undefined && tz !== '' && !/^[0-9A-Fa-f]{16}$/.test(tz))
+  )
+    return C.malformed;
   // [PUSH-v2 §9.5] unknown keys such as `Privilege=` are accepted and ignored, as a real device does (F1)
   const stored = ctx.memory.putUser({
-    pin, name: field(f, 'Name'), privilege, password: field(f, 'Passwd'), card, group, tz, verify,
+    pin,
+    name: field(f, 'Name'),
+    privilege,
+    password: field(f, 'Passwd'),
+    card,
+    group,
+    tz,
+    verify,
     viceCard: field(f, 'ViceCard'),
   });
   return stored === 'ok' ? 0 : C.full;
@@ -215,7 +234,11 @@ function putUser(pin: string, f: FieldList, ctx: ExecutionContext): number {
 
 /** Common checks of a template update: −10, −9, −11, then store. */
 function putTemplate(
-  ctx: ExecutionContext, pin: string, declaredSize: number | undefined, tmp: string, usable: boolean,
+  ctx: ExecutionContext,
+  pin: string,
+  declaredSize: number | undefined,
+  tmp: string,
+  usable: boolean,
   make: () => Parameters<typeof ctx.memory.putTemplate>[0],
 ): number {
   if (!ctx.memory.users.has(pin)) return C.noUser;
@@ -233,7 +256,17 @@ function putFinger(pin: string, f: FieldList, ctx: ExecutionContext): number {
   // an algorithm above 10 keeps fingerprints as BIODATA: FINGERTMP is refused as an illegal
   // template, which is one of the triggers of the BIODATA fallback [PUSH-v2 §11.3]
   return putTemplate(ctx, pin, size, tmp, ctx.profile.fpVersion === 10, () => ({
-    table: 'FINGERTMP', pin, type: 1, no: fid, index: 0, valid, duress: valid === 3 ? 1 : 0, majorVer: 10, minorVer: 0, format: 0, tmp,
+    table: 'FINGERTMP',
+    pin,
+    type: 1,
+    no: fid,
+    index: 0,
+    valid,
+    duress: valid === 3 ? 1 : 0,
+    majorVer: 10,
+    minorVer: 0,
+    format: 0,
+    tmp,
   }));
 }
 
@@ -245,7 +278,17 @@ function putFace(pin: string, f: FieldList, ctx: ExecutionContext): number {
   const tmp = field(f, 'TMP') ?? '';
   if (anyNaN(fid, size, valid) || tmp === '') return C.malformed;
   return putTemplate(ctx, pin, size, tmp, true, () => ({
-    table: 'FACE', pin, type: 2, no: fid, index: 0, valid, duress: 0, majorVer: 7, minorVer: 0, format: 0, tmp,
+    table: 'FACE',
+    pin,
+    type: 2,
+    no: fid,
+    index: 0,
+    valid,
+    duress: 0,
+    majorVer: 7,
+    minorVer: 0,
+    format: 0,
+    tmp,
   }));
 }
 
@@ -264,7 +307,17 @@ function putBiodata(pin: string, f: FieldList, ctx: ExecutionContext): number {
   if (version === undefined) return C.noTable;
   // a template only works on a device with the same algorithm version [PUSH-v2 §6.7]
   return putTemplate(ctx, pin, undefined, tmp, major === undefined || major === version[0], () => ({
-    table: 'BIODATA', pin, type, no, index, valid, duress, majorVer: major ?? version[0], minorVer: minor ?? version[1], format, tmp,
+    table: 'BIODATA',
+    pin,
+    type,
+    no,
+    index,
+    valid,
+    duress,
+    majorVer: major ?? version[0],
+    minorVer: minor ?? version[1],
+    format,
+    tmp,
   }));
 }
 
@@ -307,7 +360,11 @@ const DELETE: Readonly<Record<string, TableOp>> = {
   },
   FINGERTMP: (pin, f, ctx) => deleteTemplates(ctx, 'FINGERTMP', pin, [[optIntField(f, 'FID'), 'no']]),
   FACE: (pin, _f, ctx) => deleteTemplates(ctx, 'FACE', pin, []),
-  BIODATA: (pin, f, ctx) => deleteTemplates(ctx, 'BIODATA', pin, [[optIntField(f, 'Type'), 'type'], [optIntField(f, 'No'), 'no']]),
+  BIODATA: (pin, f, ctx) =>
+    deleteTemplates(ctx, 'BIODATA', pin, [
+      [optIntField(f, 'Type'), 'type'],
+      [optIntField(f, 'No'), 'no'],
+    ]),
   USERPIC: (pin, _f, { memory }) => {
     memory.deleteUserPhotos((p) => p === pin);
     return 0;
@@ -357,8 +414,9 @@ const QUERY: Readonly<Record<string, TableOp>> = {
     const type = optIntField(f, 'Type');
     const no = optIntField(f, 'No');
     if (type === undefined || anyNaN(type, no)) return C.malformed;
-    const rows = ctx.memory.templates().filter((t) => t.table === 'BIODATA' && t.type === type &&
-      (pin === '' || t.pin === pin) && (no === undefined || t.no === no));
+    const rows = ctx.memory
+      .templates()
+      .filter((t) => t.table === 'BIODATA' && t.type === type && (pin === '' || t.pin === pin) && (no === undefined || t.no === no));
     await uploadRows(ctx, 'BIODATA', rows.map(biodataLineV2));
     return 0;
   },

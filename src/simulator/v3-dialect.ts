@@ -11,7 +11,12 @@ import type { EnrolCodes } from './enrolment.js';
 import type { DialectResult, ExecutionContext } from './execution.js';
 import { algorithmVersion, optionValues } from './profile.js';
 import {
-  biodataRecordV3, biophotoRecord, templatev10Record, transactionRecord, userauthorizeRecord, userpicRecord,
+  biodataRecordV3,
+  biophotoRecord,
+  templatev10Record,
+  transactionRecord,
+  userauthorizeRecord,
+  userpicRecord,
   userRecordV3,
 } from './records.js';
 import type { SimTemplate } from './types.js';
@@ -47,9 +52,23 @@ const PACKET = 100;
 const V2_WORDS = new Set(['INFO', 'CHECK', 'LOG', 'AC_UNLOCK', 'AC_UNALARM', 'SHELL']);
 /** tables the simulator accepts without keeping their rows */
 const OTHER_TABLES = new Set([
-  'timezone', 'holiday', 'firstcard', 'multimcard', 'inoutfun', 'extuser', 'mulcarduser', 'DevProperty',
-  'DevParameters', 'DoorProperty', 'DoorParameters', 'ReaderProperty', 'ReaderParameters', 'AuxIn', 'AuxOut',
-  'DSTSetting', 'WGFormat',
+  'timezone',
+  'holiday',
+  'firstcard',
+  'multimcard',
+  'inoutfun',
+  'extuser',
+  'mulcarduser',
+  'DevProperty',
+  'DevParameters',
+  'DoorProperty',
+  'DoorParameters',
+  'ReaderProperty',
+  'ReaderParameters',
+  'AuxIn',
+  'AuxOut',
+  'DSTSetting',
+  'WGFormat',
 ]);
 
 /** [PUSH-v3 §9.2] the echo is inconsistent in the vendor document; the simulator echoes the
@@ -61,7 +80,9 @@ export function v3Echo(command: string): string {
       const verb = splitWord(rest)[0];
       return ['UPDATE', 'DELETE', 'QUERY', 'COUNT'].includes(verb) ? `DATA ${verb}` : 'DATA';
     }
-    case 'CONTROL': case 'SET': case 'GET':
+    case 'CONTROL':
+    case 'SET':
+    case 'GET':
       return `${word} ${splitWord(rest)[0]}`;
     default:
       return word;
@@ -76,11 +97,16 @@ export async function executeV3(id: string, command: string, ctx: ExecutionConte
   if (word === 'DATA') {
     const [verb, tail] = splitWord(rest);
     switch (verb) {
-      case 'UPDATE': return r(update(tail, ctx));
-      case 'DELETE': return r(remove(tail, ctx));
-      case 'QUERY': return r(await query(id, tail, ctx));
-      case 'COUNT': return r(await count(id, tail, ctx));
-      default: return r(C.unknown);
+      case 'UPDATE':
+        return r(update(tail, ctx));
+      case 'DELETE':
+        return r(remove(tail, ctx));
+      case 'QUERY':
+        return r(await query(id, tail, ctx));
+      case 'COUNT':
+        return r(await count(id, tail, ctx));
+      default:
+        return r(C.unknown);
     }
   }
   if (command.startsWith('CONTROL DEVICE ')) return control(rest.slice('DEVICE '.length).trim(), ctx, r);
@@ -158,11 +184,24 @@ const UPDATES: Readonly<Record<string, Update>> = {
     const card = field(f, 'CardNo');
     const startTime = field(f, 'StartTime');
     const endTime = field(f, 'EndTime');
-    if (anyNaN(group, privilege, disable, verify) || (card !== undefined && !isValidCard(card)) ||
-      !validDate(startTime) || !validDate(endTime)) return C.param;
+    if (
+      anyNaN(group, privilege, disable, verify) ||
+      (card !== undefined && !isValidCard(card)) ||
+      !validDate(startTime) ||
+      !validDate(endTime)
+    )
+      return C.param;
     const stored = memory.putUser({
-      pin, card, password: field(f, 'Password'), group, startTime, endTime, name: field(f, 'Name'), privilege,
-      disabled: disable === undefined ? undefined : disable !== 0, verify,
+      pin,
+      card,
+      password: field(f, 'Password'),
+      group,
+      startTime,
+      endTime,
+      name: field(f, 'Name'),
+      privilege,
+      disabled: disable === undefined ? undefined : disable !== 0,
+      verify,
     });
     return stored === 'ok' ? 0 : C.full;
   },
@@ -182,23 +221,47 @@ const UPDATES: Readonly<Record<string, Update>> = {
     // [PUSH-v3 §7.4] fingerid + 16 marks a duress finger
     const duress = fid >= 16 || valid === 3;
     return putTemplate(ctx, {
-      table: 'templatev10', pin, type: 1, no: fid % 16, index: 0, valid: duress ? 3 : valid, duress: duress ? 1 : 0,
-      majorVer: 10, minorVer: 0, format: 0, tmp: field(f, 'Template') ?? '',
+      table: 'templatev10',
+      pin,
+      type: 1,
+      no: fid % 16,
+      index: 0,
+      valid: duress ? 3 : valid,
+      duress: duress ? 1 : 0,
+      majorVer: 10,
+      minorVer: 0,
+      format: 0,
+      tmp: field(f, 'Template') ?? '',
     });
   },
   biodata(pin, f, ctx) {
     const type = optIntField(f, 'type');
     const major = optIntField(f, 'majorver');
     const minor = optIntField(f, 'minorver');
-    const nums = [intField(f, 'no', 0), intField(f, 'index', 0), intField(f, 'valid', 1), intField(f, 'duress', 0), intField(f, 'format', 0)] as const;
+    const nums = [
+      intField(f, 'no', 0),
+      intField(f, 'index', 0),
+      intField(f, 'valid', 1),
+      intField(f, 'duress', 0),
+      intField(f, 'format', 0),
+    ] as const;
     if (type === undefined || anyNaN(type, major, minor, ...nums)) return C.param;
     const version = algorithmVersion(ctx.profile, type);
     // no sensor for the type, or another algorithm version [PUSH-v2 §6.7]
     if (version === undefined || (major !== undefined && major !== version[0])) return C.param;
     const [no, index, valid, duress, format] = nums;
     return putTemplate(ctx, {
-      table: 'biodata', pin, type, no, index, valid, duress, majorVer: major ?? version[0], minorVer: minor ?? version[1],
-      format, tmp: field(f, 'tmp') ?? '',
+      table: 'biodata',
+      pin,
+      type,
+      no,
+      index,
+      valid,
+      duress,
+      majorVer: major ?? version[0],
+      minorVer: minor ?? version[1],
+      format,
+      tmp: field(f, 'tmp') ?? '',
     });
   },
   biophoto: (pin, f, ctx) => putPhoto(pin, f, ctx, intField(f, 'type', 9)),
@@ -244,17 +307,24 @@ function rows(table: string, ctx: ExecutionContext, newOnly: boolean): Array<[Re
     case 'userauthorize':
       return m.authorizations().map((a) => [{ pin: a.pin, authorizetimezoneid: a.timezoneId }, userauthorizeRecord(a)]);
     case 'templatev10':
-      return m.templates().filter((t) => t.table === 'templatev10')
+      return m
+        .templates()
+        .filter((t) => t.table === 'templatev10')
         .map((t) => [{ pin: t.pin, fingerid: t.no }, templatev10Record(t, uid(t.pin))]);
     case 'biodata':
-      return m.templates().filter((t) => t.table === 'biodata')
+      return m
+        .templates()
+        .filter((t) => t.table === 'biodata')
         .map((t) => [{ pin: t.pin, type: t.type, no: t.no, index: t.index }, biodataRecordV3(t)]);
     case 'biophoto':
       return m.bioPhotos().map((p) => [{ pin: p.pin, type: p.type }, biophotoRecord(p)]);
     case 'userpic':
       return [...m.userPhotos].map(([pin, size]) => [{ pin }, userpicRecord(pin, size)]);
     case 'transaction':
-      return m.attendance().filter((a) => !newOnly || a.index > m.uploadedUpTo).map((a) => [{ pin: a.pin }, transactionRecord(a)]);
+      return m
+        .attendance()
+        .filter((a) => !newOnly || a.index > m.uploadedUpTo)
+        .map((a) => [{ pin: a.pin }, transactionRecord(a)]);
     default:
       return OTHER_TABLES.has(table) ? [] : undefined;
   }
@@ -310,7 +380,14 @@ async function sendPackets(id: string, tablename: string, records: readonly stri
   for (let i = 0; i < packcnt; i++) {
     const chunk = records.slice(i * PACKET, (i + 1) * PACKET);
     const ok = await ctx.io.answer({
-      kind: 'querydata', type: 'tabledata', cmdid: id, tablename, count: chunk.length, packcnt, packidx: i + 1, body: chunk.join('\n'),
+      kind: 'querydata',
+      type: 'tabledata',
+      cmdid: id,
+      tablename,
+      count: chunk.length,
+      packcnt,
+      packidx: i + 1,
+      body: chunk.join('\n'),
     });
     if (!ok) return false;
   }
@@ -327,7 +404,15 @@ async function query(id: string, tail: string, ctx: ExecutionContext): Promise<n
   if (all === undefined) return C.badQueryTable;
   if (typeof cond === 'number') return cond;
   const selected = all.filter(([cols]) => cond === 'new' || matches(cond, cols));
-  if (!(await sendPackets(id, table, selected.map(([, record]) => record), ctx))) return C.httpError;
+  if (
+    !(await sendPackets(
+      id,
+      table,
+      selected.map(([, record]) => record),
+      ctx,
+    ))
+  )
+    return C.httpError;
   // a full answer counts as uploaded for a later `filter=NewRecord`
   if (table === 'transaction' && typeof cond === 'string') ctx.memory.markUploaded(ctx.memory.attendance().at(-1)?.index ?? 0);
   return selected.length;
@@ -342,7 +427,16 @@ async function count(id: string, tail: string, ctx: ExecutionContext): Promise<n
   const cond = parseCondition(table, text === '' ? '*' : text, false);
   if (typeof cond === 'number') return cond;
   const n = all.filter(([cols]) => matches(cond as ReadonlyMap<string, string> | 'all', cols)).length;
-  const ok = await ctx.io.answer({ kind: 'querydata', type: 'count', cmdid: id, tablename: table, count: 1, packcnt: 1, packidx: 1, body: `${table}=${n}` });
+  const ok = await ctx.io.answer({
+    kind: 'querydata',
+    type: 'count',
+    cmdid: id,
+    tablename: table,
+    count: 1,
+    packcnt: 1,
+    packidx: 1,
+    body: `${table}=${n}`,
+  });
   return ok ? 0 : C.httpError;
 }
 
@@ -359,10 +453,22 @@ function setOptions(text: string, ctx: ExecutionContext): number {
 
 /** [PUSH-v3 §10.5] values go to `/iclock/querydata?type=options`, then Return 0. */
 async function getOptions(id: string, text: string, ctx: ExecutionContext): Promise<number> {
-  const keys = text.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  const keys = text
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
   if (keys.length === 0) return C.badOptions;
   const body = optionValues(ctx.profile, ctx.memory, keys);
-  const ok = await ctx.io.answer({ kind: 'querydata', type: 'options', cmdid: id, tablename: 'options', count: 1, packcnt: 1, packidx: 1, body });
+  const ok = await ctx.io.answer({
+    kind: 'querydata',
+    type: 'options',
+    cmdid: id,
+    tablename: 'options',
+    count: 1,
+    packcnt: 1,
+    packidx: 1,
+    body,
+  });
   return ok ? 0 : C.httpError;
 }
 
@@ -385,7 +491,10 @@ function control(operand: string, ctx: ExecutionContext, r: Respond): DialectRes
       if (cc !== 1) return r(0); // CC 02: auxiliary output, no state kept
       if (dd !== 0 && dd !== 0xff && doors.some((d) => d.relay === 'normal-open')) return r(C.normalOpen);
       for (const d of doors) {
-        m.updateDoor(d.door, dd === 0 ? { relay: 'closed' } : dd === 0xff ? { relay: 'normal-open' } : { relay: 'open', lastOpenSeconds: dd });
+        m.updateDoor(
+          d.door,
+          dd === 0 ? { relay: 'closed' } : dd === 0xff ? { relay: 'normal-open' } : { relay: 'open', lastOpenSeconds: dd },
+        );
       }
       return r(0);
     }
