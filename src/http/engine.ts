@@ -1,6 +1,6 @@
 /**
  * The two HTTP engines behind the port of ./types.ts, and the choice between them
- * (BIOGATE_HTTP_ENGINE, issue #19 "Runtime beyond Node 20"):
+ * (BIOGATE_HTTP_ENGINE), so the gateway runs beyond the Node versions uWS ships binaries for:
  *
  * - `uws`: uWebSockets.js, native; its binaries stop at Node 20 and glibc 2.36.
  * - `node`: node:http / node:https with `ws` for WebSockets; runs wherever Node runs.
@@ -10,7 +10,7 @@
  * in the engine-neutral modules (./exchange.ts, ./websocket.ts) both engines are handed.
  */
 import type { Logger } from '../log.js';
-import type { Exchanges } from './exchange.js';
+import type { Exchanges } from './exchanges.js';
 import type { Router } from './router.js';
 import type { HttpEngineChoice, HttpEngineName, HttpServerOptions, WebSocketRoute } from './types.js';
 import { loadUws, UwsUnavailableError } from './uws.js';

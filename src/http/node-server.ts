@@ -20,7 +20,8 @@ import { createServer as createTlsServer } from 'node:https';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { ListenError, type Engine, type EngineParts } from './engine.js';
-import { reasonOf, type Incoming, type Wire } from './exchange.js';
+import { reasonOf } from './status-reasons.js';
+import type { Incoming, Wire } from './wire.js';
 import { NodeWebSockets } from './node-websocket.js';
 
 /** uSockets' HTTP idle timeout, which clients of the uWS engine are used to. */

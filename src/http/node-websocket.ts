@@ -11,7 +11,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { reasonOf, type Exchanges, type Incoming, type Wire } from './exchange.js';
+import type { Exchanges } from './exchanges.js';
+import { reasonOf } from './status-reasons.js';
+import type { Incoming, Wire } from './wire.js';
 import type { WebSocketRoute } from './types.js';
 import {
   HARD_PAYLOAD_FACTOR,

@@ -6,7 +6,7 @@
  */
 import { BioGateError } from '../errors.js';
 import { resolveHttpEngine, type Engine, type EngineParts } from './engine.js';
-import { Exchanges } from './exchange.js';
+import { Exchanges } from './exchanges.js';
 import { createNodeEngine } from './node-server.js';
 import { Router } from './router.js';
 import type { HttpEngineName, HttpServer, HttpServerOptions } from './types.js';

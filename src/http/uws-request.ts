@@ -1,5 +1,6 @@
 /** What both uWS handlers (plain requests, WebSocket upgrades) read off a uWS request, in its one valid tick. */
-import { reasonOf, type Incoming } from './exchange.js';
+import { reasonOf } from './status-reasons.js';
+import type { Incoming } from './wire.js';
 import type { HttpRequest as UwsRequest } from 'uWebSockets.js';
 
 /** The headers being copied (copyRequest is synchronous: one at a time), and the one callback that adds to them. */

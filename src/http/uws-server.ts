@@ -5,7 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { ListenError, type Engine, type EngineParts } from './engine.js';
-import type { Wire } from './exchange.js';
+import type { Wire } from './wire.js';
 import { copyRequest, statusLine } from './uws-request.js';
 import { loadUws } from './uws.js';
 import { mountUwsWebSocket } from './uws-websocket.js';
@@ -71,7 +71,7 @@ export function createUwsEngine({ options, exchanges, websockets }: EngineParts)
   };
 }
 
-/** How the exchange writes to one uWS response: one object per request (issue #20: no closures per request). */
+/** How the exchange writes to one uWS response: one object per request, no closures per request. */
 class UwsWire implements Wire {
   readonly #res: UwsResponse;
 
@@ -116,7 +116,7 @@ class UwsWire implements Wire {
       const reading = onData(Buffer.from(chunk.slice(0)), isLast);
       // uSockets closes an HTTP connection idle for 10 s, and while a body streams in it only
       // re-arms that timer after 16 KiB arrived: a terminal on a slow link (cellular, weak
-      // Wi-Fi) was cut mid-upload every time (issue #12). resume() re-arms it, so any data
+      // Wi-Fi) would be cut mid-upload (issue #12). resume() re-arms it, so any data
       // keeps the connection alive; the body timeout still bounds the whole body.
       // (Only while still reading: a response already sent makes `res` untouchable.)
       if (reading) {

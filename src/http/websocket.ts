@@ -14,8 +14,9 @@
  */
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Exchanges, Incoming } from './exchange.js';
-import { errorResponse } from './exchange.js';
+import { errorResponse } from './error-response.js';
+import type { Exchanges } from './exchanges.js';
+import type { Incoming } from './wire.js';
 import { clientAddress, type TrustCheck } from './client-address.js';
 import { render } from './render.js';
 import type {
