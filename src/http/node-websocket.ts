@@ -15,14 +15,8 @@ import type { Exchanges } from './exchanges.js';
 import { reasonOf } from './status-reasons.js';
 import type { Incoming, Wire } from './wire.js';
 import type { WebSocketRoute } from './types.js';
-import {
-  HARD_PAYLOAD_FACTOR,
-  routeLimits,
-  type Connection,
-  type RawWebSocket,
-  type RouteEvents,
-  type WebSocketRegistry,
-} from './websocket.js';
+import { HARD_PAYLOAD_FACTOR, routeLimits, type RouteEvents, type WebSocketRegistry } from './websocket.js';
+import type { Connection, RawWebSocket } from './websocket-connection.js';
 
 type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer, incoming: Incoming) => void;
 
