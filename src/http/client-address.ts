@@ -34,7 +34,11 @@ const MAX_HOPS = 32;
  * The client address of a request from `peer` with these (lower-cased) headers. Without a trust
  * check, or from an untrusted peer, it is `peer` whatever the headers say.
  */
-export function clientAddress(peer: string, headers: Readonly<Record<string, string | undefined>>, trusted: TrustCheck | undefined): string {
+export function clientAddress(
+  peer: string,
+  headers: Readonly<Record<string, string | undefined>>,
+  trusted: TrustCheck | undefined,
+): string {
   if (!trusted || !trusted(peer)) return peer;
   const forwarded = headers['forwarded'];
   const xff = headers['x-forwarded-for'];
@@ -53,25 +57,30 @@ export function clientAddress(peer: string, headers: Readonly<Record<string, str
  * undefined for an element without a usable one (`unknown`, an obfuscated `_name`, bad syntax).
  */
 export function forwardedFor(header: string): (string | undefined)[] {
-  return splitOutsideQuotes(header, ',').slice(-MAX_HOPS).map((element) => {
-    let found: string | undefined;
-    for (const pair of splitOutsideQuotes(element, ';')) {
-      const eq = pair.indexOf('=');
-      if (eq < 0) return undefined;
-      // [RFC 7239 §4] parameter names are case-insensitive; each may appear once per element.
-      if (pair.slice(0, eq).trim().toLowerCase() !== 'for') continue;
-      if (found !== undefined) return undefined;
-      const value = unquote(pair.slice(eq + 1).trim());
-      if (value === undefined) return undefined;
-      found = nodeAddress(value) ?? '';
-    }
-    return found === '' ? undefined : found;
-  });
+  return splitOutsideQuotes(header, ',')
+    .slice(-MAX_HOPS)
+    .map((element) => {
+      let found: string | undefined;
+      for (const pair of splitOutsideQuotes(element, ';')) {
+        const eq = pair.indexOf('=');
+        if (eq < 0) return undefined;
+        // [RFC 7239 §4] parameter names are case-insensitive; each may appear once per element.
+        if (pair.slice(0, eq).trim().toLowerCase() !== 'for') continue;
+        if (found !== undefined) return undefined;
+        const value = unquote(pair.slice(eq + 1).trim());
+        if (value === undefined) return undefined;
+        found = nodeAddress(value) ?? '';
+      }
+      return found === '' ? undefined : found;
+    });
 }
 
 /** The addresses of an `X-Forwarded-For` header, left to right; undefined for an entry that is not one. */
 export function xForwardedFor(header: string): (string | undefined)[] {
-  return header.split(',').slice(-MAX_HOPS).map((entry) => nodeAddress(entry.trim()));
+  return header
+    .split(',')
+    .slice(-MAX_HOPS)
+    .map((entry) => nodeAddress(entry.trim()));
 }
 
 /**

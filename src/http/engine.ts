@@ -1,6 +1,6 @@
 /**
  * The two HTTP engines behind the port of ./types.ts, and the choice between them
- * (BIOGATE_HTTP_ENGINE, README "HTTP engines"):
+ * (BIOGATE_HTTP_ENGINE), so the gateway runs beyond the Node versions uWS ships binaries for:
  *
  * - `uws`: uWebSockets.js, native; its binaries stop at Node 20 and glibc 2.36.
  * - `node`: node:http / node:https with `ws` for WebSockets; runs wherever Node runs.
@@ -10,7 +10,7 @@
  * in the engine-neutral modules (./exchange.ts, ./websocket.ts) both engines are handed.
  */
 import type { Logger } from '../log.js';
-import type { Exchanges } from './exchange.js';
+import type { Exchanges } from './exchanges.js';
 import type { Router } from './router.js';
 import type { HttpEngineChoice, HttpEngineName, HttpServerOptions, WebSocketRoute } from './types.js';
 import { loadUws, UwsUnavailableError } from './uws.js';
@@ -74,6 +74,7 @@ export function resolveHttpEngine(choice: HttpEngineChoice): ResolvedEngine {
 /** Logs the engine once at startup: info when as chosen, a warning when auto fell back. */
 export function logEngine(logger: Logger, resolved: ResolvedEngine): void {
   const fields = { engine: resolved.engine, reason: resolved.reason, node: process.versions.node };
-  if (resolved.fallback) logger.warn(fields, 'HTTP engine: node:http (uWebSockets.js is not available here; set BIOGATE_HTTP_ENGINE=node to silence this)');
+  if (resolved.fallback)
+    logger.warn(fields, 'HTTP engine: node:http (uWebSockets.js is not available here; set BIOGATE_HTTP_ENGINE=node to silence this)');
   else logger.info(fields, `HTTP engine: ${resolved.engine === 'uws' ? 'uWebSockets.js' : 'node:http'}`);
 }

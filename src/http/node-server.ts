@@ -9,12 +9,19 @@
  * poll must not be cut; a body is bounded by the body timeout of ./exchange.ts instead).
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
-import { createServer as createPlainServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createPlainServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { ListenError, type Engine, type EngineParts } from './engine.js';
-import { reasonOf, type Incoming, type Wire } from './exchange.js';
+import { reasonOf } from './status-reasons.js';
+import type { Incoming, Wire } from './wire.js';
 import { NodeWebSockets } from './node-websocket.js';
 
 /** uSockets' HTTP idle timeout, which clients of the uWS engine are used to. */
@@ -38,7 +45,10 @@ export function createNodeEngine({ options, exchanges, websockets }: EngineParts
     try {
       createSecureContext({ cert, key }); // fails now, with the same words as the uWS engine, rather than at the first handshake
     } catch (cause) {
-      throw new ListenError(`cannot use the TLS certificate "${certFile}" with the key "${keyFile}": not PEM, or they do not belong together`, { cause });
+      throw new ListenError(
+        `cannot use the TLS certificate "${certFile}" with the key "${keyFile}": not PEM, or they do not belong together`,
+        { cause },
+      );
     }
     server = createTlsServer({ ...timeouts, cert, key }, onRequest);
   } else {
@@ -59,7 +69,8 @@ export function createNodeEngine({ options, exchanges, websockets }: EngineParts
     mountWebSocket: (route) => upgrades.mount(route),
     listen: (host, port) =>
       new Promise((resolve, reject) => {
-        const failed = (cause: Error) => reject(new ListenError(`cannot listen on ${host}:${port} (address in use or not available)`, { cause }));
+        const failed = (cause: Error) =>
+          reject(new ListenError(`cannot listen on ${host}:${port} (address in use or not available)`, { cause }));
         server.once('error', failed);
         // Exclusive, like the uWS engine: no SO_REUSEPORT, a second gateway on the port fails with EADDRINUSE.
         server.listen({ host, port, exclusive: true }, () => {

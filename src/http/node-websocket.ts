@@ -11,9 +11,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { reasonOf, type Exchanges, type Incoming, type Wire } from './exchange.js';
+import type { Exchanges } from './exchanges.js';
+import { reasonOf } from './status-reasons.js';
+import type { Incoming, Wire } from './wire.js';
 import type { WebSocketRoute } from './types.js';
-import { HARD_PAYLOAD_FACTOR, routeLimits, type Connection, type RawWebSocket, type RouteEvents, type WebSocketRegistry } from './websocket.js';
+import { HARD_PAYLOAD_FACTOR, routeLimits, type RouteEvents, type WebSocketRegistry } from './websocket.js';
+import type { Connection, RawWebSocket } from './websocket-connection.js';
 
 type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer, incoming: Incoming) => void;
 
@@ -108,10 +111,13 @@ function open<U>(conn: Connection<U>, ws: WebSocket, events: RouteEvents<U>, idl
     },
   };
   // uWS's idleTimeout with automatic pings: a ping every half period, dropped after a silent one.
-  const keepAlive = setInterval(() => {
-    if (Date.now() - heard > idleMs) ws.terminate();
-    else if (ws.readyState === ws.OPEN) ws.ping();
-  }, Math.max(1000, idleMs / 2));
+  const keepAlive = setInterval(
+    () => {
+      if (Date.now() - heard > idleMs) ws.terminate();
+      else if (ws.readyState === ws.OPEN) ws.ping();
+    },
+    Math.max(1000, idleMs / 2),
+  );
   const alive = () => (heard = Date.now());
   ws.on('pong', alive);
   ws.on('ping', alive);
@@ -133,7 +139,14 @@ function copyOf(data: RawData): Uint8Array {
 }
 
 /** A response written straight on the socket (no http.ServerResponse exists after 'upgrade'), then the connection is closed. */
-function writeRaw(socket: Duplex, status: number, requestId: string, headers: Record<string, string>, payload: Uint8Array, head: boolean): void {
+function writeRaw(
+  socket: Duplex,
+  status: number,
+  requestId: string,
+  headers: Record<string, string>,
+  payload: Uint8Array,
+  head: boolean,
+): void {
   if (socket.destroyed) throw new Error('socket closed');
   const lines = [`HTTP/1.1 ${status} ${reasonOf(status)}`.trimEnd(), `X-Request-Id: ${requestId}`, `Date: ${new Date().toUTCString()}`];
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);

@@ -23,7 +23,7 @@ const REMEMBERED = 512;
 
 export class Router {
   readonly #routes: Compiled[] = [];
-  /** Routes by their first segment: a request looks only at those that can match (a lookup never scans every route). */
+  /** Routes by their first segment: a request looks only at those that can match, never at every route. */
   readonly #byFirst = new Map<string, Compiled[]>();
   /**
    * Answers for `method path` where no `:param` took part: the same few paths come again and again

@@ -6,7 +6,7 @@
  */
 import { BioGateError } from '../errors.js';
 import { resolveHttpEngine, type Engine, type EngineParts } from './engine.js';
-import { Exchanges } from './exchange.js';
+import { Exchanges } from './exchanges.js';
 import { createNodeEngine } from './node-server.js';
 import { Router } from './router.js';
 import type { HttpEngineName, HttpServer, HttpServerOptions } from './types.js';
@@ -25,10 +25,19 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const name: HttpEngineName = choice === 'auto' ? resolveHttpEngine('auto').engine : choice;
   const router = new Router();
   const exchanges = new Exchanges({
-    logger: options.logger, router, bodyLimit: options.bodyLimit, bodyTimeoutMs: options.bodyTimeoutMs,
-    trustedProxies: options.trustedProxies, onResponse: options.onResponse,
+    logger: options.logger,
+    router,
+    bodyLimit: options.bodyLimit,
+    bodyTimeoutMs: options.bodyTimeoutMs,
+    trustedProxies: options.trustedProxies,
+    onResponse: options.onResponse,
   });
-  const websockets = new WebSocketRegistry({ logger: options.logger, trustedProxies: options.trustedProxies, onResponse: options.onResponse, exchanges });
+  const websockets = new WebSocketRegistry({
+    logger: options.logger,
+    trustedProxies: options.trustedProxies,
+    onResponse: options.onResponse,
+    exchanges,
+  });
   const parts: EngineParts = { options, router, exchanges, websockets };
   const engine: Engine = name === 'uws' ? createUwsEngine(parts) : createNodeEngine(parts);
 
@@ -39,7 +48,14 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     websocket: (r) => {
       engine.mountWebSocket(r);
       // A GET without the upgrade headers reaches the HTTP routes: say what is expected there.
-      router.add({ method: 'GET', pattern: r.path, handler: () => Promise.reject(new BioGateError('BAD_REQUEST', `${r.path} is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket)`)) });
+      router.add({
+        method: 'GET',
+        pattern: r.path,
+        handler: () =>
+          Promise.reject(
+            new BioGateError('BAD_REQUEST', `${r.path} is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket)`),
+          ),
+      });
     },
     get openWebSockets() {
       return websockets.open;

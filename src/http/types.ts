@@ -97,7 +97,13 @@ export interface Route {
  * Called once per finished request (metrics, the access log). `request` is the object the handler
  * got (absent when no route matched), so a layer above can recall what it learnt of it (its location).
  */
-export type ResponseObserver = (info: { route: string; method: string; status: number; seconds: number; request?: HttpRequest | undefined }) => void;
+export type ResponseObserver = (info: {
+  route: string;
+  method: string;
+  status: number;
+  seconds: number;
+  request?: HttpRequest | undefined;
+}) => void;
 
 // ------------------------------------------------------------------ WebSocket (src/http/websocket.ts)
 

@@ -1,5 +1,6 @@
 /** What both uWS handlers (plain requests, WebSocket upgrades) read off a uWS request, in its one valid tick. */
-import { reasonOf, type Incoming } from './exchange.js';
+import { reasonOf } from './status-reasons.js';
+import type { Incoming } from './wire.js';
 import type { HttpRequest as UwsRequest } from 'uWebSockets.js';
 
 /** The headers being copied (copyRequest is synchronous: one at a time), and the one callback that adds to them. */
@@ -13,7 +14,13 @@ export function copyRequest(req: UwsRequest, peer: ArrayBuffer): Incoming {
   const headers: Record<string, string> = {};
   into = headers;
   req.forEach(addHeader);
-  return { method: req.getMethod().toUpperCase(), path: req.getUrl(), rawQuery: req.getQuery() ?? '', headers, peer: Buffer.from(peer).toString() };
+  return {
+    method: req.getMethod().toUpperCase(),
+    path: req.getUrl(),
+    rawQuery: req.getQuery() ?? '',
+    headers,
+    peer: Buffer.from(peer).toString(),
+  };
 }
 
 /** `200 OK`; the code alone when we know no reason phrase. */

@@ -5,7 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { ListenError, type Engine, type EngineParts } from './engine.js';
-import type { Wire } from './exchange.js';
+import type { Wire } from './wire.js';
 import { copyRequest, statusLine } from './uws-request.js';
 import { loadUws } from './uws.js';
 import { mountUwsWebSocket } from './uws-websocket.js';
@@ -26,7 +26,10 @@ export function createUwsEngine({ options, exchanges, websockets }: EngineParts)
       app = uws.SSLApp({ cert_file_name: certFile, key_file_name: keyFile });
     } catch (cause) {
       // uWS only says "App construction failed".
-      throw new ListenError(`cannot use the TLS certificate "${certFile}" with the key "${keyFile}": not PEM, or they do not belong together`, { cause });
+      throw new ListenError(
+        `cannot use the TLS certificate "${certFile}" with the key "${keyFile}": not PEM, or they do not belong together`,
+        { cause },
+      );
     }
   } else {
     app = uws.App();
@@ -48,7 +51,12 @@ export function createUwsEngine({ options, exchanges, websockets }: EngineParts)
         // Exclusive: by default uSockets sets SO_REUSEPORT, so a second gateway on the same
         // port would bind too and the kernel would split connections between the two.
         // (The host + options form exists natively; this build's typings lack it.)
-        const listen = app.listen.bind(app) as unknown as (h: string, p: number, o: number, cb: (s: us_listen_socket | false) => void) => void;
+        const listen = app.listen.bind(app) as unknown as (
+          h: string,
+          p: number,
+          o: number,
+          cb: (s: us_listen_socket | false) => void,
+        ) => void;
         listen(host, port, LISTEN_EXCLUSIVE_PORT, (socket) => {
           if (!socket) return reject(new ListenError(`cannot listen on ${host}:${port} (address in use or not available)`));
           listenSockets.push(socket);
@@ -71,7 +79,14 @@ class UwsWire implements Wire {
     this.#res = res;
   }
 
-  respond(status: number, requestId: string, headers: Record<string, string>, payload: Uint8Array, head: boolean, written: (delivered: boolean) => void): void {
+  respond(
+    status: number,
+    requestId: string,
+    headers: Record<string, string>,
+    payload: Uint8Array,
+    head: boolean,
+    written: (delivered: boolean) => void,
+  ): void {
     const res = this.#res;
     res.cork(() => {
       res.writeStatus(statusLine(status));
@@ -100,8 +115,8 @@ class UwsWire implements Wire {
       // The ArrayBuffer is only valid during this callback: copy.
       const reading = onData(Buffer.from(chunk.slice(0)), isLast);
       // uSockets closes an HTTP connection idle for 10 s, and while a body streams in it only
-      // re-arms that timer after 16 KiB arrived, which would cut a terminal on a slow link
-      // (cellular, weak Wi-Fi) mid-upload. resume() re-arms it, so any data
+      // re-arms that timer after 16 KiB arrived: a terminal on a slow link (cellular, weak
+      // Wi-Fi) would be cut mid-upload (issue #12). resume() re-arms it, so any data
       // keeps the connection alive; the body timeout still bounds the whole body.
       // (Only while still reading: a response already sent makes `res` untouchable.)
       if (reading) {

@@ -4,7 +4,8 @@
  * bound (so the 1008 close frame still fits) and its maxPayloadLength four times the frame bound.
  */
 import { copyRequest, statusLine } from './uws-request.js';
-import { HARD_PAYLOAD_FACTOR, routeLimits, type Connection, type RawWebSocket, type WebSocketRegistry } from './websocket.js';
+import { HARD_PAYLOAD_FACTOR, routeLimits, type WebSocketRegistry } from './websocket.js';
+import type { Connection, RawWebSocket } from './websocket-connection.js';
 import type { WebSocketRoute } from './types.js';
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 

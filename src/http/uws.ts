@@ -41,14 +41,17 @@ export function loadUws(): Uws {
     // 20), say so without that noise: `auto` then starts on node:http with one clean log line.
     const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
     if (!existsSync(join(dirname(require.resolve('uWebSockets.js')), '..', 'binaries', binary))) {
-      throw new UwsUnavailableError(`no native binary for Node ${process.versions.node} (ABI ${process.versions.modules}) on ${process.platform}/${process.arch}`);
+      throw new UwsUnavailableError(
+        `no native binary for Node ${process.versions.node} (ABI ${process.versions.modules}) on ${process.platform}/${process.arch}`,
+      );
     }
     mod = require('uWebSockets.js') as Uws;
   } catch (cause) {
     if (cause instanceof UwsUnavailableError) throw cause;
     throw new UwsUnavailableError((cause as Error).message.split('\n')[0] ?? 'load failed', { cause });
   }
-  if (typeof (mod as { getParts?: unknown }).getParts !== 'function') throw new UwsUnavailableError('getParts is missing: the JavaScript fallback was loaded');
+  if (typeof (mod as { getParts?: unknown }).getParts !== 'function')
+    throw new UwsUnavailableError('getParts is missing: the JavaScript fallback was loaded');
   cached = mod;
   return mod;
 }

@@ -4,7 +4,7 @@
  * ./node-websocket.ts on `ws`) only switch protocols and move frames, so the rest of BioGate never
  * sees an engine type: `upgrade` decides before anything is switched (so a refusal is a plain HTTP
  * 4xx with `{detail, code}`), then `open` / `message` / `drain` / `close` see a WebSocketConnection
- * whose `send` reports 'sent' | 'backpressure' | 'dropped'.
+ * whose `send` reports 'sent' | 'backpressure' | 'dropped' (./websocket-connection.ts).
  *
  * Bounds: frames larger than maxPayloadBytes close the connection (1009); unread data above
  * maxBufferedBytes closes it with 1008 and a reason. The check runs after every send, before the
@@ -14,22 +14,21 @@
  */
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Exchanges, Incoming } from './exchange.js';
-import { errorResponse } from './exchange.js';
+import { errorResponse } from './error-response.js';
+import type { Exchanges } from './exchanges.js';
+import type { Incoming } from './wire.js';
 import { clientAddress, type TrustCheck } from './client-address.js';
 import { render } from './render.js';
-import type { HttpResponse, ResponseObserver, SendOutcome, UpgradeDecision, WebSocketConnection, WebSocketRoute, WebSocketUpgrade } from './types.js';
+import { CLOSE_GOING_AWAY, CLOSE_INTERNAL, CLOSE_TOO_BIG, Connection } from './websocket-connection.js';
+import type { RawWebSocket } from './websocket-connection.js';
+import type { HttpResponse, ResponseObserver, UpgradeDecision, WebSocketRoute, WebSocketUpgrade } from './types.js';
 
 const DEFAULT_MAX_PAYLOAD = 16 * 1024;
 const DEFAULT_MAX_BUFFERED = 1024 * 1024;
 const DEFAULT_IDLE_TIMEOUT_S = 60;
-/** RFC 6455 §5.5: a close frame's payload is at most 125 bytes, 2 of them the code. */
-const MAX_CLOSE_REASON = 123;
-/** RFC 6455 §7.4.1 */
-export const CLOSE_GOING_AWAY = 1001;
-export const CLOSE_POLICY = 1008;
-export const CLOSE_TOO_BIG = 1009;
-export const CLOSE_INTERNAL = 1011;
+
+export { CLOSE_GOING_AWAY, CLOSE_INTERNAL, CLOSE_POLICY, CLOSE_TOO_BIG } from './websocket-connection.js';
+
 /** The engines cut a frame this many times the limit without a close frame; up to it, the client is told why (1009). */
 export const HARD_PAYLOAD_FACTOR = 4;
 
@@ -40,16 +39,6 @@ export function routeLimits(route: WebSocketRoute<unknown>): { maxPayload: numbe
     maxBuffered: route.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED,
     idleTimeoutS: route.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
   };
-}
-
-/** What an engine's socket does for a Connection. */
-export interface RawWebSocket {
-  /** 'sent': handed to the socket; 'queued': buffered behind unread data; 'dropped': refused. */
-  send(data: string | Uint8Array, isBinary: boolean): 'sent' | 'queued' | 'dropped';
-  /** Bytes queued in user space. */
-  readonly buffered: number;
-  /** Sends a close frame (code, reason already cut to size). */
-  end(code: number, reason: string): void;
 }
 
 /** What the HTTP server lends the WebSocket routes. */
@@ -145,7 +134,10 @@ export class WebSocketRegistry {
     const host = this.#host;
     const started = process.hrtime.bigint();
     const { headers, rawQuery } = incoming;
-    const protocols = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+    const protocols = (headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
     const remoteAddress = clientAddress(incoming.peer, headers, host.trustedProxies);
     const id = host.exchanges.requestId(headers['x-request-id']);
     const log = host.logger.child({ reqId: id });
@@ -184,8 +176,22 @@ export class WebSocketRegistry {
     }
     const { maxBuffered } = routeLimits(route as WebSocketRoute<unknown>);
     const request: WebSocketUpgrade = {
-      id, method: 'GET', path: incoming.path, route: route.path, params: {}, rawQuery, query: new URLSearchParams(rawQuery),
-      headers, body: Buffer.alloc(0), remoteAddress, log, signal: abort.signal, get gone() { return abort.signal.aborted; }, protocols,
+      id,
+      method: 'GET',
+      path: incoming.path,
+      route: route.path,
+      params: {},
+      rawQuery,
+      query: new URLSearchParams(rawQuery),
+      headers,
+      body: Buffer.alloc(0),
+      remoteAddress,
+      log,
+      signal: abort.signal,
+      get gone() {
+        return abort.signal.aborted;
+      },
+      protocols,
     };
     let decision: Promise<UpgradeDecision<U>>;
     try {
@@ -193,110 +199,23 @@ export class WebSocketRegistry {
     } catch (err) {
       decision = Promise.reject(err);
     }
-    decision.then(
-      (d) => {
+    decision
+      .then((d) => {
         if (left) return; // the client gave up while we decided
         if ('refuse' in d) return refuse(d.refuse);
         if (host.exchanges.stopping) return fail(shuttingDown());
         const protocol = d.protocol ?? null;
         // RFC 6455 §4.1: a server may only select a subprotocol the client offered.
-        if (protocol !== null && !protocols.includes(protocol)) throw new Error(`websocket: subprotocol "${protocol}" was not offered by the client`);
+        if (protocol !== null && !protocols.includes(protocol))
+          throw new Error(`websocket: subprotocol "${protocol}" was not offered by the client`);
         const conn = new Connection<U>(d.accept, remoteAddress, id, protocol, log, maxBuffered);
         left = true;
         wire.accept(conn);
         observe(101);
-      },
-      fail,
-    ).catch(fail);
+      }, fail)
+      .catch(fail);
     return handle;
   }
 }
 
 const shuttingDown = () => new BioGateError('SHUTTING_DOWN', 'The gateway is shutting down');
-
-/** One open WebSocket as routes see it; the engine's socket is attached at open and detached at close. */
-export class Connection<U> implements WebSocketConnection<U> {
-  readonly userData: U;
-  readonly remoteAddress: string;
-  readonly id: string;
-  readonly protocol: string | null;
-  readonly log: Logger;
-  readonly #maxBuffered: number;
-  #raw: RawWebSocket | null = null;
-  #ending = false;
-  #closed = false;
-
-  constructor(userData: U, remoteAddress: string, id: string, protocol: string | null, log: Logger, maxBuffered: number) {
-    this.userData = userData;
-    this.remoteAddress = remoteAddress;
-    this.id = id;
-    this.protocol = protocol;
-    this.log = log;
-    this.#maxBuffered = maxBuffered;
-  }
-
-  attach(raw: RawWebSocket): void {
-    this.#raw = raw;
-  }
-
-  /** The engine may invalidate its socket after the close event; touching it then would throw. */
-  detach(): void {
-    this.#raw = null;
-    this.#closed = true;
-  }
-
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  get bufferedAmount(): number {
-    return this.#raw && !this.#closed ? this.#raw.buffered : 0;
-  }
-
-  send(data: string | Uint8Array, isBinary?: boolean): SendOutcome {
-    const raw = this.#raw;
-    if (!raw || this.#ending || this.#closed) return 'dropped';
-    const binary = typeof data === 'string' ? false : (isBinary ?? true);
-    let status: 'sent' | 'queued' | 'dropped';
-    try {
-      status = raw.send(data, binary);
-    } catch {
-      return 'dropped';
-    }
-    if (status === 'dropped') {
-      this.#tooSlow(raw);
-      return 'dropped';
-    }
-    if (status === 'sent') return 'sent';
-    if (this.bufferedAmount > this.#maxBuffered) {
-      this.#tooSlow(raw);
-      return 'dropped';
-    }
-    return 'backpressure';
-  }
-
-  end(code = 1000, reason = ''): void {
-    const raw = this.#raw;
-    if (!raw || this.#ending || this.#closed) return;
-    this.#ending = true;
-    try {
-      raw.end(code, truncateUtf8(reason, MAX_CLOSE_REASON));
-    } catch {
-      // Already gone under us: its close event has run or will.
-    }
-  }
-
-  #tooSlow(raw: RawWebSocket): void {
-    this.log.warn({ remote: this.remoteAddress, buffered: raw.buffered, limit: this.#maxBuffered }, 'websocket client is not reading: disconnected');
-    this.end(CLOSE_POLICY, `too slow: more than ${this.#maxBuffered} bytes unread`);
-  }
-}
-
-function truncateUtf8(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.byteLength <= maxBytes) return text;
-  // Cut on a character boundary: a half character would make the close frame invalid UTF-8 (RFC 6455 §5.5.1).
-  let end = maxBytes;
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
-}

@@ -117,8 +117,13 @@ export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
   return {
     kind: 'run',
     args: {
-      url: url as string, devices: devices as number, protocol: protocol as SimProtocol | 'mixed', snPrefix: snPrefix as string,
-      durationS, punchesPerMinute, fast,
+      url: url as string,
+      devices: devices as number,
+      protocol: protocol as SimProtocol | 'mixed',
+      snPrefix: snPrefix as string,
+      durationS,
+      punchesPerMinute,
+      fast,
     },
   };
 }

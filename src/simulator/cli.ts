@@ -31,7 +31,11 @@ export async function simulateCommand(argv: string[], io: SimulateIo): Promise<n
   }
   const { args } = parsed;
   const summary = await runSimulation({
-    url: args.url, devices: args.devices, protocol: args.protocol, snPrefix: args.snPrefix, fast: args.fast,
+    url: args.url,
+    devices: args.devices,
+    protocol: args.protocol,
+    snPrefix: args.snPrefix,
+    fast: args.fast,
     ...(args.durationS === undefined ? {} : { durationS: args.durationS }),
     ...(args.punchesPerMinute === undefined ? {} : { punchesPerMinute: args.punchesPerMinute }),
     ...(io.signal === undefined ? {} : { signal: io.signal }),

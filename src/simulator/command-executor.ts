@@ -25,11 +25,20 @@ export function createCommandExecutor(ctx: ExecutionContext, inject: FailureInje
     const forced = inject(command);
     // a forced code is an acknowledgement without effect: `Return=0` does not prove the data
     // was applied [PUSH-v2 §8.7]
-    const r: DialectResult = forced !== undefined
-      ? { code: forced, cmd: v2 ? v2Echo(command) : v3Echo(command) }
-      : v2 ? await executeV2(command, ctx) : await executeV3(id, command, ctx);
+    const r: DialectResult =
+      forced !== undefined
+        ? { code: forced, cmd: v2 ? v2Echo(command) : v3Echo(command) }
+        : v2
+          ? await executeV2(command, ctx)
+          : await executeV3(id, command, ctx);
     return {
-      id, command, returnCode: r.code, cmd: r.cmd, result: formatResult(id, r), effect: r.effect ?? 'none', enroll: r.enroll,
+      id,
+      command,
+      returnCode: r.code,
+      cmd: r.cmd,
+      result: formatResult(id, r),
+      effect: r.effect ?? 'none',
+      enroll: r.enroll,
     };
   };
 }

@@ -8,7 +8,10 @@ export type FailureInjector = (command: string) => number | undefined;
 /** `returnCodes` keys are prefixes of the command text; the longest matching key wins. Otherwise a
  *  command fails with `failCode` with probability `failRate`, drawn from the seeded generator. */
 export function createFailureInjector(
-  returnCodes: Readonly<Record<string, number>>, failRate: number, failCode: number, rng: Rng,
+  returnCodes: Readonly<Record<string, number>>,
+  failRate: number,
+  failCode: number,
+  rng: Rng,
 ): FailureInjector {
   const prefixes = Object.keys(returnCodes).sort((a, b) => b.length - a.length);
   return (command) => {

@@ -46,7 +46,13 @@ export function createHttpTransport(baseUrl: string, charset: SimCharset = 'utf-
     try {
       const res = await fetch(url, { method, headers, body, signal });
       const bytes = Buffer.from(await res.arrayBuffer());
-      return { status: res.status, bytes, text: decodeText(bytes, charset), setCookies: res.headers.getSetCookie(), date: res.headers.get('date') };
+      return {
+        status: res.status,
+        bytes,
+        text: decodeText(bytes, charset),
+        setCookies: res.headers.getSetCookie(),
+        date: res.headers.get('date'),
+      };
     } catch (err) {
       const what = `${method} ${url.replace(base.origin, '')}`;
       if (timeout.aborted) throw new SimulatorError('timeout', `${what}: no reply within ${opts.timeoutMs} ms`, { cause: err });

@@ -10,6 +10,17 @@ export type { ParsedSimulateArgs, SimulateArgs } from './cli-args.js';
 export { SimulatorError } from './sim-error.js';
 export type { SimulatorErrorCode } from './sim-error.js';
 export type {
-  CommandListener, DoorState, ExecutedCommand, SessionInfo, SimAttendance, SimAuthorization, SimProtocol, SimTemplate,
-  SimUser, SimulatedDevice, SimulatedDeviceOptions, SimulatedDeviceStats, TemplateTable,
+  CommandListener,
+  DoorState,
+  ExecutedCommand,
+  SessionInfo,
+  SimAttendance,
+  SimAuthorization,
+  SimProtocol,
+  SimTemplate,
+  SimUser,
+  SimulatedDevice,
+  SimulatedDeviceOptions,
+  SimulatedDeviceStats,
+  TemplateTable,
 } from './types.js';

@@ -1,9 +1,7 @@
 // What a simulated terminal stores: users, templates, access rights, photos, attendance, doors and
 // options. Bounded: user and template capacity like a real device, attendance capped (oldest dropped).
 
-import type {
-  DoorState, SimAttendance, SimAuthorization, SimTemplate, SimUser, TemplateTable,
-} from './types.js';
+import type { DoorState, SimAttendance, SimAuthorization, SimTemplate, SimUser, TemplateTable } from './types.js';
 
 export interface MemoryLimits {
   readonly maxUsers: number;
@@ -95,8 +93,13 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
   let attendancePhotos = 0;
   let uploadedUpTo = 0;
   const doors: DoorState[] = Array.from({ length: lockCount }, (_, i) => ({
-    door: i + 1, relay: 'closed', lockedDown: false, alarm: false, normalOpenZoneEnabled: true,
-    lastOpenSeconds: 0, pulses: 0,
+    door: i + 1,
+    relay: 'closed',
+    lockedDown: false,
+    alarm: false,
+    normalOpenZoneEnabled: true,
+    lastOpenSeconds: 0,
+    pulses: 0,
   }));
   // trimming in slices keeps punch() O(1) amortised; attendance() shows the newest maxAttendance
   const trimSlack = Math.max(1, Math.floor(limits.maxAttendance / 10));
@@ -108,8 +111,19 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
       const old = users.get(fields.pin);
       if (old === undefined && users.size >= limits.maxUsers) return 'full';
       const base: SimUser = old ?? {
-        pin: fields.pin, name: '', privilege: 0, password: '', card: '', group: 1, tz: '', verify: 0,
-        viceCard: '', startTime: '0', endTime: '0', disabled: false, uid: nextUid++,
+        pin: fields.pin,
+        name: '',
+        privilege: 0,
+        password: '',
+        card: '',
+        group: 1,
+        tz: '',
+        verify: 0,
+        viceCard: '',
+        startTime: '0',
+        endTime: '0',
+        disabled: false,
+        uid: nextUid++,
       };
       const merged: Record<string, unknown> = { ...base };
       for (const [key, value] of Object.entries(fields)) if (value !== undefined) merged[key] = value;
@@ -122,8 +136,10 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
     get templateCount() {
       return templates.size;
     },
-    templatesOf: (pin) => [...templates.values()].filter((t) => t.pin === pin)
-      .sort((a, b) => a.type - b.type || a.no - b.no || a.index - b.index || a.table.localeCompare(b.table)),
+    templatesOf: (pin) =>
+      [...templates.values()]
+        .filter((t) => t.pin === pin)
+        .sort((a, b) => a.type - b.type || a.no - b.no || a.index - b.index || a.table.localeCompare(b.table)),
     putTemplate(template) {
       const key = templateKey(template);
       if (!templates.has(key) && templates.size >= limits.maxTemplates) return 'full';

@@ -117,11 +117,21 @@ export function deviceParameters(profile: DeviceProfile, memory: DeviceMemory): 
     ['FaceFunOn', face],
     ['FaceVersion', profile.faceSupport ? '40' : ''],
     // fingerprints travel as BIODATA only on algorithms above 10 [COMMANDS §5.3]
-    ['MultiBioDataSupport', multiBio(profile, (t) => ((t === 1 && profile.fpVersion > 10) || ((t === 2 || t === 9) && profile.faceSupport) || (t === 10 && profile.palmSupport) ? '1' : '0'))],
-    ['MultiBioVersion', multiBio(profile, (t) => {
-      const v = algorithmVersion(profile, t);
-      return v === undefined ? '0' : `${v[0]}.${v[1]}`;
-    })],
+    [
+      'MultiBioDataSupport',
+      multiBio(profile, (t) =>
+        (t === 1 && profile.fpVersion > 10) || ((t === 2 || t === 9) && profile.faceSupport) || (t === 10 && profile.palmSupport)
+          ? '1'
+          : '0',
+      ),
+    ],
+    [
+      'MultiBioVersion',
+      multiBio(profile, (t) => {
+        const v = algorithmVersion(profile, t);
+        return v === undefined ? '0' : `${v[0]}.${v[1]}`;
+      }),
+    ],
     ['LockCount', String(profile.lockCount)],
     ['ReaderCount', String(profile.lockCount * 2)],
     ['AuxInCount', String(profile.lockCount)],
@@ -137,21 +147,58 @@ export function deviceParameters(profile: DeviceProfile, memory: DeviceMemory): 
 }
 
 const INFO_KEYS = [
-  '~DeviceName', 'MAC', 'TransactionCount', 'FPCount', 'UserCount', 'FaceCount', '~MaxUserCount',
-  '~MaxAttLogCount', 'FingerFunOn', 'FaceFunOn', 'FPVersion', 'FaceVersion', 'IPAddress', '~Platform',
-  '~OEMVendor', 'FWVersion', 'PushVersion', 'MultiBioDataSupport', 'MultiBioVersion',
+  '~DeviceName',
+  'MAC',
+  'TransactionCount',
+  'FPCount',
+  'UserCount',
+  'FaceCount',
+  '~MaxUserCount',
+  '~MaxAttLogCount',
+  'FingerFunOn',
+  'FaceFunOn',
+  'FPVersion',
+  'FaceVersion',
+  'IPAddress',
+  '~Platform',
+  '~OEMVendor',
+  'FWVersion',
+  'PushVersion',
+  'MultiBioDataSupport',
+  'MultiBioVersion',
 ];
 
 const REGISTRY_KEYS = [
-  'DeviceType', '~DeviceName', 'FirmVer', 'PushVersion', 'MAC', 'IPAddress', 'NetMask', 'GATEIPAddress',
-  'LockCount', 'ReaderCount', 'AuxInCount', 'AuxOutCount', 'MachineType', '~MaxUserCount',
-  '~MaxAttLogCount', '~MaxUserFingerCount', '~ZKFPVersion', 'FingerFunOn', 'FPVersion', 'FaceFunOn',
-  'FaceVersion', 'MultiBioDataSupport', 'MultiBioVersion', 'DateFmtFunOn', 'StringPinFunOn',
-  'UserNameFunOn', 'CmdFormat',
+  'DeviceType',
+  '~DeviceName',
+  'FirmVer',
+  'PushVersion',
+  'MAC',
+  'IPAddress',
+  'NetMask',
+  'GATEIPAddress',
+  'LockCount',
+  'ReaderCount',
+  'AuxInCount',
+  'AuxOutCount',
+  'MachineType',
+  '~MaxUserCount',
+  '~MaxAttLogCount',
+  '~MaxUserFingerCount',
+  '~ZKFPVersion',
+  'FingerFunOn',
+  'FPVersion',
+  'FaceFunOn',
+  'FaceVersion',
+  'MultiBioDataSupport',
+  'MultiBioVersion',
+  'DateFmtFunOn',
+  'StringPinFunOn',
+  'UserNameFunOn',
+  'CmdFormat',
 ];
 
-const pick = (params: ReadonlyMap<string, string>, keys: readonly string[]): string[] =>
-  keys.map((k) => `${k}=${params.get(k) ?? ''}`);
+const pick = (params: ReadonlyMap<string, string>, keys: readonly string[]): string[] => keys.map((k) => `${k}=${params.get(k) ?? ''}`);
 
 /** [PUSH-v2 §8.2] the parameter lines of an INFO result, one `Key=Value` per line. */
 export function infoLines(profile: DeviceProfile, memory: DeviceMemory): string[] {
@@ -181,8 +228,15 @@ export function infoHeartbeat(profile: DeviceProfile, memory: DeviceMemory): str
   const p = deviceParameters(profile, memory);
   const flags = `1${profile.faceSupport ? '1' : '0'}0`;
   return [
-    profile.firmware, p.get('UserCount'), p.get('FPCount'), p.get('TransactionCount'), profile.ip,
-    String(profile.fpVersion), profile.faceSupport ? '7' : '0', profile.faceSupport ? '12' : '0',
-    p.get('FaceCount'), flags,
+    profile.firmware,
+    p.get('UserCount'),
+    p.get('FPCount'),
+    p.get('TransactionCount'),
+    profile.ip,
+    String(profile.fpVersion),
+    profile.faceSupport ? '7' : '0',
+    profile.faceSupport ? '12' : '0',
+    p.get('FaceCount'),
+    flags,
   ].join(',');
 }

@@ -20,8 +20,7 @@ export const userLineV2 = (u: SimUser): string =>
   `USER PIN=${u.pin}\tName=${u.name}\tPri=${u.privilege}\tPasswd=${u.password}\tCard=${u.card}\tGrp=${u.group}\tTZ=${u.tz}\tVerify=${u.verify}\tViceCard=${u.viceCard}`;
 
 /** [PUSH-v2 §6.4] FP record; Size is the length of the base64 text. */
-export const fpLine = (t: SimTemplate): string =>
-  `FP PIN=${t.pin}\tFID=${t.no}\tSize=${t.tmp.length}\tValid=${t.valid}\tTMP=${t.tmp}`;
+export const fpLine = (t: SimTemplate): string => `FP PIN=${t.pin}\tFID=${t.no}\tSize=${t.tmp.length}\tValid=${t.valid}\tTMP=${t.tmp}`;
 
 /** [PUSH-v2 §6.7] unified template record. */
 export const biodataLineV2 = (t: SimTemplate): string =>
@@ -61,8 +60,7 @@ export const transactionRecord = (r: SimAttendance): string =>
 /** [PUSH-v3 §7.4] photo records as query answers; the simulator keeps sizes, not image bytes. */
 export const biophotoRecord = (p: BioPhoto): string =>
   `biophoto pin=${p.pin}\tfilename=${p.pin}.jpg\ttype=${p.type}\tsize=${p.size}\tcontent=`;
-export const userpicRecord = (pin: string, size: number): string =>
-  `userpic pin=${pin}\tfilename=${pin}.jpg\tsize=${size}\tcontent=`;
+export const userpicRecord = (pin: string, size: number): string => `userpic pin=${pin}\tfilename=${pin}.jpg\tsize=${size}\tcontent=`;
 
 /** Seeded stand-in template: base64 of `bytes` random bytes. */
 export function generateTemplate(rng: Rng, bytes: number): string {

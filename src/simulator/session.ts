@@ -24,8 +24,17 @@ export interface SessionState {
 }
 
 export const NO_SESSION: SessionState = {
-  established: false, serverOptions: new Map(), delayS: undefined, errorDelayS: undefined, timeoutS: undefined,
-  realtime: true, utcOffsetMinutes: undefined, fullReupload: false, registryCode: null, sessionId: null, token: null,
+  established: false,
+  serverOptions: new Map(),
+  delayS: undefined,
+  errorDelayS: undefined,
+  timeoutS: undefined,
+  realtime: true,
+  utcOffsetMinutes: undefined,
+  fullReupload: false,
+  registryCode: null,
+  sessionId: null,
+  token: null,
 };
 
 export interface HandshakeOutcome {

@@ -23,3 +23,6 @@ export class SimulatorError extends Error {
     this.code = code;
   }
 }
+
+/** A request cut short by stop() or the caller's signal: not a failure of the exchange. */
+export const isAbort = (err: unknown): boolean => err instanceof SimulatorError && err.code === 'aborted';

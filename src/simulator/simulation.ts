@@ -41,16 +41,18 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
   if (!(rate >= 0)) throw new RangeError(`punchesPerMinute must not be negative: ${rate}`);
   const seed = opts.seed ?? 1;
   const width = Math.max(4, String(opts.devices).length);
-  const devices: SimulatedDevice[] = Array.from({ length: opts.devices }, (_, i) => createSimulatedDevice({
-    url: opts.url,
-    sn: `${opts.snPrefix}${String(i + 1).padStart(width, '0')}`,
-    protocol: opts.protocol === 'mixed' ? (i % 2 === 0 ? 'v2' : 'v3') : opts.protocol,
-    seed: seed + i,
-    ...(opts.fast === undefined ? {} : { fast: opts.fast }),
-    ...(opts.pollDelayMs === undefined ? {} : { pollDelayMs: opts.pollDelayMs }),
-    ...(opts.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: opts.requestTimeoutMs }),
-    ...(opts.retryDelayMs === undefined ? {} : { retryDelayMs: opts.retryDelayMs }),
-  }));
+  const devices: SimulatedDevice[] = Array.from({ length: opts.devices }, (_, i) =>
+    createSimulatedDevice({
+      url: opts.url,
+      sn: `${opts.snPrefix}${String(i + 1).padStart(width, '0')}`,
+      protocol: opts.protocol === 'mixed' ? (i % 2 === 0 ? 'v2' : 'v3') : opts.protocol,
+      seed: seed + i,
+      ...(opts.fast === undefined ? {} : { fast: opts.fast }),
+      ...(opts.pollDelayMs === undefined ? {} : { pollDelayMs: opts.pollDelayMs }),
+      ...(opts.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: opts.requestTimeoutMs }),
+      ...(opts.retryDelayMs === undefined ? {} : { retryDelayMs: opts.retryDelayMs }),
+    }),
+  );
 
   const started = Date.now();
   const timers: NodeJS.Timeout[] = [];
@@ -65,18 +67,23 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
   if (rate > 0) {
     const rng = createRng(seed);
     let punched = 0;
-    timers.push(setInterval(() => {
-      const due = Math.floor((rate * (Date.now() - started)) / 60_000) - punched;
-      for (let i = 0; i < due; i++) {
-        punched++;
-        const device = devices[rng.int(devices.length)] as SimulatedDevice;
-        if (!device.stats.online) continue;
-        const pins = [...device.users().keys()];
-        const pin = pins.length > 0 ? (pins[rng.int(pins.length)] as string) : String(1 + rng.int(1000));
-        // failures are counted in the device's stats and the record is re-sent later
-        device.punch(pin, new Date(), rng.int(2), 1).catch(() => false);
-      }
-    }, Math.min(1000, Math.max(10, Math.floor(60_000 / rate)))));
+    timers.push(
+      setInterval(
+        () => {
+          const due = Math.floor((rate * (Date.now() - started)) / 60_000) - punched;
+          for (let i = 0; i < due; i++) {
+            punched++;
+            const device = devices[rng.int(devices.length)] as SimulatedDevice;
+            if (!device.stats.online) continue;
+            const pins = [...device.users().keys()];
+            const pin = pins.length > 0 ? (pins[rng.int(pins.length)] as string) : String(1 + rng.int(1000));
+            // failures are counted in the device's stats and the record is re-sent later
+            device.punch(pin, new Date(), rng.int(2), 1).catch(() => false);
+          }
+        },
+        Math.min(1000, Math.max(10, Math.floor(60_000 / rate))),
+      ),
+    );
   }
   const progress = opts.progress;
   if (progress !== undefined) {

@@ -52,8 +52,10 @@ export function summarize(devices: readonly SimulatedDevice[], elapsedMs: number
     polls: sum((d) => d.stats.polls),
     commands: { executed: ok + failed, ok, failed, lost: sum((d) => d.stats.commandsLost), byCode },
     uploads: {
-      sent: sum((d) => d.stats.uploadsSent), acknowledged: sum((d) => d.stats.uploadsAcknowledged),
-      failed: sum((d) => d.stats.uploadsFailed), dropped: sum((d) => d.stats.uploadsDropped),
+      sent: sum((d) => d.stats.uploadsSent),
+      acknowledged: sum((d) => d.stats.uploadsAcknowledged),
+      failed: sum((d) => d.stats.uploadsFailed),
+      dropped: sum((d) => d.stats.uploadsDropped),
     },
     punches: sum((d) => d.stats.punches),
     templatesEnrolled: sum((d) => d.stats.templatesEnrolled),
@@ -66,14 +68,18 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
 /** One line for a live display. */
 export function formatProgress(s: SimulationSummary): string {
-  return `[${seconds(s.elapsedMs)}] online ${s.online}/${s.devices} · polls ${s.polls} · commands ${s.commands.ok} ok, ` +
-    `${s.commands.failed} failed · uploads ${s.uploads.acknowledged}/${s.uploads.sent} acknowledged · errors ${s.errors}`;
+  return (
+    `[${seconds(s.elapsedMs)}] online ${s.online}/${s.devices} · polls ${s.polls} · commands ${s.commands.ok} ok, ` +
+    `${s.commands.failed} failed · uploads ${s.uploads.acknowledged}/${s.uploads.sent} acknowledged · errors ${s.errors}`
+  );
 }
 
 /** The final report. */
 export function formatSummary(s: SimulationSummary): string[] {
-  const codes = Object.entries(s.commands.byCode).sort(([a], [b]) => Number(a) - Number(b))
-    .map(([code, n]) => `${code}: ${n}`).join(', ');
+  const codes = Object.entries(s.commands.byCode)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([code, n]) => `${code}: ${n}`)
+    .join(', ');
   return [
     `simulation finished after ${seconds(s.elapsedMs)}`,
     `devices online: ${s.online}/${s.devices} (v2 ${s.v2}, v3 ${s.v3}; ${s.connected} connected at least once, ${s.handshakes} handshakes)`,

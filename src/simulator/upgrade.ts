@@ -25,7 +25,15 @@ export async function runUpgrade(args: string, io: ExecutorIo, codes: UpgradeCod
   const checksum = field(f, 'checksum');
   const url = field(f, 'url');
   const size = parseIntStrict(field(f, 'size'));
-  if (f.malformed || checksum === undefined || !/^[0-9A-Fa-f]{32}$/.test(checksum) || url === undefined || url === '' || size === undefined || size < 0) {
+  if (
+    f.malformed ||
+    checksum === undefined ||
+    !/^[0-9A-Fa-f]{32}$/.test(checksum) ||
+    url === undefined ||
+    url === '' ||
+    size === undefined ||
+    size < 0
+  ) {
     return codes.badParams;
   }
   const raw = field(f, 'type') === '1';

@@ -11,19 +11,27 @@ export type Upload =
   | { readonly kind: 'options'; readonly protocol: 'v2' | 'v3'; readonly body: string }
   /** v3 command answer packet: `POST /iclock/querydata?SN=..&type=..&cmdid=..&…` */
   | {
-    readonly kind: 'querydata'; readonly type: 'tabledata' | 'count' | 'options'; readonly cmdid: string;
-    readonly tablename: string; readonly count: number; readonly packcnt: number; readonly packidx: number;
-    readonly body: string;
-  };
+      readonly kind: 'querydata';
+      readonly type: 'tabledata' | 'count' | 'options';
+      readonly cmdid: string;
+      readonly tablename: string;
+      readonly count: number;
+      readonly packcnt: number;
+      readonly packidx: number;
+      readonly body: string;
+    };
 
 /** A request to one of the server's `/iclock/…` endpoints; query pairs in the order sent. */
 export type RequestSpec =
   | { readonly method: 'GET'; readonly path: string; readonly query: ReadonlyArray<readonly [string, string]> }
   | {
-    readonly method: 'POST'; readonly path: string; readonly query: ReadonlyArray<readonly [string, string]>; readonly body: string;
-    /** send the body as a gzip-compressed tar (`ContentType=tgz`) [PUSH-v2 §6.4] */
-    readonly packed?: boolean;
-  };
+      readonly method: 'POST';
+      readonly path: string;
+      readonly query: ReadonlyArray<readonly [string, string]>;
+      readonly body: string;
+      /** send the body as a gzip-compressed tar (`ContentType=tgz`) [PUSH-v2 §6.4] */
+      readonly packed?: boolean;
+    };
 
 export interface UploadOptions {
   /** OPERLOG as a packed upload: `ContentType=tgz`, the records in a tgz [PUSH-v2 §6.4] */
@@ -35,27 +43,83 @@ export function uploadRequest(sn: string, u: Upload, opts: UploadOptions = {}): 
   switch (u.kind) {
     case 'table':
       if (opts.packedOperlog === true && u.table === 'OPERLOG') {
-        return { method: 'POST', path: '/iclock/cdata', query: [['SN', sn], ['table', u.table], ['Stamp', '9999'], ['ContentType', 'tgz']], body: `${u.lines.join('\n')}\n`, packed: true };
+        return {
+          method: 'POST',
+          path: '/iclock/cdata',
+          query: [
+            ['SN', sn],
+            ['table', u.table],
+            ['Stamp', '9999'],
+            ['ContentType', 'tgz'],
+          ],
+          body: `${u.lines.join('\n')}\n`,
+          packed: true,
+        };
       }
       // [PUSH-v2 §6.1] records LF-terminated, including the last (fixture A7)
-      return post('/iclock/cdata', [['SN', sn], ['table', u.table], ['Stamp', '9999']], `${u.lines.join('\n')}\n`);
+      return post(
+        '/iclock/cdata',
+        [
+          ['SN', sn],
+          ['table', u.table],
+          ['Stamp', '9999'],
+        ],
+        `${u.lines.join('\n')}\n`,
+      );
     case 'rtlog':
-      return post('/iclock/cdata', [['SN', sn], ['table', 'rtlog']], u.lines.join('\n'));
+      return post(
+        '/iclock/cdata',
+        [
+          ['SN', sn],
+          ['table', 'rtlog'],
+        ],
+        u.lines.join('\n'),
+      );
     case 'tabledata':
-      return post('/iclock/cdata', [['SN', sn], ['table', 'tabledata'], ['tablename', u.tablename], ['count', String(u.lines.length)]], u.lines.join('\n'));
+      return post(
+        '/iclock/cdata',
+        [
+          ['SN', sn],
+          ['table', 'tabledata'],
+          ['tablename', u.tablename],
+          ['count', String(u.lines.length)],
+        ],
+        u.lines.join('\n'),
+      );
     case 'options':
       // [PUSH-v2 §5.1] the v2 example carries Stamp=9999; [PUSH-v3 §3.5] v3 does not
-      return post('/iclock/cdata', u.protocol === 'v2' ? [['SN', sn], ['table', 'options'], ['Stamp', '9999']] : [['SN', sn], ['table', 'options']], u.body);
+      return post(
+        '/iclock/cdata',
+        u.protocol === 'v2'
+          ? [
+              ['SN', sn],
+              ['table', 'options'],
+              ['Stamp', '9999'],
+            ]
+          : [
+              ['SN', sn],
+              ['table', 'options'],
+            ],
+        u.body,
+      );
     case 'querydata':
-      return post('/iclock/querydata', [
-        ['SN', sn], ['type', u.type], ['cmdid', u.cmdid], ['tablename', u.tablename], ['count', String(u.count)],
-        ['packcnt', String(u.packcnt)], ['packidx', String(u.packidx)],
-      ], u.body);
+      return post(
+        '/iclock/querydata',
+        [
+          ['SN', sn],
+          ['type', u.type],
+          ['cmdid', u.cmdid],
+          ['tablename', u.tablename],
+          ['count', String(u.count)],
+          ['packcnt', String(u.packcnt)],
+          ['packidx', String(u.packidx)],
+        ],
+        u.body,
+      );
   }
 }
 
-const post = (path: string, query: Array<readonly [string, string]>, body: string): RequestSpec =>
-  ({ method: 'POST', path, query, body });
+const post = (path: string, query: Array<readonly [string, string]>, body: string): RequestSpec => ({ method: 'POST', path, query, body });
 
 export type UploadVerdict = 'ok' | 'bad-reply' | 'http-error';
 

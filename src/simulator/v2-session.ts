@@ -18,8 +18,18 @@ export function timeZoneMinutes(value: string): number | undefined {
   return Math.abs(n) <= 14 ? n * 60 : n;
 }
 
-export async function v2Handshake(send: Send, profile: DeviceProfile, memory: DeviceMemory, uploadOptions: boolean): Promise<HandshakeOutcome> {
-  const query: Array<[string, string]> = [['SN', profile.sn], ['options', 'all'], ['pushver', profile.pushver], ['language', profile.language]];
+export async function v2Handshake(
+  send: Send,
+  profile: DeviceProfile,
+  memory: DeviceMemory,
+  uploadOptions: boolean,
+): Promise<HandshakeOutcome> {
+  const query: Array<[string, string]> = [
+    ['SN', profile.sn],
+    ['options', 'all'],
+    ['pushver', profile.pushver],
+    ['language', profile.language],
+  ];
   // [PUSH-v2 §2.9] binding key, accepted and never required by BioGate
   if (profile.commKey !== undefined) query.push(['pushcommkey', profile.commKey]);
   const reply = await send({ method: 'GET', path: '/iclock/cdata', query });
@@ -27,7 +37,10 @@ export async function v2Handshake(send: Send, profile: DeviceProfile, memory: De
   const lines = splitLines(reply.text);
   // [PUSH-v2 §4.2] the first line is exactly `GET OPTION FROM: ${SN}`
   if (lines[0] !== `GET OPTION FROM: ${profile.sn}`) {
-    throw new SimulatorError('protocol', `handshake reply does not start with "GET OPTION FROM: ${profile.sn}" [PUSH-v2 §4.2]: ${JSON.stringify(lines[0] ?? '')}`);
+    throw new SimulatorError(
+      'protocol',
+      `handshake reply does not start with "GET OPTION FROM: ${profile.sn}" [PUSH-v2 §4.2]: ${JSON.stringify(lines[0] ?? '')}`,
+    );
   }
   const options = keyValues(lines.slice(1));
   const warnings: string[] = [];
@@ -36,17 +49,29 @@ export async function v2Handshake(send: Send, profile: DeviceProfile, memory: De
   const utcOffsetMinutes = tz === undefined ? undefined : timeZoneMinutes(tz);
   if (tz === undefined) warnings.push('handshake reply has no TimeZone [PUSH-v2 §4.5]');
   else if (utcOffsetMinutes === undefined) warnings.push(`handshake reply has an unreadable TimeZone=${tz} [PUSH-v2 §4.5]`);
-  const asked = (options.get('PushOptions') ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+  const asked = (options.get('PushOptions') ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
   return {
     state: {
-      established: true, serverOptions: options, delayS: secondsOf(options, 'Delay'), errorDelayS: secondsOf(options, 'ErrorDelay'),
-      timeoutS: secondsOf(options, 'Timeout'), realtime: options.get('Realtime') !== '0', utcOffsetMinutes,
-      fullReupload: options.get('ATTLOGStamp') === '0', registryCode: null, sessionId: null, token: null,
+      established: true,
+      serverOptions: options,
+      delayS: secondsOf(options, 'Delay'),
+      errorDelayS: secondsOf(options, 'ErrorDelay'),
+      timeoutS: secondsOf(options, 'Timeout'),
+      realtime: options.get('Realtime') !== '0',
+      utcOffsetMinutes,
+      fullReupload: options.get('ATTLOGStamp') === '0',
+      registryCode: null,
+      sessionId: null,
+      token: null,
     },
     warnings,
     // [PUSH-v2 §5.1] parameters are sent when the server set PushOptionsFlag=1
-    optionsUpload: uploadOptions && options.get('PushOptionsFlag') === '1'
-      ? { kind: 'options', protocol: 'v2', body: optionsBody(profile, memory, asked) }
-      : null,
+    optionsUpload:
+      uploadOptions && options.get('PushOptionsFlag') === '1'
+        ? { kind: 'options', protocol: 'v2', body: optionsBody(profile, memory, asked) }
+        : null,
   };
 }

@@ -67,8 +67,10 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 /** Device-local wall-clock time `YYYY-MM-DD HH:MM:SS` of an instant, for a UTC offset in minutes. */
 export function formatDeviceTime(at: Date, utcOffsetMinutes: number): string {
   const d = new Date(at.getTime() + utcOffsetMinutes * 60_000);
-  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
-    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  return (
+    `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
+  );
 }
 
 const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/;

@@ -1,0 +1,151 @@
+// Presets that move or clear data on the device, upgrade it or send raw commands: users, enrolment,
+// attendance, clearing, firmware, shell and custom [COMMANDS §3–§4]; part of the one catalog
+// (catalog.ts), in catalog order.
+import { Type } from 'typebox';
+import { commandText, date, none, nullable, ONE_LINE, pin, userId } from './preset-schemas.js';
+import type { PresetSpec } from './preset-spec.js';
+
+export const DATA_PRESETS: readonly PresetSpec[] = [
+  {
+    id: 'load-users',
+    aliases: [],
+    versions: [2, 3],
+    hasParams: true,
+    risk: 'normal',
+    door: false,
+    params: Type.Object({ user_id: nullable(userId()), pin: nullable(pin()) }, { additionalProperties: false }),
+    description: 'Fetch users from the device to the server (one user by pin or user_id, else all)',
+  },
+  {
+    id: 'sync-users',
+    aliases: [],
+    versions: [2, 3],
+    params: none(),
+    hasParams: false,
+    risk: 'normal',
+    door: false,
+    description: 'Push pending users from the server to the device',
+  },
+  {
+    id: 'enroll-biometric',
+    aliases: [],
+    versions: [2, 3],
+    hasParams: true,
+    risk: 'normal',
+    door: false,
+    resultTimeoutS: 600,
+    params: Type.Object(
+      {
+        pin: pin(),
+        user_id: userId(),
+        type: Type.Optional(
+          Type.Union([Type.Literal('fingerprint'), Type.Literal('face')], { default: 'fingerprint', description: 'fingerprint or face' }),
+        ),
+        // [COMMANDS §3.9] fid passes to the wire unchanged; 111 = face
+        fid: Type.Optional(
+          Type.Union([Type.Integer({ minimum: 0, maximum: 9 }), Type.Literal(111)], {
+            default: 0,
+            description: 'Finger position 0 to 9, or 111 for face',
+          }),
+        ),
+        retry: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 3, description: 'Capture attempts, 1 to 3' })),
+        overwrite: Type.Optional(
+          Type.Union([Type.Literal(0), Type.Literal(1)], { default: 1, description: '1 overwrite an existing template, 0 keep it' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    description: 'Start remote fingerprint or face enrollment (the person must be at the device)',
+  },
+  {
+    id: 'check-attendance',
+    aliases: [],
+    versions: [2, 3],
+    hasParams: true,
+    risk: 'normal',
+    door: false,
+    params: Type.Object({ startDate: nullable(date('First day')), endDate: nullable(date('Last day')) }, { additionalProperties: false }),
+    description: 'Fetch attendance logs from the device, optionally within a date window',
+  },
+  {
+    id: 'clear-log',
+    aliases: [],
+    versions: [2, 3],
+    params: none(),
+    hasParams: false,
+    risk: 'risky',
+    door: false,
+    description: 'Destructive: delete attendance logs on the device',
+  },
+  {
+    id: 'clear-photo',
+    aliases: [],
+    versions: [2, 3],
+    params: none(),
+    hasParams: false,
+    risk: 'risky',
+    door: false,
+    description: 'Destructive: delete attendance photos on the device (no Security PUSH wire form)',
+  },
+  {
+    id: 'clear-biodata',
+    aliases: [],
+    versions: [2, 3],
+    params: none(),
+    hasParams: false,
+    risk: 'risky',
+    door: false,
+    description: 'Destructive: delete fingerprint and face templates on the device',
+  },
+  {
+    id: 'clear-data',
+    aliases: [],
+    versions: [2, 3],
+    params: none(),
+    hasParams: false,
+    risk: 'risky',
+    door: false,
+    description: 'Destructive: delete all data on the device (users, templates, logs)',
+  },
+  {
+    id: 'firmware-upgrade',
+    aliases: [],
+    versions: [2, 3],
+    hasParams: true,
+    risk: 'risky',
+    door: false,
+    params: Type.Object(
+      {
+        url: Type.String({ minLength: 9, maxLength: 2048, pattern: '^https://[^\\s,]+$', description: 'HTTPS download URL' }),
+        checksum: Type.String({ pattern: '^[0-9a-fA-F]{32}$', description: 'MD5 hash of the file' }),
+        size: Type.Integer({ minimum: 1, description: 'Size in bytes' }),
+      },
+      { additionalProperties: false },
+    ),
+    description: 'Flash firmware from a download URL',
+  },
+  {
+    id: 'shell-command',
+    aliases: [],
+    versions: [2, 3],
+    hasParams: true,
+    risk: 'risky',
+    door: false,
+    params: Type.Object({ command: commandText('Shell command string', `^${ONE_LINE}$`) }, { additionalProperties: false }),
+    description: 'Run a shell command string on the device (no Security PUSH wire form)',
+  },
+  {
+    id: 'custom',
+    aliases: [],
+    versions: [2, 3],
+    hasParams: true,
+    risk: 'risky',
+    door: false,
+    // [COMMANDS §4.24] the gateway adds the `C:<id>:` framing itself
+    params: Type.Object(
+      { command: commandText('Raw device push protocol command string', `^(?![Cc]:)${ONE_LINE}$`) },
+      { additionalProperties: false },
+    ),
+    description: 'Send a raw device push protocol command string',
+  },
+];

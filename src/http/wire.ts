@@ -1,0 +1,40 @@
+// The contract between an HTTP engine (./uws-server.ts, ./node-server.ts) and the engine-neutral
+// exchange: what the engine copies from a request, and how the exchange writes back through it.
+
+/** What an engine copied from the request before anything asynchronous happened. */
+export interface Incoming {
+  /** Upper case, as sent (not necessarily one of METHODS). */
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  /** Lower-case names; repeated headers joined with ", ". */
+  readonly headers: Record<string, string>;
+  /** The socket peer's address (before trusted proxies are applied). */
+  readonly peer: string;
+}
+
+/** How the core talks to one request's connection. */
+export interface Wire {
+  /**
+   * Writes the whole response (`X-Request-Id` first, then `headers`); for HEAD, the headers a GET
+   * would get with `Content-Length: payload.byteLength` and no body. Calls `written(true)` once the
+   * last byte was handed to the socket, `written(false)` if the connection broke first (or is not
+   * called then, when the engine reports the client gone instead). Throws when the response cannot
+   * be written at all (closed under us).
+   */
+  respond(
+    status: number,
+    requestId: string,
+    headers: Record<string, string>,
+    payload: Uint8Array,
+    head: boolean,
+    written: (delivered: boolean) => void,
+  ): void;
+  /**
+   * Starts reading the body: `onData` gets copies, the last call with `isLast`, and answers whether
+   * it still reads (false once the body is complete, refused or abandoned: the request may be answered).
+   */
+  readBody(onData: (chunk: Buffer, isLast: boolean) => boolean): void;
+  /** Cuts the connection without an answer; the engine then reports the client as gone. */
+  destroy(): void;
+}
