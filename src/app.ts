@@ -73,13 +73,13 @@ export interface App {
   readonly timeSync: TimeSync;
   readonly commands: CommandQueue;
   readonly hub: Hub;
-  /** The cluster-wide event feed every consumer reads (issue #14). */
+  /** The cluster-wide event feed every consumer reads. */
   readonly feed: ClusterFeed;
-  /** GET /api/stream, the WebSocket stream (issue #15). */
+  /** GET /api/stream, the WebSocket stream. */
   readonly stream: Stream;
-  /** The MQTT bridge once started; null when BIOGATE_MQTT=off (issue #15). */
+  /** The MQTT bridge once started; null when BIOGATE_MQTT=off. */
   readonly mqtt: MqttBridge | null;
-  /** Outbound webhooks (issue #16): the delivery job; `runOnce()` runs one pass. */
+  /** Outbound webhooks: the delivery job; `runOnce()` runs one pass. */
   readonly webhooks: WebhookDispatcher;
   /** This node's name (BIOGATE_NODE_ID or generated). */
   readonly nodeId: string;
@@ -118,12 +118,12 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     ),
   );
 
-  // [issue #19] One access-log line per API request, with the caller's location (learnt at authentication).
+  // One access-log line per API request, with the caller's location (learnt at authentication).
   const accessLog = createAccessLog(logger);
   const locationOf = new WeakMap<HttpRequest, number>();
   const tls = config.tlsCert && config.tlsKey ? { certFile: config.tlsCert, keyFile: config.tlsKey } : undefined;
   const proxies = trustedProxies(config.trustedProxies);
-  // [issue #19] uWebSockets.js where its binary loads, node:http elsewhere (or as chosen); resolved
+  // uWebSockets.js where its binary loads, node:http elsewhere (or as chosen); resolved
   // once, so both listeners run on the same engine and the choice is logged once.
   const engine = resolveHttpEngine(config.httpEngine);
   logEngine(logger, engine);
@@ -136,7 +136,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     tls,
     bodyTimeoutMs: config.deviceBodyTimeoutS * 1000,
     onResponse: ({ route, method, status, seconds, request }) => {
-      // The series of this route, method and status, looked up by one string (issue #20: building the
+      // The series of this route, method and status, looked up by one string (building the
       // label keys per request was some 5 % of an idle poll).
       const k = `${route} ${method} ${status}`;
       let series = requestSeries.get(k);
@@ -151,12 +151,12 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   logActivity(bus, logger);
   const feed = new ClusterFeed({ store, bus, log: logger, node: nodeId, now: () => clock.now(), onlineThresholdS: config.onlineThresholdS });
   const runtime: RuntimeConfig = { ...runtimeConfig(config), ...options.runtime };
-  // [issue #20] API callers' tokens kept between requests, as long as the feed vouches for them.
+  // API callers' tokens kept between requests, as long as the feed vouches for them.
   const credentials = createCredentials(store, () => (feed.clustered ? runtime.pollTrust.trustedMs : runtime.pollTrust.untrustedMs), () => feed.catchUp());
   const timeSync = createTimeSync({ store, clock, bus, log: logger });
   const locations = createLocationService(store, clock, {
     timeZoneChanged: (l) => timeSync.check(l.id, { force: true }),
-    // [issue #20] idle polls answer from a snapshot of device and location: drop it at once here,
+    // idle polls answer from a snapshot of device and location: drop it at once here,
     // and on the other nodes through the feed.
     changed: (l) => {
       hub.locationChanged(l.id);
@@ -175,7 +175,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const firmware = createFirmwareCache({ caFile: config.firmwareCaFile, maxBytes: Math.floor(config.firmwareMaxMb * 1024 * 1024) });
   const strayResults = metrics.register(new Counter('biogate_device_stray_results_total', 'Command results a device posted for commands it was not sent (pending, another device\'s, finished or unknown): ignored'));
   const unknownTables = metrics.register(new Counter('biogate_device_unknown_tables_total', 'Device uploads of tables no protocol reference names (acknowledged; text records kept raw)', { maxSeries: 50 }));
-  // [issue #16] Webhooks: a singleton job delivering the feed to subscribers' URLs.
+  // Webhooks: a singleton job delivering the feed to subscribers' URLs.
   const webhookPolicy = { allowHttp: config.webhookAllowHttp === 'on', allowPrivate: config.webhookAllowPrivate === 'on' };
   const webhooks = createWebhookDispatcher({ store, clock, log: logger, node: nodeId, policy: webhookPolicy, metrics });
   const hub = new Hub({
@@ -188,17 +188,17 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     onTakeover: (sn, previous) => void feed.signal('device.claimed', { sn, owner: nodeId, previous }).catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
     jobs: [{ name: 'events-prune', everyMs: 60_000, run: () => store.cluster.pruneEvents(new Date(clock.now().getTime() - config.eventsRetentionS * 1000).toISOString(), config.eventsKeep) }, webhooks.job],
   });
-  // [issue #14] What other nodes did, through the feed: a command queued there for a terminal held
+  // What other nodes did, through the feed: a command queued there for a terminal held
   // here wakes its poll now (not at the next 2 s store check); a terminal that moved away is let go.
   feed.subscribe({ locationId: null }, (e) => {
     if (e.node === nodeId) return;
-    // [issue #20] a device changed there (assigned, unassigned, comm key): its poll snapshot here goes.
+    // a device changed there (assigned, unassigned, comm key): its poll snapshot here goes.
     if (e.type === 'device.updated') hub.deviceChanged(e.data.sn);
     if (e.type !== 'command.updated') return;
     const { sn, status } = e.data.command;
     if (sn !== null && status === 'pending') bus.emit('mailbox.changed', { location_id: e.location_id, sn });
   });
-  // [issue #20] what actors and credentials hold on the feed's word: re-read when the feed may have missed something.
+  // what actors and credentials hold on the feed's word: re-read when the feed may have missed something.
   feed.onDoubt(() => {
     hub.doubt();
     credentials.forgetAll();
@@ -235,7 +235,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     locationOf.set(req, c.location.id);
     limiter?.take(c.token.id);
   } });
-  // [issue #15] GET /api/stream: the feed of one location over WebSocket.
+  // GET /api/stream: the feed of one location over WebSocket.
   const stream = mountStream({
     http, store, feed, clock, log: logger, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
     ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}),
@@ -255,7 +255,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const mqttLeader = createLeadership({ store, clock, log: logger, node: nodeId, name: 'mqtt-bridge', released: () => feed.signal('leader.released', { name: 'mqtt-bridge' }) });
   if (config.mqtt === 'embedded') http.websocket(mqttWebSocketRoute(() => mqtt));
   mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
-  // [issue #17] The web console: static pages on the public API and /api/stream only.
+  // The web console: static pages on the public API and /api/stream only.
   mountConsole(http);
 
   return {
@@ -284,17 +284,17 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       // Like the listeners, before bootstrap: a busy MQTT port must not leave a location whose token nobody saw.
       if (config.mqtt === 'embedded') mqtt = await startMqttBridge({ config, feed, store, clock, commands, log: logger, metrics });
       else if (config.mqtt !== 'off') {
-        // An external broker is shared by the nodes: one of them publishes (issue #15, "the feed's owner rule").
+        // An external broker is shared by the nodes: one of them publishes ("the feed's owner rule").
         await mqttLeader.start();
         mqtt = await startMqttBridge({
           config, feed, store, clock, commands, log: logger, metrics,
           isLeader: () => mqttLeader.isLeader(), onLeader: (listener) => void mqttLeader.onChange((leader) => leader && listener()),
         });
       }
-      // Only after a successful bind: a busy port must not create the location whose token nobody sees [issue #19].
+      // Only after a successful bind: a busy port must not create the location whose token nobody sees.
       let bootstrap: { location: Location; token: IssuedToken } | null = null;
       // Nodes starting together on one empty store race here: the marker lets exactly one of them
-      // create "Default" and print its token; the others do nothing and print nothing (issue #14).
+      // create "Default" and print its token; the others do nothing and print nothing.
       // A crash between the marker and the location leaves no "Default": `biogate location create`.
       if (config.bootstrap === 'on' && (await store.locations.count()) === 0 && (await store.locations.claimBootstrap(nodeId, clock.now().toISOString()))) {
         bootstrap = await locations.create({ name: 'Default' });

@@ -1,5 +1,5 @@
 /**
- * API callers' tokens and locations, kept in memory between requests (issue #20: a token's hash,
+ * API callers' tokens and locations, kept in memory between requests (a token's hash,
  * its row and its location's row were read on every call; three quarters of `GET /api/me`).
  *
  * What is kept is what the store said, and for how long it may be used without asking again is

@@ -1,5 +1,5 @@
 /**
- * `biogate backup --out FILE` and `biogate restore --in FILE [--force]` (issue #19): the store named
+ * `biogate backup --out FILE` and `biogate restore --in FILE [--force]`: the store named
  * by BIOGATE_STORE, through src/store/maintenance.ts. A backup is taken while the server runs; a
  * restore refuses a store that any process has open. MongoDB: the commands print the mongodump /
  * mongorestore line to use and exit 2.

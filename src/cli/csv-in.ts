@@ -1,5 +1,5 @@
 /**
- * Reading spreadsheets people really export (issue #19): the one door of `csv-parse`.
+ * Reading spreadsheets people really export: the one door of `csv-parse`.
  * Bytes → text (UTF-8, UTF-16 with a byte-order mark, Windows-1252 when the bytes are not UTF-8,
  * or what `--encoding` says), then text → rows with the delimiter the header line uses (comma,
  * semicolon — Excel in most of Europe — or tab), quoted fields, CRLF. Every row keeps the CSV line

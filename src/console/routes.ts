@@ -1,5 +1,5 @@
 /**
- * GET /console: the web console (issue #17), a single-page app served by BioGate itself. It talks
+ * GET /console: the web console, a single-page app served by BioGate itself. It talks
  * to the public REST API and the WebSocket stream only, with the token the operator typed in, so
  * the pages themselves carry no data and need no authentication.
  *

@@ -1,5 +1,5 @@
 /**
- * `biogate doctor` (issue #19): what a new operator gets wrong, checked before `biogate serve` finds
+ * `biogate doctor`: what a new operator gets wrong, checked before `biogate serve` finds
  * out the hard way. Each check says what it found in plain words and, when something is wrong,
  * what to do about it. Checks never change anything: no migration, no file created, a port only
  * bound for a moment and released.

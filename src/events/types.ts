@@ -1,5 +1,5 @@
 /**
- * The cluster-wide event feed (DESIGN.md "Events", issue #14): what every consumer (MQTT bridge,
+ * The cluster-wide event feed (DESIGN.md "Events"): what every consumer (MQTT bridge,
  * WebSocket stream, webhooks, console) reads. Producers emit on the in-process bus; the feed turns
  * each public fact into one FeedEvent with a unique id and a per-location sequence number, keeps it
  * in the store for consumers that resume, and delivers it on every node (MongoDB change streams).

@@ -116,7 +116,7 @@ class UwsWire implements Wire {
       const reading = onData(Buffer.from(chunk.slice(0)), isLast);
       // uSockets closes an HTTP connection idle for 10 s, and while a body streams in it only
       // re-arms that timer after 16 KiB arrived: a terminal on a slow link (cellular, weak
-      // Wi-Fi) would be cut mid-upload (issue #12). resume() re-arms it, so any data
+      // Wi-Fi) would be cut mid-upload. resume() re-arms it, so any data
       // keeps the connection alive; the body timeout still bounds the whole body.
       // (Only while still reading: a response already sent makes `res` untouchable.)
       if (reading) {

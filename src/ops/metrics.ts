@@ -4,15 +4,15 @@
  *
  * Label values may come from clients (a device's table name, an HTTP method), so every
  * counter and histogram holds at most `maxSeries` label sets; past that, new label sets are
- * counted under one series whose values are all "other" (issue #12: nothing grows without bound).
+ * counted under one series whose values are all "other" (nothing grows without bound).
  *
  * A registry may carry default labels added to every sample it renders: BioGate sets
  * `node="<node id>"`, so that series of several nodes stay apart and PromQL sums across nodes are
- * true (issue #14). Figures read from the shared store are the same on every node: their help says
+ * true. Figures read from the shared store are the same on every node: their help says
  * so, and they are aggregated with max(), not sum() (README "Metrics").
  *
  * Process and Node runtime metrics (CPU, memory, open file descriptors, event-loop lag, heap, GC,
- * active handles; issue #19) come from prom-client's default collectors, the one door of
+ * active handles) come from prom-client's default collectors, the one door of
  * `prom-client`: they are rendered here with the same default labels, after BioGate's own.
  */
 import { collectDefaultMetrics, Registry as PromRegistry } from 'prom-client';
@@ -36,7 +36,7 @@ function seriesKey(labels: Labels, has: (k: string) => boolean, size: number, ma
   return { k: key(other), labels: other };
 }
 
-/** One string per label set, whatever the order its names came in (per observation: kept cheap, issue #20). */
+/** One string per label set, whatever the order its names came in (per observation: kept cheap). */
 const key = (labels: Labels): string => {
   const names = Object.keys(labels);
   if (names.length > 1) names.sort();
@@ -65,7 +65,7 @@ export class Counter implements Metric {
   inc(labels: Labels = {}, by = 1): void {
     this.#entry(labels).value += by;
   }
-  /** The series of `labels`, to count into without looking it up again (a hot path keeps it; issue #20). */
+  /** The series of `labels`, to count into without looking it up again (a hot path keeps it). */
   series(labels: Labels): { inc(by?: number): void } {
     const entry = this.#entry(labels);
     return {
@@ -94,7 +94,7 @@ export class Histogram implements Metric {
   observe(labels: Labels, value: number): void {
     this.#record(this.#entry(labels), value);
   }
-  /** The series of `labels`, to observe into without looking it up again (a hot path keeps it; issue #20). */
+  /** The series of `labels`, to observe into without looking it up again (a hot path keeps it). */
   series(labels: Labels): { observe(value: number): void } {
     const entry = this.#entry(labels);
     return { observe: (value) => this.#record(entry, value) };

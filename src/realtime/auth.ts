@@ -1,5 +1,5 @@
 /**
- * Where a stream client's token may be (issue #15): the Authorization header (any client that sets
+ * Where a stream client's token may be: the Authorization header (any client that sets
  * headers), `Sec-WebSocket-Protocol: bearer, <token>` (browsers cannot set headers on a WebSocket;
  * the server then echoes `bearer`), or `?access_token=` (last resort: URLs end up in proxy logs).
  * One token is checked by the same authenticate() the REST API uses.

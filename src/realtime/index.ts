@@ -1,5 +1,5 @@
 /**
- * GET /api/stream (issue #15): the event feed of one location over a WebSocket, on the relative
+ * GET /api/stream: the event feed of one location over a WebSocket, on the relative
  * topic scheme the MQTT bridge uses (DESIGN.md "Events"). Reached only through the ports app.ts
  * hands in: the HTTP server's WebSocket routes, the store, the feed.
  *

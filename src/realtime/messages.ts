@@ -1,5 +1,5 @@
 /**
- * What a stream client may say (issue #15, README "WebSocket stream"), validated before anything
+ * What a stream client may say (README "WebSocket stream"), validated before anything
  * acts on it: a bad frame becomes an `{op:"error"}` answer, never a crash or a silent drop.
  *
  *   {"op":"subscribe","topics":["devices/+/availability","commands/#"]}   no topics: everything

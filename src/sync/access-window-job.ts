@@ -4,7 +4,7 @@
  * none repeated), and of several nodes sharing the store exactly one sweeps a given window, since
  * the window is claimed by compare-and-set before it is swept. A sweep that fails hands its window
  * back so the next one covers it again. (A node dying between claim and sweep loses that window's
- * edges; job leases, issue #14, close that gap.)
+ * edges; job leases close that gap.)
  */
 import type { Store } from '../store/types.js';
 import type { SyncQueue } from './queue.js';

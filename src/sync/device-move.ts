@@ -1,5 +1,5 @@
 /**
- * A device moved from location B to location A [API-CONTRACT §6, issue #13]: B's users are deleted
+ * A device moved from location B to location A [API-CONTRACT §6]: B's users are deleted
  * from it before A's roster (sync/queue.ts queueAssignment, which also records `movedAt` when the
  * device holds users BioGate synced for another location), and what it reports from B's time is
  * not A's. Decision: attendance whose device-local time, read in A's time zone, is earlier than the

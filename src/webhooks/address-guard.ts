@@ -1,5 +1,5 @@
 /**
- * Server-side request forgery guard for webhook destinations (issue #16): a URL typed by an API
+ * Server-side request forgery guard for webhook destinations: a URL typed by an API
  * caller must not reach the gateway's own loopback, the cloud metadata service (169.254.169.254)
  * or the private network behind it, unless the operator allows it (BIOGATE_WEBHOOK_ALLOW_PRIVATE=on).
  *

@@ -1,5 +1,5 @@
 /**
- * The webhook delivery job (issue #16): durable, at least once, one node at a time.
+ * The webhook delivery job: durable, at least once, one node at a time.
  *
  *   feed events (store) ─collect─► deliveries (store, pending) ─send─► receiver
  *        ▲ cursor per subscription                 │ attempts, back-off, 410, give-up
@@ -181,7 +181,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       const due = await store.webhooks.due(sub.location_id, sub.id, clock.now().toISOString(), DUE_PAGE);
       if (due.length === 0) return;
       const head = await store.webhooks.firstPending(sub.location_id, sub.id, ATTENDANCE);
-      // [issue #16] attendance in feed order: none goes while an earlier one waits for its retry.
+      // attendance in feed order: none goes while an earlier one waits for its retry.
       let attendanceBlocked = head !== undefined && !due.some((d) => d.id === head.id);
       let progress = false;
       for (const d of due) {
@@ -224,7 +224,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       return { sub: updated ?? sub, delivered: true };
     }
     if (r.status === 410) {
-      // [issue #16] 410 Gone: the receiver says this subscription is over.
+      // 410 Gone: the receiver says this subscription is over.
       await store.webhooks.recordAttempt(d.location_id, d.id, { ...outcome, status: 'failed', next_attempt_at: null, delivered_at: null });
       outcomes?.inc({ outcome: 'gone' });
       return { sub: await disable(sub, `the receiver answered 410 Gone (${afterIso})`, afterIso), delivered: false };

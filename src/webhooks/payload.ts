@@ -1,5 +1,5 @@
 /**
- * Feed events → webhook deliveries (issue #16). The body is built once, when the delivery is
+ * Feed events → webhook deliveries. The body is built once, when the delivery is
  * stored, and sent byte for byte on every attempt (so each retry carries the same webhook-id and
  * body, and receivers can de-duplicate):
  *

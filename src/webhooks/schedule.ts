@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (issue #16: at least 24 h, exponential back-off, jitter).
+ * When a failed delivery is tried again (at least 24 h, exponential back-off, jitter).
  *
  *   attempt   1    2     3     4      5    6    7    8    9 …
  *   then +    5 s  1 min 5 min 30 min 1 h  2 h  4 h  8 h  8 h …   (each ±20 %)

@@ -1,5 +1,5 @@
 /**
- * One webhook POST (issue #16), with node:http/https rather than fetch: fetch cannot take a custom
+ * One webhook POST, with node:http/https rather than fetch: fetch cannot take a custom
  * `lookup` (the address guard must see the resolved address) nor tell connect time from total time.
  *
  * - connect within 5 s, whole exchange within 15 s;

@@ -1,5 +1,5 @@
 /**
- * Who may touch which topic on the embedded broker (issue #15): pure rules, no I/O, so the
+ * Who may touch which topic on the embedded broker: pure rules, no I/O, so the
  * broker hooks (embedded.ts) stay thin and the rules are tested on their own.
  *
  * A location client lives under `<base>/<its location id>/`. It may subscribe there, to the

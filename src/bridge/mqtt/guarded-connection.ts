@@ -1,6 +1,6 @@
 /**
- * What the embedded broker reads from and writes to instead of the raw socket (issue #15
- * "bounded queues per client"), for two bounds aedes does not have:
+ * What the embedded broker reads from and writes to instead of the raw socket (the README
+ * "bounded queues per client" rule), for two bounds aedes does not have:
  *
  * - Inbound: aedes' parser buffers a whole packet before looking at it, and a remaining length
  *   may announce up to 256 MB [MQTT-2.2.3]; anyone who can open a TCP connection could make the

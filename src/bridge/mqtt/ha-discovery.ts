@@ -1,5 +1,5 @@
 /**
- * Home Assistant MQTT discovery (issue #15, opt-in BIOGATE_MQTT_HA_DISCOVERY=on): each terminal
+ * Home Assistant MQTT discovery (opt-in BIOGATE_MQTT_HA_DISCOVERY=on): each terminal
  * becomes an HA device with a connectivity binary_sensor, a "last punch" sensor and one lock
  * per door. Config topics follow HA's `<discovery_prefix>/<component>/<node_id>/<object_id>/config`
  * with node_id `biogate_<location>_<sn>` (acl.ts reads the location back from it), retained, and

@@ -1,5 +1,5 @@
 /**
- * MQTT CONNECT credentials → an Identity (issue #15): username = location id and password = one
+ * MQTT CONNECT credentials → an Identity: username = location id and password = one
  * of its API tokens, checked by the same authenticate() as the REST API (hash lookup, constant-time
  * compare, revoked/expired/disabled); or username `admin` with BIOGATE_ADMIN_TOKEN.
  */

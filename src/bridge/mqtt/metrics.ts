@@ -1,4 +1,4 @@
-/** The bridge's /metrics series (issue #15): drops are counted, never silent; the broker link is a gauge. */
+/** The bridge's /metrics series: drops are counted, never silent; the broker link is a gauge. */
 import { Counter, Gauge, type MetricsRegistry } from '../../ops/metrics.js';
 
 export type DropReason = 'slow_client' | 'broker_busy' | 'broker_offline' | 'slow_broker';

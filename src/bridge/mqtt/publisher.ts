@@ -1,5 +1,5 @@
 /**
- * Feed events → MQTT messages (issue #15). The topic scheme is the shared one
+ * Feed events → MQTT messages. The topic scheme is the shared one
  * (src/events/topics.ts); this file only prefixes `<base>/<location_id>/`, encodes payloads and
  * remembers the retained ones, so a broker that lost them (an external broker reconnecting, a
  * bridge restarting) gets the current state again instead of stale or none.

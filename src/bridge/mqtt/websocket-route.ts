@@ -1,5 +1,5 @@
 /**
- * `/mqtt` on the HTTP port (issue #15, BIOGATE_MQTT=embedded): MQTT over WebSocket for browsers
+ * `/mqtt` on the HTTP port (BIOGATE_MQTT=embedded): MQTT over WebSocket for browsers
  * and dashboards, served by the same embedded broker, logins and ACL as the TCP port. The client
  * must offer the `mqtt` subprotocol [MQTT-6.0.0-3]; credentials travel in the MQTT CONNECT, as on TCP.
  */

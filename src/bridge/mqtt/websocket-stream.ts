@@ -1,5 +1,5 @@
 /**
- * MQTT over WebSocket at /mqtt (issue #15): a WebSocket carries MQTT bytes in binary frames
+ * MQTT over WebSocket at /mqtt: a WebSocket carries MQTT bytes in binary frames
  * [MQTT-6.0], so the connection becomes a byte stream the embedded broker serves like a TCP socket
  * (through the same guardedConnection bounds). The WebSocket side is src/http's abstraction,
  * seen here only as "send bytes, maybe with backpressure; end".
