@@ -3,7 +3,7 @@
  * delivery"): presets through the device's codec; sync ops from the user's
  * current data, so a queued op always sends the latest state.
  */
-import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type DeviceProfile, type EncodeContext, type EncodeResult, type SyncTemplate } from '../../protocols/index.js';
+import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type DeviceProfile, type EncodeContext, type EncodeResult, type ProtocolVersion, type SyncTemplate } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Command, Device, Location, Store, Template, User } from '../store/types.js';
 import { phaseAt } from '../sync/access-window.js';
@@ -24,7 +24,7 @@ export interface Rendered {
 
 export type RenderResult = { ok: true; rendered: Rendered } | { ok: false; reason: string };
 
-export function profileOf(device: Device, version: '2.0.0' | '3.0.0'): DeviceProfile {
+export function profileOf(device: Device, version: ProtocolVersion): DeviceProfile {
   return { version, options: device.options ?? {} };
 }
 

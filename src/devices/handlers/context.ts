@@ -1,0 +1,85 @@
+/**
+ * What a handler of device events is given: the state it needs, not the actor. One context per
+ * actor (`HandlerContext`), one state per request (`RequestState`), changed as its events are handled.
+ */
+import type { DeviceEvent, DeviceReply } from '../../../protocols/index.js';
+import type { Logger } from '../../log.js';
+import type { Device, DeviceSessionPatch, Location } from '../../store/types.js';
+import type { ActorDeps, PushRequest } from '../actor-types.js';
+import type { DeviceSession } from '../device-session.js';
+import type { DeviceLease } from '../lease.js';
+import { LogBudget } from '../log-budget.js';
+import type { ResultContext } from '../results.js';
+
+export interface HandlerContext
+  extends Pick<ActorDeps, 'store' | 'bus' | 'clock' | 'config' | 'firmware' | 'presence' | 'guard' | 'onTemplatesChanged' | 'onUnknownTable'> {
+  readonly sn: string;
+  readonly log: Logger;
+  /** Log lines caused by what this serial sends (log-budget.ts). */
+  readonly logBudget: LogBudget;
+  readonly session: DeviceSession;
+  readonly lease: DeviceLease;
+  /** The context of command results (results.ts), reading the device afresh each time. */
+  readonly results: ResultContext;
+  /**
+   * The result context for one reply: the device is read once for all of its results (each result
+   * may teach a capability [COMMANDS §2.6]) and replaced by what this reply's own updates return.
+   */
+  readonly replyResults: () => ResultContext;
+}
+
+/** One request as its events are handled: the device and location as they stand, what was accepted. */
+export interface RequestState {
+  readonly req: PushRequest;
+  device: Device | undefined;
+  location: Location | undefined;
+  /** Records accepted: the `n` of the upload reply [PUSH-v2 §6.1]. */
+  accepted: number;
+  /** A poll: answered with the mailbox's commands (or none), not with an upload reply. */
+  hold: boolean;
+}
+
+/** A handler's answer: the reply that ends the request, or undefined to go on with its next event. */
+export type Handled = DeviceReply | undefined;
+
+/** The handler of one kind of event. */
+export type Handler<T extends DeviceEvent['type']> = (ctx: HandlerContext, state: RequestState, event: Extract<DeviceEvent, { type: T }>) => Promise<Handled> | Handled;
+
+export const nowIso = (ctx: HandlerContext): string => ctx.clock.now().toISOString();
+
+/** HandlerContext.replyResults for `results` and the actor's session. */
+export function replyResults(results: ResultContext, session: DeviceSession): ResultContext {
+  let device: ReturnType<ResultContext['device']> | undefined;
+  return Object.assign(Object.create(results) as ResultContext, {
+    device: () => (device ??= session.read()),
+    updateDevice: async (patch: DeviceSessionPatch) => {
+      const updated = await session.update(patch);
+      device = Promise.resolve(updated);
+      return updated;
+    },
+  });
+}
+
+/** The handlers' context of one actor; the logger is made on first use (most actors never log). */
+export function handlerContext(sn: string, deps: ActorDeps, session: DeviceSession, lease: DeviceLease, log: () => Logger): HandlerContext {
+  const results: ResultContext = {
+    sn, store: deps.store, clock: deps.clock, bus: deps.bus, config: deps.config,
+    get log() {
+      return log();
+    },
+    lifecycle: deps.lifecycle, onStrayResult: deps.onStrayResult, onDeviceUsers: deps.onDeviceUsers,
+    device: () => session.read(),
+    updateDevice: (patch) => session.update(patch),
+  };
+  return {
+    sn, store: deps.store, bus: deps.bus, clock: deps.clock, config: deps.config, firmware: deps.firmware, presence: deps.presence,
+    guard: deps.guard, onTemplatesChanged: deps.onTemplatesChanged, onUnknownTable: deps.onUnknownTable,
+    get log() {
+      return log();
+    },
+    // Log lines caused by what this serial sends: 5 a minute at most.
+    logBudget: new LogBudget(5, 60_000),
+    session, lease, results,
+    replyResults: () => replyResults(results, session),
+  };
+}
