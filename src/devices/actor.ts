@@ -16,8 +16,6 @@ import { DeviceLease } from './lease.js';
 import { PollSnapshot } from './poll-snapshot.js';
 import { checkTrust } from './trust.js';
 
-export type { ActorDeps, ActorReply, PushRequest } from './actor-types.js';
-
 /** Why a held poll's wait ended. */
 type Wake = 'work' | 'recheck' | 'timeout';
 

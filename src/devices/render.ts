@@ -95,7 +95,7 @@ async function renderSync(store: Store, codec: Codec, command: Command, device: 
   const pin = params['pin'] as number;
   // An op says which user, not what to send: it renders the user's state at dispatch. Whatever order
   // a terminal receives a user's ops in (a re-queued op whose result was lost can arrive after a newer
-  // one), the last one it executes carries the newest state, so it converges (issue #13). Not active
+  // one), the last one it executes carries the newest state, so it converges. Not active
   // in the location (deleted, deactivated, another location's PIN) means revoke; a device that cannot
   // hold the access window does not hold the user outside it [API-CONTRACT §6].
   const user = await store.users.get(location.id, pin);
