@@ -49,16 +49,13 @@ export class DeviceActor {
     this.#session = new DeviceSession(sn, deps, log, () => this.forget());
     this.#lease = new DeviceLease(sn, deps, log);
     this.#snapshot = new PollSnapshot(this.#session, () => this.#trustMs());
-    const session = this.#session;
-    this.#handlers = handlerContext(sn, deps, session, this.#lease, log);
-    const results = this.#handlers.results;
-    this.#delivery = new Delivery({
-      store: deps.store, lifecycle: deps.lifecycle, log, session, snapshot: this.#snapshot, results,
-      generation: () => this.#wakeGeneration,
-      turn: (fn) => this.#turn(fn),
-      busy: (delta) => (this.busy += delta),
-      wake: () => this.wake(),
-    });
+    this.#handlers = handlerContext(sn, deps, this.#session, this.#lease, log);
+    this.#delivery = new Delivery(this, this.#handlers, this.#snapshot);
+  }
+
+  /** Counts wake-ups (see `wake`). */
+  get wakeGeneration(): number {
+    return this.#wakeGeneration;
   }
 
   /** Processes one device request and returns the reply the firmware expects. */
@@ -66,7 +63,7 @@ export class DeviceActor {
     this.lastActivity = this.#deps.clock.now().getTime();
     this.busy++;
     try {
-      const r = req.decoded.endpoint === 'getrequest' ? await this.#poll(req) : await this.#turn(() => this.#process(req));
+      const r = req.decoded.endpoint === 'getrequest' ? await this.#poll(req) : await this.turn(() => this.#process(req));
       return this.#inCharset(r);
     } finally {
       this.busy--;
@@ -157,7 +154,7 @@ export class DeviceActor {
   }
 
   /** The turn: `fn` runs once every earlier request of this serial has finished. */
-  #turn<T>(fn: () => Promise<T>): Promise<T> {
+  turn<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.#tail.then(fn, fn);
     this.#tail = run.catch(() => undefined);
     return run;
@@ -174,7 +171,7 @@ export class DeviceActor {
   async #poll(req: PushRequest): Promise<ActorReply> {
     const delivery = this.#delivery;
     let seen = this.#wakeGeneration;
-    const first = await this.#turn(async () => {
+    const first = await this.turn(async () => {
       seen = this.#wakeGeneration;
       const r = await this.#process({ ...req, decoded: { ...req.decoded } });
       return r.status === 401 || r.status === 403 ? { denied: r, ...(await delivery.none()) } : { denied: undefined, ...(await delivery.take(req.client)) };
@@ -203,7 +200,7 @@ export class DeviceActor {
         // (cheaper); it also catches work no event announced here (the pending hint is dropped for it).
         if (why === 'work' || (await delivery.pendingInStore(this.sn))) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
-          const next = await this.#turn(() => (this.#lease.held ? delivery.take(req.client) : delivery.none()));
+          const next = await this.turn(() => (this.#lease.held ? delivery.take(req.client) : delivery.none()));
           if (next.batch.lines.length > 0) return delivery.send(next.codec, next.batch);
         }
       }

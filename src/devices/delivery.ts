@@ -13,14 +13,10 @@
  *   claims after the put-back and gets them. Until then the actor is busy and the pending hint is void.
  */
 import type { Codec, QueuedLine } from '../../protocols/index.js';
-import type { Logger } from '../log.js';
-import type { Store } from '../store/types.js';
 import type { ActorReply, PushRequest } from './actor-types.js';
-import type { DeviceSession } from './device-session.js';
-import type { CommandLifecycle } from './lifecycle.js';
+import type { HandlerContext } from './handlers/context.js';
 import { EMPTY_BATCH, takeBatch, type Batch } from './outbox.js';
 import type { PollSnapshot } from './poll-snapshot.js';
-import type { ResultContext } from './results.js';
 
 /** A batch taken for a poll, the codec it was rendered with, and whether the device is assigned. */
 export interface Taken {
@@ -29,27 +25,26 @@ export interface Taken {
   readonly assigned: boolean;
 }
 
-export interface DeliveryContext {
-  readonly store: Store;
-  readonly lifecycle: CommandLifecycle;
-  readonly log: () => Logger;
-  readonly session: DeviceSession;
-  readonly snapshot: PollSnapshot;
-  readonly results: ResultContext;
+/** What delivery asks of its actor. */
+export interface DeliveryHost {
   /** The actor's wake generation (see DeviceActor.wake). */
-  readonly generation: () => number;
+  readonly wakeGeneration: number;
+  /** Requests of the serial in progress: the actor is busy while a put-back waits its turn. */
+  busy: number;
   /** Runs `fn` in the actor's turn. */
-  readonly turn: <T>(fn: () => Promise<T>) => Promise<T>;
-  /** Marks the actor busy (+1) or done (-1). */
-  readonly busy: (delta: 1 | -1) => void;
-  readonly wake: () => void;
+  turn<T>(fn: () => Promise<T>): Promise<T>;
+  wake(): void;
 }
 
 export class Delivery {
-  readonly #ctx: DeliveryContext;
+  readonly #host: DeliveryHost;
+  readonly #ctx: HandlerContext;
+  readonly #snapshot: PollSnapshot;
 
-  constructor(ctx: DeliveryContext) {
+  constructor(host: DeliveryHost, ctx: HandlerContext, snapshot: PollSnapshot) {
+    this.#host = host;
     this.#ctx = ctx;
+    this.#snapshot = snapshot;
   }
 
   /** No batch: the reply of a refused request, a terminal gone, or a device no longer served here. */
@@ -60,10 +55,11 @@ export class Delivery {
 
   /** The next batch of the mailbox for a poll (in the actor's turn). */
   async take(client: PushRequest['client']): Promise<Taken> {
-    const { session, snapshot } = this.#ctx;
+    const session = this.#ctx.session;
+    const snapshot = this.#snapshot;
     if (client.gone) return this.none();
     // Noted before the store is read: a wake from here on makes the next poll read it again.
-    const generation = this.#ctx.generation();
+    const generation = this.#host.wakeGeneration;
     const s = snapshot.trusted();
     if (s && snapshot.drained(generation)) return { codec: s.codec, batch: EMPTY_BATCH, assigned: s.location !== undefined };
     const { device, location } = await snapshot.current(false, true);
@@ -77,29 +73,30 @@ export class Delivery {
   /** The held poll's periodic store check; work found there is taken even if the hint said empty. */
   async pendingInStore(sn: string): Promise<boolean> {
     if ((await this.#ctx.store.commands.countPending(sn)) === 0) return false;
-    this.#ctx.snapshot.doubt();
+    this.#snapshot.doubt();
     return true;
   }
 
   /** The reply carrying a batch, which learns whether it reached the terminal. */
   send(codec: Codec, batch: Batch): ActorReply {
-    const ctx = this.#ctx;
+    const { lifecycle } = this.#ctx.results;
+    const host = this.#host;
     const putBack = () => {
-      ctx.log().info({ commands: batch.lines.map((l) => l.id) }, 'reply with commands not delivered: they stay queued');
-      ctx.snapshot.doubt();
-      ctx.busy(1);
-      ctx
-        .turn(() => ctx.lifecycle.undelivered(batch.ids, batch.sentAt))
-        .catch((err: unknown) => ctx.log().error({ err }, 'putting back an undelivered command batch failed'))
+      this.#ctx.log.info({ commands: batch.lines.map((l) => l.id) }, 'reply with commands not delivered: they stay queued');
+      this.#snapshot.doubt();
+      host.busy++;
+      host
+        .turn(() => lifecycle.undelivered(batch.ids, batch.sentAt))
+        .catch((err: unknown) => this.#ctx.log.error({ err }, 'putting back an undelivered command batch failed'))
         .finally(() => {
-          ctx.busy(-1);
-          ctx.wake();
+          host.busy--;
+          host.wake();
         });
     };
     return {
       ...codec.replies.commands(batch.lines as QueuedLine[]),
       onSettled: (delivered) => {
-        if (delivered) ctx.lifecycle.delivered(batch.announce);
+        if (delivered) lifecycle.delivered(batch.announce);
         else putBack();
       },
     };

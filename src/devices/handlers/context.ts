@@ -21,11 +21,6 @@ export interface HandlerContext
   readonly lease: DeviceLease;
   /** The context of command results (results.ts), reading the device afresh each time. */
   readonly results: ResultContext;
-  /**
-   * The result context for one reply: the device is read once for all of its results (each result
-   * may teach a capability [COMMANDS §2.6]) and replaced by what this reply's own updates return.
-   */
-  readonly replyResults: () => ResultContext;
 }
 
 /** One request as its events are handled: the device and location as they stand, what was accepted. */
@@ -47,10 +42,14 @@ export type Handler<T extends DeviceEvent['type']> = (ctx: HandlerContext, state
 
 export const nowIso = (ctx: HandlerContext): string => ctx.clock.now().toISOString();
 
-/** HandlerContext.replyResults for `results` and the actor's session. */
-export function replyResults(results: ResultContext, session: DeviceSession): ResultContext {
+/**
+ * The result context for one reply: the device is read once for all of its results (each result
+ * may teach a capability [COMMANDS §2.6]) and replaced by what this reply's own updates return.
+ */
+export function replyResults(ctx: HandlerContext): ResultContext {
+  const session = ctx.session;
   let device: ReturnType<ResultContext['device']> | undefined;
-  return Object.assign(Object.create(results) as ResultContext, {
+  return Object.assign(Object.create(ctx.results) as ResultContext, {
     device: () => (device ??= session.read()),
     updateDevice: async (patch: DeviceSessionPatch) => {
       const updated = await session.update(patch);
@@ -60,26 +59,26 @@ export function replyResults(results: ResultContext, session: DeviceSession): Re
   });
 }
 
-/** The handlers' context of one actor; the logger is made on first use (most actors never log). */
+/**
+ * The handlers' context of one actor. The actor's dependencies are its prototype, shared by every
+ * actor (memory per terminal); its own are the serial, the logger (made on first use: most actors
+ * never log) and its session, lease and log budget.
+ */
 export function handlerContext(sn: string, deps: ActorDeps, session: DeviceSession, lease: DeviceLease, log: () => Logger): HandlerContext {
-  const results: ResultContext = {
-    sn, store: deps.store, clock: deps.clock, bus: deps.bus, config: deps.config,
-    get log() {
-      return log();
-    },
-    lifecycle: deps.lifecycle, onStrayResult: deps.onStrayResult, onDeviceUsers: deps.onDeviceUsers,
-    device: () => session.read(),
-    updateDevice: (patch) => session.update(patch),
-  };
-  return {
-    sn, store: deps.store, bus: deps.bus, clock: deps.clock, config: deps.config, firmware: deps.firmware, presence: deps.presence,
-    guard: deps.guard, onTemplatesChanged: deps.onTemplatesChanged, onUnknownTable: deps.onUnknownTable,
-    get log() {
-      return log();
-    },
+  const logger = { get: log, enumerable: true };
+  const results = Object.create(deps, {
+    sn: { value: sn, enumerable: true },
+    log: logger,
+    device: { value: () => session.read(), enumerable: true },
+    updateDevice: { value: (patch: DeviceSessionPatch) => session.update(patch), enumerable: true },
+  }) as ResultContext;
+  return Object.create(deps, {
+    sn: { value: sn, enumerable: true },
+    log: logger,
     // Log lines caused by what this serial sends: 5 a minute at most.
-    logBudget: new LogBudget(5, 60_000),
-    session, lease, results,
-    replyResults: () => replyResults(results, session),
-  };
+    logBudget: { value: new LogBudget(5, 60_000), enumerable: true },
+    session: { value: session, enumerable: true },
+    lease: { value: lease, enumerable: true },
+    results: { value: results, enumerable: true },
+  }) as HandlerContext;
 }

@@ -6,12 +6,12 @@
 import { doorEventBusPayload, doorEventsFromRtstate } from '../door-events.js';
 import { addProgress, applyResult } from '../results.js';
 import { sanitizeOptions } from '../session.js';
-import { nowIso, type Handler } from './context.js';
+import { nowIso, replyResults, type Handler } from './context.js';
 
 /** One commit for the reply's results (50 commands are some 300 small writes). */
 export const commandResults: Handler<'commandResults'> = async (ctx, _state, event) => {
   await ctx.store.unitOfWork(async () => {
-    const results = ctx.replyResults();
+    const results = replyResults(ctx);
     for (const result of event.results) await applyResult(results, ctx.session.codec, result);
   });
   return undefined;
