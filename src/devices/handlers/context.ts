@@ -64,21 +64,24 @@ export function replyResults(ctx: HandlerContext): ResultContext {
  * actor (memory per terminal); its own are the serial, the logger (made on first use: most actors
  * never log) and its session, lease and log budget.
  */
+/** A property of the context's own, as a plain object's would be. */
+const own = (value: unknown): PropertyDescriptor => ({ value, enumerable: true, writable: true });
+
 export function handlerContext(sn: string, deps: ActorDeps, session: DeviceSession, lease: DeviceLease, log: () => Logger): HandlerContext {
   const logger = { get: log, enumerable: true };
   const results = Object.create(deps, {
-    sn: { value: sn, enumerable: true },
+    sn: own(sn),
     log: logger,
-    device: { value: () => session.read(), enumerable: true },
-    updateDevice: { value: (patch: DeviceSessionPatch) => session.update(patch), enumerable: true },
+    device: own(() => session.read()),
+    updateDevice: own((patch: DeviceSessionPatch) => session.update(patch)),
   }) as ResultContext;
   return Object.create(deps, {
-    sn: { value: sn, enumerable: true },
+    sn: own(sn),
     log: logger,
     // Log lines caused by what this serial sends: 5 a minute at most.
-    logBudget: { value: new LogBudget(5, 60_000), enumerable: true },
-    session: { value: session, enumerable: true },
-    lease: { value: lease, enumerable: true },
-    results: { value: results, enumerable: true },
+    logBudget: own(new LogBudget(5, 60_000)),
+    session: own(session),
+    lease: own(lease),
+    results: own(results),
   }) as HandlerContext;
 }
