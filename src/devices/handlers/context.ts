@@ -59,14 +59,14 @@ export function replyResults(ctx: HandlerContext): ResultContext {
   });
 }
 
+/** A property of the context's own, as a plain object's would be. */
+const own = (value: unknown): PropertyDescriptor => ({ value, enumerable: true, writable: true });
+
 /**
  * The handlers' context of one actor. The actor's dependencies are its prototype, shared by every
  * actor (memory per terminal); its own are the serial, the logger (made on first use: most actors
  * never log) and its session, lease and log budget.
  */
-/** A property of the context's own, as a plain object's would be. */
-const own = (value: unknown): PropertyDescriptor => ({ value, enumerable: true, writable: true });
-
 export function handlerContext(sn: string, deps: ActorDeps, session: DeviceSession, lease: DeviceLease, log: () => Logger): HandlerContext {
   const logger = { get: log, enumerable: true };
   const results = Object.create(deps, {
