@@ -19,6 +19,7 @@ import { createCommandQueue, type CommandQueue } from './devices/command-queue.j
 import { EventBus } from './events/bus.js';
 import { createCommandLifecycle } from './devices/lifecycle.js';
 import { createSyncQueue, type SyncQueue } from './sync/queue.js';
+import { sweepAccessWindowJob } from './sync/access-window-job.js';
 import { createSyncOutbox, type SyncOutbox } from './sync/outbox.js';
 import { createTimeSync, type TimeSync } from './sync/time-sync.js';
 import { createRateLimiter } from './auth/rate-limit.js';
@@ -185,6 +186,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     guard: createDeviceGuard(metrics, clock),
     node: nodeId,
     feedTrusted: () => feed.clustered,
+    sweepAccessWindows: () => sweepAccessWindowJob(store, sync, clock.now()),
     onTakeover: (sn, previous) => void feed.signal('device.claimed', { sn, owner: nodeId, previous }).catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
     jobs: [{ name: 'events-prune', everyMs: 60_000, run: () => store.cluster.pruneEvents(new Date(clock.now().getTime() - config.eventsRetentionS * 1000).toISOString(), config.eventsKeep) }, webhooks.job],
   });

@@ -1,29 +1,38 @@
 /**
  * The hub: serial number → DeviceActor, created on first request and dropped
- * when idle. It also runs the timers of the command lifecycle: presence, ack
- * timeouts, expiry, last_seen write-behind (each also callable directly, so
- * tests drive them with a fake clock instead of sleeping).
+ * when idle. It also starts the timers of the command lifecycle (scheduler.ts):
+ * presence, ack timeouts, expiry, last_seen write-behind, and the periodic jobs
+ * it is given (each sweep also callable directly, so tests drive them with a
+ * fake clock instead of sleeping).
  */
 import type { Clock } from '../clock.js';
-import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { SyncQueue } from '../sync/queue.js';
-import { sweepAccessWindowJob } from '../sync/access-window-job.js';
-import { DeviceActor, type ActorDeps, type ActorReply, type PushRequest } from './actor.js';
+import { DeviceActor } from './actor.js';
+import type { ActorDeps, ActorReply, PushRequest } from './actor-types.js';
 import type { EventBus } from '../events/bus.js';
 import type { FirmwareCache } from './firmware.js';
 import type { DeviceGuard } from './guard.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import { Presence } from './presence.js';
 import type { RuntimeConfig } from './runtime-config.js';
+import { createScheduler, type Scheduler, type SingletonJob } from './scheduler.js';
+import { pruneRetention, sweepCommands } from './sweeps.js';
+
+export type { SingletonJob } from './scheduler.js';
+
+/** What the device runtime asks of user sync (sync/queue.ts SyncQueue has this shape). */
+export interface UserSync {
+  queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert', options: { readonly exceptSn: string }): Promise<unknown>;
+  removeExtraUsers(locationId: number, sn: string, devicePins: readonly number[], options: { readonly groupId: number | null }): Promise<{ readonly commands: number }>;
+}
 
 export interface HubDeps {
   readonly store: Store;
   readonly clock: Clock;
   readonly bus: EventBus;
   readonly log: Logger;
-  readonly sync: SyncQueue;
+  readonly sync: UserSync;
   readonly config: RuntimeConfig;
   readonly firmware: FirmwareCache;
   readonly lifecycle: CommandLifecycle;
@@ -35,7 +44,7 @@ export interface HubDeps {
   readonly guard: DeviceGuard;
   /** BIOGATE_MAX_ACTORS: most actors in memory; the least recently active idle one makes room. */
   readonly maxActors?: number;
-  /** This node's name (device and job leases, issue #14). */
+  /** This node's name (device and job leases). */
   readonly node: string;
   /** A terminal moved here from `previous`: tell that node (through the event feed). */
   readonly onTakeover?: (sn: string, previous: string) => void;
@@ -43,18 +52,14 @@ export interface HubDeps {
   readonly jobs?: readonly SingletonJob[];
   /** Whether the event feed announces every change to this node now (ActorDeps.feedTrusted); default: never. */
   readonly feedTrusted?: () => boolean;
-}
-
-export interface SingletonJob {
-  readonly name: string;
-  readonly everyMs: number;
-  readonly run: () => Promise<unknown>;
+  /**
+   * v2 access windows: users whose window opened or closed since the last sweep go to the devices
+   * that cannot hold it [API-CONTRACT §6] (sync/access-window-job.ts); returns the ops queued.
+   */
+  readonly sweepAccessWindows?: () => Promise<number>;
 }
 
 const DEFAULT_MAX_ACTORS = 100_000;
-/** Rows deleted per retention step; the sweep repeats until a step deletes fewer. */
-const PRUNE_BATCH = 5_000;
-const DAY_MS = 86_400_000;
 /** Doubts (Hub.doubt) closer together than this are handled once, at the end of the interval. */
 const DOUBT_EVERY_MS = 1_000;
 
@@ -63,7 +68,7 @@ export class Hub {
   /** In LRU order: the least recently active serial first. */
   readonly #actors = new Map<string, DeviceActor>();
   readonly #deps: HubDeps;
-  readonly #timers: NodeJS.Timeout[] = [];
+  #scheduler: Scheduler | undefined;
   readonly #unsubscribe: (() => void)[];
   #actorDeps: ActorDeps | undefined;
   #lastDoubt = 0;
@@ -74,7 +79,7 @@ export class Hub {
     this.presence = new Presence(deps.store, deps.bus, deps.log, deps.config.onlineThresholdS * 1000, deps.node);
     this.#unsubscribe = [
       deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake()),
-      // The idle poll's snapshot of the device (issue #20) goes with any change to the record.
+      // The idle poll's snapshot of the device goes with any change to the record.
       deps.bus.on('device.updated', ({ device }) => this.#actors.get(device.serial_number)?.forget()),
     ];
   }
@@ -121,11 +126,11 @@ export class Hub {
       // Least recently active first: re-inserting moves this serial to the end (LRU order).
       this.#actors.delete(sn);
       this.#actors.set(sn, actor);
-      // [issue #20] an idle poll is answered from the actor's state, in this turn.
+      // An idle poll is answered from the actor's state, in this turn.
       const idle = actor.answerIdle(req);
       if (idle) return idle;
     } else {
-      // Random serial numbers must not grow memory without bound (issue #12).
+      // Random serial numbers must not grow memory without bound.
       if (this.#actors.size >= (this.#deps.maxActors ?? DEFAULT_MAX_ACTORS) && !this.#evictLeastRecent()) {
         this.#deps.log.warn({ sn, actors: this.#actors.size }, 'device actor limit reached and every actor is busy: request refused');
         // [PUSH-v2 §2.2] a non-200 makes the terminal keep its data and retry.
@@ -143,7 +148,7 @@ export class Hub {
     this.presence.forget(sn);
   }
 
-  /** One set of dependencies for every actor (nothing in it is per device): less memory per terminal (issue #20). */
+  /** One set of dependencies for every actor (nothing in it is per device): less memory per terminal. */
   #makeActorDeps(): ActorDeps {
     return {
       ...this.#deps,
@@ -174,43 +179,26 @@ export class Hub {
     return false;
   }
 
-  /** Starts the lifecycle timers (unref'd: they never keep the process alive). */
+  /** Starts the lifecycle timers and the jobs (scheduler.ts). */
   start(): void {
-    const every = (ms: number, fn: () => Promise<void> | void) => {
-      const t = setInterval(() => {
-        Promise.resolve(fn()).catch((err: unknown) => {
-          // During a store outage every sweep fails until it is back: a warning, not a bug.
-          if (err instanceof BioGateError && err.code === 'STORE_UNAVAILABLE') this.#deps.log.warn({ code: err.code }, 'device runtime timer skipped: store unavailable');
-          else this.#deps.log.error({ err }, 'device runtime timer failed');
-        });
-      }, ms);
-      t.unref();
-      this.#timers.push(t);
-    };
-    // [issue #14] Cluster-wide work runs on one node at a time: whoever holds the job's lease. The
-    // lease outlives one run (twice the period, 30 s to 10 min), so the holder keeps it while alive
-    // and another node takes over once it stops renewing.
-    const singleton = (name: string, ms: number, fn: () => Promise<unknown>) =>
-      every(ms, async () => {
-        const now = this.#deps.clock.now().getTime();
-        const ttl = Math.min(Math.max(2 * ms, 30_000), 600_000);
-        const held = await this.#deps.store.cluster.acquireLease(`job:${name}`, this.#deps.node, new Date(now).toISOString(), new Date(now + ttl).toISOString());
-        if (held) await fn();
-      });
+    const scheduler = (this.#scheduler = createScheduler(this.#deps));
     // Node-local: what this node's terminals did.
-    every(2_000, () => this.sweepPresence());
-    every(5_000, () => this.presence.flush());
-    every(60_000, () => this.evictIdle());
+    scheduler.every(2_000, () => this.sweepPresence());
+    scheduler.every(5_000, () => this.presence.flush());
+    scheduler.every(60_000, () => this.evictIdle());
     // Cluster-wide.
-    singleton('commands', 10_000, () => this.sweepCommands());
-    singleton('presence-orphans', 5_000, () => this.sweepOrphans());
-    singleton('access-windows', 30_000, () => this.sweepAccessWindows());
-    if (this.#deps.config.retentionDays > 0) singleton('retention', 3_600_000, () => this.pruneRetention());
-    for (const job of this.#deps.jobs ?? []) singleton(job.name, job.everyMs, job.run);
+    const jobs: SingletonJob[] = [
+      { name: 'commands', everyMs: 10_000, run: () => this.sweepCommands() },
+      { name: 'presence-orphans', everyMs: 5_000, run: () => this.sweepOrphans() },
+      { name: 'access-windows', everyMs: 30_000, run: () => this.sweepAccessWindows() },
+      ...(this.#deps.config.retentionDays > 0 ? [{ name: 'retention', everyMs: 3_600_000, run: () => this.pruneRetention() }] : []),
+      ...(this.#deps.jobs ?? []),
+    ];
+    for (const job of jobs) scheduler.singleton(job);
   }
 
   async stop(): Promise<void> {
-    for (const t of this.#timers.splice(0)) clearInterval(t);
+    this.#scheduler?.stop();
     clearTimeout(this.#doubtTimer);
     for (const off of this.#unsubscribe) off();
     for (const a of this.#actors.values()) a.wake();
@@ -226,61 +214,19 @@ export class Hub {
     return this.presence.sweepOrphans(this.#deps.clock.now().getTime());
   }
 
-  /**
-   * Expired pending commands fail; sent commands without a result after the ack timeout fail with
-   * "no result from device", except sync ops, which are re-queued up to N times [PUSH-v2 §7.5].
-   */
-  async sweepCommands(): Promise<void> {
-    const { store, clock, config, lifecycle } = this.#deps;
-    const now = clock.now();
-    await lifecycle.expire();
-    const cutoff = new Date(now.getTime() - config.ackTimeoutS * 1000).toISOString();
-    for (const c of await store.commands.sentBefore(cutoff, 500)) {
-      // Remote enrolment waits for a person: its own, longer timeout [COMMANDS §4.16].
-      if (c.command === 'enroll-biometric' && c.sent_at && now.getTime() - Date.parse(c.sent_at) < 600_000) continue;
-      // A composite is sent while its members are; they settle it (lifecycle.settleGroup).
-      if (c.group_id === c.id) continue;
-      if (c.origin === 'sync' && c.attempts < config.syncRetries) {
-        await lifecycle.requeue(c);
-        continue;
-      }
-      for (const child of await store.commands.children(c.id)) {
-        await store.commands.finish(child.id, { status: 'failed', error_message: 'no result from device' }, now.toISOString());
-      }
-      await lifecycle.finish(c, { status: 'failed', error_message: 'no result from device' });
-    }
+  /** Expired and unanswered commands (sweeps.ts). */
+  sweepCommands(): Promise<void> {
+    return sweepCommands(this.#deps);
   }
 
-  /**
-   * [API-CONTRACT §7] BIOGATE_RETENTION_DAYS: attendance older than the cutoff and commands finished
-   * before it are deleted, in bounded steps so the store is never locked for long.
-   */
-  async pruneRetention(): Promise<{ attendance: number; commands: number; records: number }> {
-    const { store, clock, config, log } = this.#deps;
-    const total = { attendance: 0, commands: 0, records: 0 };
-    if (config.retentionDays <= 0) return total;
-    const cutoff = new Date(clock.now().getTime() - config.retentionDays * DAY_MS).toISOString();
-    const prune = async (port: { prune(before: string, limit: number): Promise<number> }) => {
-      let deleted = 0;
-      for (let n = PRUNE_BATCH; n === PRUNE_BATCH; deleted += n) n = await port.prune(cutoff, PRUNE_BATCH);
-      return deleted;
-    };
-    total.attendance = await prune(store.attendance);
-    total.commands = await prune(store.commands);
-    total.records = await prune(store.deviceRecords);
-    // Door and alarm events follow attendance's retention (issue #15); logged, not in the return value.
-    const doorEvents = await prune(store.doorEvents);
-    if (total.attendance + total.commands + total.records + doorEvents > 0) log.info({ cutoff, ...total, doorEvents }, 'retention: old records deleted');
-    return total;
+  /** Old attendance, commands, records and door events (sweeps.ts). */
+  pruneRetention(): Promise<{ attendance: number; commands: number; records: number }> {
+    return pruneRetention(this.#deps);
   }
 
-  /**
-   * v2 access windows: users whose window opened or closed since the last sweep go to the devices
-   * that cannot hold it [API-CONTRACT §6]. The last swept instant is kept in the store, so a restart
-   * or a second node neither skips nor repeats an edge (sync/access-window-job.ts).
-   */
+  /** HubDeps.sweepAccessWindows; 0 when none was given. */
   async sweepAccessWindows(): Promise<number> {
-    return sweepAccessWindowJob(this.#deps.store, this.#deps.sync, this.#deps.clock.now());
+    return (await this.#deps.sweepAccessWindows?.()) ?? 0;
   }
 
   evictIdle(): void {

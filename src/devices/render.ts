@@ -3,7 +3,7 @@
  * delivery"): presets through the device's codec; sync ops from the user's
  * current data, so a queued op always sends the latest state.
  */
-import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type DeviceProfile, type EncodeContext, type EncodeResult, type SyncTemplate } from '../../protocols/index.js';
+import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type DeviceProfile, type EncodeContext, type EncodeResult, type ProtocolVersion, type SyncTemplate } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Command, Device, Location, Store, Template, User } from '../store/types.js';
 import { phaseAt } from '../sync/access-window.js';
@@ -24,7 +24,7 @@ export interface Rendered {
 
 export type RenderResult = { ok: true; rendered: Rendered } | { ok: false; reason: string };
 
-export function profileOf(device: Device, version: '2.0.0' | '3.0.0'): DeviceProfile {
+export function profileOf(device: Device, version: ProtocolVersion): DeviceProfile {
   return { version, options: device.options ?? {} };
 }
 
@@ -95,7 +95,7 @@ async function renderSync(store: Store, codec: Codec, command: Command, device: 
   const pin = params['pin'] as number;
   // An op says which user, not what to send: it renders the user's state at dispatch. Whatever order
   // a terminal receives a user's ops in (a re-queued op whose result was lost can arrive after a newer
-  // one), the last one it executes carries the newest state, so it converges (issue #13). Not active
+  // one), the last one it executes carries the newest state, so it converges. Not active
   // in the location (deleted, deactivated, another location's PIN) means revoke; a device that cannot
   // hold the access window does not hold the user outside it [API-CONTRACT §6].
   const user = await store.users.get(location.id, pin);

@@ -1,4 +1,5 @@
 /** The device runtime's settings, derived from Config once (and overridable in tests). */
+import { byVersion, PROTOCOL_V3 } from '../../protocols/index.js';
 import type { Config } from '../config/schema.js';
 import type { ProtocolVersion } from '../store/types.js';
 
@@ -16,13 +17,13 @@ export interface RuntimeConfig {
   readonly syncRetries: number;
   /** Attendance and finished commands older than this are pruned; 0 keeps everything. */
   readonly retentionDays: number;
-  /** How long the node serving a terminal owns it, renewed by its requests (issue #14). */
+  /** How long the node serving a terminal owns it, renewed by its requests. */
   readonly deviceLeaseS: number;
   /**
    * How long an idle poll trusts the actor's snapshot of device and location and its "nothing
    * pending" hint, and how often a held poll looks at the store: `untrustedMs` while the event feed
    * cannot be trusted to announce every change (MongoDB without its change stream), `trustedMs`
-   * while it can (a bound on what a writer that announces nothing costs; issue #20).
+   * while it can (a bound on what a writer that announces nothing costs).
    */
   readonly pollTrust: { readonly untrustedMs: number; readonly trustedMs: number };
 }
@@ -31,12 +32,13 @@ export interface RuntimeConfig {
 export const DEFAULT_POLL_TRUST = { untrustedMs: 1_000, trustedMs: 30_000 } as const;
 
 /** [PUSH-v3 §4.2] BioGate announces TimeoutSec=10; hold polls 2 s less. v2: no evidence terminals tolerate held polls. */
-export const DEFAULT_LONGPOLL_S: Readonly<Record<ProtocolVersion, number>> = { '2.0.0': 0, '3.0.0': 8 };
+export const DEFAULT_LONGPOLL_S: Readonly<Record<ProtocolVersion, number>> = byVersion((v) => (v === PROTOCOL_V3 ? 8 : 0));
 
 export function runtimeConfig(config: Config): RuntimeConfig {
+  const longpoll = config.longpollS;
   return {
     onlineThresholdS: config.onlineThresholdS,
-    longpollS: config.longpollS === null ? DEFAULT_LONGPOLL_S : { '2.0.0': config.longpollS, '3.0.0': config.longpollS },
+    longpollS: longpoll === null ? DEFAULT_LONGPOLL_S : byVersion(() => longpoll),
     ackTimeoutS: config.ackTimeoutS,
     batchMaxCommands: config.batchMaxCommands,
     batchMaxBytes: config.batchMaxBytes,

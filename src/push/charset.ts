@@ -1,7 +1,7 @@
 /**
  * Reply bodies in a device's character set [COMMANDS §3.10, PUSH-v2 §2.6]: a terminal whose language is
  * 83 (Simplified Chinese) reads names as GB2312; GBK, its superset, is what is sent. Node decodes GBK
- * (TextDecoder) but cannot encode it: the one door of `iconv-lite` (issue #18).
+ * (TextDecoder) but cannot encode it: the one door of `iconv-lite`.
  */
 import iconv from 'iconv-lite';
 import type { Charset } from '../../protocols/index.js';
@@ -17,7 +17,7 @@ export function isKnownEncoding(encoding: string): boolean {
   return iconv.encodingExists(encoding);
 }
 
-/** Bytes of a file in `encoding` as text (a byte-order mark is removed); the CSV import's decoder (issue #19). */
+/** Bytes of a file in `encoding` as text (a byte-order mark is removed); the CSV import's decoder. */
 export function decodeBytes(bytes: Uint8Array, encoding: string): string {
   return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), encoding);
 }

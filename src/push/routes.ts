@@ -2,8 +2,9 @@
  * The device push endpoints: thin glue from HTTP to codec to actor. Devices
  * never get JSON: they get what their firmware expects [API-CONTRACT §6].
  */
-import { codecFor, ProtocolError, type DecodeResult, type DeviceReply, type WireRequest } from '../../protocols/index.js';
-import type { ActorReply } from '../devices/actor.js';
+import { ProtocolError, type DecodeResult, type DeviceReply, type WireRequest } from '../../protocols/index.js';
+import type { ActorReply } from '../devices/actor-types.js';
+import { decodeInSlices, decodeRequest, SLICE_BYTES } from '../devices/decode.js';
 import type { Hub } from '../devices/hub.js';
 import { BioGateError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
@@ -11,16 +12,12 @@ import type { HttpRequest, HttpResponse } from '../http/types.js';
 import type { Counter } from '../ops/metrics.js';
 import { isPackedUpload, unpackTgz } from '../devices/packed.js';
 import { encodeBody } from './charset.js';
-import { decodeInSlices, SLICE_BYTES } from './sliced-decode.js';
 
 export interface PushDeps {
   readonly hub: Hub;
   readonly bodyLimit: number;
   readonly protocolErrors?: Counter;
 }
-
-// Decoding does not depend on the dialect: either codec reads any request [PUSH-v2 §10.3].
-const reader = codecFor('2.0.0');
 
 /**
  * The query as one object, the first value of a repeated name winning. Most device queries are plain
@@ -59,13 +56,13 @@ const TEXT: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': '
 /** The reply as HTTP; a reply carrying commands learns whether it reached the terminal (devices/outbox.ts Batch). */
 const text = (r: ActorReply | DeviceReply): HttpResponse => ({
   status: r.status, headers: TEXT,
-  // [COMMANDS §3.10] names in the device's character set (GB2312 for language 83, issue #18)
+  // [COMMANDS §3.10] names in the device's character set (GB2312 for language 83)
   body: 'charset' in r ? encodeBody(r.body, r.charset) : r.body,
   ...('onSettled' in r && r.onSettled ? { onSettled: r.onSettled } : {}),
 });
 
 /**
- * [PUSH-v2 §6.4] a packed upload (`ContentType=tgz`) is unpacked and decoded as if sent plain (issue #18);
+ * [PUSH-v2 §6.4] a packed upload (`ContentType=tgz`) is unpacked and decoded as if sent plain;
  * or the reply refusing it (too large, not a tgz).
  */
 async function unpacked(wire: WireRequest, req: HttpRequest): Promise<WireRequest | HttpResponse> {
@@ -89,7 +86,7 @@ export function mountPushRoutes(http: HttpServer, deps: PushDeps): void {
     req.log.info({ code: err.code, path: req.path }, 'device request refused');
     return { status: err.code === 'UNKNOWN_ENDPOINT' ? 404 : 400, headers: TEXT, body: 'ERROR' };
   };
-  /** [PUSH-v2 §2.2] a non-200 makes the terminal keep its data and resend: a store outage is a plain 503 (issue #12). */
+  /** [PUSH-v2 §2.2] a non-200 makes the terminal keep its data and resend: a store outage is a plain 503. */
   const unavailable = (req: HttpRequest, decoded: DecodeResult, err: unknown): HttpResponse => {
     if (!(err instanceof BioGateError) || err.code !== 'STORE_UNAVAILABLE') throw err;
     req.log.warn({ sn: decoded.sn, endpoint: decoded.endpoint }, 'store unavailable: device told to retry');
@@ -102,17 +99,17 @@ export function mountPushRoutes(http: HttpServer, deps: PushDeps): void {
     } catch (err) {
       return unavailable(req, decoded, err);
     }
-    // [issue #20] an idle poll answered from the actor's state goes out in this turn.
+    // An idle poll answered from the actor's state goes out in this turn.
     if (!(reply instanceof Promise)) return text(reply);
     return reply.then(text, (err: unknown) => unavailable(req, decoded, err));
   };
-  /** Packed or large uploads: unpacked, decoded in slices that yield (issue #12, #18). */
+  /** Packed or large uploads: unpacked, decoded in slices that yield (devices/decode.ts). */
   const slowly = async (req: HttpRequest, plain: WireRequest): Promise<HttpResponse> => {
     const wire = await unpacked(plain, req);
     if (!('method' in wire)) return wire;
     let decoded;
     try {
-      decoded = await decodeInSlices(reader, wire); // a large ATTLOG in slices that yield (issue #12)
+      decoded = await decodeInSlices(wire); // a large ATTLOG in slices that yield
     } catch (err) {
       return refused(req, err);
     }
@@ -123,7 +120,7 @@ export function mountPushRoutes(http: HttpServer, deps: PushDeps): void {
     if (wire.body.length > SLICE_BYTES || isPackedUpload(wire.path, wire.query)) return slowly(req, wire);
     let decoded;
     try {
-      decoded = reader.decode(wire);
+      decoded = decodeRequest(wire);
     } catch (err) {
       return refused(req, err);
     }
