@@ -51,7 +51,8 @@ import { mqttWebSocketRoute } from './bridge/mqtt/websocket-route.js';
 import { mountStream, type Stream } from './realtime/index.js';
 import { mountConsole } from './console/routes.js';
 import { packageVersion } from './version.js';
-import type { Location, Store } from './store/types.js';
+import type { Store } from './store/types.js';
+import type { Location } from './store/ports/index.js';
 
 export interface AppOptions {
   readonly config: Config;

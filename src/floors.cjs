@@ -20,6 +20,7 @@ const GROUPS = [
   [['log', file('src/log.ts')]],
   [['validation', dir('src/validation/')]],
   [['csv-out', file('src/csv-out.ts')]],
+  [['charset', file('src/charset.ts')]],
   [['net', dir('src/net/')]],
   [['time', dir('src/time/')]],
   [['config', dir('src/config/')]],

@@ -1,6 +1,7 @@
 /** Resolves a bearer token to its location and scope, or throws 401/403 [API-CONTRACT §3–4]. */
 import { BioGateError } from '../errors.js';
-import type { Location, Store, Token } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Location, Token } from '../store/ports/index.js';
 import { bearer, hashToken, looksLikeToken, secretsEqual } from './tokens.js';
 
 export interface Caller {

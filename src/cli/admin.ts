@@ -8,7 +8,8 @@ import { configTableMarkdown } from '../config/readme-table.js';
 import { systemClock } from '../clock.js';
 import { createLocationService, TOKEN_SCOPES } from '../locations/service.js';
 import { publicToken } from '../views/token.js';
-import type { Location, Store, TokenScope } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Location, TokenScope } from '../store/ports/index.js';
 import { UsageError, type Flags } from './args.js';
 import { json, print, withStore, type CliIo } from './io.js';
 

@@ -6,7 +6,7 @@
 import { csvRows } from '../csv-out.js';
 import { instantOf } from '../validation/input.js';
 import { BioGateError } from '../errors.js';
-import type { Attendance } from '../store/types.js';
+import type { Attendance } from '../store/ports/index.js';
 import { UsageError, type Flags } from './args.js';
 import { withStore, type CliIo } from './io.js';
 

@@ -10,7 +10,7 @@ import { systemClock } from '../clock.js';
 import { createCommandQueue } from '../devices/command-queue.js';
 import { createCommandLifecycle } from '../devices/lifecycle.js';
 import { BioGateError } from '../errors.js';
-import type { Command } from '../store/types.js';
+import type { Command } from '../store/ports/index.js';
 import { createSyncQueue } from '../sync/queue.js';
 import { serialFlag, UsageError, type Flags } from './args.js';
 import { json, print, withStore, type CliIo } from './io.js';

@@ -6,7 +6,7 @@
  * it starts on, so an import can name it in its errors.
  */
 import { CsvError, parse } from 'csv-parse/sync';
-import { decodeBytes, isKnownEncoding } from '../push/charset.js';
+import { decodeBytes, isKnownEncoding } from '../charset.js';
 import { UsageError } from './args.js';
 
 export interface DecodedText {

@@ -8,7 +8,8 @@ import { MAX_WEBHOOKS_PER_LOCATION, subscribe } from '../webhooks/subscriptions.
 import { systemClock } from '../clock.js';
 import { BioGateError } from '../errors.js';
 import { FEED_EVENT_TYPES } from '../events/types.js';
-import type { Location, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Location } from '../store/ports/index.js';
 import { resolvedProblem, urlProblem } from '../webhooks/address-guard.js';
 import { UsageError, type Flags } from './args.js';
 import { json, print, withStore, type CliIo } from './io.js';

@@ -1,7 +1,8 @@
 /** Cancelling a command: only one the API still shows as pending, and only if no poll claims it meanwhile. */
 import type { CommandLifecycle } from '../devices/lifecycle.js';
 import { BioGateError } from '../errors.js';
-import type { Command, Location, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Command, Location } from '../store/ports/index.js';
 import { publicStatus } from '../views/command.js';
 
 /** @throws COMMAND_NOT_FOUND, COMMAND_ALREADY_SENT */

@@ -6,7 +6,7 @@
 import type { Static } from 'typebox';
 import type { Caller } from '../auth/authenticate.js';
 import type { CommandQueue } from '../devices/command-queue.js';
-import type { Command } from '../store/types.js';
+import type { Command } from '../store/ports/index.js';
 import type { CommandBody } from './schemas.js';
 
 /** Who queues: a location's token, or (`token` null) the admin, who acts for any location. */

@@ -7,7 +7,8 @@
  */
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Device, Location, ProtocolVersion, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Device, Location, ProtocolVersion } from '../store/ports/index.js';
 import type { SyncQueue } from '../sync/queue.js';
 import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';

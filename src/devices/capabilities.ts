@@ -4,7 +4,7 @@
  * the firmware version changes. Pure functions over DeviceState; the actor persists the result.
  */
 import type { Capability } from '../../protocols/index.js';
-import type { DeviceState } from '../store/types.js';
+import type { DeviceState } from '../store/ports/index.js';
 
 /** The code that taught "unsupported" for this key, if any. */
 export function learnedRefusal(state: DeviceState | null, key: string): number | undefined {

@@ -7,7 +7,7 @@
  */
 import { charsetFor, codecOfDevice, effectiveVersion, type Charset, type Codec, type ProtocolVersion } from '../../protocols/index.js';
 import type { Logger } from '../log.js';
-import type { Device, DeviceSessionPatch, Location } from '../store/types.js';
+import type { Device, DeviceSessionPatch, Location } from '../store/ports/index.js';
 import type { ActorDeps, PushRequest } from './actor-types.js';
 import { withFirmware } from './capabilities.js';
 import { inLanguage } from './decode.js';

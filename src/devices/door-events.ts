@@ -1,11 +1,11 @@
 /**
  * v3 door and alarm reports (`rtlog` [PUSH-v3 §7.2], `rtstate` [PUSH-v3 §7.3]) → stored door events
- * with structured fields (issue #15): the event code with its range type and, where the protocol
+ * with structured fields: the event code with its range type and, where the protocol
  * reference names it, its meaning; door, PIN, card, verification, direction; UTC beside the
  * terminal's local time. Nothing here guesses beyond the reference: an unnamed code has meaning null.
  */
 import type { DoorEvent, DoorState } from '../../protocols/events.js';
-import type { DoorEventType, Location, NewDoorEvent, StoredDoorEvent } from '../store/types.js';
+import type { DoorEventType, Location, NewDoorEvent, StoredDoorEvent } from '../store/ports/index.js';
 import type { BusEvents } from '../events/bus.js';
 import { localToUtc } from '../time/zones.js';
 

@@ -5,7 +5,7 @@
  * every device asking for the same file and kept in a small in-memory cache, base64-encoded once
  * (method 1 content [COMMANDS §4.22]): every device is served the same string, not its own copy.
  * Every failure on this path (refused or malformed redirects, TLS, timeouts, size, MD5) is a
- * FirmwareError that fails the command; none may escape into the process (issue #12).
+ * FirmwareError that fails the command; none may escape into the process.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -9,7 +9,7 @@
  *   or a held poll's check found another owner); a held poll claims nothing then.
  */
 import type { Logger } from '../log.js';
-import type { Device } from '../store/types.js';
+import type { Device } from '../store/ports/index.js';
 import type { ActorDeps } from './actor-types.js';
 
 type LeaseDeps = Pick<ActorDeps, 'store' | 'clock' | 'config' | 'node' | 'onTakeover'>;

@@ -16,7 +16,8 @@
  * retried in its fallback form [COMMANDS §2.5] stays `sent` to the API (`publicStatus`).
  */
 import type { Clock } from '../clock.js';
-import type { Command, CommandOutcome, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Command, CommandOutcome } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
 
 /** A member of a composite's group (not the composite itself). */

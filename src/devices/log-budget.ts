@@ -1,5 +1,5 @@
 /**
- * Bounds the log volume device traffic can cause (issue #12): anyone who knows (or invents) a
+ * Bounds the log volume device traffic can cause: anyone who knows (or invents) a
  * serial number can send garbage, so what such a request puts into the log is truncated
  * (SAMPLE_BYTES per sample, SAMPLES_PER_REQUEST samples) and rate-limited per serial (LogBudget).
  */

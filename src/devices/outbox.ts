@@ -4,7 +4,7 @@
  * atomically so two gateway nodes never send one command twice (DESIGN.md "Command delivery").
  */
 import type { Codec, QueuedLine } from '../../protocols/index.js';
-import type { Command, Device, Location } from '../store/types.js';
+import type { Command, Device, Location } from '../store/ports/index.js';
 import type { Progress } from './progress.js';
 import { render, type Rendered } from './render.js';
 import { finishCommand, type ResultContext } from './results.js';
@@ -22,7 +22,7 @@ function progressFrom(r: Rendered): Progress | undefined {
 /**
  * A batch claimed for one reply. Its commands are `sent` in the store, but announced only once the
  * reply reached the terminal (`lifecycle.delivered`); if it did not, `lifecycle.undelivered` puts
- * them back (issue #13: a door unlock must not silently stay `sent` for a terminal that is gone).
+ * them back (a door unlock must not silently stay `sent` for a terminal that is gone).
  */
 export interface Batch {
   readonly lines: readonly QueuedLine[];
@@ -31,7 +31,7 @@ export interface Batch {
   /** Every claimed id (child lines and composites included) and the claim's time, for putting them back. */
   readonly ids: readonly number[];
   readonly sentAt: string;
-  /** The mailbox held nothing pending when it was read (the actor's pending hint, issue #20). */
+  /** The mailbox held nothing pending when it was read (the actor's pending hint). */
   readonly drained?: boolean;
 }
 
@@ -39,7 +39,7 @@ export const EMPTY_BATCH: Batch = { lines: [], announce: [], ids: [], sentAt: ''
 const DRAINED: Batch = { ...EMPTY_BATCH, drained: true };
 
 /**
- * A sync op carries the user as stored when it leaves [issue #13]. It was rendered before the claim,
+ * A sync op carries the user as stored when it leaves. It was rendered before the claim,
  * and a user change in between was merged into it (it was still pending: no new op was queued), so
  * the rendered lines could be older than the store. Now that the ops are ours (a change from here on
  * queues a new op), each is rendered again; one whose lines changed goes back to pending, out of this

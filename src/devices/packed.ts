@@ -1,7 +1,7 @@
 /**
  * Packed uploads [PUSH-v2 §6.4]: `POST /iclock/cdata?table=OPERLOG&ContentType=tgz` carries a gzip-compressed
  * tar of the text records a plain upload would carry (servers announcing PushProtVer ≥ 2.2.14). Unpacked
- * here, outside protocols/ (which stays pure), and handed to the codec as if sent plain (issue #18).
+ * here, outside protocols/ (which stays pure), and handed to the codec as if sent plain.
  *
  * The one door of `tar-stream`. Limits against decompression bombs: the compressed size, the expanded
  * size (enforced by zlib while inflating, so a bomb never fills memory) and the number of tar entries.

@@ -16,7 +16,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { codecOfDevice, type Codec } from '../../protocols/index.js';
-import type { Device, Location } from '../store/types.js';
+import type { Device, Location } from '../store/ports/index.js';
 import type { DeviceSession } from './device-session.js';
 
 /** The actor's view of its device and location, as read from the store, trusted until `until`. */

@@ -4,7 +4,7 @@
  * on a crash is acceptable, DESIGN.md "Durability"); online/offline transitions
  * come from a timer so dashboards hear about a device that went quiet.
  *
- * Several nodes (issue #14): the announced presence is kept in the device record and changed by
+ * Several nodes: the announced presence is kept in the device record and changed by
  * compare-and-set, so each transition is announced once in the cluster whichever node sees it.
  * A node whose terminal went quiet first asks the store: if another node owns it now (the terminal
  * moved), it forgets the device without a word. Devices of a node that died are announced offline
@@ -20,7 +20,7 @@ import type { Logger } from '../log.js';
 const FLUSH_MARGIN_MS = 10_000;
 /**
  * last_seen rows written per store call. One call for all of them held the event loop for 150-290 ms
- * every 5 s at 10,000 held terminals on SQLite (issue #20: commands queued meanwhile waited that long);
+ * every 5 s at 10,000 held terminals on SQLite (commands queued meanwhile waited that long);
  * between batches the requests that arrived are served.
  */
 const FLUSH_BATCH = 250;
@@ -161,7 +161,7 @@ export class Presence {
   /**
    * Writes pending last_seen values, FLUSH_BATCH at a time with a turn of the event loop between
    * batches. When the store cannot be reached what is not written stays pending for the next flush
-   * (the map keeps the newest value), so an outage delays last_seen but does not lose it (issue #12);
+   * (the map keeps the newest value), so an outage delays last_seen but does not lose it;
    * one warning per outage, not one per flush. One flush runs at a time: a second caller (shutdown)
    * waits for it and then writes what is still pending.
    */

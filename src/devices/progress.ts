@@ -4,7 +4,7 @@
  * it. The final result replaces it when the command finishes.
  */
 import type { AttendanceWindow, UserRecord } from '../../protocols/index.js';
-import type { Command } from '../store/types.js';
+import type { Command } from '../store/ports/index.js';
 
 export interface Progress {
   /** Rendering notes (a fallback that drops parameters, templates skipped) [COMMANDS §2.5]. */

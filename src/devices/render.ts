@@ -5,7 +5,8 @@
  */
 import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type DeviceProfile, type EncodeContext, type EncodeResult, type ProtocolVersion, type SyncTemplate } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
-import type { Command, Device, Location, Store, Template, User } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Command, Device, Location, Template, User } from '../store/ports/index.js';
 import { phaseAt } from '../sync/access-window.js';
 import { TIME_SYNC_COMMAND } from '../sync/time-sync.js';
 import { learnedRefusal } from './capabilities.js';

@@ -11,7 +11,8 @@ import {
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { ATTEMPT_SUPERSEDED, type Command, type CommandOutcome, type Device, type DeviceSessionPatch, type Store } from '../store/types.js';
+import { type Store } from '../store/types.js';
+import { ATTEMPT_SUPERSEDED, type Command, type CommandOutcome, type Device, type DeviceSessionPatch } from '../store/ports/index.js';
 import { learn, learnedRefusal } from './capabilities.js';
 import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
@@ -172,7 +173,7 @@ async function complete(ctx: ResultContext, codec: Codec, head: Command, first: 
 /**
  * [API-CONTRACT §5] load-users → `{users, unknown_pins}`: what the device holds, and which PINs the
  * location does not know. On a device moved from another location, that location's users (still
- * there until their deletes run) are left out: nothing of theirs becomes visible here (issue #13).
+ * there until their deletes run) are left out: nothing of theirs becomes visible here.
  * A sync-users audit still acts on all of them (complete() passes the full list to onDeviceUsers).
  */
 async function loadUsersResult(ctx: ResultContext, head: Command, all: readonly UserRecord[], keepPin: string | undefined) {

@@ -1,7 +1,7 @@
 /** The device runtime's settings, derived from Config once (and overridable in tests). */
 import { byVersion, PROTOCOL_V3 } from '../../protocols/index.js';
 import type { Config } from '../config/schema.js';
-import type { ProtocolVersion } from '../store/types.js';
+import type { ProtocolVersion } from '../store/ports/index.js';
 
 export interface RuntimeConfig {
   readonly onlineThresholdS: number;

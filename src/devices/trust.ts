@@ -12,7 +12,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { assumedToken, type DecodeResult, type WireRequest } from '../../protocols/index.js';
-import type { Device } from '../store/types.js';
+import type { Device } from '../store/ports/index.js';
 import { inNetworks } from './networks.js';
 import type { CommKeyThrottle } from './throttle.js';
 

@@ -5,7 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { AttendanceRecord, BioTemplate, DoorEvent, AccessRecord, FaceTemplate, FingerprintTemplate, FingerVeinTemplate } from '../../protocols/index.js';
-import type { BioType, Device, Location, NewAttendance, Store, TemplateInput } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { BioType, Device, Location, NewAttendance, TemplateInput } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
 import { wallClock, wallToUtc } from '../time/zones.js';
 
@@ -34,7 +35,7 @@ export const punchFromAccess = (r: AccessRecord): Punch | undefined =>
  * Punches are stored in slices sized to keep the event loop busy about SLICE_MS each (converting
  * and storing, measured on the previous slice, between MIN_SLICE and MAX_SLICE records); between slices the
  * event loop runs other requests. An 8 MiB ATTLOG upload (~240,000 records) in one go blocked
- * every request for seconds (issue #12).
+ * every request for seconds.
  */
 const SLICE_MS = 8;
 const MIN_SLICE = 50;
@@ -91,7 +92,7 @@ export async function recordPunches(store: Store, bus: EventBus, device: Device,
 
 /**
  * One converter per time zone for the process, so an hour's offset is worked out once, not once per
- * upload (issue #20: terminals post every few seconds, mostly within the same hour). Bounded: a
+ * upload (terminals post every few seconds, mostly within the same hour). Bounded: a
  * zone's hours are cleared past 10,000, and the zones are the locations' (few).
  */
 const converters = new Map<string, (local: string) => string | undefined>();
@@ -112,7 +113,7 @@ const HOUR_MS = 3_600_000;
  * two Intl calls, which for 240,000 punches was seconds of blocked event loop. An hour whose
  * first and last second have the same offset has it throughout (a zone changes offset at most
  * once an hour); an hour with a change (a DST transition) is converted exactly, record by record.
- * A record is parsed once, to a number (issue #20: the text round trips were a tenth of an upload).
+ * A record is parsed once, to a number (the text round trips were a tenth of an upload).
  */
 function utcConverter(tz: string): (local: string) => string | undefined {
   const offsets = new Map<number, number | null>(); // wall-clock hour → offset ms; null: convert exactly
@@ -139,7 +140,7 @@ type AnyTemplate =
   | { kind: 'vein'; t: FingerVeinTemplate }
   | { kind: 'bio'; t: BioTemplate };
 
-const bioTypeOf = (typeIndex: number): BioType => (typeIndex === 1 ? 'fingerprint' : typeIndex === 2 || typeIndex === 9 ? 'face' : typeIndex === 6 || typeIndex === 8 || typeIndex === 10 ? 'palm' : 'other'); // 10: visible-light palm [PUSH-v2 §9.4, issue #18]
+const bioTypeOf = (typeIndex: number): BioType => (typeIndex === 1 ? 'fingerprint' : typeIndex === 2 || typeIndex === 9 ? 'face' : typeIndex === 6 || typeIndex === 8 || typeIndex === 10 ? 'palm' : 'other'); // 10: visible-light palm [PUSH-v2 §9.4]
 const int = (v: string | undefined): number => (v !== undefined && /^\d+/.test(v) ? Number.parseInt(v, 10) : 0);
 
 /** A device template → the store's shape; undefined for PINs the API cannot hold or unusable data. */

@@ -6,7 +6,7 @@
  * eventBus wraps each callback the same way), so no listener can cause an
  * unhandled rejection that ends the process.
  */
-import type { Attendance, Command, Device, StoredDoorEvent } from '../store/types.js';
+import type { Attendance, Command, Device, StoredDoorEvent } from '../store/ports/index.js';
 
 export interface BusEvents {
   'device.online': { location_id: number | null; sn: string; at: string };

@@ -19,7 +19,8 @@ import { randomUUID } from 'node:crypto';
 import type { BusEventName, BusEvents, EventBus } from './bus.js';
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { EventWatch, Location, Store, StoredEvent } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { EventWatch, Location, StoredEvent } from '../store/ports/index.js';
 import { draftOf, type FeedDraft, type ViewContext } from './views.js';
 import { FEED_EVENT_TYPES, type AnyFeedEvent, type EventFeed, type FeedSubscription, type SubscribeOptions } from './types.js';
 

@@ -9,7 +9,8 @@ import { commandView } from '../views/command.js';
 import { deviceView } from '../views/device.js';
 import { doorEventView } from '../views/door-event.js';
 import type { BusEvents } from './bus.js';
-import type { Command, Device, Location, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Command, Device, Location } from '../store/ports/index.js';
 import type { CommandData, DeviceData, FeedEventType, FeedPayloads } from './types.js';
 
 /** Larger `result` JSON is left out of command events. */

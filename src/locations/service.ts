@@ -5,7 +5,8 @@
 import { BioGateError, invalid } from '../errors.js';
 import { generateToken, hashToken } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
-import type { Location, Store, Token, TokenScope } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Location, Token, TokenScope } from '../store/ports/index.js';
 import { isTimeZone } from '../time/zones.js';
 
 export const TOKEN_SCOPES: readonly TokenScope[] = ['full', 'operator', 'read'];

@@ -11,7 +11,7 @@ import type { HttpServer } from '../http/server.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 import type { Counter } from '../ops/metrics.js';
 import { isPackedUpload, unpackTgz } from '../devices/packed.js';
-import { encodeBody } from './charset.js';
+import { encodeBody } from '../charset.js';
 
 export interface PushDeps {
   readonly hub: Hub;

@@ -7,7 +7,8 @@
 import { deviceView } from '../views/device.js';
 import { isOnline } from '../views/device-status.js';
 import { availabilityTopic, stateTopic, topicMatches, type TopicMessage } from '../events/topics.js';
-import type { Device, Location, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Device, Location } from '../store/ports/index.js';
 
 export interface SnapshotDeps {
   readonly store: Store;

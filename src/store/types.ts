@@ -14,8 +14,6 @@ import type {
   TemplatesPort, TokensPort, UsersPort, WebhooksPort,
 } from './ports/index.js';
 
-// The ports, re-exported for the modules that import them from here.
-export type * from './ports/index.js'; export { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED, oneLocation } from './ports/index.js';
 
 export interface Store {
   readonly kind: 'sqlite' | 'mongodb';

@@ -5,7 +5,7 @@
  * themselves; for v2 terminals BioGate removes the user outside it and adds them back inside it.
  */
 import { localToUtc } from '../time/zones.js';
-import type { User } from '../store/types.js';
+import type { User } from '../store/ports/index.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;

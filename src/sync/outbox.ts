@@ -17,7 +17,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { OutboxEntry, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { OutboxEntry } from '../store/ports/index.js';
 import type { SyncCounts, SyncQueue } from './queue.js';
 
 /** Sync ops queued per chunk before yielding to the event loop. */

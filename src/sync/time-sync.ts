@@ -13,7 +13,8 @@ import { offsetMinutes } from '../time/zones.js';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
-import type { Location, NewCommand, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Location, NewCommand } from '../store/ports/index.js';
 import { SYNC_PRIORITY } from './lanes.js';
 
 export const TIME_SYNC_COMMAND = 'time-sync';

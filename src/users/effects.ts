@@ -5,7 +5,8 @@
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../log.js';
-import type { Store, User } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { User } from '../store/ports/index.js';
 import { createSyncOutbox, type SyncOutbox } from '../sync/outbox.js';
 import type { SyncCounts, SyncQueue } from '../sync/queue.js';
 

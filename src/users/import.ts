@@ -5,7 +5,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { BioGateError, type ValidationIssue } from '../errors.js';
-import type { Location, User, UserFields } from '../store/types.js';
+import type { Location, User, UserFields } from '../store/ports/index.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { announce, effectOf, outboxOf, type UsersDeps } from './effects.js';
 import { toUserFields } from './input.js';

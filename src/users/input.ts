@@ -5,7 +5,7 @@
  * (the import endpoint and the CLI import).
  */
 import { BioGateError, type ValidationIssue } from '../errors.js';
-import type { UserFields } from '../store/types.js';
+import type { UserFields } from '../store/ports/index.js';
 import { instantOf, isRealDate } from '../validation/input.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;

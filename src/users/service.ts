@@ -4,7 +4,7 @@
  * CLI call these; they only parse requests and render views.
  */
 import { BioGateError } from '../errors.js';
-import type { Location, User } from '../store/types.js';
+import type { Location, User } from '../store/ports/index.js';
 import type { SyncCounts } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { announce, effectOf, flushOutbox, type UsersDeps } from './effects.js';

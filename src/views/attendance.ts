@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import { attendanceStatusLabel, verifyModeLabel } from '../../protocols/attendance-codes.js';
-import type { Attendance } from '../store/types.js';
+import type { Attendance } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
 export const AttendanceView = Type.Object({

@@ -1,6 +1,6 @@
 /** Command records → their public view (SERVICE-SPEC CommandResponse), with the status the API shows. */
 import { Type } from 'typebox';
-import type { Command, CommandStatus, Location } from '../store/types.js';
+import type { Command, CommandStatus, Location } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 
 export const CommandStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('success'), Type.Literal('failed')]);

@@ -1,6 +1,6 @@
 /** Schema pieces every public view shares (SERVICE-SPEC "Resources and their fields"). */
 import { Type, type TSchema } from 'typebox';
-import type { Location } from '../store/types.js';
+import type { Location } from '../store/ports/index.js';
 
 export const IsoDateTime = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' });
 export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);

@@ -1,6 +1,6 @@
 /** Records of tables BioGate keeps without parsing → their public view (the record as the device sent it). */
 import { Type } from 'typebox';
-import type { DeviceRecord } from '../store/types.js';
+import type { DeviceRecord } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
 export const DeviceRecordView = Type.Object({

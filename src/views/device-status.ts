@@ -1,6 +1,6 @@
 /** Whether a device is online, and its status view (SERVICE-SPEC DeviceStatusResponse). */
 import { Type } from 'typebox';
-import type { Device } from '../store/types.js';
+import type { Device } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
 export const DeviceStatusView = Type.Object({

@@ -1,7 +1,7 @@
 /** Device records → their public views (SERVICE-SPEC DeviceResponse; the admin's unassigned terminals). */
 import { Type } from 'typebox';
 import { protocolVersionSchema } from '../../protocols/index.js';
-import type { Device, Location } from '../store/types.js';
+import type { Device, Location } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 import { isOnline } from './device-status.js';
 

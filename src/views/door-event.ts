@@ -3,7 +3,7 @@
  * meaning of each code the protocol reference names; an unnamed code has meaning null.
  */
 import { Type } from 'typebox';
-import type { DoorEventType, StoredDoorEvent } from '../store/types.js';
+import type { DoorEventType, StoredDoorEvent } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
 /** [PUSH-v3 §7.7] the codes the reference names (single source S; 3 from a SenseFace 3A, F3). */

@@ -1,6 +1,7 @@
 /** Location records → their public view (SERVICE-SPEC LocationResponse; GET /api/me, /admin/locations). */
 import { Type } from 'typebox';
-import type { Location, Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Location } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
 export const LocationView = Type.Object({

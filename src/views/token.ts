@@ -1,6 +1,6 @@
 /** Token records → their public view: never the hash, and the token text only once, when issued. */
 import { Type } from 'typebox';
-import type { Token } from '../store/types.js';
+import type { Token } from '../store/ports/index.js';
 import { Nullable } from './common.js';
 
 export const TokenScopeSchema = Type.Union([Type.Literal('full'), Type.Literal('operator'), Type.Literal('read')]);

@@ -1,6 +1,7 @@
 /** User and template records → their public views (SERVICE-SPEC UserResponse, BiometricTemplateResponse); template bytes never leave here. */
 import { Type } from 'typebox';
-import type { Location, Store, Template, User } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { Location, Template, User } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 
 export const TemplateView = Type.Object({

@@ -1,6 +1,6 @@
 /** Webhook subscriptions and their deliveries → their public views (secrets and payloads never leave here). */
 import { Type } from 'typebox';
-import type { WebhookDelivery, WebhookSubscription } from '../store/types.js';
+import type { WebhookDelivery, WebhookSubscription } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
 export const WebhookView = Type.Object({

@@ -11,7 +11,7 @@
  * storing the same event twice gives the same ids.
  */
 import { randomUUID } from 'node:crypto';
-import type { NewWebhookDelivery, StoredEvent, WebhookSubscription } from '../store/types.js';
+import type { NewWebhookDelivery, StoredEvent, WebhookSubscription } from '../store/ports/index.js';
 
 export interface WebhookBody {
   readonly id: string;

@@ -3,7 +3,8 @@
  * check the URL policy and the bound per location, each wording the refusal for its caller; this
  * makes the secret and starts the subscription at the location's latest feed seq.
  */
-import type { Store, WebhookSubscription } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { WebhookSubscription } from '../store/ports/index.js';
 import { newSecret } from './sign.js';
 
 /** Subscriptions per location (bounded, like everything else). */

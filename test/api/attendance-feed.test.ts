@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { CSV_COLUMNS } from '../../src/api/attendance.js';
-import type { NewAttendance } from '../../src/store/types.js';
+import type { NewAttendance } from '../../src/store/ports/index.js';
 import { TEST_STORE, fakeClock } from '../helpers/app.js';
 import { gateway, locsOf, type Json, type Page } from './client.js';
 

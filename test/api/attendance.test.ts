@@ -6,7 +6,7 @@
  * in through the store port (`app.store.attendance.record`), as the runtime does.
  */
 import t from 'tap';
-import type { NewAttendance } from '../../src/store/types.js';
+import type { NewAttendance } from '../../src/store/ports/index.js';
 import { ISO_MS_Z, PAGE_KEYS, gateway, keysOf, locsOf, sorted, wellFormedIssues, type ErrorBody, type Json, type Page } from './client.js';
 
 const NOW = '2026-03-05T12:00:00.000Z';

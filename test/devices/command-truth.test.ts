@@ -3,7 +3,7 @@
 // where a lost reply has to be reproduced exactly), injected clock.
 import t from 'tap';
 import { codecFor } from '../../protocols/index.js';
-import type { Command } from '../../src/store/types.js';
+import type { Command } from '../../src/store/ports/index.js';
 import { ADMIN_TOKEN, bearer, fakeClock, fetchJson, jsonBody, startApp, type StartOptions } from '../helpers/app.js';
 
 interface CommandView { id: number; command: string; status: string; response: string | null; error_message: string | null; result: Record<string, unknown> | null; sent_at: string | null }

@@ -4,7 +4,7 @@
  */
 import type { DeviceEvent, DeviceReply } from '../../../protocols/index.js';
 import type { Logger } from '../../log.js';
-import type { Device, DeviceSessionPatch, Location } from '../../store/types.js';
+import type { Device, DeviceSessionPatch, Location } from '../../store/ports/index.js';
 import type { ActorDeps, PushRequest } from '../actor-types.js';
 import type { DeviceSession } from '../device-session.js';
 import type { DeviceLease } from '../lease.js';

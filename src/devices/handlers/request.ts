@@ -4,7 +4,7 @@
  * the first a handler gives, else the poll's (its commands follow) or the upload's [PUSH-v2 §6.1].
  */
 import type { DeviceReply } from '../../../protocols/index.js';
-import type { Device, Location } from '../../store/types.js';
+import type { Device, Location } from '../../store/ports/index.js';
 import type { PushRequest } from '../actor-types.js';
 import { SAMPLES_PER_REQUEST, truncateBytes } from '../log-budget.js';
 import { checkTrust } from '../trust.js';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { codecFor, detectVersion, PROTOCOL_V3, registryCodeFrom, sessionIdFrom } from '../../../protocols/index.js';
-import type { Location } from '../../store/types.js';
+import type { Location } from '../../store/ports/index.js';
 import { finishCommand } from '../results.js';
 import { sanitizeOptions } from '../session.js';
 import { nowIso, type Handler, type HandlerContext } from './context.js';

@@ -5,7 +5,7 @@
  */
 import { inAttendanceWindow, type RecordSource } from '../../../protocols/index.js';
 import type { PresetId } from '../../../protocols/catalog.js';
-import type { Device, Location } from '../../store/types.js';
+import type { Device, Location } from '../../store/ports/index.js';
 import { afterMove } from '../../sync/device-move.js';
 import { MAX_RAW_RECORD_CHARS, textReply } from '../actor-types.js';
 import { doorEventBusPayload, doorEventsFromRtlog } from '../door-events.js';

@@ -15,7 +15,7 @@
  * seen before stay unused.
  */
 import type { Filter } from 'mongodb';
-import type { Attendance, AttendanceFilter, AttendancePort, NewAttendance } from '../types.js';
+import type { Attendance, AttendanceFilter, AttendancePort, NewAttendance } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { AttendanceDoc, Collections } from './schema.js';
 import { ignoreDuplicates, pageOf, present } from './util.js';

@@ -14,7 +14,7 @@
  * `leases` are small and stay unsharded, like `counters`.
  */
 import type { ChangeStream, ChangeStreamInsertDocument, Collection, Db } from 'mongodb';
-import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../types.js';
+import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../ports/index.js';
 import { isDuplicateKey } from './util.js';
 
 interface EventDoc {

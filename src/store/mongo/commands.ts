@@ -9,7 +9,7 @@ import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import { commandsPort } from '../commands.js';
 import type { CommandCas, CommandChange, CommandRecords, CommandSelector, CommandStep, CommandTarget } from '../ports/command-records.js';
 import type { CommandTransition } from '../ports/command-transitions.js';
-import { SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
+import { SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../ports/index.js';
 import { catchUp, isIdCollision, type Ids } from './ids.js';
 import type { CommandDoc, Collections } from './schema.js';
 import { lastSyncedElsewhere } from '../sync-history.js';

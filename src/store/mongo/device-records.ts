@@ -1,6 +1,6 @@
 /** Records of tables BioGate keeps without parsing, one document each (DeviceRecordsPort in ../ports/device-records.ts). */
 import type { Filter } from 'mongodb';
-import type { DeviceRecord, DeviceRecordsPort } from '../types.js';
+import type { DeviceRecord, DeviceRecordsPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { Collections, DeviceRecordDoc } from './schema.js';
 import { pageOf } from './util.js';

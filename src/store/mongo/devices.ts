@@ -1,6 +1,6 @@
 /** Devices (unsharded: looked up by serial number; unique serial_number). */
 import type { Filter } from 'mongodb';
-import type { Device, DevicesPort, DeviceSessionPatch, DeviceState } from '../types.js';
+import type { Device, DevicesPort, DeviceSessionPatch, DeviceState } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { Collections, DeviceDoc } from './schema.js';
 import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';

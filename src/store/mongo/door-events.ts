@@ -7,7 +7,7 @@
  * Ids taken for duplicates stay unused.
  */
 import type { Filter } from 'mongodb';
-import type { DoorEventsPort, StoredDoorEvent } from '../types.js';
+import type { DoorEventsPort, StoredDoorEvent } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { Collections, DoorEventDoc } from './schema.js';
 import { pageOf } from './util.js';

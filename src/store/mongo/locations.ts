@@ -1,5 +1,5 @@
 /** Locations and tokens: small, unsharded collections looked up by id or token hash. */
-import type { Location, LocationsPort, Token, TokensPort } from '../types.js';
+import type { Location, LocationsPort, Token, TokensPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import { isDuplicateKey, maybe } from './util.js';
 import type { Collections, LocationDoc, TokenDoc } from './schema.js';

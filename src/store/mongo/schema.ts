@@ -14,7 +14,7 @@
  * document that must not collide (see CommandDoc).
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, Token, User } from '../types.js';
+import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, Token, User } from '../ports/index.js';
 
 /** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
 type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };

@@ -6,7 +6,7 @@
  * a harmless re-sync of the user's current state; the other order could lose the obligation.
  */
 import { randomUUID } from 'node:crypto';
-import type { JobsPort, OutboxEntry, SyncOutboxPort } from '../types.js';
+import type { JobsPort, OutboxEntry, SyncOutboxPort } from '../ports/index.js';
 import type { Collections, OutboxDoc } from './schema.js';
 import { mapLimit, PARALLEL, unlessDuplicate } from './util.js';
 

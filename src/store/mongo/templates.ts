@@ -1,6 +1,6 @@
 /** Biometric templates of a location (sharded on location_id; unique per user and slot). */
 import type { Filter } from 'mongodb';
-import type { Template, TemplatesPort } from '../types.js';
+import type { Template, TemplatesPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { Collections, TemplateDoc } from './schema.js';
 import { settle, unlessDuplicate } from './util.js';

@@ -1,6 +1,6 @@
 /** Users of a location (sharded on location_id; unique (location_id, pin)). */
 import type { Collection, Filter } from 'mongodb';
-import type { UpsertResult, User, UserFields, UsersPort } from '../types.js';
+import type { UpsertResult, User, UserFields, UsersPort } from '../ports/index.js';
 import { catchUp, isIdCollision, type Ids } from './ids.js';
 import type { Collections, UserDoc } from './schema.js';
 import { outboxMarker } from './sync-state.js';

@@ -1,6 +1,6 @@
 /** Small helpers shared by the MongoDB repositories. */
 import { MongoBulkWriteError, MongoServerError } from 'mongodb';
-import type { Window } from '../types.js';
+import type { Window } from '../ports/index.js';
 
 /** E11000: a unique index refused the write (alone, or every failed item of an unordered bulk write). */
 export function isDuplicateKey(e: unknown): boolean {

@@ -7,7 +7,7 @@
  * created here, at startup, like cluster.ts does for the feed.
  */
 import type { Collection, Db } from 'mongodb';
-import type { WebhookDelivery, WebhookPatch, WebhookSubscription, WebhooksPort } from '../types.js';
+import type { WebhookDelivery, WebhookPatch, WebhookSubscription, WebhooksPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import { pageOf } from './util.js';
 

@@ -1,4 +1,4 @@
-import type { Attendance, AttendanceFilter, AttendancePort } from '../types.js';
+import type { Attendance, AttendanceFilter, AttendancePort } from '../ports/index.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;

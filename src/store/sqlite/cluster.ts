@@ -8,7 +8,7 @@
  * on its word (idle-poll snapshots, held polls without store re-checks) stays right.
  * Sequences, leases and presence are kept here, so a restart resumes where the last run stopped.
  */
-import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../types.js';
+import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../ports/index.js';
 import type { Db } from './db.js';
 
 /** How often a watch asks whether another process wrote: the delay of a CLI change reaching the gateway. */

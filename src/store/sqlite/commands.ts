@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { commandsPort } from '../commands.js';
 import type { CommandCas, CommandChange, CommandRecords, CommandSelector, CommandStep, CommandTarget } from '../ports/command-records.js';
 import type { CommandTransition } from '../ports/command-transitions.js';
-import { SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../types.js';
+import { SYNC_SUPERSEDED as SUPERSEDED, type Command, type CommandStatus, type CommandsPort, type NewCommand } from '../ports/index.js';
 import { json, positions, rawReader, type Db } from './db.js';
 import { lastSyncedElsewhere } from '../sync-history.js';
 

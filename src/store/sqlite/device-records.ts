@@ -1,5 +1,5 @@
 /** Records of tables BioGate keeps without parsing, one row each (DeviceRecordsPort in ../ports/device-records.ts). */
-import type { DeviceRecord, DeviceRecordsPort } from '../types.js';
+import type { DeviceRecord, DeviceRecordsPort } from '../ports/index.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;

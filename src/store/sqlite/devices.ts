@@ -1,4 +1,4 @@
-import type { Device, DevicesPort, DeviceState } from '../types.js';
+import type { Device, DevicesPort, DeviceState } from '../ports/index.js';
 import { json, likePattern, type Db } from './db.js';
 
 type Row = Record<string, unknown>;

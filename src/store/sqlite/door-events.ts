@@ -1,5 +1,5 @@
 /** Door and alarm events [PUSH-v3 §7]: one row per rtlog / rtstate record, deduplicated per (location, sn). */
-import type { DoorEventType, DoorEventsPort, StoredDoorEvent } from '../types.js';
+import type { DoorEventType, DoorEventsPort, StoredDoorEvent } from '../ports/index.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { Location, LocationsPort, Token, TokensPort } from '../types.js';
+import type { Location, LocationsPort, Token, TokensPort } from '../ports/index.js';
 import { bool, type Db } from './db.js';
 
 type Row = Record<string, unknown>;

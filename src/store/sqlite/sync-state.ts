@@ -1,6 +1,6 @@
 /** The sync outbox and job state (see ../ports/sync-outbox.ts and ../ports/jobs.ts). */
 import { randomUUID } from 'node:crypto';
-import type { JobState, JobsPort, OutboxEntry, SyncOutboxPort } from '../types.js';
+import type { JobState, JobsPort, OutboxEntry, SyncOutboxPort } from '../ports/index.js';
 import type { Db } from './db.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Template, TemplatesPort, UpsertResult, User, UserFields, UsersPort } from '../types.js';
+import type { Template, TemplatesPort, UpsertResult, User, UserFields, UsersPort } from '../ports/index.js';
 import { bool, jsonRowsReader, likePattern, positions, rawReader, type Db } from './db.js';
 import { outboxMarker } from './sync-state.js';
 

@@ -1,5 +1,5 @@
 /** Webhook subscriptions and deliveries on SQLite (WebhooksPort in ../ports/webhooks.ts). */
-import type { WebhookDelivery, WebhookSubscription, WebhooksPort } from '../types.js';
+import type { WebhookDelivery, WebhookSubscription, WebhooksPort } from '../ports/index.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * (TextDecoder) but cannot encode it: the one door of `iconv-lite`.
  */
 import iconv from 'iconv-lite';
-import type { Charset } from '../../protocols/index.js';
+import type { Charset } from '../protocols/index.js';
 
 /** The body as bytes of `charset`; UTF-8 text is returned unchanged (the HTTP layer writes it). */
 export function encodeBody(body: string, charset: Charset | undefined): string | Uint8Array {
