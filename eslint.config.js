@@ -22,12 +22,38 @@ const doors = {
   ws: { paths: [door('ws', 'src/http/node-websocket.ts')] },
 };
 const restrictAllBut = (...allowed) => {
-  const paths = Object.entries(doors).filter(([k]) => !allowed.includes(k)).flatMap(([, v]) => v.paths);
-  return ['error', { paths, patterns: [{ group: ['**/store/sqlite/*', '**/store/mongo/*'], message: 'adapters are reached only through the store ports (src/store/types.ts) handed in by app.ts' }] }];
+  const paths = Object.entries(doors)
+    .filter(([k]) => !allowed.includes(k))
+    .flatMap(([, v]) => v.paths);
+  return [
+    'error',
+    {
+      paths,
+      patterns: [
+        {
+          group: ['**/store/sqlite/*', '**/store/mongo/*'],
+          message: 'adapters are reached only through the store ports (src/store/types.ts) handed in by app.ts',
+        },
+      ],
+    },
+  ];
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tap/**', 'eslint.config.js', 'src/floors.cjs', 'test/coverage-check.mjs', 'test/mongo-api-leg.mjs', 'test/node-engine-leg.mjs', 'deploy/test-mongo/target/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.tap/**',
+      'eslint.config.js',
+      'src/floors.cjs',
+      'test/coverage-check.mjs',
+      'test/mongo-api-leg.mjs',
+      'test/node-engine-leg.mjs',
+      'deploy/test-mongo/target/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -45,8 +71,32 @@ export default tseslint.config(
   },
   { files: ['src/http/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('uws') } },
   { files: ['src/http/node-websocket.ts'], rules: { 'no-restricted-imports': restrictAllBut('uws', 'ws') } },
-  { files: ['src/store/sqlite/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: Object.entries(doors).filter(([k]) => k !== 'sqlite').flatMap(([, v]) => v.paths) }] } },
-  { files: ['src/store/mongo/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: Object.entries(doors).filter(([k]) => k !== 'mongodb').flatMap(([, v]) => v.paths) }] } },
+  {
+    files: ['src/store/sqlite/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: Object.entries(doors)
+            .filter(([k]) => k !== 'sqlite')
+            .flatMap(([, v]) => v.paths),
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/store/mongo/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: Object.entries(doors)
+            .filter(([k]) => k !== 'mongodb')
+            .flatMap(([, v]) => v.paths),
+        },
+      ],
+    },
+  },
   { files: ['src/bridge/mqtt/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('mqtt') } },
   { files: ['src/log.ts'], rules: { 'no-restricted-imports': restrictAllBut('pino') } },
   { files: ['src/devices/packed.ts'], rules: { 'no-restricted-imports': restrictAllBut('tar') } },
@@ -61,7 +111,15 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: doors.uws.paths }],
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: '@tapjs/test', name: ['test', 'before', 'after', 'beforeEach', 'afterEach', 'teardown'] }, { from: 'package', package: 'tap', name: ['test', 'before', 'after', 'teardown'] }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: '@tapjs/test', name: ['test', 'before', 'after', 'beforeEach', 'afterEach', 'teardown'] },
+            { from: 'package', package: 'tap', name: ['test', 'before', 'after', 'teardown'] },
+          ],
+        },
+      ],
     },
   },
   // The console (issue #17): browser code with its own tsconfig (DOM, Preact JSX), found by the project service.
@@ -75,10 +133,30 @@ export default tseslint.config(
   },
   {
     files: ['protocols/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '../src/*', '../../src/*'], message: 'protocols/ is pure: nothing from src/' }], paths: Object.values(doors).flatMap((d) => d.paths) }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['**/src/**', '../src/*', '../../src/*'], message: 'protocols/ is pure: nothing from src/' }],
+          paths: Object.values(doors).flatMap((d) => d.paths),
+        },
+      ],
+    },
   },
   {
     files: ['src/simulator/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/protocols/**', '../*', '!./*'], message: 'the simulator speaks the protocol on its own: it imports nothing from protocols/ or the rest of src/' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/protocols/**', '../*', '!./*'],
+              message: 'the simulator speaks the protocol on its own: it imports nothing from protocols/ or the rest of src/',
+            },
+          ],
+        },
+      ],
+    },
   },
 );

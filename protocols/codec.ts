@@ -10,7 +10,14 @@
 // skipped and counted in `DecodeResult.rejected`. Encoders never throw: they return `EncodeResult`.
 import type { PresetId, ProtocolMajor } from './catalog.js';
 import type {
-  DeviceProfile, EncodeContext, EncodeResult, PresetCommand, ProtocolVersion, QueuedLine, SyncOp, WireLines,
+  DeviceProfile,
+  EncodeContext,
+  EncodeResult,
+  PresetCommand,
+  ProtocolVersion,
+  QueuedLine,
+  SyncOp,
+  WireLines,
 } from './commands.js';
 import type { DeviceEvent } from './events.js';
 
@@ -38,8 +45,18 @@ export interface DeviceReply {
 }
 
 export type Endpoint =
-  | 'cdata' | 'getrequest' | 'devicecmd' | 'ping' | 'fdata' | 'file' | 'exchange'
-  | 'registry' | 'push' | 'querydata' | 'rtdata' | 'service-control';
+  | 'cdata'
+  | 'getrequest'
+  | 'devicecmd'
+  | 'ping'
+  | 'fdata'
+  | 'file'
+  | 'exchange'
+  | 'registry'
+  | 'push'
+  | 'querydata'
+  | 'rtdata'
+  | 'service-control';
 
 /** The reply a decoded request needs. Upload forms are rendered by `replies.upload(plan, accepted)`. */
 export type ReplyPlan =
@@ -148,9 +165,7 @@ export interface Replies {
 export type Capability = 'supported' | 'unsupported' | 'unknown';
 
 export type CommandOutcome =
-  | { readonly status: 'success' }
-  | { readonly status: 'pending' }
-  | { readonly status: 'failed'; readonly message: string };
+  { readonly status: 'success' } | { readonly status: 'pending' } | { readonly status: 'failed'; readonly message: string };
 
 export interface Codec {
   readonly version: ProtocolVersion;

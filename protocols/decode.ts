@@ -3,7 +3,15 @@
 import type { DecodeOptions, DecodeResult, Endpoint, WireRequest } from './codec.js';
 import type { RecordSource } from './events.js';
 import { ProtocolError } from './protocol-error.js';
-import { decodeDeviceCmd, decodeHandshake, decodeOptionsUpload, decodeStrayResults, decodeV2Table, rawRecords, type Routed } from './push-v2/decode.js';
+import {
+  decodeDeviceCmd,
+  decodeHandshake,
+  decodeOptionsUpload,
+  decodeStrayResults,
+  decodeV2Table,
+  rawRecords,
+  type Routed,
+} from './push-v2/decode.js';
 import { parseHeartbeatInfo } from './push-v2/heartbeat.js';
 import { decodeAttPhoto } from './push-v2/photo.js';
 import { decodeQueryData, decodeRealtime, decodeRegistry, decodeTableData } from './push-v3/decode.js';
@@ -21,7 +29,8 @@ export function decodeRequest(request: WireRequest, options: DecodeOptions = {})
   const routed = route(endpoint, request, options.language);
   const rejected = routed.decoded.rejected;
   return {
-    endpoint, sn,
+    endpoint,
+    sn,
     events: routed.decoded.events,
     reply: routed.reply,
     rejected: rejected.length,
@@ -36,7 +45,8 @@ const single = (event: Routed['decoded']['events'][number]): Routed['decoded'] =
 function route(endpoint: Endpoint, request: WireRequest, language: string | undefined): Routed {
   const q = request.query;
   switch (endpoint) {
-    case 'cdata': return routeCdata(request, language);
+    case 'cdata':
+      return routeCdata(request, language);
     case 'fdata': {
       // [PUSH-v2 §6.8] photo alias of cdata?table=ATTPHOTO
       const source = uploadSource(queryValue(q, 'table') ?? 'ATTPHOTO', queryValue(q, 'Stamp'));
@@ -45,33 +55,46 @@ function route(endpoint: Endpoint, request: WireRequest, language: string | unde
     case 'getrequest': {
       // [PUSH-v2 §7.1] the plain form is the heartbeat; INFO comes now and then
       const info = queryValue(q, 'INFO');
-      return { decoded: single({ type: 'heartbeat', info: info === undefined ? null : parseHeartbeatInfo(info) }), reply: { kind: 'commands' } };
+      return {
+        decoded: single({ type: 'heartbeat', info: info === undefined ? null : parseHeartbeatInfo(info) }),
+        reply: { kind: 'commands' },
+      };
     }
-    case 'devicecmd': return decodeDeviceCmd(request.body, language);
+    case 'devicecmd':
+      return decodeDeviceCmd(request.body, language);
     // [PUSH-v2 §7.6, PUSH-v3 §8.4]
-    case 'ping': return ok(single({ type: 'ping' }));
+    case 'ping':
+      return ok(single({ type: 'ping' }));
     case 'file': {
       // [PUSH-v3 §7.6] controllers POST ACCOUNT files here: stored raw
-      if (request.body.length > 0) return ok(single({ type: 'unknownTable', source: uploadSource(queryValue(q, 'table') ?? 'file'), body: request.body }));
+      if (request.body.length > 0)
+        return ok(single({ type: 'unknownTable', source: uploadSource(queryValue(q, 'table') ?? 'file'), body: request.body }));
       const url = queryValue(q, 'url');
       if (url === undefined || url === '') throw new ProtocolError('MISSING_PARAMETER', 'request has no url parameter');
       return { decoded: single({ type: 'fileRequest', url }), reply: { kind: 'file' } };
     }
     // [PUSH-v2 §12, PUSH-v3 §16] encryption is not offered: OK and log
-    case 'exchange': return ok(single({ type: 'keyExchange', exchangeType: queryValue(q, 'type') ?? '' }));
-    case 'registry': return decodeRegistry(request.body, language);
+    case 'exchange':
+      return ok(single({ type: 'keyExchange', exchangeType: queryValue(q, 'type') ?? '' }));
+    case 'registry':
+      return decodeRegistry(request.body, language);
     // [PUSH-v3 §3.4] empty body, GET or POST
-    case 'push': return { decoded: single({ type: 'configRequest' }), reply: { kind: 'config' } };
-    case 'querydata': return decodeQueryData(q, request.body, language);
+    case 'push':
+      return { decoded: single({ type: 'configRequest' }), reply: { kind: 'config' } };
+    case 'querydata':
+      return decodeQueryData(q, request.body, language);
     case 'rtdata': {
       // [PUSH-v3 §13.2] the only documented rtdata request is type=time
-      if ((queryValue(q, 'type') ?? '').toLowerCase() === 'time') return { decoded: single({ type: 'timeRequest', flavor: 'rtdata' }), reply: { kind: 'time', flavor: 'rtdata' } };
+      if ((queryValue(q, 'type') ?? '').toLowerCase() === 'time')
+        return { decoded: single({ type: 'timeRequest', flavor: 'rtdata' }), reply: { kind: 'time', flavor: 'rtdata' } };
       return ok(single({ type: 'unknownTable', source: uploadSource(`rtdata:${queryValue(q, 'type') ?? ''}`), body: request.body }));
     }
     // [PUSH-v3 §3.7] undocumented poll: OK, counts as seen
-    case 'service-control': return ok(single({ type: 'serviceControl' }));
+    case 'service-control':
+      return ok(single({ type: 'serviceControl' }));
     /* c8 ignore next 2 */
-    default: return endpoint satisfies never;
+    default:
+      return endpoint satisfies never;
   }
 }
 
@@ -80,7 +103,8 @@ function routeCdata(request: WireRequest, language: string | undefined): Routed 
   const table = queryValue(q, 'table');
   if (table === undefined || table === '') {
     // [PUSH-v2 §4.8] legacy clock request
-    if ((queryValue(q, 'type') ?? '').toLowerCase() === 'time') return { decoded: single({ type: 'timeRequest', flavor: 'iso' }), reply: { kind: 'time', flavor: 'iso' } };
+    if ((queryValue(q, 'type') ?? '').toLowerCase() === 'time')
+      return { decoded: single({ type: 'timeRequest', flavor: 'iso' }), reply: { kind: 'time', flavor: 'iso' } };
     if (request.body.length > 0) {
       // [fixture A43] command results posted here by some firmware (pushver 2.4.0, firmware 6.5.x)
       const results = decodeStrayResults(request.body, language);

@@ -20,8 +20,20 @@ const V3_REFUSALS = [-13, -708, -801, -1002] as const;
 /** The table of COMMANDS §2.5, as data. */
 export const FALLBACKS: readonly FallbackRule[] = [
   { major: 2, preset: 'check-attendance', returnCodes: [-1], fallback: 'same query with `T` date format', evidence: 'confirmed: A, B, I2' },
-  { major: 2, preset: 'check-attendance', returnCodes: [-1002], fallback: '`ATTLOGStamp=0` + `CHECK` (full re-upload)', evidence: 'single source: F4' },
-  { major: 2, preset: 'sync-fingerprint', returnCodes: [-1002, -11, -12], fallback: '`DATA UPDATE BIODATA … Type=1 …` (also chosen up front when FPVersion > 10)', evidence: 'single source: B; switch inferred' },
+  {
+    major: 2,
+    preset: 'check-attendance',
+    returnCodes: [-1002],
+    fallback: '`ATTLOGStamp=0` + `CHECK` (full re-upload)',
+    evidence: 'single source: F4',
+  },
+  {
+    major: 2,
+    preset: 'sync-fingerprint',
+    returnCodes: [-1002, -11, -12],
+    fallback: '`DATA UPDATE BIODATA … Type=1 …` (also chosen up front when FPVersion > 10)',
+    evidence: 'single source: B; switch inferred',
+  },
   { major: 3, preset: 'door-open', returnCodes: [...V3_REFUSALS], fallback: '`AC_UNLOCK`', evidence: 'single source: F4' },
   { major: 3, preset: 'cancel-alarm', returnCodes: [...V3_REFUSALS], fallback: '`AC_UNALARM`', evidence: 'single source: I3' },
   { major: 3, preset: 'clear-alarm', returnCodes: [...V3_REFUSALS], fallback: '`AC_UNALARM`', evidence: 'single source: I3' },
@@ -52,9 +64,13 @@ export function presetFallback(dialect: Dialect, command: PresetCommand, returnC
       const t = (s: string): string => s.replace(' ', 'T');
       return { ok: true, lines: [`DATA QUERY ATTLOG StartTime=${t(w.start)}\tEndTime=${t(w.end)}`] };
     }
-    case 'door-open': return { ok: true, lines: ['AC_UNLOCK'], note: DOOR_OPEN_FALLBACK_NOTE };
-    case 'cancel-alarm': case 'clear-alarm': return { ok: true, lines: ['AC_UNALARM'] };
-    default: return { ok: true, lines: ['INFO'] };
+    case 'door-open':
+      return { ok: true, lines: ['AC_UNLOCK'], note: DOOR_OPEN_FALLBACK_NOTE };
+    case 'cancel-alarm':
+    case 'clear-alarm':
+      return { ok: true, lines: ['AC_UNALARM'] };
+    default:
+      return { ok: true, lines: ['INFO'] };
   }
 }
 

@@ -10,8 +10,21 @@ export type * from './codec.js';
 export { ProtocolError } from './protocol-error.js';
 export { detectVersion } from './detect-version.js';
 export { httpDate } from './shared/http-date.js';
-export { describeReturnCode, classifyReturn, commandOutcome, learnedUnsupportedMessage, UNSUPPORTED_CODES, type Dialect } from './return-codes.js';
-export { FALLBACKS, presetFallback, CHECK_ATTENDANCE_BOTH_FORMATS_FAILED, DOOR_OPEN_FALLBACK_NOTE, FULL_REUPLOAD_NOTE } from './fallbacks.js';
+export {
+  describeReturnCode,
+  classifyReturn,
+  commandOutcome,
+  learnedUnsupportedMessage,
+  UNSUPPORTED_CODES,
+  type Dialect,
+} from './return-codes.js';
+export {
+  FALLBACKS,
+  presetFallback,
+  CHECK_ATTENDANCE_BOTH_FORMATS_FAILED,
+  DOOR_OPEN_FALLBACK_NOTE,
+  FULL_REUPLOAD_NOTE,
+} from './fallbacks.js';
 export { NO_WIRE_FORM } from './unsupported.js';
 export { attendanceWindow, inAttendanceWindow, type AttendanceWindow } from './attendance-window.js';
 export { capabilityKey, endsBatch } from './capability.js';
@@ -21,7 +34,15 @@ export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk
 export { isTimeZone, offsetMinutes, wallClockIn } from './shared/zoned-time.js';
 export { parseCard, cardToHex } from './shared/card.js';
 export { charsetFor, type Charset } from './shared/text.js';
-export { PROTOCOL_V2, PROTOCOL_V3, PROTOCOL_VERSIONS, protocolVersionSchema, effectiveVersion, byVersion, type VersionFacts } from './versions.js';
+export {
+  PROTOCOL_V2,
+  PROTOCOL_V3,
+  PROTOCOL_VERSIONS,
+  protocolVersionSchema,
+  effectiveVersion,
+  byVersion,
+  type VersionFacts,
+} from './versions.js';
 
 const CODECS: Readonly<Record<ProtocolVersion, Codec>> = { '2.0.0': pushV2Codec, '3.0.0': pushV3Codec };
 

@@ -2,9 +2,7 @@
 import { CUSTOM_MAX_BYTES } from './catalog.js';
 import type { DeviceProfile, EncodeContext, EncodeFailure, EncodeResult } from './commands.js';
 import { attendanceWindow, type AttendanceWindow } from './attendance-window.js';
-import {
-  invalid, type CheckAttendanceParams, type CommandTextParams, type FirmwareParams, type LoadUsersParams,
-} from './preset-params.js';
+import { invalid, type CheckAttendanceParams, type CommandTextParams, type FirmwareParams, type LoadUsersParams } from './preset-params.js';
 import { lockCount, subcontractingUpgrade } from './shared/profile.js';
 import { pinText } from './shared/values.js';
 import { deviceLacks } from './unsupported.js';
@@ -21,10 +19,13 @@ export function firmwareUpgrade(p: FirmwareParams, profile: DeviceProfile, conte
   // the option list is comma-separated: a comma or blank in the URL would split it
   if (!URL_TEXT.test(url)) return invalid('invalid character in url');
   switch (context.firmwareMethod ?? 1) {
-    case 1: return wire(`UPGRADE checksum=${p.checksum},url=${url},size=${p.size}`);
-    case 2: return wire(`UPGRADE type=1,checksum=${p.checksum},size=${p.size},url=${url}`);
+    case 1:
+      return wire(`UPGRADE checksum=${p.checksum},url=${url},size=${p.size}`);
+    case 2:
+      return wire(`UPGRADE type=1,checksum=${p.checksum},size=${p.size},url=${url}`);
     case 3:
-      if (!subcontractingUpgrade(profile)) return deviceLacks('firmware-upgrade', major, 'upgrade method 3 needs SubcontractingUpgradeFunOn=1');
+      if (!subcontractingUpgrade(profile))
+        return deviceLacks('firmware-upgrade', major, 'upgrade method 3 needs SubcontractingUpgradeFunOn=1');
       return wire(`UPGRADE checksum=${p.checksum},size=${p.size},url=${url},supportsubcontracting=1`);
   }
 }

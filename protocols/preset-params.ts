@@ -6,15 +6,34 @@ import { Value } from 'typebox/value';
 import { CATALOG, DURATION_MESSAGE, type PresetId } from './catalog.js';
 import type { EncodeFailure, PresetCommand } from './commands.js';
 
-export interface DoorOpenParams { readonly door_id: number; readonly duration: number }
-export interface LoadUsersParams { readonly pin: number | null; readonly user_id: number | null }
-export interface EnrollParams {
-  readonly pin: number; readonly user_id: number; readonly type: 'fingerprint' | 'face';
-  readonly fid: number; readonly retry: number; readonly overwrite: 0 | 1;
+export interface DoorOpenParams {
+  readonly door_id: number;
+  readonly duration: number;
 }
-export interface CheckAttendanceParams { readonly startDate: string | null; readonly endDate: string | null }
-export interface FirmwareParams { readonly url: string; readonly checksum: string; readonly size: number }
-export interface CommandTextParams { readonly command: string }
+export interface LoadUsersParams {
+  readonly pin: number | null;
+  readonly user_id: number | null;
+}
+export interface EnrollParams {
+  readonly pin: number;
+  readonly user_id: number;
+  readonly type: 'fingerprint' | 'face';
+  readonly fid: number;
+  readonly retry: number;
+  readonly overwrite: 0 | 1;
+}
+export interface CheckAttendanceParams {
+  readonly startDate: string | null;
+  readonly endDate: string | null;
+}
+export interface FirmwareParams {
+  readonly url: string;
+  readonly checksum: string;
+  readonly size: number;
+}
+export interface CommandTextParams {
+  readonly command: string;
+}
 
 type Checker = ReturnType<typeof Compile>;
 const checkers = new Map<PresetId, Checker>();
@@ -40,7 +59,12 @@ export function presetParams<T>(preset: PresetId, params: unknown): T | EncodeFa
   // [COMMANDS §3.3] the exact door-open duration message
   if (preset === 'door-open' && errors.some((e) => e.instancePath === '/duration')) return invalid(DURATION_MESSAGE);
   // the first error is the most specific one (a union's member error comes before the union's own)
-  return invalid(`invalid params for ${preset}: ${errors.slice(0, 1).map((e) => `${e.instancePath || '/'} ${e.message}`).join('')}`);
+  return invalid(
+    `invalid params for ${preset}: ${errors
+      .slice(0, 1)
+      .map((e) => `${e.instancePath || '/'} ${e.message}`)
+      .join('')}`,
+  );
 }
 
 /** Validate a stored command once, before any encoder sees it. */

@@ -27,15 +27,19 @@ export const NO_WIRE_FORM: {
     'emergency-off': EMERGENCY_V2,
   },
   3: {
-    'emergency-off': 'the protocol documents no operation that ends emergency mode (07 02 is an emergency lock-down, not a release); use door-close per door or reboot',
+    'emergency-off':
+      'the protocol documents no operation that ends emergency mode (07 02 is an emergency lock-down, not a release); use door-close per door or reboot',
     'reload-options': 'the protocol has no reload-options command',
     'clear-photo': 'the protocol has no command that deletes attendance photos',
     'shell-command': 'the protocol has no shell command',
   },
 };
 
-const failure = (preset: PresetId, major: ProtocolMajor, reason: string): EncodeFailure =>
-  ({ ok: false, code: 'unsupported', reason: `${preset} is not supported on ${DIALECT[major]} devices: ${reason}` });
+const failure = (preset: PresetId, major: ProtocolMajor, reason: string): EncodeFailure => ({
+  ok: false,
+  code: 'unsupported',
+  reason: `${preset} is not supported on ${DIALECT[major]} devices: ${reason}`,
+});
 
 /** `${preset} is not supported on Attendance PUSH (v2) devices: ${reason}` */
 export const noWireFormV2 = (preset: NoWireFormV2): EncodeFailure => failure(preset, 2, NO_WIRE_FORM[2][preset]);

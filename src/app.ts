@@ -110,13 +110,19 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const metrics = new MetricsRegistry({ defaultLabels: { node: nodeId } });
   const requests = metrics.register(new Counter('biogate_http_requests_total', 'HTTP requests by route, method and status'));
   const latency = metrics.register(
-    new Histogram('biogate_http_request_duration_seconds', 'HTTP request latency by route', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60]),
+    new Histogram(
+      'biogate_http_request_duration_seconds',
+      'HTTP request latency by route',
+      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
+    ),
   );
   /** Route × method × status: bounded (route patterns, known methods or "other", three-digit statuses). */
   const requestSeries = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
   metrics.register(
-    new Gauge('biogate_commands', 'Commands by status in the whole store (the same figure on every node: aggregate with max, not sum)', async () =>
-      Object.entries(await store.commands.countByStatus()).map(([status, value]) => ({ labels: { status }, value })),
+    new Gauge(
+      'biogate_commands',
+      'Commands by status in the whole store (the same figure on every node: aggregate with max, not sum)',
+      async () => Object.entries(await store.commands.countByStatus()).map(([status, value]) => ({ labels: { status }, value })),
     ),
   );
 
@@ -129,7 +135,11 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   // once, so both listeners run on the same engine and the choice is logged once.
   const engine = resolveHttpEngine(config.httpEngine);
   logEngine(logger, engine);
-  metrics.register(new Gauge('biogate_http_engine_info', 'The HTTP engine serving this node (label engine: uws or node); always 1', () => [{ labels: { engine: engine.engine }, value: 1 }]));
+  metrics.register(
+    new Gauge('biogate_http_engine_info', 'The HTTP engine serving this node (label engine: uws or node); always 1', () => [
+      { labels: { engine: engine.engine }, value: 1 },
+    ]),
+  );
   const http = createHttpServer({
     logger,
     engine: engine.engine,
@@ -142,7 +152,11 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       // label keys per request was some 5 % of an idle poll).
       const k = `${route} ${method} ${status}`;
       let series = requestSeries.get(k);
-      if (!series) requestSeries.set(k, (series = { count: requests.series({ route, method, status: String(status) }), time: latency.series({ route }) }));
+      if (!series)
+        requestSeries.set(
+          k,
+          (series = { count: requests.series({ route, method, status: String(status) }), time: latency.series({ route }) }),
+        );
       series.count.inc();
       series.time.observe(seconds);
       accessLog({ reqId: request?.id, method, route, status, seconds, location: request && locationOf.get(request) });
@@ -151,10 +165,21 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
 
   const bus = new EventBus((err, event) => logger.error({ err, event }, 'event listener failed'));
   logActivity(bus, logger);
-  const feed = new ClusterFeed({ store, bus, log: logger, node: nodeId, now: () => clock.now(), onlineThresholdS: config.onlineThresholdS });
+  const feed = new ClusterFeed({
+    store,
+    bus,
+    log: logger,
+    node: nodeId,
+    now: () => clock.now(),
+    onlineThresholdS: config.onlineThresholdS,
+  });
   const runtime: RuntimeConfig = { ...runtimeConfig(config), ...options.runtime };
   // API callers' tokens kept between requests, as long as the feed vouches for them.
-  const credentials = createCredentials(store, () => (feed.clustered ? runtime.pollTrust.trustedMs : runtime.pollTrust.untrustedMs), () => feed.catchUp());
+  const credentials = createCredentials(
+    store,
+    () => (feed.clustered ? runtime.pollTrust.trustedMs : runtime.pollTrust.untrustedMs),
+    () => feed.catchUp(),
+  );
   const timeSync = createTimeSync({ store, clock, bus, log: logger });
   const locations = createLocationService(store, clock, {
     timeZoneChanged: (l) => timeSync.check(l.id, { force: true }),
@@ -163,11 +188,15 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     changed: (l) => {
       hub.locationChanged(l.id);
       credentials.forgetLocation(l.id);
-      feed.signal('location.changed', { id: l.id }).catch((err: unknown) => logger.warn({ err, location_id: l.id }, 'could not tell the other nodes that a location changed'));
+      feed
+        .signal('location.changed', { id: l.id })
+        .catch((err: unknown) => logger.warn({ err, location_id: l.id }, 'could not tell the other nodes that a location changed'));
     },
     tokenRevoked: (token) => {
       credentials.forgetToken(token.id);
-      feed.signal('token.revoked', { id: token.id }).catch((err: unknown) => logger.warn({ err, token_id: token.id }, 'could not tell the other nodes that a token was revoked'));
+      feed
+        .signal('token.revoked', { id: token.id })
+        .catch((err: unknown) => logger.warn({ err, token_id: token.id }, 'could not tell the other nodes that a token was revoked'));
     },
   });
   const lifecycle = createCommandLifecycle({ store, clock, bus });
@@ -175,21 +204,51 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const outbox = createSyncOutbox({ store, sync, clock, log: logger });
   const commands = createCommandQueue({ store, clock, bus, lifecycle, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
   const firmware = createFirmwareCache({ caFile: config.firmwareCaFile, maxBytes: Math.floor(config.firmwareMaxMb * 1024 * 1024) });
-  const strayResults = metrics.register(new Counter('biogate_device_stray_results_total', 'Command results a device posted for commands it was not sent (pending, another device\'s, finished or unknown): ignored'));
-  const unknownTables = metrics.register(new Counter('biogate_device_unknown_tables_total', 'Device uploads of tables no protocol reference names (acknowledged; text records kept raw)', { maxSeries: 50 }));
+  const strayResults = metrics.register(
+    new Counter(
+      'biogate_device_stray_results_total',
+      "Command results a device posted for commands it was not sent (pending, another device's, finished or unknown): ignored",
+    ),
+  );
+  const unknownTables = metrics.register(
+    new Counter(
+      'biogate_device_unknown_tables_total',
+      'Device uploads of tables no protocol reference names (acknowledged; text records kept raw)',
+      { maxSeries: 50 },
+    ),
+  );
   // Webhooks: a singleton job delivering the feed to subscribers' URLs.
   const webhookPolicy = { allowHttp: config.webhookAllowHttp === 'on', allowPrivate: config.webhookAllowPrivate === 'on' };
   const webhooks = createWebhookDispatcher({ store, clock, log: logger, node: nodeId, policy: webhookPolicy, metrics });
   const hub = new Hub({
-    store, clock, bus, log: logger, sync, firmware, config: runtime,
+    store,
+    clock,
+    bus,
+    log: logger,
+    sync,
+    firmware,
+    config: runtime,
     onUnknownTable: (table) => unknownTables.inc({ table }),
-    lifecycle, onStrayResult: () => strayResults.inc({}), maxActors: config.maxActors,
+    lifecycle,
+    onStrayResult: () => strayResults.inc({}),
+    maxActors: config.maxActors,
     guard: createDeviceGuard(metrics, clock),
     node: nodeId,
     feedTrusted: () => feed.clustered,
     sweepAccessWindows: () => sweepAccessWindowJob(store, sync, clock.now()),
-    onTakeover: (sn, previous) => void feed.signal('device.claimed', { sn, owner: nodeId, previous }).catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
-    jobs: [{ name: 'events-prune', everyMs: 60_000, run: () => store.cluster.pruneEvents(new Date(clock.now().getTime() - config.eventsRetentionS * 1000).toISOString(), config.eventsKeep) }, webhooks.job],
+    onTakeover: (sn, previous) =>
+      void feed
+        .signal('device.claimed', { sn, owner: nodeId, previous })
+        .catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
+    jobs: [
+      {
+        name: 'events-prune',
+        everyMs: 60_000,
+        run: () =>
+          store.cluster.pruneEvents(new Date(clock.now().getTime() - config.eventsRetentionS * 1000).toISOString(), config.eventsKeep),
+      },
+      webhooks.job,
+    ],
   });
   // What other nodes did, through the feed: a command queued there for a terminal held
   // here wakes its poll now (not at the next 2 s store check); a terminal that moved away is let go.
@@ -213,13 +272,22 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       credentials.forgetLocation(e.data.id);
     }
     if (e.type === 'token.revoked') credentials.forgetToken(e.data.id);
-    if (e.type === 'leader.released' && e.data.name === 'mqtt-bridge' && config.mqtt !== 'off' && config.mqtt !== 'embedded') void mqttLeader.renewNow();
+    if (e.type === 'leader.released' && e.data.name === 'mqtt-bridge' && config.mqtt !== 'off' && config.mqtt !== 'embedded')
+      void mqttLeader.renewNow();
   });
   const apiRoutes: ApiRoute[] = [
     ...meRoutes(store),
     ...userRoutes({ store, clock, sync, bus, outbox, log: logger }),
     ...deviceRoutes({
-      store, clock, bus, sync, commands, lifecycle, log: logger, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
+      store,
+      clock,
+      bus,
+      sync,
+      commands,
+      lifecycle,
+      log: logger,
+      onlineThresholdS: config.onlineThresholdS,
+      liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
       requireCommKey: config.requireCommKey === 'on',
     }),
     ...commandRoutes({ store, clock, commands, lifecycle }),
@@ -227,35 +295,80 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     ...deviceRecordRoutes(store),
     ...doorEventRoutes(store),
     ...adminRoutes({
-      store, locations, clock, onlineThresholdS: config.onlineThresholdS,
+      store,
+      locations,
+      clock,
+      onlineThresholdS: config.onlineThresholdS,
       assignment: { store, sync, bus, log: logger, requireCommKey: config.requireCommKey === 'on' },
     }),
     ...webhookRoutes({ store, clock, policy: webhookPolicy, poke: webhooks.poke }),
   ];
-  apiRoutes.push(openApiRoute(() => apiRoutes, packageVersion()), ...docsRoutes());
+  apiRoutes.push(
+    openApiRoute(() => apiRoutes, packageVersion()),
+    ...docsRoutes(),
+  );
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
-  mountRoutes(http, apiRoutes, { store, credentials, clock, adminToken: config.adminToken, cors: createCors(parseCorsOrigins(config.corsOrigins)), onCaller: (c, req) => {
-    locationOf.set(req, c.location.id);
-    limiter?.take(c.token.id);
-  } });
+  mountRoutes(http, apiRoutes, {
+    store,
+    credentials,
+    clock,
+    adminToken: config.adminToken,
+    cors: createCors(parseCorsOrigins(config.corsOrigins)),
+    onCaller: (c, req) => {
+      locationOf.set(req, c.location.id);
+      limiter?.take(c.token.id);
+    },
+  });
   // GET /api/stream: the feed of one location over WebSocket.
   const stream = mountStream({
-    http, store, feed, clock, log: logger, onlineThresholdS: config.onlineThresholdS, liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
+    http,
+    store,
+    feed,
+    clock,
+    log: logger,
+    onlineThresholdS: config.onlineThresholdS,
+    liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
     ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}),
   });
-  const protocolErrors = metrics.register(new Counter('biogate_device_protocol_errors_total', 'Device requests refused by the codec, by code'));
-  metrics.register(new Gauge('biogate_devices_online', 'Devices seen within the online threshold', () => [{ labels: {}, value: hub.presence.onlineCount() }]));
+  const protocolErrors = metrics.register(
+    new Counter('biogate_device_protocol_errors_total', 'Device requests refused by the codec, by code'),
+  );
+  metrics.register(
+    new Gauge('biogate_devices_online', 'Devices seen within the online threshold', () => [
+      { labels: {}, value: hub.presence.onlineCount() },
+    ]),
+  );
   metrics.register(new Gauge('biogate_device_actors', 'Device actors in memory', () => [{ labels: {}, value: hub.size }]));
-  metrics.register(new Gauge('biogate_websocket_connections', 'Open WebSocket connections (/api/stream, MQTT over WebSocket)', () => [{ labels: {}, value: http.openWebSockets }]));
+  metrics.register(
+    new Gauge('biogate_websocket_connections', 'Open WebSocket connections (/api/stream, MQTT over WebSocket)', () => [
+      { labels: {}, value: http.openWebSockets },
+    ]),
+  );
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
   mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   // [API-CONTRACT §6] a plain-HTTP listener for /iclock/ only, for terminals that cannot speak TLS.
-  const deviceHttp = config.devicePort === null ? undefined : createHttpServer({ logger, engine: engine.engine, bodyLimit: deviceBodyLimit, bodyTimeoutMs: config.deviceBodyTimeoutS * 1000, trustedProxies: proxies });
+  const deviceHttp =
+    config.devicePort === null
+      ? undefined
+      : createHttpServer({
+          logger,
+          engine: engine.engine,
+          bodyLimit: deviceBodyLimit,
+          bodyTimeoutMs: config.deviceBodyTimeoutS * 1000,
+          trustedProxies: proxies,
+        });
   if (deviceHttp) mountPushRoutes(deviceHttp, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   let stopping = false;
   let closing: Promise<void> | undefined;
   let mqtt: MqttBridge | null = null;
-  const mqttLeader = createLeadership({ store, clock, log: logger, node: nodeId, name: 'mqtt-bridge', released: () => feed.signal('leader.released', { name: 'mqtt-bridge' }) });
+  const mqttLeader = createLeadership({
+    store,
+    clock,
+    log: logger,
+    node: nodeId,
+    name: 'mqtt-bridge',
+    released: () => feed.signal('leader.released', { name: 'mqtt-bridge' }),
+  });
   if (config.mqtt === 'embedded') http.websocket(mqttWebSocketRoute(() => mqtt));
   mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
   // The web console: static pages on the public API and /api/stream only.
@@ -290,8 +403,15 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         // An external broker is shared by the nodes: one of them publishes ("the feed's owner rule").
         await mqttLeader.start();
         mqtt = await startMqttBridge({
-          config, feed, store, clock, commands, log: logger, metrics,
-          isLeader: () => mqttLeader.isLeader(), onLeader: (listener) => void mqttLeader.onChange((leader) => leader && listener()),
+          config,
+          feed,
+          store,
+          clock,
+          commands,
+          log: logger,
+          metrics,
+          isLeader: () => mqttLeader.isLeader(),
+          onLeader: (listener) => void mqttLeader.onChange((leader) => leader && listener()),
         });
       }
       // Only after a successful bind: a busy port must not create the location whose token nobody sees.
@@ -299,7 +419,11 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       // Nodes starting together on one empty store race here: the marker lets exactly one of them
       // create "Default" and print its token; the others do nothing and print nothing.
       // A crash between the marker and the location leaves no "Default": `biogate location create`.
-      if (config.bootstrap === 'on' && (await store.locations.count()) === 0 && (await store.locations.claimBootstrap(nodeId, clock.now().toISOString()))) {
+      if (
+        config.bootstrap === 'on' &&
+        (await store.locations.count()) === 0 &&
+        (await store.locations.claimBootstrap(nodeId, clock.now().toISOString()))
+      ) {
         bootstrap = await locations.create({ name: 'Default' });
         logger.info({ location: bootstrap.location.id, token_id: bootstrap.token.id }, 'bootstrap location created');
       }

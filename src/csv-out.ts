@@ -11,5 +11,10 @@ export type CsvCell = string | number | boolean | null | undefined;
  * (the CLI's stdout). Null and undefined become empty cells.
  */
 export function csvRows(rows: readonly (readonly CsvCell[])[], eol: 'crlf' | 'lf' = 'crlf'): string {
-  return rows.length === 0 ? '' : stringify(rows.map((r) => [...r]), { record_delimiter: eol === 'crlf' ? 'windows' : 'unix' });
+  return rows.length === 0
+    ? ''
+    : stringify(
+        rows.map((r) => [...r]),
+        { record_delimiter: eol === 'crlf' ? 'windows' : 'unix' },
+      );
 }

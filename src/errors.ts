@@ -20,7 +20,10 @@ interface CatalogEntry {
 
 /** The error catalog. Adding a code here requires a README row (a test enforces it). */
 export const ERROR_CATALOG = {
-  BAD_REQUEST: { status: 400, description: 'The request is malformed: invalid JSON, JSON nested deeper than 64 levels, or the wrong top-level type.' },
+  BAD_REQUEST: {
+    status: 400,
+    description: 'The request is malformed: invalid JSON, JSON nested deeper than 64 levels, or the wrong top-level type.',
+  },
   UNAUTHORIZED: { status: 401, description: 'Authorization is missing, not Bearer, unknown, revoked or expired.' },
   LOCATION_DISABLED: { status: 403, description: 'The token belongs to a disabled location.' },
   SCOPE_DENIED: { status: 403, description: "The token's scope does not allow this operation." },
@@ -34,7 +37,10 @@ export const ERROR_CATALOG = {
   WEBHOOK_NOT_FOUND: { status: 404, description: 'No webhook with this id in your location.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not for this method.' },
   COMMAND_ALREADY_SENT: { status: 409, description: 'The command left the queue already and cannot be cancelled.' },
-  PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than BIOGATE_BODY_LIMIT_MB, or an import has more than 10,000 items.' },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    description: 'The body is larger than BIOGATE_BODY_LIMIT_MB, or an import has more than 10,000 items.',
+  },
   VALIDATION_FAILED: { status: 422, description: 'The body, query or path failed validation; `detail` lists every problem.' },
   COMMAND_NOT_SUPPORTED: { status: 422, description: "The preset is not available on the device's known protocol version." },
   IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The Idempotency-Key was used before with a different body.' },

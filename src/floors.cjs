@@ -29,7 +29,10 @@ const GROUPS = [
   // floor 2: store
   [['store/ports', dir('src/store/ports/')]],
   [['store/core', '^src/store/(?!open\\.ts$|maintenance\\.ts$)[^/]+$']],
-  [['store/sqlite', dir('src/store/sqlite/')], ['store/mongo', dir('src/store/mongo/')]],
+  [
+    ['store/sqlite', dir('src/store/sqlite/')],
+    ['store/mongo', dir('src/store/mongo/')],
+  ],
   [['store/open', '^src/store/(open|maintenance)\\.ts$']],
   // floor 3: domain, in import order
   [['views', dir('src/views/')]],

@@ -16,7 +16,19 @@ export type Logger = PinoLogger;
  * levels down (`*.*.token`), which covers what BioGate logs (request headers,
  * a device or user record inside a context object).
  */
-const SECRET_KEYS = ['authorization', 'cookie', 'token', 'adminToken', 'password', 'comm_key', 'template', 'templates', 'tmp', 'content', 'body'] as const;
+const SECRET_KEYS = [
+  'authorization',
+  'cookie',
+  'token',
+  'adminToken',
+  'password',
+  'comm_key',
+  'template',
+  'templates',
+  'tmp',
+  'content',
+  'body',
+] as const;
 export const REDACT_PATHS = [
   ...SECRET_KEYS,
   ...SECRET_KEYS.map((k) => `*.${k}`),
@@ -56,7 +68,14 @@ export function createLogger(options: LoggerOptions): Logger {
     // pino-pretty as a stream in this thread (not a worker transport): redaction has run already, and
     // lines written just before exit are not lost.
     pretty
-      ? pinoPretty({ colorize: true, singleLine: true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service', sync: true, ...(options.destination ? { destination: options.destination } : {}) })
+      ? pinoPretty({
+          colorize: true,
+          singleLine: true,
+          translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
+          ignore: 'pid,hostname,service',
+          sync: true,
+          ...(options.destination ? { destination: options.destination } : {}),
+        })
       : (options.destination ?? pino.destination({ sync: false })),
   );
 }
@@ -81,6 +100,16 @@ export interface AccessEntry {
 export function createAccessLog(logger: Logger): (entry: AccessEntry) => void {
   return (e) => {
     if (!e.route.startsWith('/api/') && !e.route.startsWith('/admin/')) return;
-    logger.info({ reqId: e.reqId, method: e.method, route: e.route, status: e.status, ms: Math.round(e.seconds * 1e4) / 10, ...(e.location !== undefined ? { location: e.location } : {}) }, `${e.method} ${e.route} ${e.status}`);
+    logger.info(
+      {
+        reqId: e.reqId,
+        method: e.method,
+        route: e.route,
+        status: e.status,
+        ms: Math.round(e.seconds * 1e4) / 10,
+        ...(e.location !== undefined ? { location: e.location } : {}),
+      },
+      `${e.method} ${e.route} ${e.status}`,
+    );
   };
 }

@@ -45,7 +45,9 @@ export async function serve(io: CliIo): Promise<number> {
       try {
         await Promise.race([
           app.store.close(),
-          new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`store did not close within ${STORE_CLOSE_MS} ms`)), STORE_CLOSE_MS))),
+          new Promise(
+            (_, reject) => (timer = setTimeout(() => reject(new Error(`store did not close within ${STORE_CLOSE_MS} ms`)), STORE_CLOSE_MS)),
+          ),
         ]);
       } catch (err) {
         logger.error({ err }, 'closing the store failed');
@@ -108,7 +110,8 @@ export async function main(argv: readonly string[]): Promise<never> {
     // Bare `biogate` and every --help print help; only `biogate serve` starts the gateway.
     code = await runCommand(argv, io, { serve: () => serve(io), simulate: (rest) => simulate(rest, io) });
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof UwsUnavailableError || err instanceof ListenError) io.stderr.write(`biogate: ${err.message}\n`);
+    if (err instanceof ConfigError || err instanceof UwsUnavailableError || err instanceof ListenError)
+      io.stderr.write(`biogate: ${err.message}\n`);
     else io.stderr.write(`biogate: fatal: ${(err as Error).stack ?? String(err)}\n`);
     code = 1;
   }

@@ -16,7 +16,10 @@ const MAX_LENGTH = 64;
 export function resolveNodeId(config: Pick<Config, 'nodeId'>): string {
   if (config.nodeId !== null) return config.nodeId;
   const suffix = `-${process.pid}`;
-  const host = hostname().replace(NOT_ALLOWED, '-').slice(0, MAX_LENGTH - suffix.length) || 'node';
+  const host =
+    hostname()
+      .replace(NOT_ALLOWED, '-')
+      .slice(0, MAX_LENGTH - suffix.length) || 'node';
   return `${host}${suffix}`;
 }
 
@@ -27,5 +30,7 @@ export function resolveNodeId(config: Pick<Config, 'nodeId'>): string {
 export function cliNodeId(): string {
   const prefix = 'cli-';
   const suffix = `-${process.pid}`;
-  return `${prefix}${hostname().replace(NOT_ALLOWED, '-').slice(0, MAX_LENGTH - prefix.length - suffix.length)}${suffix}`;
+  return `${prefix}${hostname()
+    .replace(NOT_ALLOWED, '-')
+    .slice(0, MAX_LENGTH - prefix.length - suffix.length)}${suffix}`;
 }

@@ -35,15 +35,21 @@ t.test('an operator follows a terminal and its commands at info level', async (t
   t.match(await one('device online'), { sn: 'LOGV2' });
 
   const ok = await fetchJson(`${app.url}/api/commands`, jsonBody('POST', { sn: 'LOGV2', command: 'info' }, auth));
-  const bad = await fetchJson(`${app.url}/api/commands`, jsonBody('POST', { sn: 'LOGV2', command: 'custom', params: { command: 'NO SUCH COMMAND' } }, auth));
+  const bad = await fetchJson(
+    `${app.url}/api/commands`,
+    jsonBody('POST', { sn: 'LOGV2', command: 'custom', params: { command: 'NO SUCH COMMAND' } }, auth),
+  );
   const okId = (ok.body as { id: number }).id;
   const badId = (bad.body as { id: number }).id;
   for (let i = 0; i < 10 && lines('command failed').length + lines('command succeeded').length < 2; i++) await sim.pollOnce();
   t.match(await one('command succeeded', (e) => e['id'] === okId), { sn: 'LOGV2', command: 'info', status: 'success', origin: 'api' });
   const failed = await one('command failed', (e) => e['id'] === badId);
   t.match(failed, { sn: 'LOGV2', command: 'custom', status: 'failed', error: String });
-  t.notOk('response' in failed, 'the device\'s raw answer is not logged');
-  t.notOk(logs.entries().some((e) => e['msg'] === 'command succeeded' && e['origin'] === 'sync'), 'roster sync ops are not logged one by one');
+  t.notOk('response' in failed, "the device's raw answer is not logged");
+  t.notOk(
+    logs.entries().some((e) => e['msg'] === 'command succeeded' && e['origin'] === 'sync'),
+    'roster sync ops are not logged one by one',
+  );
 
   const imported = await fetchJson(`${app.url}/api/users/import`, jsonBody('POST', [{ pin: 1, first_name: 'Ann' }, { pin: 'x' }], auth));
   t.equal(imported.res.status, 200);
@@ -57,5 +63,8 @@ t.test('an operator follows a terminal and its commands at info level', async (t
   t.match(await one('device unassigned'), { sn: 'LOGV2' });
 
   t.notOk(logs.text().includes(app.token), 'the token never appears in the log');
-  t.notOk(logs.entries().some((e) => e['msg'] === 'api request' && String(e['path'] ?? e['route']).includes('getrequest')), 'device polls are not logged at info');
+  t.notOk(
+    logs.entries().some((e) => e['msg'] === 'api request' && String(e['path'] ?? e['route']).includes('getrequest')),
+    'device polls are not logged at info',
+  );
 });

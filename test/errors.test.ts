@@ -11,7 +11,11 @@ t.test('README error table is generated from the catalog', async (t) => {
   const m = /<!-- errors:start -->\n([\s\S]*?)\n<!-- errors:end -->/.exec(readme);
   t.ok(m, 'README has the errors:start/errors:end markers');
   // Compared line by line, so a failure shows the rows that differ.
-  t.strictSame(m?.[1]?.split('\n'), errorTableMarkdown().split('\n'), 'README error table is out of date: paste errorTableMarkdown() (src/errors.ts) between the markers');
+  t.strictSame(
+    m?.[1]?.split('\n'),
+    errorTableMarkdown().split('\n'),
+    'README error table is out of date: paste errorTableMarkdown() (src/errors.ts) between the markers',
+  );
 });
 
 t.test('codes are UPPER_SNAKE with a 4xx/5xx status and a one-line meaning', async (t) => {
@@ -25,8 +29,30 @@ t.test('codes are UPPER_SNAKE with a 4xx/5xx status and a one-line meaning', asy
   }
   // The statuses [API-CONTRACT §3] names for the generic codes.
   t.strictSame(
-    Object.fromEntries((['BAD_REQUEST', 'UNAUTHORIZED', 'LOCATION_DISABLED', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INTERNAL'] as const).map((c) => [c, ERROR_CATALOG[c].status])),
-    { BAD_REQUEST: 400, UNAUTHORIZED: 401, LOCATION_DISABLED: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, PAYLOAD_TOO_LARGE: 413, VALIDATION_FAILED: 422, INTERNAL: 500 },
+    Object.fromEntries(
+      (
+        [
+          'BAD_REQUEST',
+          'UNAUTHORIZED',
+          'LOCATION_DISABLED',
+          'NOT_FOUND',
+          'METHOD_NOT_ALLOWED',
+          'PAYLOAD_TOO_LARGE',
+          'VALIDATION_FAILED',
+          'INTERNAL',
+        ] as const
+      ).map((c) => [c, ERROR_CATALOG[c].status]),
+    ),
+    {
+      BAD_REQUEST: 400,
+      UNAUTHORIZED: 401,
+      LOCATION_DISABLED: 403,
+      NOT_FOUND: 404,
+      METHOD_NOT_ALLOWED: 405,
+      PAYLOAD_TOO_LARGE: 413,
+      VALIDATION_FAILED: 422,
+      INTERNAL: 500,
+    },
   );
 });
 

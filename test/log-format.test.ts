@@ -10,7 +10,8 @@ import { bearer, fetchJson, logCapture, startApp, tempDir } from './helpers/app.
 
 const CLI_JS = join(process.cwd(), 'dist', 'src', 'cli.js');
 const noDist = existsSync(CLI_JS) ? false : `${CLI_JS} is missing: run "npx tsc -p tsconfig.json" (npm test does) first`;
-const noScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0 ? false : 'script (util-linux) is not installed: no pseudo-TTY';
+const noScript =
+  spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0 ? false : 'script (util-linux) is not installed: no pseudo-TTY';
 /** An ANSI colour sequence (ESC [ … m). */
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`);
 const stripAnsi = (s: string) => s.replace(new RegExp(ANSI.source, 'g'), '');
@@ -61,11 +62,20 @@ t.test('on a pseudo-TTY: human-readable, coloured lines; the access log is one o
   const { output, token } = await serveAndCall(t, true);
   t.match(output, ANSI, 'colours');
   const lines = stripAnsi(output).split(/\r?\n/);
-  t.notOk(lines.some((l) => l.startsWith('{"level"')), 'no JSON lines');
-  t.ok(lines.some((l) => /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: listening /.test(l)), 'timestamped INFO lines');
+  t.notOk(
+    lines.some((l) => l.startsWith('{"level"')),
+    'no JSON lines',
+  );
+  t.ok(
+    lines.some((l) => /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: listening /.test(l)),
+    'timestamped INFO lines',
+  );
   const access = lines.filter((l) => /INFO: (GET|POST) \/api\//.test(l));
   t.equal(access.length, 2, access.join('\n'));
-  t.match(access[0], /INFO: GET \/api\/me 200 \{"reqId":"[^"]+","method":"GET","route":"\/api\/me","status":200,"ms":[\d.]+,"location":1\}/);
+  t.match(
+    access[0],
+    /INFO: GET \/api\/me 200 \{"reqId":"[^"]+","method":"GET","route":"\/api\/me","status":200,"ms":[\d.]+,"location":1\}/,
+  );
   t.match(access[1], /INFO: GET \/api\/users 401 /);
   t.notMatch(output, /getrequest/, 'device polls are not logged at info');
   // The terminal's first contact and presence are operator lines (src/ops/activity-log.ts); its polls are not.
@@ -77,9 +87,15 @@ t.test('on a pseudo-TTY: human-readable, coloured lines; the access log is one o
 t.test('on a pipe: one JSON object per line', { skip: noDist }, async (t) => {
   const { output } = await serveAndCall(t, false);
   t.notMatch(output, ANSI);
-  const json = output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const json = output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   t.ok(json.some((l) => l['msg'] === 'listening'));
-  t.match(json.find((l) => l['route'] === '/api/me'), { level: 'info', method: 'GET', status: 200, location: 1, msg: 'GET /api/me 200' });
+  t.match(
+    json.find((l) => l['route'] === '/api/me'),
+    { level: 'info', method: 'GET', status: 200, location: 1, msg: 'GET /api/me 200' },
+  );
 });
 
 t.test('BIOGATE_LOG_FORMAT forces the format either way', { skip: noDist || noScript }, async (t) => {
@@ -93,7 +109,11 @@ t.test('BIOGATE_LOG_FORMAT forces the format either way', { skip: noDist || noSc
 t.test('access-log fields: route pattern (not the path), status, duration, location; no token; no device polls', async (t) => {
   const logs = logCapture();
   const app = await startApp(t, { logs });
-  const created = await fetchJson(`${app.url}/api/users`, { method: 'POST', headers: { ...bearer(app.token), 'content-type': 'application/json' }, body: JSON.stringify({ pin: 4711, first_name: 'Ann' }) });
+  const created = await fetchJson(`${app.url}/api/users`, {
+    method: 'POST',
+    headers: { ...bearer(app.token), 'content-type': 'application/json' },
+    body: JSON.stringify({ pin: 4711, first_name: 'Ann' }),
+  });
   t.equal(created.res.status, 201);
   t.equal((await fetch(`${app.url}/api/users/4711`, { headers: bearer(app.token) })).status, 200);
   t.equal((await fetch(`${app.url}/api/users/4712`, { headers: bearer(app.token) })).status, 404);

@@ -64,7 +64,10 @@ t.test('createLogger redacts sensitive keys at every depth BioGate logs', async 
 t.test('a real request at debug level leaves no token text in the log', async (t) => {
   const capture = logCapture();
   const { url, token } = await startApp(t, { logs: capture, config: { logLevel: 'debug', adminToken: ADMIN_TOKEN } });
-  t.equal((await fetch(`${url}/api/me`, { headers: { ...bearer(token), cookie: `session=${token}`, 'x-request-id': 'log-test-1' } })).status, 200);
+  t.equal(
+    (await fetch(`${url}/api/me`, { headers: { ...bearer(token), cookie: `session=${token}`, 'x-request-id': 'log-test-1' } })).status,
+    200,
+  );
   t.equal((await fetch(`${url}/api/me`, { headers: bearer(token.slice(0, -2) + 'zz') })).status, 401);
   const created = await fetch(`${url}/admin/locations`, jsonBody('POST', { name: 'Logged' }, bearer(ADMIN_TOKEN)));
   t.equal(created.status, 201);
@@ -78,8 +81,14 @@ t.test('a real request at debug level leaves no token text in the log', async (t
 
   // The log did capture the activity, so the checks above looked at something.
   const entries = capture.entries();
-  t.ok(entries.some((e) => e['msg'] === 'listening'), 'startup logged');
-  t.ok(entries.some((e) => e['msg'] === 'bootstrap location created' && typeof e['token_id'] === 'number'), 'bootstrap logged by token id');
+  t.ok(
+    entries.some((e) => e['msg'] === 'listening'),
+    'startup logged',
+  );
+  t.ok(
+    entries.some((e) => e['msg'] === 'bootstrap location created' && typeof e['token_id'] === 'number'),
+    'bootstrap logged by token id',
+  );
   t.match(
     entries.find((e) => e['reqId'] === 'log-test-1'),
     { level: 'debug', msg: 'request', method: 'GET', path: '/api/me', route: '/api/me', status: 200 },

@@ -9,15 +9,23 @@ import t from 'tap';
 import { bearer, startApp } from './helpers/app.js';
 
 const promtool = process.env['BIOGATE_TEST_PROMTOOL'] ?? 'promtool';
-const noPromtool = spawnSync(promtool, ['--version'], { stdio: 'ignore' }).status === 0 ? false : `${promtool} not found (apt-get install prometheus, or set BIOGATE_TEST_PROMTOOL)`;
+const noPromtool =
+  spawnSync(promtool, ['--version'], { stdio: 'ignore' }).status === 0
+    ? false
+    : `${promtool} not found (apt-get install prometheus, or set BIOGATE_TEST_PROMTOOL)`;
 
-t.test('runtime metrics beside BioGate\'s own, every sample labelled with the node', async (t) => {
+t.test("runtime metrics beside BioGate's own, every sample labelled with the node", async (t) => {
   const app = await startApp(t, { config: { nodeId: 'rt-1' } });
   await fetch(`${app.url}/api/me`, { headers: bearer(app.token) });
   const text = await (await fetch(`${app.url}/metrics`)).text();
   for (const [name, type] of [
-    ['nodejs_eventloop_lag_seconds', 'gauge'], ['nodejs_eventloop_lag_p99_seconds', 'gauge'], ['nodejs_heap_size_used_bytes', 'gauge'],
-    ['nodejs_gc_duration_seconds', 'histogram'], ['nodejs_active_handles', 'gauge'], ['process_open_fds', 'gauge'], ['process_cpu_seconds_total', 'counter'],
+    ['nodejs_eventloop_lag_seconds', 'gauge'],
+    ['nodejs_eventloop_lag_p99_seconds', 'gauge'],
+    ['nodejs_heap_size_used_bytes', 'gauge'],
+    ['nodejs_gc_duration_seconds', 'histogram'],
+    ['nodejs_active_handles', 'gauge'],
+    ['process_open_fds', 'gauge'],
+    ['process_cpu_seconds_total', 'counter'],
     ['biogate_http_requests_total', 'counter'],
   ] as const) {
     t.ok(text.includes(`\n# TYPE ${name} ${type}\n`), `${name} (${type})`);
@@ -25,7 +33,11 @@ t.test('runtime metrics beside BioGate\'s own, every sample labelled with the no
   t.match(text, /^nodejs_active_handles\{type="[A-Za-z]+",node="rt-1"\} \d+$/m, 'open handles by type');
   t.match(text, /^nodejs_heap_size_used_bytes\{node="rt-1"\} \d+$/m);
   const samples = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
-  t.same(samples.filter((l) => !/[{,]node="rt-1"[,}]/.test(l)), [], 'every sample carries node="rt-1"');
+  t.same(
+    samples.filter((l) => !/[{,]node="rt-1"[,}]/.test(l)),
+    [],
+    'every sample carries node="rt-1"',
+  );
   t.notMatch(text, /^# TYPE \S+_total gauge$/m, 'no gauge named like a counter');
 });
 

@@ -48,7 +48,9 @@ const EXTRA = [
 
 const url = process.env.BIOGATE_TEST_MONGO_URL;
 if (!url) {
-  console.log('# SKIP MongoDB API leg: BIOGATE_TEST_MONGO_URL is not set; start a server with `eval "$(deploy/test-mongo/start.sh)"` to run test/api and test/cli against MongoDB');
+  console.log(
+    '# SKIP MongoDB API leg: BIOGATE_TEST_MONGO_URL is not set; start a server with `eval "$(deploy/test-mongo/start.sh)"` to run test/api and test/cli against MongoDB',
+  );
   process.exit(0);
 }
 
@@ -64,7 +66,9 @@ const files =
       ).concat(EXTRA);
 
 const shown = url.replace(/\/\/[^@/]*@/, '//***@');
-console.log(`# MongoDB API leg: ${files.length} test file${files.length === 1 ? '' : 's'} against ${shown} (BIOGATE_TEST_API_STORE=mongodb, no coverage)`);
+console.log(
+  `# MongoDB API leg: ${files.length} test file${files.length === 1 ? '' : 's'} against ${shown} (BIOGATE_TEST_API_STORE=mongodb, no coverage)`,
+);
 const started = Date.now();
 const tap = spawn(fileURLToPath(new URL('../node_modules/.bin/tap', import.meta.url)), ['--disable-coverage', ...files], {
   cwd: root,

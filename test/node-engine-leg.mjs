@@ -44,7 +44,9 @@ const files =
           .filter((file) => !SKIP.has(file)),
       ).concat(EXTRA);
 
-console.log(`# node:http engine leg: ${files.length} test file${files.length === 1 ? '' : 's'} with BIOGATE_HTTP_ENGINE=node (no coverage)`);
+console.log(
+  `# node:http engine leg: ${files.length} test file${files.length === 1 ? '' : 's'} with BIOGATE_HTTP_ENGINE=node (no coverage)`,
+);
 const started = Date.now();
 const tap = spawn(fileURLToPath(new URL('../node_modules/.bin/tap', import.meta.url)), ['--disable-coverage', ...files], {
   cwd: root,

@@ -38,7 +38,10 @@ t.test('/metrics without an admin token: open, Prometheus text', async (t) => {
   const lines = text.split('\n');
   t.ok(lines.includes('biogate_http_requests_total{route="/api/me",method="GET",status="200",node="node-a"} 1'), 'one 200 on /api/me');
   t.ok(lines.includes('biogate_http_requests_total{route="/api/me",method="GET",status="401",node="node-a"} 1'), 'one 401 on /api/me');
-  t.ok(lines.includes('biogate_http_requests_total{route="(unmatched)",method="GET",status="404",node="node-a"} 1'), 'unknown paths share one label');
+  t.ok(
+    lines.includes('biogate_http_requests_total{route="(unmatched)",method="GET",status="404",node="node-a"} 1'),
+    'unknown paths share one label',
+  );
   t.ok(lines.includes('# TYPE biogate_http_requests_total counter'));
   t.ok(lines.includes('# TYPE biogate_http_request_duration_seconds histogram'));
   t.ok(lines.includes('biogate_http_request_duration_seconds_count{route="/api/me",node="node-a"} 2'));
@@ -71,14 +74,28 @@ t.test('/metrics: every sample carries the node label, so sums across nodes are 
   await fetch(`${a.url}/iclock/cdata?SN=NODELBL1&options=all`);
   const lines = (await (await fetch(`${a.url}/metrics`)).text()).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
   t.ok(lines.length > 20, `${lines.length} samples`);
-  t.same(lines.filter((l) => !/[{,]node="gw-1\.eu_a"[,}]/.test(l)), [], 'no sample without node="gw-1.eu_a"');
-  t.ok(lines.some((l) => l.startsWith('biogate_commands{')), 'the store-wide gauge too (per-node view of a shared figure: max, not sum)');
-  t.ok(lines.some((l) => l.startsWith('biogate_http_request_duration_seconds_bucket{') && /node="gw-1\.eu_a",le="/.test(l)), 'le stays the last label of a bucket');
+  t.same(
+    lines.filter((l) => !/[{,]node="gw-1\.eu_a"[,}]/.test(l)),
+    [],
+    'no sample without node="gw-1.eu_a"',
+  );
+  t.ok(
+    lines.some((l) => l.startsWith('biogate_commands{')),
+    'the store-wide gauge too (per-node view of a shared figure: max, not sum)',
+  );
+  t.ok(
+    lines.some((l) => l.startsWith('biogate_http_request_duration_seconds_bucket{') && /node="gw-1\.eu_a",le="/.test(l)),
+    'le stays the last label of a bucket',
+  );
 
   // Unset: <hostname>-<pid>, the same id everywhere in the process.
   const b = await startApp(t, { storeUrl: a.storeUrl });
   const node = resolveNodeId(b.config);
-  t.ok(node.endsWith(`-${process.pid}`) && `${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}-`.startsWith(node.slice(0, -`-${process.pid}`.length)), `${node} is <hostname>-<pid>`);
+  t.ok(
+    node.endsWith(`-${process.pid}`) &&
+      `${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}-`.startsWith(node.slice(0, -`-${process.pid}`.length)),
+    `${node} is <hostname>-<pid>`,
+  );
   t.match(node, /^[A-Za-z0-9._-]{1,64}$/, 'a valid BIOGATE_NODE_ID itself');
   const text = await (await fetch(`${b.url}/metrics`)).text();
   t.match(text, new RegExp(`biogate_device_actors\\{node="${node.replace(/[.]/g, '\\.')}"\\} 0`));

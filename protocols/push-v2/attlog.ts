@@ -43,7 +43,10 @@ function attendanceLine(line: string): AttendanceRecord | undefined {
   const verify = numberField(fields[3]);
   if (first.trim() === '' || time === undefined || status === undefined || verify === undefined) return undefined;
   return {
-    pin: first.trim(), time, status, verify,
+    pin: first.trim(),
+    time,
+    status,
+    verify,
     workCode: fields[4] ?? '',
     reserved1: fields[5] ?? '',
     reserved2: fields[6] ?? '',

@@ -57,7 +57,10 @@ export function decodeV2Table(table: string, body: Uint8Array, language: string 
 export function rawRecords(body: Uint8Array, language: string | undefined, source: RecordSource, unknown = false): Decoded {
   if (body.includes(0)) return { events: [{ type: 'unknownTable', source, body }], rejected: [] };
   const records = splitLines(decodeText(body, language));
-  return { events: records.length > 0 ? [{ type: 'rawRecords', source, records, ...(unknown ? { unknown: true as const } : {}) }] : [], rejected: [] };
+  return {
+    events: records.length > 0 ? [{ type: 'rawRecords', source, records, ...(unknown ? { unknown: true as const } : {}) }] : [],
+    rejected: [],
+  };
 }
 
 /**

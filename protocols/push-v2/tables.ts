@@ -5,14 +5,27 @@ import type { ReplyPlan } from '../codec.js';
 export type Tag = 'OPLOG' | 'USER' | 'FP' | 'FACE' | 'FVEIN' | 'USERPIC' | 'BIOPHOTO' | 'BIODATA' | 'ERRORLOG';
 
 export const TAGS: ReadonlyMap<string, Tag> = new Map<string, Tag>([
-  ['OPLOG', 'OPLOG'], ['USER', 'USER'], ['FP', 'FP'], ['FACE', 'FACE'], ['FVEIN', 'FVEIN'], ['USERPIC', 'USERPIC'],
-  ['BIOPHOTO', 'BIOPHOTO'], ['BIODATA', 'BIODATA'], ['ERRORLOG', 'ERRORLOG'],
+  ['OPLOG', 'OPLOG'],
+  ['USER', 'USER'],
+  ['FP', 'FP'],
+  ['FACE', 'FACE'],
+  ['FVEIN', 'FVEIN'],
+  ['USERPIC', 'USERPIC'],
+  ['BIOPHOTO', 'BIOPHOTO'],
+  ['BIODATA', 'BIODATA'],
+  ['ERRORLOG', 'ERRORLOG'],
 ]);
 
 /** Tables whose lines may come without their tag, and the tag they imply [PUSH-v2 §6.10]. */
 export const DEFAULT_TAG: ReadonlyMap<string, Tag> = new Map<string, Tag>([
-  ['USERINFO', 'USER'], ['FINGERTMP', 'FP'], ['FACE', 'FACE'], ['FVEIN', 'FVEIN'], ['BIODATA', 'BIODATA'],
-  ['USERPIC', 'USERPIC'], ['BIOPHOTO', 'BIOPHOTO'], ['ERRORLOG', 'ERRORLOG'],
+  ['USERINFO', 'USER'],
+  ['FINGERTMP', 'FP'],
+  ['FACE', 'FACE'],
+  ['FVEIN', 'FVEIN'],
+  ['BIODATA', 'BIODATA'],
+  ['USERPIC', 'USERPIC'],
+  ['BIOPHOTO', 'BIOPHOTO'],
+  ['ERRORLOG', 'ERRORLOG'],
 ]);
 
 /** Tables decoded as tagged lines (upper-cased names). */

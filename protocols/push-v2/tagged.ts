@@ -2,15 +2,32 @@
 // `BIOPHOTO` [PUSH-v2 §6.4]; `BIODATA` [§6.7] and `ERRORLOG` [§6.9] lines carry their own tag; query
 // answers may arrive as `table=USERINFO` lines without the `USER ` prefix [§6.10].
 import type {
-  BioPhoto, BioTemplate, DeviceEvent, ErrorLogRecord, FaceTemplate, FingerprintTemplate, FingerVeinTemplate,
-  OperationLog, RecordSource, UserPhoto, UserRecord,
+  BioPhoto,
+  BioTemplate,
+  DeviceEvent,
+  ErrorLogRecord,
+  FaceTemplate,
+  FingerprintTemplate,
+  FingerVeinTemplate,
+  OperationLog,
+  RecordSource,
+  UserPhoto,
+  UserRecord,
 } from '../events.js';
 import type { Decoded } from '../shared/decoded.js';
 import { parseKeyValues, type KeyValues } from '../shared/key-value.js';
 import { splitFields, splitLines } from '../shared/lines.js';
 import { intOrNull } from '../shared/numbers.js';
 import {
-  bioPhoto, bioTemplate, errorLog, faceTemplate, fingerprintTemplate, fingerVeinTemplate, localTime, userPhoto, userRecord,
+  bioPhoto,
+  bioTemplate,
+  errorLog,
+  faceTemplate,
+  fingerprintTemplate,
+  fingerVeinTemplate,
+  localTime,
+  userPhoto,
+  userRecord,
 } from '../shared/records.js';
 import { TAGS, type Tag } from './tables.js';
 
@@ -30,8 +47,16 @@ interface Buckets {
 /** Decode a body of tagged lines; `defaultTag` applies to lines without a tag (USERINFO → USER …). */
 export function decodeTagged(text: string, source: RecordSource, defaultTag?: Tag): Decoded {
   const b: Buckets = {
-    operationLogs: [], users: [], fingerprintTemplates: [], faceTemplates: [], fingerVeinTemplates: [], bioTemplates: [],
-    userPhotos: [], bioPhotos: [], errorLogs: [], unknownRecords: [],
+    operationLogs: [],
+    users: [],
+    fingerprintTemplates: [],
+    faceTemplates: [],
+    fingerVeinTemplates: [],
+    bioTemplates: [],
+    userPhotos: [],
+    bioPhotos: [],
+    errorLogs: [],
+    unknownRecords: [],
   };
   const rejected: string[] = [];
   for (const line of photoRecordsJoined(splitLines(text), defaultTag)) {
@@ -106,16 +131,25 @@ function addRecord(b: Buckets, tag: Tag, body: string): boolean {
   const { fields, spaced } = splitFields(body);
   const kv: KeyValues = parseKeyValues(fields, spaced);
   switch (tag) {
-    case 'USER': return push(b.users, userRecord(kv));
-    case 'FP': return push(b.fingerprintTemplates, fingerprintTemplate(kv));
-    case 'FACE': return push(b.faceTemplates, faceTemplate(kv));
-    case 'FVEIN': return push(b.fingerVeinTemplates, fingerVeinTemplate(kv));
-    case 'BIODATA': return push(b.bioTemplates, bioTemplate(kv));
-    case 'USERPIC': return push(b.userPhotos, userPhoto(kv));
-    case 'BIOPHOTO': return push(b.bioPhotos, bioPhoto(kv));
-    case 'ERRORLOG': return push(b.errorLogs, errorLog(kv));
+    case 'USER':
+      return push(b.users, userRecord(kv));
+    case 'FP':
+      return push(b.fingerprintTemplates, fingerprintTemplate(kv));
+    case 'FACE':
+      return push(b.faceTemplates, faceTemplate(kv));
+    case 'FVEIN':
+      return push(b.fingerVeinTemplates, fingerVeinTemplate(kv));
+    case 'BIODATA':
+      return push(b.bioTemplates, bioTemplate(kv));
+    case 'USERPIC':
+      return push(b.userPhotos, userPhoto(kv));
+    case 'BIOPHOTO':
+      return push(b.bioPhotos, bioPhoto(kv));
+    case 'ERRORLOG':
+      return push(b.errorLogs, errorLog(kv));
     /* c8 ignore next 2 */
-    default: return tag satisfies never;
+    default:
+      return tag satisfies never;
   }
 }
 
@@ -130,7 +164,8 @@ function operationLog(body: string): OperationLog | undefined {
   const split = splitFields(body);
   let fields = split.fields;
   // [PUSH-v2 §2.4] space-separated: the time value is two tokens
-  if (split.spaced && fields.length >= 4) fields = [fields[0] as string, fields[1] as string, `${fields[2] as string} ${fields[3] as string}`, ...fields.slice(4)];
+  if (split.spaced && fields.length >= 4)
+    fields = [fields[0] as string, fields[1] as string, `${fields[2] as string} ${fields[3] as string}`, ...fields.slice(4)];
   const opType = intOrNull(fields[0]);
   const time = localTime(fields[2]);
   if (opType === null || time === undefined) return undefined;

@@ -12,11 +12,16 @@ export function encodeTimeZone(offsetMinutes: number, unit: TimeZoneUnit = 'auto
   const wholeHours = offsetMinutes % 60 === 0;
   const hours = offsetMinutes / 60;
   switch (unit) {
-    case 'auto': return wholeHours && hours >= -11 && hours <= 11 ? String(hours) : String(offsetMinutes);
-    case 'hours': return wholeHours ? String(hours) : String(offsetMinutes);
-    case 'minutes': return String(offsetMinutes);
-    case 'hh:mm': return formatOffsetColon(offsetMinutes);
+    case 'auto':
+      return wholeHours && hours >= -11 && hours <= 11 ? String(hours) : String(offsetMinutes);
+    case 'hours':
+      return wholeHours ? String(hours) : String(offsetMinutes);
+    case 'minutes':
+      return String(offsetMinutes);
+    case 'hh:mm':
+      return formatOffsetColon(offsetMinutes);
     /* c8 ignore next 2 */
-    default: return unit satisfies never;
+    default:
+      return unit satisfies never;
   }
 }

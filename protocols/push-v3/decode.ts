@@ -27,7 +27,8 @@ export function decodeRealtime(table: string, body: Uint8Array, language: string
 export function decodeTableData(query: Readonly<Record<string, string>>, body: Uint8Array, language: string | undefined): Routed {
   const table = required(query, 'tablename');
   const source: RecordSource = {
-    kind: 'upload', table,
+    kind: 'upload',
+    table,
     ...optionalInt('declaredCount', queryValue(query, 'count')),
   };
   return checkedCount(table, source.declaredCount, decodeRows(table, body, decodeText(body, language), source));
@@ -78,22 +79,29 @@ export function decodeQueryData(query: Readonly<Record<string, string>>, body: U
     const eq = text.indexOf('=');
     const count = eq > 0 ? intOrNull(text.slice(eq + 1)) : null;
     return {
-      decoded: count === null || count < 0
-        ? { events: [], rejected: text === '' ? [] : [text] }
-        : { events: [{ type: 'queryCount', cmdId, table, count }], rejected: [] },
+      decoded:
+        count === null || count < 0
+          ? { events: [], rejected: text === '' ? [] : [text] }
+          : { events: [{ type: 'queryCount', cmdId, table, count }], rejected: [] },
       // [PUSH-v3 §10.2] vendor V4.8 §12.1.3: "the client returns the count, the server returns ok"
       reply: { kind: 'ok' },
     };
   }
   const source: RecordSource = {
-    kind: 'query', cmdId, table,
+    kind: 'query',
+    cmdId,
+    table,
     ...optionalInt('declaredCount', queryValue(query, 'count')),
     ...optionalInt('packCount', queryValue(query, 'packcnt')),
     ...optionalInt('packIndex', queryValue(query, 'packidx')),
   };
   // [PUSH-v3 §10.6] ACCOUNT transfers (datafmt, NUL + tgz) and vmtable answers are stored raw
   const raw = type !== 'tabledata' || queryValue(query, 'datafmt') !== undefined || body.includes(0);
-  if (raw) return { decoded: { events: [{ type: 'unknownTable', source, body }], rejected: [] }, reply: { kind: 'tableEcho', table, count: declared ?? 1 } };
+  if (raw)
+    return {
+      decoded: { events: [{ type: 'unknownTable', source, body }], rejected: [] },
+      reply: { kind: 'tableEcho', table, count: declared ?? 1 },
+    };
   // [PUSH-v3 §10.2] `${tablename}=${count}` for every table, including tables kept unparsed
   return checkedCount(table, source.declaredCount, decodeRows(table, body, decodeText(body, language), source));
 }
@@ -104,7 +112,8 @@ const ECHOABLE = /^[\x21-\x3c\x3e-\x7e]{1,64}$/;
 function required(query: Readonly<Record<string, string>>, name: string): string {
   const value = queryValue(query, name)?.trim();
   if (value === undefined || value === '') throw new ProtocolError('MISSING_PARAMETER', `request has no ${name} parameter`);
-  if (!ECHOABLE.test(value)) throw new ProtocolError('INVALID_PARAMETER', `${name} must be 1-64 printable characters without blanks or '='`);
+  if (!ECHOABLE.test(value))
+    throw new ProtocolError('INVALID_PARAMETER', `${name} must be 1-64 printable characters without blanks or '='`);
   return value;
 }
 

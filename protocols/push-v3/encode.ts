@@ -1,14 +1,28 @@
 // Security PUSH command wire strings [COMMANDS §4, §5, §6 column v3; PUSH-v3 §11].
 import type { DeviceProfile, EncodeContext, EncodeFailure, EncodeResult, SyncOp, SyncTemplate, SyncUser } from '../commands.js';
+import { checkAttendanceWindow, custom, doorBeyondLockCount, firmwareUpgrade, loadUsersPin, wire } from '../preset-common.js';
 import {
-  checkAttendanceWindow, custom, doorBeyondLockCount, firmwareUpgrade, loadUsersPin, wire,
-} from '../preset-common.js';
-import {
-  invalid, isFailure, type CheckAttendanceParams, type CommandTextParams, type DoorOpenParams, type EnrollParams, type FirmwareParams,
-  type LoadUsersParams, type ValidCommand,
+  invalid,
+  isFailure,
+  type CheckAttendanceParams,
+  type CommandTextParams,
+  type DoorOpenParams,
+  type EnrollParams,
+  type FirmwareParams,
+  type LoadUsersParams,
+  type ValidCommand,
 } from '../preset-params.js';
 import { doorMask, hexByte } from '../shared/hex.js';
-import { allDoorsMask, faceType, hasBiodata, hasPhotos, lockCount, multiBioSupport, packedDates, supportsBioType } from '../shared/profile.js';
+import {
+  allDoorsMask,
+  faceType,
+  hasBiodata,
+  hasPhotos,
+  lockCount,
+  multiBioSupport,
+  packedDates,
+  supportsBioType,
+} from '../shared/profile.js';
 import { MAX_BIO_TYPE } from '../shared/records.js';
 import { cardText, pinText, userFieldTexts, userWindowText } from '../shared/values.js';
 import { zkEncode } from '../shared/zk-time.js';
@@ -21,8 +35,9 @@ const control = (aa: number, bb: number, cc: number, dd: number): string =>
   `CONTROL DEVICE ${[aa, bb, cc, dd].map((b) => hexByte(b) as string).join('')}`;
 
 /** [COMMANDS §4.2] */
-export const INFO_OPTIONS = '~SerialNumber,FirmVer,~DeviceName,MachineType,LockCount,ReaderCount,AuxInCount,AuxOutCount,'
-  + '~MaxUserCount,~MaxAttLogCount,~MaxUserFingerCount,IPAddress,NetMask,GATEIPAddress,~ZKFPVersion';
+export const INFO_OPTIONS =
+  '~SerialNumber,FirmVer,~DeviceName,MachineType,LockCount,ReaderCount,AuxInCount,AuxOutCount,' +
+  '~MaxUserCount,~MaxAttLogCount,~MaxUserFingerCount,IPAddress,NetMask,GATEIPAddress,~ZKFPVersion';
 
 /** [COMMANDS §2.3] presets without a door parameter act on door 1. */
 const DOOR_1 = 1;
@@ -32,12 +47,19 @@ export function encodePresetV3(command: ValidCommand, profile: DeviceProfile, co
   const preset = command.preset;
   switch (preset) {
     // [COMMANDS §4.1] restart this device; ends its batch [PUSH-v3 §8.3]
-    case 'reboot': return wire(control(3, 0, 0, 0));
+    case 'reboot':
+      return wire(control(3, 0, 0, 0));
     // [COMMANDS §4.2] values arrive on /iclock/querydata?type=options [PUSH-v3 §10.5]
-    case 'info': return wire(`GET OPTIONS ${INFO_OPTIONS}`);
+    case 'info':
+      return wire(`GET OPTIONS ${INFO_OPTIONS}`);
     // [COMMANDS §4.3] no v3 CHECK: a read-only round trip
-    case 'check': return wire('GET OPTIONS ~SerialNumber,FirmVer');
-    case 'reload-options': case 'emergency-off': case 'clear-photo': case 'shell-command': return noWireFormV3(preset);
+    case 'check':
+      return wire('GET OPTIONS ~SerialNumber,FirmVer');
+    case 'reload-options':
+    case 'emergency-off':
+    case 'clear-photo':
+    case 'shell-command':
+      return noWireFormV3(preset);
     case 'door-open': {
       const p = command.params as DoorOpenParams;
       const missing = doorBeyondLockCount(p.door_id, profile);
@@ -45,17 +67,24 @@ export function encodePresetV3(command: ValidCommand, profile: DeviceProfile, co
       return missing ?? wire(control(1, p.door_id, 1, p.duration));
     }
     // [COMMANDS §4.6] DD=00 closes; also ends a latched normal-open
-    case 'door-close': return wire(control(1, DOOR_1, 1, 0));
+    case 'door-close':
+      return wire(control(1, DOOR_1, 1, 0));
     // [COMMANDS §4.7] lock-down on (needs AccSupportFunList bit 2; learned from the result)
-    case 'door-lock': return wire(control(6, DOOR_1, 1, 0));
+    case 'door-lock':
+      return wire(control(6, DOOR_1, 1, 0));
     // [COMMANDS §4.8] lock-down off; does not pulse the relay on v3
-    case 'door-unlock': return wire(control(6, DOOR_1, 0, 0));
+    case 'door-unlock':
+      return wire(control(6, DOOR_1, 0, 0));
     // [COMMANDS §4.9] DD=FF latches the door open
-    case 'normal-open': return wire(control(1, DOOR_1, 1, 0xff));
+    case 'normal-open':
+      return wire(control(1, DOOR_1, 1, 0xff));
     // [COMMANDS §4.10–§4.11, §6] cancel alarm, BB=00 all doors
-    case 'cancel-alarm': case 'clear-alarm': return wire(control(2, 0, 0, 0));
+    case 'cancel-alarm':
+    case 'clear-alarm':
+      return wire(control(2, 0, 0, 0));
     // [COMMANDS §4.12] emergency dual-open
-    case 'emergency-on': return wire(control(7, 1, 0, 0));
+    case 'emergency-on':
+      return wire(control(7, 1, 0, 0));
     case 'load-users': {
       const pin = loadUsersPin(command.params as LoadUsersParams, context);
       if (isFailure(pin)) return pin;
@@ -63,26 +92,38 @@ export function encodePresetV3(command: ValidCommand, profile: DeviceProfile, co
       const query = 'DATA QUERY tablename=user,fielddesc=*,filter=*';
       return pin === undefined ? wire(query) : { ok: true, lines: [query], keepPin: pin };
     }
-    case 'sync-users': return SYNC_USERS_COMPOSITE;
-    case 'enroll-biometric': return enroll(command.params as EnrollParams, profile, context);
+    case 'sync-users':
+      return SYNC_USERS_COMPOSITE;
+    case 'enroll-biometric':
+      return enroll(command.params as EnrollParams, profile, context);
     case 'check-attendance': {
       const w = checkAttendanceWindow(command.params as CheckAttendanceParams);
       // [COMMANDS §4.17] whole table; rows outside the window are dropped by the runtime (attendanceWindow)
       return isFailure(w) ? w : { ok: true, lines: ['DATA QUERY tablename=transaction,fielddesc=*,filter=*'], keepWindow: w };
     }
     // [COMMANDS §4.18] documented `*` = whole table rule
-    case 'clear-log': return wire('DATA DELETE transaction *');
+    case 'clear-log':
+      return wire('DATA DELETE transaction *');
     // [COMMANDS §4.20]
-    case 'clear-biodata': return wire('DATA DELETE templatev10 *', 'DATA DELETE biodata *');
+    case 'clear-biodata':
+      return wire('DATA DELETE templatev10 *', 'DATA DELETE biodata *');
     // [COMMANDS §4.21] this order; photos only on devices that keep them
-    case 'clear-data': return wire(
-      'DATA DELETE userauthorize *', 'DATA DELETE templatev10 *', 'DATA DELETE biodata *', 'DATA DELETE user *', 'DATA DELETE transaction *',
-      ...(hasPhotos(profile) ? ['DATA DELETE biophoto *', 'DATA DELETE userpic *'] : []),
-    );
-    case 'firmware-upgrade': return firmwareUpgrade(command.params as FirmwareParams, profile, context, 3);
-    case 'custom': return custom(command.params as CommandTextParams);
+    case 'clear-data':
+      return wire(
+        'DATA DELETE userauthorize *',
+        'DATA DELETE templatev10 *',
+        'DATA DELETE biodata *',
+        'DATA DELETE user *',
+        'DATA DELETE transaction *',
+        ...(hasPhotos(profile) ? ['DATA DELETE biophoto *', 'DATA DELETE userpic *'] : []),
+      );
+    case 'firmware-upgrade':
+      return firmwareUpgrade(command.params as FirmwareParams, profile, context, 3);
+    case 'custom':
+      return custom(command.params as CommandTextParams);
     /* c8 ignore next 2 */
-    default: return preset satisfies never;
+    default:
+      return preset satisfies never;
   }
 }
 
@@ -100,7 +141,8 @@ function enroll(p: EnrollParams, profile: DeviceProfile, context: EncodeContext)
 
 export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: EncodeContext): EncodeResult {
   switch (op.op) {
-    case 'user.upsert': return upsertUser(op.user, op.doors, op.timezoneId, profile, context);
+    case 'user.upsert':
+      return upsertUser(op.user, op.doors, op.timezoneId, profile, context);
     case 'user.delete': {
       const pin = pinText(op.pin);
       if (isFailure(pin)) return pin;
@@ -113,15 +155,24 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
         `DATA DELETE user Pin=${pin}`,
       );
     }
-    case 'template.upsert': return upsertTemplate(op.template, profile);
-    case 'template.delete': return deleteTemplates(op.pin, op.type, op.no, profile);
+    case 'template.upsert':
+      return upsertTemplate(op.template, profile);
+    case 'template.delete':
+      return deleteTemplates(op.pin, op.type, op.no, profile);
     /* c8 ignore next 2 */
-    default: return op satisfies never;
+    default:
+      return op satisfies never;
   }
 }
 
 /** [COMMANDS §5.1] `user` + `userauthorize`: without the second row the user opens no door. */
-function upsertUser(user: SyncUser, doors: readonly number[] | undefined, timezoneId: number | undefined, profile: DeviceProfile, context: EncodeContext): EncodeResult {
+function upsertUser(
+  user: SyncUser,
+  doors: readonly number[] | undefined,
+  timezoneId: number | undefined,
+  profile: DeviceProfile,
+  context: EncodeContext,
+): EncodeResult {
   const fields = userFieldTexts(user, profile);
   if (isFailure(fields)) return fields;
   const { pin, name, password, card, privilege, group } = fields;
@@ -161,11 +212,18 @@ function upsertTemplate(template: SyncTemplate, profile: DeviceProfile): EncodeR
   const b = biodataParts(template);
   if (isFailure(b)) return b;
   // [COMMANDS §5.4] lower-case keys as in the vendor example
-  return wire(`DATA UPDATE biodata pin=${t.pin}\tno=${t.no}\tindex=${b.index}\tvalid=1\tduress=${b.duress}\ttype=${t.type}`
-    + `\tmajorver=${b.majorVer}\tminorver=${b.minorVer}\tformat=${b.format}\ttmp=${t.data}`);
+  return wire(
+    `DATA UPDATE biodata pin=${t.pin}\tno=${t.no}\tindex=${b.index}\tvalid=1\tduress=${b.duress}\ttype=${t.type}` +
+      `\tmajorver=${b.majorVer}\tminorver=${b.minorVer}\tformat=${b.format}\ttmp=${t.data}`,
+  );
 }
 
-function deleteTemplates(pinValue: number | string, type: number | undefined, no: number | undefined, profile: DeviceProfile): EncodeResult {
+function deleteTemplates(
+  pinValue: number | string,
+  type: number | undefined,
+  no: number | undefined,
+  profile: DeviceProfile,
+): EncodeResult {
   const pin = pinText(pinValue);
   if (isFailure(pin)) return pin;
   if (no !== undefined && (!Number.isInteger(no) || no < 0)) return invalid('invalid template number');

@@ -6,7 +6,15 @@ import { parseKeyValues, type KeyValues } from '../shared/key-value.js';
 import { splitFields, splitLines } from '../shared/lines.js';
 import { intOrNull } from '../shared/numbers.js';
 import {
-  accessRecord, bioPhoto, bioTemplate, doorEvent, doorState, errorLog, fingerprintTemplate, userPhoto, userRecord,
+  accessRecord,
+  bioPhoto,
+  bioTemplate,
+  doorEvent,
+  doorState,
+  errorLog,
+  fingerprintTemplate,
+  userPhoto,
+  userRecord,
 } from '../shared/records.js';
 import { attendancePhoto } from '../push-v2/photo.js';
 
@@ -20,16 +28,26 @@ export function decodeRows(table: string, body: Uint8Array, text: string, source
   const t = table.toLowerCase();
   const rows = () => rowMaps(t, text);
   switch (t) {
-    case 'user': return collect(rows(), userRecord, (records) => ({ type: 'users', source, records }));
-    case 'templatev10': return collect(rows(), fingerprintTemplate, (records) => ({ type: 'fingerprintTemplates', source, records }));
-    case 'biodata': return collect(rows(), bioTemplate, (records) => ({ type: 'bioTemplates', source, records }));
-    case 'biophoto': return collect(rows(), bioPhoto, (records) => ({ type: 'bioPhotos', source, records }));
-    case 'userpic': return collect(rows(), userPhoto, (records) => ({ type: 'userPhotos', source, records }));
-    case 'errorlog': return collect(rows(), errorLog, (records) => ({ type: 'errorLogs', source, records }));
-    case 'transaction': return collect(rows(), accessRecord, (records) => ({ type: 'accessRecords', source, records }));
-    case 'attphoto': return collect(rows(), attPhotoRow, (records) => ({ type: 'attendancePhotos', source, records }));
-    case 'rtlog': return collect(rows(), doorEvent, (records) => ({ type: 'doorEvents', source, records }));
-    case 'rtstate': return collect(rows(), doorState, (records) => ({ type: 'doorStates', source, records }));
+    case 'user':
+      return collect(rows(), userRecord, (records) => ({ type: 'users', source, records }));
+    case 'templatev10':
+      return collect(rows(), fingerprintTemplate, (records) => ({ type: 'fingerprintTemplates', source, records }));
+    case 'biodata':
+      return collect(rows(), bioTemplate, (records) => ({ type: 'bioTemplates', source, records }));
+    case 'biophoto':
+      return collect(rows(), bioPhoto, (records) => ({ type: 'bioPhotos', source, records }));
+    case 'userpic':
+      return collect(rows(), userPhoto, (records) => ({ type: 'userPhotos', source, records }));
+    case 'errorlog':
+      return collect(rows(), errorLog, (records) => ({ type: 'errorLogs', source, records }));
+    case 'transaction':
+      return collect(rows(), accessRecord, (records) => ({ type: 'accessRecords', source, records }));
+    case 'attphoto':
+      return collect(rows(), attPhotoRow, (records) => ({ type: 'attendancePhotos', source, records }));
+    case 'rtlog':
+      return collect(rows(), doorEvent, (records) => ({ type: 'doorEvents', source, records }));
+    case 'rtstate':
+      return collect(rows(), doorState, (records) => ({ type: 'doorStates', source, records }));
     default: {
       if (body.includes(0)) return { events: [{ type: 'unknownTable', source, body }], rejected: [] };
       const records = splitLines(text);
@@ -71,7 +89,10 @@ function startsWithWord(line: string, word: string): boolean {
   return head !== null && (head[1] as string).toLowerCase() === word;
 }
 
-interface Row { readonly line: string; readonly kv: KeyValues }
+interface Row {
+  readonly line: string;
+  readonly kv: KeyValues;
+}
 
 function rowMaps(table: string, text: string): Row[] {
   return tableRecords(table, text).map((line) => {

@@ -4,6 +4,8 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const pad = (n: number): string => String(n).padStart(2, '0');
 
 export function httpDate(date: Date): string {
-  return `${DAYS[date.getUTCDay()] as string}, ${pad(date.getUTCDate())} ${MONTHS[date.getUTCMonth()] as string} ${String(date.getUTCFullYear()).padStart(4, '0')} `
-    + `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} GMT`;
+  return (
+    `${DAYS[date.getUTCDay()] as string}, ${pad(date.getUTCDate())} ${MONTHS[date.getUTCMonth()] as string} ${String(date.getUTCFullYear()).padStart(4, '0')} ` +
+    `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} GMT`
+  );
 }

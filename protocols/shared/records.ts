@@ -3,8 +3,17 @@
 // (`pin`, `privilege`, `password`, `cardno`, `group`, `fingerid`, `template` [PUSH-v3 §7.4]) are aliases.
 // A builder returns undefined when the record lacks what makes it usable (a PIN, a template).
 import type {
-  AccessRecord, BioPhoto, BioTemplate, DoorEvent, DoorState, ErrorLogRecord, FaceTemplate, FingerprintTemplate,
-  FingerVeinTemplate, UserPhoto, UserRecord,
+  AccessRecord,
+  BioPhoto,
+  BioTemplate,
+  DoorEvent,
+  DoorState,
+  ErrorLogRecord,
+  FaceTemplate,
+  FingerprintTemplate,
+  FingerVeinTemplate,
+  UserPhoto,
+  UserRecord,
 } from '../events.js';
 import { isBase64 } from './base64.js';
 import { parseCard } from './card.js';
@@ -53,7 +62,10 @@ export function fingerprintTemplate(kv: KeyValues): FingerprintTemplate | undefi
   // [PUSH-v3 §7.4] fingerid + 16 marks a duress finger; [COMMANDS §3.9] Valid=3 is duress too
   const duressFinger = finger >= 16;
   return {
-    pin, template, size, valid,
+    pin,
+    template,
+    size,
+    valid,
     fingerIndex: duressFinger ? finger - 16 : finger,
     duress: duressFinger || valid === 3,
     uid: intOrNull(kv.uid),
@@ -69,7 +81,9 @@ export function faceTemplate(kv: KeyValues): FaceTemplate | undefined {
   if (pin === undefined || template === undefined || template === '') return undefined;
   const size = intOrNull(kv.size);
   return {
-    pin, template, size,
+    pin,
+    template,
+    size,
     faceIndex: intOrNull(kv.fid),
     valid: intOrNull(kv.valid),
     usable: isBase64(template),
@@ -84,7 +98,9 @@ export function fingerVeinTemplate(kv: KeyValues): FingerVeinTemplate | undefine
   if (pin === undefined || template === undefined || template === '' || finger === null) return undefined;
   const size = intOrNull(kv.size);
   return {
-    pin, template, size,
+    pin,
+    template,
+    size,
     fingerIndex: finger,
     index: intOrNull(kv.index),
     valid: intOrNull(kv.valid),
@@ -104,7 +120,9 @@ export function bioTemplate(kv: KeyValues): BioTemplate | undefined {
   const type = intOrNull(kv.type);
   if (pin === undefined || template === undefined || template === '' || type === null || type < 0 || type > MAX_BIO_TYPE) return undefined;
   return {
-    pin, type, template,
+    pin,
+    type,
+    template,
     no: intOrNull(kv.no) ?? 0,
     index: intOrNull(kv.index) ?? 0,
     valid: intOrNull(kv.valid),
@@ -175,7 +193,8 @@ export function doorEvent(kv: KeyValues): DoorEvent | undefined {
   const event = intOrNull(kv.event);
   if (time === undefined || event === null) return undefined;
   return {
-    time, event,
+    time,
+    event,
     pin: str(kv.pin),
     cardNo: str(kv.cardno),
     door: intOrNull(kv.eventaddr),

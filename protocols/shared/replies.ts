@@ -31,19 +31,31 @@ export const RECEIVED_ABNORMALLY = -731;
 /** @throws ProtocolError INVALID_ARGUMENT for plans that are not upload forms */
 export function uploadReply(plan: ReplyPlan, accepted: number): DeviceReply {
   switch (plan.kind) {
-    case 'ok': return okReply();
+    case 'ok':
+      return okReply();
     // [PUSH-v2 §6.1] servers that run against real devices send `OK: 3` (with a space)
-    case 'okCount': return reply(`OK: ${count(accepted)}`);
+    case 'okCount':
+      return reply(`OK: ${count(accepted)}`);
     // [PUSH-v3 §7.1] table name exactly as in the query; a plain OK makes devices re-upload forever
-    case 'tableCount': return reply(`${table(plan.table)}=${count(accepted)}`);
+    case 'tableCount':
+      return reply(`${table(plan.table)}=${count(accepted)}`);
     // [PUSH-v3 §10.2] querydata count/options packets echo the declared count
-    case 'tableEcho': return reply(`${table(plan.table)}=${count(plan.count)}`);
+    case 'tableEcho':
+      return reply(`${table(plan.table)}=${count(plan.count)}`);
     // [Security PUSH V4.8 §12.1.4] vendor code -731 "server received the data abnormally": the device sends the packet again
-    case 'countMismatch': return reply(`${table(plan.table)}=${RECEIVED_ABNORMALLY}`);
-    case 'handshake': case 'registry': case 'config': case 'commands': case 'time': case 'remoteUser': case 'file':
+    case 'countMismatch':
+      return reply(`${table(plan.table)}=${RECEIVED_ABNORMALLY}`);
+    case 'handshake':
+    case 'registry':
+    case 'config':
+    case 'commands':
+    case 'time':
+    case 'remoteUser':
+    case 'file':
       return invalid(`reply plan ${plan.kind} is not an upload reply`);
     /* c8 ignore next 2 */
-    default: return plan satisfies never;
+    default:
+      return plan satisfies never;
   }
 }
 

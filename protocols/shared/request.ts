@@ -3,8 +3,17 @@ import type { Endpoint, WireRequest } from '../codec.js';
 import { ProtocolError } from '../protocol-error.js';
 
 const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
-  cdata: 'cdata', getrequest: 'getrequest', devicecmd: 'devicecmd', ping: 'ping', fdata: 'fdata', file: 'file',
-  exchange: 'exchange', registry: 'registry', push: 'push', querydata: 'querydata', rtdata: 'rtdata',
+  cdata: 'cdata',
+  getrequest: 'getrequest',
+  devicecmd: 'devicecmd',
+  ping: 'ping',
+  fdata: 'fdata',
+  file: 'file',
+  exchange: 'exchange',
+  registry: 'registry',
+  push: 'push',
+  querydata: 'querydata',
+  rtdata: 'rtdata',
   'service/control': 'service-control',
 };
 
@@ -40,7 +49,8 @@ const SN_FORBIDDEN = /[/<%]/;
 export function serialNumberOf(request: WireRequest): string {
   const sn = queryValue(request.query, 'SN');
   if (sn === undefined || sn === '') throw new ProtocolError('MISSING_SN', 'request has no SN parameter');
-  if (!SN.test(sn) || SN_FORBIDDEN.test(sn)) throw new ProtocolError('INVALID_SN', 'SN must be 1-64 printable ASCII characters without space, /, < or %');
+  if (!SN.test(sn) || SN_FORBIDDEN.test(sn))
+    throw new ProtocolError('INVALID_SN', 'SN must be 1-64 printable ASCII characters without space, /, < or %');
   return sn;
 }
 

@@ -84,12 +84,23 @@ function toResult(draft: Draft): CommandResult | undefined {
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [key, value] of draft.pairs) {
     switch (key.toLowerCase()) {
-      case 'id': id ||= value.trim(); break;
-      case 'return': returnCode ??= intOrNull(value); break;
-      case 'cmd': cmd ||= value.trim(); break;
-      case 'sn': sn ||= value.trim(); break;
-      case 'content': content ??= value; break;
-      default: if (key !== '' && !(key in fields)) fields[key] = value;
+      case 'id':
+        id ||= value.trim();
+        break;
+      case 'return':
+        returnCode ??= intOrNull(value);
+        break;
+      case 'cmd':
+        cmd ||= value.trim();
+        break;
+      case 'sn':
+        sn ||= value.trim();
+        break;
+      case 'content':
+        content ??= value;
+        break;
+      default:
+        if (key !== '' && !(key in fields)) fields[key] = value;
     }
   }
   if (id === '' || returnCode === null) return undefined;

@@ -34,8 +34,16 @@ export function passwordText(password: number | string | null | undefined): stri
 
 /** [COMMANDS §5.1] first and last name joined by one space, cut to `maxBytes` bytes of the device's
  *  character set (UTF-8, GBK for language 83 [COMMANDS §3.10]) without splitting a character. */
-export function userName(first: string | null | undefined, last: string | null | undefined, maxBytes: number, charset: Charset = 'utf-8'): string | EncodeFailure {
-  const joined = [first, last].map((part) => (part ?? '').trim()).filter((part) => part !== '').join(' ');
+export function userName(
+  first: string | null | undefined,
+  last: string | null | undefined,
+  maxBytes: number,
+  charset: Charset = 'utf-8',
+): string | EncodeFailure {
+  const joined = [first, last]
+    .map((part) => (part ?? '').trim())
+    .filter((part) => part !== '')
+    .join(' ');
   const checked = fieldText('name', joined);
   if (typeof checked !== 'string') return checked;
   let bytes = 0;
@@ -71,7 +79,13 @@ export function apiTimeToLocal(value: string, edge: 'start' | 'end', timeZone: s
 }
 
 /** [COMMANDS §3.4] v3 user StartTime/EndTime: `0` unlimited, `YYYYMMDD`, or packed seconds (DateFmtFunOn=1). */
-export function userWindowText(field: string, value: string | null | undefined, edge: 'start' | 'end', timeZone: string, packed: boolean): string | EncodeFailure {
+export function userWindowText(
+  field: string,
+  value: string | null | undefined,
+  edge: 'start' | 'end',
+  timeZone: string,
+  packed: boolean,
+): string | EncodeFailure {
   if (value === null || value === undefined || value.trim() === '') return '0';
   const local = apiTimeToLocal(value, edge, timeZone);
   if (local === undefined) return invalid(isTimeZone(timeZone) ? `invalid ${field}` : `unknown time zone ${JSON.stringify(timeZone)}`);

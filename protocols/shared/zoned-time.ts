@@ -10,8 +10,14 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   if (f === undefined) {
     try {
       f = new Intl.DateTimeFormat('en-US', {
-        timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-        hour: 'numeric', minute: 'numeric', second: 'numeric',
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
       });
     } catch (cause) {
       throw new ProtocolError('INVALID_TIME_ZONE', `unknown time zone ${JSON.stringify(timeZone)}`, { cause });
@@ -45,8 +51,12 @@ export function wallClockIn(date: Date, timeZone: string): WallClock {
   const parts: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(date)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   return {
-    year: parts.year as number, month: parts.month as number, day: parts.day as number,
-    hour: parts.hour as number, minute: parts.minute as number, second: parts.second as number,
+    year: parts.year as number,
+    month: parts.month as number,
+    day: parts.day as number,
+    hour: parts.hour as number,
+    minute: parts.minute as number,
+    second: parts.second as number,
   };
 }
 
@@ -61,8 +71,12 @@ export function offsetMinutes(date: Date, timeZone: string): number {
 /** UTC wall clock of `date`. */
 export function utcWallClock(date: Date): WallClock {
   return {
-    year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(),
-    hour: date.getUTCHours(), minute: date.getUTCMinutes(), second: date.getUTCSeconds(),
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+    hour: date.getUTCHours(),
+    minute: date.getUTCMinutes(),
+    second: date.getUTCSeconds(),
   };
 }
 

@@ -18,7 +18,13 @@ import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Scope = TokenScopeSchema;
-const IssuedToken = Type.Object({ id: Type.Integer(), token: Type.String(), location_id: Type.Integer(), scope: Scope, expires_at: Nullable(Type.String()) });
+const IssuedToken = Type.Object({
+  id: Type.Integer(),
+  token: Type.String(),
+  location_id: Type.Integer(),
+  scope: Scope,
+  expires_at: Nullable(Type.String()),
+});
 const TokenRequest = Type.Object(
   {
     scope: Type.Optional(Scope),
@@ -42,56 +48,106 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
   const tags = ['admin'];
   return [
     defineRoute({
-      method: 'GET', path: '/admin/locations', auth: 'admin',
+      method: 'GET',
+      path: '/admin/locations',
+      auth: 'admin',
       doc: { summary: 'List every location', tags, responses: { 200: Type.Array(LocationView) } },
       handler: async () => json(200, await Promise.all((await locations.list()).map((l) => locationView(store, l)))),
     }),
     defineRoute({
-      method: 'POST', path: '/admin/locations', auth: 'admin',
+      method: 'POST',
+      path: '/admin/locations',
+      auth: 'admin',
       body: Type.Object(
-        { name: Type.String({ minLength: 1, maxLength: 200 }), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), require_comm_key: Type.Optional(Type.Boolean()) },
+        {
+          name: Type.String({ minLength: 1, maxLength: 200 }),
+          timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          require_comm_key: Type.Optional(Type.Boolean()),
+        },
         { additionalProperties: false },
       ),
-      doc: { summary: 'Create a location and its first token (shown once)', tags, responses: { 201: Type.Object({ location: LocationView, token: Type.String() }) } },
+      doc: {
+        summary: 'Create a location and its first token (shown once)',
+        tags,
+        responses: { 201: Type.Object({ location: LocationView, token: Type.String() }) },
+      },
       handler: async ({ body }) => {
         const { location, token } = await locations.create({
-          name: body.name, ...(body.timezone !== undefined ? { timezone: body.timezone } : {}), ...(body.require_comm_key !== undefined ? { require_comm_key: body.require_comm_key } : {}),
+          name: body.name,
+          ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
+          ...(body.require_comm_key !== undefined ? { require_comm_key: body.require_comm_key } : {}),
         });
         return json(201, { location: await locationView(store, location), token: token.token });
       },
     }),
     defineRoute({
-      method: 'PATCH', path: '/admin/locations/{id}', auth: 'admin', params: Id,
+      method: 'PATCH',
+      path: '/admin/locations/{id}',
+      auth: 'admin',
+      params: Id,
       body: Type.Object(
         {
-          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), is_active: Type.Optional(Type.Boolean()),
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          is_active: Type.Optional(Type.Boolean()),
           require_comm_key: Type.Optional(Type.Boolean({ description: 'Refuse to assign devices without a comm key' })),
         },
         { additionalProperties: false },
       ),
-      doc: { summary: 'Rename, change the time zone or require_comm_key, disable or enable a location', tags, responses: { 200: LocationView }, errors: ['LOCATION_NOT_FOUND'] },
+      doc: {
+        summary: 'Rename, change the time zone or require_comm_key, disable or enable a location',
+        tags,
+        responses: { 200: LocationView },
+        errors: ['LOCATION_NOT_FOUND'],
+      },
       handler: async ({ params, body }) => json(200, await locationView(store, await locations.update(params.id, body))),
     }),
     defineRoute({
-      method: 'GET', path: '/admin/locations/{id}/tokens', auth: 'admin', params: Id,
-      doc: { summary: "List a location's tokens (never the token text)", tags, responses: { 200: Type.Array(TokenView) }, errors: ['LOCATION_NOT_FOUND'] },
+      method: 'GET',
+      path: '/admin/locations/{id}/tokens',
+      auth: 'admin',
+      params: Id,
+      doc: {
+        summary: "List a location's tokens (never the token text)",
+        tags,
+        responses: { 200: Type.Array(TokenView) },
+        errors: ['LOCATION_NOT_FOUND'],
+      },
       handler: async ({ params }) => {
         await locations.get(params.id);
         return json(200, (await locations.listTokens(params.id)).map(publicToken));
       },
     }),
     defineRoute({
-      method: 'POST', path: '/admin/locations/{id}/tokens', auth: 'admin', params: Id, body: TokenRequest, bodyRequired: false,
+      method: 'POST',
+      path: '/admin/locations/{id}/tokens',
+      auth: 'admin',
+      params: Id,
+      body: TokenRequest,
+      bodyRequired: false,
       doc: { summary: 'Issue a token for a location (shown once)', tags, responses: { 201: IssuedToken }, errors: ['LOCATION_NOT_FOUND'] },
       handler: async ({ params, body }) =>
-        json(201, await locations.issueToken({ location_id: params.id, scope: body?.scope ?? 'full', expires_in_days: body?.expires_in_days ?? null, label: body?.label ?? null })),
+        json(
+          201,
+          await locations.issueToken({
+            location_id: params.id,
+            scope: body?.scope ?? 'full',
+            expires_in_days: body?.expires_in_days ?? null,
+            label: body?.label ?? null,
+          }),
+        ),
     }),
     defineRoute({
-      method: 'GET', path: '/admin/devices/unassigned', auth: 'admin', query: Type.Object(PageQuery),
+      method: 'GET',
+      path: '/admin/devices/unassigned',
+      auth: 'admin',
+      query: Type.Object(PageQuery),
       doc: {
         summary: 'Terminals that contacted the gateway without being assigned to a location, by serial number',
-        description: '`first_seen` is when BioGate first recorded the serial; `last_seen` and `last_address` are as last stored (presence is written every few seconds).',
-        tags, responses: { 200: pageOf(UnassignedDeviceView) },
+        description:
+          '`first_seen` is when BioGate first recorded the serial; `last_seen` and `last_address` are as last stored (presence is written every few seconds).',
+        tags,
+        responses: { 200: pageOf(UnassignedDeviceView) },
       },
       handler: async ({ query }) => {
         const page = await store.devices.listUnassigned({ offset: (query.page - 1) * query.limit, limit: query.limit });
@@ -99,9 +155,15 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/admin/devices/{device_serial}/assign', auth: 'admin', params: Type.Object({ device_serial: Serial }),
+      method: 'POST',
+      path: '/admin/devices/{device_serial}/assign',
+      auth: 'admin',
+      params: Type.Object({ device_serial: Serial }),
       body: Type.Object(
-        { location_id: Type.Integer({ minimum: 1 }), name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' }))) },
+        {
+          location_id: Type.Integer({ minimum: 1 }),
+          name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' }))),
+        },
         { additionalProperties: false },
       ),
       doc: {
@@ -110,20 +172,29 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
           'The same assignment as `POST /api/devices` made with a token of that location: 201 when newly assigned (the roster sync is queued), ' +
           '200 when it already belonged to it, 403 when it belongs to another location. A location that requires a comm key (or BIOGATE_REQUIRE_COMM_KEY) ' +
           'refuses a device without one: assign it through `POST /api/devices` with `comm_key`.',
-        tags, responses: { 201: DeviceView, 200: DeviceView }, errors: ['LOCATION_NOT_FOUND', 'DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED'],
+        tags,
+        responses: { 201: DeviceView, 200: DeviceView },
+        errors: ['LOCATION_NOT_FOUND', 'DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED'],
       },
       handler: async ({ params, body }) => {
         const location = await locations.get(body.location_id);
         const sn = params.device_serial;
         const now = deps.clock.now();
         const { outcome, device } = await assignDevice(deps.assignment, location, sn, { name: body.name ?? null }, now, (rule) =>
-          invalid(['body', 'location_id'], `a comm key is required (${rule}): assign ${sn} through POST /api/devices with comm_key and a token of the location`, 'missing'),
+          invalid(
+            ['body', 'location_id'],
+            `a comm key is required (${rule}): assign ${sn} through POST /api/devices with comm_key and a token of the location`,
+            'missing',
+          ),
         );
         return json(outcome === 'assigned' ? 201 : 200, deviceView(device, location, now, deps.onlineThresholdS));
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/admin/tokens/{id}', auth: 'admin', params: Id,
+      method: 'DELETE',
+      path: '/admin/tokens/{id}',
+      auth: 'admin',
+      params: Id,
       doc: { summary: 'Revoke a token', tags, responses: { 200: TokenView }, errors: ['TOKEN_NOT_FOUND'] },
       handler: async ({ params }) => json(200, publicToken(await locations.revokeToken(params.id))),
     }),

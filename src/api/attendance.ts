@@ -18,10 +18,16 @@ import { defineRoute, json, type ApiRoute } from './route.js';
 import { AttendanceView, attendanceView } from '../views/attendance.js';
 import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
-const Instant = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$', description: 'ISO datetime, or a date (UTC midnight)' });
+const Instant = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$',
+  description: 'ISO datetime, or a date (UTC midnight)',
+});
 const Cursor = Type.String({
-  minLength: 1, maxLength: 200, pattern: '^(0|[A-Za-z0-9_-]+)$',
-  description: 'Cursor feed: `0` for the first records, then the `next_cursor` of the previous answer. Records come oldest arrival first; `page` is ignored.',
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^(0|[A-Za-z0-9_-]+)$',
+  description:
+    'Cursor feed: `0` for the first records, then the `next_cursor` of the previous answer. Records come oldest arrival first; `page` is ignored.',
 });
 
 const AttendancePage = pageOf(AttendanceView);
@@ -46,7 +52,20 @@ const CSV_PAGE = 1000;
  * under about 150 MB. Beyond it the caller narrows from/to (or uses the cursor feed).
  */
 export const CSV_MAX_ROWS = 1_000_000;
-export const CSV_COLUMNS = ['id', 'sn', 'pin', 'user_id', 'timestamp', 'local_time', 'status', 'status_label', 'verify', 'verify_label', 'work_code', 'created_at'] as const;
+export const CSV_COLUMNS = [
+  'id',
+  'sn',
+  'pin',
+  'user_id',
+  'timestamp',
+  'local_time',
+  'status',
+  'status_label',
+  'verify',
+  'verify_label',
+  'work_code',
+  'created_at',
+] as const;
 
 type View = ReturnType<typeof attendanceView>;
 
@@ -56,7 +75,12 @@ function toInstant(v: string, end: boolean, name: string): string {
   return d.toISOString();
 }
 
-function filterOf(query: { from?: string | undefined; to?: string | undefined; pin?: string | undefined; sn?: string | undefined }): AttendanceFilter {
+function filterOf(query: {
+  from?: string | undefined;
+  to?: string | undefined;
+  pin?: string | undefined;
+  sn?: string | undefined;
+}): AttendanceFilter {
   return {
     ...(query.from ? { from: toInstant(query.from, false, 'from') } : {}),
     ...(query.to ? { to: toInstant(query.to, true, 'to') } : {}),
@@ -83,10 +107,12 @@ const csvLine = (v: View): CsvCell[] => CSV_COLUMNS.map((c) => v[c]);
 export function attendanceRoutes(store: Store, clock: Clock): ApiRoute[] {
   return [
     defineRoute({
-      method: 'GET', path: '/api/attendance', auth: 'location',
+      method: 'GET',
+      path: '/api/attendance',
+      auth: 'location',
       query: Type.Object({ ...PageQuery, ...FilterQuery, after: Type.Optional(Cursor) }),
       doc: {
-        summary: 'Attendance records from the location\'s devices: newest first, or with `after` the cursor feed',
+        summary: "Attendance records from the location's devices: newest first, or with `after` the cursor feed",
         description:
           'Without `after`: pages, newest `timestamp` first. With `after` (start with `0`): the records that reached BioGate after the cursor, ' +
           'oldest arrival first, at most `limit`, and a `next_cursor` for the next call. Arrival order catches late uploads (old punches a ' +
@@ -102,14 +128,23 @@ export function attendanceRoutes(store: Store, clock: Clock): ApiRoute[] {
           const rows = await store.attendance.listAfter(caller.location.id, after, filter, query.limit + 1, clock.now().toISOString());
           const data = rows.slice(0, query.limit);
           const last = data.at(-1);
-          return json(200, { data: data.map(attendanceView), next_cursor: last ? encodeCursor(last) : query.after, has_more: rows.length > query.limit });
+          return json(200, {
+            data: data.map(attendanceView),
+            next_cursor: last ? encodeCursor(last) : query.after,
+            has_more: rows.length > query.limit,
+          });
         }
-        const page = await store.attendance.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
+        const page = await store.attendance.list(caller.location.id, filter, {
+          offset: (query.page - 1) * query.limit,
+          limit: query.limit,
+        });
         return json(200, pageWrapper(page.items.map(attendanceView), page.total, query.page, query.limit));
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/attendance.csv', auth: 'location',
+      method: 'GET',
+      path: '/api/attendance.csv',
+      auth: 'location',
       query: Type.Object(FilterQuery),
       doc: {
         summary: 'Attendance records as CSV (same filters as GET /api/attendance), oldest arrival first',

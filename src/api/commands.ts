@@ -20,9 +20,16 @@ const IdParam = Type.Object({ command_id: Type.Integer({ minimum: 1, maximum: Nu
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
 /** Queues a command from a REST request (with its Idempotency-Key header) and answers 201 with its view. */
-export async function queueFromRequest(queue: CommandQueue, caller: Caller, sn: string, body: Static<typeof CommandBody>, req: HttpRequest) {
+export async function queueFromRequest(
+  queue: CommandQueue,
+  caller: Caller,
+  sn: string,
+  body: Static<typeof CommandBody>,
+  req: HttpRequest,
+) {
   const key = req.headers['idempotency-key'];
-  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw invalid(['header', 'Idempotency-Key'], 'must be 1 to 128 visible ASCII characters', 'format');
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+    throw invalid(['header', 'Idempotency-Key'], 'must be 1 to 128 visible ASCII characters', 'format');
   return json(201, commandView(await queueCommand(queue, caller, sn, body, key), caller.location));
 }
 
@@ -45,18 +52,35 @@ export function commandRoutes(deps: CommandsDeps): ApiRoute[] {
   const errors = ['DEVICE_NOT_FOUND', 'COMMAND_NOT_SUPPORTED', 'MAILBOX_FULL', 'SCOPE_DENIED', 'IDEMPOTENCY_KEY_REUSED'];
   return [
     defineRoute({
-      method: 'POST', path: '/api/commands', auth: 'location', body: FullCommandBody,
-      doc: { summary: 'Queue a preset command', description: 'Honours an Idempotency-Key header.', tags, responses: { 201: CommandView }, errors },
+      method: 'POST',
+      path: '/api/commands',
+      auth: 'location',
+      body: FullCommandBody,
+      doc: {
+        summary: 'Queue a preset command',
+        description: 'Honours an Idempotency-Key header.',
+        tags,
+        responses: { 201: CommandView },
+        errors,
+      },
       handler: async ({ caller, body, req }) => queueFromRequest(deps.commands, caller, body.sn, body, req),
     }),
     defineRoute({
-      method: 'GET', path: '/api/commands', auth: 'location',
+      method: 'GET',
+      path: '/api/commands',
+      auth: 'location',
       query: Type.Object({
         ...PageQuery,
         sn: Type.Optional(Type.String({ maxLength: 64 })),
         status: Type.Optional(CommandStatusSchema),
         command: Type.Optional(Type.String({ maxLength: 64 })),
-        since: Type.Optional(Type.String({ format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$', description: 'ISO datetime; commands created at or after it' })),
+        since: Type.Optional(
+          Type.String({
+            format: 'date-time',
+            pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$',
+            description: 'ISO datetime; commands created at or after it',
+          }),
+        ),
       }),
       doc: { summary: "The location's commands, newest first", tags, responses: { 200: pageOf(CommandView) } },
       handler: async ({ caller, query }) => {
@@ -67,11 +91,22 @@ export function commandRoutes(deps: CommandsDeps): ApiRoute[] {
           ...(query.since ? { since: sinceInstant(query.since) } : {}),
         };
         const page = await store.commands.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
-        return json(200, pageWrapper(page.items.map((c) => commandView(c, caller.location)), page.total, query.page, query.limit));
+        return json(
+          200,
+          pageWrapper(
+            page.items.map((c) => commandView(c, caller.location)),
+            page.total,
+            query.page,
+            query.limit,
+          ),
+        );
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/commands/{command_id}', auth: 'location', params: IdParam,
+      method: 'GET',
+      path: '/api/commands/{command_id}',
+      auth: 'location',
+      params: IdParam,
       doc: { summary: 'Command status and details', tags, responses: { 200: CommandView }, errors: ['COMMAND_NOT_FOUND'] },
       handler: async ({ caller, params }) => {
         const c = await store.commands.get(caller.location.id, params.command_id);
@@ -80,8 +115,16 @@ export function commandRoutes(deps: CommandsDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/commands/{command_id}', auth: 'location', params: IdParam,
-      doc: { summary: 'Cancel a pending command', tags, responses: { 200: CommandView }, errors: ['COMMAND_NOT_FOUND', 'COMMAND_ALREADY_SENT'] },
+      method: 'DELETE',
+      path: '/api/commands/{command_id}',
+      auth: 'location',
+      params: IdParam,
+      doc: {
+        summary: 'Cancel a pending command',
+        tags,
+        responses: { 200: CommandView },
+        errors: ['COMMAND_NOT_FOUND', 'COMMAND_ALREADY_SENT'],
+      },
       handler: async ({ caller, params }) => {
         const done = await cancelCommand(store, deps.lifecycle, caller.location, params.command_id);
         return json(200, commandView(done, caller.location));

@@ -39,13 +39,28 @@ export interface DevicesDeps {
 
 /** Validated, canonical, de-duplicated CIDRs; every bad entry is named. */
 function allowedNetworks(list: readonly string[]): string[] {
-  const problems = list.flatMap((text, i) => (canonicalCidr(text) === undefined ? [{ loc: ['body', 'allowed_networks', i], msg: `"${text.slice(0, 60)}" is not an IPv4 or IPv6 CIDR (e.g. 192.0.2.0/24, 2001:db8::/32)`, type: 'format' }] : []));
+  const problems = list.flatMap((text, i) =>
+    canonicalCidr(text) === undefined
+      ? [
+          {
+            loc: ['body', 'allowed_networks', i],
+            msg: `"${text.slice(0, 60)}" is not an IPv4 or IPv6 CIDR (e.g. 192.0.2.0/24, 2001:db8::/32)`,
+            type: 'format',
+          },
+        ]
+      : [],
+  );
   if (problems.length > 0) throw new BioGateError('VALIDATION_FAILED', problems);
   return [...new Set(list.map((text) => canonicalCidr(text) as string))];
 }
 
 /** Serial numbers as terminals print them: letters, digits, `-`, `_`. */
-export const Serial = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Device serial number (letters, digits, - and _)' });
+export const Serial = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'Device serial number (letters, digits, - and _)',
+});
 const SerialParam = Type.Object({ device_serial: Serial });
 
 export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
@@ -62,38 +77,77 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
   };
   return [
     defineRoute({
-      method: 'GET', path: '/api/devices', auth: 'location',
-      query: Type.Object({ ...PageQuery, search: Type.Optional(Type.String({ maxLength: 100 })), is_active: Type.Optional(Type.Boolean()) }),
+      method: 'GET',
+      path: '/api/devices',
+      auth: 'location',
+      query: Type.Object({
+        ...PageQuery,
+        search: Type.Optional(Type.String({ maxLength: 100 })),
+        is_active: Type.Optional(Type.Boolean()),
+      }),
       doc: { summary: 'Paginated device list', tags, responses: { 200: pageOf(DeviceView) } },
       handler: async ({ caller, query }) => {
         const now = clock.now();
         const since = new Date(now.getTime() - deps.onlineThresholdS * 1000).toISOString();
-        const filter = { ...(query.search ? { search: query.search } : {}), ...(query.is_active !== undefined ? { online: { value: query.is_active, since } } : {}) };
+        const filter = {
+          ...(query.search ? { search: query.search } : {}),
+          ...(query.is_active !== undefined ? { online: { value: query.is_active, since } } : {}),
+        };
         const page = await store.devices.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
-        return json(200, pageWrapper(page.items.map((d) => deviceView(fresh(d), caller.location, now, deps.onlineThresholdS)), page.total, query.page, query.limit));
+        return json(
+          200,
+          pageWrapper(
+            page.items.map((d) => deviceView(fresh(d), caller.location, now, deps.onlineThresholdS)),
+            page.total,
+            query.page,
+            query.limit,
+          ),
+        );
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/devices', auth: 'location',
+      method: 'POST',
+      path: '/api/devices',
+      auth: 'location',
       body: Type.Object({
         sn: Serial,
         name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' }), Type.Null()])),
-        version: Type.Optional(Type.Union([protocolVersionSchema(), Type.Null()], { description: 'Pin the protocol dialect (2.0.0 or 3.0.0) instead of detecting it' })),
-        comm_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32, pattern: '^[0-9]+$', description: 'Device comm key (digits); write-only' }), Type.Null()])),
-        allowed_networks: Type.Optional(Type.Union([
-          Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_ALLOWED_NETWORKS, description: 'IPv4/IPv6 CIDRs the device\'s requests must come from (socket address); other addresses get 403. null or [] = any address' }),
-          Type.Null(),
-        ])),
+        version: Type.Optional(
+          Type.Union([protocolVersionSchema(), Type.Null()], {
+            description: 'Pin the protocol dialect (2.0.0 or 3.0.0) instead of detecting it',
+          }),
+        ),
+        comm_key: Type.Optional(
+          Type.Union([
+            Type.String({ minLength: 1, maxLength: 32, pattern: '^[0-9]+$', description: 'Device comm key (digits); write-only' }),
+            Type.Null(),
+          ]),
+        ),
+        allowed_networks: Type.Optional(
+          Type.Union([
+            Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+              maxItems: MAX_ALLOWED_NETWORKS,
+              description:
+                "IPv4/IPv6 CIDRs the device's requests must come from (socket address); other addresses get 403. null or [] = any address",
+            }),
+            Type.Null(),
+          ]),
+        ),
       }),
       doc: {
         summary: 'Assign a device to the location and start user synchronisation',
         description:
           '201 when newly assigned, 200 when it already was (idempotent); 403 when it belongs to another location. ' +
           'Absent fields keep their stored value. 422 without a comm key when the location has `require_comm_key` or BIOGATE_REQUIRE_COMM_KEY is on.',
-        tags, responses: { 201: DeviceView, 200: DeviceView }, errors: ['DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED'],
+        tags,
+        responses: { 201: DeviceView, 200: DeviceView },
+        errors: ['DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED'],
       },
       handler: async ({ caller, body }) => {
-        const networks = body.allowed_networks === undefined || body.allowed_networks === null ? body.allowed_networks : allowedNetworks(body.allowed_networks);
+        const networks =
+          body.allowed_networks === undefined || body.allowed_networks === null
+            ? body.allowed_networks
+            : allowedNetworks(body.allowed_networks);
         const input = {
           name: body.name ?? null,
           ...(body.version !== undefined ? { version_override: body.version } : {}),
@@ -102,36 +156,62 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         };
         const now = clock.now();
         const { outcome, device } = await assignDevice(
-          { ...deps, requireCommKey: deps.requireCommKey === true }, caller.location, body.sn, input, now,
+          { ...deps, requireCommKey: deps.requireCommKey === true },
+          caller.location,
+          body.sn,
+          input,
+          now,
           (rule) => invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing'),
         );
         return json(outcome === 'assigned' ? 201 : 200, deviceView(device, caller.location, now, deps.onlineThresholdS));
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/devices/{device_serial}', auth: 'location', params: SerialParam,
+      method: 'GET',
+      path: '/api/devices/{device_serial}',
+      auth: 'location',
+      params: SerialParam,
       doc: { summary: 'One device', tags, responses: { 200: DeviceView }, errors: ['DEVICE_NOT_FOUND'] },
-      handler: async ({ caller, params }) => json(200, deviceView(await find(caller.location.id, params.device_serial), caller.location, clock.now(), deps.onlineThresholdS)),
+      handler: async ({ caller, params }) =>
+        json(200, deviceView(await find(caller.location.id, params.device_serial), caller.location, clock.now(), deps.onlineThresholdS)),
     }),
     defineRoute({
-      method: 'GET', path: '/api/devices/{device_serial}/status', auth: 'location', params: SerialParam,
+      method: 'GET',
+      path: '/api/devices/{device_serial}/status',
+      auth: 'location',
+      params: SerialParam,
       doc: { summary: 'Connection status', tags, responses: { 200: DeviceStatusView }, errors: ['DEVICE_NOT_FOUND'] },
-      handler: async ({ caller, params }) => json(200, deviceStatusView(await find(caller.location.id, params.device_serial), clock.now(), deps.onlineThresholdS)),
+      handler: async ({ caller, params }) =>
+        json(200, deviceStatusView(await find(caller.location.id, params.device_serial), clock.now(), deps.onlineThresholdS)),
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/devices/{device_serial}', auth: 'location', params: SerialParam,
-      doc: { summary: 'Unassign a device (idempotent); its pending commands fail with "device unassigned"', tags, responses: { 200: EmptyObject } },
+      method: 'DELETE',
+      path: '/api/devices/{device_serial}',
+      auth: 'location',
+      params: SerialParam,
+      doc: {
+        summary: 'Unassign a device (idempotent); its pending commands fail with "device unassigned"',
+        tags,
+        responses: { 200: EmptyObject },
+      },
       handler: async ({ caller, params }) => {
         await unassignDevice(deps, caller.location, params.device_serial, clock.now());
         return json(200, {});
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/devices/{device_serial}/reset-registration', auth: 'location', params: SerialParam, bodyRequired: false,
+      method: 'POST',
+      path: '/api/devices/{device_serial}/reset-registration',
+      auth: 'location',
+      params: SerialParam,
+      bodyRequired: false,
       doc: {
         summary: 'Forget the registry code, session and token of a v3 terminal: its next registry request registers it again',
-        description: 'For a terminal that lost its registration (replaced, factory reset) and is refused with 401 [PUSH-v3 §3.3, §5]. Needs the full scope.',
-        tags, responses: { 200: DeviceView }, errors: ['DEVICE_NOT_FOUND', 'SCOPE_DENIED'],
+        description:
+          'For a terminal that lost its registration (replaced, factory reset) and is refused with 401 [PUSH-v3 §3.3, §5]. Needs the full scope.',
+        tags,
+        responses: { 200: DeviceView },
+        errors: ['DEVICE_NOT_FOUND', 'SCOPE_DENIED'],
       },
       handler: async ({ caller, params }) => {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
@@ -141,8 +221,17 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/devices/{device_serial}/command', auth: 'location', params: SerialParam, body: CommandBody,
-      doc: { summary: 'Queue a preset command for this device', tags, responses: { 201: CommandView }, errors: ['DEVICE_NOT_FOUND', 'COMMAND_NOT_SUPPORTED', 'MAILBOX_FULL', 'SCOPE_DENIED', 'IDEMPOTENCY_KEY_REUSED'] },
+      method: 'POST',
+      path: '/api/devices/{device_serial}/command',
+      auth: 'location',
+      params: SerialParam,
+      body: CommandBody,
+      doc: {
+        summary: 'Queue a preset command for this device',
+        tags,
+        responses: { 201: CommandView },
+        errors: ['DEVICE_NOT_FOUND', 'COMMAND_NOT_SUPPORTED', 'MAILBOX_FULL', 'SCOPE_DENIED', 'IDEMPOTENCY_KEY_REUSED'],
+      },
       handler: async ({ caller, params, body, req }) => queueFromRequest(deps.commands, caller, params.device_serial, body, req),
     }),
   ];

@@ -90,17 +90,33 @@ export function docsRoutes(): ApiRoute[] {
   let bundle: Promise<Buffer> | undefined;
   return [
     defineRoute({
-      method: 'GET', path: DOCS_PATH, auth: 'none',
-      doc: { summary: 'This API reference, for people (HTML, rendered by Redoc from /api/openapi.json)', tags: ['meta'], responses: { 200: null } },
-      handler: () => ({ status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', ...SECURITY_HEADERS }, body: PAGE }),
+      method: 'GET',
+      path: DOCS_PATH,
+      auth: 'none',
+      doc: {
+        summary: 'This API reference, for people (HTML, rendered by Redoc from /api/openapi.json)',
+        tags: ['meta'],
+        responses: { 200: null },
+      },
+      handler: () => ({
+        status: 200,
+        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', ...SECURITY_HEADERS },
+        body: PAGE,
+      }),
     }),
     defineRoute({
-      method: 'GET', path: DOCS_SCRIPT_PATH, auth: 'none',
+      method: 'GET',
+      path: DOCS_SCRIPT_PATH,
+      auth: 'none',
       doc: { summary: 'The Redoc script the reference page loads', tags: ['meta'], responses: { 200: null }, errors: ['NOT_FOUND'] },
       handler: async () => {
         if (bundle === undefined) {
           const file = findRedocBundle();
-          if (file === undefined) throw new BioGateError('NOT_FOUND', 'The API reference renderer is not installed (build with `npm run build`); the document is at /api/openapi.json');
+          if (file === undefined)
+            throw new BioGateError(
+              'NOT_FOUND',
+              'The API reference renderer is not installed (build with `npm run build`); the document is at /api/openapi.json',
+            );
           bundle = readFile(file);
           bundle.catch(() => (bundle = undefined));
         }

@@ -11,7 +11,10 @@ import { defineRoute, json, type ApiRoute } from './route.js';
 import { DoorEventTypeSchema, DoorEventView, doorEventView } from '../views/door-event.js';
 import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
-const Instant = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$', description: 'ISO datetime, or a date (UTC midnight)' });
+const Instant = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$',
+  description: 'ISO datetime, or a date (UTC midnight)',
+});
 
 // Same date rules as GET /api/attendance: a bare date is UTC midnight (or the end of that day for `to`).
 function toInstant(v: string, end: boolean, name: string): string {
@@ -23,12 +26,22 @@ function toInstant(v: string, end: boolean, name: string): string {
 export function doorEventRoutes(store: Store): ApiRoute[] {
   return [
     defineRoute({
-      method: 'GET', path: '/api/events', auth: 'location',
-      query: Type.Object({ ...PageQuery, sn: Type.Optional(Type.String({ maxLength: 64 })), type: Type.Optional(DoorEventTypeSchema), from: Type.Optional(Instant), to: Type.Optional(Instant) }),
+      method: 'GET',
+      path: '/api/events',
+      auth: 'location',
+      query: Type.Object({
+        ...PageQuery,
+        sn: Type.Optional(Type.String({ maxLength: 64 })),
+        type: Type.Optional(DoorEventTypeSchema),
+        from: Type.Optional(Instant),
+        to: Type.Optional(Instant),
+      }),
       doc: {
         summary: "Door and alarm events from the location's terminals, newest first",
-        description: 'v3 rtlog and rtstate reports, kept as long as attendance (BIOGATE_RETENTION_DAYS). Live ones arrive on the `events/<sn>` topic of /api/stream and MQTT.',
-        tags: ['events'], responses: { 200: pageOf(DoorEventView) },
+        description:
+          'v3 rtlog and rtstate reports, kept as long as attendance (BIOGATE_RETENTION_DAYS). Live ones arrive on the `events/<sn>` topic of /api/stream and MQTT.',
+        tags: ['events'],
+        responses: { 200: pageOf(DoorEventView) },
       },
       handler: async ({ caller, query }) => {
         const filter = {
@@ -37,7 +50,10 @@ export function doorEventRoutes(store: Store): ApiRoute[] {
           ...(query.sn ? { sn: query.sn } : {}),
           ...(query.type ? { type: query.type } : {}),
         };
-        const page = await store.doorEvents.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
+        const page = await store.doorEvents.list(caller.location.id, filter, {
+          offset: (query.page - 1) * query.limit,
+          limit: query.limit,
+        });
         return json(200, pageWrapper(page.items.map(doorEventView), page.total, query.page, query.limit));
       },
     }),

@@ -10,10 +10,11 @@ export function meRoutes(store: Store): ApiRoute[] {
       path: '/api/me',
       auth: 'location',
       doc: { summary: 'Profile and counts of the authenticated location', tags: ['location'], responses: { 200: MeView } },
-      handler: async ({ caller }) => json(200, {
-        ...(await locationView(store, caller.location)),
-        token: { id: caller.token.id, scope: caller.token.scope, expires_at: caller.token.expires_at },
-      }),
+      handler: async ({ caller }) =>
+        json(200, {
+          ...(await locationView(store, caller.location)),
+          token: { id: caller.token.id, scope: caller.token.scope, expires_at: caller.token.expires_at },
+        }),
     }),
   ];
 }

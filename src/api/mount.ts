@@ -82,7 +82,8 @@ function withCors(cors: Cors, handler: (req: HttpRequest) => Promise<HttpRespons
       const res = await handler(req);
       return { ...res, headers: { ...res.headers, ...extra } };
     } catch (err) {
-      if (err instanceof BioGateError) throw new BioGateError(err.code, err.detail, { cause: err.cause, headers: { ...err.headers, ...extra } });
+      if (err instanceof BioGateError)
+        throw new BioGateError(err.code, err.detail, { cause: err.cause, headers: { ...err.headers, ...extra } });
       throw err;
     }
   };
@@ -91,6 +92,7 @@ function withCors(cors: Cors, handler: (req: HttpRequest) => Promise<HttpRespons
 /** [API-CONTRACT §3] JSON of the wrong top-level type (object vs array) is a 400, not a 422. */
 function checkTopLevel(schema: TSchema, raw: unknown): void {
   const type = (schema as { type?: unknown }).type;
-  if (type === 'object' && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw new BioGateError('BAD_REQUEST', 'Body must be a JSON object');
+  if (type === 'object' && (raw === null || typeof raw !== 'object' || Array.isArray(raw)))
+    throw new BioGateError('BAD_REQUEST', 'Body must be a JSON object');
   if (type === 'array' && !Array.isArray(raw)) throw new BioGateError('BAD_REQUEST', 'Body must be a JSON array');
 }

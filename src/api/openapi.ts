@@ -66,7 +66,8 @@ const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Makes a retry safe: a second request with the same key (for the same token, within 24 h) answers with the command the first one queued instead of queueing another. 1 to 128 visible ASCII characters.',
+  description:
+    'Makes a retry safe: a second request with the same key (for the same token, within 24 h) answers with the command the first one queued instead of queueing another. 1 to 128 visible ASCII characters.',
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
 };
 
@@ -95,7 +96,15 @@ function enums(node: unknown): Json {
     const keys = Object.keys(m).filter((k) => k !== 'type');
     if (keys.length === 1 && keys[0] === 'const') {
       values.push(m['const']);
-      types.add(typeof m['type'] === 'string' ? m['type'] : typeof m['const'] === 'number' ? (Number.isInteger(m['const']) ? 'integer' : 'number') : typeof m['const']);
+      types.add(
+        typeof m['type'] === 'string'
+          ? m['type']
+          : typeof m['const'] === 'number'
+            ? Number.isInteger(m['const'])
+              ? 'integer'
+              : 'number'
+            : typeof m['const'],
+      );
     } else if (m['type'] === 'null' && Object.keys(m).length === 1) {
       values.push(null);
       types.add('null');
@@ -151,20 +160,23 @@ function errorResponses(route: ApiRoute): Record<string, unknown> {
     byStatus.set(status, [...(byStatus.get(status) ?? []), c]);
   }
   return Object.fromEntries(
-    [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, list]) => {
-      const headers: Json = {};
-      if (status === 405) headers['Allow'] = { description: 'The methods this path serves', schema: { type: 'string' } };
-      if (list.includes('RATE_LIMITED') || list.includes('MAILBOX_FULL')) headers['Retry-After'] = { description: 'Seconds to wait before retrying', schema: { type: 'string' } };
-      if (status === 401) headers['WWW-Authenticate'] = { description: 'The expected scheme (Bearer)', schema: { type: 'string' } };
-      return [
-        String(status),
-        {
-          description: list.map((c) => `\`${c}\`: ${ERROR_CATALOG[c].description}`).join(' '),
-          ...(Object.keys(headers).length > 0 ? { headers } : {}),
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-        },
-      ];
-    }),
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => {
+        const headers: Json = {};
+        if (status === 405) headers['Allow'] = { description: 'The methods this path serves', schema: { type: 'string' } };
+        if (list.includes('RATE_LIMITED') || list.includes('MAILBOX_FULL'))
+          headers['Retry-After'] = { description: 'Seconds to wait before retrying', schema: { type: 'string' } };
+        if (status === 401) headers['WWW-Authenticate'] = { description: 'The expected scheme (Bearer)', schema: { type: 'string' } };
+        return [
+          String(status),
+          {
+            description: list.map((c) => `\`${c}\`: ${ERROR_CATALOG[c].description}`).join(' '),
+            ...(Object.keys(headers).length > 0 ? { headers } : {}),
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+        ];
+      }),
   );
 }
 
@@ -173,7 +185,10 @@ function paramSummary(schema: TSchema): string {
   const props = (schema as Props).properties ?? {};
   const required = new Set((schema as Props).required ?? []);
   return Object.entries(props)
-    .map(([name, s]) => `\`${name}\`${required.has(name) ? ' (required)' : 'default' in s ? ` (default ${JSON.stringify(s.default)})` : ''}${s.description ? `: ${s.description}` : ''}`)
+    .map(
+      ([name, s]) =>
+        `\`${name}\`${required.has(name) ? ' (required)' : 'default' in s ? ` (default ${JSON.stringify(s.default)})` : ''}${s.description ? `: ${s.description}` : ''}`,
+    )
     .join('<br>');
 }
 
@@ -184,7 +199,7 @@ function presetTable(): string {
       `| \`${p.id}\`${p.aliases.length > 0 ? ` (${p.aliases.map((a) => `\`${a}\``).join(', ')})` : ''} | ${p.versions.map((v) => `v${v}`).join(', ')} | ${p.risk === 'risky' ? 'full token' : 'full or operator'} | ${p.hasParams ? paramSummary(p.params) : 'none'} | ${p.description} |`,
   );
   return [
-    '`command` names a preset (or an alias); `params` must match that preset\'s parameters (JSON Schemas in the document\'s `x-presets`).',
+    "`command` names a preset (or an alias); `params` must match that preset's parameters (JSON Schemas in the document's `x-presets`).",
     '',
     '| Preset | Protocols | Token scope | Params | What it does |',
     '|---|---|---|---|---|',
@@ -220,7 +235,9 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
     const ok = Object.fromEntries(
       Object.entries(route.doc.responses).map(([status, schema]) => [
         status,
-        schema === null ? { description: 'No body' } : { description: 'Success', content: { 'application/json': { schema: plain(schema) } } },
+        schema === null
+          ? { description: 'No body' }
+          : { description: 'Success', content: { 'application/json': { schema: plain(schema) } } },
       ]),
     );
     const isCommand = route.body === CommandBody || route.body === FullCommandBody;
@@ -273,7 +290,9 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
 export function openApiRoute(routes: () => readonly ApiRoute[], version: string): ApiRoute {
   let cached: Record<string, unknown> | undefined;
   return defineRoute({
-    method: 'GET', path: '/api/openapi.json', auth: 'none',
+    method: 'GET',
+    path: '/api/openapi.json',
+    auth: 'none',
     doc: { summary: 'This OpenAPI 3.1 document', tags: ['meta'], responses: { 200: null } },
     handler: () => json(200, (cached ??= buildOpenApi(routes(), version))),
   });

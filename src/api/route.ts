@@ -50,7 +50,6 @@ export function defineRoute<PS extends TSchema, QS extends TSchema, BS extends T
   return route as unknown as ApiRoute;
 }
 
-
 export const routerPattern = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1');
 
 export const json = (status: number, body: unknown, headers?: Record<string, string>): HttpResponse =>

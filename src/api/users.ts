@@ -19,15 +19,28 @@ const ImportResult = Type.Object({
   errors: Type.Array(Type.Object({ user_data: Type.Unknown(), error: Type.String(), code: Type.String() })),
 });
 const ClearBody = Type.Object({ pins: Type.Optional(Type.Union([Type.Array(Pin, { maxItems: IMPORT_MAX_ITEMS }), Type.Null()])) });
-const ClearResult = Type.Object({ message: Type.String(), users_deleted: Type.Integer(), devices_affected: Type.Integer(), commands_created: Type.Integer() });
+const ClearResult = Type.Object({
+  message: Type.String(),
+  users_deleted: Type.Integer(),
+  devices_affected: Type.Integer(),
+  commands_created: Type.Integer(),
+});
 
 export function userRoutes(deps: UsersDeps): ApiRoute[] {
   const { store } = deps;
   const tags = ['users'];
   return [
     defineRoute({
-      method: 'GET', path: '/api/users', auth: 'location',
-      query: Type.Object({ ...PageQuery, search: Type.Optional(Type.String({ maxLength: 100 })), privilege: Type.Optional(Privilege), is_active: Type.Optional(Type.Boolean()), include: IncludeQuery }),
+      method: 'GET',
+      path: '/api/users',
+      auth: 'location',
+      query: Type.Object({
+        ...PageQuery,
+        search: Type.Optional(Type.String({ maxLength: 100 })),
+        privilege: Type.Optional(Privilege),
+        is_active: Type.Optional(Type.Boolean()),
+        include: IncludeQuery,
+      }),
       doc: { summary: 'Paginated user list', tags, responses: { 200: pageOf(UserView) } },
       handler: async ({ caller, query }) => {
         const filter = {
@@ -43,8 +56,17 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
     defineRoute({
       // bodyMode 'raw': the handler validates, so schema problems and the rules that need the stored
       // user (first_name for a new PIN, the validity window) come back in one 422 [API-CONTRACT §3].
-      method: 'POST', path: '/api/users', auth: 'location', body: UserWrite, bodyMode: 'raw',
-      doc: { summary: 'Create or update a user by PIN; queues device sync', description: '201 when the PIN was new, 200 when an existing user was updated.', tags, responses: { 201: UserView, 200: UserView } },
+      method: 'POST',
+      path: '/api/users',
+      auth: 'location',
+      body: UserWrite,
+      bodyMode: 'raw',
+      doc: {
+        summary: 'Create or update a user by PIN; queues device sync',
+        description: '201 when the PIN was new, 200 when an existing user was updated.',
+        tags,
+        responses: { 201: UserView, 200: UserView },
+      },
       handler: async ({ caller, body }) => {
         const result = await upsertUser(deps, caller.location, body as unknown as Record<string, unknown>);
         const [view] = await userViews(store, caller.location, [result.user], false);
@@ -52,12 +74,22 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/users/import', auth: 'location', body: Type.Array(ImportItem), bodyMode: 'raw',
-      doc: { summary: 'Bulk import or update (up to 10,000 items; per-item errors)', tags, responses: { 200: ImportResult }, errors: ['PAYLOAD_TOO_LARGE'] },
+      method: 'POST',
+      path: '/api/users/import',
+      auth: 'location',
+      body: Type.Array(ImportItem),
+      bodyMode: 'raw',
+      doc: {
+        summary: 'Bulk import or update (up to 10,000 items; per-item errors)',
+        tags,
+        responses: { 200: ImportResult },
+        errors: ['PAYLOAD_TOO_LARGE'],
+      },
       handler: async ({ caller, body }) => {
         // bodyMode 'raw': items are validated one by one and failures reported per item.
         const raw = body as unknown[];
-        if (raw.length > IMPORT_MAX_ITEMS) throw new BioGateError('PAYLOAD_TOO_LARGE', `At most ${IMPORT_MAX_ITEMS} users per import; got ${raw.length}`);
+        if (raw.length > IMPORT_MAX_ITEMS)
+          throw new BioGateError('PAYLOAD_TOO_LARGE', `At most ${IMPORT_MAX_ITEMS} users per import; got ${raw.length}`);
         const { processed, errors } = await importUsers(deps, caller.location, raw);
         return json(200, {
           message: `Processed ${processed.length} users, ${errors.length} errors`,
@@ -69,7 +101,11 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/users/clear', auth: 'location', body: ClearBody, bodyRequired: false,
+      method: 'DELETE',
+      path: '/api/users/clear',
+      auth: 'location',
+      body: ClearBody,
+      bodyRequired: false,
       doc: { summary: 'Clear (deactivate) some or all users; queues delete commands', tags, responses: { 200: ClearResult } },
       handler: async ({ caller, body }) => {
         const { cleared, counts } = await clearUsers(deps, caller.location, body?.pins ?? null);
@@ -82,7 +118,11 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/users/{pin}', auth: 'location', params: PinParam, query: Type.Object({ include: IncludeQuery }),
+      method: 'GET',
+      path: '/api/users/{pin}',
+      auth: 'location',
+      params: PinParam,
+      query: Type.Object({ include: IncludeQuery }),
       doc: { summary: 'One user', tags, responses: { 200: UserView }, errors: ['USER_NOT_FOUND'] },
       handler: async ({ caller, params, query }) => {
         const user = await getUser(deps, caller.location, params.pin);
@@ -91,8 +131,16 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/users/{pin}', auth: 'location', params: PinParam,
-      doc: { summary: 'Delete a user; queues delete commands to the devices', tags, responses: { 200: EmptyObject }, errors: ['USER_NOT_FOUND'] },
+      method: 'DELETE',
+      path: '/api/users/{pin}',
+      auth: 'location',
+      params: PinParam,
+      doc: {
+        summary: 'Delete a user; queues delete commands to the devices',
+        tags,
+        responses: { 200: EmptyObject },
+        errors: ['USER_NOT_FOUND'],
+      },
       handler: async ({ caller, params }) => {
         await deleteUser(deps, caller.location, params.pin);
         return json(200, {});

@@ -28,13 +28,27 @@ const ROTATION_OVERLAP_MS = 86_400_000;
 
 const EventName = Type.Union(FEED_EVENT_TYPES.map((t) => Type.Literal(t)));
 const Url = Type.String({ minLength: 8, maxLength: 2048, description: 'https:// URL the events are POSTed to' });
-const Events = Type.Array(EventName, { minItems: 1, maxItems: FEED_EVENT_TYPES.length, uniqueItems: true, description: 'Feed event types to send' });
+const Events = Type.Array(EventName, {
+  minItems: 1,
+  maxItems: FEED_EVENT_TYPES.length,
+  uniqueItems: true,
+  description: 'Feed event types to send',
+});
 const Description = Nullable(Type.String({ maxLength: 500 }));
-const Batch = Type.Integer({ minimum: 1, maximum: MAX_BATCH, description: 'Most attendance records per `attendance.recorded` delivery (1: one POST per punch)' });
+const Batch = Type.Integer({
+  minimum: 1,
+  maximum: MAX_BATCH,
+  description: 'Most attendance records per `attendance.recorded` delivery (1: one POST per punch)',
+});
 
 const IdParam = Type.Object({ webhook_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
-const WithSecret = Type.Intersect([WebhookView, Type.Object({ secret: Type.String({ description: '`whsec_<base64>`: shown once; verify the `webhook-signature` header with it (Standard Webhooks)' }) })]);
+const WithSecret = Type.Intersect([
+  WebhookView,
+  Type.Object({
+    secret: Type.String({ description: '`whsec_<base64>`: shown once; verify the `webhook-signature` header with it (Standard Webhooks)' }),
+  }),
+]);
 
 export interface WebhookRouteDeps {
   readonly store: Store;
@@ -58,15 +72,26 @@ async function checkUrl(url: string, policy: DestinationPolicy): Promise<void> {
 export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
   const { store, clock, policy } = deps;
   const tags = ['webhooks'];
-  const get = async (caller: Caller, id: number) => (await store.webhooks.get(caller.location.id, id)) ?? (() => { throw notFound(id); })();
+  const get = async (caller: Caller, id: number) =>
+    (await store.webhooks.get(caller.location.id, id)) ??
+    (() => {
+      throw notFound(id);
+    })();
   return [
     defineRoute({
-      method: 'POST', path: '/api/webhooks', auth: 'location',
-      body: Type.Object({ url: Url, events: Events, description: Type.Optional(Description), attendance_batch: Type.Optional(Batch) }, { additionalProperties: false }),
+      method: 'POST',
+      path: '/api/webhooks',
+      auth: 'location',
+      body: Type.Object(
+        { url: Url, events: Events, description: Type.Optional(Description), attendance_batch: Type.Optional(Batch) },
+        { additionalProperties: false },
+      ),
       doc: {
         summary: 'Subscribe a URL to events of this location; the signing secret is in this response only',
-        description: 'Each event is POSTed as `{id, type, location_id, created_at, data}` with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). Retried with back-off for 24 h; 410 disables the subscription.',
-        tags, responses: { 201: WithSecret },
+        description:
+          'Each event is POSTed as `{id, type, location_id, created_at, data}` with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). Retried with back-off for 24 h; 410 disables the subscription.',
+        tags,
+        responses: { 201: WithSecret },
       },
       handler: async ({ caller, body }) => {
         requireFull(caller);
@@ -75,28 +100,55 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
           throw invalid(['body'], `a location has at most ${MAX_WEBHOOKS_PER_LOCATION} webhooks`, 'limit');
         }
         const { subscription, secret } = await subscribe(
-          store, caller.location.id, { url: body.url, events: body.events, description: body.description ?? null, attendance_batch: body.attendance_batch ?? 1 }, clock.now().toISOString(),
+          store,
+          caller.location.id,
+          { url: body.url, events: body.events, description: body.description ?? null, attendance_batch: body.attendance_batch ?? 1 },
+          clock.now().toISOString(),
         );
         return json(201, { ...webhookView(subscription), secret });
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/webhooks', auth: 'location',
-      doc: { summary: "The location's webhooks (secrets are never shown again)", tags, responses: { 200: Type.Object({ data: Type.Array(WebhookView) }) } },
+      method: 'GET',
+      path: '/api/webhooks',
+      auth: 'location',
+      doc: {
+        summary: "The location's webhooks (secrets are never shown again)",
+        tags,
+        responses: { 200: Type.Object({ data: Type.Array(WebhookView) }) },
+      },
       handler: async ({ caller }) => json(200, { data: (await store.webhooks.list(caller.location.id)).map(webhookView) }),
     }),
     defineRoute({
-      method: 'GET', path: '/api/webhooks/{webhook_id}', auth: 'location', params: IdParam,
+      method: 'GET',
+      path: '/api/webhooks/{webhook_id}',
+      auth: 'location',
+      params: IdParam,
       doc: { summary: 'One webhook', tags, responses: { 200: WebhookView }, errors: ['WEBHOOK_NOT_FOUND'] },
       handler: async ({ caller, params }) => json(200, webhookView(await get(caller, params.webhook_id))),
     }),
     defineRoute({
-      method: 'PATCH', path: '/api/webhooks/{webhook_id}', auth: 'location', params: IdParam,
-      body: Type.Object({ url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description), attendance_batch: Type.Optional(Batch), enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      method: 'PATCH',
+      path: '/api/webhooks/{webhook_id}',
+      auth: 'location',
+      params: IdParam,
+      body: Type.Object(
+        {
+          url: Type.Optional(Url),
+          events: Type.Optional(Events),
+          description: Type.Optional(Description),
+          attendance_batch: Type.Optional(Batch),
+          enabled: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
       doc: {
         summary: 'Change a webhook; `enabled: true` re-enables one BioGate disabled',
-        description: 'Re-enabled, it continues from where it stopped: events the feed still keeps (BIOGATE_EVENTS_RETENTION_S) are delivered, older ones are not.',
-        tags, responses: { 200: WebhookView }, errors: ['WEBHOOK_NOT_FOUND'],
+        description:
+          'Re-enabled, it continues from where it stopped: events the feed still keeps (BIOGATE_EVENTS_RETENTION_S) are delivered, older ones are not.',
+        tags,
+        responses: { 200: WebhookView },
+        errors: ['WEBHOOK_NOT_FOUND'],
       },
       handler: async ({ caller, params, body }) => {
         requireFull(caller);
@@ -115,7 +167,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/webhooks/{webhook_id}', auth: 'location', params: IdParam,
+      method: 'DELETE',
+      path: '/api/webhooks/{webhook_id}',
+      auth: 'location',
+      params: IdParam,
       doc: { summary: 'Delete a webhook and its pending deliveries', tags, responses: { 200: EmptyObject }, errors: ['WEBHOOK_NOT_FOUND'] },
       handler: async ({ caller, params }) => {
         requireFull(caller);
@@ -124,10 +179,15 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/webhooks/{webhook_id}/test', auth: 'location', params: IdParam,
+      method: 'POST',
+      path: '/api/webhooks/{webhook_id}/test',
+      auth: 'location',
+      params: IdParam,
       doc: {
         summary: 'Queue a `ping` event to the webhook (same signing, queue and retries as real events)',
-        tags, responses: { 202: DeliveryView }, errors: ['WEBHOOK_NOT_FOUND'],
+        tags,
+        responses: { 202: DeliveryView },
+        errors: ['WEBHOOK_NOT_FOUND'],
       },
       handler: async ({ caller, params }) => {
         requireFull(caller);
@@ -135,24 +195,43 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         const ping = pingFor(w, clock.now().toISOString());
         await store.webhooks.addDeliveries([ping]);
         deps.poke();
-        const stored = (await store.webhooks.deliveries(caller.location.id, w.id, { offset: 0, limit: 20 })).items.find((d) => d.event_id === ping.event_id);
+        const stored = (await store.webhooks.deliveries(caller.location.id, w.id, { offset: 0, limit: 20 })).items.find(
+          (d) => d.event_id === ping.event_id,
+        );
         return json(202, stored ? deliveryView(stored) : { event_id: ping.event_id });
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/webhooks/{webhook_id}/deliveries', auth: 'location', params: IdParam, query: Type.Object(PageQuery),
-      doc: { summary: "A webhook's deliveries, newest first (kept 7 days)", tags, responses: { 200: pageOf(DeliveryView) }, errors: ['WEBHOOK_NOT_FOUND'] },
+      method: 'GET',
+      path: '/api/webhooks/{webhook_id}/deliveries',
+      auth: 'location',
+      params: IdParam,
+      query: Type.Object(PageQuery),
+      doc: {
+        summary: "A webhook's deliveries, newest first (kept 7 days)",
+        tags,
+        responses: { 200: pageOf(DeliveryView) },
+        errors: ['WEBHOOK_NOT_FOUND'],
+      },
       handler: async ({ caller, params, query }) => {
         await get(caller, params.webhook_id);
-        const page = await store.webhooks.deliveries(caller.location.id, params.webhook_id, { offset: (query.page - 1) * query.limit, limit: query.limit });
+        const page = await store.webhooks.deliveries(caller.location.id, params.webhook_id, {
+          offset: (query.page - 1) * query.limit,
+          limit: query.limit,
+        });
         return json(200, pageWrapper(page.items.map(deliveryView), page.total, query.page, query.limit));
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/webhooks/{webhook_id}/rotate-secret', auth: 'location', params: IdParam,
+      method: 'POST',
+      path: '/api/webhooks/{webhook_id}/rotate-secret',
+      auth: 'location',
+      params: IdParam,
       doc: {
         summary: 'Issue a new signing secret; the old one keeps signing (a second signature) for 24 h',
-        tags, responses: { 200: WithSecret }, errors: ['WEBHOOK_NOT_FOUND'],
+        tags,
+        responses: { 200: WithSecret },
+        errors: ['WEBHOOK_NOT_FOUND'],
       },
       handler: async ({ caller, params }) => {
         requireFull(caller);
@@ -160,7 +239,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         const now = clock.now();
         const secret = newSecret();
         const updated = await store.webhooks.update(
-          caller.location.id, w.id,
+          caller.location.id,
+          w.id,
           { secret, previous_secret: w.secret, previous_valid_until: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString() },
           now.toISOString(),
         );

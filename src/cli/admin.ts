@@ -24,7 +24,9 @@ export async function locationCreate(f: Flags, io: CliIo): Promise<number> {
   const requireCommKey = f.onOff('require-comm-key');
   return withStore(io, async (store) => {
     const { location, token } = await createLocationService(store, systemClock).create({
-      name, ...(timezone !== undefined ? { timezone } : {}), ...(requireCommKey !== undefined ? { require_comm_key: requireCommKey } : {}),
+      name,
+      ...(timezone !== undefined ? { timezone } : {}),
+      ...(requireCommKey !== undefined ? { require_comm_key: requireCommKey } : {}),
     });
     if (f.flag('json')) print(io, json({ location: await locationJson(store, location), token: token.token }));
     else print(io, `Created location ${location.id} "${location.name}" (${location.timezone}).\nToken (shown once): ${token.token}`);
@@ -37,7 +39,12 @@ export async function locationList(f: Flags, io: CliIo): Promise<number> {
     const all = await Promise.all((await store.locations.list()).map((l) => locationJson(store, l)));
     if (f.flag('json')) print(io, json(all));
     else if (all.length === 0) print(io, 'No locations.');
-    else for (const l of all) print(io, `${l.id}\t${l.is_active ? 'active  ' : 'disabled'}\t${l.timezone}\t${l.users_count} users\t${l.devices_count} devices\t${l.name}`);
+    else
+      for (const l of all)
+        print(
+          io,
+          `${l.id}\t${l.is_active ? 'active  ' : 'disabled'}\t${l.timezone}\t${l.users_count} users\t${l.devices_count} devices\t${l.name}`,
+        );
     return 0;
   });
 }
@@ -53,7 +60,10 @@ export async function locationUpdate(f: Flags, io: CliIo): Promise<number> {
   if (requireCommKey !== undefined) patch.require_comm_key = requireCommKey;
   if (Object.keys(patch).length === 0) throw new UsageError('give --name, --timezone and/or --require-comm-key');
   return withStore(io, async (store, _config, announce) => {
-    const l = await createLocationService(store, systemClock, { changed: (changed) => announce.locationChanged(changed.id) }).update(id, patch);
+    const l = await createLocationService(store, systemClock, { changed: (changed) => announce.locationChanged(changed.id) }).update(
+      id,
+      patch,
+    );
     print(io, f.flag('json') ? json(await locationJson(store, l)) : `Updated location ${l.id} "${l.name}" (${l.timezone}).`);
     return 0;
   });
@@ -63,7 +73,9 @@ export function locationSetActive(active: boolean) {
   return async (f: Flags, io: CliIo): Promise<number> => {
     const id = f.int('id', { required: true, min: 1 }) as number;
     return withStore(io, async (store, _config, announce) => {
-      const l = await createLocationService(store, systemClock, { changed: (changed) => announce.locationChanged(changed.id) }).update(id, { is_active: active });
+      const l = await createLocationService(store, systemClock, { changed: (changed) => announce.locationChanged(changed.id) }).update(id, {
+        is_active: active,
+      });
       print(io, `Location ${l.id} "${l.name}" ${active ? 'enabled' : 'disabled'}.`);
       return 0;
     });
@@ -76,9 +88,18 @@ export async function tokenCreate(f: Flags, io: CliIo): Promise<number> {
   const scope = (f.string('scope') ?? 'full') as TokenScope;
   if (!TOKEN_SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${TOKEN_SCOPES.join(', ')}`);
   return withStore(io, async (store) => {
-    const t = await createLocationService(store, systemClock).issueToken({ location_id, scope, expires_in_days: days, label: f.string('label') ?? null });
+    const t = await createLocationService(store, systemClock).issueToken({
+      location_id,
+      scope,
+      expires_in_days: days,
+      label: f.string('label') ?? null,
+    });
     if (f.flag('json')) print(io, json({ id: t.id, token: t.token, location_id: t.location_id, scope: t.scope, expires_at: t.expires_at }));
-    else print(io, `Token ${t.id} for location ${t.location_id} (${t.scope}${t.expires_at ? `, expires ${t.expires_at}` : ''}), shown once:\n${t.token}`);
+    else
+      print(
+        io,
+        `Token ${t.id} for location ${t.location_id} (${t.scope}${t.expires_at ? `, expires ${t.expires_at}` : ''}), shown once:\n${t.token}`,
+      );
     return 0;
   });
 }
@@ -88,7 +109,12 @@ export async function tokenList(f: Flags, io: CliIo): Promise<number> {
   return withStore(io, async (store) => {
     const tokens = (await createLocationService(store, systemClock).listTokens(location)).map(publicToken);
     if (f.flag('json')) print(io, json(tokens));
-    else for (const t of tokens) print(io, `${t.id}\tlocation ${t.location_id}\t${t.scope}\t${t.revoked_at ? 'revoked' : t.expires_at ? `expires ${t.expires_at}` : 'active'}\t${t.label ?? ''}`);
+    else
+      for (const t of tokens)
+        print(
+          io,
+          `${t.id}\tlocation ${t.location_id}\t${t.scope}\t${t.revoked_at ? 'revoked' : t.expires_at ? `expires ${t.expires_at}` : 'active'}\t${t.label ?? ''}`,
+        );
     return 0;
   });
 }
@@ -96,7 +122,9 @@ export async function tokenList(f: Flags, io: CliIo): Promise<number> {
 export async function tokenRevoke(f: Flags, io: CliIo): Promise<number> {
   const id = f.int('id', { required: true, min: 1 }) as number;
   return withStore(io, async (store, _config, announce) => {
-    const t = await createLocationService(store, systemClock, { tokenRevoked: (revoked) => announce.tokenRevoked(revoked.id) }).revokeToken(id);
+    const t = await createLocationService(store, systemClock, { tokenRevoked: (revoked) => announce.tokenRevoked(revoked.id) }).revokeToken(
+      id,
+    );
     print(io, `Token ${t.id} revoked at ${t.revoked_at ?? ''}.`);
     return 0;
   });

@@ -65,6 +65,7 @@ export function parseFlags(argv: readonly string[], spec: FlagSpec, positionals 
 /** A serial number as the API accepts it. */
 export function serialFlag(f: Flags): string {
   const sn = f.string('sn', true) as string;
-  if (!/^[\x21-\x7e]{1,64}$/.test(sn) || /[/<%]/.test(sn)) throw new UsageError('--sn must be 1-64 printable ASCII characters without space, /, < or %');
+  if (!/^[\x21-\x7e]{1,64}$/.test(sn) || /[/<%]/.test(sn))
+    throw new UsageError('--sn must be 1-64 printable ASCII characters without space, /, < or %');
   return sn;
 }

@@ -11,7 +11,17 @@ import { UsageError, type Flags } from './args.js';
 import { withStore, type CliIo } from './io.js';
 
 const PAGE = 1000;
-const COLUMNS = ['id', 'sn', 'pin', 'user_id', 'timestamp', 'local_time', 'status', 'verify', 'work_code'] as const satisfies readonly (keyof Attendance)[];
+const COLUMNS = [
+  'id',
+  'sn',
+  'pin',
+  'user_id',
+  'timestamp',
+  'local_time',
+  'status',
+  'verify',
+  'work_code',
+] as const satisfies readonly (keyof Attendance)[];
 
 function instantFlag(f: Flags, name: string): string {
   const raw = f.string(name, true) as string;
@@ -39,7 +49,12 @@ export async function attendanceExport(f: Flags, io: CliIo): Promise<number> {
       const page = await store.attendance.list(locationId, { from, to }, { offset, limit: PAGE });
       const rows = page.items.map((a) => COLUMNS.map((c) => a[c]));
       if (rows.length > 0) {
-        await write(io, format === 'csv' ? csvRows(rows, 'lf') : page.items.map((a) => JSON.stringify(Object.fromEntries(COLUMNS.map((c) => [c, a[c]])))).join('\n') + '\n');
+        await write(
+          io,
+          format === 'csv'
+            ? csvRows(rows, 'lf')
+            : page.items.map((a) => JSON.stringify(Object.fromEntries(COLUMNS.map((c) => [c, a[c]])))).join('\n') + '\n',
+        );
       }
       if (page.items.length < PAGE) return 0;
     }

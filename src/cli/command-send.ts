@@ -47,7 +47,14 @@ export async function commandSend(f: Flags, io: CliIo): Promise<number> {
     if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${location_id} not found`);
     const lifecycle = createCommandLifecycle({ store, clock: systemClock, bus });
     const sync = createSyncQueue(store, systemClock, bus);
-    const queue = createCommandQueue({ store, clock: systemClock, bus, lifecycle, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
+    const queue = createCommandQueue({
+      store,
+      clock: systemClock,
+      bus,
+      lifecycle,
+      mailboxLimit: config.mailboxLimit,
+      queueRoster: sync.queueRoster,
+    });
     let { command } = await queue.queue({ location, token: null, sn, command: preset, priority, params, root: [] });
     const finalStatus = (c: Command) => c.status === 'success' || c.status === 'failed';
     const deadline = Date.now() + timeoutS * 1000;
@@ -56,7 +63,14 @@ export async function commandSend(f: Flags, io: CliIo): Promise<number> {
       command = (await store.commands.get(location.id, command.id)) ?? command;
     }
     const view = commandView(command, location);
-    print(io, f.flag('json') ? json(view) : wait || finalStatus(command) ? describe(view) : `Queued command ${view.id} (${view.command} on ${view.sn}).`);
+    print(
+      io,
+      f.flag('json')
+        ? json(view)
+        : wait || finalStatus(command)
+          ? describe(view)
+          : `Queued command ${view.id} (${view.command} on ${view.sn}).`,
+    );
     if (wait && !finalStatus(command)) {
       io.stderr.write(`biogate command send: still ${view.status} after ${timeoutS} s\n`);
       return 1;

@@ -6,7 +6,16 @@
  */
 import { Command, CommanderError } from 'commander';
 import { BioGateError } from '../errors.js';
-import { configShow, locationCreate, locationList, locationSetActive, locationUpdate, tokenCreate, tokenList, tokenRevoke } from './admin.js';
+import {
+  configShow,
+  locationCreate,
+  locationList,
+  locationSetActive,
+  locationUpdate,
+  tokenCreate,
+  tokenList,
+  tokenRevoke,
+} from './admin.js';
 import { flagReader, UsageError, type Flags, type FlagValues } from './args.js';
 import { attendanceExport } from './attendance-export.js';
 import { backupCommand, restoreCommand } from './backup.js';
@@ -94,13 +103,21 @@ function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, 
 
   const group = (name: string, description: string) => program.command(name).description(description);
   /** A command whose flags are read by `handler`; at most `operands` positional arguments. */
-  const leaf = (parent: Command, name: string, description: string, options: readonly OptionSpec[], handler: Handler, operands: readonly string[] = []) => {
+  const leaf = (
+    parent: Command,
+    name: string,
+    description: string,
+    options: readonly OptionSpec[],
+    handler: Handler,
+    operands: readonly string[] = [],
+  ) => {
     const cmd = parent.command(name).description(description).allowExcessArguments(true);
     for (const a of operands) cmd.argument(a);
     for (const [flags, desc] of options) cmd.option(flags, desc);
     cmd.action(() => {
       choose({
-        name: pathOf(cmd), passthrough: false,
+        name: pathOf(cmd),
+        passthrough: false,
         run: () => {
           const extra = cmd.args[operands.length];
           if (extra !== undefined) throw new UsageError(`Unexpected argument '${extra}'`);
@@ -111,70 +128,166 @@ function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, 
     return cmd;
   };
 
-  program.command('serve').description('run the gateway (what "npm start" runs); settings come from BIOGATE_* variables')
-    .action(() => choose({ name: 'serve', passthrough: true, run: run.serve ?? (() => Promise.reject(new Error('serve runs from main.ts'))) }));
+  program
+    .command('serve')
+    .description('run the gateway (what "npm start" runs); settings come from BIOGATE_* variables')
+    .action(() =>
+      choose({ name: 'serve', passthrough: true, run: run.serve ?? (() => Promise.reject(new Error('serve runs from main.ts'))) }),
+    );
 
   const location = group('location', 'locations (tenants) and their settings');
-  leaf(location, 'create', 'create a location and print its first API token (shown once)', [
-    ['--name <name>', 'display name'], ['--timezone <tz>', 'IANA time zone (default UTC)'], ['--require-comm-key <on|off>', 'devices need a comm key'], JSON_FLAG,
-  ], locationCreate);
+  leaf(
+    location,
+    'create',
+    'create a location and print its first API token (shown once)',
+    [
+      ['--name <name>', 'display name'],
+      ['--timezone <tz>', 'IANA time zone (default UTC)'],
+      ['--require-comm-key <on|off>', 'devices need a comm key'],
+      JSON_FLAG,
+    ],
+    locationCreate,
+  );
   leaf(location, 'list', 'list locations with user and device counts', [JSON_FLAG], locationList);
-  leaf(location, 'update', 'change a location', [
-    ['--id <id>', 'location id'], ['--name <name>', 'display name'], ['--timezone <tz>', 'IANA time zone'], ['--require-comm-key <on|off>', 'devices need a comm key'], JSON_FLAG,
-  ], locationUpdate);
+  leaf(
+    location,
+    'update',
+    'change a location',
+    [
+      ['--id <id>', 'location id'],
+      ['--name <name>', 'display name'],
+      ['--timezone <tz>', 'IANA time zone'],
+      ['--require-comm-key <on|off>', 'devices need a comm key'],
+      JSON_FLAG,
+    ],
+    locationUpdate,
+  );
   leaf(location, 'disable', 'disable a location: its tokens get 403', [['--id <id>', 'location id']], locationSetActive(false));
   leaf(location, 'enable', 'enable a disabled location', [['--id <id>', 'location id']], locationSetActive(true));
 
   const token = group('token', 'API tokens (the recovery when a token is lost)');
-  leaf(token, 'create', 'issue a token for a location (shown once)', [
-    LOCATION, ['--expires-in <days>', 'expiry, 1-3650 days (default: never)'], ['--scope <scope>', 'full, operator or read (default full)'], ['--label <text>', 'a note'], JSON_FLAG,
-  ], tokenCreate);
+  leaf(
+    token,
+    'create',
+    'issue a token for a location (shown once)',
+    [
+      LOCATION,
+      ['--expires-in <days>', 'expiry, 1-3650 days (default: never)'],
+      ['--scope <scope>', 'full, operator or read (default full)'],
+      ['--label <text>', 'a note'],
+      JSON_FLAG,
+    ],
+    tokenCreate,
+  );
   leaf(token, 'list', 'list tokens (never their secrets)', [['--location <id>', 'only this location'], JSON_FLAG], tokenList);
   leaf(token, 'revoke', 'revoke a token at once', [['--id <n>', 'token id']], tokenRevoke);
 
   const device = group('device', 'terminals: list, assign, unassign, the unassigned ones');
   leaf(device, 'list', "list a location's devices", [LOCATION, JSON_FLAG], deviceList);
-  leaf(device, 'assign', 'assign a device (seen or not yet) to a location', [LOCATION, SN, ['--name <name>', 'display name'], JSON_FLAG], deviceAssign);
+  leaf(
+    device,
+    'assign',
+    'assign a device (seen or not yet) to a location',
+    [LOCATION, SN, ['--name <name>', 'display name'], JSON_FLAG],
+    deviceAssign,
+  );
   leaf(device, 'unassign', 'unassign a device; its pending commands fail', [LOCATION, SN], deviceUnassign);
   leaf(device, 'unassigned', 'devices that contacted the gateway without being assigned', [JSON_FLAG], deviceUnassigned);
   leaf(device, 'reset-registration', 'a v3 terminal registers again (README "Security model")', [LOCATION, SN], deviceResetRegistration);
 
   const command = group('command', 'device commands');
-  leaf(command, 'send', 'queue a preset command (like POST /api/commands); --wait prints the final status', [
-    LOCATION, SN, ['--params <json>', 'preset parameters, a JSON object'], ['--priority <n>', '0-100 (default 0)'],
-    ['--wait', 'wait for the final status: exit 0 on success, 1 on failed'], ['--timeout <s>', 'with --wait: give up after S seconds (default 600)'], JSON_FLAG,
-  ], commandSend, ['[preset]']);
+  leaf(
+    command,
+    'send',
+    'queue a preset command (like POST /api/commands); --wait prints the final status',
+    [
+      LOCATION,
+      SN,
+      ['--params <json>', 'preset parameters, a JSON object'],
+      ['--priority <n>', '0-100 (default 0)'],
+      ['--wait', 'wait for the final status: exit 0 on success, 1 on failed'],
+      ['--timeout <s>', 'with --wait: give up after S seconds (default 600)'],
+      JSON_FLAG,
+    ],
+    commandSend,
+    ['[preset]'],
+  );
 
   const webhook = group('webhook', 'outbound webhooks (README "Webhooks")');
   leaf(webhook, 'list', "list a location's webhooks (never their secrets)", [LOCATION, JSON_FLAG], webhookList);
-  leaf(webhook, 'create', 'subscribe a URL to events; prints the signing secret once', [
-    LOCATION, ['--url <url>', 'https:// URL'], ['--events <list>', 'comma-separated event types'], ['--description <text>', 'a note'],
-    ['--batch <n>', 'attendance records per delivery, 1-500 (default 1)'], JSON_FLAG,
-  ], webhookCreate);
+  leaf(
+    webhook,
+    'create',
+    'subscribe a URL to events; prints the signing secret once',
+    [
+      LOCATION,
+      ['--url <url>', 'https:// URL'],
+      ['--events <list>', 'comma-separated event types'],
+      ['--description <text>', 'a note'],
+      ['--batch <n>', 'attendance records per delivery, 1-500 (default 1)'],
+      JSON_FLAG,
+    ],
+    webhookCreate,
+  );
   leaf(webhook, 'delete', 'delete a webhook and its pending deliveries', [LOCATION, ['--id <n>', 'webhook id']], webhookDelete);
 
   const attendance = group('attendance', 'attendance records');
-  leaf(attendance, 'export', 'write the punches between --from and --to to stdout, newest first', [
-    LOCATION, ['--from <time>', 'start, ISO 8601 date or datetime'], ['--to <time>', 'end, ISO 8601 date or datetime'], ['--format <format>', 'csv (default) or jsonl'],
-  ], attendanceExport);
+  leaf(
+    attendance,
+    'export',
+    'write the punches between --from and --to to stdout, newest first',
+    [
+      LOCATION,
+      ['--from <time>', 'start, ISO 8601 date or datetime'],
+      ['--to <time>', 'end, ISO 8601 date or datetime'],
+      ['--format <format>', 'csv (default) or jsonl'],
+    ],
+    attendanceExport,
+  );
 
   const users = group('users', 'users (people) of a location');
-  users.command('import').description('import users from a CSV file with a header row, or a JSON array')
-    .argument('[file]', 'the file').option(...LOCATION).option('--dry-run', 'check every row, write nothing').option('--encoding <enc>', 'utf-8, utf-16le, utf-16be, windows-1252 … (default: detected)').option(...JSON_FLAG).allowUnknownOption().allowExcessArguments(true)
+  users
+    .command('import')
+    .description('import users from a CSV file with a header row, or a JSON array')
+    .argument('[file]', 'the file')
+    .option(...LOCATION)
+    .option('--dry-run', 'check every row, write nothing')
+    .option('--encoding <enc>', 'utf-8, utf-16le, utf-16be, windows-1252 … (default: detected)')
+    .option(...JSON_FLAG)
+    .allowUnknownOption()
+    .allowExcessArguments(true)
     .action(() => choose({ name: 'users import', passthrough: false, run: () => usersImportCommand(argv.slice(2), io) }));
 
-  leaf(program, 'backup', 'copy the SQLite store to FILE while the server runs (MongoDB: prints the mongodump line)', [
-    ['--out <file>', 'the new backup file (never overwritten)'], JSON_FLAG,
-  ], backupCommand);
-  leaf(program, 'restore', 'replace the SQLite store with a backup; refused while any process has the store open', [
-    ['--in <file>', 'the backup file'], ['--force', 'replace an existing store (it is kept as <file>.replaced-<time>)'], JSON_FLAG,
-  ], restoreCommand);
+  leaf(
+    program,
+    'backup',
+    'copy the SQLite store to FILE while the server runs (MongoDB: prints the mongodump line)',
+    [['--out <file>', 'the new backup file (never overwritten)'], JSON_FLAG],
+    backupCommand,
+  );
+  leaf(
+    program,
+    'restore',
+    'replace the SQLite store with a backup; refused while any process has the store open',
+    [['--in <file>', 'the backup file'], ['--force', 'replace an existing store (it is kept as <file>.replaced-<time>)'], JSON_FLAG],
+    restoreCommand,
+  );
 
-  leaf(program, 'doctor', 'check the configuration, store, ports, HTTP engine, TLS files, clock and MQTT settings; exit 1 on problems', [JSON_FLAG], doctorCommand);
+  leaf(
+    program,
+    'doctor',
+    'check the configuration, store, ports, HTTP engine, TLS files, clock and MQTT settings; exit 1 on problems',
+    [JSON_FLAG],
+    doctorCommand,
+  );
 
   // The simulator reads its own flags and prints its own help [src/simulator/cli-args.ts].
-  program.command('simulate').description('run simulated terminals against a BioGate server (see biogate simulate --help)')
-    .helpOption(false).allowUnknownOption().allowExcessArguments(true)
+  program
+    .command('simulate')
+    .description('run simulated terminals against a BioGate server (see biogate simulate --help)')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments(true)
     .action(() => choose({ name: 'simulate', passthrough: true, run: () => (run.simulate ?? defaultSimulate(io))(argv.slice(1)) }));
 
   leaf(program, 'config', 'show the effective configuration', [['--markdown', 'the README configuration table']], configShow);
@@ -220,7 +333,8 @@ function usageError(io: CliIo, program: Command, argv: readonly string[], err: C
   const name = path === '' ? 'biogate' : `biogate ${path}`;
   // Nothing near the unknown flag: name the valid ones instead.
   const valid = cmd.options.map((o) => o.long).filter((l): l is string => l !== undefined);
-  const list = err.code === 'commander.unknownOption' && !/Did you mean/.test(err.message) && valid.length > 0 ? ` (valid: ${valid.join(', ')})` : '';
+  const list =
+    err.code === 'commander.unknownOption' && !/Did you mean/.test(err.message) && valid.length > 0 ? ` (valid: ${valid.join(', ')})` : '';
   io.stderr.write(`${name}: ${sentence(err)}${list}\n`);
   return 2;
 }
@@ -266,7 +380,8 @@ export async function runCommand(argv: readonly string[], io: CliIo, processComm
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {
     if (!(err instanceof CommanderError)) throw err;
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return err.exitCode === 0 ? 0 : 2;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+      return err.exitCode === 0 ? 0 : 2;
     return usageError(io, program, argv, err);
   }
   const picked = chosen as Chosen | undefined;

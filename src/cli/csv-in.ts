@@ -41,11 +41,13 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function decodeCsvBytes(bytes: Uint8Array, forced?: string): DecodedText {
   if (forced !== undefined) {
     const name = forced.trim().toLowerCase();
-    if (!isKnownEncoding(name)) throw new UsageError(`--encoding: unknown encoding "${forced}" (try utf-8, utf-16le, utf-16be, windows-1252 or latin1)`);
+    if (!isKnownEncoding(name))
+      throw new UsageError(`--encoding: unknown encoding "${forced}" (try utf-8, utf-16le, utf-16be, windows-1252 or latin1)`);
     return { text: decodeBytes(bytes, name).replace(/^\uFEFF/, ''), encoding: name, detected: false };
   }
   const [b0, b1, b2] = bytes;
-  if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return { text: decodeBytes(bytes.subarray(3), 'utf-8'), encoding: 'utf-8', detected: false };
+  if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf)
+    return { text: decodeBytes(bytes.subarray(3), 'utf-8'), encoding: 'utf-8', detected: false };
   if (b0 === 0xff && b1 === 0xfe) return { text: decodeBytes(bytes.subarray(2), 'utf-16le'), encoding: 'utf-16le', detected: false };
   if (b0 === 0xfe && b1 === 0xff) return { text: decodeBytes(bytes.subarray(2), 'utf-16be'), encoding: 'utf-16be', detected: false };
   // UTF-16 without a mark: ASCII text has a zero in every other byte, which neither UTF-8 nor
@@ -76,7 +78,10 @@ function utf16Without(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
 
 /** `First Name`, ` first-name `, `FIRST_NAME` → `first_name`. */
 export function normaliseHeader(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 /** The delimiter the header line uses most (outside quotes); a comma when it uses none. */
@@ -109,12 +114,22 @@ export function parseCsvTable(text: string): CsvTable {
   let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
   try {
     // With `info`, each record comes with where it ends (csv-parse's types do not follow the option).
-    records = parse(text, { delimiter, bom: true, info: true, skip_empty_lines: true, relax_column_count: true, trim: false }) as unknown as typeof records;
+    records = parse(text, {
+      delimiter,
+      bom: true,
+      info: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      trim: false,
+    }) as unknown as typeof records;
   } catch (err) {
     if (err instanceof CsvError && err.code === 'CSV_QUOTE_NOT_CLOSED') {
-      throw new UsageError(`line ${openingLineOfUnclosedQuote(text, delimiter)}: a quoted field is never closed (a missing " ); nothing was imported`);
+      throw new UsageError(
+        `line ${openingLineOfUnclosedQuote(text, delimiter)}: a quoted field is never closed (a missing " ); nothing was imported`,
+      );
     }
-    if (err instanceof CsvError) throw new UsageError(`line ${String((err as CsvError & { lines?: number }).lines ?? '?')}: ${err.message}`);
+    if (err instanceof CsvError)
+      throw new UsageError(`line ${String((err as CsvError & { lines?: number }).lines ?? '?')}: ${err.message}`);
     throw err;
   }
   for (const { record, info } of records) {

@@ -37,10 +37,17 @@ export async function deviceList(f: Flags, io: CliIo): Promise<number> {
   return withStore(io, async (store, config) => {
     const location = await locationOf(store, f);
     const now = systemClock.now();
-    const views = (await all((w) => store.devices.list(location.id, {}, w))).map((d) => deviceView(d, location, now, config.onlineThresholdS));
+    const views = (await all((w) => store.devices.list(location.id, {}, w))).map((d) =>
+      deviceView(d, location, now, config.onlineThresholdS),
+    );
     if (f.flag('json')) print(io, json(views));
     else if (views.length === 0) print(io, `No devices in location ${location.id}.`);
-    else for (const d of views) print(io, `${d.serial_number}\t${d.is_active ? 'online ' : 'offline'}\t${d.version ?? '-'}\t${d.last_seen ?? 'never seen'}\t${d.name}`);
+    else
+      for (const d of views)
+        print(
+          io,
+          `${d.serial_number}\t${d.is_active ? 'online ' : 'offline'}\t${d.version ?? '-'}\t${d.last_seen ?? 'never seen'}\t${d.name}`,
+        );
     return 0;
   });
 }
@@ -53,11 +60,23 @@ export async function deviceAssign(f: Flags, io: CliIo): Promise<number> {
     const location = await locationOf(store, f);
     const now = systemClock.now();
     const { outcome, device } = await assignDevice(
-      { store, bus, sync: createSyncQueue(store, systemClock, bus), requireCommKey: config.requireCommKey === 'on' }, location, sn, { name }, now,
-      () => new BioGateError('VALIDATION_FAILED', `Device ${sn} needs a comm key in this location: assign it through POST /api/devices with comm_key`),
+      { store, bus, sync: createSyncQueue(store, systemClock, bus), requireCommKey: config.requireCommKey === 'on' },
+      location,
+      sn,
+      { name },
+      now,
+      () =>
+        new BioGateError(
+          'VALIDATION_FAILED',
+          `Device ${sn} needs a comm key in this location: assign it through POST /api/devices with comm_key`,
+        ),
     );
     if (f.flag('json')) print(io, json(deviceView(device, location, now, config.onlineThresholdS)));
-    else print(io, outcome === 'assigned' ? `Assigned ${sn} to location ${location.id}.` : `${sn} already belongs to location ${location.id}.`);
+    else
+      print(
+        io,
+        outcome === 'assigned' ? `Assigned ${sn} to location ${location.id}.` : `${sn} already belongs to location ${location.id}.`,
+      );
     return 0;
   });
 }
@@ -73,14 +92,21 @@ export async function deviceUnassign(f: Flags, io: CliIo): Promise<number> {
   });
 }
 
-const unassignedRow = (d: Device) => ({ serial_number: d.serial_number, first_contact: d.created_at, last_contact: d.last_seen, address: d.last_address });
+const unassignedRow = (d: Device) => ({
+  serial_number: d.serial_number,
+  first_contact: d.created_at,
+  last_contact: d.last_seen,
+  address: d.last_address,
+});
 
 export async function deviceUnassigned(f: Flags, io: CliIo): Promise<number> {
   return withStore(io, async (store) => {
     const rows = (await all((w) => store.devices.listUnassigned(w))).map(unassignedRow);
     if (f.flag('json')) print(io, json(rows));
     else if (rows.length === 0) print(io, 'No unassigned devices.');
-    else for (const r of rows) print(io, `${r.serial_number}\tfirst ${r.first_contact}\tlast ${r.last_contact ?? 'never'}\t${r.address ?? '-'}`);
+    else
+      for (const r of rows)
+        print(io, `${r.serial_number}\tfirst ${r.first_contact}\tlast ${r.last_contact ?? 'never'}\t${r.address ?? '-'}`);
     return 0;
   });
 }

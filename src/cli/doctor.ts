@@ -18,7 +18,12 @@ export function formatChecks(results: readonly CheckResult[]): string {
   ]);
   const problems = results.filter((r) => r.status === 'problem').length;
   const warnings = results.filter((r) => r.status === 'warning').length;
-  const verdict = problems > 0 ? `${problems} problem(s) found${warnings ? `, ${warnings} warning(s)` : ''}: BioGate will not run well until they are fixed.` : warnings > 0 ? `No problems; ${warnings} warning(s).` : 'No problems found.';
+  const verdict =
+    problems > 0
+      ? `${problems} problem(s) found${warnings ? `, ${warnings} warning(s)` : ''}: BioGate will not run well until they are fixed.`
+      : warnings > 0
+        ? `No problems; ${warnings} warning(s).`
+        : 'No problems found.';
   return [...lines, '', verdict].join('\n');
 }
 

@@ -42,7 +42,15 @@ export async function withStore<T>(io: CliIo, fn: (store: Store, config: Config,
   const store = await openStore(config.store);
   const bus = new EventBus();
   const log = createLogger({ level: 'warn', destination: io.stderr, isTTY: io.isTTY });
-  const feed = new ClusterFeed({ store, bus, log, node: cliNodeId(), now: () => new Date(), onlineThresholdS: config.onlineThresholdS, follow: false });
+  const feed = new ClusterFeed({
+    store,
+    bus,
+    log,
+    node: cliNodeId(),
+    now: () => new Date(),
+    onlineThresholdS: config.onlineThresholdS,
+    follow: false,
+  });
   const signals: Promise<void>[] = [];
   const tell = (what: Promise<void>, about: Record<string, number>) =>
     void signals.push(what.catch((err: unknown) => log.warn({ err, ...about }, 'could not tell the gateways of this change')));

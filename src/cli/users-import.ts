@@ -33,7 +33,8 @@ export interface CsvItems {
  */
 export function csvToItems(text: string): CsvItems {
   const { header, rows, delimiter } = parseCsvTable(text);
-  if (!header.includes('pin')) throw new UsageError(`the CSV header row must name a "pin" column (found: ${header.join(', ') || 'nothing'})`);
+  if (!header.includes('pin'))
+    throw new UsageError(`the CSV header row must name a "pin" column (found: ${header.join(', ') || 'nothing'})`);
   const ignored = header.filter((h) => h !== '' && !KNOWN_COLUMNS.has(h));
   const items = rows.map(({ cells }) => {
     const item: Record<string, unknown> = {};
@@ -55,7 +56,11 @@ const IMPORT_MAX_FILE_BYTES = 32 * 1024 * 1024;
 const DELIMITER_NAMES: Record<string, string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab' };
 
 export async function usersImportCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const f = parseFlags(argv, { location: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, encoding: { type: 'string' } }, 1);
+  const f = parseFlags(
+    argv,
+    { location: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, encoding: { type: 'string' } },
+    1,
+  );
   const locationId = f.int('location', { required: true, min: 1 }) as number;
   const file = f.positionals[0];
   if (!file) throw new UsageError('give the FILE to import (CSV with a header row, or a JSON array)');
@@ -63,7 +68,8 @@ export async function usersImportCommand(argv: readonly string[], io: CliIo): Pr
   let bytes: Uint8Array;
   try {
     const { size } = await stat(file);
-    if (size > IMPORT_MAX_FILE_BYTES) throw new UsageError(`${file} is ${size} bytes; an import file may be at most ${IMPORT_MAX_FILE_BYTES} bytes (split it)`);
+    if (size > IMPORT_MAX_FILE_BYTES)
+      throw new UsageError(`${file} is ${size} bytes; an import file may be at most ${IMPORT_MAX_FILE_BYTES} bytes (split it)`);
     bytes = await readFile(file);
   } catch (err) {
     if (err instanceof UsageError) throw err;
@@ -86,7 +92,8 @@ export async function usersImportCommand(argv: readonly string[], io: CliIo): Pr
     items = csv.items;
     lines = csv.lines;
     source = `CSV, ${DELIMITER_NAMES[csv.delimiter] ?? csv.delimiter}-separated, ${decoded.encoding}${decoded.detected ? ' (detected)' : ''}`;
-    if (csv.ignored.length > 0) io.stderr.write(`biogate users import: ignoring columns that are not user fields: ${csv.ignored.join(', ')}\n`);
+    if (csv.ignored.length > 0)
+      io.stderr.write(`biogate users import: ignoring columns that are not user fields: ${csv.ignored.join(', ')}\n`);
   }
   if (items.length > IMPORT_MAX_ITEMS) throw new UsageError(`at most ${IMPORT_MAX_ITEMS} users per import; ${file} has ${items.length}`);
   // Errors come back with the item itself: its position gives the line.
@@ -116,7 +123,9 @@ export async function usersImportCommand(argv: readonly string[], io: CliIo): Pr
     if (f.flag('json')) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
     else {
       io.stdout.write(`${message} (location ${location.id} "${location.name}"; ${source}).\n`);
-      located.forEach((e) => io.stdout.write(`  ${'line' in e ? `line ${e.line}` : `item ${e.item}`}: ${e.error} — ${JSON.stringify(e.user_data)}\n`));
+      located.forEach((e) =>
+        io.stdout.write(`  ${'line' in e ? `line ${e.line}` : `item ${e.item}`}: ${e.error} — ${JSON.stringify(e.user_data)}\n`),
+      );
     }
     return errors.length > 0 && good === 0 ? 1 : 0;
   });

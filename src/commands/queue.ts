@@ -12,10 +12,23 @@ import type { CommandBody } from './schemas.js';
 /** Who queues: a location's token, or (`token` null) the admin, who acts for any location. */
 export type CommandCaller = Pick<Caller, 'location'> & { readonly token: Caller['token'] | null };
 
-export async function queueCommand(queue: CommandQueue, caller: CommandCaller, sn: string, body: Static<typeof CommandBody>, idempotencyKey?: string): Promise<Command> {
+export async function queueCommand(
+  queue: CommandQueue,
+  caller: CommandCaller,
+  sn: string,
+  body: Static<typeof CommandBody>,
+  idempotencyKey?: string,
+): Promise<Command> {
   const { command } = await queue.queue({
-    location: caller.location, token: caller.token, sn, command: body.command, priority: body.priority ?? 0,
-    params: body.params ?? null, expires_in: body.expires_in, idempotencyKey, root: ['body'],
+    location: caller.location,
+    token: caller.token,
+    sn,
+    command: body.command,
+    priority: body.priority ?? 0,
+    params: body.params ?? null,
+    expires_in: body.expires_in,
+    idempotencyKey,
+    root: ['body'],
   });
   return command;
 }

@@ -72,7 +72,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
     problems.push(`${name}: ${issue.msg}`);
   }
   if (typeof values['trustedProxies'] === 'string') {
-    for (const entry of parseCidrList(values['trustedProxies']).invalid) problems.push(`BIOGATE_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR`);
+    for (const entry of parseCidrList(values['trustedProxies']).invalid)
+      problems.push(`BIOGATE_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR`);
   }
   if (values['tlsCert'] && !values['tlsKey']) problems.push('BIOGATE_TLS_KEY: required when BIOGATE_TLS_CERT is set');
   if (values['tlsKey'] && !values['tlsCert']) problems.push('BIOGATE_TLS_CERT: required when BIOGATE_TLS_KEY is set');

@@ -23,136 +23,262 @@ const onOff = Type.Union([Type.Literal('on'), Type.Literal('off')]);
 /** The settings, keyed by their name inside the frozen config object. */
 export const SETTINGS = {
   port: setting(Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }), {
-    env: 'BIOGATE_PORT', unit: 'TCP port', description: 'Port of the HTTP listener (REST API, device push endpoints, metrics). 0 picks a free port.',
+    env: 'BIOGATE_PORT',
+    unit: 'TCP port',
+    description: 'Port of the HTTP listener (REST API, device push endpoints, metrics). 0 picks a free port.',
   }),
   host: setting(Type.String({ minLength: 1, default: '0.0.0.0' }), {
-    env: 'BIOGATE_HOST', unit: 'address', description: 'Address the listeners bind to.',
+    env: 'BIOGATE_HOST',
+    unit: 'address',
+    description: 'Address the listeners bind to.',
   }),
-  store: setting(Type.String({ pattern: '^(sqlite:.+|mongodb(\\+srv)?://.+)$', default: 'sqlite:data/biogate.db', description: 'sqlite:<path> or a mongodb:// URL' }), {
-    env: 'BIOGATE_STORE', unit: 'URL', description: '`sqlite:<path>` for the embedded store (`sqlite::memory:` for a throwaway one), or a `mongodb://` URL for MongoDB.',
-  }),
+  store: setting(
+    Type.String({
+      pattern: '^(sqlite:.+|mongodb(\\+srv)?://.+)$',
+      default: 'sqlite:data/biogate.db',
+      description: 'sqlite:<path> or a mongodb:// URL',
+    }),
+    {
+      env: 'BIOGATE_STORE',
+      unit: 'URL',
+      description: '`sqlite:<path>` for the embedded store (`sqlite::memory:` for a throwaway one), or a `mongodb://` URL for MongoDB.',
+    },
+  ),
   adminToken: setting(Type.Union([Type.String({ minLength: 24 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_ADMIN_TOKEN', unit: 'secret', secret: true, description: 'Enables the admin API under /admin/ (and protects /metrics) when set; at least 24 characters. Unset: admin API off.',
+    env: 'BIOGATE_ADMIN_TOKEN',
+    unit: 'secret',
+    secret: true,
+    description: 'Enables the admin API under /admin/ (and protects /metrics) when set; at least 24 characters. Unset: admin API off.',
   }),
-  logLevel: setting(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }), {
-    env: 'BIOGATE_LOG_LEVEL', unit: 'level', description: `Log level: ${LOG_LEVELS.join(', ')}.`,
-  }),
+  logLevel: setting(
+    Type.Union(
+      LOG_LEVELS.map((l) => Type.Literal(l)),
+      { default: 'info' },
+    ),
+    {
+      env: 'BIOGATE_LOG_LEVEL',
+      unit: 'level',
+      description: `Log level: ${LOG_LEVELS.join(', ')}.`,
+    },
+  ),
   logFormat: setting(Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto' }), {
-    env: 'BIOGATE_LOG_FORMAT', unit: 'format', description: '`auto`: human-readable lines when stdout is a terminal, one JSON object per line otherwise (pipes, journald, log shippers); `json` or `pretty` to force one.',
+    env: 'BIOGATE_LOG_FORMAT',
+    unit: 'format',
+    description:
+      '`auto`: human-readable lines when stdout is a terminal, one JSON object per line otherwise (pipes, journald, log shippers); `json` or `pretty` to force one.',
   }),
   onlineThresholdS: setting(Type.Integer({ minimum: 5, maximum: 86400, default: 60 }), {
-    env: 'BIOGATE_ONLINE_THRESHOLD_S', unit: 's', description: 'A device counts as online when its last request is at most this old.',
+    env: 'BIOGATE_ONLINE_THRESHOLD_S',
+    unit: 's',
+    description: 'A device counts as online when its last request is at most this old.',
   }),
   bootstrap: setting(Type.Union([onOff], { default: 'on' }), {
-    env: 'BIOGATE_BOOTSTRAP', unit: 'on/off', description: 'On first start with an empty store, create the location "Default" and print its token once to stdout.',
+    env: 'BIOGATE_BOOTSTRAP',
+    unit: 'on/off',
+    description: 'On first start with an empty store, create the location "Default" and print its token once to stdout.',
   }),
   bodyLimitMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 16 }), {
-    env: 'BIOGATE_BODY_LIMIT_MB', unit: 'MiB', description: 'Largest accepted request body; larger bodies get 413.',
+    env: 'BIOGATE_BODY_LIMIT_MB',
+    unit: 'MiB',
+    description: 'Largest accepted request body; larger bodies get 413.',
   }),
   tlsCert: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_TLS_CERT', unit: 'path', description: 'PEM certificate; with BIOGATE_TLS_KEY the listener speaks HTTPS.',
+    env: 'BIOGATE_TLS_CERT',
+    unit: 'path',
+    description: 'PEM certificate; with BIOGATE_TLS_KEY the listener speaks HTTPS.',
   }),
   tlsKey: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_TLS_KEY', unit: 'path', description: 'PEM private key for BIOGATE_TLS_CERT.',
+    env: 'BIOGATE_TLS_KEY',
+    unit: 'path',
+    description: 'PEM private key for BIOGATE_TLS_CERT.',
   }),
   shutdownGraceS: setting(Type.Integer({ minimum: 0, maximum: 300, default: 10 }), {
-    env: 'BIOGATE_SHUTDOWN_GRACE_S', unit: 's', description: 'On SIGTERM/SIGINT, how long in-flight requests may take before the process closes anyway.',
+    env: 'BIOGATE_SHUTDOWN_GRACE_S',
+    unit: 's',
+    description: 'On SIGTERM/SIGINT, how long in-flight requests may take before the process closes anyway.',
   }),
   mailboxLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }), {
-    env: 'BIOGATE_MAILBOX_LIMIT', unit: 'commands', description: 'Most API commands one device may have pending; more get 429 MAILBOX_FULL. Background sync ops do not count against it.',
+    env: 'BIOGATE_MAILBOX_LIMIT',
+    unit: 'commands',
+    description: 'Most API commands one device may have pending; more get 429 MAILBOX_FULL. Background sync ops do not count against it.',
   }),
   httpEngine: setting(Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], { default: 'auto' }), {
-    env: 'BIOGATE_HTTP_ENGINE', unit: 'engine', description: 'HTTP engine: `uws` (uWebSockets.js, native, Node 20 only), `node` (node:http, any Node from 20 on), or `auto`: uws when its native binary loads, else node (README "HTTP engines").',
+    env: 'BIOGATE_HTTP_ENGINE',
+    unit: 'engine',
+    description:
+      'HTTP engine: `uws` (uWebSockets.js, native, Node 20 only), `node` (node:http, any Node from 20 on), or `auto`: uws when its native binary loads, else node (README "HTTP engines").',
   }),
   devicePort: setting(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_DEVICE_PORT', unit: 'TCP port', description: 'Extra plain-HTTP listener serving only /iclock/ (most v2 terminals cannot speak TLS while the API should). Unset: devices use the main port.',
+    env: 'BIOGATE_DEVICE_PORT',
+    unit: 'TCP port',
+    description:
+      'Extra plain-HTTP listener serving only /iclock/ (most v2 terminals cannot speak TLS while the API should). Unset: devices use the main port.',
   }),
   longpollS: setting(Type.Union([Type.Integer({ minimum: 0, maximum: 300 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_LONGPOLL_S', unit: 's', description: 'How long an idle getrequest is held open waiting for a command. Unset: 0 for v2 terminals (no firmware evidence they tolerate held polls) and 8 for v3 (2 s below the TimeoutSec=10 BioGate announces).',
+    env: 'BIOGATE_LONGPOLL_S',
+    unit: 's',
+    description:
+      'How long an idle getrequest is held open waiting for a command. Unset: 0 for v2 terminals (no firmware evidence they tolerate held polls) and 8 for v3 (2 s below the TimeoutSec=10 BioGate announces).',
   }),
   ackTimeoutS: setting(Type.Integer({ minimum: 5, maximum: 86400, default: 300 }), {
-    env: 'BIOGATE_ACK_TIMEOUT_S', unit: 's', description: 'A sent command with no result after this long fails with "no result from device" (remote enrolment: 600 s); background sync ops are re-queued up to 3 times instead.',
+    env: 'BIOGATE_ACK_TIMEOUT_S',
+    unit: 's',
+    description:
+      'A sent command with no result after this long fails with "no result from device" (remote enrolment: 600 s); background sync ops are re-queued up to 3 times instead.',
   }),
   batchMaxCommands: setting(Type.Integer({ minimum: 1, maximum: 200, default: 50 }), {
-    env: 'BIOGATE_BATCH_MAX_COMMANDS', unit: 'commands', description: 'Most command lines in one getrequest reply [PUSH-v2 §7.3].',
+    env: 'BIOGATE_BATCH_MAX_COMMANDS',
+    unit: 'commands',
+    description: 'Most command lines in one getrequest reply [PUSH-v2 §7.3].',
   }),
   batchMaxBytes: setting(Type.Integer({ minimum: 1024, maximum: 40960, default: 32768 }), {
-    env: 'BIOGATE_BATCH_MAX_BYTES', unit: 'bytes', description: 'Largest getrequest reply body (the vendor limit is 40 KB) [PUSH-v2 §7.3].',
+    env: 'BIOGATE_BATCH_MAX_BYTES',
+    unit: 'bytes',
+    description: 'Largest getrequest reply body (the vendor limit is 40 KB) [PUSH-v2 §7.3].',
   }),
   maxUnassigned: setting(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }), {
-    env: 'BIOGATE_MAX_UNASSIGNED', unit: 'devices', description: 'Unknown serial numbers recorded as unassigned devices; beyond it they get protocol answers but no record.',
+    env: 'BIOGATE_MAX_UNASSIGNED',
+    unit: 'devices',
+    description: 'Unknown serial numbers recorded as unassigned devices; beyond it they get protocol answers but no record.',
   }),
   requireCommKey: setting(Type.Union([onOff], { default: 'off' }), {
-    env: 'BIOGATE_REQUIRE_COMM_KEY', unit: 'on/off', description: 'on: every location refuses to assign a device without a comm key (`POST /api/devices` without `comm_key` → 422); off: only locations with `require_comm_key` do.',
+    env: 'BIOGATE_REQUIRE_COMM_KEY',
+    unit: 'on/off',
+    description:
+      'on: every location refuses to assign a device without a comm key (`POST /api/devices` without `comm_key` → 422); off: only locations with `require_comm_key` do.',
   }),
   deviceBodyLimitMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 256, default: 8 }), {
-    env: 'BIOGATE_DEVICE_BODY_LIMIT_MB', unit: 'MiB', description: 'Largest device upload body; larger ones get 413 (the device keeps its data).',
+    env: 'BIOGATE_DEVICE_BODY_LIMIT_MB',
+    unit: 'MiB',
+    description: 'Largest device upload body; larger ones get 413 (the device keeps its data).',
   }),
   retentionDays: setting(Type.Integer({ minimum: 0, maximum: 36_500, default: 0 }), {
-    env: 'BIOGATE_RETENTION_DAYS', unit: 'days', description: 'Attendance records and finished commands older than this are deleted (checked hourly); 0 keeps everything.',
+    env: 'BIOGATE_RETENTION_DAYS',
+    unit: 'days',
+    description: 'Attendance records and finished commands older than this are deleted (checked hourly); 0 keeps everything.',
   }),
   firmwareCaFile: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_FIRMWARE_CA_FILE', unit: 'path', description: 'PEM file of extra certificate authorities trusted when BioGate downloads firmware for firmware-upgrade (a private firmware server). Unset: the system roots only.',
+    env: 'BIOGATE_FIRMWARE_CA_FILE',
+    unit: 'path',
+    description:
+      'PEM file of extra certificate authorities trusted when BioGate downloads firmware for firmware-upgrade (a private firmware server). Unset: the system roots only.',
   }),
   firmwareMaxMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 256 }), {
-    env: 'BIOGATE_FIRMWARE_MAX_MB', unit: 'MiB', description: 'Largest firmware file BioGate downloads and serves to devices (/iclock/file).',
+    env: 'BIOGATE_FIRMWARE_MAX_MB',
+    unit: 'MiB',
+    description: 'Largest firmware file BioGate downloads and serves to devices (/iclock/file).',
   }),
   rateLimitRps: setting(Type.Number({ minimum: 0, default: 0 }), {
-    env: 'BIOGATE_RATE_LIMIT_RPS', unit: 'requests/s', description: 'Per-token rate limit for /api (bursts of twice the rate); 0 turns it off. Excess gets 429 with Retry-After.',
+    env: 'BIOGATE_RATE_LIMIT_RPS',
+    unit: 'requests/s',
+    description: 'Per-token rate limit for /api (bursts of twice the rate); 0 turns it off. Excess gets 429 with Retry-After.',
   }),
   deviceBodyTimeoutS: setting(Type.Integer({ minimum: 10, maximum: 3600, default: 120 }), {
-    env: 'BIOGATE_DEVICE_BODY_TIMEOUT_S', unit: 's', description: 'Time a request body may take to arrive in full (terminals on slow links upload slowly); a body still incomplete after it is dropped and the connection closed. Applies on the main and the device listener.',
+    env: 'BIOGATE_DEVICE_BODY_TIMEOUT_S',
+    unit: 's',
+    description:
+      'Time a request body may take to arrive in full (terminals on slow links upload slowly); a body still incomplete after it is dropped and the connection closed. Applies on the main and the device listener.',
   }),
   maxActors: setting(Type.Integer({ minimum: 10, maximum: 10_000_000, default: 100_000 }), {
-    env: 'BIOGATE_MAX_ACTORS', unit: 'devices', description: 'Most device actors (per-serial sessions) held in memory; at the limit the least recently active idle one is dropped (its state is in the store). When all are busy, a new serial gets 503 and retries.',
+    env: 'BIOGATE_MAX_ACTORS',
+    unit: 'devices',
+    description:
+      'Most device actors (per-serial sessions) held in memory; at the limit the least recently active idle one is dropped (its state is in the store). When all are busy, a new serial gets 503 and retries.',
   }),
   nodeId: setting(Type.Union([Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_NODE_ID', unit: 'name', description: 'This node\'s name in a cluster (device leases, job leases, the `node` metric label, event origins); letters, digits, `.`, `_`, `-`. Unset: `<hostname>-<pid>`, new on every start.',
+    env: 'BIOGATE_NODE_ID',
+    unit: 'name',
+    description:
+      "This node's name in a cluster (device leases, job leases, the `node` metric label, event origins); letters, digits, `.`, `_`, `-`. Unset: `<hostname>-<pid>`, new on every start.",
   }),
   deviceLeaseS: setting(Type.Integer({ minimum: 5, maximum: 3600, default: 30 }), {
-    env: 'BIOGATE_DEVICE_LEASE_S', unit: 's', description: 'How long the node serving a terminal\'s request owns it (renewed on every request). A node that dies loses its terminals to the node they reach next, at the latest after this long.',
+    env: 'BIOGATE_DEVICE_LEASE_S',
+    unit: 's',
+    description:
+      "How long the node serving a terminal's request owns it (renewed on every request). A node that dies loses its terminals to the node they reach next, at the latest after this long.",
   }),
   eventsRetentionS: setting(Type.Integer({ minimum: 60, maximum: 30 * 86400, default: 3600 }), {
-    env: 'BIOGATE_EVENTS_RETENTION_S', unit: 's', description: 'The event feed keeps events at least this long for consumers resuming after a disconnect (and at least BIOGATE_EVENTS_KEEP per location).',
+    env: 'BIOGATE_EVENTS_RETENTION_S',
+    unit: 's',
+    description:
+      'The event feed keeps events at least this long for consumers resuming after a disconnect (and at least BIOGATE_EVENTS_KEEP per location).',
   }),
   eventsKeep: setting(Type.Integer({ minimum: 100, maximum: 10_000_000, default: 10_000 }), {
-    env: 'BIOGATE_EVENTS_KEEP', unit: 'events', description: 'The event feed keeps at least this many recent events per location, however old.',
+    env: 'BIOGATE_EVENTS_KEEP',
+    unit: 'events',
+    description: 'The event feed keeps at least this many recent events per location, however old.',
   }),
-  corsOrigins: setting(Type.String({ default: '', pattern: '^$|^\\s*https?://[^/,\\s]+\\s*(,\\s*https?://[^/,\\s]+\\s*)*$', description: 'comma-separated origins, e.g. https://dash.example.com' }), {
-    env: 'BIOGATE_CORS_ORIGINS', unit: 'origin list', description: 'Comma-separated browser origins (`https://dash.example.com,http://localhost:5173`) allowed to call the REST API from another site (CORS); preflights are answered for them only. Empty: no cross-origin access.',
-  }),
+  corsOrigins: setting(
+    Type.String({
+      default: '',
+      pattern: '^$|^\\s*https?://[^/,\\s]+\\s*(,\\s*https?://[^/,\\s]+\\s*)*$',
+      description: 'comma-separated origins, e.g. https://dash.example.com',
+    }),
+    {
+      env: 'BIOGATE_CORS_ORIGINS',
+      unit: 'origin list',
+      description:
+        'Comma-separated browser origins (`https://dash.example.com,http://localhost:5173`) allowed to call the REST API from another site (CORS); preflights are answered for them only. Empty: no cross-origin access.',
+    },
+  ),
   trustedProxies: setting(Type.String({ default: '' }), {
-    env: 'BIOGATE_TRUSTED_PROXIES', unit: 'CIDR list', description: 'Comma-separated addresses/CIDRs of reverse proxies (e.g. `10.0.0.0/8,::1`). A request from one of them is taken to come from the address in its `Forwarded` / `X-Forwarded-For` header. Empty: the socket address is the client.',
+    env: 'BIOGATE_TRUSTED_PROXIES',
+    unit: 'CIDR list',
+    description:
+      'Comma-separated addresses/CIDRs of reverse proxies (e.g. `10.0.0.0/8,::1`). A request from one of them is taken to come from the address in its `Forwarded` / `X-Forwarded-For` header. Empty: the socket address is the client.',
   }),
   mqtt: setting(Type.String({ pattern: '^(off|embedded|mqtts?://.+)$', default: 'off' }), {
-    env: 'BIOGATE_MQTT', unit: 'mode/URL', description: '`off`, `embedded` (an MQTT broker inside BioGate, plus MQTT over WebSocket at /mqtt), or the `mqtt://` / `mqtts://` URL of an external broker BioGate publishes to.',
+    env: 'BIOGATE_MQTT',
+    unit: 'mode/URL',
+    description:
+      '`off`, `embedded` (an MQTT broker inside BioGate, plus MQTT over WebSocket at /mqtt), or the `mqtt://` / `mqtts://` URL of an external broker BioGate publishes to.',
   }),
   mqttHost: setting(Type.String({ minLength: 1, default: '127.0.0.1' }), {
-    env: 'BIOGATE_MQTT_HOST', unit: 'address', description: 'Address the embedded MQTT broker binds to.',
+    env: 'BIOGATE_MQTT_HOST',
+    unit: 'address',
+    description: 'Address the embedded MQTT broker binds to.',
   }),
   mqttPort: setting(Type.Integer({ minimum: 0, maximum: 65535, default: 1883 }), {
-    env: 'BIOGATE_MQTT_PORT', unit: 'TCP port', description: 'Port of the embedded MQTT broker (0 picks a free port).',
+    env: 'BIOGATE_MQTT_PORT',
+    unit: 'TCP port',
+    description: 'Port of the embedded MQTT broker (0 picks a free port).',
   }),
   mqttBase: setting(Type.String({ pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$', default: 'biogate' }), {
-    env: 'BIOGATE_MQTT_BASE', unit: 'topic', description: 'First topic level of everything BioGate publishes: `<base>/<location_id>/...`.',
+    env: 'BIOGATE_MQTT_BASE',
+    unit: 'topic',
+    description: 'First topic level of everything BioGate publishes: `<base>/<location_id>/...`.',
   }),
   mqttUsername: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_MQTT_USERNAME', unit: 'name', description: 'User name for the external broker.',
+    env: 'BIOGATE_MQTT_USERNAME',
+    unit: 'name',
+    description: 'User name for the external broker.',
   }),
   mqttPassword: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_MQTT_PASSWORD', unit: 'secret', secret: true, description: 'Password for the external broker.',
+    env: 'BIOGATE_MQTT_PASSWORD',
+    unit: 'secret',
+    secret: true,
+    description: 'Password for the external broker.',
   }),
   mqttCaFile: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
-    env: 'BIOGATE_MQTT_CA_FILE', unit: 'path', description: 'PEM file of certificate authorities trusted for an `mqtts://` broker.',
+    env: 'BIOGATE_MQTT_CA_FILE',
+    unit: 'path',
+    description: 'PEM file of certificate authorities trusted for an `mqtts://` broker.',
   }),
   mqttHaDiscovery: setting(Type.Union([onOff], { default: 'off' }), {
-    env: 'BIOGATE_MQTT_HA_DISCOVERY', unit: 'on/off', description: 'Publish Home Assistant MQTT discovery messages (a device per terminal with connectivity, last punch and door locks).',
+    env: 'BIOGATE_MQTT_HA_DISCOVERY',
+    unit: 'on/off',
+    description: 'Publish Home Assistant MQTT discovery messages (a device per terminal with connectivity, last punch and door locks).',
   }),
   webhookAllowHttp: setting(Type.Union([onOff], { default: 'off' }), {
-    env: 'BIOGATE_WEBHOOK_ALLOW_HTTP', unit: 'on/off', description: 'Allow webhook URLs with `http://` (plain text); off: only `https://`.',
+    env: 'BIOGATE_WEBHOOK_ALLOW_HTTP',
+    unit: 'on/off',
+    description: 'Allow webhook URLs with `http://` (plain text); off: only `https://`.',
   }),
   webhookAllowPrivate: setting(Type.Union([onOff], { default: 'off' }), {
-    env: 'BIOGATE_WEBHOOK_ALLOW_PRIVATE', unit: 'on/off', description: 'Allow webhook destinations that resolve to loopback, link-local, private or other non-public addresses (server-side request forgery guard); off: such URLs are refused when created and such addresses are refused when connecting.',
+    env: 'BIOGATE_WEBHOOK_ALLOW_PRIVATE',
+    unit: 'on/off',
+    description:
+      'Allow webhook destinations that resolve to loopback, link-local, private or other non-public addresses (server-side request forgery guard); off: such URLs are refused when created and such addresses are refused when connecting.',
   }),
 } as const;
 

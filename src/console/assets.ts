@@ -31,7 +31,9 @@ const TYPES: Readonly<Record<string, string>> = {
  * neither exists (not built yet).
  */
 export function findConsoleDir(): string | undefined {
-  const candidates = [new URL('../../console/', import.meta.url), new URL('../../dist/console/', import.meta.url)].map((u) => fileURLToPath(u));
+  const candidates = [new URL('../../console/', import.meta.url), new URL('../../dist/console/', import.meta.url)].map((u) =>
+    fileURLToPath(u),
+  );
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 

@@ -69,7 +69,11 @@ export function mountConsole(http: HttpServer, options: { readonly dir?: string 
   const load = (): Promise<ReadonlyMap<string, Asset>> => {
     if (assets === undefined) {
       const dir = options.dir ?? findConsoleDir();
-      if (dir === undefined) throw new BioGateError('NOT_FOUND', 'The console is not built: run `npm run build` (the API is at /api, its reference at /api/docs)');
+      if (dir === undefined)
+        throw new BioGateError(
+          'NOT_FOUND',
+          'The console is not built: run `npm run build` (the API is at /api, its reference at /api/docs)',
+        );
       assets = loadAssets(dir);
       assets.catch(() => (assets = undefined));
     }
@@ -82,7 +86,11 @@ export function mountConsole(http: HttpServer, options: { readonly dir?: string 
   };
 
   // A browser pointed at the gateway lands on the console; 302, since / may mean something else one day.
-  http.route({ method: 'GET', pattern: '/', handler: (req) => ({ status: 302, headers: { Location: `${CONSOLE_PATH}/`, ...securityHeaders(req) } }) });
+  http.route({
+    method: 'GET',
+    pattern: '/',
+    handler: (req) => ({ status: 302, headers: { Location: `${CONSOLE_PATH}/`, ...securityHeaders(req) } }),
+  });
   http.route({ method: 'GET', pattern: CONSOLE_PATH, handler: page });
   http.route({ method: 'GET', pattern: `${CONSOLE_PATH}/*`, handler: page });
   http.route({

@@ -87,7 +87,14 @@ export class DeviceActor {
   answerIdle(req: PushRequest): ActorReply | undefined {
     const decoded = req.decoded;
     // A poll decodes to one heartbeat (its INFO, if any, is not kept: the full path ignores it too).
-    if (this.busy > 0 || decoded.endpoint !== 'getrequest' || decoded.rejected > 0 || decoded.events.length !== 1 || decoded.events[0]?.type !== 'heartbeat') return undefined;
+    if (
+      this.busy > 0 ||
+      decoded.endpoint !== 'getrequest' ||
+      decoded.rejected > 0 ||
+      decoded.events.length !== 1 ||
+      decoded.events[0]?.type !== 'heartbeat'
+    )
+      return undefined;
     const s = this.#snapshot.trusted();
     if (!s?.location || !this.#snapshot.drained(this.#wakeGeneration)) return undefined;
     if (this.#deps.config.longpollS[s.codec.version] > 0) return undefined;
@@ -174,7 +181,9 @@ export class DeviceActor {
     const first = await this.turn(async () => {
       seen = this.#wakeGeneration;
       const r = await this.#process({ ...req, decoded: { ...req.decoded } });
-      return r.status === 401 || r.status === 403 ? { denied: r, ...(await delivery.none()) } : { denied: undefined, ...(await delivery.take(req.client)) };
+      return r.status === 401 || r.status === 403
+        ? { denied: r, ...(await delivery.none()) }
+        : { denied: undefined, ...(await delivery.take(req.client)) };
     });
     if (first.denied) return first.denied;
     if (first.batch.lines.length > 0) return delivery.send(first.codec, first.batch);
@@ -188,7 +197,10 @@ export class DeviceActor {
     this.#deps.presence.hold(this.sn, 1);
     try {
       while (!req.client.gone && Date.now() < deadline) {
-        const why: Wake = seen !== this.#wakeGeneration ? 'work' : await this.#waitForWork(Math.min(this.#trustMs(), deadline - Date.now()), req.client.signal);
+        const why: Wake =
+          seen !== this.#wakeGeneration
+            ? 'work'
+            : await this.#waitForWork(Math.min(this.#trustMs(), deadline - Date.now()), req.client.signal);
         seen = this.#wakeGeneration;
         if (req.client.gone || (why === 'timeout' && Date.now() >= deadline)) break;
         // A newer request of the terminal reached another node: this poll is half-open, claim nothing.

@@ -42,7 +42,11 @@ export interface Assignment {
  * would have no key after the call (the key in `input`, else the stored one).
  */
 export async function assignDevice(
-  deps: AssignmentDeps, location: Location, sn: string, input: AssignmentInput, now: Date,
+  deps: AssignmentDeps,
+  location: Location,
+  sn: string,
+  input: AssignmentInput,
+  now: Date,
   missingKey: (rule: string) => BioGateError,
 ): Promise<Assignment> {
   const otherLocation = () => new BioGateError('DEVICE_OTHER_LOCATION', `Device ${sn} is assigned to another location`);
@@ -71,7 +75,9 @@ export async function assignDevice(
  */
 export async function unassignDevice(
   deps: Pick<AssignmentDeps, 'store' | 'bus' | 'log'> & { readonly lifecycle: Pick<CommandLifecycle, 'failPendingFor'> },
-  location: Location, sn: string, now: Date,
+  location: Location,
+  sn: string,
+  now: Date,
 ): Promise<boolean> {
   const before = await deps.store.devices.unassign(location.id, sn, now.toISOString());
   if (!before) return false;
@@ -83,7 +89,12 @@ export async function unassignDevice(
 }
 
 /** [PUSH-v3 §5] A replaced terminal registers again: undefined when `sn` is not `location`'s. */
-export async function resetRegistration(deps: Pick<AssignmentDeps, 'store' | 'bus'>, location: Location, sn: string, now: Date): Promise<Device | undefined> {
+export async function resetRegistration(
+  deps: Pick<AssignmentDeps, 'store' | 'bus'>,
+  location: Location,
+  sn: string,
+  now: Date,
+): Promise<Device | undefined> {
   const device = await deps.store.devices.resetRegistration(location.id, sn, now.toISOString());
   if (device) deps.bus.emit('device.updated', { location_id: location.id, device });
   return device;

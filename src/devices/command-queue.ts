@@ -77,11 +77,17 @@ export function createCommandQueue(deps: CommandQueueDeps) {
     if (spec.id === 'enroll-biometric') {
       const user = await store.users.get(locationId, params['pin'] as number);
       if (!user) throw invalid([...req.root, 'params', 'pin'], `no user with pin ${String(params['pin'])} in this location`, 'value_error');
-      if (user.id !== params['user_id']) throw invalid([...req.root, 'params', 'user_id'], `user_id ${String(params['user_id'])} is not the user with pin ${user.pin} (id ${user.id})`, 'value_error');
+      if (user.id !== params['user_id'])
+        throw invalid(
+          [...req.root, 'params', 'user_id'],
+          `user_id ${String(params['user_id'])} is not the user with pin ${user.pin} (id ${user.id})`,
+          'value_error',
+        );
     }
     if (spec.id === 'load-users' && params['pin'] == null && params['user_id'] != null) {
       const user = await store.users.getById(locationId, params['user_id'] as number);
-      if (!user) throw invalid([...req.root, 'params', 'user_id'], `no user with id ${String(params['user_id'])} in this location`, 'value_error');
+      if (!user)
+        throw invalid([...req.root, 'params', 'user_id'], `no user with id ${String(params['user_id'])} in this location`, 'value_error');
       return { ...params, pin: user.pin };
     }
     return params;
@@ -97,7 +103,16 @@ export function createCommandQueue(deps: CommandQueueDeps) {
   async function queueSyncUsers(req: QueueRequest, command: Command, now: Date): Promise<Command> {
     const expires_at = new Date(now.getTime() + SYNC_USERS_EXPIRY_S * 1000).toISOString();
     const audit = await store.commands.create(
-      { location_id: req.location.id, sn: req.sn, command: 'load-users', params: { user_id: null, pin: null }, priority: req.priority, origin: 'system', expires_at, group_id: command.id },
+      {
+        location_id: req.location.id,
+        sn: req.sn,
+        command: 'load-users',
+        params: { user_id: null, pin: null },
+        priority: req.priority,
+        origin: 'system',
+        expires_at,
+        group_id: command.id,
+      },
       now.toISOString(),
     );
     lifecycle.created([audit]);
@@ -117,7 +132,10 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${req.sn} not found`);
       const known = device.version_override ?? device.version;
       if (known !== null && !spec.versions.includes(Number(known.split('.')[0]) as 2 | 3)) {
-        throw new BioGateError('COMMAND_NOT_SUPPORTED', `${spec.id} is not supported on protocol ${known} devices (supported: ${spec.versions.map((v) => `v${v}.x`).join(', ')})`);
+        throw new BioGateError(
+          'COMMAND_NOT_SUPPORTED',
+          `${spec.id} is not supported on protocol ${known} devices (supported: ${spec.versions.map((v) => `v${v}.x`).join(', ')})`,
+        );
       }
       const finalParams = await preconditions(req, spec, params);
       const storedParams = Object.keys(finalParams).length > 0 ? finalParams : null;
@@ -126,14 +144,20 @@ export function createCommandQueue(deps: CommandQueueDeps) {
         if (req.idempotencyKey === undefined) return undefined;
         const prior = await store.commands.findByIdempotencyKey(req.location.id, req.token?.id ?? null, req.idempotencyKey);
         if (!prior) return undefined;
-        const same = prior.sn === req.sn && prior.command === spec.id && prior.priority === req.priority && isDeepStrictEqual(prior.params, storedParams);
+        const same =
+          prior.sn === req.sn &&
+          prior.command === spec.id &&
+          prior.priority === req.priority &&
+          isDeepStrictEqual(prior.params, storedParams);
         if (!same) throw new BioGateError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request');
         return prior;
       };
       const prior = await replay();
       if (prior) return { command: prior, replayed: true };
       if ((await store.commands.countPending(req.sn, 'api')) >= deps.mailboxLimit) {
-        throw new BioGateError('MAILBOX_FULL', `Device ${req.sn} has ${deps.mailboxLimit} pending commands; retry when it has drained`, { headers: { 'Retry-After': '30' } });
+        throw new BioGateError('MAILBOX_FULL', `Device ${req.sn} has ${deps.mailboxLimit} pending commands; retry when it has drained`, {
+          headers: { 'Retry-After': '30' },
+        });
       }
       const now = clock.now();
       const expiresIn = req.expires_in ?? defaultExpirySeconds(spec);
@@ -143,9 +167,16 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       try {
         command = await store.commands.create(
           {
-            location_id: req.location.id, sn: req.sn, command: spec.id, params: storedParams, priority: req.priority, origin: 'api',
-            expires_at: composite ? null : new Date(now.getTime() + expiresIn * 1000).toISOString(), created_by_token_id: req.token?.id ?? null,
-            idempotency_key: req.idempotencyKey ?? null, composite,
+            location_id: req.location.id,
+            sn: req.sn,
+            command: spec.id,
+            params: storedParams,
+            priority: req.priority,
+            origin: 'api',
+            expires_at: composite ? null : new Date(now.getTime() + expiresIn * 1000).toISOString(),
+            created_by_token_id: req.token?.id ?? null,
+            idempotency_key: req.idempotencyKey ?? null,
+            composite,
           },
           now.toISOString(),
         );

@@ -40,7 +40,8 @@ export function inLanguage(wire: WireRequest, decoded: DecodeResult, language: s
 }
 
 const isAttlogUpload = (wire: WireRequest): boolean =>
-  /(^|\/)cdata$/i.test(wire.path) && Object.entries(wire.query).some(([k, v]) => k.toLowerCase() === 'table' && v.toUpperCase() === 'ATTLOG');
+  /(^|\/)cdata$/i.test(wire.path) &&
+  Object.entries(wire.query).some(([k, v]) => k.toLowerCase() === 'table' && v.toUpperCase() === 'ATTLOG');
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -48,7 +49,7 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 export async function decodeInSlices(wire: WireRequest, language?: string): Promise<DecodeResult> {
   if (wire.body.length <= SLICE_BYTES || !isAttlogUpload(wire)) return decodeRequest(wire, language);
   const parts: DecodeResult[] = [];
-  for (let start = 0; start < wire.body.length; ) {
+  for (let start = 0; start < wire.body.length;) {
     let end = Math.min(wire.body.length, start + SLICE_BYTES);
     if (end < wire.body.length) {
       const newline = wire.body.indexOf(0x0a, end - 1);

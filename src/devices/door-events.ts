@@ -30,9 +30,20 @@ export function doorEventsFromRtlog(sn: string, location: Location, records: rea
     const timestamp = localToUtc(local, location.timezone);
     if (!timestamp) continue;
     out.push({
-      location_id: location.id, sn, type: doorEventType(r.event), event: r.event, door: r.door, pin: noPin(r.pin),
-      card_no: r.cardNo === '0' ? null : orNull(r.cardNo), verify_type: orNull(r.verifyType), in_out: r.inOutStatus, device_index: r.index,
-      local_time: local, timestamp, state: null, extra: Object.keys(r.extra).length > 0 ? { ...r.extra } : null,
+      location_id: location.id,
+      sn,
+      type: doorEventType(r.event),
+      event: r.event,
+      door: r.door,
+      pin: noPin(r.pin),
+      card_no: r.cardNo === '0' ? null : orNull(r.cardNo),
+      verify_type: orNull(r.verifyType),
+      in_out: r.inOutStatus,
+      device_index: r.index,
+      local_time: local,
+      timestamp,
+      state: null,
+      extra: Object.keys(r.extra).length > 0 ? { ...r.extra } : null,
       // [PUSH-v3 §7.2] "deduplicate on (SN, index, time, pin, event)"
       dedup_key: `rtlog:${r.index ?? ''}:${local}:${r.pin}:${r.event}`,
     });
@@ -49,9 +60,20 @@ export function doorEventsFromRtstate(sn: string, location: Location, records: r
     if (!timestamp) continue;
     const door = Number.parseInt(r.door, 10);
     out.push({
-      location_id: location.id, sn, type: 'state', event: null, door: Number.isSafeInteger(door) ? door : null, pin: null,
-      card_no: null, verify_type: null, in_out: null, device_index: null, local_time: local, timestamp,
-      state: { sensor: r.sensor, relay: r.relay, alarm: r.alarm }, extra: Object.keys(r.extra).length > 0 ? { ...r.extra } : null,
+      location_id: location.id,
+      sn,
+      type: 'state',
+      event: null,
+      door: Number.isSafeInteger(door) ? door : null,
+      pin: null,
+      card_no: null,
+      verify_type: null,
+      in_out: null,
+      device_index: null,
+      local_time: local,
+      timestamp,
+      state: { sensor: r.sensor, relay: r.relay, alarm: r.alarm },
+      extra: Object.keys(r.extra).length > 0 ? { ...r.extra } : null,
       dedup_key: `rtstate:${local}:${r.door}:${r.sensor}:${r.relay}:${r.alarm}`,
     });
   }

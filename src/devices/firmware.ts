@@ -65,8 +65,10 @@ export function createFirmwareCache(options: FirmwareOptions): FirmwareCache {
           if (status >= 300 && status < 400 && location !== undefined) {
             res.resume();
             const next = redirectTarget(location, url);
-            if (!next) return reject(new FirmwareError(`firmware download: malformed redirect location ${JSON.stringify(location.slice(0, 200))}`));
-            if (next.protocol !== 'https:' || redirects >= MAX_REDIRECTS) return reject(new FirmwareError(`firmware download: refused redirect to ${next.origin}`));
+            if (!next)
+              return reject(new FirmwareError(`firmware download: malformed redirect location ${JSON.stringify(location.slice(0, 200))}`));
+            if (next.protocol !== 'https:' || redirects >= MAX_REDIRECTS)
+              return reject(new FirmwareError(`firmware download: refused redirect to ${next.origin}`));
             return resolve(download(next.href, limit, redirects + 1));
           }
           if (status !== 200) {
@@ -105,7 +107,8 @@ export function createFirmwareCache(options: FirmwareOptions): FirmwareCache {
     }
     if (file.length !== r.size) throw new FirmwareError(`firmware size mismatch: ${file.length} bytes, command says ${r.size}`);
     const md5 = createHash('md5').update(file).digest('hex');
-    if (md5 !== r.checksum.toLowerCase()) throw new FirmwareError(`firmware checksum mismatch: MD5 ${md5}, command says ${r.checksum.toLowerCase()}`);
+    if (md5 !== r.checksum.toLowerCase())
+      throw new FirmwareError(`firmware checksum mismatch: MD5 ${md5}, command says ${r.checksum.toLowerCase()}`);
     // Encoded once here; the raw bytes are dropped and every device gets this one string.
     return { size: file.length, base64: file.toString('base64') };
   }

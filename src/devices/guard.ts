@@ -17,9 +17,18 @@ export interface DeviceGuard {
 export function createDeviceGuard(metrics: MetricsRegistry, clock: Clock, options: Partial<ThrottleOptions> = {}): DeviceGuard {
   const throttle = createCommKeyThrottle(options);
   const refusals = metrics.register(
-    new Counter('biogate_device_auth_refused_total', 'Device requests refused by the trust check, by reason: network (allow-list), comm_key (wrong or missing key), throttled (refused unchecked after repeated wrong keys), token (registration token)'),
+    new Counter(
+      'biogate_device_auth_refused_total',
+      'Device requests refused by the trust check, by reason: network (allow-list), comm_key (wrong or missing key), throttled (refused unchecked after repeated wrong keys), token (registration token)',
+    ),
   );
-  metrics.register(new Gauge('biogate_device_auth_throttled_serials', 'Serial numbers whose comm key attempts are refused unchecked right now (this node)', () => [{ labels: {}, value: throttle.throttled(clock.now().getTime()) }]));
+  metrics.register(
+    new Gauge(
+      'biogate_device_auth_throttled_serials',
+      'Serial numbers whose comm key attempts are refused unchecked right now (this node)',
+      () => [{ labels: {}, value: throttle.throttled(clock.now().getTime()) }],
+    ),
+  );
   return {
     throttle,
     freeFailures: options.freeFailures ?? THROTTLE_DEFAULTS.freeFailures,

@@ -24,7 +24,12 @@ export type { SingletonJob } from './scheduler.js';
 /** What the device runtime asks of user sync (sync/queue.ts SyncQueue has this shape). */
 export interface UserSync {
   queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert', options: { readonly exceptSn: string }): Promise<unknown>;
-  removeExtraUsers(locationId: number, sn: string, devicePins: readonly number[], options: { readonly groupId: number | null }): Promise<{ readonly commands: number }>;
+  removeExtraUsers(
+    locationId: number,
+    sn: string,
+    devicePins: readonly number[],
+    options: { readonly groupId: number | null },
+  ): Promise<{ readonly commands: number }>;
 }
 
 export interface HubDeps {
@@ -163,7 +168,8 @@ export class Hub {
       feedTrusted: this.#deps.feedTrusted ?? (() => false),
       onDeviceUsers: async (locationId, deviceSn, pins, groupId) => {
         const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins, { groupId });
-        if (r.commands > 0) this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
+        if (r.commands > 0)
+          this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
       },
     };
   }
@@ -232,7 +238,8 @@ export class Hub {
   evictIdle(): void {
     const now = this.#deps.clock.now().getTime();
     for (const [sn, actor] of this.#actors) {
-      if (actor.heldPolls === 0 && actor.busy === 0 && now - actor.lastActivity > this.#deps.config.idleEvictS * 1000) this.#actors.delete(sn);
+      if (actor.heldPolls === 0 && actor.busy === 0 && now - actor.lastActivity > this.#deps.config.idleEvictS * 1000)
+        this.#actors.delete(sn);
     }
   }
 }

@@ -87,7 +87,9 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
     announce(
       await store.commands.finish(
         groupId,
-        failed === 0 ? { status: 'success', response: summary, result } : { status: 'failed', error_message: summary, response: summary, result },
+        failed === 0
+          ? { status: 'success', response: summary, result }
+          : { status: 'failed', error_message: summary, response: summary, result },
         now(),
       ),
     );

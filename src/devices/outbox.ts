@@ -46,15 +46,22 @@ const DRAINED: Batch = { ...EMPTY_BATCH, drained: true };
  * batch, and leaves in the next one with what the store holds then.
  */
 async function putBackStaleSyncOps(
-  ctx: ResultContext, codec: Codec, device: Device, location: Location, pending: readonly Command[], won: Set<number>,
-  renderedFor: ReadonlyMap<number, { lines: readonly string[]; ids: readonly number[] }>, sentAt: string,
+  ctx: ResultContext,
+  codec: Codec,
+  device: Device,
+  location: Location,
+  pending: readonly Command[],
+  won: Set<number>,
+  renderedFor: ReadonlyMap<number, { lines: readonly string[]; ids: readonly number[] }>,
+  sentAt: string,
 ): Promise<void> {
   const stale: number[] = [];
   for (const command of pending) {
     const before = renderedFor.get(command.id);
     if (command.origin !== 'sync' || !won.has(command.id) || !before) continue;
     const again = await render(ctx.store, codec, command, device, location, ctx.clock.now());
-    const same = again.ok && again.rendered.lines.length === before.lines.length && again.rendered.lines.every((l, i) => l === before.lines[i]);
+    const same =
+      again.ok && again.rendered.lines.length === before.lines.length && again.rendered.lines.every((l, i) => l === before.lines[i]);
     if (!same) stale.push(...before.ids);
   }
   if (stale.length === 0) return;
@@ -80,12 +87,22 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
       continue;
     }
     const size = r.rendered.lines.reduce((n, l) => n + l.length + 16, 0);
-    if (lines.length > 0 && (bytes + size > config.batchMaxBytes || lines.length + r.rendered.lines.length > config.batchMaxCommands)) break;
+    if (lines.length > 0 && (bytes + size > config.batchMaxBytes || lines.length + r.rendered.lines.length > config.batchMaxCommands))
+      break;
     // [COMMANDS §1] the first line carries the command's id, each other line a child id.
     const ids = [command.id];
     for (let i = 1; i < r.rendered.lines.length; i++) {
       const child = await store.commands.create(
-        { location_id: command.location_id, sn: ctx.sn, command: command.command, params: null, priority: command.priority, origin: command.origin, expires_at: null, parent_id: command.id },
+        {
+          location_id: command.location_id,
+          sn: ctx.sn,
+          command: command.command,
+          params: null,
+          priority: command.priority,
+          origin: command.origin,
+          expires_at: null,
+          parent_id: command.id,
+        },
         now(),
       );
       ids.push(child.id);
@@ -97,7 +114,8 @@ export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device
     });
     renderedFor.set(command.id, { lines: r.rendered.lines, ids });
     const progress = progressFrom(r.rendered);
-    if (progress || r.rendered.requestFullAttlogUpload) extras.set(command.id, { ...(progress ? { progress } : {}), ...(r.rendered.requestFullAttlogUpload ? { fullAttlog: true } : {}) });
+    if (progress || r.rendered.requestFullAttlogUpload)
+      extras.set(command.id, { ...(progress ? { progress } : {}), ...(r.rendered.requestFullAttlogUpload ? { fullAttlog: true } : {}) });
     bytes += size;
     if (r.rendered.lines.some((l) => codec.endsBatch(l))) break;
   }

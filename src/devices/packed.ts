@@ -35,7 +35,8 @@ export function isPackedUpload(path: string, query: Readonly<Record<string, stri
  * @throws BioGateError PAYLOAD_TOO_LARGE past a limit, BAD_REQUEST for a body that is not a tgz
  */
 export async function unpackTgz(body: Uint8Array, limits: PackedLimits = PACKED_LIMITS): Promise<Buffer> {
-  if (body.length > limits.compressedBytes) throw new BioGateError('PAYLOAD_TOO_LARGE', `packed upload larger than ${limits.compressedBytes} bytes`);
+  if (body.length > limits.compressedBytes)
+    throw new BioGateError('PAYLOAD_TOO_LARGE', `packed upload larger than ${limits.compressedBytes} bytes`);
   let tar: Buffer;
   try {
     tar = await gunzipAsync(body, { maxOutputLength: limits.expandedBytes });

@@ -61,13 +61,10 @@ export class Presence {
     this.#dirty.add(sn);
     if (!entry.online) {
       entry.online = true;
-      void this.#announce(sn, locationId, 'online', now).then(
-        undefined,
-        (err: unknown) => {
-          entry.online = false; // the next request tries again
-          this.#announceFailed(err, sn);
-        },
-      );
+      void this.#announce(sn, locationId, 'online', now).then(undefined, (err: unknown) => {
+        entry.online = false; // the next request tries again
+        this.#announceFailed(err, sn);
+      });
     }
   }
 
@@ -79,11 +76,13 @@ export class Presence {
 
   /** Compare-and-set in the store; only the node that changed it emits the transition. */
   async #announce(sn: string, locationId: number | null, to: 'online' | 'offline', now: number): Promise<void> {
-    if (await this.store.cluster.setPresence(sn, to)) this.bus.emit(to === 'online' ? 'device.online' : 'device.offline', { location_id: locationId, sn, at: new Date(now).toISOString() });
+    if (await this.store.cluster.setPresence(sn, to))
+      this.bus.emit(to === 'online' ? 'device.online' : 'device.offline', { location_id: locationId, sn, at: new Date(now).toISOString() });
   }
 
   #announceFailed(err: unknown, sn: string): void {
-    if (err instanceof BioGateError && err.code === 'STORE_UNAVAILABLE') this.log.warn({ sn }, 'store unavailable: presence change announced later');
+    if (err instanceof BioGateError && err.code === 'STORE_UNAVAILABLE')
+      this.log.warn({ sn }, 'store unavailable: presence change announced later');
     else this.log.error({ err, sn }, 'presence change could not be stored');
   }
 
@@ -189,7 +188,8 @@ export class Presence {
       } catch (err) {
         for (const sn of pending.slice(i)) this.#dirty.add(sn);
         if (!(err instanceof BioGateError) || err.code !== 'STORE_UNAVAILABLE') throw err;
-        if (!this.#flushFailing) this.log.warn({ pending: this.#dirty.size }, 'store unavailable: last_seen writes kept for the next flush');
+        if (!this.#flushFailing)
+          this.log.warn({ pending: this.#dirty.size }, 'store unavailable: last_seen writes kept for the next flush');
         this.#flushFailing = true;
         return;
       }

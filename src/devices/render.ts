@@ -3,7 +3,16 @@
  * delivery"): presets through the device's codec; sync ops from the user's
  * current data, so a queued op always sends the latest state.
  */
-import { learnedUnsupportedMessage, type AttendanceWindow, type Codec, type DeviceProfile, type EncodeContext, type EncodeResult, type ProtocolVersion, type SyncTemplate } from '../../protocols/index.js';
+import {
+  learnedUnsupportedMessage,
+  type AttendanceWindow,
+  type Codec,
+  type DeviceProfile,
+  type EncodeContext,
+  type EncodeResult,
+  type ProtocolVersion,
+  type SyncTemplate,
+} from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Store } from '../store/types.js';
 import type { Command, Device, Location, Template, User } from '../store/ports/index.js';
@@ -31,7 +40,12 @@ export function profileOf(device: Device, version: ProtocolVersion): DeviceProfi
 
 /** Algorithm version a device reports for a template type [COMMANDS §3.9]; undefined when unknown. */
 function deviceAlgorithm(profile: DeviceProfile, t: Template): number | undefined {
-  const key = t.bio_type === 'fingerprint' ? ['FPVersion', 'ZKFPVersion', '~ZKFPVersion'] : t.bio_type === 'face' ? ['FaceVersion', '~FaceVersion'] : [];
+  const key =
+    t.bio_type === 'fingerprint'
+      ? ['FPVersion', 'ZKFPVersion', '~ZKFPVersion']
+      : t.bio_type === 'face'
+        ? ['FaceVersion', '~FaceVersion']
+        : [];
   for (const k of key) {
     const v = profile.options[k];
     if (v !== undefined && /^\d+/.test(v)) return Number.parseInt(v, 10);
@@ -53,15 +67,23 @@ export function compatibleTemplates(profile: DeviceProfile, templates: readonly 
     // when the device does report one, a mismatch is skipped here, whatever table would carry it.
     if (algo === undefined && t.source_format === 'biodata') send.push(t);
     else if (algo === undefined) skipped.push(`${t.bio_type} ${t.finger_id}: device algorithm version unknown`);
-    else if (t.major_ver !== 0 && algo !== t.major_ver) skipped.push(`${t.bio_type} ${t.finger_id}: template v${t.major_ver}, device v${algo}`);
+    else if (t.major_ver !== 0 && algo !== t.major_ver)
+      skipped.push(`${t.bio_type} ${t.finger_id}: template v${t.major_ver}, device v${algo}`);
     else send.push(t);
   }
   return { send, skipped };
 }
 
 const syncTemplate = (t: Template): SyncTemplate => ({
-  pin: t.user_pin, type: t.type_index, no: t.finger_id, index: t.template_index, duress: t.duress,
-  majorVer: t.major_ver, minorVer: t.minor_ver, format: t.format, data: t.data,
+  pin: t.user_pin,
+  type: t.type_index,
+  no: t.finger_id,
+  index: t.template_index,
+  duress: t.duress,
+  majorVer: t.major_ver,
+  minorVer: t.minor_ver,
+  format: t.format,
+  data: t.data,
 });
 
 function userLines(codec: Codec, user: User, profile: DeviceProfile, ctx: EncodeContext): EncodeResult {
@@ -69,8 +91,15 @@ function userLines(codec: Codec, user: User, profile: DeviceProfile, ctx: Encode
     {
       op: 'user.upsert',
       user: {
-        pin: user.pin, firstName: user.first_name, lastName: user.last_name, cardNo: user.card_no, password: user.password,
-        privilege: user.privilege, group: user.group, startTime: user.start_time, endTime: user.end_time,
+        pin: user.pin,
+        firstName: user.first_name,
+        lastName: user.last_name,
+        cardNo: user.card_no,
+        password: user.password,
+        privilege: user.privilege,
+        group: user.group,
+        startTime: user.start_time,
+        endTime: user.end_time,
       },
     },
     profile,
@@ -79,19 +108,39 @@ function userLines(codec: Codec, user: User, profile: DeviceProfile, ctx: Encode
 }
 
 /** The code that taught BioGate this line's command word is unsupported here, if any [COMMANDS §2.6]. */
-const refusalOf = (codec: Codec, device: Device, line: string): number | undefined => learnedRefusal(device.state, codec.capabilityKey(line));
+const refusalOf = (codec: Codec, device: Device, line: string): number | undefined =>
+  learnedRefusal(device.state, codec.capabilityKey(line));
 
-export async function render(store: Store, codec: Codec, command: Command, device: Device, location: Location, now: Date): Promise<RenderResult> {
+export async function render(
+  store: Store,
+  codec: Codec,
+  command: Command,
+  device: Device,
+  location: Location,
+  now: Date,
+): Promise<RenderResult> {
   // [COMMANDS §2.5] a fallback chosen after the first answer is sent as stored (see CommandsPort.retry).
-  if (command.origin !== 'sync' && command.attempts > 0 && command.wire !== null) return { ok: true, rendered: { lines: command.wire.split('\n') } };
+  if (command.origin !== 'sync' && command.attempts > 0 && command.wire !== null)
+    return { ok: true, rendered: { lines: command.wire.split('\n') } };
   const profile = profileOf(device, codec.version);
   const ctx: EncodeContext = { timeZone: location.timezone };
   // The location's time at dispatch, in the dialect's form (sync/time-sync.ts).
   if (command.origin === 'system' && command.command === TIME_SYNC_COMMAND) return fromEncode(codec.encodeTimeSync(now, location.timezone));
-  return command.origin === 'sync' ? renderSync(store, codec, command, device, location, profile, ctx, now) : renderPreset(store, codec, command, device, location, profile, ctx);
+  return command.origin === 'sync'
+    ? renderSync(store, codec, command, device, location, profile, ctx, now)
+    : renderPreset(store, codec, command, device, location, profile, ctx);
 }
 
-async function renderSync(store: Store, codec: Codec, command: Command, device: Device, location: Location, profile: DeviceProfile, ctx: EncodeContext, now: Date): Promise<RenderResult> {
+async function renderSync(
+  store: Store,
+  codec: Codec,
+  command: Command,
+  device: Device,
+  location: Location,
+  profile: DeviceProfile,
+  ctx: EncodeContext,
+  now: Date,
+): Promise<RenderResult> {
   const params = command.params ?? {};
   const pin = params['pin'] as number;
   // An op says which user, not what to send: it renders the user's state at dispatch. Whatever order
@@ -124,7 +173,15 @@ async function renderSync(store: Store, codec: Codec, command: Command, device: 
   return { ok: true, rendered: { lines, ...(skipped.length > 0 ? { note: `templates skipped: ${skipped.join('; ')}` } : {}) } };
 }
 
-async function renderPreset(store: Store, codec: Codec, command: Command, device: Device, location: Location, profile: DeviceProfile, ctx: EncodeContext): Promise<RenderResult> {
+async function renderPreset(
+  store: Store,
+  codec: Codec,
+  command: Command,
+  device: Device,
+  location: Location,
+  profile: DeviceProfile,
+  ctx: EncodeContext,
+): Promise<RenderResult> {
   const preset = command.command as PresetId;
   const params = command.params ?? {};
   let context = ctx;
@@ -138,7 +195,8 @@ async function renderPreset(store: Store, codec: Codec, command: Command, device
   if (code === undefined) return fromEncode(r);
   // [COMMANDS §2.3] learned unsupported: fail at once unless a fallback exists (and is not refused too).
   const fallback = codec.presetFallback({ preset, params }, code);
-  if (!fallback || fallback.lines.some((l) => refusalOf(codec, device, l) !== undefined)) return { ok: false, reason: learnedUnsupportedMessage(code) };
+  if (!fallback || fallback.lines.some((l) => refusalOf(codec, device, l) !== undefined))
+    return { ok: false, reason: learnedUnsupportedMessage(code) };
   return fromEncode(fallback);
 }
 

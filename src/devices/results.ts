@@ -4,10 +4,7 @@
  * once every line has answered. Partial outcomes are persisted as progress (./progress.ts), so an
  * actor evicted or a gateway restarted between two lines loses nothing.
  */
-import {
-  CHECK_ATTENDANCE_BOTH_FORMATS_FAILED,
-  type Codec, type CommandResult, type UserRecord,
-} from '../../protocols/index.js';
+import { CHECK_ATTENDANCE_BOTH_FORMATS_FAILED, type Codec, type CommandResult, type UserRecord } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -52,7 +49,11 @@ export async function addProgress(ctx: ResultContext, id: number, change: (p: Pr
 /** addProgress for a command just read in this unit of work (no second read). */
 async function mergeProgress(ctx: ResultContext, command: Command, change: (p: Progress) => Progress, response?: string): Promise<void> {
   if (command.status !== 'sent' || command.sn !== ctx.sn) return;
-  await ctx.store.commands.progress(command.id, { result: change(progressOf(command)), ...(response !== undefined ? { response } : {}) }, now(ctx));
+  await ctx.store.commands.progress(
+    command.id,
+    { result: change(progressOf(command)), ...(response !== undefined ? { response } : {}) },
+    now(ctx),
+  );
 }
 
 /** [COMMANDS §2.6] what the answer to `line` teaches; persisted on the device. */
@@ -75,7 +76,10 @@ export async function applyResult(ctx: ResultContext, codec: Codec, result: Comm
   const command = Number.isSafeInteger(id) ? await ctx.store.commands.getById(id) : undefined;
   if (!command || command.sn !== ctx.sn || command.status !== 'sent') {
     ctx.onStrayResult();
-    ctx.log.info({ id: String(result.id).slice(0, 32), returnCode: result.returnCode, status: command?.sn === ctx.sn ? command.status : 'unknown' }, 'result for a command not sent to this device ignored');
+    ctx.log.info(
+      { id: String(result.id).slice(0, 32), returnCode: result.returnCode, status: command?.sn === ctx.sn ? command.status : 'unknown' },
+      'result for a command not sent to this device ignored',
+    );
     return;
   }
   await learnFrom(ctx, codec, command.wire, result.returnCode);
@@ -83,7 +87,9 @@ export async function applyResult(ctx: ResultContext, codec: Codec, result: Comm
     const outcome = codec.outcome(result.returnCode);
     await ctx.store.commands.finish(
       command.id,
-      outcome.status === 'failed' ? { status: 'failed', error_message: outcome.message, response: result.raw } : { status: 'success', response: result.raw },
+      outcome.status === 'failed'
+        ? { status: 'failed', error_message: outcome.message, response: result.raw }
+        : { status: 'success', response: result.raw },
       now(ctx),
     );
     const head = await ctx.store.commands.getById(command.parent_id);
@@ -104,7 +110,8 @@ async function fellBack(ctx: ResultContext, codec: Codec, command: Command, code
   const fallback = codec.presetFallback({ preset: command.command as PresetId, params: command.params ?? {} }, code);
   if (!fallback) return false;
   // The API shows that a fallback answered: its own note, else what was refused and what went instead.
-  const note = fallback.note ?? `device returned ${code} for ${command.wire ?? command.command}; sent ${fallback.lines.join(' / ')} instead`;
+  const note =
+    fallback.note ?? `device returned ${code} for ${command.wire ?? command.command}; sent ${fallback.lines.join(' / ')} instead`;
   await addProgress(ctx, command.id, (p) => ({ ...p, note }));
   if (fallback.requestFullAttlogUpload) {
     const device = await ctx.device();
@@ -121,14 +128,27 @@ async function fellBack(ctx: ResultContext, codec: Codec, command: Command, code
  * attempt (re-queued, or sent to a terminal that never got them) were superseded: they neither
  * block nor decide this attempt.
  */
-async function completeIfDone(ctx: ResultContext, codec: Codec, head: Command, first: NonNullable<Progress['head']>, result?: CommandResult): Promise<boolean> {
+async function completeIfDone(
+  ctx: ResultContext,
+  codec: Codec,
+  head: Command,
+  first: NonNullable<Progress['head']>,
+  result?: CommandResult,
+): Promise<boolean> {
   const children = (await ctx.store.commands.children(head.id)).filter((c) => c.error_message !== ATTEMPT_SUPERSEDED);
   if (children.some((c) => c.status === 'sent' || c.status === 'pending')) return false;
   await complete(ctx, codec, head, first, children, result);
   return true;
 }
 
-async function complete(ctx: ResultContext, codec: Codec, head: Command, first: NonNullable<Progress['head']>, children: readonly Command[], result?: CommandResult): Promise<void> {
+async function complete(
+  ctx: ResultContext,
+  codec: Codec,
+  head: Command,
+  first: NonNullable<Progress['head']>,
+  children: readonly Command[],
+  result?: CommandResult,
+): Promise<void> {
   const preset = head.origin === 'sync' ? undefined : (head.command as PresetId);
   const progress = progressOf(head);
   const outcome = codec.outcome(first.return_code, preset);
@@ -145,7 +165,11 @@ async function complete(ctx: ResultContext, codec: Codec, head: Command, first: 
   } else if (preset === 'load-users') {
     data = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
     if (head.origin === 'system' && head.location_id !== null && outcome.status === 'success') {
-      const pins = (progress.users ?? []).map((u) => u.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number).filter((p) => p > 0);
+      const pins = (progress.users ?? [])
+        .map((u) => u.pin)
+        .filter((p) => /^\d{1,8}$/.test(p))
+        .map(Number)
+        .filter((p) => p > 0);
       // The deletes join the audit's group: sync-users is done when they are.
       await ctx.onDeviceUsers(head.location_id, ctx.sn, pins, head.group_id);
     }
@@ -154,7 +178,10 @@ async function complete(ctx: ResultContext, codec: Codec, head: Command, first: 
   const resultData = Object.keys(extras).length > 0 ? { ...data, ...extras } : data;
   if (outcome.status === 'failed') {
     // [COMMANDS §4.17] the T-format retry answered −1 as well.
-    const message = preset === 'check-attendance' && head.attempts > 0 && first.return_code === -1 ? CHECK_ATTENDANCE_BOTH_FORMATS_FAILED : outcome.message;
+    const message =
+      preset === 'check-attendance' && head.attempts > 0 && first.return_code === -1
+        ? CHECK_ATTENDANCE_BOTH_FORMATS_FAILED
+        : outcome.message;
     return finishCommand(ctx, head, { status: 'failed', error_message: message, response, result: resultData });
   }
   if (failedChild) {
@@ -165,7 +192,12 @@ async function complete(ctx: ResultContext, codec: Codec, head: Command, first: 
     if (head.origin === 'sync' && refused && head.attempts < ctx.config.syncRetries) {
       if (await ctx.lifecycle.requeue(head)) return;
     }
-    return finishCommand(ctx, head, { status: 'failed', error_message: `line ${failedChild.id}: ${failedChild.error_message ?? 'failed'}`, response, result: resultData });
+    return finishCommand(ctx, head, {
+      status: 'failed',
+      error_message: `line ${failedChild.id}: ${failedChild.error_message ?? 'failed'}`,
+      response,
+      result: resultData,
+    });
   }
   return finishCommand(ctx, head, { status: 'success', response, result: resultData });
 }
@@ -182,7 +214,10 @@ async function loadUsersResult(ctx: ResultContext, head: Command, all: readonly 
   const users = others ? all.filter((u) => !others.has(String(Number(u.pin)))) : all;
   const wanted = keepPin ?? (head.params?.['pin'] == null ? undefined : String(head.params['pin']));
   const list = wanted === undefined ? users : users.filter((u) => u.pin === wanted);
-  const numeric = list.map((u) => u.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number);
+  const numeric = list
+    .map((u) => u.pin)
+    .filter((p) => /^\d{1,8}$/.test(p))
+    .map(Number);
   const known = new Set((await ctx.store.users.getMany(head.location_id ?? -1, numeric)).map((u) => String(u.pin)));
   return {
     users: list.map((u) => ({ pin: u.pin, name: u.name, privilege: u.privilege, card_no: u.cardNo || null, group: u.group })),

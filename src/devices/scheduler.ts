@@ -25,12 +25,18 @@ export interface Scheduler {
   stop(): void;
 }
 
-export function createScheduler(deps: { readonly store: Store; readonly clock: Clock; readonly log: Logger; readonly node: string }): Scheduler {
+export function createScheduler(deps: {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly node: string;
+}): Scheduler {
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, fn: () => Promise<unknown> | void) => {
     const t = setInterval(() => {
       Promise.resolve(fn()).catch((err: unknown) => {
-        if (err instanceof BioGateError && err.code === 'STORE_UNAVAILABLE') deps.log.warn({ code: err.code }, 'device runtime timer skipped: store unavailable');
+        if (err instanceof BioGateError && err.code === 'STORE_UNAVAILABLE')
+          deps.log.warn({ code: err.code }, 'device runtime timer skipped: store unavailable');
         else deps.log.error({ err }, 'device runtime timer failed');
       });
     }, ms);
@@ -43,7 +49,12 @@ export function createScheduler(deps: { readonly store: Store; readonly clock: C
       every(everyMs, async () => {
         const now = deps.clock.now().getTime();
         const ttl = Math.min(Math.max(2 * everyMs, 30_000), 600_000);
-        const held = await deps.store.cluster.acquireLease(`job:${name}`, deps.node, new Date(now).toISOString(), new Date(now + ttl).toISOString());
+        const held = await deps.store.cluster.acquireLease(
+          `job:${name}`,
+          deps.node,
+          new Date(now).toISOString(),
+          new Date(now + ttl).toISOString(),
+        );
         if (held) await run();
       }),
     stop: () => {

@@ -46,7 +46,12 @@ export async function sweepCommands({ store, clock, config, lifecycle }: SweepDe
  * before it are deleted, in bounded steps so the store is never locked for long. Door and alarm
  * events follow attendance's retention (logged, not in the return value).
  */
-export async function pruneRetention({ store, clock, config, log }: SweepDeps): Promise<{ attendance: number; commands: number; records: number }> {
+export async function pruneRetention({
+  store,
+  clock,
+  config,
+  log,
+}: SweepDeps): Promise<{ attendance: number; commands: number; records: number }> {
   const total = { attendance: 0, commands: 0, records: 0 };
   if (config.retentionDays <= 0) return total;
   const cutoff = new Date(clock.now().getTime() - config.retentionDays * DAY_MS).toISOString();
@@ -59,6 +64,7 @@ export async function pruneRetention({ store, clock, config, log }: SweepDeps): 
   total.commands = await prune(store.commands);
   total.records = await prune(store.deviceRecords);
   const doorEvents = await prune(store.doorEvents);
-  if (total.attendance + total.commands + total.records + doorEvents > 0) log.info({ cutoff, ...total, doorEvents }, 'retention: old records deleted');
+  if (total.attendance + total.commands + total.records + doorEvents > 0)
+    log.info({ cutoff, ...total, doorEvents }, 'retention: old records deleted');
   return total;
 }

@@ -57,7 +57,12 @@ export type TrustRefusal = 'network' | 'throttled' | 'comm_key' | 'token';
 
 export type TrustVerdict =
   | { readonly ok: true; /** the request presented the registration token first: bind it */ readonly bind: boolean }
-  | { readonly ok: false; readonly reason: TrustRefusal; /** wrong comm keys for this serial so far (comm_key only) */ readonly failures?: number; readonly blockedMs?: number };
+  | {
+      readonly ok: false;
+      readonly reason: TrustRefusal;
+      /** wrong comm keys for this serial so far (comm_key only) */ readonly failures?: number;
+      readonly blockedMs?: number;
+    };
 
 export interface TrustInput {
   readonly wire: WireRequest;

@@ -4,7 +4,15 @@
  * data, so the reply that acknowledges it comes after [PUSH-v2 §2.2].
  */
 import { performance } from 'node:perf_hooks';
-import type { AttendanceRecord, BioTemplate, DoorEvent, AccessRecord, FaceTemplate, FingerprintTemplate, FingerVeinTemplate } from '../../protocols/index.js';
+import type {
+  AttendanceRecord,
+  BioTemplate,
+  DoorEvent,
+  AccessRecord,
+  FaceTemplate,
+  FingerprintTemplate,
+  FingerVeinTemplate,
+} from '../../protocols/index.js';
 import type { Store } from '../store/types.js';
 import type { BioType, Device, Location, NewAttendance, TemplateInput } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
@@ -18,7 +26,13 @@ export interface Punch {
   readonly workCode: string | null;
 }
 
-export const fromAttlog = (r: AttendanceRecord): Punch => ({ pin: r.pin, time: r.time, status: r.status ?? 0, verify: r.verify ?? 0, workCode: r.workCode || null });
+export const fromAttlog = (r: AttendanceRecord): Punch => ({
+  pin: r.pin,
+  time: r.time,
+  status: r.status ?? 0,
+  verify: r.verify ?? 0,
+  workCode: r.workCode || null,
+});
 
 /** [PUSH-v3 §7.7] rtlog events that are a person's successful verification: 0 normal open, 1–5 verified variants, 14/15/17 first-card and combos. */
 const PUNCH_EVENTS = new Set([0, 1, 2, 3, 4, 5, 14, 15, 16, 17]);
@@ -51,18 +65,32 @@ export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImme
  * [PUSH-v2 §2.2]. A failure part-way leaves earlier slices stored: the device resends the batch
  * and duplicates are ignored (attendance is deduplicated).
  */
-export async function recordPunches(store: Store, bus: EventBus, device: Device, location: Location, punches: readonly Punch[], now: string) {
+export async function recordPunches(
+  store: Store,
+  bus: EventBus,
+  device: Device,
+  location: Location,
+  punches: readonly Punch[],
+  now: string,
+) {
   let accepted = 0;
   let stored = 0;
   let rejected = 0;
   const toUtc = converterFor(location.timezone);
   let size = MIN_SLICE * 2;
-  for (let start = 0; start < punches.length; ) {
+  for (let start = 0; start < punches.length;) {
     if (start > 0) await yieldToLoop();
     const began = performance.eventLoopUtilization();
     const slice = punches.slice(start, start + size);
     start += slice.length;
-    const numericPins = [...new Set(slice.map((p) => p.pin).filter((p) => /^\d{1,8}$/.test(p)).map(Number))];
+    const numericPins = [
+      ...new Set(
+        slice
+          .map((p) => p.pin)
+          .filter((p) => /^\d{1,8}$/.test(p))
+          .map(Number),
+      ),
+    ];
     const users = new Map((await store.users.getMany(location.id, numericPins)).map((u) => [String(u.pin), u.id]));
     const valid: NewAttendance[] = [];
     for (const p of slice) {
@@ -72,8 +100,15 @@ export async function recordPunches(store: Store, bus: EventBus, device: Device,
         continue;
       }
       valid.push({
-        location_id: location.id, sn: device.serial_number, pin: p.pin, user_id: users.get(String(Number(p.pin))) ?? null,
-        timestamp, local_time: p.time.replace('T', ' '), status: p.status, verify: p.verify, work_code: p.workCode,
+        location_id: location.id,
+        sn: device.serial_number,
+        pin: p.pin,
+        user_id: users.get(String(Number(p.pin))) ?? null,
+        timestamp,
+        local_time: p.time.replace('T', ' '),
+        status: p.status,
+        verify: p.verify,
+        work_code: p.workCode,
       });
     }
     accepted += valid.length;
@@ -140,25 +175,77 @@ type AnyTemplate =
   | { kind: 'vein'; t: FingerVeinTemplate }
   | { kind: 'bio'; t: BioTemplate };
 
-const bioTypeOf = (typeIndex: number): BioType => (typeIndex === 1 ? 'fingerprint' : typeIndex === 2 || typeIndex === 9 ? 'face' : typeIndex === 6 || typeIndex === 8 || typeIndex === 10 ? 'palm' : 'other'); // 10: visible-light palm [PUSH-v2 §9.4]
+const bioTypeOf = (typeIndex: number): BioType =>
+  typeIndex === 1
+    ? 'fingerprint'
+    : typeIndex === 2 || typeIndex === 9
+      ? 'face'
+      : typeIndex === 6 || typeIndex === 8 || typeIndex === 10
+        ? 'palm'
+        : 'other'; // 10: visible-light palm [PUSH-v2 §9.4]
 const int = (v: string | undefined): number => (v !== undefined && /^\d+/.test(v) ? Number.parseInt(v, 10) : 0);
 
 /** A device template → the store's shape; undefined for PINs the API cannot hold or unusable data. */
 export function templateInput(device: Device, x: AnyTemplate): TemplateInput | undefined {
   if (!/^\d{1,8}$/.test(x.t.pin) || Number(x.t.pin) < 1 || !x.t.usable) return undefined;
   const options = device.options ?? {};
-  const base = { user_pin: Number(x.t.pin), data: x.t.template, size: x.t.template.length, source_sn: device.serial_number, template_index: 0, format: 0, minor_ver: 0 };
+  const base = {
+    user_pin: Number(x.t.pin),
+    data: x.t.template,
+    size: x.t.template.length,
+    source_sn: device.serial_number,
+    template_index: 0,
+    format: 0,
+    minor_ver: 0,
+  };
   switch (x.kind) {
     case 'fingerprint':
-      return { ...base, bio_type: 'fingerprint', type_index: 1, finger_id: x.t.fingerIndex, valid: x.t.valid ?? 1, duress: x.t.duress, major_ver: int(options['FPVersion'] ?? options['ZKFPVersion']), source_format: 'legacy' };
+      return {
+        ...base,
+        bio_type: 'fingerprint',
+        type_index: 1,
+        finger_id: x.t.fingerIndex,
+        valid: x.t.valid ?? 1,
+        duress: x.t.duress,
+        major_ver: int(options['FPVersion'] ?? options['ZKFPVersion']),
+        source_format: 'legacy',
+      };
     case 'face':
-      return { ...base, bio_type: 'face', type_index: 2, finger_id: x.t.faceIndex ?? 0, valid: x.t.valid ?? 1, duress: false, major_ver: int(options['FaceVersion']), source_format: 'legacy' };
+      return {
+        ...base,
+        bio_type: 'face',
+        type_index: 2,
+        finger_id: x.t.faceIndex ?? 0,
+        valid: x.t.valid ?? 1,
+        duress: false,
+        major_ver: int(options['FaceVersion']),
+        source_format: 'legacy',
+      };
     case 'vein':
-      return { ...base, bio_type: 'other', type_index: 7, finger_id: x.t.fingerIndex, template_index: x.t.index ?? 0, valid: x.t.valid ?? 1, duress: false, major_ver: int(options['FvVersion']), source_format: 'legacy' };
+      return {
+        ...base,
+        bio_type: 'other',
+        type_index: 7,
+        finger_id: x.t.fingerIndex,
+        template_index: x.t.index ?? 0,
+        valid: x.t.valid ?? 1,
+        duress: false,
+        major_ver: int(options['FvVersion']),
+        source_format: 'legacy',
+      };
     case 'bio':
       return {
-        ...base, bio_type: bioTypeOf(x.t.type), type_index: x.t.type, finger_id: x.t.no, template_index: x.t.index, valid: x.t.valid ?? 1,
-        duress: x.t.duress, major_ver: int(x.t.majorVer), minor_ver: int(x.t.minorVer), format: x.t.format ?? 0, source_format: 'biodata',
+        ...base,
+        bio_type: bioTypeOf(x.t.type),
+        type_index: x.t.type,
+        finger_id: x.t.no,
+        template_index: x.t.index,
+        valid: x.t.valid ?? 1,
+        duress: x.t.duress,
+        major_ver: int(x.t.majorVer),
+        minor_ver: int(x.t.minorVer),
+        format: x.t.format ?? 0,
+        source_format: 'biodata',
       };
     default: {
       const never: never = x;

@@ -45,7 +45,11 @@ export function checkConfig(env: NodeJS.ProcessEnv): { result: CheckResult; conf
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     return {
-      result: problem('config', `invalid settings: ${err.problems.join('; ')}`, 'correct the variables named above (README "Configuration" lists each with its range); the other checks need a valid configuration'),
+      result: problem(
+        'config',
+        `invalid settings: ${err.problems.join('; ')}`,
+        'correct the variables named above (README "Configuration" lists each with its range); the other checks need a valid configuration',
+      ),
     };
   }
 }
@@ -56,31 +60,70 @@ export async function checkStore(config: Config): Promise<CheckResult[]> {
   const shown = config.store.replace(/\/\/[^@/]*@/, '//***@');
   if (config.store.startsWith('sqlite:')) {
     const path = config.store.slice('sqlite:'.length);
-    if (path === ':memory:') return [warning('store', 'sqlite::memory: keeps nothing across restarts', 'use sqlite:<path> (or MongoDB) for anything but a trial')];
+    if (path === ':memory:')
+      return [warning('store', 'sqlite::memory: keeps nothing across restarts', 'use sqlite:<path> (or MongoDB) for anything but a trial')];
     if (!existsSync(path)) {
       const dir = firstExisting(dirname(resolve(path)));
       try {
         accessSync(dir, constants.W_OK);
         return [ok('store', `${path} does not exist yet; BioGate creates it at start (${dir} is writable)`)];
       } catch {
-        return [problem('store', `${path} does not exist and ${dir} is not writable, so BioGate cannot create it`, `create the directory and give the BioGate user write access, or point BIOGATE_STORE at a writable path`)];
+        return [
+          problem(
+            'store',
+            `${path} does not exist and ${dir} is not writable, so BioGate cannot create it`,
+            `create the directory and give the BioGate user write access, or point BIOGATE_STORE at a writable path`,
+          ),
+        ];
       }
     }
     try {
       accessSync(path, constants.R_OK | constants.W_OK);
     } catch {
-      return [problem('store', `${path} is not readable and writable by this user`, `give the BioGate user read and write access to ${path} and its directory`)];
+      return [
+        problem(
+          'store',
+          `${path} is not readable and writable by this user`,
+          `give the BioGate user read and write access to ${path} and its directory`,
+        ),
+      ];
     }
     try {
       const s = await sqliteStatus(config.store);
       if (!s) return [ok('store', `${path} is reachable`)];
-      if (s.check !== 'ok') results.push(problem('store', `${path} is damaged: ${s.check}`, 'stop BioGate and restore the last backup: biogate restore --in FILE --force'));
-      else if (s.version > s.latest) results.push(problem('store', `${path} has schema version ${s.version}, newer than this BioGate (${s.latest})`, 'run the BioGate version that last used this store, or restore a backup made by this version'));
-      else if (s.version === 0) results.push(problem('store', `${path} is a SQLite file but not a BioGate store`, 'point BIOGATE_STORE at the BioGate database (or at a new file)'));
-      else if (s.version < s.latest) results.push(ok('store', `${path}: schema version ${s.version}; ${s.latest - s.version} newer migration(s) are applied at the next start`));
+      if (s.check !== 'ok')
+        results.push(
+          problem('store', `${path} is damaged: ${s.check}`, 'stop BioGate and restore the last backup: biogate restore --in FILE --force'),
+        );
+      else if (s.version > s.latest)
+        results.push(
+          problem(
+            'store',
+            `${path} has schema version ${s.version}, newer than this BioGate (${s.latest})`,
+            'run the BioGate version that last used this store, or restore a backup made by this version',
+          ),
+        );
+      else if (s.version === 0)
+        results.push(
+          problem(
+            'store',
+            `${path} is a SQLite file but not a BioGate store`,
+            'point BIOGATE_STORE at the BioGate database (or at a new file)',
+          ),
+        );
+      else if (s.version < s.latest)
+        results.push(
+          ok('store', `${path}: schema version ${s.version}; ${s.latest - s.version} newer migration(s) are applied at the next start`),
+        );
       else results.push(ok('store', `${path}: reachable, schema version ${s.version} (current), quick check ok`));
     } catch (err) {
-      results.push(problem('store', `${path} cannot be read: ${(err as Error).message}`, 'check the file is a BioGate SQLite database; restore a backup if it is damaged'));
+      results.push(
+        problem(
+          'store',
+          `${path} cannot be read: ${(err as Error).message}`,
+          'check the file is a BioGate SQLite database; restore a backup if it is damaged',
+        ),
+      );
     }
     return results;
   }
@@ -89,7 +132,9 @@ export async function checkStore(config: Config): Promise<CheckResult[]> {
   try {
     const store = await Promise.race([
       openStore(config.store),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS / 1000} s`)), STORE_TIMEOUT_MS))),
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS / 1000} s`)), STORE_TIMEOUT_MS)),
+      ),
     ]);
     try {
       await store.ping();
@@ -98,7 +143,13 @@ export async function checkStore(config: Config): Promise<CheckResult[]> {
     }
     return [ok('store', `MongoDB at ${shown} answers (no versioned schema: indexes are ensured at start)`)];
   } catch (err) {
-    return [problem('store', `MongoDB at ${shown} cannot be reached: ${(err as Error).message}`, 'start MongoDB or correct BIOGATE_STORE (host, port, credentials, replicaSet); test it with: mongosh "<your URL>" --eval "db.runCommand({ping: 1})"')];
+    return [
+      problem(
+        'store',
+        `MongoDB at ${shown} cannot be reached: ${(err as Error).message}`,
+        'start MongoDB or correct BIOGATE_STORE (host, port, credentials, replicaSet); test it with: mongosh "<your URL>" --eval "db.runCommand({ping: 1})"',
+      ),
+    ];
   } finally {
     clearTimeout(timer);
   }
@@ -117,11 +168,29 @@ export function checkPort(name: string, host: string, port: number, setting: str
     const server = createServer();
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
-        done(problem(name, `${host}:${port} is already in use`, `stop what listens there (is BioGate already running? see: ss -ltnp 'sport = :${port}') or set ${setting} to a free port`));
+        done(
+          problem(
+            name,
+            `${host}:${port} is already in use`,
+            `stop what listens there (is BioGate already running? see: ss -ltnp 'sport = :${port}') or set ${setting} to a free port`,
+          ),
+        );
       } else if (err.code === 'EACCES') {
-        done(problem(name, `not allowed to listen on port ${port} (ports below 1024 need privileges)`, `set ${setting} to 1024 or above and put a reverse proxy in front, or grant CAP_NET_BIND_SERVICE`));
+        done(
+          problem(
+            name,
+            `not allowed to listen on port ${port} (ports below 1024 need privileges)`,
+            `set ${setting} to 1024 or above and put a reverse proxy in front, or grant CAP_NET_BIND_SERVICE`,
+          ),
+        );
       } else if (err.code === 'EADDRNOTAVAIL') {
-        done(problem(name, `${host} is not an address of this machine`, `set BIOGATE_HOST to one of this machine's addresses (0.0.0.0 for all)`));
+        done(
+          problem(
+            name,
+            `${host} is not an address of this machine`,
+            `set BIOGATE_HOST to one of this machine's addresses (0.0.0.0 for all)`,
+          ),
+        );
       } else done(problem(name, `cannot listen on ${host}:${port}: ${err.message}`, `check BIOGATE_HOST and ${setting}`));
     });
     server.listen({ host, port, exclusive: true }, () => server.close(() => done(ok(name, `${host}:${port} is free`))));
@@ -145,7 +214,11 @@ export function checkHttpEngine(choice: HttpEngineChoice): CheckResult {
     );
   } catch (err) {
     if (!(err instanceof UwsUnavailableError)) throw err;
-    return problem('http engine', `BIOGATE_HTTP_ENGINE=uws, but uWebSockets.js does not load here: ${err.reason} (${where})`, 'set BIOGATE_HTTP_ENGINE=auto or node to use the node:http engine, or run BioGate on Node 20 (the uWebSockets.js build has binaries for Node 16-20, glibc 2.36 or older) and reinstall with "npm ci"');
+    return problem(
+      'http engine',
+      `BIOGATE_HTTP_ENGINE=uws, but uWebSockets.js does not load here: ${err.reason} (${where})`,
+      'set BIOGATE_HTTP_ENGINE=auto or node to use the node:http engine, or run BioGate on Node 20 (the uWebSockets.js build has binaries for Node 16-20, glibc 2.36 or older) and reinstall with "npm ci"',
+    );
   }
 }
 
@@ -153,24 +226,48 @@ export function checkHttpEngine(choice: HttpEngineChoice): CheckResult {
 export function checkTls(config: Config, clock: Clock): CheckResult {
   const { tlsCert, tlsKey } = config;
   if (!tlsCert && !tlsKey) return ok('tls', 'off (plain HTTP; put TLS on a reverse proxy or set BIOGATE_TLS_CERT and BIOGATE_TLS_KEY)');
-  if (!tlsCert || !tlsKey) return problem('tls', `only ${tlsCert ? 'BIOGATE_TLS_CERT' : 'BIOGATE_TLS_KEY'} is set`, 'set both BIOGATE_TLS_CERT and BIOGATE_TLS_KEY, or neither');
+  if (!tlsCert || !tlsKey)
+    return problem(
+      'tls',
+      `only ${tlsCert ? 'BIOGATE_TLS_CERT' : 'BIOGATE_TLS_KEY'} is set`,
+      'set both BIOGATE_TLS_CERT and BIOGATE_TLS_KEY, or neither',
+    );
   let cert: X509Certificate;
   let key: KeyObject;
   try {
     cert = new X509Certificate(readFileSync(tlsCert));
   } catch (err) {
-    return problem('tls', `the certificate ${tlsCert} cannot be read as PEM: ${(err as Error).message}`, 'point BIOGATE_TLS_CERT at a readable PEM certificate (the full chain, leaf first)');
+    return problem(
+      'tls',
+      `the certificate ${tlsCert} cannot be read as PEM: ${(err as Error).message}`,
+      'point BIOGATE_TLS_CERT at a readable PEM certificate (the full chain, leaf first)',
+    );
   }
   try {
     key = createPrivateKey(readFileSync(tlsKey));
   } catch (err) {
-    return problem('tls', `the private key ${tlsKey} cannot be read as PEM: ${(err as Error).message}`, 'point BIOGATE_TLS_KEY at a readable, unencrypted PEM private key');
+    return problem(
+      'tls',
+      `the private key ${tlsKey} cannot be read as PEM: ${(err as Error).message}`,
+      'point BIOGATE_TLS_KEY at a readable, unencrypted PEM private key',
+    );
   }
-  if (!cert.checkPrivateKey(key)) return problem('tls', `${tlsKey} is not the key of the certificate ${tlsCert} (${cert.subject.replace(/\n/g, ', ')})`, 'use the key the certificate was issued for');
+  if (!cert.checkPrivateKey(key))
+    return problem(
+      'tls',
+      `${tlsKey} is not the key of the certificate ${tlsCert} (${cert.subject.replace(/\n/g, ', ')})`,
+      'use the key the certificate was issued for',
+    );
   const now = clock.now().getTime();
   const until = new Date(cert.validTo).getTime();
-  if (until < now) return problem('tls', `the certificate expired on ${new Date(until).toISOString()}`, 'renew the certificate and restart BioGate');
-  if (new Date(cert.validFrom).getTime() > now) return problem('tls', `the certificate is not valid before ${new Date(cert.validFrom).toISOString()}`, 'check the clock of this machine, or the certificate');
+  if (until < now)
+    return problem('tls', `the certificate expired on ${new Date(until).toISOString()}`, 'renew the certificate and restart BioGate');
+  if (new Date(cert.validFrom).getTime() > now)
+    return problem(
+      'tls',
+      `the certificate is not valid before ${new Date(cert.validFrom).toISOString()}`,
+      'check the clock of this machine, or the certificate',
+    );
   const days = Math.floor((until - now) / 86_400_000);
   if (days < CERT_WARN_DAYS) return warning('tls', `the certificate expires in ${days} day(s)`, 'renew it soon');
   return ok('tls', `certificate and key match; valid for ${days} more days`);
@@ -179,7 +276,12 @@ export function checkTls(config: Config, clock: Clock): CheckResult {
 /** Devices stamp punches with the time the gateway gives them: a clock in the past is a real fault. */
 export function checkClock(clock: Clock): CheckResult {
   const now = clock.now();
-  if (now.getUTCFullYear() < 2024) return problem('clock', `the system clock says ${now.toISOString()}`, 'set the clock (enable NTP: timedatectl set-ntp true); terminals take their time from BioGate');
+  if (now.getUTCFullYear() < 2024)
+    return problem(
+      'clock',
+      `the system clock says ${now.toISOString()}`,
+      'set the clock (enable NTP: timedatectl set-ntp true); terminals take their time from BioGate',
+    );
   return ok('clock', `${now.toISOString()} (UTC)`);
 }
 
@@ -196,12 +298,26 @@ export function checkMqtt(config: Config): CheckResult {
   if (config.mqttCaFile) {
     try {
       const pem = readFileSync(config.mqttCaFile, 'utf8');
-      if (!/-----BEGIN CERTIFICATE-----/.test(pem)) return problem('mqtt', `${config.mqttCaFile} holds no PEM certificate`, 'point BIOGATE_MQTT_CA_FILE at the PEM file of the CA that signed the broker certificate');
+      if (!/-----BEGIN CERTIFICATE-----/.test(pem))
+        return problem(
+          'mqtt',
+          `${config.mqttCaFile} holds no PEM certificate`,
+          'point BIOGATE_MQTT_CA_FILE at the PEM file of the CA that signed the broker certificate',
+        );
       new X509Certificate(pem);
     } catch (err) {
-      return problem('mqtt', `the CA file ${config.mqttCaFile} cannot be used: ${(err as Error).message}`, 'point BIOGATE_MQTT_CA_FILE at a readable PEM file');
+      return problem(
+        'mqtt',
+        `the CA file ${config.mqttCaFile} cannot be used: ${(err as Error).message}`,
+        'point BIOGATE_MQTT_CA_FILE at a readable PEM file',
+      );
     }
-    if (url.protocol !== 'mqtts:') return warning('mqtt', 'BIOGATE_MQTT_CA_FILE is set but the broker URL is plain mqtt://', 'use mqtts:// to connect with TLS, or unset the CA file');
+    if (url.protocol !== 'mqtts:')
+      return warning(
+        'mqtt',
+        'BIOGATE_MQTT_CA_FILE is set but the broker URL is plain mqtt://',
+        'use mqtts:// to connect with TLS, or unset the CA file',
+      );
   }
   const port = url.port || (url.protocol === 'mqtts:' ? '8883' : '1883');
   return ok('mqtt', `external broker ${url.protocol}//${url.hostname}:${port}${config.mqttCaFile ? ` (CA ${config.mqttCaFile})` : ''}`);
@@ -221,8 +337,10 @@ export async function runChecks(env: NodeJS.ProcessEnv, clock: Clock): Promise<C
   }
   results.push(...(await checkStore(config)));
   results.push(await checkPort(`port ${config.port}`, config.host, config.port, 'BIOGATE_PORT'));
-  if (config.devicePort !== null) results.push(await checkPort(`device port ${config.devicePort}`, config.host, config.devicePort, 'BIOGATE_DEVICE_PORT'));
-  if (config.mqtt === 'embedded') results.push(await checkPort(`mqtt port ${config.mqttPort}`, config.mqttHost, config.mqttPort, 'BIOGATE_MQTT_PORT'));
+  if (config.devicePort !== null)
+    results.push(await checkPort(`device port ${config.devicePort}`, config.host, config.devicePort, 'BIOGATE_DEVICE_PORT'));
+  if (config.mqtt === 'embedded')
+    results.push(await checkPort(`mqtt port ${config.mqttPort}`, config.mqttHost, config.mqttPort, 'BIOGATE_MQTT_PORT'));
   results.push(checkTls(config, clock));
   results.push(checkMqtt(config));
   return results;

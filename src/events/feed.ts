@@ -181,7 +181,9 @@ export class ClusterFeed implements EventFeed {
   }
 
   async signal<K extends keyof SystemEvents>(type: K, data: SystemEvents[K]): Promise<void> {
-    await this.#append([{ id: randomUUID(), location_id: SYSTEM_LOCATION, type, at: this.#deps.now().toISOString(), node: this.#deps.node, data }]);
+    await this.#append([
+      { id: randomUUID(), location_id: SYSTEM_LOCATION, type, at: this.#deps.now().toISOString(), node: this.#deps.node, data },
+    ]);
   }
 
   /** Whatever was emitted before this resolves is in the store and delivered (tests, shutdown). */
@@ -205,7 +207,9 @@ export class ClusterFeed implements EventFeed {
     // results, handled in one turn on SQLite) leave together.
     const chain: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#pump(locationId))
-      .catch((err: unknown) => this.#deps.log.error({ err, location_id: locationId }, 'event feed: appending failed; consumers miss events'))
+      .catch((err: unknown) =>
+        this.#deps.log.error({ err, location_id: locationId }, 'event feed: appending failed; consumers miss events'),
+      )
       .finally(() => {
         // A fact emitted after this pump found its queue empty started the next one: leave that one be.
         if (this.#chains.get(locationId) === chain) this.#chains.delete(locationId);
@@ -231,16 +235,30 @@ export class ClusterFeed implements EventFeed {
       for (const fact of batch) {
         try {
           const draft = await this.#outlasting(fact.draft);
-          if (draft) drafts.push({ id: randomUUID(), location_id: draft.location_id, type: draft.type, at: draft.at, node: this.#deps.node, data: draft.data });
+          if (draft)
+            drafts.push({
+              id: randomUUID(),
+              location_id: draft.location_id,
+              type: draft.type,
+              at: draft.at,
+              node: this.#deps.node,
+              data: draft.data,
+            });
         } catch (err) {
-          this.#deps.log.error({ err, event: fact.name, location_id: locationId }, 'event feed: an event could not be stored; consumers miss it');
+          this.#deps.log.error(
+            { err, event: fact.name, location_id: locationId },
+            'event feed: an event could not be stored; consumers miss it',
+          );
         }
       }
       if (drafts.length === 0) continue;
       try {
         await this.#outlasting(() => this.#append(drafts));
       } catch (err) {
-        this.#deps.log.error({ err, events: drafts.length, location_id: locationId }, 'event feed: events could not be stored; consumers miss them');
+        this.#deps.log.error(
+          { err, events: drafts.length, location_id: locationId },
+          'event feed: events could not be stored; consumers miss them',
+        );
       }
     }
   }
@@ -306,7 +324,10 @@ export class ClusterFeed implements EventFeed {
     }
     if (lane.held.size > 0 && lane.gapSince !== null && Date.now() - lane.gapSince >= GAP_SKIP_MS) {
       const resume = Math.min(...lane.held.keys());
-      this.#deps.log.warn({ location_id: locationId, missing_from: lane.next, missing_to: resume - 1 }, 'event feed: sequence numbers never written (a node stopped mid-write): skipped');
+      this.#deps.log.warn(
+        { location_id: locationId, missing_from: lane.next, missing_to: resume - 1 },
+        'event feed: sequence numbers never written (a node stopped mid-write): skipped',
+      );
       lane.next = resume;
       lane.gapSince = null;
     }
@@ -392,7 +413,9 @@ export class ClusterFeed implements EventFeed {
     await w?.close().catch(() => undefined);
     if (this.#stopped) return;
     if (isNoChangeStreams(err)) {
-      this.#deps.log.warn('event feed: this MongoDB offers no change streams (not a replica set): this node sees only its own events; run a replica set for several nodes');
+      this.#deps.log.warn(
+        'event feed: this MongoDB offers no change streams (not a replica set): this node sees only its own events; run a replica set for several nodes',
+      );
       return;
     }
     this.#deps.log.warn({ err }, 'event feed: change stream lost; reopening');

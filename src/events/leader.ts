@@ -21,7 +21,12 @@ export interface Leadership {
 }
 
 export function createLeadership(deps: {
-  store: Store; clock: Clock; log: Logger; node: string; name: string; leaseMs?: number;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  node: string;
+  name: string;
+  leaseMs?: number;
   /** After a leader let go of the lease (stop): tell the other nodes, so one takes over at once. */
   released?: () => Promise<void>;
 }): Leadership {
@@ -78,7 +83,9 @@ export function createLeadership(deps: {
       set(false);
       if (!was) return;
       await deps.store.cluster.releaseLease(name, deps.node).catch(() => undefined);
-      await deps.released?.().catch((err: unknown) => deps.log.warn({ err, role: deps.name }, 'could not tell the other nodes that leadership is free'));
+      await deps
+        .released?.()
+        .catch((err: unknown) => deps.log.warn({ err, role: deps.name }, 'could not tell the other nodes that leadership is free'));
     },
   };
 }

@@ -21,11 +21,30 @@ export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 /** A device as GET /api/devices/{sn} shows it (src/views/device.ts deviceView). */
 export type DeviceData = Record<string, unknown> & { serial_number: string; location_id: number | null; is_active: boolean };
 /** A command as GET /api/commands/{id} shows it, with `result` cut to null when large. */
-export type CommandData = Record<string, unknown> & { id: number; sn: string | null; status: 'pending' | 'sent' | 'success' | 'failed'; command: string };
+export type CommandData = Record<string, unknown> & {
+  id: number;
+  sn: string | null;
+  status: 'pending' | 'sent' | 'success' | 'failed';
+  command: string;
+};
 /** A door or alarm event as GET /api/events shows it. */
-export type DoorEventData = Record<string, unknown> & { id: number; sn: string; type: string; event: number | null; door: number | null; meaning: string | null };
+export type DoorEventData = Record<string, unknown> & {
+  id: number;
+  sn: string;
+  type: string;
+  event: number | null;
+  door: number | null;
+  meaning: string | null;
+};
 /** An attendance record as GET /api/attendance shows it. */
-export type AttendanceData = Record<string, unknown> & { id: number; sn: string; pin: string; user_id: number | null; timestamp: string; local_time: string };
+export type AttendanceData = Record<string, unknown> & {
+  id: number;
+  sn: string;
+  pin: string;
+  user_id: number | null;
+  timestamp: string;
+  local_time: string;
+};
 
 export interface FeedPayloads {
   /** The device reached the location's node (presence transition, owner node only). */

@@ -51,21 +51,41 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
       const device = await ctx.store.devices.getBySerial(p.sn);
       if (!device) return undefined;
       const presence = name === 'device.online' ? 'online' : 'offline';
-      return { type: name, location_id: p.location_id, at: p.at, data: { sn: p.sn, device: await deviceData(ctx, device, presence, p.at) } };
+      return {
+        type: name,
+        location_id: p.location_id,
+        at: p.at,
+        data: { sn: p.sn, device: await deviceData(ctx, device, presence, p.at) },
+      };
     }
     case 'device.updated': {
       const p = payload as BusEvents['device.updated'];
       if (p.location_id === null) return undefined;
-      return { type: 'device.updated', location_id: p.location_id, at, data: { sn: p.device.serial_number, device: await deviceData(ctx, p.device) } };
+      return {
+        type: 'device.updated',
+        location_id: p.location_id,
+        at,
+        data: { sn: p.device.serial_number, device: await deviceData(ctx, p.device) },
+      };
     }
     case 'command.updated': {
       const p = payload as BusEvents['command.updated'];
       if (p.location_id === null) return undefined;
-      return { type: 'command.updated', location_id: p.location_id, at, data: { command: commandData(p.command, await ctx.location(p.location_id)) } };
+      return {
+        type: 'command.updated',
+        location_id: p.location_id,
+        at,
+        data: { command: commandData(p.command, await ctx.location(p.location_id)) },
+      };
     }
     case 'attendance.recorded': {
       const p = payload as BusEvents['attendance.recorded'];
-      return { type: 'attendance.recorded', location_id: p.location_id, at, data: { sn: p.records[0]?.sn ?? '', records: p.records.map((r) => attendanceView(r)) } };
+      return {
+        type: 'attendance.recorded',
+        location_id: p.location_id,
+        at,
+        data: { sn: p.records[0]?.sn ?? '', records: p.records.map((r) => attendanceView(r)) },
+      };
     }
     case 'door.event': {
       const p = payload as BusEvents['door.event'];

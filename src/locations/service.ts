@@ -24,7 +24,12 @@ export interface LocationService {
   list(): Promise<readonly Location[]>;
   get(id: number): Promise<Location>;
   update(id: number, patch: { name?: string; timezone?: string; is_active?: boolean; require_comm_key?: boolean }): Promise<Location>;
-  issueToken(input: { location_id: number; scope?: TokenScope; expires_in_days?: number | null; label?: string | null }): Promise<IssuedToken>;
+  issueToken(input: {
+    location_id: number;
+    scope?: TokenScope;
+    expires_in_days?: number | null;
+    label?: string | null;
+  }): Promise<IssuedToken>;
   revokeToken(id: number): Promise<Token>;
   listTokens(locationId?: number): Promise<readonly Token[]>;
 }
@@ -55,7 +60,10 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
     async create(input) {
       const name = checkName(input.name, ['body', 'name']);
       const timezone = checkZone(input.timezone ?? 'UTC', ['body', 'timezone']);
-      const location = await store.locations.create({ name, timezone, ...(input.require_comm_key !== undefined ? { require_comm_key: input.require_comm_key } : {}) }, now());
+      const location = await store.locations.create(
+        { name, timezone, ...(input.require_comm_key !== undefined ? { require_comm_key: input.require_comm_key } : {}) },
+        now(),
+      );
       const token = await service.issueToken({ location_id: location.id, label: 'initial' });
       return { location, token };
     },
@@ -75,7 +83,8 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
       const location = await store.locations.update(id, clean, now());
       if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);
       hooks.changed?.(location);
-      if (before && (before.timezone !== location.timezone || (!before.is_active && location.is_active))) await hooks.timeZoneChanged?.(location);
+      if (before && (before.timezone !== location.timezone || (!before.is_active && location.is_active)))
+        await hooks.timeZoneChanged?.(location);
       return location;
     },
     async issueToken(input) {
@@ -83,7 +92,8 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
       const scope = input.scope ?? 'full';
       if (!TOKEN_SCOPES.includes(scope)) throw invalid(['body', 'scope'], `must be one of ${TOKEN_SCOPES.join(', ')}`, 'enum');
       const days = input.expires_in_days ?? null;
-      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 3650)) throw invalid(['body', 'expires_in_days'], 'must be between 1 and 3650', 'range');
+      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 3650))
+        throw invalid(['body', 'expires_in_days'], 'must be between 1 and 3650', 'range');
       const issuedAt = clock.now();
       const expires_at = days === null ? null : new Date(issuedAt.getTime() + days * 86_400_000).toISOString();
       const token = generateToken();

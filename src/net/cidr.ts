@@ -37,7 +37,10 @@ function ipv6Bytes(text: string): Uint8Array | undefined {
   const all = rest === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
   if (all.length !== 8) return undefined;
   const out = new Uint8Array(16);
-  all.forEach((w, i) => { out[2 * i] = w >> 8; out[2 * i + 1] = w & 0xff; });
+  all.forEach((w, i) => {
+    out[2 * i] = w >> 8;
+    out[2 * i + 1] = w & 0xff;
+  });
   if (tail.length === 4) out.set(tail, 12);
   return out;
 }
@@ -70,7 +73,7 @@ function format(n: Network): string {
   for (let i = 0; i < 16; i += 2) words.push((((n.bytes[i] as number) << 8) | (n.bytes[i + 1] as number)).toString(16));
   // Longest run of zero words (two or more) becomes `::` (RFC 5952).
   let best = [-1, 0];
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && words[j] === '0') j++;
     if (j - i > (best[1] as number) && j - i >= 2) best = [i, j - i];
@@ -130,7 +133,10 @@ function contains(n: Network, addr: Uint8Array): boolean {
 export function parseCidrList(text: string): { readonly networks: string[]; readonly invalid: string[] } {
   const networks: string[] = [];
   const invalid: string[] = [];
-  for (const entry of text.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     const canonical = canonicalCidr(entry);
     if (canonical === undefined) invalid.push(entry);
     else networks.push(canonical);

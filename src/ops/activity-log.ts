@@ -24,7 +24,12 @@ export function logActivity(bus: EventBus, log: Logger): void {
     if (c.parent_id !== null || c.origin === 'sync') return;
     if (c.status !== 'success' && c.status !== 'failed') return;
     const fields = {
-      id: c.id, sn: c.sn, location_id: c.location_id, command: c.command, status: c.status, origin: c.origin,
+      id: c.id,
+      sn: c.sn,
+      location_id: c.location_id,
+      command: c.command,
+      status: c.status,
+      origin: c.origin,
       ...(c.error_message !== null ? { error: c.error_message.slice(0, ERROR_CHARS) } : {}),
     };
     if (c.status === 'success') log.info(fields, 'command succeeded');

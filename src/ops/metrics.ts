@@ -59,7 +59,11 @@ interface Metric {
 export class Counter implements Metric {
   readonly #values = new Map<string, { labels: Labels; value: number }>();
   readonly #maxSeries: number;
-  constructor(readonly name: string, readonly help: string, options: SeriesOptions = {}) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    options: SeriesOptions = {},
+  ) {
     this.#maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
   }
   inc(labels: Labels = {}, by = 1): void {
@@ -81,14 +85,23 @@ export class Counter implements Metric {
     return entry;
   }
   render(base: Labels = {}): string[] {
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.#values.values()].map((e) => `${this.name}${fmt({ ...e.labels, ...base })} ${e.value}`)];
+    return [
+      `# HELP ${this.name} ${this.help}`,
+      `# TYPE ${this.name} counter`,
+      ...[...this.#values.values()].map((e) => `${this.name}${fmt({ ...e.labels, ...base })} ${e.value}`),
+    ];
   }
 }
 
 export class Histogram implements Metric {
   readonly #series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
   readonly #maxSeries: number;
-  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[], options: SeriesOptions = {}) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly buckets: readonly number[],
+    options: SeriesOptions = {},
+  ) {
     this.#maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
   }
   observe(labels: Labels, value: number): void {
@@ -132,7 +145,11 @@ export class Gauge implements Metric {
   ) {}
   async render(base: Labels = {}): Promise<string[]> {
     const values = await this.collect();
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, ...values.map((v) => `${this.name}${fmt({ ...v.labels, ...base })} ${v.value}`)];
+    return [
+      `# HELP ${this.name} ${this.help}`,
+      `# TYPE ${this.name} gauge`,
+      ...values.map((v) => `${this.name}${fmt({ ...v.labels, ...base })} ${v.value}`),
+    ];
   }
 }
 

@@ -30,7 +30,7 @@ function queryOf(req: HttpRequest): Record<string, string> {
     for (const [k, v] of req.query) if (!(k in query)) query[k] = v;
     return query;
   }
-  for (let start = 0; start <= raw.length; ) {
+  for (let start = 0; start <= raw.length;) {
     let end = raw.indexOf('&', start);
     if (end < 0) end = raw.length;
     if (end > start) {
@@ -55,7 +55,8 @@ const TEXT: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': '
 
 /** The reply as HTTP; a reply carrying commands learns whether it reached the terminal (devices/outbox.ts Batch). */
 const text = (r: ActorReply | DeviceReply): HttpResponse => ({
-  status: r.status, headers: TEXT,
+  status: r.status,
+  headers: TEXT,
   // [COMMANDS §3.10] names in the device's character set (GB2312 for language 83)
   body: 'charset' in r ? encodeBody(r.body, r.charset) : r.body,
   ...('onSettled' in r && r.onSettled ? { onSettled: r.onSettled } : {}),

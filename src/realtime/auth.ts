@@ -27,14 +27,20 @@ export async function authenticateUpgrade(store: Store, clock: Clock, req: WebSo
   const fromQuery = req.query.get('access_token') ?? undefined;
   const given = [fromHeader, fromProtocol, fromQuery].filter((v) => v !== undefined);
   if (given.length > 1) {
-    throw new BioGateError('UNAUTHORIZED', 'Give the token once: Authorization header, Sec-WebSocket-Protocol "bearer, <token>" or ?access_token=', {
+    throw new BioGateError(
+      'UNAUTHORIZED',
+      'Give the token once: Authorization header, Sec-WebSocket-Protocol "bearer, <token>" or ?access_token=',
+      {
+        headers: { 'WWW-Authenticate': 'Bearer realm="biogate"' },
+      },
+    );
+  }
+  if (at >= 0 && fromProtocol === undefined) {
+    throw new BioGateError('UNAUTHORIZED', 'Sec-WebSocket-Protocol "bearer" must be followed by the token', {
       headers: { 'WWW-Authenticate': 'Bearer realm="biogate"' },
     });
   }
-  if (at >= 0 && fromProtocol === undefined) {
-    throw new BioGateError('UNAUTHORIZED', 'Sec-WebSocket-Protocol "bearer" must be followed by the token', { headers: { 'WWW-Authenticate': 'Bearer realm="biogate"' } });
-  }
-  const authorization = fromHeader ?? (fromProtocol ?? fromQuery ? `Bearer ${fromProtocol ?? fromQuery}` : undefined);
+  const authorization = fromHeader ?? ((fromProtocol ?? fromQuery) ? `Bearer ${fromProtocol ?? fromQuery}` : undefined);
   const caller = await authenticate(store, authorization, clock.now());
   return { caller, authorization: authorization as string, protocol: fromProtocol !== undefined ? BEARER_PROTOCOL : undefined };
 }

@@ -74,8 +74,13 @@ export function mountStream(deps: StreamDeps): Stream {
     open(conn) {
       const session = new StreamSession(
         {
-          store: deps.store, feed: deps.feed, now: () => deps.clock.now(), onlineThresholdS: deps.onlineThresholdS, liveLastSeen: deps.liveLastSeen,
-          log: deps.log, snapshotPauseBytes: Math.floor(maxBuffered / 2),
+          store: deps.store,
+          feed: deps.feed,
+          now: () => deps.clock.now(),
+          onlineThresholdS: deps.onlineThresholdS,
+          liveLastSeen: deps.liveLastSeen,
+          log: deps.log,
+          snapshotPauseBytes: Math.floor(maxBuffered / 2),
         },
         conn,
         conn.userData.caller,
@@ -83,7 +88,10 @@ export function mountStream(deps: StreamDeps): Stream {
       conn.userData.session = session;
       sessions.set(session, { authorization: conn.userData.authorization, end: (code, reason) => conn.end(code, reason) });
       session.open();
-      deps.log.debug({ location: session.locationId, token_id: conn.userData.caller.token.id, remote: conn.remoteAddress }, 'stream connected');
+      deps.log.debug(
+        { location: session.locationId, token_id: conn.userData.caller.token.id, remote: conn.remoteAddress },
+        'stream connected',
+      );
     },
     message(conn, data, isBinary) {
       conn.userData.session?.message(data, isBinary);

@@ -29,7 +29,8 @@ export function parseClientMessage(text: string): ClientMessage {
   } catch {
     throw new BioGateError('BAD_REQUEST', 'The message is not valid JSON');
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new BioGateError('BAD_REQUEST', 'The message must be a JSON object');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new BioGateError('BAD_REQUEST', 'The message must be a JSON object');
   const msg = raw as Record<string, unknown>;
   const op = msg['op'];
   if (typeof op !== 'string' || !(OPS as readonly string[]).includes(op)) {
@@ -47,7 +48,8 @@ export function parseClientMessage(text: string): ClientMessage {
       return { op: 'unsubscribe', topics: readTopics(msg['topics']) };
     case 'resume': {
       const after = msg['after'];
-      if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) throw issue(['after'], 'after must be an integer >= 0 (the last seq received)', 'int_type');
+      if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0)
+        throw issue(['after'], 'after must be an integer >= 0 (the last seq received)', 'int_type');
       return { op: 'resume', after };
     }
   }

@@ -133,7 +133,9 @@ export class StreamSession {
   async #subscribe(topics: readonly string[]): Promise<void> {
     const added = topics.filter((t) => !this.#filters.has(t));
     if (this.#filters.size + added.length > MAX_FILTERS) {
-      throw new BioGateError('VALIDATION_FAILED', [{ loc: ['topics'], msg: `at most ${MAX_FILTERS} topic filters per connection`, type: 'too_long' }]);
+      throw new BioGateError('VALIDATION_FAILED', [
+        { loc: ['topics'], msg: `at most ${MAX_FILTERS} topic filters per connection`, type: 'too_long' },
+      ]);
     }
     for (const t of topics) this.#filters.add(t);
     this.#held = [];

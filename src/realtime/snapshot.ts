@@ -33,8 +33,10 @@ export async function retainedMessages(deps: SnapshotDeps, location: Location, f
     const online = isOnline(device.last_seen, now, deps.onlineThresholdS);
     const availability = availabilityTopic(device.serial_number);
     const state = stateTopic(device.serial_number);
-    if (filters.some((f) => topicMatches(f, availability))) out.push({ topic: availability, payload: online ? 'online' : 'offline', retain: true });
-    if (filters.some((f) => topicMatches(f, state))) out.push({ topic: state, payload: deviceView(device, location, now, deps.onlineThresholdS), retain: true });
+    if (filters.some((f) => topicMatches(f, availability)))
+      out.push({ topic: availability, payload: online ? 'online' : 'offline', retain: true });
+    if (filters.some((f) => topicMatches(f, state)))
+      out.push({ topic: state, payload: deviceView(device, location, now, deps.onlineThresholdS), retain: true });
   }
   return out;
 }

@@ -13,7 +13,10 @@ import type { Iso } from './ports/records.js';
 const EXPIRED = 'expired before delivery';
 
 /** Child lines of the attempt that went unanswered: a late answer to them changes nothing. */
-const supersededLines = (now: Iso): CommandCas => ({ rule: T.supersedeLines, change: { error_message: ATTEMPT_SUPERSEDED, updated_at: now } });
+const supersededLines = (now: Iso): CommandCas => ({
+  rule: T.supersedeLines,
+  change: { error_message: ATTEMPT_SUPERSEDED, updated_at: now },
+});
 
 /** A sync op that a newer pending op for the same user replaced while it was out. */
 const supersededOp = (now: Iso): CommandCas => ({ rule: T.supersede, change: { error_message: SYNC_SUPERSEDED, updated_at: now } });
@@ -31,7 +34,11 @@ export function commandsPort(records: CommandRecords): CommandsPort {
     },
     finish(id, outcome, now) {
       const change = {
-        response: outcome.response ?? null, error_message: outcome.error_message ?? null, result: outcome.result ?? null, acknowledged_at: now, updated_at: now,
+        response: outcome.response ?? null,
+        error_message: outcome.error_message ?? null,
+        result: outcome.result ?? null,
+        acknowledged_at: now,
+        updated_at: now,
       };
       return setOne({ id }, { rule: outcome.status === 'success' ? T.succeed : T.fail, change });
     },
@@ -67,7 +74,11 @@ export function commandsPort(records: CommandRecords): CommandsPort {
       return setOne({ id }, { rule: T.requeue, change, otherwise: supersededOp(now), lines: supersededLines(now) });
     },
     progress(id, progress, now) {
-      const change = { result: progress.result ?? null, ...(progress.response !== undefined ? { response: progress.response } : {}), updated_at: now };
+      const change = {
+        result: progress.result ?? null,
+        ...(progress.response !== undefined ? { response: progress.response } : {}),
+        updated_at: now,
+      };
       return setOne({ id }, { rule: T.progress, change });
     },
     retry(id, wire, now) {

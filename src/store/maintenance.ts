@@ -17,7 +17,11 @@ export class UseExternalToolError extends Error {
 }
 
 export { StoreFileError } from './store-files.js';
-export type { SqliteBackupResult as BackupResult, SqliteRestoreResult as RestoreResult, SqliteSchemaStatus as SchemaStatus } from './store-files.js';
+export type {
+  SqliteBackupResult as BackupResult,
+  SqliteRestoreResult as RestoreResult,
+  SqliteSchemaStatus as SchemaStatus,
+} from './store-files.js';
 import type { SqliteBackupResult, SqliteRestoreResult, SqliteSchemaStatus } from './store-files.js';
 
 const sqlitePath = (url: string): string | undefined => (url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined);

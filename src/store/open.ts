@@ -83,7 +83,10 @@ export function guardStore(store: Store, isUnavailable: (err: unknown) => boolea
     };
   };
   const guardPort = (port: object): object =>
-    new Proxy(port, cached((_key, value) => (typeof value === 'function' ? guardFn(value as (...args: unknown[]) => unknown, port) : value)));
+    new Proxy(
+      port,
+      cached((_key, value) => (typeof value === 'function' ? guardFn(value as (...args: unknown[]) => unknown, port) : value)),
+    );
   return new Proxy(
     store,
     cached((key, value) => {

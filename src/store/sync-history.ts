@@ -13,5 +13,8 @@ export interface SyncHistoryRow {
 export function lastSyncedElsewhere(rows: readonly SyncHistoryRow[], locationId: number): number[] {
   const last = new Map<number, SyncHistoryRow>();
   for (const r of rows) if (typeof r.pin === 'number' && Number.isSafeInteger(r.pin)) last.set(r.pin, r);
-  return [...last].filter(([, r]) => r.op !== 'user.delete' && r.location_id !== locationId).map(([pin]) => pin).sort((a, b) => a - b);
+  return [...last]
+    .filter(([, r]) => r.op !== 'user.delete' && r.location_id !== locationId)
+    .map(([pin]) => pin)
+    .sort((a, b) => a - b);
 }

@@ -16,7 +16,11 @@ export class InjectedFault extends Error {
   }
 }
 
-const active = (what: string): boolean => (process.env[TEST_FAULTS_ENV] ?? '').split(',').map((s) => s.trim()).includes(what);
+const active = (what: string): boolean =>
+  (process.env[TEST_FAULTS_ENV] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .includes(what);
 
 export function withTestFaults(store: Store): Store {
   if (process.env[TEST_FAULTS_ENV] === undefined) return store;

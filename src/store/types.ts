@@ -10,10 +10,20 @@
  *   so they order as strings.
  */
 import type {
-  AttendancePort, ClusterPort, CommandsPort, DeviceRecordsPort, DevicesPort, DoorEventsPort, JobsPort, LocationsPort, SyncOutboxPort,
-  TemplatesPort, TokensPort, UsersPort, WebhooksPort,
+  AttendancePort,
+  ClusterPort,
+  CommandsPort,
+  DeviceRecordsPort,
+  DevicesPort,
+  DoorEventsPort,
+  JobsPort,
+  LocationsPort,
+  SyncOutboxPort,
+  TemplatesPort,
+  TokensPort,
+  UsersPort,
+  WebhooksPort,
 } from './ports/index.js';
-
 
 export interface Store {
   readonly kind: 'sqlite' | 'mongodb';

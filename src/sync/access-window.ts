@@ -37,5 +37,7 @@ export function phaseAt(user: Pick<User, 'start_time' | 'end_time'>, timeZone: s
 
 /** Whether one of the user's edges falls in (since, until]: their access changed then. */
 export function crossedEdge(user: Pick<User, 'start_time' | 'end_time'>, timeZone: string, since: number, until: number): boolean {
-  return [edgeInstant(user.start_time, 'start', timeZone), edgeInstant(user.end_time, 'end', timeZone)].some((e) => e !== undefined && e > since && e <= until);
+  return [edgeInstant(user.start_time, 'start', timeZone), edgeInstant(user.end_time, 'end', timeZone)].some(
+    (e) => e !== undefined && e > since && e <= until,
+  );
 }

@@ -9,7 +9,11 @@
  */
 import { localToUtc } from '../time/zones.js';
 
-export function afterMove<P extends { readonly time: string }>(punches: readonly P[], movedAt: string | undefined, timeZone: string): readonly P[] {
+export function afterMove<P extends { readonly time: string }>(
+  punches: readonly P[],
+  movedAt: string | undefined,
+  timeZone: string,
+): readonly P[] {
   if (movedAt === undefined) return punches;
   // Times that do not parse go on: the upload path rejects (and counts) them.
   return punches.filter((p) => {

@@ -75,9 +75,20 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
     let commands = 0;
     for (let i = 0; i < entries.length; i += size) {
       const chunk = entries.slice(i, i + size);
-      commands += (await queueCurrent(locationId, chunk.map((e) => e.pin))).commands;
+      commands += (
+        await queueCurrent(
+          locationId,
+          chunk.map((e) => e.pin),
+        )
+      ).commands;
       const missed = await store.syncOutbox.done(chunk);
-      if (missed.length > 0) commands += (await queueCurrent(locationId, missed.map((e) => e.pin))).commands;
+      if (missed.length > 0)
+        commands += (
+          await queueCurrent(
+            locationId,
+            missed.map((e) => e.pin),
+          )
+        ).commands;
       if (yielding) await yieldToLoop();
       if (yielding && stopping) break;
     }

@@ -20,7 +20,12 @@ export interface QueueUsersOptions {
 
 export interface SyncQueue {
   /** Queues `op` for each pin on every assigned device of the location; returns the counts. */
-  queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert' | 'user.delete', options?: QueueUsersOptions): Promise<SyncCounts>;
+  queueUsers(
+    locationId: number,
+    pins: readonly number[],
+    op: 'user.upsert' | 'user.delete',
+    options?: QueueUsersOptions,
+  ): Promise<SyncCounts>;
   /** Queues the location's whole active roster for one device (sync-users; its ops join the composite's group). */
   queueRoster(locationId: number, sn: string, options?: GroupOption): Promise<SyncCounts>;
   /**
@@ -51,10 +56,18 @@ export interface SyncCounts {
 
 const BATCH = 2_000;
 
-const priorityOf = (op: SyncOp) => (op === 'user.delete' ? SYNC_PRIORITY.delete : op === 'user.upsert' ? SYNC_PRIORITY.upsert : SYNC_PRIORITY.template);
+const priorityOf = (op: SyncOp) =>
+  op === 'user.delete' ? SYNC_PRIORITY.delete : op === 'user.upsert' ? SYNC_PRIORITY.upsert : SYNC_PRIORITY.template;
 
 export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): SyncQueue {
-  const opFor = (locationId: number, sn: string, pin: number, op: SyncOp, expires_at: string, group_id: number | null = null): NewCommand => ({
+  const opFor = (
+    locationId: number,
+    sn: string,
+    pin: number,
+    op: SyncOp,
+    expires_at: string,
+    group_id: number | null = null,
+  ): NewCommand => ({
     location_id: locationId,
     sn,
     command: 'sync-users',
@@ -84,14 +97,24 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     for (const sn of sns) bus.emit('mailbox.changed', { location_id: locationId, sn });
   };
 
-  async function queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert' | 'user.delete', options: QueueUsersOptions = {}): Promise<SyncCounts> {
-    const devices = (await store.devices.listAssigned(locationId)).filter((d) => d.serial_number !== options.exceptSn && (options.only?.(d) ?? true));
+  async function queueUsers(
+    locationId: number,
+    pins: readonly number[],
+    op: 'user.upsert' | 'user.delete',
+    options: QueueUsersOptions = {},
+  ): Promise<SyncCounts> {
+    const devices = (await store.devices.listAssigned(locationId)).filter(
+      (d) => d.serial_number !== options.exceptSn && (options.only?.(d) ?? true),
+    );
     if (devices.length === 0 || pins.length === 0) return { devices: devices.length, commands: 0 };
     const expires = expiry();
     const ops: NewCommand[] = [];
     for (const d of devices) for (const pin of pins) ops.push(opFor(locationId, d.serial_number, pin, op, expires));
     const commands = await enqueue(ops);
-    wake(locationId, devices.map((d) => d.serial_number));
+    wake(
+      locationId,
+      devices.map((d) => d.serial_number),
+    );
     return { devices: devices.length, commands };
   }
 
@@ -120,7 +143,11 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     if (!device || device.location_id !== locationId) return;
     if (!moved && device.state?.movedAt === undefined) return;
     const { movedAt: _previous, ...state } = device.state ?? {};
-    await store.devices.updateSession(sn, { state: { ...state, ...(moved ? { movedAt: device.assigned_at ?? clock.now().toISOString() } : {}) } }, clock.now().toISOString());
+    await store.devices.updateSession(
+      sn,
+      { state: { ...state, ...(moved ? { movedAt: device.assigned_at ?? clock.now().toISOString() } : {}) } },
+      clock.now().toISOString(),
+    );
   }
 
   return {
@@ -135,16 +162,31 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     },
     async removeExtraUsers(locationId, sn, devicePins, options = {}) {
       const active = new Set(await store.users.activePins(locationId));
-      return { devices: 1, commands: await deleteFrom(locationId, sn, [...new Set(devicePins)].filter((p) => !active.has(p)), options.groupId ?? null) };
+      return {
+        devices: 1,
+        commands: await deleteFrom(
+          locationId,
+          sn,
+          [...new Set(devicePins)].filter((p) => !active.has(p)),
+          options.groupId ?? null,
+        ),
+      };
     },
     async sweepAccessWindows(since, until) {
       let devices = 0;
       let commands = 0;
       for (const location of await store.locations.list()) {
         if (!location.is_active) continue;
-        const crossed = (await store.users.withAccessWindow(location.id)).filter((u) => crossedEdge(u, location.timezone, since.getTime(), until.getTime()));
+        const crossed = (await store.users.withAccessWindow(location.id)).filter((u) =>
+          crossedEdge(u, location.timezone, since.getTime(), until.getTime()),
+        );
         if (crossed.length === 0) continue;
-        const r = await queueUsers(location.id, crossed.map((u) => u.pin), 'user.upsert', { only: (d) => !codecOfDevice(d).storesUserWindow });
+        const r = await queueUsers(
+          location.id,
+          crossed.map((u) => u.pin),
+          'user.upsert',
+          { only: (d) => !codecOfDevice(d).storesUserWindow },
+        );
         devices += r.devices;
         commands += r.commands;
       }

@@ -46,13 +46,22 @@ export function createTimeSync(deps: { store: Store; clock: Clock; bus: EventBus
     if (devices.length === 0) return 0;
     const expires_at = new Date(now.getTime() + EXPIRY_MS).toISOString();
     const ops: NewCommand[] = devices.map((d) => ({
-      location_id: location.id, sn: d.serial_number, command: TIME_SYNC_COMMAND, params: null,
-      priority: SYNC_PRIORITY.time, origin: 'system', expires_at, sync_key: TIME_SYNC_KEY,
+      location_id: location.id,
+      sn: d.serial_number,
+      command: TIME_SYNC_COMMAND,
+      params: null,
+      priority: SYNC_PRIORITY.time,
+      origin: 'system',
+      expires_at,
+      sync_key: TIME_SYNC_KEY,
     }));
     const r = await store.commands.enqueueSync(ops, now.toISOString());
     for (const command of r.inserted) bus.emit('command.updated', { location_id: command.location_id, command });
     for (const d of devices) bus.emit('mailbox.changed', { location_id: location.id, sn: d.serial_number });
-    log.info({ location: location.id, timezone: location.timezone, devices: devices.length }, 'time zone or UTC offset changed: time sync queued');
+    log.info(
+      { location: location.id, timezone: location.timezone, devices: devices.length },
+      'time zone or UTC offset changed: time sync queued',
+    );
     return devices.length;
   }
 
@@ -69,7 +78,10 @@ export function createTimeSync(deps: { store: Store; clock: Clock; bus: EventBus
 
   async function check(locationId?: number, options: { force?: boolean } = {}): Promise<number> {
     const now = clock.now();
-    const locations = locationId === undefined ? await store.locations.list() : [await store.locations.get(locationId)].filter((l): l is Location => l !== undefined);
+    const locations =
+      locationId === undefined
+        ? await store.locations.list()
+        : [await store.locations.get(locationId)].filter((l): l is Location => l !== undefined);
     let queued = 0;
     for (const location of locations) if (location.is_active) queued += await checkOne(location, now, options.force === true);
     return queued;

@@ -33,7 +33,12 @@ const WALL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/;
 export function wallClock(local: string): number | undefined {
   const m = WALL.exec(local.trim());
   if (!m) return undefined;
-  const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]), h = Number(m[4]), mi = Number(m[5]), s = Number(m[6]);
+  const y = Number(m[1]),
+    mo = Number(m[2]),
+    d = Number(m[3]),
+    h = Number(m[4]),
+    mi = Number(m[5]),
+    s = Number(m[6]);
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return undefined;
   const wall = Date.UTC(y, mo - 1, d, h, mi, s);
   return new Date(wall).getUTCDate() === d ? wall : undefined;

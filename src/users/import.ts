@@ -26,7 +26,13 @@ export interface ImportOutcome {
  * Validates each item on its own and upserts the good ones (API import and CLI import share this).
  * `dryRun` (the CLI's `--dry-run`) runs every check, against the users already stored, and writes nothing.
  */
-export async function importUsers(deps: UsersDeps, location: Location, items: readonly unknown[], onProgress?: (done: number) => void, options: { dryRun?: boolean } = {}): Promise<ImportOutcome> {
+export async function importUsers(
+  deps: UsersDeps,
+  location: Location,
+  items: readonly unknown[],
+  onProgress?: (done: number) => void,
+  options: { dryRun?: boolean } = {},
+): Promise<ImportOutcome> {
   const validator = compiled(ImportItem);
   // Kept with the item's index: errors are reported in input order, whichever check found them.
   const errors: (ImportOutcome['errors'][number] & { index: number })[] = [];
@@ -58,7 +64,12 @@ export async function importUsers(deps: UsersDeps, location: Location, items: re
         });
       } catch (err) {
         const detail = err instanceof BioGateError ? err.detail : String(err);
-        errors.push({ index: c.index, user_data: c.item, error: typeof detail === 'string' ? detail : describeIssues(detail), code: err instanceof BioGateError ? err.code : 'INTERNAL' });
+        errors.push({
+          index: c.index,
+          user_data: c.item,
+          error: typeof detail === 'string' ? detail : describeIssues(detail),
+          code: err instanceof BioGateError ? err.code : 'INTERNAL',
+        });
       }
     }
     if (!options.dryRun) {
@@ -77,7 +88,10 @@ export async function importUsers(deps: UsersDeps, location: Location, items: re
     else await outboxOf(deps).drain();
   }
   errors.sort((x, y) => x.index - y.index);
-  deps.log?.info({ location_id: location.id, items: items.length, written: processed.length, errors: errors.length, dry_run: options.dryRun === true }, 'users imported');
+  deps.log?.info(
+    { location_id: location.id, items: items.length, written: processed.length, errors: errors.length, dry_run: options.dryRun === true },
+    'users imported',
+  );
   return { processed, errors: errors.map(({ index: _index, ...e }) => e) };
 }
 

@@ -27,7 +27,18 @@ export interface UserBody {
   readonly [key: string]: unknown;
 }
 
-const FIELDS = ['first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'group', 'super_authorize'] as const;
+const FIELDS = [
+  'first_name',
+  'last_name',
+  'card_no',
+  'password',
+  'is_active',
+  'start_time',
+  'end_time',
+  'privilege',
+  'group',
+  'super_authorize',
+] as const;
 
 /**
  * Validated body → store fields, with cross-field checks. `existing` tells whether the PIN is known

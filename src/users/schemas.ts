@@ -12,10 +12,12 @@ export const Privilege = Type.Union([Type.Literal(0), Type.Literal(2), Type.Lite
 });
 // [COMMANDS §1] values travel in TAB-separated device records: no TAB, CR, LF or NUL.
 const TEXT = '^[^\\t\\r\\n\\u0000]*$';
-const text = (max: number, description: string) => Type.String({ maxLength: max, pattern: TEXT, description: `${description}; no tabs or line breaks` });
+const text = (max: number, description: string) =>
+  Type.String({ maxLength: max, pattern: TEXT, description: `${description}; no tabs or line breaks` });
 /** `YYYY-MM-DD` or an ISO 8601 datetime (with `Z` or an offset; without one it is read as UTC). */
 export const DATE_OR_DATETIME = '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
-const when = (description: string) => Nullable(Type.String({ pattern: DATE_OR_DATETIME, description: `${description}: YYYY-MM-DD or ISO datetime` }));
+const when = (description: string) =>
+  Nullable(Type.String({ pattern: DATE_OR_DATETIME, description: `${description}: YYYY-MM-DD or ISO datetime` }));
 
 export const userFieldSchemas = {
   first_name: Nullable(text(100, 'First name')),

@@ -17,7 +17,11 @@ const notFound = (pin: number) => new BioGateError('USER_NOT_FOUND', `User ${pin
  * Creates or updates the user a raw body names by PIN. Schema problems and the rules that need the
  * stored user (first_name for a new PIN, the validity window) come back in one 422 [API-CONTRACT §3].
  */
-export async function upsertUser(deps: UsersDeps, location: Location, raw: Record<string, unknown>): Promise<{ user: User; created: boolean }> {
+export async function upsertUser(
+  deps: UsersDeps,
+  location: Location,
+  raw: Record<string, unknown>,
+): Promise<{ user: User; created: boolean }> {
   const issues = issuesFrom(compiled(UserWrite), raw, ['body']);
   const failed = new Set(issues.map((i) => i.loc[1]));
   const pin = failed.has('pin') ? undefined : (raw['pin'] as number);
@@ -34,7 +38,11 @@ export async function upsertUser(deps: UsersDeps, location: Location, raw: Recor
 }
 
 /** Deactivates some users (`pins`) or all (`null`) and queues their deletion from the devices. */
-export async function clearUsers(deps: UsersDeps, location: Location, pins: readonly number[] | null): Promise<{ cleared: readonly User[]; counts: SyncCounts }> {
+export async function clearUsers(
+  deps: UsersDeps,
+  location: Location,
+  pins: readonly number[] | null,
+): Promise<{ cleared: readonly User[]; counts: SyncCounts }> {
   const cleared = await deps.store.users.deactivate(location.id, pins, deps.clock.now().toISOString());
   const clearedPins = cleared.map((u) => u.pin);
   const flushed = await flushOutbox(deps, location.id, clearedPins);

@@ -26,7 +26,8 @@ export function jsonDepthExceeds(bytes: Uint8Array, max: number): boolean {
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i] as number;
     if (inString) {
-      if (b === 0x5c) i++; // backslash: skip the escaped byte
+      if (b === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (b === 0x22) inString = false;
     } else if (b === 0x22) inString = true;
     else if (b === 0x5b || b === 0x7b) {

@@ -27,7 +27,8 @@ function describe(e: TypeBoxError, schemaAt: (path: string) => Record<string, un
   const p = e.params;
   // A schema may name the exact text its failure must show (the catalog does, per [COMMANDS §3.3]).
   const own = schemaAt(e.schemaPath)?.['errorMessage'];
-  if (typeof own === 'string' && e.keyword !== 'required' && e.keyword !== 'additionalProperties') return { msg: own, type: e.keyword === 'type' ? 'type_error' : 'value_error' };
+  if (typeof own === 'string' && e.keyword !== 'required' && e.keyword !== 'additionalProperties')
+    return { msg: own, type: e.keyword === 'type' ? 'type_error' : 'value_error' };
   switch (e.keyword) {
     case 'type':
       return { msg: `must be ${article(String(p['type']))}`, type: 'type_error' };
@@ -109,7 +110,11 @@ function resolver(schema: TSchema): (path: string) => Record<string, unknown> | 
 }
 
 /** Every problem of `value` against the compiled validator, located under `root`. */
-export function issuesFrom(validator: Validator<TProperties, TSchema>, value: unknown, root: readonly (string | number)[]): ValidationIssue[] {
+export function issuesFrom(
+  validator: Validator<TProperties, TSchema>,
+  value: unknown,
+  root: readonly (string | number)[],
+): ValidationIssue[] {
   if (validator.Check(value)) return [];
   return walk(validator.Type(), value, root);
 }
@@ -125,12 +130,15 @@ function walk(schema: TSchema, value: unknown, loc: readonly (string | number)[]
   if (node['type'] === 'object' && node.properties && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
     const issues: ValidationIssue[] = [];
-    for (const name of node.required ?? []) if (!(name in record)) issues.push({ loc: [...loc, name], msg: 'field required', type: 'missing' });
+    for (const name of node.required ?? [])
+      if (!(name in record)) issues.push({ loc: [...loc, name], msg: 'field required', type: 'missing' });
     for (const [name, sub] of Object.entries(node.properties)) {
-      if (name in record && record[name] !== undefined && !compiled(sub).Check(record[name])) issues.push(...walk(sub, record[name], [...loc, name]));
+      if (name in record && record[name] !== undefined && !compiled(sub).Check(record[name]))
+        issues.push(...walk(sub, record[name], [...loc, name]));
     }
     if (node['additionalProperties'] === false) {
-      for (const name of Object.keys(record)) if (!(name in node.properties)) issues.push({ loc: [...loc, name], msg: 'unknown field', type: 'extra_forbidden' });
+      for (const name of Object.keys(record))
+        if (!(name in node.properties)) issues.push({ loc: [...loc, name], msg: 'unknown field', type: 'extra_forbidden' });
     }
     if (issues.length > 0) return issues;
   }

@@ -15,9 +15,15 @@ export const AttendanceView = Type.Object({
   timestamp: IsoDateTime,
   local_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS as the device reported it' }),
   status: Type.Integer({ description: 'Attendance state code, see status_label' }),
-  status_label: Nullable(Type.String({ description: 'check-in, check-out, break-out, break-in, overtime-in, overtime-out; null for other codes (function keys)' })),
+  status_label: Nullable(
+    Type.String({
+      description: 'check-in, check-out, break-out, break-in, overtime-in, overtime-out; null for other codes (function keys)',
+    }),
+  ),
   verify: Type.Integer({ description: 'Verification mode code, see verify_label' }),
-  verify_label: Nullable(Type.String({ description: 'fingerprint, password, card, face, … ([PUSH-v2 §6.3] table; firmwares differ); null for unknown codes' })),
+  verify_label: Nullable(
+    Type.String({ description: 'fingerprint, password, card, face, … ([PUSH-v2 §6.3] table; firmwares differ); null for unknown codes' }),
+  ),
   work_code: Nullable(Type.String()),
   created_at: IsoDateTime,
 });
@@ -25,8 +31,17 @@ export const AttendanceView = Type.Object({
 /** The public view of a record: the stored record without its location, with the codes' names. */
 export function attendanceView({ location_id: _l, ...a }: Attendance) {
   return {
-    id: a.id, sn: a.sn, pin: a.pin, user_id: a.user_id, timestamp: a.timestamp, local_time: a.local_time,
-    status: a.status, status_label: attendanceStatusLabel(a.status), verify: a.verify, verify_label: verifyModeLabel(a.verify),
-    work_code: a.work_code, created_at: a.created_at,
+    id: a.id,
+    sn: a.sn,
+    pin: a.pin,
+    user_id: a.user_id,
+    timestamp: a.timestamp,
+    local_time: a.local_time,
+    status: a.status,
+    status_label: attendanceStatusLabel(a.status),
+    verify: a.verify,
+    verify_label: verifyModeLabel(a.verify),
+    work_code: a.work_code,
+    created_at: a.created_at,
   };
 }

@@ -3,7 +3,12 @@ import { Type } from 'typebox';
 import type { Command, CommandStatus, Location } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 
-export const CommandStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('success'), Type.Literal('failed')]);
+export const CommandStatusSchema = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('sent'),
+  Type.Literal('success'),
+  Type.Literal('failed'),
+]);
 
 export const CommandView = Type.Object({
   id: Type.Integer(),
@@ -21,7 +26,9 @@ export const CommandView = Type.Object({
   created_at: IsoDateTime,
   updated_at: Nullable(IsoDateTime),
   params: Nullable(Type.Record(Type.String(), Type.Unknown())),
-  result: Type.Unknown({ description: 'Data a finished command returned (info: options; load-users: users; check-attendance: counts); else null' }),
+  result: Type.Unknown({
+    description: 'Data a finished command returned (info: options; load-users: users; check-attendance: counts); else null',
+  }),
   expires_at: Nullable(IsoDateTime),
   created_by_token_id: Nullable(Type.Integer()),
 });
@@ -37,10 +44,23 @@ export function publicStatus(c: Pick<Command, 'status' | 'origin' | 'attempts'>)
 
 export function commandView(c: Command, location: Location | null) {
   return {
-    id: c.id, command: c.command, priority: Math.max(0, c.priority), location_id: c.location_id,
-    location: location ? locationBasic(location) : null, sn: c.sn, status: publicStatus(c), response: c.response,
-    error_message: c.error_message, sent_at: c.sent_at, acknowledged_at: c.acknowledged_at,
-    is_active: c.status === 'pending' || c.status === 'sent', created_at: c.created_at, updated_at: c.updated_at,
-    params: c.params, result: c.result ?? null, expires_at: c.expires_at, created_by_token_id: c.created_by_token_id,
+    id: c.id,
+    command: c.command,
+    priority: Math.max(0, c.priority),
+    location_id: c.location_id,
+    location: location ? locationBasic(location) : null,
+    sn: c.sn,
+    status: publicStatus(c),
+    response: c.response,
+    error_message: c.error_message,
+    sent_at: c.sent_at,
+    acknowledged_at: c.acknowledged_at,
+    is_active: c.status === 'pending' || c.status === 'sent',
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+    params: c.params,
+    result: c.result ?? null,
+    expires_at: c.expires_at,
+    created_by_token_id: c.created_by_token_id,
   };
 }

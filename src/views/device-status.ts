@@ -18,5 +18,11 @@ export function isOnline(lastSeen: string | null, now: Date, thresholdS: number)
 
 export function deviceStatusView(d: Device, now: Date, thresholdS: number) {
   const online = isOnline(d.last_seen, now, thresholdS);
-  return { device_id: d.id, serial_number: d.serial_number, is_online: online, last_seen: d.last_seen, status: online ? 'online' : 'offline' };
+  return {
+    device_id: d.id,
+    serial_number: d.serial_number,
+    is_online: online,
+    last_seen: d.last_seen,
+    status: online ? 'online' : 'offline',
+  };
 }

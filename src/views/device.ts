@@ -22,7 +22,8 @@ export const DeviceView = Type.Object({
   updated_at: Nullable(IsoDateTime),
   version_override: Nullable(protocolVersionSchema()),
   auth: Type.Union([Type.Literal('registration'), Type.Literal('comm_key'), Type.Literal('serial_only')], {
-    description: 'How requests for this serial are authenticated: registration (v3 token bound), comm_key, or serial_only (anyone who knows the serial can act for it)',
+    description:
+      'How requests for this serial are authenticated: registration (v3 token bound), comm_key, or serial_only (anyone who knows the serial can act for it)',
   }),
   allowed_networks: Nullable(Type.Array(Type.String(), { description: 'CIDRs the device must connect from; null = any address' })),
 });
@@ -51,15 +52,33 @@ const registrationBound = (d: Device): d is Device & { registry_code: string; se
 
 export function deviceView(d: Device, location: Location | null, now: Date, thresholdS: number) {
   return {
-    id: d.id, name: d.name, serial_number: d.serial_number, location_id: d.location_id,
+    id: d.id,
+    name: d.name,
+    serial_number: d.serial_number,
+    location_id: d.location_id,
     location: location ? locationBasic(location) : null,
-    registry_code: d.registry_code, session_id: d.session_id, registered_at: d.registered_at, options: d.options,
-    version: d.version, last_seen: d.last_seen, is_active: isOnline(d.last_seen, now, thresholdS),
-    created_at: d.created_at, updated_at: d.updated_at, version_override: d.version_override,
-    auth: authOf(d), allowed_networks: d.allowed_networks,
+    registry_code: d.registry_code,
+    session_id: d.session_id,
+    registered_at: d.registered_at,
+    options: d.options,
+    version: d.version,
+    last_seen: d.last_seen,
+    is_active: isOnline(d.last_seen, now, thresholdS),
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+    version_override: d.version_override,
+    auth: authOf(d),
+    allowed_networks: d.allowed_networks,
   };
 }
 
 export function unassignedDeviceView(d: Device) {
-  return { serial_number: d.serial_number, first_seen: d.created_at, last_seen: d.last_seen, last_address: d.last_address, version: d.version, options: d.options };
+  return {
+    serial_number: d.serial_number,
+    first_seen: d.created_at,
+    last_seen: d.last_seen,
+    last_address: d.last_address,
+    version: d.version,
+    options: d.options,
+  };
 }

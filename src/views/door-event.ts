@@ -31,9 +31,14 @@ export const DOOR_EVENT_TYPES: Readonly<Record<DoorEventType, string>> = {
 export const doorEventMeaning = (code: number | null): string | null => (code === null ? null : (DOOR_EVENT_MEANINGS[code] ?? null));
 
 const TYPES = Object.keys(DOOR_EVENT_TYPES) as DoorEventType[];
-export const DoorEventTypeSchema = Type.Union(TYPES.map((t) => Type.Literal(t)), {
-  description: Object.entries(DOOR_EVENT_TYPES).map(([k, v]) => `\`${k}\`: ${v}`).join('; '),
-});
+export const DoorEventTypeSchema = Type.Union(
+  TYPES.map((t) => Type.Literal(t)),
+  {
+    description: Object.entries(DOOR_EVENT_TYPES)
+      .map(([k, v]) => `\`${k}\`: ${v}`)
+      .join('; '),
+  },
+);
 
 export const DoorEventView = Type.Object({
   id: Type.Integer(),
@@ -49,12 +54,22 @@ export const DoorEventView = Type.Object({
   device_index: Nullable(Type.Integer({ description: "The terminal's record number" })),
   timestamp: IsoDateTime,
   local_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS as the terminal reported it' }),
-  state: Nullable(Type.Object({
-    sensor: Type.String({ description: 'hex, 2 bits per door: 00 no sensor, 01 closed, 10 open' }),
-    relay: Type.String({ description: 'hex, 1 bit per door: 0 connected, 1 disconnected' }),
-    alarm: Type.String({ description: 'hex, 1 byte per door: accidental open, tamper, duress password, duress fingerprint, door-open timeout, mains failure, battery failure, reader tamper' }),
-  }, { description: 'rtstate bit fields as sent [PUSH-v3 §7.3]; null for rtlog events' })),
-  extra: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Keys the protocol reference does not name (sitecode, temperature, …)' })),
+  state: Nullable(
+    Type.Object(
+      {
+        sensor: Type.String({ description: 'hex, 2 bits per door: 00 no sensor, 01 closed, 10 open' }),
+        relay: Type.String({ description: 'hex, 1 bit per door: 0 connected, 1 disconnected' }),
+        alarm: Type.String({
+          description:
+            'hex, 1 byte per door: accidental open, tamper, duress password, duress fingerprint, door-open timeout, mains failure, battery failure, reader tamper',
+        }),
+      },
+      { description: 'rtstate bit fields as sent [PUSH-v3 §7.3]; null for rtlog events' },
+    ),
+  ),
+  extra: Nullable(
+    Type.Record(Type.String(), Type.String(), { description: 'Keys the protocol reference does not name (sitecode, temperature, …)' }),
+  ),
   created_at: IsoDateTime,
 });
 

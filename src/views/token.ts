@@ -6,8 +6,13 @@ import { Nullable } from './common.js';
 export const TokenScopeSchema = Type.Union([Type.Literal('full'), Type.Literal('operator'), Type.Literal('read')]);
 
 export const TokenView = Type.Object({
-  id: Type.Integer(), location_id: Type.Integer(), scope: TokenScopeSchema, label: Nullable(Type.String()),
-  expires_at: Nullable(Type.String()), revoked_at: Nullable(Type.String()), created_at: Type.String(),
+  id: Type.Integer(),
+  location_id: Type.Integer(),
+  scope: TokenScopeSchema,
+  label: Nullable(Type.String()),
+  expires_at: Nullable(Type.String()),
+  revoked_at: Nullable(Type.String()),
+  created_at: Type.String(),
 });
 
 /** A token record without its hash, for listings. */

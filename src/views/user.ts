@@ -44,19 +44,43 @@ export const UserView = Type.Object({
 
 export function templateView(t: Template) {
   return {
-    id: t.id, user_pin: t.user_pin, bio_type: t.bio_type, finger_id: t.finger_id, valid: t.valid, created_at: t.created_at,
-    updated_at: t.updated_at, type_index: t.type_index, template_index: t.template_index, major_ver: t.major_ver,
-    minor_ver: t.minor_ver, format: t.format, size: t.size, source_sn: t.source_sn,
+    id: t.id,
+    user_pin: t.user_pin,
+    bio_type: t.bio_type,
+    finger_id: t.finger_id,
+    valid: t.valid,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    type_index: t.type_index,
+    template_index: t.template_index,
+    major_ver: t.major_ver,
+    minor_ver: t.minor_ver,
+    format: t.format,
+    size: t.size,
+    source_sn: t.source_sn,
   };
 }
 
 export function userView(u: User, location: Location, hasBiometric: boolean, templates: readonly Template[] | null) {
   return {
-    id: u.id, location_id: u.location_id, location: locationBasic(location), pin: u.pin,
-    first_name: u.first_name, last_name: u.last_name, card_no: u.card_no, password: u.password, is_active: u.is_active,
-    start_time: u.start_time, end_time: u.end_time, privilege: u.privilege, group: u.group, super_authorize: u.super_authorize,
-    has_biometric: hasBiometric, biometric_templates: templates ? templates.map(templateView) : null,
-    created_at: u.created_at, updated_at: u.updated_at,
+    id: u.id,
+    location_id: u.location_id,
+    location: locationBasic(location),
+    pin: u.pin,
+    first_name: u.first_name,
+    last_name: u.last_name,
+    card_no: u.card_no,
+    password: u.password,
+    is_active: u.is_active,
+    start_time: u.start_time,
+    end_time: u.end_time,
+    privilege: u.privilege,
+    group: u.group,
+    super_authorize: u.super_authorize,
+    has_biometric: hasBiometric,
+    biometric_templates: templates ? templates.map(templateView) : null,
+    created_at: u.created_at,
+    updated_at: u.updated_at,
   };
 }
 

@@ -10,7 +10,11 @@ export const WebhookView = Type.Object({
   description: Nullable(Type.String()),
   attendance_batch: Type.Integer(),
   enabled: Type.Boolean(),
-  disabled_reason: Nullable(Type.String({ description: 'Why BioGate disabled it (410 from the receiver, 24 h of failures); null when enabled or disabled by a PATCH' })),
+  disabled_reason: Nullable(
+    Type.String({
+      description: 'Why BioGate disabled it (410 from the receiver, 24 h of failures); null when enabled or disabled by a PATCH',
+    }),
+  ),
   previous_secret_valid_until: Nullable(IsoDateTime),
   created_at: IsoDateTime,
   updated_at: Nullable(IsoDateTime),
@@ -32,8 +36,16 @@ export const DeliveryView = Type.Object({
 
 export function webhookView(w: WebhookSubscription) {
   return {
-    id: w.id, url: w.url, events: [...w.events], description: w.description, attendance_batch: w.attendance_batch, enabled: w.enabled,
-    disabled_reason: w.disabled_reason, previous_secret_valid_until: w.previous_secret ? w.previous_valid_until : null, created_at: w.created_at, updated_at: w.updated_at,
+    id: w.id,
+    url: w.url,
+    events: [...w.events],
+    description: w.description,
+    attendance_batch: w.attendance_batch,
+    enabled: w.enabled,
+    disabled_reason: w.disabled_reason,
+    previous_secret_valid_until: w.previous_secret ? w.previous_valid_until : null,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
   };
 }
 

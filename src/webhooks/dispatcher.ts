@@ -80,15 +80,26 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const random = deps.random ?? Math.random;
   const sender: Sender = createSender(deps.policy);
   const userAgent = `BioGate/${packageVersion()}`;
-  const outcomes = deps.metrics?.register(new Counter('biogate_webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retrying, failed: gave up, gone: 410 disabled the subscription)'));
-  deps.metrics?.register(
-    new Gauge('biogate_webhook_queue_depth', 'Webhook deliveries waiting to be delivered (store-wide: aggregate with max)', async () => [{ labels: {}, value: (await store.webhooks.pendingStats()).count }]),
+  const outcomes = deps.metrics?.register(
+    new Counter(
+      'biogate_webhook_deliveries_total',
+      'Webhook delivery attempts by outcome (delivered, retrying, failed: gave up, gone: 410 disabled the subscription)',
+    ),
   );
   deps.metrics?.register(
-    new Gauge('biogate_webhook_oldest_pending_seconds', 'Age of the oldest undelivered webhook delivery (store-wide: aggregate with max)', async () => {
-      const { oldest } = await store.webhooks.pendingStats();
-      return [{ labels: {}, value: oldest ? Math.max(0, (clock.now().getTime() - Date.parse(oldest)) / 1000) : 0 }];
-    }),
+    new Gauge('biogate_webhook_queue_depth', 'Webhook deliveries waiting to be delivered (store-wide: aggregate with max)', async () => [
+      { labels: {}, value: (await store.webhooks.pendingStats()).count },
+    ]),
+  );
+  deps.metrics?.register(
+    new Gauge(
+      'biogate_webhook_oldest_pending_seconds',
+      'Age of the oldest undelivered webhook delivery (store-wide: aggregate with max)',
+      async () => {
+        const { oldest } = await store.webhooks.pendingStats();
+        return [{ labels: {}, value: oldest ? Math.max(0, (clock.now().getTime() - Date.parse(oldest)) / 1000) : 0 }];
+      },
+    ),
   );
 
   /** Per subscription: since when (process time) its next feed seq is missing. */
@@ -156,7 +167,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         const since = gaps.get(sub.id) ?? Date.now();
         gaps.set(sub.id, since);
         if (Date.now() - since < GAP_WAIT_MS) return;
-        log.warn({ webhook_id: sub.id, location_id: sub.location_id, missing_from: cursor + 1, missing_to: first - 1 }, 'webhook: feed events are gone (pruned, or never written): not delivered');
+        log.warn(
+          { webhook_id: sub.id, location_id: sub.location_id, missing_from: cursor + 1, missing_to: first - 1 },
+          'webhook: feed events are gone (pruned, or never written): not delivered',
+        );
       }
       gaps.delete(sub.id);
       // Only the run without holes: a later seq may be visible before an earlier one is written (MongoDB).
@@ -201,7 +215,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     }
   }
 
-  async function attempt(sub: WebhookSubscription, d: WebhookDelivery): Promise<{ sub: WebhookSubscription; delivered: boolean; pauseUntil?: number }> {
+  async function attempt(
+    sub: WebhookSubscription,
+    d: WebhookDelivery,
+  ): Promise<{ sub: WebhookSubscription; delivered: boolean; pauseUntil?: number }> {
     const at = clock.now();
     const secrets = [sub.secret];
     if (sub.previous_secret && sub.previous_valid_until && sub.previous_valid_until > at.toISOString()) secrets.push(sub.previous_secret);
@@ -219,7 +236,12 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     const attempts = d.attempts + 1;
     const outcome = { attempts, last_status_code: r.status, last_error: r.error, duration_ms: r.durationMs };
     if (r.ok) {
-      await store.webhooks.recordAttempt(d.location_id, d.id, { ...outcome, status: 'delivered', next_attempt_at: null, delivered_at: afterIso });
+      await store.webhooks.recordAttempt(d.location_id, d.id, {
+        ...outcome,
+        status: 'delivered',
+        next_attempt_at: null,
+        delivered_at: afterIso,
+      });
       outcomes?.inc({ outcome: 'delivered' });
       const updated = sub.failing_since ? await store.webhooks.update(sub.location_id, sub.id, { failing_since: null }, afterIso) : sub;
       return { sub: updated ?? sub, delivered: true };
@@ -231,21 +253,47 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       return { sub: await disable(sub, `the receiver answered 410 Gone (${afterIso})`, afterIso), delivered: false };
     }
     const next = nextAttemptAt(new Date(d.created_at), after, attempts, parseRetryAfter(r.retryAfter, after), random);
-    await store.webhooks.recordAttempt(d.location_id, d.id, { ...outcome, status: next ? 'pending' : 'failed', next_attempt_at: next?.toISOString() ?? null, delivered_at: null });
+    await store.webhooks.recordAttempt(d.location_id, d.id, {
+      ...outcome,
+      status: next ? 'pending' : 'failed',
+      next_attempt_at: next?.toISOString() ?? null,
+      delivered_at: null,
+    });
     outcomes?.inc({ outcome: next ? 'retrying' : 'failed' });
-    log.info({ webhook_id: sub.id, location_id: sub.location_id, delivery_id: d.id, attempts, status: r.status, error: r.error, next_attempt_at: next?.toISOString() ?? null }, 'webhook: delivery attempt failed');
+    log.info(
+      {
+        webhook_id: sub.id,
+        location_id: sub.location_id,
+        delivery_id: d.id,
+        attempts,
+        status: r.status,
+        error: r.error,
+        next_attempt_at: next?.toISOString() ?? null,
+      },
+      'webhook: delivery attempt failed',
+    );
     const failingSince = sub.failing_since ?? afterIso;
     if (after.getTime() - Date.parse(failingSince) >= RETRY_WINDOW_MS) {
-      return { sub: await disable(sub, `every delivery attempt failed for 24 h since ${failingSince} (last: ${r.error ?? 'no answer'})`, afterIso), delivered: false };
+      return {
+        sub: await disable(sub, `every delivery attempt failed for 24 h since ${failingSince} (last: ${r.error ?? 'no answer'})`, afterIso),
+        delivered: false,
+      };
     }
-    if (sub.failing_since === null) sub = (await store.webhooks.update(sub.location_id, sub.id, { failing_since: failingSince }, afterIso)) ?? sub;
+    if (sub.failing_since === null)
+      sub = (await store.webhooks.update(sub.location_id, sub.id, { failing_since: failingSince }, afterIso)) ?? sub;
     const pause = next !== null && (r.status === null || PAUSING.has(r.status));
     return pause ? { sub, delivered: false, pauseUntil: next.getTime() } : { sub, delivered: false };
   }
 
   async function disable(sub: WebhookSubscription, reason: string, now: string): Promise<WebhookSubscription> {
     log.warn({ webhook_id: sub.id, location_id: sub.location_id, reason }, 'webhook subscription disabled');
-    return (await store.webhooks.update(sub.location_id, sub.id, { enabled: false, disabled_reason: reason }, now)) ?? { ...sub, enabled: false, disabled_reason: reason };
+    return (
+      (await store.webhooks.update(sub.location_id, sub.id, { enabled: false, disabled_reason: reason }, now)) ?? {
+        ...sub,
+        enabled: false,
+        disabled_reason: reason,
+      }
+    );
   }
 
   let wantedCache: { at: number; ids: Promise<Set<number>> } | undefined;

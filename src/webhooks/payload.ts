@@ -29,13 +29,19 @@ export function deliveriesFor(sub: WebhookSubscription, e: StoredEvent, now: str
   const data = e.data as { sn?: string; records?: unknown[] } | null;
   const records = e.type === 'attendance.recorded' && Array.isArray(data?.records) ? data.records : null;
   if (records === null || records.length <= sub.attendance_batch) {
-    return [{ ...base, event_id: e.id, payload: bodyOf({ id: e.id, type: e.type, location_id: e.location_id, created_at: e.at, data: e.data }) }];
+    return [
+      { ...base, event_id: e.id, payload: bodyOf({ id: e.id, type: e.type, location_id: e.location_id, created_at: e.at, data: e.data }) },
+    ];
   }
   const out: NewWebhookDelivery[] = [];
   for (let i = 0; i * sub.attendance_batch < records.length; i++) {
     const id = `${e.id}.${i + 1}`;
     const chunk = records.slice(i * sub.attendance_batch, (i + 1) * sub.attendance_batch);
-    out.push({ ...base, event_id: id, payload: bodyOf({ id, type: e.type, location_id: e.location_id, created_at: e.at, data: { ...data, records: chunk } }) });
+    out.push({
+      ...base,
+      event_id: id,
+      payload: bodyOf({ id, type: e.type, location_id: e.location_id, created_at: e.at, data: { ...data, records: chunk } }),
+    });
   }
   return out;
 }
@@ -43,6 +49,12 @@ export function deliveriesFor(sub: WebhookSubscription, e: StoredEvent, now: str
 /** POST /api/webhooks/{id}/test: a `ping` that goes through the same queue, signing and retries. */
 export function pingFor(sub: WebhookSubscription, now: string): NewWebhookDelivery {
   const id = randomUUID();
-  const payload = bodyOf({ id, type: 'ping', location_id: sub.location_id, created_at: now, data: { webhook_id: sub.id, message: 'BioGate webhook test' } });
+  const payload = bodyOf({
+    id,
+    type: 'ping',
+    location_id: sub.location_id,
+    created_at: now,
+    data: { webhook_id: sub.id, message: 'BioGate webhook test' },
+  });
   return { subscription_id: sub.id, location_id: sub.location_id, event_id: id, event_seq: 0, type: 'ping', payload, created_at: now };
 }

@@ -20,7 +20,13 @@ export const baseDelayMs = (attempts: number): number => DELAYS_MS[Math.min(atte
  * The next attempt after a failure, or null when the delivery has had its 24 h and fails now.
  * `random` in [0, 1) (injected so tests can pin it).
  */
-export function nextAttemptAt(createdAt: Date, now: Date, attempts: number, retryAfterMs: number | null, random: () => number = Math.random): Date | null {
+export function nextAttemptAt(
+  createdAt: Date,
+  now: Date,
+  attempts: number,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): Date | null {
   const deadline = createdAt.getTime() + RETRY_WINDOW_MS;
   if (now.getTime() >= deadline) return null;
   if (retryAfterMs !== null) return new Date(now.getTime() + Math.min(Math.max(retryAfterMs, 1_000), RETRY_WINDOW_MS));

@@ -45,8 +45,12 @@ export function createSender(policy: DestinationPolicy): Sender {
 }
 
 function post(
-  text: string, headers: Record<string, string>, body: string, policy: DestinationPolicy,
-  lookup: ReturnType<typeof guardedLookup>, agents: { http: HttpAgent; https: HttpsAgent },
+  text: string,
+  headers: Record<string, string>,
+  body: string,
+  policy: DestinationPolicy,
+  lookup: ReturnType<typeof guardedLookup>,
+  agents: { http: HttpAgent; https: HttpsAgent },
 ): Promise<SendResult> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
@@ -90,7 +94,9 @@ function post(
       socket.once('connect', () => clearTimeout(connect));
       socket.once('close', () => clearTimeout(connect));
     });
-    req.on('error', (err: NodeJS.ErrnoException) => fail(err.code === 'EWEBHOOKPRIVATE' ? `refused: ${err.message}` : `${err.code ?? 'error'}: ${err.message}`));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      fail(err.code === 'EWEBHOOKPRIVATE' ? `refused: ${err.message}` : `${err.code ?? 'error'}: ${err.message}`),
+    );
     const onResponse = (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
       const chunks: Buffer[] = [];
@@ -98,7 +104,11 @@ function post(
       const done = () => {
         const ok = status >= 200 && status < 300;
         const snippet = Buffer.concat(chunks).toString('utf8').slice(0, ERROR_TEXT).replace(/\s+/g, ' ').trim();
-        const error = ok ? null : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}${snippet ? `: ${snippet}` : ''}`;
+        const error = ok
+          ? null
+          : status >= 300 && status < 400
+            ? `HTTP ${status}: redirects are not followed`
+            : `HTTP ${status}${snippet ? `: ${snippet}` : ''}`;
         const retryAfter = res.headers['retry-after'];
         finish({ status, ok, error, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
       };

@@ -18,10 +18,26 @@ export interface SubscriptionInput {
 }
 
 /** The stored subscription and its signing secret (shown to the caller once). */
-export async function subscribe(store: Store, locationId: number, input: SubscriptionInput, now: string): Promise<{ subscription: WebhookSubscription; secret: string }> {
+export async function subscribe(
+  store: Store,
+  locationId: number,
+  input: SubscriptionInput,
+  now: string,
+): Promise<{ subscription: WebhookSubscription; secret: string }> {
   const secret = newSecret();
   // Events from now on: the cursor starts at the location's latest feed seq.
   const cursor = (await store.cluster.latestSeqs()).get(locationId) ?? 0;
-  const subscription = await store.webhooks.create({ location_id: locationId, url: input.url, events: [...input.events], description: input.description, secret, attendance_batch: input.attendance_batch, cursor }, now);
+  const subscription = await store.webhooks.create(
+    {
+      location_id: locationId,
+      url: input.url,
+      events: [...input.events],
+      description: input.description,
+      secret,
+      attendance_batch: input.attendance_batch,
+      cursor,
+    },
+    now,
+  );
   return { subscription, secret };
 }

@@ -23,7 +23,13 @@ interface LocationView {
 
 t.test('without BIOGATE_ADMIN_TOKEN the admin API does not exist (404)', async (t) => {
   const { url, token } = await startApp(t);
-  for (const [method, path] of [['GET', '/admin/locations'], ['POST', '/admin/locations'], ['PATCH', '/admin/locations/1'], ['GET', '/admin/locations/1/tokens'], ['DELETE', '/admin/tokens/1']] as const) {
+  for (const [method, path] of [
+    ['GET', '/admin/locations'],
+    ['POST', '/admin/locations'],
+    ['PATCH', '/admin/locations/1'],
+    ['GET', '/admin/locations/1/tokens'],
+    ['DELETE', '/admin/tokens/1'],
+  ] as const) {
     for (const headers of [{}, admin, bearer(token)]) {
       const { res, body } = await fetchJson(`${url}${path}`, { method, headers });
       t.equal(res.status, 404, `${method} ${path}`);
@@ -63,7 +69,14 @@ t.test('locations: create (token shown once), list, rename, time zone, disable, 
   t.match(c.token, TOKEN);
   const id = c.location.id;
   t.strictSame(c.location, {
-    id, name: 'Warehouse', is_active: true, users_count: 0, devices_count: 0, created_at: '2026-03-01T08:00:01.000Z', updated_at: null, timezone: 'Asia/Tokyo',
+    id,
+    name: 'Warehouse',
+    is_active: true,
+    users_count: 0,
+    devices_count: 0,
+    created_at: '2026-03-01T08:00:01.000Z',
+    updated_at: null,
+    timezone: 'Asia/Tokyo',
     require_comm_key: false,
   });
   const me = await fetchJson(`${url}/api/me`, { headers: bearer(c.token) });
@@ -79,21 +92,30 @@ t.test('locations: create (token shown once), list, rename, time zone, disable, 
 
   const list = await fetchJson(`${url}/admin/locations`, { headers: admin });
   t.equal(list.res.status, 200);
-  t.strictSame((list.body as LocationView[]).map((l) => [l.id, l.name, l.timezone]), [
-    [locationId, 'Default', 'UTC'],
-    [id, 'Warehouse', 'Asia/Tokyo'],
-    [(noZone.body as { location: LocationView }).location.id, 'Plain', 'UTC'],
-  ]);
+  t.strictSame(
+    (list.body as LocationView[]).map((l) => [l.id, l.name, l.timezone]),
+    [
+      [locationId, 'Default', 'UTC'],
+      [id, 'Warehouse', 'Asia/Tokyo'],
+      [(noZone.body as { location: LocationView }).location.id, 'Plain', 'UTC'],
+    ],
+  );
   t.notOk(JSON.stringify(list.body).includes('bg_'), 'listings carry no token');
 
   clock.advance(1000);
-  const renamed = await fetchJson(`${url}/admin/locations/${id}`, jsonBody('PATCH', { name: 'Warehouse 2', timezone: 'Europe/Lisbon' }, admin));
+  const renamed = await fetchJson(
+    `${url}/admin/locations/${id}`,
+    jsonBody('PATCH', { name: 'Warehouse 2', timezone: 'Europe/Lisbon' }, admin),
+  );
   t.equal(renamed.res.status, 200);
   t.match(renamed.body, { id, name: 'Warehouse 2', timezone: 'Europe/Lisbon', is_active: true, updated_at: '2026-03-01T08:00:02.000Z' });
 
   const badZone = await fetchJson(`${url}/admin/locations/${id}`, jsonBody('PATCH', { timezone: 'Europe/Atlantis' }, admin));
   t.equal(badZone.res.status, 422);
-  t.strictSame(badZone.body, { detail: [{ loc: ['body', 'timezone'], msg: 'unknown IANA time zone "Europe/Atlantis"', type: 'enum' }], code: 'VALIDATION_FAILED' });
+  t.strictSame(badZone.body, {
+    detail: [{ loc: ['body', 'timezone'], msg: 'unknown IANA time zone "Europe/Atlantis"', type: 'enum' }],
+    code: 'VALIDATION_FAILED',
+  });
 
   const badBody = await fetchJson(`${url}/admin/locations/${id}`, jsonBody('PATCH', { is_active: 'no', name: '' }, admin));
   t.equal(badBody.res.status, 422);
@@ -115,7 +137,10 @@ t.test('tokens: issue with scope and expiry, list without secrets, revoke', asyn
   const clock = fakeClock(START);
   const { url, app, locationId } = await startApp(t, { config: { adminToken: ADMIN_TOKEN }, clock });
 
-  const issued = await fetchJson(`${url}/admin/locations/${locationId}/tokens`, jsonBody('POST', { scope: 'read', expires_in_days: 7, label: 'dashboard' }, admin));
+  const issued = await fetchJson(
+    `${url}/admin/locations/${locationId}/tokens`,
+    jsonBody('POST', { scope: 'read', expires_in_days: 7, label: 'dashboard' }, admin),
+  );
   t.equal(issued.res.status, 201);
   const tok = issued.body as { id: number; token: string; location_id: number; scope: string; expires_at: string | null };
   t.strictSame(Object.keys(tok).sort(), ['expires_at', 'id', 'location_id', 'scope', 'token']);
@@ -129,7 +154,11 @@ t.test('tokens: issue with scope and expiry, list without secrets, revoke', asyn
   t.comment(`${writes.length} location write routes`);
   for (const r of writes) {
     const path = routerPattern(r.path).replace(/:[^/]+/g, '1');
-    const { res, body } = await fetchJson(`${url}${path}`, { method: r.method, headers: { ...bearer(tok.token), 'content-type': 'application/json' }, body: '{}' });
+    const { res, body } = await fetchJson(`${url}${path}`, {
+      method: r.method,
+      headers: { ...bearer(tok.token), 'content-type': 'application/json' },
+      body: '{}',
+    });
     t.equal(res.status, 403, `${r.method} ${r.path}: 403 for a read token`);
     t.equal((body as { code: string }).code, 'SCOPE_DENIED', `${r.method} ${r.path}: SCOPE_DENIED`);
   }
@@ -138,22 +167,29 @@ t.test('tokens: issue with scope and expiry, list without secrets, revoke', asyn
   t.equal(plain.res.status, 201, 'the body is optional');
   t.match(plain.body, { location_id: locationId, scope: 'full', expires_at: null });
 
-  const badScope = await fetchJson(`${url}/admin/locations/${locationId}/tokens`, jsonBody('POST', { scope: 'root', expires_in_days: 0 }, admin));
-  t.equal(badScope.res.status, 422);
-  t.strictSame(
-    [...(badScope.body as { detail: { loc: string[] }[] }).detail.map((d) => d.loc.join('.'))].sort(),
-    ['body.expires_in_days', 'body.scope'],
+  const badScope = await fetchJson(
+    `${url}/admin/locations/${locationId}/tokens`,
+    jsonBody('POST', { scope: 'root', expires_in_days: 0 }, admin),
   );
+  t.equal(badScope.res.status, 422);
+  t.strictSame([...(badScope.body as { detail: { loc: string[] }[] }).detail.map((d) => d.loc.join('.'))].sort(), [
+    'body.expires_in_days',
+    'body.scope',
+  ]);
 
   const listed = await fetchJson(`${url}/admin/locations/${locationId}/tokens`, { headers: admin });
   t.equal(listed.res.status, 200);
   const rows = listed.body as Record<string, unknown>[];
-  t.strictSame(rows.map((r) => [r['scope'], r['label'], r['revoked_at']]), [
-    ['full', 'initial', null],
-    ['read', 'dashboard', null],
-    ['full', null, null],
-  ]);
-  for (const r of rows) t.strictSame(Object.keys(r).sort(), ['created_at', 'expires_at', 'id', 'label', 'location_id', 'revoked_at', 'scope']);
+  t.strictSame(
+    rows.map((r) => [r['scope'], r['label'], r['revoked_at']]),
+    [
+      ['full', 'initial', null],
+      ['read', 'dashboard', null],
+      ['full', null, null],
+    ],
+  );
+  for (const r of rows)
+    t.strictSame(Object.keys(r).sort(), ['created_at', 'expires_at', 'id', 'label', 'location_id', 'revoked_at', 'scope']);
   t.notOk(JSON.stringify(rows).includes('bg_'), 'no token text');
 
   clock.advance(5000);

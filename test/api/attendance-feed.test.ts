@@ -27,7 +27,16 @@ interface Feed {
 }
 
 const punch = (locationId: number, sn: string, pin: string, timestamp: string, extra: Partial<NewAttendance> = {}): NewAttendance => ({
-  location_id: locationId, sn, pin, user_id: null, timestamp, local_time: timestamp.slice(0, 19).replace('T', ' '), status: 0, verify: 1, work_code: null, ...extra,
+  location_id: locationId,
+  sn,
+  pin,
+  user_id: null,
+  timestamp,
+  local_time: timestamp.slice(0, 19).replace('T', ' '),
+  status: 0,
+  verify: 1,
+  work_code: null,
+  ...extra,
 });
 
 /** Splits CSV text (RFC 4180, CRLF) into rows of cells, honouring quotes. */
@@ -85,34 +94,57 @@ t.test('cursor feed: arrival order, next_cursor, late uploads, filters, bad curs
 
   const p1 = await a.api<Feed>('GET', '/api/attendance?after=0&limit=2');
   t.equal(p1.status, 200);
-  t.strictSame(p1.body.data.map((r) => r.pin), ['1', '2'], 'oldest arrival first, this location only');
+  t.strictSame(
+    p1.body.data.map((r) => r.pin),
+    ['1', '2'],
+    'oldest arrival first, this location only',
+  );
   t.equal(p1.body.has_more, true);
   t.match(p1.body.next_cursor, /^[A-Za-z0-9_-]+$/);
   t.match(p1.body.data[1], { status: 4, status_label: 'overtime-in', verify: 15, verify_label: 'face' }, 'labels from [PUSH-v2 §6.3]');
   const p2 = await a.api<Feed>('GET', `/api/attendance?after=${p1.body.next_cursor}&limit=2`);
-  t.strictSame(p2.body.data.map((r) => r.pin), ['3']);
+  t.strictSame(
+    p2.body.data.map((r) => r.pin),
+    ['3'],
+  );
   t.match(p2.body.data[0], { status: 9, status_label: null, verify: 99, verify_label: null }, 'unknown codes: no label');
   t.equal(p2.body.has_more, false);
   const p3 = await a.api<Feed>('GET', `/api/attendance?after=${p2.body.next_cursor}`);
   t.strictSame(p3.body, { data: [], next_cursor: p2.body.next_cursor, has_more: false }, 'caught up');
 
   // A late upload: a punch from last month arrives now. A `from=<last timestamp>` poll would skip it.
-  const late = await store.record([punch(a.id, 'F1', '4', '2026-02-01T08:00:00.000Z', { status: 1, verify: 4 })], clock.now().toISOString());
+  const late = await store.record(
+    [punch(a.id, 'F1', '4', '2026-02-01T08:00:00.000Z', { status: 1, verify: 4 })],
+    clock.now().toISOString(),
+  );
   if (TEST_STORE === 'mongodb') {
     const settling = await a.api<Feed>('GET', `/api/attendance?after=${p3.body.next_cursor}`);
     t.strictSame(settling.body.data, [], 'MongoDB: not yet, within the settle window');
     clock.advance(6_000);
   }
   const p4 = await a.api<Feed>('GET', `/api/attendance?after=${p3.body.next_cursor}`);
-  t.strictSame(p4.body.data.map((r) => r.id), [late[0]?.id], 'the late upload is the next record of the feed');
+  t.strictSame(
+    p4.body.data.map((r) => r.id),
+    [late[0]?.id],
+    'the late upload is the next record of the feed',
+  );
   t.match(p4.body.data[0], { status_label: 'check-out', verify_label: 'card' });
   const newest = await a.api<Page<Rec>>('GET', '/api/attendance');
   t.equal(newest.body.data.at(-1)?.pin, '4', 'while the page view (newest timestamp first) puts it last');
 
   const byPin = await a.api<Feed>('GET', '/api/attendance?after=0&pin=2');
-  t.strictSame(byPin.body.data.map((r) => r.id), [first[1]?.id], 'filters apply to the feed');
+  t.strictSame(
+    byPin.body.data.map((r) => r.id),
+    [first[1]?.id],
+    'filters apply to the feed',
+  );
 
-  for (const bad of ['walk', 'MQ', Buffer.from('1.yesterday').toString('base64url'), Buffer.from('x.2026-03-05T12:00:00.000Z').toString('base64url')]) {
+  for (const bad of [
+    'walk',
+    'MQ',
+    Buffer.from('1.yesterday').toString('base64url'),
+    Buffer.from('x.2026-03-05T12:00:00.000Z').toString('base64url'),
+  ]) {
     const res = await a.api<Json>('GET', `/api/attendance?after=${bad}`);
     t.equal(res.status, 422, `after=${bad}: 422`);
     t.strictSame(locsOf(res.body), ['query.after']);
@@ -148,15 +180,25 @@ t.test('GET /api/attendance.csv: header, quoting, filters, many pages, isolation
   t.strictSame(rows[0], [...CSV_COLUMNS], 'a header line');
   t.equal(rows.length, 3, 'two records, this location only');
   const col = (name: (typeof CSV_COLUMNS)[number]) => CSV_COLUMNS.indexOf(name);
-  t.strictSame(rows.slice(1).map((r) => r[col('pin')]), ['1001', '1002'], 'arrival order');
+  t.strictSame(
+    rows.slice(1).map((r) => r[col('pin')]),
+    ['1001', '1002'],
+    'arrival order',
+  );
   t.equal(rows[1]?.[col('work_code')], 'a,"b"\nc', 'commas, quotes and newlines survive (RFC 4180 quoting)');
   t.equal(rows[1]?.[col('status_label')], 'check-out');
   t.equal(rows[1]?.[col('verify_label')], 'face');
   t.equal(rows[2]?.[col('work_code')], '', 'null is an empty cell');
   t.equal(rows[2]?.[col('user_id')], '');
 
-  const filtered = parseCsv(await (await fetch(`${url}/api/attendance.csv?from=2026-03-02&pin=1002`, { headers: { Authorization: `Bearer ${a.token}` } })).text());
-  t.strictSame(filtered.slice(1).map((r) => r[col('pin')]), ['1002'], 'same filters as GET /api/attendance');
+  const filtered = parseCsv(
+    await (await fetch(`${url}/api/attendance.csv?from=2026-03-02&pin=1002`, { headers: { Authorization: `Bearer ${a.token}` } })).text(),
+  );
+  t.strictSame(
+    filtered.slice(1).map((r) => r[col('pin')]),
+    ['1002'],
+    'same filters as GET /api/attendance',
+  );
 
   const invalid = await a.api<Json>('GET', '/api/attendance.csv?from=2026-02-30');
   t.equal(invalid.status, 422);
@@ -164,12 +206,19 @@ t.test('GET /api/attendance.csv: header, quoting, filters, many pages, isolation
   t.equal((await a.api('GET', '/api/attendance.csv', { token: null })).status, 401);
 
   // More records than one store page (1000): every one exactly once, in arrival order.
-  const many = Array.from({ length: 2345 }, (_, i) => punch(b.id, 'CB', String(2000 + i), new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()));
+  const many = Array.from({ length: 2345 }, (_, i) =>
+    punch(b.id, 'CB', String(2000 + i), new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()),
+  );
   await store.record(many, clock.now().toISOString());
   clock.advance(10_000);
-  const big = parseCsv(await (await fetch(`${url}/api/attendance.csv`, { headers: { Authorization: `Bearer ${b.token}` } })).text()).slice(1);
+  const big = parseCsv(await (await fetch(`${url}/api/attendance.csv`, { headers: { Authorization: `Bearer ${b.token}` } })).text()).slice(
+    1,
+  );
   t.equal(big.length, 2346, 'all of them (plus the earlier one)');
   const ids = big.map((r) => Number(r[col('id')]));
   t.equal(new Set(ids).size, ids.length, 'no row twice');
-  t.ok(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number)), 'ascending arrival');
+  t.ok(
+    ids.every((id, i) => i === 0 || id > (ids[i - 1] as number)),
+    'ascending arrival',
+  );
 });

@@ -107,7 +107,18 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     token: { id: 1, scope: 'full', expires_at: null },
   });
   const b = body as Record<string, unknown>;
-  t.strictSame(Object.keys(b).sort(), ['created_at', 'devices_count', 'id', 'is_active', 'name', 'require_comm_key', 'timezone', 'token', 'updated_at', 'users_count']);
+  t.strictSame(Object.keys(b).sort(), [
+    'created_at',
+    'devices_count',
+    'id',
+    'is_active',
+    'name',
+    'require_comm_key',
+    'timezone',
+    'token',
+    'updated_at',
+    'users_count',
+  ]);
   t.ok(Number.isInteger(b['id']) && (b['id'] as number) > 0, 'id is a positive integer');
   t.match(b['created_at'], ISO_MS_Z, 'created_at: ISO 8601, UTC with Z, milliseconds');
 });

@@ -38,7 +38,12 @@ export function client(url: string, token: string): Call {
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const res = await fetch(`${url}${path}`, { method, headers, signal: AbortSignal.timeout(options.timeoutMs ?? 10_000), ...(body !== undefined ? { body } : {}) });
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      ...(body !== undefined ? { body } : {}),
+    });
     const text = await res.text();
     const type = res.headers.get('content-type') ?? '';
     const parsed: unknown = type.includes('application/json') && text.length > 0 ? JSON.parse(text) : text;
@@ -175,20 +180,67 @@ export interface CommandResponse {
 export const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export const USER_KEYS = [
-  'id', 'location_id', 'location', 'pin', 'first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time',
-  'privilege', 'group', 'super_authorize', 'has_biometric', 'biometric_templates', 'created_at', 'updated_at',
+  'id',
+  'location_id',
+  'location',
+  'pin',
+  'first_name',
+  'last_name',
+  'card_no',
+  'password',
+  'is_active',
+  'start_time',
+  'end_time',
+  'privilege',
+  'group',
+  'super_authorize',
+  'has_biometric',
+  'biometric_templates',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /** SERVICE-SPEC DeviceResponse, plus the documented extras `version_override`, `auth` and `allowed_networks` (README "Security model"). */
 export const DEVICE_KEYS = [
-  'id', 'name', 'serial_number', 'location_id', 'location', 'registry_code', 'session_id', 'registered_at', 'options', 'version',
-  'last_seen', 'is_active', 'created_at', 'updated_at', 'version_override', 'auth', 'allowed_networks',
+  'id',
+  'name',
+  'serial_number',
+  'location_id',
+  'location',
+  'registry_code',
+  'session_id',
+  'registered_at',
+  'options',
+  'version',
+  'last_seen',
+  'is_active',
+  'created_at',
+  'updated_at',
+  'version_override',
+  'auth',
+  'allowed_networks',
 ] as const;
 
 /** SERVICE-SPEC CommandResponse, plus the extras of API-CONTRACT §4–5. */
 export const COMMAND_KEYS = [
-  'id', 'command', 'priority', 'location_id', 'location', 'sn', 'status', 'response', 'error_message', 'sent_at', 'acknowledged_at',
-  'is_active', 'created_at', 'updated_at', 'params', 'result', 'expires_at', 'created_by_token_id',
+  'id',
+  'command',
+  'priority',
+  'location_id',
+  'location',
+  'sn',
+  'status',
+  'response',
+  'error_message',
+  'sent_at',
+  'acknowledged_at',
+  'is_active',
+  'created_at',
+  'updated_at',
+  'params',
+  'result',
+  'expires_at',
+  'created_by_token_id',
 ] as const;
 
 export const PAGE_KEYS = ['data', 'total', 'page', 'limit', 'total_pages', 'has_next', 'has_prev'] as const;

@@ -7,13 +7,34 @@
 import t from 'tap';
 import { fakeClock } from '../helpers/app.js';
 import {
-  COMMAND_KEYS, gateway, issueAt, keysOf, locsOf, sorted, wellFormedIssues,
-  type Call, type CommandResponse, type ErrorBody, type Json, type Page, type UserResponse,
+  COMMAND_KEYS,
+  gateway,
+  issueAt,
+  keysOf,
+  locsOf,
+  sorted,
+  wellFormedIssues,
+  type Call,
+  type CommandResponse,
+  type ErrorBody,
+  type Json,
+  type Page,
+  type UserResponse,
 } from './client.js';
 
 const START = '2026-03-01T08:00:00.000Z';
 const DURATION_MESSAGE = 'duration must be 1-254 seconds (use normal-open to latch)';
-const DOOR_PRESETS = ['door-open', 'door-close', 'door-lock', 'door-unlock', 'normal-open', 'cancel-alarm', 'clear-alarm', 'emergency-on', 'emergency-off'];
+const DOOR_PRESETS = [
+  'door-open',
+  'door-close',
+  'door-lock',
+  'door-unlock',
+  'normal-open',
+  'cancel-alarm',
+  'clear-alarm',
+  'emergency-on',
+  'emergency-off',
+];
 const RISKY = ['shell-command', 'custom', 'clear-log', 'clear-photo', 'clear-biodata', 'clear-data', 'firmware-upgrade'];
 const FIRMWARE = { url: 'https://firmware.example.com/zk/8.0.4.bin', checksum: '0123456789abcdef0123456789ABCDEF', size: 1_048_576 };
 
@@ -41,9 +62,24 @@ t.test('POST /api/commands: 201 with the exact CommandResponse', async (t) => {
   t.strictSame(
     { ...res.body, id: 0 },
     {
-      id: 0, command: 'reboot', priority: 0, location_id: a.id, location: { id: a.id, name: 'Default' }, sn: 'CMD1', status: 'pending',
-      response: null, error_message: null, sent_at: null, acknowledged_at: null, is_active: true, created_at: START, updated_at: null,
-      params: null, result: null, expires_at: '2026-03-02T08:00:00.000Z', created_by_token_id: tokenRecord?.id ?? -1,
+      id: 0,
+      command: 'reboot',
+      priority: 0,
+      location_id: a.id,
+      location: { id: a.id, name: 'Default' },
+      sn: 'CMD1',
+      status: 'pending',
+      response: null,
+      error_message: null,
+      sent_at: null,
+      acknowledged_at: null,
+      is_active: true,
+      created_at: START,
+      updated_at: null,
+      params: null,
+      result: null,
+      expires_at: '2026-03-02T08:00:00.000Z',
+      created_by_token_id: tokenRecord?.id ?? -1,
     },
   );
   t.strictSame((await a.api('GET', `/api/commands/${res.body.id}`)).body, res.body, 'GET returns the same record');
@@ -79,12 +115,19 @@ t.test('catalog defaults: door-open, enroll-biometric (with user checks), load-u
   t.strictSame((await queue(a.api, { sn: 'CMD1', command: 'door-open' })).body.params, { door_id: 1, duration: 5 });
   t.strictSame((await queue(a.api, { sn: 'CMD1', command: 'door-open', params: null })).body.params, { door_id: 1, duration: 5 });
   t.strictSame((await queue(a.api, { sn: 'CMD1', command: 'door-open', params: { door_id: 4 } })).body.params, { door_id: 4, duration: 5 });
-  t.strictSame((await queue(a.api, { sn: 'CMD1', command: 'door-open', params: { door_id: 2, duration: 254 } })).body.params, { door_id: 2, duration: 254 });
+  t.strictSame((await queue(a.api, { sn: 'CMD1', command: 'door-open', params: { door_id: 2, duration: 254 } })).body.params, {
+    door_id: 2,
+    duration: 254,
+  });
 
   const enroll = await queue(a.api, { sn: 'CMD1', command: 'enroll-biometric', params: { pin: 501, user_id: user.body.id } });
   t.equal(enroll.status, 201);
   t.strictSame(enroll.body.params, { pin: 501, user_id: user.body.id, type: 'fingerprint', fid: 0, retry: 3, overwrite: 1 });
-  const face = await queue(a.api, { sn: 'CMD1', command: 'enroll-biometric', params: { pin: 501, user_id: user.body.id, type: 'face', fid: 111, retry: 1, overwrite: 0 } });
+  const face = await queue(a.api, {
+    sn: 'CMD1',
+    command: 'enroll-biometric',
+    params: { pin: 501, user_id: user.body.id, type: 'face', fid: 111, retry: 1, overwrite: 0 },
+  });
   t.strictSame(face.body.params, { pin: 501, user_id: user.body.id, type: 'face', fid: 111, retry: 1, overwrite: 0 });
 
   const mismatch = await queue(a.api, { sn: 'CMD1', command: 'enroll-biometric', params: { pin: 501, user_id: other.body.id } });
@@ -103,9 +146,12 @@ t.test('catalog defaults: door-open, enroll-biometric (with user checks), load-u
     { user_id: other.body.id, pin: 502 },
     'user_id alone is resolved to the pin',
   );
-  t.strictSame(locsOf((await queue(a.api, { sn: 'CMD1', command: 'load-users', params: { user_id: 999_999 } })).body), ['body.params.user_id']);
+  t.strictSame(locsOf((await queue(a.api, { sn: 'CMD1', command: 'load-users', params: { user_id: 999_999 } })).body), [
+    'body.params.user_id',
+  ]);
   t.strictSame(
-    (await queue(a.api, { sn: 'CMD1', command: 'check-attendance', params: { startDate: '2026-01-01', endDate: '2026-01-31' } })).body.params,
+    (await queue(a.api, { sn: 'CMD1', command: 'check-attendance', params: { startDate: '2026-01-01', endDate: '2026-01-31' } })).body
+      .params,
     { startDate: '2026-01-01', endDate: '2026-01-31' },
   );
   t.strictSame((await queue(a.api, { sn: 'CMD1', command: 'check-attendance' })).body.params, { startDate: null, endDate: null });
@@ -160,7 +206,11 @@ t.test('every catalog param rule: 422 at body.params.*', async (t) => {
   }
   for (const duration of [0, 255, -1, 1000]) {
     const res = await queue(a.api, { sn: 'CMD1', command: 'door-open', params: { duration } });
-    t.strictSame(res.body, { detail: [{ loc: ['body', 'params', 'duration'], msg: DURATION_MESSAGE, type: 'value_error' }], code: 'VALIDATION_FAILED' }, `duration ${duration}: the exact message`);
+    t.strictSame(
+      res.body,
+      { detail: [{ loc: ['body', 'params', 'duration'], msg: DURATION_MESSAGE, type: 'value_error' }], code: 'VALIDATION_FAILED' },
+      `duration ${duration}: the exact message`,
+    );
   }
   const several = await queue(a.api, { sn: 'CMD1', command: 'firmware-upgrade', params: { url: 'ftp://x', checksum: 'x', size: -1 } });
   t.strictSame(locsOf(several.body), ['body.params.checksum', 'body.params.size', 'body.params.url'], 'every param problem at once');
@@ -172,7 +222,11 @@ t.test('every catalog param rule: 422 at body.params.*', async (t) => {
     t.match(issueAt(res.body, 'body.params'), { msg: `${command} takes no params` });
   }
   const queued = (await a.api<Page<CommandResponse>>('GET', '/api/commands')).body.data;
-  t.strictSame(queued.map((c) => c.command), ['sync-users'], 'nothing was queued but the user\'s sync op');
+  t.strictSame(
+    queued.map((c) => c.command),
+    ['sync-users'],
+    "nothing was queued but the user's sync op",
+  );
 });
 
 t.test('command identifiers: typos, custom in both forms, body fields', async (t) => {
@@ -183,7 +237,11 @@ t.test('command identifiers: typos, custom in both forms, body fields', async (t
     t.equal(res.status, 422, `${command}: 422`);
     const issue = issueAt(res.body, 'body.command');
     t.equal(issue?.type, 'enum', `${command}: enum`);
-    t.match(issue?.msg, `unknown command "${command}"; valid commands: reboot, restart, info, check`, `${command}: lists the valid commands`);
+    t.match(
+      issue?.msg,
+      `unknown command "${command}"; valid commands: reboot, restart, info, check`,
+      `${command}: lists the valid commands`,
+    );
     t.match(issue?.msg, 'firmware-upgrade, shell-command, custom');
   }
 
@@ -191,7 +249,7 @@ t.test('command identifiers: typos, custom in both forms, body fields', async (t
   t.equal(asParam.status, 201);
   t.match(asParam.body, { command: 'custom', params: { command: 'DATA QUERY USERINFO' } });
   const topLevel = await queue(a.api, { sn: 'CMD1', command: 'DATA QUERY USERINFO' });
-  t.equal(topLevel.status, 201, 'the sample\'s form: a raw string in command');
+  t.equal(topLevel.status, 201, "the sample's form: a raw string in command");
   t.match(topLevel.body, { command: 'custom', params: { command: 'DATA QUERY USERINFO' } });
   const upper = await queue(a.api, { sn: 'CMD1', command: 'REBOOT' });
   t.match(upper.body, { command: 'custom', params: { command: 'REBOOT' } }, 'only lower-case identifiers count as presets');
@@ -234,7 +292,11 @@ t.test('command identifiers: typos, custom in both forms, body fields', async (t
   for (const raw of ['', '{"command":', '[]', '"reboot"']) {
     const res = await a.api<ErrorBody>('POST', '/api/commands', { raw });
     t.equal(res.status, 400, `${JSON.stringify(raw)}: 400`);
-    t.equal((await a.api<ErrorBody>('POST', '/api/devices/CMD1/command', { raw })).status, 400, `${JSON.stringify(raw)}: 400 on the device variant`);
+    t.equal(
+      (await a.api<ErrorBody>('POST', '/api/devices/CMD1/command', { raw })).status,
+      400,
+      `${JSON.stringify(raw)}: 400 on the device variant`,
+    );
   }
 });
 
@@ -263,7 +325,10 @@ t.test('device checks: 404 unknown or foreign; COMMAND_NOT_SUPPORTED by known ve
   for (const sn of ['V2PIN', 'V2SEEN']) {
     const res = await queue(a.api, { sn, command: 'door-open' });
     t.equal(res.status, 422, `${sn}: door-open is v3 only`);
-    t.strictSame(res.body, { detail: 'door-open is not supported on protocol 2.0.0 devices (supported: v3.x)', code: 'COMMAND_NOT_SUPPORTED' });
+    t.strictSame(res.body, {
+      detail: 'door-open is not supported on protocol 2.0.0 devices (supported: v3.x)',
+      code: 'COMMAND_NOT_SUPPORTED',
+    });
     for (const command of ['door-close', 'door-lock', 'normal-open', 'cancel-alarm', 'emergency-on', 'emergency-off']) {
       t.equal((await queue(a.api, { sn, command })).status, 422, `${sn}: ${command} is v3 only`);
     }
@@ -287,15 +352,27 @@ t.test('scopes: operator may not queue risky presets, read may not queue at all'
     const res = await a.api<ErrorBody>('POST', '/api/commands', { body, token: operator.token });
     t.equal(res.status, 403, `operator: ${command} → 403`);
     t.strictSame(res.body, { detail: `${command} needs a token with the full scope`, code: 'SCOPE_DENIED' });
-    const dev = await a.api<ErrorBody>('POST', '/api/devices/CMD1/command', { body: params ? { command, params } : { command }, token: operator.token });
+    const dev = await a.api<ErrorBody>('POST', '/api/devices/CMD1/command', {
+      body: params ? { command, params } : { command },
+      token: operator.token,
+    });
     t.equal(dev.status, 403, `operator: ${command} → 403 on the device variant`);
   }
-  t.equal((await a.api<ErrorBody>('POST', '/api/commands', { body: { sn: 'CMD1', command: 'DATA QUERY USERINFO' }, token: operator.token })).status, 403, 'the raw custom form too');
+  t.equal(
+    (await a.api<ErrorBody>('POST', '/api/commands', { body: { sn: 'CMD1', command: 'DATA QUERY USERINFO' }, token: operator.token }))
+      .status,
+    403,
+    'the raw custom form too',
+  );
   const reboot = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'CMD1', command: 'reboot' }, token: operator.token });
   t.equal(reboot.status, 201, 'operator: reboot is fine');
   t.equal(reboot.body.created_by_token_id, operator.id, 'the queueing token is recorded');
   t.equal((await a.api('POST', '/api/commands', { body: { sn: 'CMD1', command: 'door-open' }, token: operator.token })).status, 201);
-  t.equal((await a.api('POST', '/api/users', { body: { pin: 1, first_name: 'Op' }, token: operator.token })).status, 201, 'operator may write users');
+  t.equal(
+    (await a.api('POST', '/api/users', { body: { pin: 1, first_name: 'Op' }, token: operator.token })).status,
+    201,
+    'operator may write users',
+  );
 
   for (const [method, path, body] of [
     ['POST', '/api/commands', { sn: 'CMD1', command: 'reboot' }],
@@ -310,11 +387,19 @@ t.test('scopes: operator may not queue risky presets, read may not queue at all'
   }
   t.equal((await a.api('GET', '/api/commands', { token: read.token })).status, 200, 'read: GET works');
   t.equal((await a.api('GET', `/api/commands/${reboot.body.id}`, { token: read.token })).status, 200);
-  t.match((await a.api<CommandResponse>('GET', `/api/commands/${reboot.body.id}`)).body, { status: 'pending' }, 'the read token cancelled nothing');
+  t.match(
+    (await a.api<CommandResponse>('GET', `/api/commands/${reboot.body.id}`)).body,
+    { status: 'pending' },
+    'the read token cancelled nothing',
+  );
 
   for (const command of RISKY) {
     const params = VALID_PARAMS[command];
-    t.equal((await a.api('POST', '/api/commands', { body: params ? { sn: 'CMD1', command, params } : { sn: 'CMD1', command } })).status, 201, `full: ${command} → 201`);
+    t.equal(
+      (await a.api('POST', '/api/commands', { body: params ? { sn: 'CMD1', command, params } : { sn: 'CMD1', command } })).status,
+      201,
+      `full: ${command} → 201`,
+    );
   }
 });
 
@@ -343,17 +428,27 @@ t.test('Idempotency-Key: replay, reuse with another body, per token, concurrency
     t.equal(res.status, 422, `${JSON.stringify(body)}: 422`);
     t.strictSame(res.body, { detail: 'This Idempotency-Key was used with a different request', code: 'IDEMPOTENCY_KEY_REUSED' });
   }
-  const viaDevice = await a.api<CommandResponse>('POST', '/api/devices/CMD1/command', { body: { command: 'door-open', params: { door_id: 2 } }, headers: key });
+  const viaDevice = await a.api<CommandResponse>('POST', '/api/devices/CMD1/command', {
+    body: { command: 'door-open', params: { door_id: 2 } },
+    headers: key,
+  });
   t.equal(viaDevice.body.id, first.body.id, 'the device variant shares the key space');
 
   const otherToken = await started.app.locations.issueToken({ location_id: a.id });
-  const mine = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'CMD1', command: 'reboot' }, headers: key, token: otherToken.token });
+  const mine = await a.api<CommandResponse>('POST', '/api/commands', {
+    body: { sn: 'CMD1', command: 'reboot' },
+    headers: key,
+    token: otherToken.token,
+  });
   t.equal(mine.status, 201, 'another token has its own keys');
   t.not(mine.body.id, first.body.id);
   t.equal((await a.api<Page<CommandResponse>>('GET', '/api/commands')).body.total, 2);
 
   for (const bad of ['has space', 'x'.repeat(129), 'tab\there']) {
-    const res = await a.api<ErrorBody>('POST', '/api/commands', { body: { sn: 'CMD1', command: 'reboot' }, headers: { 'idempotency-key': bad } });
+    const res = await a.api<ErrorBody>('POST', '/api/commands', {
+      body: { sn: 'CMD1', command: 'reboot' },
+      headers: { 'idempotency-key': bad },
+    });
     t.equal(res.status, 422, `key ${JSON.stringify(bad.slice(0, 10))}: 422`);
     t.equal(res.body.code, 'VALIDATION_FAILED');
   }
@@ -362,7 +457,11 @@ t.test('Idempotency-Key: replay, reuse with another body, per token, concurrency
   const racing = await Promise.all(
     Array.from({ length: 8 }, () => queue(a.api, { sn: 'CMD2', command: 'info' }, { 'idempotency-key': 'race-1' })),
   );
-  t.strictSame(racing.map((r) => r.status), Array(8).fill(201), 'every concurrent retry: 201');
+  t.strictSame(
+    racing.map((r) => r.status),
+    Array(8).fill(201),
+    'every concurrent retry: 201',
+  );
   t.equal(new Set(racing.map((r) => r.body.id)).size, 1, 'one command id');
   t.equal((await a.api<Page<CommandResponse>>('GET', '/api/commands?sn=CMD2')).body.total, 1, 'one record');
 });
@@ -377,33 +476,72 @@ t.test('GET /api/commands/{id}, GET /api/commands (filters, order, pages), DELET
   const bCmd = await queue(b.api, { sn: 'BDEV', command: 'reboot' });
 
   const ids: number[] = [];
-  const plan: [sn: string, command: string][] = [['CMD1', 'reboot'], ['CMD1', 'info'], ['CMD2', 'reboot'], ['CMD2', 'check'], ['CMD1', 'restart']];
+  const plan: [sn: string, command: string][] = [
+    ['CMD1', 'reboot'],
+    ['CMD1', 'info'],
+    ['CMD2', 'reboot'],
+    ['CMD2', 'check'],
+    ['CMD1', 'restart'],
+  ];
   for (const [sn, command] of plan) {
     clock.advance(1000);
     ids.push((await queue(a.api, { sn, command })).body.id);
   }
   const list = async (query: string) => (await a.api<Page<CommandResponse>>('GET', `/api/commands${query}`)).body;
   const all = await list('');
-  t.equal(all.total, 5, 'only this location\'s commands');
-  t.strictSame(all.data.map((c) => c.id), [...ids].reverse(), 'newest first');
+  t.equal(all.total, 5, "only this location's commands");
+  t.strictSame(
+    all.data.map((c) => c.id),
+    [...ids].reverse(),
+    'newest first',
+  );
   for (const c of all.data) t.strictSame(keysOf(c), sorted(COMMAND_KEYS));
-  t.strictSame((await list('?sn=CMD2')).data.map((c) => c.id), [ids[3], ids[2]]);
-  t.strictSame((await list('?command=reboot')).data.map((c) => c.id), [ids[4], ids[2], ids[0]]);
-  t.strictSame((await list('?command=restart')).data.map((c) => c.id), [ids[4], ids[2], ids[0]], 'the alias filters as reboot');
-  t.strictSame((await list('?sn=CMD1&command=reboot')).data.map((c) => c.id), [ids[4], ids[0]]);
-  t.strictSame((await list('?since=2026-03-01T08:00:03.000Z')).data.map((c) => c.id), [ids[4], ids[3], ids[2]], 'created at or after since');
-  t.strictSame((await list('?since=2026-03-01T09:00:03%2B01:00')).data.map((c) => c.id), [ids[4], ids[3], ids[2]], 'since with an offset');
+  t.strictSame(
+    (await list('?sn=CMD2')).data.map((c) => c.id),
+    [ids[3], ids[2]],
+  );
+  t.strictSame(
+    (await list('?command=reboot')).data.map((c) => c.id),
+    [ids[4], ids[2], ids[0]],
+  );
+  t.strictSame(
+    (await list('?command=restart')).data.map((c) => c.id),
+    [ids[4], ids[2], ids[0]],
+    'the alias filters as reboot',
+  );
+  t.strictSame(
+    (await list('?sn=CMD1&command=reboot')).data.map((c) => c.id),
+    [ids[4], ids[0]],
+  );
+  t.strictSame(
+    (await list('?since=2026-03-01T08:00:03.000Z')).data.map((c) => c.id),
+    [ids[4], ids[3], ids[2]],
+    'created at or after since',
+  );
+  t.strictSame(
+    (await list('?since=2026-03-01T09:00:03%2B01:00')).data.map((c) => c.id),
+    [ids[4], ids[3], ids[2]],
+    'since with an offset',
+  );
   t.strictSame((await list('?since=2026-03-01T08:00:06Z')).data, []);
-  t.strictSame((await list('?sn=BDEV')).data, [], 'another location\'s device: nothing');
+  t.strictSame((await list('?sn=BDEV')).data, [], "another location's device: nothing");
   const paged = await list('?limit=2&page=3');
   t.match(paged, { total: 5, page: 3, limit: 2, total_pages: 3, has_next: false, has_prev: true });
-  t.strictSame(paged.data.map((c) => c.id), [ids[0]]);
+  t.strictSame(
+    paged.data.map((c) => c.id),
+    [ids[0]],
+  );
   t.match(await list('?limit=2'), { total_pages: 3, has_next: true, has_prev: false });
 
   for (const [query, loc] of [
-    ['?since=yesterday', 'query.since'], ['?since=2026-13-01T00:00:00Z', 'query.since'], ['?since=2026-03-01', 'query.since'],
+    ['?since=yesterday', 'query.since'],
+    ['?since=2026-13-01T00:00:00Z', 'query.since'],
+    ['?since=2026-03-01', 'query.since'],
     ['?since=2026-02-30T00:00:00Z', 'query.since'],
-    ['?status=done', 'query.status'], ['?limit=0', 'query.limit'], ['?page=0', 'query.page'], ['?limit=101', 'query.limit'],
+    ['?status=done', 'query.status'],
+    ['?limit=0', 'query.limit'],
+    ['?page=0', 'query.page'],
+    ['?limit=101', 'query.limit'],
     ['?page=614891469123651721', 'query.page'],
   ]) {
     const res = await a.api<ErrorBody>('GET', `/api/commands${query}`);
@@ -429,7 +567,13 @@ t.test('GET /api/commands/{id}, GET /api/commands (filters, order, pages), DELET
   const cancelled = await a.api<CommandResponse>('DELETE', `/api/commands/${ids[1]}`);
   t.equal(cancelled.status, 200);
   t.strictSame(keysOf(cancelled.body), sorted(COMMAND_KEYS));
-  t.match(cancelled.body, { id: ids[1], status: 'failed', error_message: 'cancelled', is_active: false, updated_at: '2026-03-01T08:00:06.000Z' });
+  t.match(cancelled.body, {
+    id: ids[1],
+    status: 'failed',
+    error_message: 'cancelled',
+    is_active: false,
+    updated_at: '2026-03-01T08:00:06.000Z',
+  });
   t.strictSame((await a.api('GET', `/api/commands/${ids[1]}`)).body, cancelled.body);
   const twice = await a.api<ErrorBody>('DELETE', `/api/commands/${ids[1]}`);
   t.equal(twice.status, 409);
@@ -441,12 +585,21 @@ t.test('GET /api/commands/{id}, GET /api/commands (filters, order, pages), DELET
   t.equal(sent.body.code, 'COMMAND_ALREADY_SENT');
 
   const foreign = await a.api<ErrorBody>('DELETE', `/api/commands/${bCmd.body.id}`);
-  t.equal(foreign.status, 404, 'another location\'s command: 404');
+  t.equal(foreign.status, 404, "another location's command: 404");
   t.match((await b.api<CommandResponse>('GET', `/api/commands/${bCmd.body.id}`)).body, { status: 'pending' }, 'and it stays pending');
   t.equal((await a.api('DELETE', '/api/commands/x')).status, 422);
-  t.strictSame((await list('?status=failed')).data.map((c) => c.id), [ids[1]]);
-  t.strictSame((await list('?status=sent')).data.map((c) => c.id), [ids[0]]);
-  t.strictSame((await list('?status=pending')).data.map((c) => c.id), [ids[4], ids[3], ids[2]]);
+  t.strictSame(
+    (await list('?status=failed')).data.map((c) => c.id),
+    [ids[1]],
+  );
+  t.strictSame(
+    (await list('?status=sent')).data.map((c) => c.id),
+    [ids[0]],
+  );
+  t.strictSame(
+    (await list('?status=pending')).data.map((c) => c.id),
+    [ids[4], ids[3], ids[2]],
+  );
 });
 
 t.test('mailbox bound: 429 MAILBOX_FULL once a device holds mailboxLimit pending commands', async (t) => {
@@ -467,7 +620,11 @@ t.test('mailbox bound: 429 MAILBOX_FULL once a device holds mailboxLimit pending
   t.strictSame(fourth.body, { detail: 'Device FULL1 has 3 pending commands; retry when it has drained', code: 'MAILBOX_FULL' });
   t.equal(fourth.headers.get('retry-after'), '30');
   t.equal((await a.api('POST', '/api/devices/FULL1/command', { body: { command: 'info' } })).status, 429, 'the device variant too');
-  t.equal((await queue(a.api, { sn: 'FULL1', command: 'reboot' }, { 'idempotency-key': 'k1' })).status, 201, 'a replay is not a new command');
+  t.equal(
+    (await queue(a.api, { sn: 'FULL1', command: 'reboot' }, { 'idempotency-key': 'k1' })).status,
+    201,
+    'a replay is not a new command',
+  );
   t.equal((await queue(a.api, { sn: 'FREE1', command: 'reboot' })).status, 201, 'other devices have their own mailbox');
   t.equal((await a.api('DELETE', `/api/commands/${ids[0]}`)).status, 200);
   t.equal((await queue(a.api, { sn: 'FULL1', command: 'reboot' })).status, 201, 'room again after a cancel');
@@ -483,48 +640,101 @@ t.test('expiry: expires_in, and the default per preset', async (t) => {
 
   const given = await queue(a.api, { sn: 'EXP1', command: 'reboot', expires_in: 120 });
   t.equal(given.body.expires_at, '2026-03-01T08:02:00.000Z', 'expires_in seconds after creation');
-  t.equal(seconds((await queue(a.api, { sn: 'EXP1', command: 'door-open', expires_in: 1 })).body), 1, 'expires_in wins over a door default');
+  t.equal(
+    seconds((await queue(a.api, { sn: 'EXP1', command: 'door-open', expires_in: 1 })).body),
+    1,
+    'expires_in wins over a door default',
+  );
   t.equal(seconds((await queue(a.api, { sn: 'EXP1', command: 'info', expires_in: 30 * 86_400 })).body), 30 * 86_400, 'up to 30 days');
 
   const params: Record<string, Json> = {
     ...VALID_PARAMS,
     'enroll-biometric': { pin: 1, user_id: user.body.id },
   };
-  const catalog = ['reboot', 'info', 'check', 'reload-options', ...DOOR_PRESETS, 'load-users', 'enroll-biometric', 'check-attendance', 'clear-log', 'clear-photo', 'clear-biodata', 'clear-data', 'firmware-upgrade', 'shell-command', 'custom'];
+  const catalog = [
+    'reboot',
+    'info',
+    'check',
+    'reload-options',
+    ...DOOR_PRESETS,
+    'load-users',
+    'enroll-biometric',
+    'check-attendance',
+    'clear-log',
+    'clear-photo',
+    'clear-biodata',
+    'clear-data',
+    'firmware-upgrade',
+    'shell-command',
+    'custom',
+  ];
   for (const command of catalog) {
     clock.advance(1000);
     const p = params[command];
     const res = await queue(a.api, p ? { sn: 'EXP1', command, params: p } : { sn: 'EXP1', command });
     t.equal(res.status, 201, `${command}: 201`);
-    t.equal(seconds(res.body), DOOR_PRESETS.includes(command) ? 60 : 86_400, `${command}: default expiry ${DOOR_PRESETS.includes(command) ? '60 s' : '1 day'}`);
+    t.equal(
+      seconds(res.body),
+      DOOR_PRESETS.includes(command) ? 60 : 86_400,
+      `${command}: default expiry ${DOOR_PRESETS.includes(command) ? '60 s' : '1 day'}`,
+    );
   }
   // A pending door command past its expiry fails instead of opening the door late.
   const door = await queue(a.api, { sn: 'EXP1', command: 'door-unlock' });
   clock.advance(60_000);
   const expired = await started.app.store.commands.expire(clock.now().toISOString());
-  t.ok(expired.some((c) => c.id === door.body.id), 'the door command expired after 60 s');
-  t.match((await a.api<CommandResponse>('GET', `/api/commands/${door.body.id}`)).body, { status: 'failed', error_message: 'expired before delivery' });
+  t.ok(
+    expired.some((c) => c.id === door.body.id),
+    'the door command expired after 60 s',
+  );
+  t.match((await a.api<CommandResponse>('GET', `/api/commands/${door.body.id}`)).body, {
+    status: 'failed',
+    error_message: 'expired before delivery',
+  });
 });
 
 t.test('sync-users: 201 pending (not success before any terminal got anything); cancellable while nothing was delivered', async (t) => {
   const clock = fakeClock(START);
   const { a } = await gateway(t, { clock });
-  await a.api('POST', '/api/users/import', { body: [{ pin: 1, first_name: 'A' }, { pin: 2, first_name: 'B' }, { pin: 3, first_name: 'Off', is_active: false }] });
+  await a.api('POST', '/api/users/import', {
+    body: [
+      { pin: 1, first_name: 'A' },
+      { pin: 2, first_name: 'B' },
+      { pin: 3, first_name: 'Off', is_active: false },
+    ],
+  });
   await a.api('POST', '/api/devices', { body: { sn: 'SYNC1' } });
   clock.advance(1000);
   const res = await queue(a.api, { sn: 'SYNC1', command: 'sync-users' });
   t.equal(res.status, 201);
   t.strictSame(keysOf(res.body), sorted(COMMAND_KEYS));
-  t.match(res.body, { command: 'sync-users', status: 'pending', result: { queued: 3, load_users_id: Number }, response: null, error_message: null, is_active: true, params: null, sent_at: null });
+  t.match(res.body, {
+    command: 'sync-users',
+    status: 'pending',
+    result: { queued: 3, load_users_id: Number },
+    response: null,
+    error_message: null,
+    is_active: true,
+    params: null,
+    sent_at: null,
+  });
   t.strictSame((await a.api('GET', `/api/commands/${res.body.id}`)).body, res.body);
   const ops = await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users&status=pending');
   t.equal(ops.body.total, 3, 'the record and its two roster ops (refreshed, not stacked)');
   const cancelled = await a.api<CommandResponse>('DELETE', `/api/commands/${res.body.id}`);
   t.match(cancelled, { status: 200, body: { status: 'failed', error_message: 'cancelled' } }, 'nothing delivered yet: cancellable');
-  t.equal((await a.api<Page<CommandResponse>>('GET', '/api/commands?status=pending')).body.total, 0, 'its ops and audit are cancelled with it');
+  t.equal(
+    (await a.api<Page<CommandResponse>>('GET', '/api/commands?status=pending')).body.total,
+    0,
+    'its ops and audit are cancelled with it',
+  );
   t.equal((await a.api('DELETE', `/api/commands/${res.body.id}`)).status, 409, 'a finished command cannot be cancelled');
 
   const empty = await gateway(t);
   await empty.a.api('POST', '/api/devices', { body: { sn: 'SYNC2' } });
-  t.match((await queue(empty.a.api, { sn: 'SYNC2', command: 'sync-users' })).body, { status: 'pending', result: { queued: 1 } }, 'no users: only the load-users audit');
+  t.match(
+    (await queue(empty.a.api, { sn: 'SYNC2', command: 'sync-users' })).body,
+    { status: 'pending', result: { queued: 1 } },
+    'no users: only the load-users audit',
+  );
 });

@@ -14,10 +14,18 @@ const LOCAL = 'http://localhost:5173';
 const preflight = (url: string, path: string, origin: string, method = 'POST') =>
   fetch(`${url}${path}`, {
     method: 'OPTIONS',
-    headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'authorization, content-type, idempotency-key' },
+    headers: {
+      Origin: origin,
+      'Access-Control-Request-Method': method,
+      'Access-Control-Request-Headers': 'authorization, content-type, idempotency-key',
+    },
   });
 
-const list = (v: string | null) => (v ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const list = (v: string | null) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 
 t.test('listed origins: preflight and actual responses', async (t) => {
   const { a, url } = await gateway(t, { config: { corsOrigins: `${DASH}, ${LOCAL}` } });
@@ -29,14 +37,16 @@ t.test('listed origins: preflight and actual responses', async (t) => {
     t.match(res.headers.get('vary') ?? '', /Origin/);
     t.ok(list(res.headers.get('access-control-allow-methods')).includes('post'), 'POST allowed');
     t.ok(list(res.headers.get('access-control-allow-methods')).includes('get'), 'GET allowed');
-    for (const h of ['authorization', 'content-type', 'idempotency-key']) t.ok(list(res.headers.get('access-control-allow-headers')).includes(h), `${h} allowed`);
+    for (const h of ['authorization', 'content-type', 'idempotency-key'])
+      t.ok(list(res.headers.get('access-control-allow-headers')).includes(h), `${h} allowed`);
     t.equal(res.headers.get('access-control-max-age'), '600');
     t.equal(res.headers.get('access-control-allow-credentials'), null, 'no credentials mode (bearer tokens, not cookies)');
     t.equal((await res.text()).length, 0, 'no body');
   }
   const withParam = await preflight(url, '/api/users/1001', DASH, 'DELETE');
   t.equal(withParam.status, 204, 'a path with a parameter');
-  for (const m of ['get', 'head', 'delete', 'options']) t.ok(list(withParam.headers.get('access-control-allow-methods')).includes(m), `/api/users/{pin}: ${m}`);
+  for (const m of ['get', 'head', 'delete', 'options'])
+    t.ok(list(withParam.headers.get('access-control-allow-methods')).includes(m), `/api/users/{pin}: ${m}`);
   t.notOk(list(withParam.headers.get('access-control-allow-methods')).includes('post'), 'only what the path serves');
 
   const me = await fetch(`${url}/api/me`, { headers: { Origin: DASH, Authorization: `Bearer ${a.token}` } });
@@ -52,7 +62,9 @@ t.test('listed origins: preflight and actual responses', async (t) => {
   t.equal(invalid.headers.get('access-control-allow-origin'), DASH, 'a 422 too');
 
   const post = await fetch(`${url}/api/users`, {
-    method: 'POST', headers: { Origin: LOCAL, Authorization: `Bearer ${a.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ pin: 77, first_name: 'Cors' }),
+    method: 'POST',
+    headers: { Origin: LOCAL, Authorization: `Bearer ${a.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ pin: 77, first_name: 'Cors' }),
   });
   t.equal(post.status, 201);
   t.equal(post.headers.get('access-control-allow-origin'), LOCAL);
@@ -72,7 +84,11 @@ t.test('unlisted origins and no Origin: no CORS headers', async (t) => {
   const plain = await fetch(`${url}/api/me`, { headers: { Authorization: `Bearer ${a.token}` } });
   t.equal(plain.headers.get('access-control-allow-origin'), null, 'same-origin / non-browser calls: nothing added');
   const upper = await fetch(`${url}/api/me`, { headers: { Origin: 'HTTPS://DASH.EXAMPLE.COM', Authorization: `Bearer ${a.token}` } });
-  t.equal(upper.headers.get('access-control-allow-origin'), 'HTTPS://DASH.EXAMPLE.COM', 'origins compare as URLs (scheme and host case-insensitive)');
+  t.equal(
+    upper.headers.get('access-control-allow-origin'),
+    'HTTPS://DASH.EXAMPLE.COM',
+    'origins compare as URLs (scheme and host case-insensitive)',
+  );
 });
 
 t.test('default (no origins): OPTIONS is 405 and nothing is added', async (t) => {

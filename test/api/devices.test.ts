@@ -10,8 +10,17 @@
 import t from 'tap';
 import { fakeClock } from '../helpers/app.js';
 import {
-  DEVICE_KEYS, ISO_MS_Z, gateway, keysOf, locsOf, sorted, wellFormedIssues,
-  type CommandResponse, type DeviceResponse, type ErrorBody, type Page,
+  DEVICE_KEYS,
+  ISO_MS_Z,
+  gateway,
+  keysOf,
+  locsOf,
+  sorted,
+  wellFormedIssues,
+  type CommandResponse,
+  type DeviceResponse,
+  type ErrorBody,
+  type Page,
 } from './client.js';
 
 const START = '2026-03-01T08:00:00.000Z';
@@ -26,9 +35,23 @@ t.test('POST /api/devices: 201 with every DeviceResponse field; never-connected 
   t.strictSame(
     { ...res.body, id: 0 },
     {
-      id: 0, name: 'Device ABC123', serial_number: 'ABC123', location_id: a.id, location: { id: a.id, name: 'Default' }, registry_code: null,
-      session_id: null, registered_at: null, options: null, version: null, last_seen: null, is_active: false, created_at: START,
-      updated_at: null, version_override: null, auth: 'serial_only', allowed_networks: null,
+      id: 0,
+      name: 'Device ABC123',
+      serial_number: 'ABC123',
+      location_id: a.id,
+      location: { id: a.id, name: 'Default' },
+      registry_code: null,
+      session_id: null,
+      registered_at: null,
+      options: null,
+      version: null,
+      last_seen: null,
+      is_active: false,
+      created_at: START,
+      updated_at: null,
+      version_override: null,
+      auth: 'serial_only',
+      allowed_networks: null,
     },
   );
 
@@ -107,7 +130,11 @@ t.test('POST /api/devices: version pin and write-only comm_key', async (t) => {
 
   const keyed = await a.api<DeviceResponse>('POST', '/api/devices', { body: { sn: 'KEYED', comm_key: '918273' } });
   t.equal(keyed.status, 201);
-  const seen = [JSON.stringify(keyed.body), JSON.stringify((await a.api('GET', '/api/devices/KEYED')).body), JSON.stringify((await a.api('GET', '/api/devices')).body)];
+  const seen = [
+    JSON.stringify(keyed.body),
+    JSON.stringify((await a.api('GET', '/api/devices/KEYED')).body),
+    JSON.stringify((await a.api('GET', '/api/devices')).body),
+  ];
   for (const text of seen) {
     t.notOk(text.includes('918273'), 'the comm key never comes back');
     t.notOk(/"comm_key[^"]*":/.test(text), 'no comm_key field of any kind (only `auth: "comm_key"`)');
@@ -130,12 +157,16 @@ t.test('POST /api/devices: a device of another location is 403 DEVICE_OTHER_LOCA
 
   // An unassigned device (seen on the wire first) can be taken by anyone; once unassigned, by another.
   await started.app.store.devices.ensure('SEEN-FIRST', START);
-  t.equal((await a.api<ErrorBody>('GET', '/api/devices/SEEN-FIRST')).status, 404, 'an unassigned device is nobody\'s');
+  t.equal((await a.api<ErrorBody>('GET', '/api/devices/SEEN-FIRST')).status, 404, "an unassigned device is nobody's");
   const claimed = await b.api<DeviceResponse>('POST', '/api/devices', { body: { sn: 'SEEN-FIRST' } });
   t.equal(claimed.status, 201);
   t.equal(claimed.body.id, (await started.app.store.devices.getBySerial('SEEN-FIRST'))?.id, 'the recorded device, not a new one');
   t.equal((await a.api('DELETE', '/api/devices/SHARED1')).status, 200);
-  t.equal((await b.api('POST', '/api/devices', { body: { sn: 'SHARED1' } })).status, 201, 'after unassignment another location may assign it');
+  t.equal(
+    (await b.api('POST', '/api/devices', { body: { sn: 'SHARED1' } })).status,
+    201,
+    'after unassignment another location may assign it',
+  );
 });
 
 t.test('GET /api/devices: pagination, order, search, is_active', async (t) => {
@@ -151,21 +182,33 @@ t.test('GET /api/devices: pagination, order, search, is_active', async (t) => {
   const p1 = await a.api<Page<DeviceResponse>>('GET', '/api/devices');
   t.match(p1.body, { total: 17, page: 1, limit: 15, total_pages: 2, has_next: true, has_prev: false });
   t.equal(p1.body.data.length, 15);
-  t.strictSame(p1.body.data.map((d) => d.serial_number), [...serials].sort().slice(0, 15), 'ordered by serial number');
+  t.strictSame(
+    p1.body.data.map((d) => d.serial_number),
+    [...serials].sort().slice(0, 15),
+    'ordered by serial number',
+  );
   for (const d of p1.body.data) t.strictSame(keysOf(d), sorted(DEVICE_KEYS));
   const p2 = await a.api<Page<DeviceResponse>>('GET', '/api/devices?page=2');
   t.match(p2.body, { total: 17, page: 2, total_pages: 2, has_next: false, has_prev: true });
-  t.strictSame(p2.body.data.map((d) => d.serial_number), ['DEV16', 'DEV17']);
+  t.strictSame(
+    p2.body.data.map((d) => d.serial_number),
+    ['DEV16', 'DEV17'],
+  );
   const p3 = await a.api<Page<DeviceResponse>>('GET', '/api/devices?page=3');
   t.strictSame(p3.body, { data: [], total: 17, page: 3, limit: 15, total_pages: 2, has_next: false, has_prev: true });
   t.match((await a.api<Page<DeviceResponse>>('GET', '/api/devices?limit=100')).body, { total_pages: 1, has_next: false });
   t.match((await a.api<Page<DeviceResponse>>('GET', '/api/devices?limit=17')).body, { total_pages: 1 });
   t.match((await a.api<Page<DeviceResponse>>('GET', '/api/devices?limit=16')).body, { total_pages: 2, has_next: true });
 
-  const search = async (q: string) => (await a.api<Page<DeviceResponse>>('GET', `/api/devices?search=${encodeURIComponent(q)}`)).body.data.map((d) => d.serial_number);
+  const search = async (q: string) =>
+    (await a.api<Page<DeviceResponse>>('GET', `/api/devices?search=${encodeURIComponent(q)}`)).body.data.map((d) => d.serial_number);
   t.strictSame(await search('warehouse'), ['DEV05'], 'name, case-insensitive');
   t.strictSame(await search('GATE'), ['DEV05']);
-  t.strictSame(await search('dev1'), ['DEV10', 'DEV11', 'DEV12', 'DEV13', 'DEV14', 'DEV15', 'DEV16', 'DEV17'], 'serial, case-insensitive substring');
+  t.strictSame(
+    await search('dev1'),
+    ['DEV10', 'DEV11', 'DEV12', 'DEV13', 'DEV14', 'DEV15', 'DEV16', 'DEV17'],
+    'serial, case-insensitive substring',
+  );
   t.strictSame(await search('device dev03'), ['DEV03'], 'the default name "Device {SN}" is searchable');
   t.strictSame(await search('%'), [], '% is a literal');
   t.strictSame(await search('_'), [], '_ is a literal');
@@ -173,15 +216,28 @@ t.test('GET /api/devices: pagination, order, search, is_active', async (t) => {
 
   // Two devices connect (the device runtime writes these session fields).
   for (const sn of ['DEV01', 'DEV02']) {
-    await started.app.store.devices.updateSession(sn, { last_seen: clock.now().toISOString(), version: '3.0.0', registered_at: START, options: { FWVersion: 'Ver 8.0' } }, START);
+    await started.app.store.devices.updateSession(
+      sn,
+      { last_seen: clock.now().toISOString(), version: '3.0.0', registered_at: START, options: { FWVersion: 'Ver 8.0' } },
+      START,
+    );
   }
   const online = async (q: string) => (await a.api<Page<DeviceResponse>>('GET', `/api/devices?limit=100&${q}`)).body;
-  t.strictSame((await online('is_active=true')).data.map((d) => d.serial_number), ['DEV01', 'DEV02'], 'online devices');
+  t.strictSame(
+    (await online('is_active=true')).data.map((d) => d.serial_number),
+    ['DEV01', 'DEV02'],
+    'online devices',
+  );
   t.equal((await online('is_active=1')).total, 2);
   t.equal((await online('is_active=false')).total, 15, 'offline devices');
   t.equal((await online('is_active=0')).total, 15);
   t.equal((await online('is_active=true&search=dev02')).total, 1, 'filters combine');
-  t.match((await online('is_active=true')).data[0], { is_active: true, version: '3.0.0', last_seen: START, options: { FWVersion: 'Ver 8.0' } });
+  t.match((await online('is_active=true')).data[0], {
+    is_active: true,
+    version: '3.0.0',
+    last_seen: START,
+    options: { FWVersion: 'Ver 8.0' },
+  });
 
   clock.advance(60_000);
   t.equal((await online('is_active=true')).total, 2, 'still online at exactly the threshold (60 s)');
@@ -189,7 +245,14 @@ t.test('GET /api/devices: pagination, order, search, is_active', async (t) => {
   t.equal((await online('is_active=true')).total, 0, 'offline past the threshold');
   t.equal((await online('is_active=false')).total, 17);
 
-  for (const [q, loc] of [['limit=0', 'query.limit'], ['limit=101', 'query.limit'], ['page=0', 'query.page'], ['page=x', 'query.page'], ['page=614891469123651721', 'query.page'], ['is_active=maybe', 'query.is_active']]) {
+  for (const [q, loc] of [
+    ['limit=0', 'query.limit'],
+    ['limit=101', 'query.limit'],
+    ['page=0', 'query.page'],
+    ['page=x', 'query.page'],
+    ['page=614891469123651721', 'query.page'],
+    ['is_active=maybe', 'query.is_active'],
+  ]) {
     const res = await a.api<ErrorBody>('GET', `/api/devices?${q}`);
     t.equal(res.status, 422, `${q}: 422`);
     t.strictSame(locsOf(res.body), [loc], `${q}: ${loc}`);
@@ -214,12 +277,22 @@ t.test('GET /api/devices/{sn} and /status; 404 for unknown and foreign devices',
   clock.advance(5000);
   const seenAt = clock.now().toISOString();
   await started.app.store.devices.updateSession('STAT1', { last_seen: seenAt, version: '2.0.0' }, seenAt);
-  t.strictSame((await a.api('GET', '/api/devices/STAT1/status')).body, { device_id: created.body.id, serial_number: 'STAT1', is_online: true, last_seen: seenAt, status: 'online' });
+  t.strictSame((await a.api('GET', '/api/devices/STAT1/status')).body, {
+    device_id: created.body.id,
+    serial_number: 'STAT1',
+    is_online: true,
+    last_seen: seenAt,
+    status: 'online',
+  });
   const connected = await a.api<DeviceResponse>('GET', '/api/devices/STAT1');
   t.match(connected.body, { is_active: true, last_seen: seenAt, version: '2.0.0' });
   t.match(connected.body.updated_at, ISO_MS_Z);
   clock.advance(61_000);
-  t.match((await a.api('GET', '/api/devices/STAT1/status')).body, { is_online: false, last_seen: seenAt, status: 'offline' }, 'offline after the threshold');
+  t.match(
+    (await a.api('GET', '/api/devices/STAT1/status')).body,
+    { is_online: false, last_seen: seenAt, status: 'offline' },
+    'offline after the threshold',
+  );
   t.equal((await a.api<DeviceResponse>('GET', '/api/devices/STAT1')).body.is_active, false, 'is_active follows the same rule');
 
   for (const path of ['/api/devices/NOPE', '/api/devices/NOPE/status', '/api/devices/BDEV1', '/api/devices/BDEV1/status']) {
@@ -227,7 +300,11 @@ t.test('GET /api/devices/{sn} and /status; 404 for unknown and foreign devices',
     t.equal(res.status, 404, `${path}: 404`);
     t.equal(res.body.code, 'DEVICE_NOT_FOUND');
   }
-  t.strictSame((await a.api('GET', '/api/devices/BDEV1')).body, { detail: 'Device BDEV1 not found', code: 'DEVICE_NOT_FOUND' }, 'a foreign device is "not found", like an unknown one');
+  t.strictSame(
+    (await a.api('GET', '/api/devices/BDEV1')).body,
+    { detail: 'Device BDEV1 not found', code: 'DEVICE_NOT_FOUND' },
+    'a foreign device is "not found", like an unknown one',
+  );
   for (const sn of ['bad%20sn', 'x'.repeat(65), 'a%2Fb']) {
     const res = await a.api<ErrorBody>('GET', `/api/devices/${sn}`);
     t.equal(res.status, 422, `${sn}: 422`);
@@ -259,7 +336,11 @@ t.test('DELETE /api/devices/{sn}: idempotent, fails pending commands, leaves for
   const sync = await a.api<Page<CommandResponse>>('GET', '/api/commands?sn=GONE1&command=sync-users');
   t.equal(sync.body.total, 1, 'the roster op queued on assignment');
   t.match(sync.body.data[0], { status: 'failed', error_message: 'device unassigned' }, 'pending sync ops fail too');
-  t.match((await a.api<CommandResponse>('GET', `/api/commands/${other.body.id}`)).body, { status: 'pending', error_message: null }, 'other devices keep theirs');
+  t.match(
+    (await a.api<CommandResponse>('GET', `/api/commands/${other.body.id}`)).body,
+    { status: 'pending', error_message: null },
+    'other devices keep theirs',
+  );
 
   // B cannot unassign A's device: 200 {} (nothing revealed), and nothing changes.
   const foreign = await b.api('DELETE', '/api/devices/KEEP1');
@@ -274,16 +355,27 @@ t.test('DELETE /api/devices/{sn}: idempotent, fails pending commands, leaves for
 t.test('assigning a device queues sync-users for each active user', async (t) => {
   const { a } = await gateway(t);
   await a.api('POST', '/api/users/import', {
-    body: [{ pin: 11, first_name: 'A' }, { pin: 12, first_name: 'B' }, { pin: 13, first_name: 'C' }, { pin: 14, first_name: 'Inactive', is_active: false }],
+    body: [
+      { pin: 11, first_name: 'A' },
+      { pin: 12, first_name: 'B' },
+      { pin: 13, first_name: 'C' },
+      { pin: 14, first_name: 'Inactive', is_active: false },
+    ],
   });
   t.equal((await a.api<Page<CommandResponse>>('GET', '/api/commands')).body.total, 0, 'no device, no sync');
   t.equal((await a.api('POST', '/api/devices', { body: { sn: 'ROSTER1' } })).status, 201);
   const cmds = await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users');
   t.equal(cmds.body.total, 3, 'one per active user');
-  t.strictSame(cmds.body.data.map((c) => c.params).sort((x, y) => Number(x?.['pin']) - Number(y?.['pin'])), [
-    { op: 'user.upsert', pin: 11 }, { op: 'user.upsert', pin: 12 }, { op: 'user.upsert', pin: 13 },
-  ]);
-  for (const c of cmds.body.data) t.match(c, { command: 'sync-users', sn: 'ROSTER1', status: 'pending', priority: 0, location_id: a.id, created_by_token_id: null });
+  t.strictSame(
+    cmds.body.data.map((c) => c.params).sort((x, y) => Number(x?.['pin']) - Number(y?.['pin'])),
+    [
+      { op: 'user.upsert', pin: 11 },
+      { op: 'user.upsert', pin: 12 },
+      { op: 'user.upsert', pin: 13 },
+    ],
+  );
+  for (const c of cmds.body.data)
+    t.match(c, { command: 'sync-users', sn: 'ROSTER1', status: 'pending', priority: 0, location_id: a.id, created_by_token_id: null });
 
   t.equal((await a.api('POST', '/api/devices', { body: { sn: 'ROSTER1' } })).status, 200);
   t.equal((await a.api<Page<CommandResponse>>('GET', '/api/commands')).body.total, 3, 're-assigning (200) queues nothing more');

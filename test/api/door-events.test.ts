@@ -10,11 +10,30 @@ import { bearer, DAY_MS, fakeClock, fetchJson, jsonBody, startApp, type FakeCloc
 import { openStream, subscribe } from '../realtime/stream-client.js';
 
 interface EventView {
-  id: number; sn: string; type: string; event: number | null; meaning: string | null; door: number | null; pin: string | null;
-  card_no: string | null; verify_type: string | null; in_out: number | null; device_index: number | null; timestamp: string; local_time: string;
-  state: { sensor: string; relay: string; alarm: string } | null; extra: Record<string, string> | null; created_at: string;
+  id: number;
+  sn: string;
+  type: string;
+  event: number | null;
+  meaning: string | null;
+  door: number | null;
+  pin: string | null;
+  card_no: string | null;
+  verify_type: string | null;
+  in_out: number | null;
+  device_index: number | null;
+  timestamp: string;
+  local_time: string;
+  state: { sensor: string; relay: string; alarm: string } | null;
+  extra: Record<string, string> | null;
+  created_at: string;
 }
-interface EventPage { data: EventView[]; total: number; page: number; limit: number; has_next: boolean }
+interface EventPage {
+  data: EventView[];
+  total: number;
+  page: number;
+  limit: number;
+  has_next: boolean;
+}
 
 interface Rig {
   readonly started: StartedApp;
@@ -33,7 +52,10 @@ async function rig(t: Test, config: Record<string, unknown> = {}): Promise<Rig> 
     return { status: res.status, body: body as T };
   };
   return {
-    started, clock, token: started.token, api,
+    started,
+    clock,
+    token: started.token,
+    api,
     async terminal(sn, token = started.token) {
       const created = await fetchJson(`${started.url}/api/devices`, jsonBody('POST', { sn }, bearer(token)));
       if (created.res.status !== 201) throw new Error(`could not assign ${sn}: ${created.res.status}`);
@@ -43,7 +65,11 @@ async function rig(t: Test, config: Record<string, unknown> = {}): Promise<Rig> 
       const cookie = `token=${sim.session().token ?? ''}`;
       return {
         async post(table, lines) {
-          const res = await fetch(`${started.url}/iclock/cdata?SN=${sn}&table=${table}`, { method: 'POST', headers: { cookie, 'content-type': 'text/plain' }, body: lines.join('\n') + '\n' });
+          const res = await fetch(`${started.url}/iclock/cdata?SN=${sn}&table=${table}`, {
+            method: 'POST',
+            headers: { cookie, 'content-type': 'text/plain' },
+            body: lines.join('\n') + '\n',
+          });
           return { status: res.status, text: await res.text() };
         },
       };
@@ -70,20 +96,70 @@ t.test('rtlog and rtstate uploads are kept with structured fields and listed new
   const { status, body } = await r.api<EventPage>('/api/events');
   t.equal(status, 200);
   t.equal(body.total, 5);
-  t.same(body.data.map((e) => [e.type, e.event]), [['state', null], ['alarm', 102], ['error', 27], ['normal', 0], ['normal', 200]], 'newest first, typed by code range');
+  t.same(
+    body.data.map((e) => [e.type, e.event]),
+    [
+      ['state', null],
+      ['alarm', 102],
+      ['error', 27],
+      ['normal', 0],
+      ['normal', 200],
+    ],
+    'newest first, typed by code range',
+  );
   const [state, alarm, unknownUser, verified, opened] = body.data as [EventView, EventView, EventView, EventView, EventView];
-  t.match(opened, {
-    sn: 'DOOR01', event: 200, meaning: 'door opened', door: 1, pin: null, card_no: null, in_out: 0, device_index: 11,
-    local_time: '2026-03-01 09:00:00', timestamp: '2026-03-01T08:00:00.000Z', state: null, extra: null,
-  }, 'door opened, local Berlin time beside UTC');
-  t.match(verified, { event: 0, meaning: 'normal verification open', pin: '1001', verify_type: '15', in_out: 1, extra: { sitecode: '0', linkid: '0', temperature: '36.6' } }, 'unknown keys kept in extra');
+  t.match(
+    opened,
+    {
+      sn: 'DOOR01',
+      event: 200,
+      meaning: 'door opened',
+      door: 1,
+      pin: null,
+      card_no: null,
+      in_out: 0,
+      device_index: 11,
+      local_time: '2026-03-01 09:00:00',
+      timestamp: '2026-03-01T08:00:00.000Z',
+      state: null,
+      extra: null,
+    },
+    'door opened, local Berlin time beside UTC',
+  );
+  t.match(
+    verified,
+    {
+      event: 0,
+      meaning: 'normal verification open',
+      pin: '1001',
+      verify_type: '15',
+      in_out: 1,
+      extra: { sitecode: '0', linkid: '0', temperature: '36.6' },
+    },
+    'unknown keys kept in extra',
+  );
   t.match(unknownUser, { event: 27, meaning: 'user not registered', door: 2, card_no: '4455667', verify_type: '4' });
-  t.match(alarm, { type: 'alarm', event: 102, meaning: null, door: 2 }, 'an alarm code the reference does not name: typed, no invented meaning');
-  t.match(state, { type: 'state', event: null, meaning: null, door: 1, state: { sensor: '01', relay: '00', alarm: '0200000000000000' }, timestamp: '2026-03-01T08:02:00.000Z' });
+  t.match(
+    alarm,
+    { type: 'alarm', event: 102, meaning: null, door: 2 },
+    'an alarm code the reference does not name: typed, no invented meaning',
+  );
+  t.match(state, {
+    type: 'state',
+    event: null,
+    meaning: null,
+    door: 1,
+    state: { sensor: '01', relay: '00', alarm: '0200000000000000' },
+    timestamp: '2026-03-01T08:02:00.000Z',
+  });
   t.notOk('location_id' in opened || 'dedup_key' in opened, 'no internal fields');
 
   const attendance = await r.api<{ total: number; data: { pin: string }[] }>('/api/attendance');
-  t.same(attendance.body.data.map((a) => a.pin), ['1001'], 'the verification is an attendance record as well; the door events are not');
+  t.same(
+    attendance.body.data.map((a) => a.pin),
+    ['1001'],
+    'the verification is an attendance record as well; the door events are not',
+  );
 });
 
 t.test('a re-sent upload is kept once; each location sees only its own; filters and paging', async (t) => {
@@ -100,19 +176,42 @@ t.test('a re-sent upload is kept once; each location sees only its own; filters 
 
   const all = await r.api<EventPage>('/api/events?limit=100');
   t.equal(all.body.total, 5, 'four rtlog lines of A1 once each, and the state of A2');
-  t.notOk(all.body.data.some((e) => e.sn === 'B1'), "B's terminal is not in A's list");
+  t.notOk(
+    all.body.data.some((e) => e.sn === 'B1'),
+    "B's terminal is not in A's list",
+  );
   const b = await r.api<EventPage>('/api/events', other.token.token);
-  t.same(b.body.data.map((e) => e.sn), ['B1', 'B1', 'B1', 'B1'], 'B sees its own');
+  t.same(
+    b.body.data.map((e) => e.sn),
+    ['B1', 'B1', 'B1', 'B1'],
+    'B sees its own',
+  );
 
   const q = async (query: string) => (await r.api<EventPage>(`/api/events?${query}`)).body;
-  t.same((await q('sn=A2')).data.map((e) => e.type), ['state']);
-  t.same((await q('type=alarm')).data.map((e) => e.event), [102]);
-  t.same((await q('type=normal&sn=A1')).data.map((e) => e.event), [0, 200]);
-  t.same((await q('from=2026-03-01T09:00:05Z&to=2026-03-01T09:00:09Z')).data.map((e) => e.event), [27, 0], 'from/to inclusive (this location keeps UTC)');
+  t.same(
+    (await q('sn=A2')).data.map((e) => e.type),
+    ['state'],
+  );
+  t.same(
+    (await q('type=alarm')).data.map((e) => e.event),
+    [102],
+  );
+  t.same(
+    (await q('type=normal&sn=A1')).data.map((e) => e.event),
+    [0, 200],
+  );
+  t.same(
+    (await q('from=2026-03-01T09:00:05Z&to=2026-03-01T09:00:09Z')).data.map((e) => e.event),
+    [27, 0],
+    'from/to inclusive (this location keeps UTC)',
+  );
   t.equal((await q('from=2026-03-02')).total, 0, 'a date is UTC midnight');
   const page = await q('limit=2&page=2');
   t.match(page, { total: 5, page: 2, limit: 2, has_next: true });
-  t.same(page.data.map((e) => e.event), [27, 0]);
+  t.same(
+    page.data.map((e) => e.event),
+    [27, 0],
+  );
 
   for (const bad of ['type=fire', 'from=yesterday', 'limit=0', 'to=2026-02-30']) {
     const res = await r.api<{ code: string }>(`/api/events?${bad}`);
@@ -131,12 +230,24 @@ t.test('door events arrive live on events/<sn>, once, and are in the OpenAPI doc
   const first = await client.next((m) => m.topic === 'events/LIVE1', 'first door event');
   const second = await client.next((m) => m.topic === 'events/LIVE1', 'second door event');
   // The payload is the item GET /api/events returns: structured fields, not a formatted string.
-  t.match(first.payload, { sn: 'LIVE1', door: 1, event: 200, meaning: 'door opened', type: 'normal', pin: null, local_time: '2026-03-01 09:00:00' });
+  t.match(first.payload, {
+    sn: 'LIVE1',
+    door: 1,
+    event: 200,
+    meaning: 'door opened',
+    type: 'normal',
+    pin: null,
+    local_time: '2026-03-01 09:00:00',
+  });
   t.match(second.payload, { sn: 'LIVE1', event: 0, pin: '1001' });
   await dev.post('rtlog', RTLOG.slice(0, 2));
   await dev.post('rtstate', RTSTATE);
   const state = await client.next((m) => m.topic === 'events/LIVE1', 'the state report');
-  t.match(state.payload, { door: 1, type: 'state', event: null, state: { sensor: /^01/ } }, 'the re-sent lines were not announced again: the next event is the state');
+  t.match(
+    state.payload,
+    { door: 1, type: 'state', event: null, state: { sensor: /^01/ } },
+    'the re-sent lines were not announced again: the next event is the state',
+  );
 
   const doc = await r.api<{ paths: Record<string, { get?: { parameters?: { name: string }[] } }> }>('/api/openapi.json');
   const op = doc.body.paths['/api/events']?.get;
@@ -153,5 +264,9 @@ t.test('door events follow the attendance retention', async (t) => {
   r.clock.advance(15 * DAY_MS);
   await r.started.app.hub.pruneRetention();
   const left = await r.api<EventPage>('/api/events');
-  t.same(left.body.data.map((e) => [e.event, e.meaning]), [[201, 'door closed']], 'the event older than 30 days is gone, the newer one stays');
+  t.same(
+    left.body.data.map((e) => [e.event, e.meaning]),
+    [[201, 'door closed']],
+    'the event older than 30 days is gone, the newer one stays',
+  );
 });

@@ -17,6 +17,8 @@ t.test('/api/me says which token is calling', async (t) => {
   t.same(op.body.token, { id: issued.id, scope: 'operator', expires_at: issued.expires_at }, 'the operator token, with its expiry');
   t.notMatch(JSON.stringify(op.body), issued.token, 'never the token text');
 
-  const doc = await g.a.api<{ paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }> }>('GET', '/api/openapi.json');
+  const doc = await g.a.api<{
+    paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+  }>('GET', '/api/openapi.json');
   t.match(JSON.stringify(doc.body.paths['/api/me']?.get.responses['200']), /"scope"/, 'documented in OpenAPI');
 });

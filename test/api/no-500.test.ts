@@ -13,28 +13,162 @@ const SEEDS = [20260301, 7];
 const REQUESTS_PER_SEED = 160;
 
 const SCALARS: readonly unknown[] = [
-  0, -1, 1, 1.5, -0.5, 99_999_999, 100_000_000, 2 ** 31, 2 ** 53 + 1, 1e308, -1e308, Number.MIN_VALUE,
-  '', ' ', 'x', '0', '1', '-1', '1e3', 'true', 'false', 'null', 'NaN', 'Infinity', '\u0000', 'a\u0000b', '\t', '\r\n', 'a\tb\nc',
-  '🙂', 'Zoë Ångström', '\uD800', '\uFEFF', '%', '_', '%_\\', "'; DROP TABLE users; --", '"', '{}', '[]', 'x'.repeat(5000),
-  '9007199254740993', '614891469123651721', '100000000000000000000', '1000000000',
-  '2026-02-30', '2026-03-01T08:00:00Z', '2026-03-01T25:61:00+99:99', 'https://example.com/f.bin', 'http://x', 'C:1:INFO', '../../etc/passwd',
-  'reboot', 'restart', 'rebot', 'custom', 'door-open', 'enroll-biometric', 'sync-users', 'firmware-upgrade', 'biometrics', 'FUZZ1',
-  true, false, null,
+  0,
+  -1,
+  1,
+  1.5,
+  -0.5,
+  99_999_999,
+  100_000_000,
+  2 ** 31,
+  2 ** 53 + 1,
+  1e308,
+  -1e308,
+  Number.MIN_VALUE,
+  '',
+  ' ',
+  'x',
+  '0',
+  '1',
+  '-1',
+  '1e3',
+  'true',
+  'false',
+  'null',
+  'NaN',
+  'Infinity',
+  '\u0000',
+  'a\u0000b',
+  '\t',
+  '\r\n',
+  'a\tb\nc',
+  '🙂',
+  'Zoë Ångström',
+  '\uD800',
+  '\uFEFF',
+  '%',
+  '_',
+  '%_\\',
+  "'; DROP TABLE users; --",
+  '"',
+  '{}',
+  '[]',
+  'x'.repeat(5000),
+  '9007199254740993',
+  '614891469123651721',
+  '100000000000000000000',
+  '1000000000',
+  '2026-02-30',
+  '2026-03-01T08:00:00Z',
+  '2026-03-01T25:61:00+99:99',
+  'https://example.com/f.bin',
+  'http://x',
+  'C:1:INFO',
+  '../../etc/passwd',
+  'reboot',
+  'restart',
+  'rebot',
+  'custom',
+  'door-open',
+  'enroll-biometric',
+  'sync-users',
+  'firmware-upgrade',
+  'biometrics',
+  'FUZZ1',
+  true,
+  false,
+  null,
 ];
 const KEYS = [
-  'pin', 'first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'group', 'super_authorize',
-  'sn', 'name', 'version', 'comm_key', 'command', 'priority', 'params', 'expires_in', 'pins', 'door_id', 'duration', 'user_id', 'type',
-  'fid', 'retry', 'overwrite', 'startDate', 'endDate', 'url', 'checksum', 'size', '__proto__', 'constructor', 'prototype', 'toString', '',
+  'pin',
+  'first_name',
+  'last_name',
+  'card_no',
+  'password',
+  'is_active',
+  'start_time',
+  'end_time',
+  'privilege',
+  'group',
+  'super_authorize',
+  'sn',
+  'name',
+  'version',
+  'comm_key',
+  'command',
+  'priority',
+  'params',
+  'expires_in',
+  'pins',
+  'door_id',
+  'duration',
+  'user_id',
+  'type',
+  'fid',
+  'retry',
+  'overwrite',
+  'startDate',
+  'endDate',
+  'url',
+  'checksum',
+  'size',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  '',
 ];
 const RAW_BODIES = [
-  '', ' ', '{', '}', '[', '{"pin": }', '{"pin": 1e400, "first_name": "x"}', '{"pin": -0, "first_name": "x"}', '{"pin": 1.0, "first_name": "x"}',
-  '{"pin": 12345678901234567890, "first_name": "x"}', '{"__proto__": {"pin": 1}, "pin": 2, "first_name": "x"}', '{"pin": 1, "pin": "dup"}',
-  'null', 'true', '0', '"str"', '\u0000', '{"first_name": "a\u0000b", "pin": 3}', '[' .repeat(2000) + ']'.repeat(2000),
-  '{"a":'.repeat(500) + '1' + '}'.repeat(500), JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ pin: i, first_name: i % 7 === 0 ? null : 'x' }))),
+  '',
+  ' ',
+  '{',
+  '}',
+  '[',
+  '{"pin": }',
+  '{"pin": 1e400, "first_name": "x"}',
+  '{"pin": -0, "first_name": "x"}',
+  '{"pin": 1.0, "first_name": "x"}',
+  '{"pin": 12345678901234567890, "first_name": "x"}',
+  '{"__proto__": {"pin": 1}, "pin": 2, "first_name": "x"}',
+  '{"pin": 1, "pin": "dup"}',
+  'null',
+  'true',
+  '0',
+  '"str"',
+  '\u0000',
+  '{"first_name": "a\u0000b", "pin": 3}',
+  '['.repeat(2000) + ']'.repeat(2000),
+  '{"a":'.repeat(500) + '1' + '}'.repeat(500),
+  JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ pin: i, first_name: i % 7 === 0 ? null : 'x' }))),
 ];
 const SEGMENTS = [
-  '0', '-1', '1', '1.5', '1e3', '99999999', '100000000', '18446744073709551616', 'x', '%00', '%20', '%F0%9F%99%82', '%C3%28', '%', '%zz',
-  'a%2Fb', '..', 'clear', 'status', 'FUZZ1', 'fuzz-1', 'A'.repeat(300), '%E2%80%AE', 'null', 'undefined', 'constructor', '__proto__',
+  '0',
+  '-1',
+  '1',
+  '1.5',
+  '1e3',
+  '99999999',
+  '100000000',
+  '18446744073709551616',
+  'x',
+  '%00',
+  '%20',
+  '%F0%9F%99%82',
+  '%C3%28',
+  '%',
+  '%zz',
+  'a%2Fb',
+  '..',
+  'clear',
+  'status',
+  'FUZZ1',
+  'fuzz-1',
+  'A'.repeat(300),
+  '%E2%80%AE',
+  'null',
+  'undefined',
+  'constructor',
+  '__proto__',
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 
@@ -43,7 +177,9 @@ function encode(text: string): string {
   try {
     return encodeURIComponent(text);
   } catch {
-    return text.replace(/[\uD800-\uDFFF]/g, '%ED%A0%80').replace(/[^%A-Za-z0-9]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    return text
+      .replace(/[\uD800-\uDFFF]/g, '%ED%A0%80')
+      .replace(/[^%A-Za-z0-9]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   }
 }
 
@@ -51,7 +187,12 @@ t.test('bounded fuzz of every /api route: never a 500', async (t) => {
   const { a, started } = await gateway(t);
   // Something real to aim at: a device, users, a command.
   await a.api('POST', '/api/devices', { body: { sn: 'FUZZ1' } });
-  await a.api('POST', '/api/users/import', { body: [{ pin: 1, first_name: 'One' }, { pin: 1001, first_name: 'Thousand' }] });
+  await a.api('POST', '/api/users/import', {
+    body: [
+      { pin: 1, first_name: 'One' },
+      { pin: 1001, first_name: 'Thousand' },
+    ],
+  });
   await a.api('POST', '/api/commands', { body: { sn: 'FUZZ1', command: 'reboot' } });
   const routes = started.app.apiRoutes.filter((r) => r.path.startsWith('/api/'));
   const readOnly = await started.app.locations.issueToken({ location_id: a.id, scope: 'read' });
@@ -60,7 +201,10 @@ t.test('bounded fuzz of every /api route: never a 500', async (t) => {
   /** Valid bodies per route, mutated by the fuzzer (more of it then reaches the handlers). */
   const BASES: Record<string, unknown> = {
     'POST /api/users': { pin: 1001, first_name: 'F', start_time: '2026-01-01', end_time: '2026-12-31' },
-    'POST /api/users/import': [{ pin: '2', first_name: 'A' }, { pin: 3, first_name: 'B', privilege: 14 }],
+    'POST /api/users/import': [
+      { pin: '2', first_name: 'A' },
+      { pin: 3, first_name: 'B', privilege: 14 },
+    ],
     'DELETE /api/users/clear': { pins: [1] },
     'POST /api/devices': { sn: 'FUZZ2', name: 'N', version: '2.0.0' },
     'POST /api/devices/{device_serial}/command': { command: 'door-open', params: { door_id: 1, duration: 5 } },
@@ -78,7 +222,8 @@ t.test('bounded fuzz of every /api route: never a 500', async (t) => {
       if (depth <= 0 || roll < 0.55) return pick(SCALARS);
       if (roll < 0.75) return Array.from({ length: int(4) }, () => junk(depth - 1));
       const o: Json = {};
-      for (let i = int(5); i > 0; i--) Object.defineProperty(o, pick(KEYS), { value: junk(depth - 1), enumerable: true, configurable: true, writable: true });
+      for (let i = int(5); i > 0; i--)
+        Object.defineProperty(o, pick(KEYS), { value: junk(depth - 1), enumerable: true, configurable: true, writable: true });
       return o;
     };
     /** Replaces one field somewhere in a valid body with junk. */
@@ -128,7 +273,14 @@ t.test('bounded fuzz of every /api route: never a 500', async (t) => {
       if (rnd() < 0.2) headers['idempotency-key'] = pick(['k1', 'k2', ' ', 'x'.repeat(200), 'ü', '']).replace(/[^\x20-\x7e]/g, '?');
       if (rnd() < 0.1) headers['content-type'] = pick(['text/plain', 'application/xml', 'application/json; charset=latin1']);
       const tokenRoll = rnd();
-      const token = tokenRoll < 0.8 ? a.token : tokenRoll < 0.87 ? operator.token : tokenRoll < 0.94 ? readOnly.token : pick([null, 'bg_' + 'x'.repeat(32), '']);
+      const token =
+        tokenRoll < 0.8
+          ? a.token
+          : tokenRoll < 0.87
+            ? operator.token
+            : tokenRoll < 0.94
+              ? readOnly.token
+              : pick([null, 'bg_' + 'x'.repeat(32), '']);
 
       const label = `seed ${seed} #${n}: ${method} ${url.slice(0, 160)} ${typeof raw === 'string' ? raw.slice(0, 160) : raw ? `<${raw.length} bytes>` : ''}`;
       const res = await a.api<{ code?: string; detail?: unknown }>(method, url, { ...(raw !== undefined ? { raw } : {}), headers, token });
@@ -138,14 +290,21 @@ t.test('bounded fuzz of every /api route: never a 500', async (t) => {
         t.fail(`${label}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
         continue;
       }
-      if (method !== 'HEAD' && res.status >= 400 && (typeof res.body !== 'object' || typeof res.body.code !== 'string' || res.body.detail === undefined)) {
+      if (
+        method !== 'HEAD' &&
+        res.status >= 400 &&
+        (typeof res.body !== 'object' || typeof res.body.code !== 'string' || res.body.detail === undefined)
+      ) {
         t.fail(`${label}: ${res.status} without the JSON error body`);
       }
     }
   }
   t.equal(total, SEEDS.length * REQUESTS_PER_SEED, `${total} requests, none answered with a 5xx`);
   t.comment(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort(([x], [y]) => x - y)))}`);
-  t.ok([...statuses.keys()].some((s) => s < 300), 'some requests got through to a success');
+  t.ok(
+    [...statuses.keys()].some((s) => s < 300),
+    'some requests got through to a success',
+  );
 
   // The store still answers.
   await t.resolves(started.app.store.ping(), 'the store answers a ping');

@@ -29,7 +29,17 @@ function run(args: string[], cwd: string): Promise<{ code: number; out: string }
   });
 }
 
-const TSC_FLAGS = ['--strict', '--noEmitOnError', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext'];
+const TSC_FLAGS = [
+  '--strict',
+  '--noEmitOnError',
+  '--skipLibCheck',
+  '--target',
+  'es2022',
+  '--module',
+  'nodenext',
+  '--moduleResolution',
+  'nodenext',
+];
 
 /** What an integrator writes, typed by the generated `paths`. */
 const FLOW = `
@@ -93,10 +103,22 @@ t.test('generated client: types from the document, a typed flow, run against the
   t.not(wrong.code, 0, 'a status the API never sends does not type-check');
   t.match(wrong.out, /"succeeded"/, 'tsc names the wrong value');
 
-  const { flow } = (await import(pathToFileURL(join(dir, 'out', 'flow.js')).href)) as { flow: (url: string, token: string) => Promise<Record<string, unknown>> };
+  const { flow } = (await import(pathToFileURL(join(dir, 'out', 'flow.js')).href)) as {
+    flow: (url: string, token: string) => Promise<Record<string, unknown>>;
+  };
   const result = await flow(url, a.token);
-  t.match(result, { device: 'GEN1', version: '3.0.0', user: 4242, status: 'pending', finished: false, cursor: '0', missing: { status: 404, code: 'COMMAND_NOT_FOUND' } });
+  t.match(result, {
+    device: 'GEN1',
+    version: '3.0.0',
+    user: 4242,
+    status: 'pending',
+    finished: false,
+    cursor: '0',
+    missing: { status: 404, code: 'COMMAND_NOT_FOUND' },
+  });
   t.equal(result['again'], result['queued'], 'the same Idempotency-Key gives the same command');
-  t.ok((result['pending'] as number[]).includes(result['queued'] as number), 'listed by status (with what the gateway queued itself on assignment)');
+  t.ok(
+    (result['pending'] as number[]).includes(result['queued'] as number),
+    'listed by status (with what the gateway queued itself on assignment)',
+  );
 });
-

@@ -68,17 +68,26 @@ t.test('enums, shared components, optional parameters, headers and statuses', as
   const doc = (await a.api<Doc>('GET', '/api/openapi.json', { token: null })).body;
 
   t.strictSame(literalUnions(doc), [], 'no anyOf of consts left: every choice is an enum');
-  t.strictSame(doc.components.schemas['Command']?.['properties'] && (doc.components.schemas['Command']['properties'] as Json)['status'], {
-    type: 'string', enum: ['pending', 'sent', 'success', 'failed'],
-  }, 'command status is an enum');
+  t.strictSame(
+    doc.components.schemas['Command']?.['properties'] && (doc.components.schemas['Command']['properties'] as Json)['status'],
+    {
+      type: 'string',
+      enum: ['pending', 'sent', 'success', 'failed'],
+    },
+    'command status is an enum',
+  );
   const version = JSON.stringify(doc.paths['/api/devices']?.['post']?.requestBody);
   t.match(version, /"enum":\["2\.0\.0","3\.0\.0"\]/, 'the protocol version a device may be pinned to is an enum');
 
-  for (const name of ['Error', 'Location', 'Token', 'User', 'Device', 'Command', 'Attendance']) t.ok(doc.components.schemas[name], `components/schemas/${name}`);
+  for (const name of ['Error', 'Location', 'Token', 'User', 'Device', 'Command', 'Attendance'])
+    t.ok(doc.components.schemas[name], `components/schemas/${name}`);
   const all = refs(doc);
   for (const r of new Set(all)) t.ok(doc.components.schemas[r.replace('#/components/schemas/', '')], `${r} resolves`);
   t.ok(all.includes('#/components/schemas/Command'), 'operations reference the Command view instead of repeating it');
-  t.ok(JSON.stringify(doc.components.schemas['User']).includes('#/components/schemas/BiometricTemplate'), 'a view inside a view is referenced too');
+  t.ok(
+    JSON.stringify(doc.components.schemas['User']).includes('#/components/schemas/BiometricTemplate'),
+    'a view inside a view is referenced too',
+  );
   t.notOk(JSON.stringify(doc.paths).includes('"created_by_token_id"'), 'no inline copy of the Command view in the paths');
 
   const listUsers = doc.paths['/api/users']?.['get'];
@@ -98,10 +107,19 @@ t.test('enums, shared components, optional parameters, headers and statuses', as
     }
   }
 
-  t.strictSame(doc['x-presets'].map((p) => p['id']), CATALOG.map((p) => p.id), 'x-presets: the whole catalog, in order');
-  t.match(doc['x-presets'].find((p) => p['id'] === 'door-open'), {
-    protocol_versions: ['3.0.0'], risk: 'normal', default_expires_in: 60,
-    params: { type: 'object', properties: { duration: { minimum: 1, maximum: 254, default: 5 } } },
-  });
+  t.strictSame(
+    doc['x-presets'].map((p) => p['id']),
+    CATALOG.map((p) => p.id),
+    'x-presets: the whole catalog, in order',
+  );
+  t.match(
+    doc['x-presets'].find((p) => p['id'] === 'door-open'),
+    {
+      protocol_versions: ['3.0.0'],
+      risk: 'normal',
+      default_expires_in: 60,
+      params: { type: 'object', properties: { duration: { minimum: 1, maximum: 254, default: 5 } } },
+    },
+  );
   t.notOk(JSON.stringify(doc).includes('errorMessage'), 'validator-only annotations are not in the document');
 });

@@ -84,7 +84,9 @@ function sample(schema: Schema, name: string, known: Readonly<Record<string, unk
 }
 
 const ops = (doc: OpenApiDoc) =>
-  Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+  Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+  );
 
 t.test('the document: OpenAPI 3.1, LocationApiKey bearer scheme, public', async (t) => {
   const { a, url } = await gateway(t);
@@ -102,9 +104,13 @@ t.test('the document: OpenAPI 3.1, LocationApiKey bearer scheme, public', async 
     const isPublic = path === '/api/openapi.json' || path === '/api/docs' || path.startsWith('/api/docs/');
     if (path.startsWith('/api/') && !isPublic) t.strictSame(op.security, [{ LocationApiKey: [] }], `${method} ${path}: LocationApiKey`);
     t.ok(op.responses['500'], `${method} ${path}: documents 500`);
-    for (const p of op.parameters.filter((x) => x.in === 'path')) t.ok(path.includes(`{${p.name}}`), `${method} ${path}: path param ${p.name} is in the path`);
+    for (const p of op.parameters.filter((x) => x.in === 'path'))
+      t.ok(path.includes(`{${p.name}}`), `${method} ${path}: path param ${p.name} is in the path`);
     for (const name of [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
-      t.ok(op.parameters.some((p) => p.in === 'path' && p.name === name), `${method} ${path}: {${name}} is documented`);
+      t.ok(
+        op.parameters.some((p) => p.in === 'path' && p.name === name),
+        `${method} ${path}: {${name}} is documented`,
+      );
     }
   }
   t.strictSame((await client(url, '')('GET', '/api/openapi.json', { token: null })).body, res.body, 'stable between calls');
@@ -138,15 +144,28 @@ t.test('scripted walk: every operation, built from the document, answers as docu
   const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' } });
   const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' } });
   const spare = await started.app.locations.issueToken({ location_id: a.id, label: 'to revoke' });
-  const hook = await a.api<{ id: number }>('POST', '/api/webhooks', { body: { url: 'https://example.com/hook', events: ['user.changed'] } });
+  const hook = await a.api<{ id: number }>('POST', '/api/webhooks', {
+    body: { url: 'https://example.com/hook', events: ['user.changed'] },
+  });
   t.equal(hook.status, 201);
   t.equal(user.status, 201);
   t.equal(command.status, 201);
 
   const doc = (await a.api<OpenApiDoc>('GET', '/api/openapi.json')).body;
   // `after: '0'`: the attendance cursor feed from its start (any other string is not a cursor).
-  const known = { pin: 1001, device_serial: 'WALK1', sn: 'WALK1', command_id: command.body.id, command: 'reboot', after: '0', webhook_id: hook.body.id, url: 'https://example.com/hook', events: ['user.changed'] };
-  const pathValue = (path: string, name: string): unknown => (name === 'id' ? (path.startsWith('/admin/tokens') ? spare.id : a.id) : sample({}, name, known));
+  const known = {
+    pin: 1001,
+    device_serial: 'WALK1',
+    sn: 'WALK1',
+    command_id: command.body.id,
+    command: 'reboot',
+    after: '0',
+    webhook_id: hook.body.id,
+    url: 'https://example.com/hook',
+    events: ['user.changed'],
+  };
+  const pathValue = (path: string, name: string): unknown =>
+    name === 'id' ? (path.startsWith('/admin/tokens') ? spare.id : a.id) : sample({}, name, known);
   const schemaOf = new Map(started.app.apiRoutes.map((r) => [`${r.method} ${r.path}`, r.doc.responses]));
   const call = client(url, a.token);
 
@@ -168,7 +187,10 @@ t.test('scripted walk: every operation, built from the document, answers as docu
     const requestSchema = op.requestBody?.content['application/json'].schema;
     const body = requestSchema ? sample(requestSchema, 'body', known) : undefined;
     for (const query of queries) {
-      const res = await call(method, `${concrete}${query}`, { ...(body !== undefined ? { body } : {}), ...(admin ? { token: ADMIN_TOKEN } : {}) });
+      const res = await call(method, `${concrete}${query}`, {
+        ...(body !== undefined ? { body } : {}),
+        ...(admin ? { token: ADMIN_TOKEN } : {}),
+      });
       calls++;
       const label = `${method} ${concrete}${query} ${body === undefined ? '' : JSON.stringify(body)}`;
       t.not(res.status, 500, `${label}: never 500`);

@@ -7,7 +7,15 @@
 import t from 'tap';
 import { fakeClock } from '../helpers/app.js';
 import {
-  gateway, type Call, type CommandResponse, type DeviceResponse, type ErrorBody, type Json, type Page, type Tenant, type UserResponse,
+  gateway,
+  type Call,
+  type CommandResponse,
+  type DeviceResponse,
+  type ErrorBody,
+  type Json,
+  type Page,
+  type Tenant,
+  type UserResponse,
 } from './client.js';
 
 /** Everything A can read about its own records. */
@@ -29,22 +37,39 @@ async function snapshot(api: Call, commandIds: readonly number[]): Promise<Json>
 
 async function populate(tenant: Tenant, prefix: string, pins: readonly number[]) {
   const api = tenant.api;
-  await api('POST', '/api/users/import', { body: pins.map((pin) => ({ pin, first_name: `${prefix}-first-${pin}`, last_name: `${prefix}-last` })) });
+  await api('POST', '/api/users/import', {
+    body: pins.map((pin) => ({ pin, first_name: `${prefix}-first-${pin}`, last_name: `${prefix}-last` })),
+  });
   await api('POST', '/api/devices', { body: { sn: `${prefix}-DEV1`, name: `${prefix} front` } });
   await api('POST', '/api/devices', { body: { sn: `${prefix}-DEV2` } });
-  const reboot = await api<CommandResponse>('POST', '/api/commands', { body: { sn: `${prefix}-DEV1`, command: 'reboot' }, headers: { 'idempotency-key': 'shared-key' } });
+  const reboot = await api<CommandResponse>('POST', '/api/commands', {
+    body: { sn: `${prefix}-DEV1`, command: 'reboot' },
+    headers: { 'idempotency-key': 'shared-key' },
+  });
   const door = await api<CommandResponse>('POST', `/api/devices/${prefix}-DEV2/command`, { body: { command: 'door-open' } });
   return [reboot.body.id, door.body.id];
 }
 
-t.test('location B never sees or changes location A\'s records', async (t) => {
+t.test("location B never sees or changes location A's records", async (t) => {
   const clock = fakeClock('2026-03-01T08:00:00.000Z');
   const { a, tenant, started } = await gateway(t, { clock });
   const b = await tenant('Branch');
   const aCommands = await populate(a, 'A', [1001, 1002]);
   const bCommands = await populate(b, 'B', [2001]);
   await started.app.store.attendance.record(
-    [{ location_id: a.id, sn: 'A-DEV1', pin: '1001', user_id: null, timestamp: '2026-03-01T07:00:00.000Z', local_time: '2026-03-01 07:00:00', status: 0, verify: 1, work_code: null }],
+    [
+      {
+        location_id: a.id,
+        sn: 'A-DEV1',
+        pin: '1001',
+        user_id: null,
+        timestamp: '2026-03-01T07:00:00.000Z',
+        local_time: '2026-03-01 07:00:00',
+        status: 0,
+        verify: 1,
+        work_code: null,
+      },
+    ],
     '2026-03-01T08:00:00.000Z',
   );
   const aUser = await a.api<UserResponse>('GET', '/api/users/1001');
@@ -67,12 +92,16 @@ t.test('location B never sees or changes location A\'s records', async (t) => {
     await notFound('DELETE', `/api/users/${pin}`, 'USER_NOT_FOUND');
   }
   const bUsers = await b.api<Page<UserResponse>>('GET', '/api/users?limit=100');
-  t.strictSame(bUsers.body.data.map((u) => u.pin), [2001], 'B lists only its own users');
+  t.strictSame(
+    bUsers.body.data.map((u) => u.pin),
+    [2001],
+    'B lists only its own users',
+  );
   for (const q of ['A-first', 'A-last', '1001', '100']) {
     t.equal((await b.api<Page<UserResponse>>('GET', `/api/users?search=${q}`)).body.total, 0, `B's search for ${q} finds nothing of A`);
   }
   const cleared = await b.api('DELETE', '/api/users/clear', { body: { pins: [1001, 1002] } });
-  t.match(cleared.body, { users_deleted: 0, devices_affected: 2, commands_created: 0 }, 'clearing A\'s pins clears nothing');
+  t.match(cleared.body, { users_deleted: 0, devices_affected: 2, commands_created: 0 }, "clearing A's pins clears nothing");
 
   // Devices: by A's serials.
   for (const sn of ['A-DEV1', 'A-DEV2']) {
@@ -88,7 +117,10 @@ t.test('location B never sees or changes location A\'s records', async (t) => {
     t.strictSame(unassign.body, {});
   }
   const bDevices = await b.api<Page<DeviceResponse>>('GET', '/api/devices?limit=100');
-  t.strictSame(bDevices.body.data.map((d) => d.serial_number), ['B-DEV1', 'B-DEV2']);
+  t.strictSame(
+    bDevices.body.data.map((d) => d.serial_number),
+    ['B-DEV1', 'B-DEV2'],
+  );
   t.equal((await b.api<Page<DeviceResponse>>('GET', '/api/devices?search=A-')).body.total, 0);
 
   // Commands: by A's ids (and every id that is not B's).
@@ -99,19 +131,37 @@ t.test('location B never sees or changes location A\'s records', async (t) => {
     await notFound('GET', `/api/commands/${id}`, 'COMMAND_NOT_FOUND');
     await notFound('DELETE', `/api/commands/${id}`, 'COMMAND_NOT_FOUND');
   }
-  t.equal((await b.api<Page<CommandResponse>>('GET', '/api/commands?sn=A-DEV1')).body.total, 0, 'B cannot list A\'s device commands');
-  t.ok([...bIds].every((id) => !aCommandIds.includes(id)), 'ids are unique across locations');
+  t.equal((await b.api<Page<CommandResponse>>('GET', '/api/commands?sn=A-DEV1')).body.total, 0, "B cannot list A's device commands");
+  t.ok(
+    [...bIds].every((id) => !aCommandIds.includes(id)),
+    'ids are unique across locations',
+  );
 
   // Commands that name A's users.
-  const enroll = await b.api<ErrorBody>('POST', '/api/commands', { body: { sn: 'B-DEV1', command: 'enroll-biometric', params: { pin: 1001, user_id: aUser.body.id } } });
-  t.equal(enroll.status, 422, 'B cannot enrol A\'s user');
-  const load = await b.api<ErrorBody>('POST', '/api/commands', { body: { sn: 'B-DEV1', command: 'load-users', params: { user_id: aUser.body.id } } });
-  t.equal(load.status, 422, 'B cannot resolve A\'s user id');
+  const enroll = await b.api<ErrorBody>('POST', '/api/commands', {
+    body: { sn: 'B-DEV1', command: 'enroll-biometric', params: { pin: 1001, user_id: aUser.body.id } },
+  });
+  t.equal(enroll.status, 422, "B cannot enrol A's user");
+  const load = await b.api<ErrorBody>('POST', '/api/commands', {
+    body: { sn: 'B-DEV1', command: 'load-users', params: { user_id: aUser.body.id } },
+  });
+  t.equal(load.status, 422, "B cannot resolve A's user id");
 
   // The same Idempotency-Key in B is B's own.
-  const sameKey = await b.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'B-DEV2', command: 'info' }, headers: { 'idempotency-key': 'shared-key' } });
-  t.equal(sameKey.status, 422, 'B\'s own earlier use of the key decides (another body)');
-  t.equal((await b.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'B-DEV1', command: 'reboot' }, headers: { 'idempotency-key': 'shared-key' } })).body.id, bCommands[0]);
+  const sameKey = await b.api<CommandResponse>('POST', '/api/commands', {
+    body: { sn: 'B-DEV2', command: 'info' },
+    headers: { 'idempotency-key': 'shared-key' },
+  });
+  t.equal(sameKey.status, 422, "B's own earlier use of the key decides (another body)");
+  t.equal(
+    (
+      await b.api<CommandResponse>('POST', '/api/commands', {
+        body: { sn: 'B-DEV1', command: 'reboot' },
+        headers: { 'idempotency-key': 'shared-key' },
+      })
+    ).body.id,
+    bCommands[0],
+  );
 
   // Attendance.
   t.equal((await b.api<Page<Json>>('GET', '/api/attendance?sn=A-DEV1')).body.total, 0);
@@ -122,7 +172,9 @@ t.test('location B never sees or changes location A\'s records', async (t) => {
   t.equal(own.status, 201, 'a pin A uses is new in B');
   t.equal(own.body.location_id, b.id);
   t.not(own.body.id, aUser.body.id);
-  const imported = await b.api<{ processed_count: number; processed_users: UserResponse[] }>('POST', '/api/users/import', { body: [{ pin: '1002', first_name: 'B-import' }] });
+  const imported = await b.api<{ processed_count: number; processed_users: UserResponse[] }>('POST', '/api/users/import', {
+    body: [{ pin: '1002', first_name: 'B-import' }],
+  });
   t.match(imported.body, { processed_count: 1 });
   t.equal(imported.body.processed_users[0]?.location_id, b.id);
   t.match((await b.api('DELETE', '/api/users/clear')).body, { users_deleted: 3 }, 'B clears all of its own users');
@@ -132,5 +184,5 @@ t.test('location B never sees or changes location A\'s records', async (t) => {
   t.match(me.body, { id: b.id, users_count: 2, devices_count: 2 });
 
   const after = await snapshot(a.api, aCommandIds);
-  t.strictSame(after, before, 'A\'s records are unchanged');
+  t.strictSame(after, before, "A's records are unchanged");
 });

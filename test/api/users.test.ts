@@ -6,8 +6,21 @@
 import t from 'tap';
 import { fakeClock } from '../helpers/app.js';
 import {
-  ISO_MS_Z, PAGE_KEYS, USER_KEYS, gateway, issueAt, keysOf, locsOf, sorted, wellFormedIssues,
-  type Call, type CommandResponse, type ErrorBody, type Json, type Page, type UserResponse,
+  ISO_MS_Z,
+  PAGE_KEYS,
+  USER_KEYS,
+  gateway,
+  issueAt,
+  keysOf,
+  locsOf,
+  sorted,
+  wellFormedIssues,
+  type Call,
+  type CommandResponse,
+  type ErrorBody,
+  type Json,
+  type Page,
+  type UserResponse,
 } from './client.js';
 
 const START = '2026-03-01T08:00:00.000Z';
@@ -25,8 +38,17 @@ t.test('POST /api/users creates (201) with the exact UserResponse field set and 
   const { a } = await gateway(t, { clock });
   const res = await a.api<UserResponse>('POST', '/api/users', {
     body: {
-      pin: 1001, first_name: 'Ada', last_name: 'Lovelace', card_no: '0012345', password: 4321, is_active: true,
-      start_time: '2026-01-01', end_time: '2026-12-31T18:00:00+02:00', privilege: 14, group: 5, super_authorize: 1,
+      pin: 1001,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      card_no: '0012345',
+      password: 4321,
+      is_active: true,
+      start_time: '2026-01-01',
+      end_time: '2026-12-31T18:00:00+02:00',
+      privilege: 14,
+      group: 5,
+      super_authorize: 1,
     },
   });
   t.equal(res.status, 201);
@@ -37,9 +59,24 @@ t.test('POST /api/users creates (201) with the exact UserResponse field set and 
   t.strictSame(
     { ...u, id: 0 },
     {
-      id: 0, location_id: a.id, location: { id: a.id, name: 'Default' }, pin: 1001, first_name: 'Ada', last_name: 'Lovelace',
-      card_no: '0012345', password: 4321, is_active: true, start_time: '2026-01-01', end_time: '2026-12-31T16:00:00.000Z',
-      privilege: 14, group: 5, super_authorize: 1, has_biometric: false, biometric_templates: null, created_at: START, updated_at: null,
+      id: 0,
+      location_id: a.id,
+      location: { id: a.id, name: 'Default' },
+      pin: 1001,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      card_no: '0012345',
+      password: 4321,
+      is_active: true,
+      start_time: '2026-01-01',
+      end_time: '2026-12-31T16:00:00.000Z',
+      privilege: 14,
+      group: 5,
+      super_authorize: 1,
+      has_biometric: false,
+      biometric_templates: null,
+      created_at: START,
+      updated_at: null,
     },
     'values as sent; the date stays a date, the datetime with offset becomes UTC Z with ms',
   );
@@ -49,8 +86,20 @@ t.test('POST /api/users creates (201) with the exact UserResponse field set and 
   const minimal = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1002, first_name: 'Bo' } });
   t.equal(minimal.status, 201);
   t.match(minimal.body, {
-    pin: 1002, first_name: 'Bo', last_name: null, card_no: null, password: null, is_active: true, start_time: null, end_time: null,
-    privilege: 0, group: 0, super_authorize: 0, has_biometric: false, biometric_templates: null, updated_at: null,
+    pin: 1002,
+    first_name: 'Bo',
+    last_name: null,
+    card_no: null,
+    password: null,
+    is_active: true,
+    start_time: null,
+    end_time: null,
+    privilege: 0,
+    group: 0,
+    super_authorize: 0,
+    has_biometric: false,
+    biometric_templates: null,
+    updated_at: null,
   });
   t.not(minimal.body.id, u.id, 'ids are unique');
 });
@@ -102,8 +151,17 @@ t.test('every validation problem of a body is listed at once in one 422', async 
   const { a } = await gateway(t);
   const res = await a.api<ErrorBody>('POST', '/api/users', {
     body: {
-      pin: 0, first_name: 'Tab\there', last_name: 'also\tTAB', card_no: '12ab', password: '1234', is_active: 'yes',
-      start_time: '2026/01/01', end_time: 'tomorrow', privilege: 3, group: 100, super_authorize: 2,
+      pin: 0,
+      first_name: 'Tab\there',
+      last_name: 'also\tTAB',
+      card_no: '12ab',
+      password: '1234',
+      is_active: 'yes',
+      start_time: '2026/01/01',
+      end_time: 'tomorrow',
+      privilege: 3,
+      group: 100,
+      super_authorize: 2,
     },
   });
   t.equal(res.status, 422);
@@ -112,8 +170,17 @@ t.test('every validation problem of a body is listed at once in one 422', async 
   t.strictSame(
     locsOf(res.body),
     sorted([
-      'body.pin', 'body.first_name', 'body.last_name', 'body.card_no', 'body.password', 'body.is_active', 'body.start_time', 'body.end_time',
-      'body.privilege', 'body.group', 'body.super_authorize',
+      'body.pin',
+      'body.first_name',
+      'body.last_name',
+      'body.card_no',
+      'body.password',
+      'body.is_active',
+      'body.start_time',
+      'body.end_time',
+      'body.privilege',
+      'body.group',
+      'body.super_authorize',
     ]),
     'one issue per field',
   );
@@ -152,15 +219,24 @@ t.test('every validation problem of a body is listed at once in one 422', async 
     t.equal(r.status, 422, `${JSON.stringify(body).slice(0, 80)}: 422`);
     t.strictSame(locsOf(r.body), [loc], `${JSON.stringify(body).slice(0, 80)}: ${loc}`);
   }
-  t.match(issueAt((await a.api('POST', '/api/users', { body: { first_name: 'A' } })).body, 'body.pin'), { msg: 'field required', type: 'missing' });
+  t.match(issueAt((await a.api('POST', '/api/users', { body: { first_name: 'A' } })).body, 'body.pin'), {
+    msg: 'field required',
+    type: 'missing',
+  });
 
   // Schema problems and the new-user rule come together too.
   const both = await a.api<ErrorBody>('POST', '/api/users', { body: { pin: 3000, privilege: 3, start_time: '2026-02-30' } });
   t.equal(both.status, 422);
-  t.strictSame(locsOf(both.body), ['body.first_name', 'body.privilege', 'body.start_time'], 'schema, date and first_name issues in one answer');
+  t.strictSame(
+    locsOf(both.body),
+    ['body.first_name', 'body.privilege', 'body.start_time'],
+    'schema, date and first_name issues in one answer',
+  );
 
   // A window that ends on its start day is fine: a date end means the end of that day.
-  const sameDay = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1, first_name: 'A', start_time: '2026-05-01T12:00:00Z', end_time: '2026-05-01' } });
+  const sameDay = await a.api<UserResponse>('POST', '/api/users', {
+    body: { pin: 1, first_name: 'A', start_time: '2026-05-01T12:00:00Z', end_time: '2026-05-01' },
+  });
   t.equal(sameDay.status, 201);
   t.equal((await a.api<Page<UserResponse>>('GET', '/api/users')).body.total, 1, 'only the valid request created a user');
 });
@@ -197,12 +273,21 @@ t.test('start_time / end_time: a date stays a date, a datetime becomes UTC Z wit
   ];
   let pin = 10;
   for (const [sent, stored] of cases) {
-    const res = await a.api<UserResponse>('POST', '/api/users', { body: { pin: ++pin, first_name: 'T', start_time: sent, end_time: sent } });
+    const res = await a.api<UserResponse>('POST', '/api/users', {
+      body: { pin: ++pin, first_name: 'T', start_time: sent, end_time: sent },
+    });
     t.equal(res.status, 201, `${sent}: accepted`);
     t.equal(res.body.start_time, stored, `${sent} → ${stored}`);
     t.equal(res.body.end_time, stored, `${sent} → ${stored} (end_time)`);
   }
-  for (const bad of ['2025-02-29', '2026-04-31', '2026-04-05T25:00:00Z', '2026-04-05T10:61:00Z', '2026-02-30T10:00:00Z', '2026-04-31 08:00']) {
+  for (const bad of [
+    '2025-02-29',
+    '2026-04-31',
+    '2026-04-05T25:00:00Z',
+    '2026-04-05T10:61:00Z',
+    '2026-02-30T10:00:00Z',
+    '2026-04-31 08:00',
+  ]) {
     const res = await a.api<ErrorBody>('POST', '/api/users', { body: { pin: 99, first_name: 'T', start_time: bad } });
     t.equal(res.status, 422, `${bad}: 422`);
     t.strictSame(locsOf(res.body), ['body.start_time'], `${bad}: loc`);
@@ -216,20 +301,34 @@ t.test('GET /api/users: pagination arithmetic on edge sizes', async (t) => {
   t.strictSame(keysOf(empty.body), sorted(PAGE_KEYS));
   t.strictSame(empty.body, { data: [], total: 0, page: 1, limit: 15, total_pages: 0, has_next: false, has_prev: false }, 'empty location');
 
-  await seed(a.api, Array.from({ length: 31 }, (_, i) => ({ pin: 31 - i, first_name: `User ${31 - i}` })));
+  await seed(
+    a.api,
+    Array.from({ length: 31 }, (_, i) => ({ pin: 31 - i, first_name: `User ${31 - i}` })),
+  );
   const page = async (query: string) => (await a.api<Page<UserResponse>>('GET', `/api/users${query}`)).body;
 
   const p1 = await page('');
   t.match(p1, { total: 31, page: 1, limit: 15, total_pages: 3, has_next: true, has_prev: false }, 'defaults: page 1, limit 15');
-  t.strictSame(pins(p1), Array.from({ length: 15 }, (_, i) => i + 1), 'ordered by pin ascending');
+  t.strictSame(
+    pins(p1),
+    Array.from({ length: 15 }, (_, i) => i + 1),
+    'ordered by pin ascending',
+  );
   const p2 = await page('?limit=15&page=2');
   t.match(p2, { total: 31, page: 2, total_pages: 3, has_next: true, has_prev: true });
-  t.strictSame(pins(p2), Array.from({ length: 15 }, (_, i) => i + 16));
+  t.strictSame(
+    pins(p2),
+    Array.from({ length: 15 }, (_, i) => i + 16),
+  );
   const p3 = await page('?limit=15&page=3');
   t.match(p3, { total: 31, page: 3, total_pages: 3, has_next: false, has_prev: true });
   t.strictSame(pins(p3), [31], 'the last page holds the one remaining user');
   const p4 = await page('?limit=15&page=4');
-  t.strictSame(p4, { data: [], total: 31, page: 4, limit: 15, total_pages: 3, has_next: false, has_prev: true }, 'past the end: empty data');
+  t.strictSame(
+    p4,
+    { data: [], total: 31, page: 4, limit: 15, total_pages: 3, has_next: false, has_prev: true },
+    'past the end: empty data',
+  );
 
   t.match(await page('?limit=100'), { total: 31, limit: 100, total_pages: 1, has_next: false, has_prev: false });
   t.equal((await page('?limit=100')).data.length, 31);
@@ -240,7 +339,11 @@ t.test('GET /api/users: pagination arithmetic on edge sizes', async (t) => {
   t.match(await page('?limit=1&page=31'), { total_pages: 31, has_next: false, has_prev: true });
   t.strictSame(pins(await page('?limit=1&page=31')), [31]);
   t.match(await page('?limit=1'), { total_pages: 31, has_next: true, has_prev: false });
-  t.strictSame(await page('?limit=100&page=1000000000'), { data: [], total: 31, page: 1_000_000_000, limit: 100, total_pages: 1, has_next: false, has_prev: true }, 'the highest page');
+  t.strictSame(
+    await page('?limit=100&page=1000000000'),
+    { data: [], total: 31, page: 1_000_000_000, limit: 100, total_pages: 1, has_next: false, has_prev: true },
+    'the highest page',
+  );
 
   const bad: [query: string, loc: string][] = [
     ['?limit=0', 'query.limit'],
@@ -307,7 +410,12 @@ t.test('GET /api/users: pin order is numeric, search and filters', async (t) => 
   t.strictSame(await list('?is_active=0'), [3303, 5505]);
   t.strictSame(await list('?is_active=false&privilege=14&search=100'), [5505], 'filters combine');
 
-  for (const [query, loc] of [['?is_active=maybe', 'query.is_active'], ['?privilege=3', 'query.privilege'], ['?privilege=admin', 'query.privilege'], ['?include=other', 'query.include']]) {
+  for (const [query, loc] of [
+    ['?is_active=maybe', 'query.is_active'],
+    ['?privilege=3', 'query.privilege'],
+    ['?privilege=admin', 'query.privilege'],
+    ['?include=other', 'query.include'],
+  ]) {
     const res = await a.api<ErrorBody>('GET', `/api/users${query}`);
     t.equal(res.status, 422, `${query}: 422`);
     t.strictSame(locsOf(res.body), [loc], `${query}: ${loc}`);
@@ -316,27 +424,53 @@ t.test('GET /api/users: pin order is numeric, search and filters', async (t) => 
   t.equal(long.status, 422, 'search longer than 100 characters');
 });
 
-t.test('search is case-insensitive beyond ASCII', { todo: 'store: SQLite lower() folds ASCII only (src/store/sqlite/users.ts)' }, async (t) => {
-  const { a } = await gateway(t);
-  await seed(a.api, [{ pin: 1, first_name: 'Émile', last_name: 'Çelik' }]);
-  const res = await a.api<Page<UserResponse>>('GET', `/api/users?search=${encodeURIComponent('émile')}`);
-  t.strictSame(pins(res.body), [1]);
-});
+t.test(
+  'search is case-insensitive beyond ASCII',
+  { todo: 'store: SQLite lower() folds ASCII only (src/store/sqlite/users.ts)' },
+  async (t) => {
+    const { a } = await gateway(t);
+    await seed(a.api, [{ pin: 1, first_name: 'Émile', last_name: 'Çelik' }]);
+    const res = await a.api<Page<UserResponse>>('GET', `/api/users?search=${encodeURIComponent('émile')}`);
+    t.strictSame(pins(res.body), [1]);
+  },
+);
 
 t.test('include=biometrics: arrays (possibly empty), never template bytes', async (t) => {
   const { a, started } = await gateway(t);
-  await seed(a.api, [{ pin: 1, first_name: 'With' }, { pin: 2, first_name: 'Without' }]);
+  await seed(a.api, [
+    { pin: 1, first_name: 'With' },
+    { pin: 2, first_name: 'Without' },
+  ]);
   await started.app.store.templates.upsert(
     a.id,
     {
-      user_pin: 1, bio_type: 'fingerprint', type_index: 1, finger_id: 6, template_index: 0, valid: 1, duress: false, major_ver: 10,
-      minor_ver: 0, format: 0, source_format: 'legacy', data: 'U0VDUkVULVRFTVBMQVRF', size: 20, source_sn: null,
+      user_pin: 1,
+      bio_type: 'fingerprint',
+      type_index: 1,
+      finger_id: 6,
+      template_index: 0,
+      valid: 1,
+      duress: false,
+      major_ver: 10,
+      minor_ver: 0,
+      format: 0,
+      source_format: 'legacy',
+      data: 'U0VDUkVULVRFTVBMQVRF',
+      size: 20,
+      source_sn: null,
     },
     START,
   );
 
   const plain = await a.api<Page<UserResponse>>('GET', '/api/users');
-  t.strictSame(plain.body.data.map((u) => [u.pin, u.has_biometric, u.biometric_templates]), [[1, true, null], [2, false, null]], 'null without include');
+  t.strictSame(
+    plain.body.data.map((u) => [u.pin, u.has_biometric, u.biometric_templates]),
+    [
+      [1, true, null],
+      [2, false, null],
+    ],
+    'null without include',
+  );
 
   const full = await a.api<Page<UserResponse>>('GET', '/api/users?include=biometrics');
   t.equal(full.status, 200);
@@ -382,7 +516,10 @@ t.test('GET /api/users/{pin}: 200, 404 USER_NOT_FOUND, 422 for a bad pin', async
 
 t.test('DELETE /api/users/{pin}: 200 {}, then 404', async (t) => {
   const { a } = await gateway(t);
-  await seed(a.api, [{ pin: 5, first_name: 'Gone' }, { pin: 6, first_name: 'Stays' }]);
+  await seed(a.api, [
+    { pin: 5, first_name: 'Gone' },
+    { pin: 6, first_name: 'Stays' },
+  ]);
   const del = await a.api('DELETE', '/api/users/5');
   t.equal(del.status, 200);
   t.strictSame(del.body, {});
@@ -396,23 +533,44 @@ t.test('DELETE /api/users/{pin}: 200 {}, then 404', async (t) => {
   t.equal(me.body.users_count, 1);
 });
 
-t.test('DELETE /api/users/{pin} queues delete commands for the location\'s devices', async (t) => {
+t.test("DELETE /api/users/{pin} queues delete commands for the location's devices", async (t) => {
   const { a } = await gateway(t);
   await seed(a.api, [{ pin: 5, first_name: 'Gone' }]);
   for (const sn of ['DEV1', 'DEV2']) t.equal((await a.api('POST', '/api/devices', { body: { sn } })).status, 201);
   t.equal((await a.api('DELETE', '/api/users/5')).status, 200);
   const cmds = await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users');
   t.equal(cmds.body.total, 2, 'one op per device (the pending upsert was replaced)');
-  t.strictSame(cmds.body.data.map((c) => [c.sn, c.params]).sort(), [['DEV1', { op: 'user.delete', pin: 5 }], ['DEV2', { op: 'user.delete', pin: 5 }]]);
+  t.strictSame(cmds.body.data.map((c) => [c.sn, c.params]).sort(), [
+    ['DEV1', { op: 'user.delete', pin: 5 }],
+    ['DEV2', { op: 'user.delete', pin: 5 }],
+  ]);
 
   // Creating syncs the user to every device; deactivating by upsert revokes it again.
   t.equal((await a.api('POST', '/api/users', { body: { pin: 6, first_name: 'New' } })).status, 201);
   const added = await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users&limit=100');
-  t.strictSame(added.body.data.filter((c) => c.params?.['pin'] === 6).map((c) => [c.sn, c.params?.['op']]).sort(), [['DEV1', 'user.upsert'], ['DEV2', 'user.upsert']]);
+  t.strictSame(
+    added.body.data
+      .filter((c) => c.params?.['pin'] === 6)
+      .map((c) => [c.sn, c.params?.['op']])
+      .sort(),
+    [
+      ['DEV1', 'user.upsert'],
+      ['DEV2', 'user.upsert'],
+    ],
+  );
   t.equal((await a.api('POST', '/api/users', { body: { pin: 6, is_active: false } })).status, 200);
   const revoked = await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users&limit=100');
   t.equal(revoked.body.total, 4, 'the pending upserts were replaced, not stacked');
-  t.strictSame(revoked.body.data.filter((c) => c.params?.['pin'] === 6).map((c) => [c.sn, c.params?.['op']]).sort(), [['DEV1', 'user.delete'], ['DEV2', 'user.delete']]);
+  t.strictSame(
+    revoked.body.data
+      .filter((c) => c.params?.['pin'] === 6)
+      .map((c) => [c.sn, c.params?.['op']])
+      .sort(),
+    [
+      ['DEV1', 'user.delete'],
+      ['DEV2', 'user.delete'],
+    ],
+  );
 });
 
 t.test('POST /api/users/import: per-item results, exact errors', async (t) => {
@@ -430,41 +588,77 @@ t.test('POST /api/users/import: per-item results, exact errors', async (t) => {
     { pin: 7009, first_name: 'Tab\tbed' },
     { first_name: 'No pin' },
   ];
-  const res = await a.api<{ message: string; processed_count: number; error_count: number; processed_users: UserResponse[]; errors: Json[] }>(
-    'POST', '/api/users/import', { body: items },
-  );
+  const res = await a.api<{
+    message: string;
+    processed_count: number;
+    error_count: number;
+    processed_users: UserResponse[];
+    errors: Json[];
+  }>('POST', '/api/users/import', { body: items });
   t.equal(res.status, 200);
   t.strictSame(keysOf(res.body), ['error_count', 'errors', 'message', 'processed_count', 'processed_users']);
   t.equal(res.body.processed_count, 3);
   t.equal(res.body.error_count, 7);
   t.type(res.body.message, 'string');
-  t.strictSame(res.body.processed_users.map((u) => u.pin), [7001, 7005, 1001], 'processed in input order');
+  t.strictSame(
+    res.body.processed_users.map((u) => u.pin),
+    [7001, 7005, 1001],
+    'processed in input order',
+  );
   for (const u of res.body.processed_users) t.strictSame(keysOf(u), sorted(USER_KEYS));
   t.match(res.body.processed_users[1], { pin: 7005, first_name: 'Eve', last_name: 'Lee', is_active: false });
   t.match(res.body.processed_users[2], { pin: 1001, first_name: 'Old', last_name: 'New', card_no: '55' }, 'an update keeps absent fields');
-  t.strictSame(res.body.errors, [
-    { user_data: { pin: 7002, first_name: 'Bad', privilege: 3 }, error: 'privilege: must be one of 0, 2, 6, 14', code: 'VALIDATION_FAILED' },
-    { user_data: { pin: 'abc', first_name: 'C' }, error: 'pin: has an invalid value (expected: an integer from 1 to 99999999, or a string of up to 8 digits)', code: 'VALIDATION_FAILED' },
-    { user_data: { pin: '7004' }, error: 'first_name: field required for a new user', code: 'VALIDATION_FAILED' },
-    { user_data: 'junk', error: 'item: must be an object', code: 'VALIDATION_FAILED' },
-    { user_data: { pin: '0', first_name: 'Zero' }, error: 'pin: must be between 1 and 99999999', code: 'VALIDATION_FAILED' },
-    { user_data: { pin: 7009, first_name: 'Tab\tbed' }, error: 'first_name: has an invalid format (expected: First name; no tabs or line breaks)', code: 'VALIDATION_FAILED' },
-    { user_data: { first_name: 'No pin' }, error: 'pin: field required', code: 'VALIDATION_FAILED' },
-  ], 'errors in input order, each with the item as sent');
+  t.strictSame(
+    res.body.errors,
+    [
+      {
+        user_data: { pin: 7002, first_name: 'Bad', privilege: 3 },
+        error: 'privilege: must be one of 0, 2, 6, 14',
+        code: 'VALIDATION_FAILED',
+      },
+      {
+        user_data: { pin: 'abc', first_name: 'C' },
+        error: 'pin: has an invalid value (expected: an integer from 1 to 99999999, or a string of up to 8 digits)',
+        code: 'VALIDATION_FAILED',
+      },
+      { user_data: { pin: '7004' }, error: 'first_name: field required for a new user', code: 'VALIDATION_FAILED' },
+      { user_data: 'junk', error: 'item: must be an object', code: 'VALIDATION_FAILED' },
+      { user_data: { pin: '0', first_name: 'Zero' }, error: 'pin: must be between 1 and 99999999', code: 'VALIDATION_FAILED' },
+      {
+        user_data: { pin: 7009, first_name: 'Tab\tbed' },
+        error: 'first_name: has an invalid format (expected: First name; no tabs or line breaks)',
+        code: 'VALIDATION_FAILED',
+      },
+      { user_data: { first_name: 'No pin' }, error: 'pin: field required', code: 'VALIDATION_FAILED' },
+    ],
+    'errors in input order, each with the item as sent',
+  );
 
   const list = await a.api<Page<UserResponse>>('GET', '/api/users');
   t.strictSame(pins(list.body), [1001, 7001, 7005]);
 
-  const again = await a.api<{ processed_count: number; error_count: number }>('POST', '/api/users/import', { body: [{ pin: 7001, first_name: 'Ann' }, { pin: '7001', last_name: 'Twice' }] });
+  const again = await a.api<{ processed_count: number; error_count: number }>('POST', '/api/users/import', {
+    body: [
+      { pin: 7001, first_name: 'Ann' },
+      { pin: '7001', last_name: 'Twice' },
+    ],
+  });
   t.match(again.body, { processed_count: 2, error_count: 0 }, 'a PIN may repeat; the second item updates the first');
   t.match((await a.api<UserResponse>('GET', '/api/users/7001')).body, { first_name: 'Ann', last_name: 'Twice' });
 
   const window = await a.api<{ processed_count: number; errors: Json[] }>('POST', '/api/users/import', {
-    body: [{ pin: 8001, first_name: 'W', start_time: '2026-05-02' }, { pin: '8001', end_time: '2026-05-01' }, { pin: 8001, end_time: '2026-05-03' }],
+    body: [
+      { pin: 8001, first_name: 'W', start_time: '2026-05-02' },
+      { pin: '8001', end_time: '2026-05-01' },
+      { pin: 8001, end_time: '2026-05-03' },
+    ],
   });
   t.equal(window.body.processed_count, 2);
-  t.strictSame(window.body.errors, [{ user_data: { pin: '8001', end_time: '2026-05-01' }, error: 'end_time: must not be before start_time', code: 'VALIDATION_FAILED' }],
-    'a later item of the batch is checked against the window an earlier one set');
+  t.strictSame(
+    window.body.errors,
+    [{ user_data: { pin: '8001', end_time: '2026-05-01' }, error: 'end_time: must not be before start_time', code: 'VALIDATION_FAILED' }],
+    'a later item of the batch is checked against the window an earlier one set',
+  );
   t.match((await a.api<UserResponse>('GET', '/api/users/8001')).body, { start_time: '2026-05-02', end_time: '2026-05-03' });
 
   const empty = await a.api('POST', '/api/users/import', { body: [] });
@@ -487,7 +681,10 @@ t.test('POST /api/users/import: bounds and top-level shape', async (t) => {
 
   // What is checked is the bound, not the speed: mongo-java-server (the MongoDB leg in CI) needs about
   // 9 s for 10,000 new users on an idle machine, more under the suite's load (it failed at 10 s).
-  const max = await a.api<{ processed_count: number; error_count: number }>('POST', '/api/users/import', { body: tooMany.slice(0, 10_000), timeoutMs: 60_000 });
+  const max = await a.api<{ processed_count: number; error_count: number }>('POST', '/api/users/import', {
+    body: tooMany.slice(0, 10_000),
+    timeoutMs: 60_000,
+  });
   t.equal(max.status, 200, '10,000 items are accepted');
   t.match(max.body, { processed_count: 10_000, error_count: 0 });
   t.equal((await a.api<Page<UserResponse>>('GET', '/api/users?limit=1')).body.total, 10_000);
@@ -496,8 +693,11 @@ t.test('POST /api/users/import: bounds and top-level shape', async (t) => {
 t.test('DELETE /api/users/clear: counts and soft delete', async (t) => {
   const { a } = await gateway(t);
   await seed(a.api, [
-    { pin: 1, first_name: 'A' }, { pin: 2, first_name: 'B' }, { pin: 3, first_name: 'C' },
-    { pin: 4, first_name: 'D', is_active: false }, { pin: 5, first_name: 'E' },
+    { pin: 1, first_name: 'A' },
+    { pin: 2, first_name: 'B' },
+    { pin: 3, first_name: 'C' },
+    { pin: 4, first_name: 'D', is_active: false },
+    { pin: 5, first_name: 'E' },
   ]);
   const some = await a.api('DELETE', '/api/users/clear', { body: { pins: [1, 2, 4, 999] } });
   t.equal(some.status, 200);
@@ -509,9 +709,17 @@ t.test('DELETE /api/users/clear: counts and soft delete', async (t) => {
   t.equal(user1.body.is_active, false);
   t.equal((await a.api<UserResponse>('GET', '/api/users/3')).body.is_active, true, 'not listed: untouched');
 
-  t.match((await a.api('DELETE', '/api/users/clear', { body: { pins: [1, 2] } })).body, { users_deleted: 0 }, 'clearing again counts nothing');
+  t.match(
+    (await a.api('DELETE', '/api/users/clear', { body: { pins: [1, 2] } })).body,
+    { users_deleted: 0 },
+    'clearing again counts nothing',
+  );
   t.match((await a.api('DELETE', '/api/users/clear', { body: { pins: [] } })).body, { users_deleted: 0 }, 'an empty list clears nobody');
-  t.match((await a.api('DELETE', '/api/users/clear', { body: { pins: null } })).body, { users_deleted: 2 }, 'null = all (3 and 5 were active)');
+  t.match(
+    (await a.api('DELETE', '/api/users/clear', { body: { pins: null } })).body,
+    { users_deleted: 2 },
+    'null = all (3 and 5 were active)',
+  );
   t.match((await a.api('DELETE', '/api/users/clear')).body, { users_deleted: 0 }, 'no body = all; none active any more');
 
   const list = await a.api<Page<UserResponse>>('GET', '/api/users?is_active=false');
@@ -520,7 +728,13 @@ t.test('DELETE /api/users/clear: counts and soft delete', async (t) => {
   await seed(a.api, [{ pin: 6, first_name: 'F' }]);
   t.match((await a.api('DELETE', '/api/users/clear', { body: {} })).body, { users_deleted: 1 }, 'an empty object = all');
 
-  const bad: [raw: string, status: number][] = [['{"pins": [0]}', 422], ['{"pins": "1,2"}', 422], ['{"pins": [1.5]}', 422], ['[1, 2]', 400], ['{"pins": [1', 400]];
+  const bad: [raw: string, status: number][] = [
+    ['{"pins": [0]}', 422],
+    ['{"pins": "1,2"}', 422],
+    ['{"pins": [1.5]}', 422],
+    ['[1, 2]', 400],
+    ['{"pins": [1', 400],
+  ];
   for (const [raw, status] of bad) {
     const res = await a.api<ErrorBody>('DELETE', '/api/users/clear', { raw });
     t.equal(res.status, status, `${raw}: ${status}`);
@@ -530,7 +744,12 @@ t.test('DELETE /api/users/clear: counts and soft delete', async (t) => {
 
 t.test('DELETE /api/users/clear: devices_affected and commands_created', async (t) => {
   const { a } = await gateway(t);
-  await seed(a.api, [{ pin: 1, first_name: 'A' }, { pin: 2, first_name: 'B' }, { pin: 3, first_name: 'C' }, { pin: 4, first_name: 'D', is_active: false }]);
+  await seed(a.api, [
+    { pin: 1, first_name: 'A' },
+    { pin: 2, first_name: 'B' },
+    { pin: 3, first_name: 'C' },
+    { pin: 4, first_name: 'D', is_active: false },
+  ]);
   for (const sn of ['CLR-1', 'CLR-2']) t.equal((await a.api('POST', '/api/devices', { body: { sn } })).status, 201);
 
   const cleared = await a.api('DELETE', '/api/users/clear');
@@ -539,11 +758,19 @@ t.test('DELETE /api/users/clear: devices_affected and commands_created', async (
 
   const cmds = await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users&limit=100');
   t.equal(cmds.body.total, 6, 'six sync-users records: 3 users × 2 devices');
-  t.strictSame(
-    cmds.body.data.map((c) => `${c.sn}:${String(c.params?.['op'])}:${String(c.params?.['pin'])}`).sort(),
-    ['CLR-1:user.delete:1', 'CLR-1:user.delete:2', 'CLR-1:user.delete:3', 'CLR-2:user.delete:1', 'CLR-2:user.delete:2', 'CLR-2:user.delete:3'],
-  );
+  t.strictSame(cmds.body.data.map((c) => `${c.sn}:${String(c.params?.['op'])}:${String(c.params?.['pin'])}`).sort(), [
+    'CLR-1:user.delete:1',
+    'CLR-1:user.delete:2',
+    'CLR-1:user.delete:3',
+    'CLR-2:user.delete:1',
+    'CLR-2:user.delete:2',
+    'CLR-2:user.delete:3',
+  ]);
   for (const c of cmds.body.data) t.match(c, { command: 'sync-users', status: 'pending', priority: 0, location_id: a.id });
 
-  t.match((await a.api('DELETE', '/api/users/clear', { body: { pins: [1] } })).body, { users_deleted: 0, devices_affected: 2, commands_created: 0 });
+  t.match((await a.api('DELETE', '/api/users/clear', { body: { pins: [1] } })).body, {
+    users_deleted: 0,
+    devices_affected: 2,
+    commands_created: 0,
+  });
 });

@@ -12,7 +12,10 @@ async function setup(t: Test) {
   const now = new Date().toISOString();
   const location = await store.locations.create({ name: 'Kept', timezone: 'UTC' }, now);
   const secret = generateToken();
-  const token = await store.tokens.create({ location_id: location.id, hash: hashToken(secret), scope: 'full', label: null, expires_at: null }, now);
+  const token = await store.tokens.create(
+    { location_id: location.id, hash: hashToken(secret), scope: 'full', label: null, expires_at: null },
+    now,
+  );
   const credentials = createCredentials(store, () => 60_000);
   return { store, now, token, header: `Bearer ${secret}`, credentials };
 }

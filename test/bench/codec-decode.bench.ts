@@ -16,7 +16,9 @@ function attlogBody(): Uint8Array {
   const lines: string[] = [];
   for (let i = 0; i < ATTLOG_LINES; i++) {
     const s = i % 86400;
-    lines.push(`${1000 + (i % 500)}\t2026-02-03 ${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}\t${i % 2}\t1\t0\t0\t0`);
+    lines.push(
+      `${1000 + (i % 500)}\t2026-02-03 ${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}\t${i % 2}\t1\t0\t0\t0`,
+    );
   }
   return new TextEncoder().encode(`${lines.join('\n')}\n`);
 }
@@ -25,13 +27,20 @@ function biodataBody(): Uint8Array {
   const b64 = Buffer.alloc(TEMPLATE_BYTES, 7).toString('base64');
   const lines: string[] = [];
   for (let i = 0; i < TEMPLATES; i++) {
-    lines.push(`BIODATA Pin=${1 + i}\tNo=${i % 10}\tIndex=0\tValid=1\tDuress=0\tType=${i % 2 === 0 ? 1 : 9}\tMajorVer=12\tMinorVer=0\tFormat=0\tTmp=${b64}`);
+    lines.push(
+      `BIODATA Pin=${1 + i}\tNo=${i % 10}\tIndex=0\tValid=1\tDuress=0\tType=${i % 2 === 0 ? 1 : 9}\tMajorVer=12\tMinorVer=0\tFormat=0\tTmp=${b64}`,
+    );
   }
   return new TextEncoder().encode(lines.join('\r\n'));
 }
 
-const request = (table: string, body: Uint8Array): WireRequest =>
-  ({ method: 'POST', path: '/iclock/cdata', query: { SN: 'BENCH0001', table, Stamp: '9999' }, headers: {}, body });
+const request = (table: string, body: Uint8Array): WireRequest => ({
+  method: 'POST',
+  path: '/iclock/cdata',
+  query: { SN: 'BENCH0001', table, Stamp: '9999' },
+  headers: {},
+  body,
+});
 
 /** The floor: decode the bytes and split them into fields, nothing else. */
 function bareSplit(body: Uint8Array): number {
@@ -50,11 +59,14 @@ export function run(options: CompareOptions = {}): Comparison[] {
   return cases.map(([title, table, body, records]) => {
     const req = request(table, body);
     const decoded = codec.decode(req);
-    if (countRecords(decoded.events) !== records || decoded.rejected !== 0) throw new Error(`${title}: decoded ${countRecords(decoded.events)} records`);
-    return compare(title,
+    if (countRecords(decoded.events) !== records || decoded.rejected !== 0)
+      throw new Error(`${title}: decoded ${countRecords(decoded.events)} records`);
+    return compare(
+      title,
       { name: "split('\\n') + split('\\t')", units: records, run: () => bareSplit(body) },
       { name: 'codecFor(2.0.0).decode', units: records, run: () => codec.decode(req) },
-      options);
+      options,
+    );
   });
 }
 

@@ -25,7 +25,13 @@ type Job =
   | { kind: 'upload'; sn: string; mb: number }
   | { kind: 'import'; token: string; users: number; expectedOps: number };
 type ToProber = { type: 'run'; url: string; job: Job };
-interface Outcome { type: 'done'; latencies: number[]; jobMs: number; settledMs: number; detail: string }
+interface Outcome {
+  type: 'done';
+  latencies: number[];
+  jobMs: number;
+  settledMs: number;
+  detail: string;
+}
 
 // ------------------------------------------------------------------ prober + driver (worker thread)
 
@@ -53,22 +59,34 @@ async function runJob(url: string, job: Job): Promise<{ jobMs: number; settledMs
     case 'upload': {
       const { body, records } = attlog(job.mb);
       const start = performance.now();
-      const res = await fetch(`${url}/iclock/cdata?SN=${job.sn}&table=ATTLOG&Stamp=9999`, { method: 'POST', body, signal: AbortSignal.timeout(600_000) });
+      const res = await fetch(`${url}/iclock/cdata?SN=${job.sn}&table=ATTLOG&Stamp=9999`, {
+        method: 'POST',
+        body,
+        signal: AbortSignal.timeout(600_000),
+      });
       const text = await res.text();
       if (res.status !== 200 || text.trim() !== `OK: ${records}`) throw new Error(`upload answered ${res.status} ${text.slice(0, 80)}`);
       const ms = performance.now() - start;
       return { jobMs: ms, settledMs: ms, detail: `${records} records, ${(body.length / 1024 / 1024).toFixed(1)} MiB` };
     }
     case 'import': {
-      const items = Array.from({ length: job.users }, (_, i) => ({ pin: 200_000 + i, first_name: `First${i}`, last_name: `Last${i}`, card_no: String(6_000_000 + i) }));
+      const items = Array.from({ length: job.users }, (_, i) => ({
+        pin: 200_000 + i,
+        first_name: `First${i}`,
+        last_name: `Last${i}`,
+        card_no: String(6_000_000 + i),
+      }));
       const start = performance.now();
-      const res = await fetch(`${url}/api/users/import`, { ...jsonBody('POST', items, bearer(job.token)), signal: AbortSignal.timeout(600_000) });
+      const res = await fetch(`${url}/api/users/import`, {
+        ...jsonBody('POST', items, bearer(job.token)),
+        signal: AbortSignal.timeout(600_000),
+      });
       const answer = (await res.json()) as { error_count?: number };
       if (res.status !== 200 || answer.error_count !== 0) throw new Error(`import answered ${res.status}`);
       const jobMs = performance.now() - start;
       // The fan-out may continue in the background: keep probing until every sync op is queued.
       let queued = 0;
-      for (const deadline = performance.now() + 300_000; performance.now() < deadline; ) {
+      for (const deadline = performance.now() + 300_000; performance.now() < deadline;) {
         const r = await fetchJson(`${url}/api/commands?status=pending&limit=1`, { headers: bearer(job.token) });
         queued = (r.body as { total: number }).total;
         if (queued >= job.expectedOps) break;
@@ -121,13 +139,32 @@ function probe(url: string, job: Job): Promise<Outcome> {
   });
 }
 
-const quantile = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const quantile = (sorted: readonly number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
-export interface LatencySummary { readonly name: string; readonly n: number; readonly p50: number; readonly p99: number; readonly max: number; readonly jobMs: number; readonly settledMs: number; readonly detail: string }
+export interface LatencySummary {
+  readonly name: string;
+  readonly n: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly jobMs: number;
+  readonly settledMs: number;
+  readonly detail: string;
+}
 
 function summary(name: string, o: Outcome): LatencySummary {
   const sorted = [...o.latencies].sort((a, b) => a - b);
-  return { name, n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? NaN, jobMs: o.jobMs, settledMs: o.settledMs, detail: o.detail };
+  return {
+    name,
+    n: sorted.length,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    max: sorted.at(-1) ?? NaN,
+    jobMs: o.jobMs,
+    settledMs: o.settledMs,
+    detail: o.detail,
+  };
 }
 
 async function withApp<T>(fn: (app: StartedApp) => Promise<T>): Promise<T> {
@@ -145,13 +182,23 @@ export async function run(): Promise<LatencySummary[]> {
   const devices = env('BENCH_DEVICES', 20);
   const baselineMs = env('BENCH_BASELINE_S', 3) * 1000;
   return withApp(async (app) => {
-    const call = (method: string, path: string, body?: unknown) => fetchJson(`${app.url}${path}`, jsonBody(method, body, bearer(app.token)));
-    for (let i = 0; i < devices; i++) if ((await call('POST', '/api/devices', { sn: `LOOP${String(i).padStart(4, '0')}` })).res.status !== 201) throw new Error('assign failed');
+    const call = (method: string, path: string, body?: unknown) =>
+      fetchJson(`${app.url}${path}`, jsonBody(method, body, bearer(app.token)));
+    for (let i = 0; i < devices; i++)
+      if ((await call('POST', '/api/devices', { sn: `LOOP${String(i).padStart(4, '0')}` })).res.status !== 201)
+        throw new Error('assign failed');
     if ((await call('POST', '/api/devices', { sn: 'UPLOAD0001' })).res.status !== 201) throw new Error('assign failed');
     const results: LatencySummary[] = [];
     results.push(summary('baseline: /healthz alone', await probe(app.url, { kind: 'idle', ms: baselineMs })));
-    results.push(summary(`during a ${uploadMb} MiB ATTLOG upload`, await probe(app.url, { kind: 'upload', sn: 'UPLOAD0001', mb: uploadMb })));
-    results.push(summary(`during a ${users}-user import, ${devices + 1} devices assigned`, await probe(app.url, { kind: 'import', token: app.token, users, expectedOps: users * (devices + 1) })));
+    results.push(
+      summary(`during a ${uploadMb} MiB ATTLOG upload`, await probe(app.url, { kind: 'upload', sn: 'UPLOAD0001', mb: uploadMb })),
+    );
+    results.push(
+      summary(
+        `during a ${users}-user import, ${devices + 1} devices assigned`,
+        await probe(app.url, { kind: 'import', token: app.token, users, expectedOps: users * (devices + 1) }),
+      ),
+    );
     return results;
   });
 }
@@ -161,8 +208,12 @@ export function report(results: readonly LatencySummary[]): string {
   const ms = (n: number) => `${n.toFixed(1)} ms`;
   const lines = ['GET /healthz latency, prober in a worker thread (one request at a time, every 5 ms)'];
   for (const r of results) {
-    lines.push(`  ${r.name}: n=${r.n} p50 ${ms(r.p50)} p99 ${ms(r.p99)} max ${ms(r.max)}` + (r === base ? '' : `; request ${(r.jobMs / 1000).toFixed(1)} s, settled ${(r.settledMs / 1000).toFixed(1)} s (${r.detail})`));
-    if (base && r !== base) lines.push(`    ratio p99/baseline p99: ${(r.p99 / base.p99).toFixed(2)}; target p99 ≤ 50 ms: ${r.p99 <= 50 ? 'met' : 'MISSED'}`);
+    lines.push(
+      `  ${r.name}: n=${r.n} p50 ${ms(r.p50)} p99 ${ms(r.p99)} max ${ms(r.max)}` +
+        (r === base ? '' : `; request ${(r.jobMs / 1000).toFixed(1)} s, settled ${(r.settledMs / 1000).toFixed(1)} s (${r.detail})`),
+    );
+    if (base && r !== base)
+      lines.push(`    ratio p99/baseline p99: ${(r.p99 / base.p99).toFixed(2)}; target p99 ≤ 50 ms: ${r.p99 <= 50 ? 'met' : 'MISSED'}`);
   }
   return lines.join('\n');
 }

@@ -72,7 +72,11 @@ export function compare(title: string, baseline: BenchCase, candidate: BenchCase
       base.push(timeRound(baseline, minMs));
     }
   }
-  const rate = (c: BenchCase, ms: number[]): Rate => ({ name: c.name, msPerCall: median(ms), unitsPerSecond: (c.units * 1000) / median(ms) });
+  const rate = (c: BenchCase, ms: number[]): Rate => ({
+    name: c.name,
+    msPerCall: median(ms),
+    unitsPerSecond: (c.units * 1000) / median(ms),
+  });
   const b = rate(baseline, base);
   const c = rate(candidate, cand);
   return { title, baseline: b, candidate: c, ratio: c.unitsPerSecond / b.unitsPerSecond };
@@ -105,5 +109,9 @@ export async function measureRuns(c: AsyncBenchCase, rounds = 1): Promise<Rate> 
 }
 
 /** Two rates measured in the same process, as a Comparison for `report`. */
-export const comparison = (title: string, baseline: Rate, candidate: Rate): Comparison =>
-  ({ title, baseline, candidate, ratio: candidate.unitsPerSecond / baseline.unitsPerSecond });
+export const comparison = (title: string, baseline: Rate, candidate: Rate): Comparison => ({
+  title,
+  baseline,
+  candidate,
+  ratio: candidate.unitsPerSecond / baseline.unitsPerSecond,
+});

@@ -49,14 +49,24 @@ async function hasWrk(): Promise<boolean> {
 /** Requests per second (2xx only) of one round. */
 async function measure(generator: Generator, url: string, load: Load, seconds: number, connections: number): Promise<number> {
   if (generator === 'wrk') {
-    const args = ['-t2', `-c${connections}`, `-d${seconds}s`, ...Object.entries(load.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), `${url}${load.path}`];
+    const args = [
+      '-t2',
+      `-c${connections}`,
+      `-d${seconds}s`,
+      ...Object.entries(load.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+      `${url}${load.path}`,
+    ];
     const { stdout } = await promisify(execFile)('wrk', args);
     if (/Non-2xx or 3xx responses/.test(stdout)) throw new Error(`wrk saw error responses:\n${stdout}`);
     const rate = /Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1];
     if (rate === undefined) throw new Error(`cannot read wrk's output:\n${stdout}`);
     return Number(rate);
   }
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'load', url + load.path, JSON.stringify(load.headers), String(seconds), String(connections)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(import.meta.url), 'load', url + load.path, JSON.stringify(load.headers), String(seconds), String(connections)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -76,7 +86,8 @@ async function autocannonChild(url: string, headers: Record<string, string>, sec
 async function gateway(engine: EngineName, teardowns: (() => unknown)[]): Promise<StartedApp> {
   const app = await startApp({ teardown: (f) => void teardowns.push(f) }, { config: { httpEngine: engine, logLevel: 'silent' } });
   if (app.app.http.engine !== engine) throw new Error(`asked for ${engine}, got ${app.app.http.engine}`);
-  if ((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'BENCHV2' }, bearer(app.token)))).res.status !== 201) throw new Error('assign failed');
+  if ((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'BENCHV2' }, bearer(app.token)))).res.status !== 201)
+    throw new Error('assign failed');
   // The handshake makes it a known v2 terminal [PUSH-v2 §4].
   const hello = await fetch(`${app.url}/iclock/cdata?SN=BENCHV2&options=all&pushver=2.4.1`);
   if (hello.status !== 200) throw new Error(`handshake answered ${hello.status}`);
@@ -118,9 +129,16 @@ export async function run(): Promise<{ generator: Generator; seconds: number; co
       // A short warm-up on each (JIT, caches), not counted.
       for (const e of ENGINES) await measure(generator, apps[e].url, loads(e)[i] as Load, 1, connections);
       for (let r = 0; r < rounds; r++) {
-        for (const e of r % 2 === 0 ? ENGINES : [...ENGINES].reverse()) got[e].push(await measure(generator, apps[e].url, loads(e)[i] as Load, seconds, connections));
+        for (const e of r % 2 === 0 ? ENGINES : [...ENGINES].reverse())
+          got[e].push(await measure(generator, apps[e].url, loads(e)[i] as Load, seconds, connections));
       }
-      figures.push({ load: (loads('uws')[i] as Load).name, uws: median(got.uws), node: median(got.node), uwsRounds: got.uws, nodeRounds: got.node });
+      figures.push({
+        load: (loads('uws')[i] as Load).name,
+        uws: median(got.uws),
+        node: median(got.node),
+        uwsRounds: got.uws,
+        nodeRounds: got.node,
+      });
     }
     return { generator, seconds, connections, figures };
   } finally {
@@ -130,7 +148,9 @@ export async function run(): Promise<{ generator: Generator; seconds: number; co
 
 export function report(r: Awaited<ReturnType<typeof run>>): string {
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
-  const lines = [`HTTP engines, ${r.generator}, ${r.connections} connections, ${r.seconds} s rounds (median req/s; rounds in brackets); Node ${process.versions.node}`];
+  const lines = [
+    `HTTP engines, ${r.generator}, ${r.connections} connections, ${r.seconds} s rounds (median req/s; rounds in brackets); Node ${process.versions.node}`,
+  ];
   for (const x of r.figures) {
     lines.push(`  ${x.load}`);
     lines.push(`    uws  ${f(x.uws).padStart(8)} req/s  [${x.uwsRounds.map(f).join(', ')}]`);

@@ -77,7 +77,11 @@ function memory(): { rss: number; heap: number } {
 
 async function drive(name: string, url: string, path: string, total: number, connections: number): Promise<MemoryRun> {
   const self = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, [...process.execArgv.filter((a) => a !== '--expose-gc'), self, 'load', url, path, String(total), String(connections)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv.filter((a) => a !== '--expose-gc'), self, 'load', url, path, String(total), String(connections)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let warm: { rss: number; heap: number } | undefined;
   let warmAt = 0;
   let warmTime = 0;
@@ -97,7 +101,15 @@ async function drive(name: string, url: string, path: string, total: number, con
   const end = memory();
   const w = warm ?? end;
   const seconds = (performance.now() - warmTime) / 1000;
-  return { name, requests: total, perSecond: (total - warmAt) / seconds, rssWarm: w.rss, rssEnd: end.rss, heapWarm: w.heap, heapEnd: end.heap };
+  return {
+    name,
+    requests: total,
+    perSecond: (total - warmAt) / seconds,
+    rssWarm: w.rss,
+    rssEnd: end.rss,
+    heapWarm: w.heap,
+    heapEnd: end.heap,
+  };
 }
 
 /** The old pattern, in-process: one combined signal per request against a process-lifetime one. */
@@ -119,7 +131,15 @@ function abortSignalAny(total: number): MemoryRun {
   const seconds = (performance.now() - t0) / 1000;
   const end = memory();
   if (kept.length > 0) throw new Error('unreachable');
-  return { name: 'AbortSignal.any([request, process]) per request (the old pattern, no HTTP)', requests: total, perSecond: (total - warmN) / seconds, rssWarm: warm.rss, rssEnd: end.rss, heapWarm: warm.heap, heapEnd: end.heap };
+  return {
+    name: 'AbortSignal.any([request, process]) per request (the old pattern, no HTTP)',
+    requests: total,
+    perSecond: (total - warmN) / seconds,
+    rssWarm: warm.rss,
+    rssEnd: end.rss,
+    heapWarm: warm.heap,
+    heapEnd: end.heap,
+  };
 }
 
 async function withApp<T>(fn: (app: StartedApp) => Promise<T>): Promise<T> {
@@ -135,7 +155,8 @@ export async function run(): Promise<MemoryRun[]> {
   const total = env('BENCH_POLLS', 50_000);
   const connections = env('BENCH_CONNECTIONS', 16);
   const results = await withApp(async (app) => {
-    if ((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'POLLMEM01' }, bearer(app.token)))).res.status !== 201) throw new Error('assign failed');
+    if ((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'POLLMEM01' }, bearer(app.token)))).res.status !== 201)
+      throw new Error('assign failed');
     const healthz = await drive('GET /healthz (HTTP layer only)', app.url, '/healthz', total, connections);
     // A v2 terminal: getrequest answers at once (no held poll) [PUSH-v2 §7.1].
     const polls = await drive('GET /iclock/getrequest (device poll)', app.url, '/iclock/getrequest?SN=POLLMEM01', total, connections);
@@ -152,10 +173,15 @@ export function report(results: readonly MemoryRun[]): string {
   for (const r of results) {
     const rss = r.rssEnd - r.rssWarm;
     lines.push(`  ${r.name}: ${r.requests} requests, ${f(r.perSecond)}/s`);
-    lines.push(`    RSS ${f(r.rssWarm)} → ${f(r.rssEnd)} MiB (${rss >= 0 ? '+' : ''}${f(rss)} MiB); heap ${f(r.heapWarm)} → ${f(r.heapEnd)} MiB (${r.heapEnd - r.heapWarm >= 0 ? '+' : ''}${f(r.heapEnd - r.heapWarm)} MiB); ${f(((r.heapEnd - r.heapWarm) * 1024 * 1024) / (r.requests * 0.8))} heap bytes/request`);
+    lines.push(
+      `    RSS ${f(r.rssWarm)} → ${f(r.rssEnd)} MiB (${rss >= 0 ? '+' : ''}${f(rss)} MiB); heap ${f(r.heapWarm)} → ${f(r.heapEnd)} MiB (${r.heapEnd - r.heapWarm >= 0 ? '+' : ''}${f(r.heapEnd - r.heapWarm)} MiB); ${f(((r.heapEnd - r.heapWarm) * 1024 * 1024) / (r.requests * 0.8))} heap bytes/request`,
+    );
   }
   const [base, polls] = results;
-  if (base && polls) lines.push(`  ratio poll/healthz RSS growth: ${f(polls.rssEnd - polls.rssWarm)} / ${f(base.rssEnd - base.rssWarm)} MiB; target: flat within a few MB`);
+  if (base && polls)
+    lines.push(
+      `  ratio poll/healthz RSS growth: ${f(polls.rssEnd - polls.rssWarm)} / ${f(base.rssEnd - base.rssWarm)} MiB; target: flat within a few MB`,
+    );
   return lines.join('\n');
 }
 

@@ -33,7 +33,11 @@ function scriptOf(url: string): string {
   return own ? (own[1] as string) : url.replace(/^file:\/\//, '');
 }
 
-export function summarize(profile: CpuProfile, by: 'function' | 'file', lastS = Number.POSITIVE_INFINITY): { totalMs: number; entries: Entry[] } {
+export function summarize(
+  profile: CpuProfile,
+  by: 'function' | 'file',
+  lastS = Number.POSITIVE_INFINITY,
+): { totalMs: number; entries: Entry[] } {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const sums = new Map<string, number>();
   const span = profile.timeDeltas.reduce((a, b) => a + b, 0);
@@ -47,7 +51,8 @@ export function summarize(profile: CpuProfile, by: 'function' | 'file', lastS = 
     total += us;
     const frame = nodes.get(id)?.callFrame;
     if (!frame) return;
-    const key = by === 'file' ? scriptOf(frame.url) : `${frame.functionName || '(anonymous)'} ${scriptOf(frame.url)}:${frame.lineNumber + 1}`;
+    const key =
+      by === 'file' ? scriptOf(frame.url) : `${frame.functionName || '(anonymous)'} ${scriptOf(frame.url)}:${frame.lineNumber + 1}`;
     sums.set(key, (sums.get(key) ?? 0) + us);
   });
   const entries = [...sums].map(([name, us]) => ({ name, ms: us / 1000, share: total > 0 ? us / total : 0 })).sort((a, b) => b.ms - a.ms);
@@ -71,5 +76,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const { totalMs, entries } = summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, by, lastS);
   process.stdout.write(`${file}: ${totalMs.toFixed(0)} ms sampled\n`);
-  for (const e of entries.slice(0, top)) process.stdout.write(`${(e.share * 100).toFixed(1).padStart(5)}%  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}\n`);
+  for (const e of entries.slice(0, top))
+    process.stdout.write(`${(e.share * 100).toFixed(1).padStart(5)}%  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}\n`);
 }

@@ -19,10 +19,18 @@ const run = (figures: RunSummary['figures'], failed: RunSummary['failed'] = []):
 });
 
 t.test('header, table and the bound of each missed target', async (t) => {
-  const md = resultsMarkdown(run([
-    figure('poll', 'idle getrequest', 78731, 'req/s', { baseline: 100215, target: { on: 'ratio', goal: { atLeast: 0.5 }, text: 'ratio ≥ 0.5' } }),
-    figure('fanout', '10,000-user import held by all 20 terminals', 31.6, 's', { target: { on: 'value', goal: { atMost: 30 }, text: '≤ 30 s' }, note: '20 terminals' }),
-  ]));
+  const md = resultsMarkdown(
+    run([
+      figure('poll', 'idle getrequest', 78731, 'req/s', {
+        baseline: 100215,
+        target: { on: 'ratio', goal: { atLeast: 0.5 }, text: 'ratio ≥ 0.5' },
+      }),
+      figure('fanout', '10,000-user import held by all 20 terminals', 31.6, 's', {
+        target: { on: 'value', goal: { atMost: 30 }, text: '≤ 30 s' },
+        note: '20 terminals',
+      }),
+    ]),
+  );
   t.match(md, /^# Benchmark results\n/);
   t.match(md, /\n- Date: 2026-11-28\n/);
   t.match(md, /\n- Machine: AMD EPYC, 2 cores, 24 GiB, Node v20\.20\.2, linux x64\n/);
@@ -33,13 +41,26 @@ t.test('header, table and the bound of each missed target', async (t) => {
   t.match(md, /## Notes\n\n- fanout \/ 10,000-user import held by all 20 terminals: 20 terminals\n/);
   const fanout = BOUNDS.find((b) => b.scenario === 'fanout');
   t.ok(fanout);
-  t.ok(md.includes(`- **fanout: 10,000-user import held by all 20 terminals** (target ≤ 30 s): ${fanout?.text}`), 'the bound of the missed target');
+  t.ok(
+    md.includes(`- **fanout: 10,000-user import held by all 20 terminals** (target ≤ 30 s): ${fanout?.text}`),
+    'the bound of the missed target',
+  );
   t.notMatch(md, /\*\*poll/, 'no bound for a met target');
   t.ok(md.endsWith('\n') && !md.endsWith('\n\n'));
 });
 
 t.test('a missed target without a known bound, failed scenarios, no sections when nothing applies', async (t) => {
-  const md = resultsMarkdown(run([figure('poll', 'idle getrequest', 1, 'req/s', { baseline: 10, target: { on: 'ratio', goal: { atLeast: 0.5 }, text: 'ratio ≥ 0.5' } })], [{ name: 'mqtt', error: 'boom' }]));
+  const md = resultsMarkdown(
+    run(
+      [
+        figure('poll', 'idle getrequest', 1, 'req/s', {
+          baseline: 10,
+          target: { on: 'ratio', goal: { atLeast: 0.5 }, text: 'ratio ≥ 0.5' },
+        }),
+      ],
+      [{ name: 'mqtt', error: 'boom' }],
+    ),
+  );
   t.match(md, /- \*\*poll: idle getrequest\*\* \(target ratio ≥ 0\.5\): not analysed yet\./);
   t.match(md, /## Scenarios that failed\n\n- mqtt: boom\n/);
   t.notMatch(md, /## Notes/);

@@ -24,13 +24,27 @@ import { roundtripScenario } from './scenarios/roundtrip.js';
 import { webhooksScenario } from './scenarios/webhooks.js';
 
 export const SCENARIOS: readonly Scenario[] = [
-  pollScenario, ingestScenario, apiScenario, fanoutScenario, webhooksScenario, mqttScenario, roundtripScenario, devicesScenario, ...microScenarios,
+  pollScenario,
+  ingestScenario,
+  apiScenario,
+  fanoutScenario,
+  webhooksScenario,
+  mqttScenario,
+  roundtripScenario,
+  devicesScenario,
+  ...microScenarios,
 ];
 
 export interface BenchReport {
   readonly date: string;
   readonly command: string;
-  readonly machine: { readonly cpu: string; readonly cores: number; readonly memoryGiB: number; readonly node: string; readonly platform: string };
+  readonly machine: {
+    readonly cpu: string;
+    readonly cores: number;
+    readonly memoryGiB: number;
+    readonly node: string;
+    readonly platform: string;
+  };
   readonly generator: GeneratorName;
   readonly generatorDetail: string;
   readonly store: string;
@@ -44,32 +58,53 @@ export interface BenchReport {
 /** Where `--write-results` writes: test/bench/RESULTS.md of the source tree (this file runs from dist/test/bench/). */
 export const RESULTS_FILE = fileURLToPath(new URL('../../../test/bench/RESULTS.md', import.meta.url));
 
-interface Flags { scenario?: string; json?: string; writeResults?: boolean; smoke?: boolean; store?: string; engine: string; generator?: string; cpuProf?: string }
+interface Flags {
+  scenario?: string;
+  json?: string;
+  writeResults?: boolean;
+  smoke?: boolean;
+  store?: string;
+  engine: string;
+  generator?: string;
+  cpuProf?: string;
+}
 
 function parse(argv: readonly string[]): Flags {
   const names = SCENARIOS.map((s) => s.name);
   const program = new Command('bench')
     .description('BioGate benchmark harness (test/bench/README.md)')
     .option('--scenario <names>', `comma-separated scenarios (default: every default one). One of: ${names.join(', ')}`, (v: string) => {
-      for (const n of v.split(',')) if (!names.includes(n)) throw new InvalidArgumentError(`unknown scenario "${n}" (one of ${names.join(', ')})`);
+      for (const n of v.split(','))
+        if (!names.includes(n)) throw new InvalidArgumentError(`unknown scenario "${n}" (one of ${names.join(', ')})`);
       return v;
     })
     .option('--json <file>', 'also write the figures and machine info as JSON')
-    .option('--write-results', 'a full run: write date, machine, commit, the table and what bounds each missed target to test/bench/RESULTS.md')
+    .option(
+      '--write-results',
+      'a full run: write date, machine, commit, the table and what bounds each missed target to test/bench/RESULTS.md',
+    )
     .option('--smoke', 'tiny sizes and one round: proves the harness runs (CI); the figures mean nothing')
     .option('--store <url>', 'a mongodb:// URL (a fresh database per scenario); default: SQLite in a temporary directory', (v: string) => {
       if (!/^mongodb(\+srv)?:\/\//.test(v)) throw new InvalidArgumentError('must be a mongodb:// URL (SQLite is the default)');
       return v;
     })
-    .option('--engine <engine>', 'HTTP engine of the gateway (BIOGATE_HTTP_ENGINE): uws or node', (v: string) => {
-      if (v !== 'uws' && v !== 'node') throw new InvalidArgumentError('must be uws or node');
-      return v;
-    }, 'uws')
+    .option(
+      '--engine <engine>',
+      'HTTP engine of the gateway (BIOGATE_HTTP_ENGINE): uws or node',
+      (v: string) => {
+        if (v !== 'uws' && v !== 'node') throw new InvalidArgumentError('must be uws or node');
+        return v;
+      },
+      'uws',
+    )
     .option('--generator <name>', 'force the load generator: wrk or autocannon (default: wrk when installed)', (v: string) => {
       if (v !== 'wrk' && v !== 'autocannon') throw new InvalidArgumentError('must be wrk or autocannon');
       return v;
     })
-    .option('--cpu-prof <dir>', 'run every gateway under node --cpu-prof, writing its profile into DIR (summarise with dist/test/bench/profile-summary.js)')
+    .option(
+      '--cpu-prof <dir>',
+      'run every gateway under node --cpu-prof, writing its profile into DIR (summarise with dist/test/bench/profile-summary.js)',
+    )
     .allowExcessArguments(false);
   program.parse([...argv], { from: 'user' });
   const flags = program.opts<Flags>();
@@ -95,16 +130,27 @@ export async function main(argv: readonly string[]): Promise<number> {
     rounds: smoke ? 1 : 3,
     log: (line) => process.stderr.write(`${line}\n`),
   };
-  const chosen = flags.scenario ? SCENARIOS.filter((s) => (flags.scenario as string).split(',').includes(s.name)) : SCENARIOS.filter((s) => s.inDefault);
+  const chosen = flags.scenario
+    ? SCENARIOS.filter((s) => (flags.scenario as string).split(',').includes(s.name))
+    : SCENARIOS.filter((s) => s.inDefault);
   const figures: Figure[] = [];
   const ran: { name: string; seconds: number; error: string | null }[] = [];
   const cpu = cpus();
   const build = (): BenchReport => ({
     date: new Date().toISOString(),
     command: `npm run bench -- ${argv.join(' ')}`.trim(),
-    machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
+    machine: {
+      cpu: cpu[0]?.model.trim() ?? 'unknown',
+      cores: cpu.length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+    },
     generator,
-    generatorDetail: generator === 'wrk' ? `wrk, ${WRK_THREADS} threads` : `autocannon 9, in the bench process (${flags.generator ? 'chosen with --generator' : 'fallback: wrk is not installed'})`,
+    generatorDetail:
+      generator === 'wrk'
+        ? `wrk, ${WRK_THREADS} threads`
+        : `autocannon 9, in the bench process (${flags.generator ? 'chosen with --generator' : 'fallback: wrk is not installed'})`,
     store: flags.store ? 'mongodb' : 'sqlite',
     engine: flags.engine,
     smoke,
@@ -120,7 +166,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     try {
       const got = await s.run(ctx);
       figures.push(...got);
-      for (const f of got) ctx.log(`  ${f.figure}: ${f.value.toFixed(2)} ${f.unit}${f.ratio !== null ? ` (ratio ${f.ratio.toFixed(3)})` : ''}`);
+      for (const f of got)
+        ctx.log(`  ${f.figure}: ${f.value.toFixed(2)} ${f.unit}${f.ratio !== null ? ` (ratio ${f.ratio.toFixed(3)})` : ''}`);
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
       if (err instanceof PartialFailure) figures.push(...err.figures);
@@ -141,12 +188,15 @@ export async function main(argv: readonly string[]): Promise<number> {
   ].join('\n');
   process.stdout.write(`${text}\n`);
   if (flags.writeResults === true) {
-    writeFileSync(RESULTS_FILE, resultsMarkdown({
-      ...report,
-      commit: currentCommit(fileURLToPath(new URL('.', import.meta.url))),
-      seconds: (performance.now() - started) / 1000,
-      failed: ran.flatMap((r) => (r.error === null ? [] : [{ name: r.name, error: r.error }])),
-    }));
+    writeFileSync(
+      RESULTS_FILE,
+      resultsMarkdown({
+        ...report,
+        commit: currentCommit(fileURLToPath(new URL('.', import.meta.url))),
+        seconds: (performance.now() - started) / 1000,
+        failed: ran.flatMap((r) => (r.error === null ? [] : [{ name: r.name, error: r.error }])),
+      }),
+    );
     ctx.log(`results written to ${RESULTS_FILE}`);
   }
   return ran.some((r) => r.error) ? 1 : 0;

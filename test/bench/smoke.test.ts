@@ -44,7 +44,11 @@ t.test('npm run bench -- --smoke --json: every scenario reports its figures', as
   for (const [scenario, wanted] of Object.entries(EXPECTED)) {
     const got = report.figures.filter((f) => f.scenario === scenario);
     t.equal(got.length, wanted.length, `${scenario}: ${wanted.length} figures`);
-    for (const re of wanted) t.ok(got.some((f) => re.test(f.figure)), `${scenario}: a figure matching ${re}`);
+    for (const re of wanted)
+      t.ok(
+        got.some((f) => re.test(f.figure)),
+        `${scenario}: a figure matching ${re}`,
+      );
   }
   for (const f of report.figures) {
     t.ok(Number.isFinite(f.value) && f.value > 0, `${f.scenario} / ${f.figure}: ${f.value} ${f.unit} > 0`);

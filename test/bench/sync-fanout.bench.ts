@@ -23,13 +23,13 @@ const env = (name: string, fallback: number): number => {
   return v;
 };
 
-interface DeviceSpec { readonly sn: string; readonly protocol: 'v2' | 'v3' }
+interface DeviceSpec {
+  readonly sn: string;
+  readonly protocol: 'v2' | 'v3';
+}
 type ToFleet = { type: 'start'; url: string; devices: DeviceSpec[] } | { type: 'await'; pins: string[] } | { type: 'stop' };
 type FromFleet =
-  | { type: 'ready' }
-  | { type: 'progress'; held: number[] }
-  | { type: 'converged'; wrong: string[]; errors: number }
-  | { type: 'stopped' };
+  { type: 'ready' } | { type: 'progress'; held: number[] } | { type: 'converged'; wrong: string[]; errors: number } | { type: 'stopped' };
 
 // ------------------------------------------------------------------ the fleet (worker thread)
 
@@ -41,7 +41,17 @@ function runFleet(): void {
   port.on('message', (m: ToFleet) => {
     switch (m.type) {
       case 'start': {
-        sims = m.devices.map((d) => createSimulatedDevice({ url: m.url, sn: d.sn, protocol: d.protocol, pollDelayMs: 50, fast: true, requestTimeoutMs: 120_000, retryDelayMs: 200 }));
+        sims = m.devices.map((d) =>
+          createSimulatedDevice({
+            url: m.url,
+            sn: d.sn,
+            protocol: d.protocol,
+            pollDelayMs: 50,
+            fast: true,
+            requestTimeoutMs: 120_000,
+            retryDelayMs: 200,
+          }),
+        );
         for (const s of sims) s.start();
         const check = setInterval(() => {
           if (sims.every((s) => s.stats.polls > 0)) {
@@ -63,7 +73,9 @@ function runFleet(): void {
             return;
           }
           clearInterval(check);
-          const wrong = sims.filter((s) => s.users().size !== want.size || ![...s.users().keys()].every((p) => want.has(p))).map((s) => s.sn);
+          const wrong = sims
+            .filter((s) => s.users().size !== want.size || ![...s.users().keys()].every((p) => want.has(p)))
+            .map((s) => s.sn);
           post({ type: 'converged', wrong, errors: sims.reduce((n, s) => n + s.stats.errors, 0) });
         }, 5);
         break;
@@ -124,9 +136,22 @@ async function withApp<T>(fn: (app: StartedApp) => Promise<T>): Promise<T> {
 }
 
 const items = (users: number) =>
-  Array.from({ length: users }, (_, i) => ({ pin: 100_000 + i, first_name: `First${i}`, last_name: `Last${i}`, card_no: String(5_000_000 + i), ...(i % 10 === 0 ? { is_active: false } : {}) }));
-const activePins = (users: number) => items(users).filter((u) => u.is_active !== false).map((u) => String(u.pin));
-const fleetOf = (n: number): DeviceSpec[] => Array.from({ length: n }, (_, i) => ({ sn: `BENCH${i % 2 === 0 ? 'V2' : 'V3'}${String(i).padStart(4, '0')}`, protocol: i % 2 === 0 ? 'v2' : 'v3' }));
+  Array.from({ length: users }, (_, i) => ({
+    pin: 100_000 + i,
+    first_name: `First${i}`,
+    last_name: `Last${i}`,
+    card_no: String(5_000_000 + i),
+    ...(i % 10 === 0 ? { is_active: false } : {}),
+  }));
+const activePins = (users: number) =>
+  items(users)
+    .filter((u) => u.is_active !== false)
+    .map((u) => String(u.pin));
+const fleetOf = (n: number): DeviceSpec[] =>
+  Array.from({ length: n }, (_, i) => ({
+    sn: `BENCH${i % 2 === 0 ? 'V2' : 'V3'}${String(i).padStart(4, '0')}`,
+    protocol: i % 2 === 0 ? 'v2' : 'v3',
+  }));
 
 export interface FanoutTiming {
   readonly importMs: number;
@@ -142,11 +167,21 @@ export interface FanoutTiming {
 export async function fanout(users: number, devices: number, progress?: (line: string) => void): Promise<FanoutTiming> {
   return withApp(async (app) => {
     const call = (method: string, path: string, body?: unknown) =>
-      fetchJson(`${app.url}${path}`, { ...(body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token))), signal: AbortSignal.timeout(600_000) });
+      fetchJson(`${app.url}${path}`, {
+        ...(body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token))),
+        signal: AbortSignal.timeout(600_000),
+      });
     const specs = fleetOf(devices);
-    for (const d of specs) if ((await call('POST', '/api/devices', { sn: d.sn })).res.status !== 201) throw new Error(`assigning ${d.sn} failed`);
+    for (const d of specs)
+      if ((await call('POST', '/api/devices', { sn: d.sn })).res.status !== 201) throw new Error(`assigning ${d.sn} failed`);
     const started = performance.now();
-    const fleet = new Fleet(progress && ((held) => progress(`  ${devices} devices, ${((performance.now() - started) / 1000).toFixed(0)} s: users held min ${Math.min(...held)} max ${Math.max(...held)}; event loop busy ${(performance.eventLoopUtilization().utilization * 100).toFixed(0)}% since start`)));
+    const fleet = new Fleet(
+      progress &&
+        ((held) =>
+          progress(
+            `  ${devices} devices, ${((performance.now() - started) / 1000).toFixed(0)} s: users held min ${Math.min(...held)} max ${Math.max(...held)}; event loop busy ${(performance.eventLoopUtilization().utilization * 100).toFixed(0)}% since start`,
+          )),
+    );
     try {
       await fleet.start(app.url, specs);
       const body = items(users);
@@ -155,12 +190,15 @@ export async function fanout(users: number, devices: number, progress?: (line: s
       const t0 = performance.now();
       const imported = await call('POST', '/api/users/import', body);
       const importMs = performance.now() - t0;
-      if (imported.res.status !== 200 || (imported.body as { error_count: number }).error_count !== 0) throw new Error(`import failed: HTTP ${imported.res.status}`);
+      if (imported.res.status !== 200 || (imported.body as { error_count: number }).error_count !== 0)
+        throw new Error(`import failed: HTTP ${imported.res.status}`);
       const done = await fleet.converged(pins);
       const convergedMs = performance.now() - t0;
       if (done.wrong.length > 0) throw new Error(`devices without exactly the active roster: ${done.wrong.join(', ')}`);
       for (;;) {
-        const open = await Promise.all(['pending', 'sent'].map(async (s) => ((await call('GET', `/api/commands?status=${s}&limit=1`)).body as { total: number }).total));
+        const open = await Promise.all(
+          ['pending', 'sent'].map(async (s) => ((await call('GET', `/api/commands?status=${s}&limit=1`)).body as { total: number }).total),
+        );
         if (open.every((n) => n === 0)) break;
         await new Promise((r) => setTimeout(r, 5));
       }
@@ -192,22 +230,33 @@ export async function run(): Promise<Comparison[]> {
   const active = activePins(users).length;
   const timings: FanoutTiming[] = [];
   const fleetCase: AsyncBenchCase = {
-    name: `import → ${devices} devices, until acknowledged`, units: active * devices,
+    name: `import → ${devices} devices, until acknowledged`,
+    units: active * devices,
     run: async () => {
       const timing = await fanout(users, devices, progress);
       timings.push(timing);
       return timing.settledMs;
     },
   };
-  const pairCase: AsyncBenchCase = { name: 'import → 2 devices, until acknowledged', units: active * 2, run: async () => (await fanout(users, 2, progress)).settledMs };
-  const enqueueCase: AsyncBenchCase = { name: 'SyncQueue.queueUsers into the store', units: active * devices, run: () => enqueueOnly(users, devices) };
+  const pairCase: AsyncBenchCase = {
+    name: 'import → 2 devices, until acknowledged',
+    units: active * 2,
+    run: async () => (await fanout(users, 2, progress)).settledMs,
+  };
+  const enqueueCase: AsyncBenchCase = {
+    name: 'SyncQueue.queueUsers into the store',
+    units: active * devices,
+    run: () => enqueueOnly(users, devices),
+  };
 
   const pair = await measureRuns(pairCase, rounds);
   const fleet = await measureRuns(fleetCase, rounds);
   const enqueue = await measureRuns(enqueueCase, rounds);
   const last = timings.at(-1) as FanoutTiming;
   console.log(`Sync fan-out: import of ${users} users (${active} active) to ${devices} simulated devices (v2/v3 alternating)`);
-  console.log(`  import request ${(last.importMs / 1000).toFixed(1)} s; every device holds the roster after ${(last.convergedMs / 1000).toFixed(1)} s; all acknowledged after ${(last.settledMs / 1000).toFixed(1)} s; gateway event loop busy ${(last.busy * 100).toFixed(0)}%`);
+  console.log(
+    `  import request ${(last.importMs / 1000).toFixed(1)} s; every device holds the roster after ${(last.convergedMs / 1000).toFixed(1)} s; all acknowledged after ${(last.settledMs / 1000).toFixed(1)} s; gateway event loop busy ${(last.busy * 100).toFixed(0)}%`,
+  );
   return [
     comparison(`fan-out to ${devices} devices vs to 2 devices (delivered user ops)`, pair, fleet),
     comparison(`fan-out to ${devices} devices vs queueing the same ops only`, enqueue, fleet),

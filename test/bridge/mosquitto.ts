@@ -15,7 +15,8 @@ export const MOSQUITTO = CANDIDATES.find((p) => existsSync(p));
 const PASSWD = ['/usr/bin/mosquitto_passwd', '/usr/local/bin/mosquitto_passwd'].find((p) => existsSync(p));
 
 /** The skip reason when mosquitto cannot run here, else false. */
-export const NO_MOSQUITTO: string | false = MOSQUITTO && PASSWD ? false : 'mosquitto is not installed (apt-get install -y mosquitto); external-broker tests skipped';
+export const NO_MOSQUITTO: string | false =
+  MOSQUITTO && PASSWD ? false : 'mosquitto is not installed (apt-get install -y mosquitto); external-broker tests skipped';
 
 export interface Mosquitto {
   readonly url: string;
@@ -40,15 +41,18 @@ export async function startMosquitto(t: Teardown): Promise<Mosquitto> {
   const made = spawnSync(PASSWD, ['-b', passwd, user, password]);
   if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr.toString()}`);
   const conf = join(dir, 'mosquitto.conf');
-  await writeFile(conf, [
-    `listener ${port} 127.0.0.1`,
-    'allow_anonymous false',
-    `password_file ${passwd}`,
-    'persistence false',
-    // As root mosquitto would switch to the `mosquitto` user, which cannot read this temp directory.
-    ...(process.getuid?.() === 0 ? ['user root'] : []),
-    '',
-  ].join('\n'));
+  await writeFile(
+    conf,
+    [
+      `listener ${port} 127.0.0.1`,
+      'allow_anonymous false',
+      `password_file ${passwd}`,
+      'persistence false',
+      // As root mosquitto would switch to the `mosquitto` user, which cannot read this temp directory.
+      ...(process.getuid?.() === 0 ? ['user root'] : []),
+      '',
+    ].join('\n'),
+  );
   let child: ChildProcess | undefined;
   let out = '';
   const start = async () => {

@@ -17,9 +17,17 @@ t.test('PacketSizeGuard follows fixed headers across chunk boundaries', async (t
   t.equal(g.feed(Buffer.from([0xc0, 0x00])), undefined);
   t.equal(g.feed(publish.subarray(0, 2)), undefined, 'header split after the first length byte');
   t.equal(g.feed(publish.subarray(2, 150)), undefined);
-  t.equal(g.feed(Buffer.concat([publish.subarray(150), Buffer.from([0xc0, 0x00])])), undefined, 'the next packet starts where the body ends');
+  t.equal(
+    g.feed(Buffer.concat([publish.subarray(150), Buffer.from([0xc0, 0x00])])),
+    undefined,
+    'the next packet starts where the body ends',
+  );
   t.match(g.feed(Buffer.from([0x30, 0xe9, 0x07])), /larger than 1000/, '1001 announced: refused before any body byte');
-  t.match(new PacketSizeGuard(MAX_PACKET_BYTES).feed(Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff])), /larger|malformed/, 'a fifth length byte is refused');
+  t.match(
+    new PacketSizeGuard(MAX_PACKET_BYTES).feed(Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff])),
+    /larger|malformed/,
+    'a fifth length byte is refused',
+  );
 });
 
 t.test('a subscriber that stops reading: its messages are dropped and counted, the others get everything', async (t) => {
@@ -47,7 +55,9 @@ t.test('a subscriber that stops reading: its messages are dropped and counted, t
   t.equal(fast.on(topic).length, total, 'the reading subscriber lost nothing');
 
   const { body } = await fetchJson(`${started.url}/metrics`, { headers: bearer(ADMIN_TOKEN) });
-  const line = String(body).split('\n').find((l) => l.startsWith('biogate_mqtt_dropped_messages_total{') && l.includes('reason="slow_client"'));
+  const line = String(body)
+    .split('\n')
+    .find((l) => l.startsWith('biogate_mqtt_dropped_messages_total{') && l.includes('reason="slow_client"'));
   const dropped = line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
   t.ok(dropped > 0, `messages to the stuck subscriber were dropped and counted (${dropped})`);
   t.ok(dropped < total, 'not all: it got what fit before it stopped');

@@ -9,7 +9,18 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
-import { ADMIN_TOKEN, bearer, fakeClock, fetchJson, jsonBody, startApp, tempDir, waitFor, type FakeClock, type StartedApp } from '../helpers/app.js';
+import {
+  ADMIN_TOKEN,
+  bearer,
+  fakeClock,
+  fetchJson,
+  jsonBody,
+  startApp,
+  tempDir,
+  waitFor,
+  type FakeClock,
+  type StartedApp,
+} from '../helpers/app.js';
 import { connect, connectCode, subscribeGrants, type Recorder } from './mqtt-client.js';
 
 const START = '2026-03-01T08:00:00.000Z';
@@ -27,7 +38,10 @@ interface Rig {
 
 async function rig(t: Test, config: Record<string, unknown> = {}): Promise<Rig> {
   const clock = fakeClock(START);
-  const started = await startApp(t, { clock, config: { mqtt: 'embedded', mqttPort: 0, adminToken: ADMIN_TOKEN, longpollS: 0, onlineThresholdS: 5, ...config } });
+  const started = await startApp(t, {
+    clock,
+    config: { mqtt: 'embedded', mqttPort: 0, adminToken: ADMIN_TOKEN, longpollS: 0, onlineThresholdS: 5, ...config },
+  });
   const port = started.app.mqtt?.port;
   if (!port) throw new Error('the embedded broker did not start');
   const url = `mqtt://127.0.0.1:${port}`;
@@ -35,10 +49,17 @@ async function rig(t: Test, config: Record<string, unknown> = {}): Promise<Rig> 
   const a = { id: started.locationId, token: started.token };
   const b = { id: other.location.id, token: other.token.token };
   return {
-    started, clock, url, a, b,
+    started,
+    clock,
+    url,
+    a,
+    b,
     login: (loc) => connect(t, url, { username: String(loc.id), password: loc.token }),
     async api(token, method, path, body) {
-      const { res, body: out } = await fetchJson(`${started.url}${path}`, body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token)));
+      const { res, body: out } = await fetchJson(
+        `${started.url}${path}`,
+        body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token)),
+      );
       return { status: res.status, body: out };
     },
   };
@@ -63,7 +84,11 @@ async function metricsText(r: Rig): Promise<string> {
 
 /** The value of `name` with (at least) these labels; 0 when absent. Other labels (node) may be there. */
 const metric = (text: string, name: string, labels: Record<string, string> = {}): number => {
-  const line = text.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+  const line = text
+    .split('\n')
+    .find(
+      (l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
+    );
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 };
 
@@ -71,7 +96,11 @@ t.test('login: location id + its token, admin + admin token; everything else is 
   const r = await rig(t);
   t.equal(await connectCode(r.url, { username: String(r.a.id), password: r.a.token }), 0, 'location A with its token');
   t.equal(await connectCode(r.url, { username: 'admin', password: ADMIN_TOKEN }), 0, 'admin');
-  t.equal(await connectCode(r.url, { username: String(r.a.id), password: 'bg_' + 'x'.repeat(32) }), 4, 'unknown token: bad username or password');
+  t.equal(
+    await connectCode(r.url, { username: String(r.a.id), password: 'bg_' + 'x'.repeat(32) }),
+    4,
+    'unknown token: bad username or password',
+  );
   t.equal(await connectCode(r.url, { username: String(r.b.id), password: r.a.token }), 4, "A's token presented as location B");
   t.equal(await connectCode(r.url, { username: 'admin', password: 'wrong-admin-token-0123456789' }), 4, 'wrong admin token');
   t.equal(await connectCode(r.url, {}), 4, 'no credentials');
@@ -137,7 +166,11 @@ t.test('retained availability and state: online after the handshake, offline aft
   const late = await r.login(r.a);
   await late.client.subscribeAsync(`biogate/${r.a.id}/devices/+/availability`);
   const retained = await late.next(availability, 'retained availability');
-  t.strictSame({ text: retained.text, retain: retained.retain }, { text: 'online', retain: true }, 'a late subscriber gets the retained online');
+  t.strictSame(
+    { text: retained.text, retain: retained.retain },
+    { text: 'online', retain: true },
+    'a late subscriber gets the retained online',
+  );
 
   r.clock.advance(6_000);
   await r.started.app.hub.sweepPresence();
@@ -158,8 +191,15 @@ t.test('request/response: queued through the REST path, answered with the transa
   await c.client.subscribeAsync([`biogate/${r.a.id}/response/command`, `biogate/${r.a.id}/commands/#`]);
   const response = `biogate/${r.a.id}/response/command`;
 
-  await c.client.publishAsync(`biogate/${r.a.id}/request/command`, JSON.stringify({ sn: 'RQ001', command: 'info', priority: 5, transaction: 'tx-1' }));
-  const ok = c.json<{ status: string; data: { id: number; status: string; command: string; priority: number; created_by_token_id: number }; transaction: string }>(await c.next(response));
+  await c.client.publishAsync(
+    `biogate/${r.a.id}/request/command`,
+    JSON.stringify({ sn: 'RQ001', command: 'info', priority: 5, transaction: 'tx-1' }),
+  );
+  const ok = c.json<{
+    status: string;
+    data: { id: number; status: string; command: string; priority: number; created_by_token_id: number };
+    transaction: string;
+  }>(await c.next(response));
   t.match(ok, { status: 'ok', transaction: 'tx-1', data: { status: 'pending', command: 'info', priority: 5, sn: 'RQ001' } });
   const rest = await r.api(r.a.token, 'GET', `/api/commands/${ok.data.id}`);
   t.strictSame(rest.body, ok.data, 'the answer is exactly the CommandResponse GET shows');
@@ -173,7 +213,11 @@ t.test('request/response: queued through the REST path, answered with the transa
   t.strictSame(statuses, ['pending', 'sent', 'success'], 'every transition, in order');
 
   await c.client.publishAsync(`biogate/${r.a.id}/request/command`, JSON.stringify({ sn: 'RQ001', command: 'reboot', transaction: 7 }));
-  t.match(c.json(await c.next(response, 'second answer', 2)), { status: 'ok', transaction: 7, data: { command: 'reboot' } }, 'numeric transaction echoed');
+  t.match(
+    c.json(await c.next(response, 'second answer', 2)),
+    { status: 'ok', transaction: 7, data: { command: 'reboot' } },
+    'numeric transaction echoed',
+  );
   await c.client.publishAsync(`biogate/${r.a.id}/request/command`, JSON.stringify({ sn: 'RQ001', command: 'check' }));
   const third = c.json(await c.next(response, 'third answer', 3));
   t.match(third, { status: 'ok' });
@@ -182,8 +226,14 @@ t.test('request/response: queued through the REST path, answered with the transa
   // The admin acts for any location.
   const admin = await connect(t, r.url, { username: 'admin', password: ADMIN_TOKEN });
   await admin.client.subscribeAsync(response);
-  await admin.client.publishAsync(`biogate/${r.a.id}/request/command`, JSON.stringify({ sn: 'RQ001', command: 'check', transaction: 'adm' }));
-  t.match(admin.json(await admin.until(response, (m) => m.text.includes('"adm"'), 'admin answer')), { status: 'ok', data: { created_by_token_id: null } });
+  await admin.client.publishAsync(
+    `biogate/${r.a.id}/request/command`,
+    JSON.stringify({ sn: 'RQ001', command: 'check', transaction: 'adm' }),
+  );
+  t.match(admin.json(await admin.until(response, (m) => m.text.includes('"adm"'), 'admin answer')), {
+    status: 'ok',
+    data: { created_by_token_id: null },
+  });
 });
 
 t.test('invalid requests: an error envelope with the REST code, and nothing queued', async (t) => {
@@ -194,14 +244,26 @@ t.test('invalid requests: an error envelope with the REST code, and nothing queu
   await c.client.subscribeAsync(response);
   const request = `biogate/${r.a.id}/request/command`;
   const cases: [string, string | Buffer, Record<string, unknown>][] = [
-    ['unknown preset', JSON.stringify({ sn: 'BAD01', command: 'explode', transaction: 'e1' }), { code: 'VALIDATION_FAILED', detail: [{ loc: ['body', 'command'] }] }],
-    ['priority out of range', JSON.stringify({ sn: 'BAD01', command: 'reboot', priority: 101, transaction: 'e2' }), { code: 'VALIDATION_FAILED', detail: [{ loc: ['body', 'priority'] }] }],
+    [
+      'unknown preset',
+      JSON.stringify({ sn: 'BAD01', command: 'explode', transaction: 'e1' }),
+      { code: 'VALIDATION_FAILED', detail: [{ loc: ['body', 'command'] }] },
+    ],
+    [
+      'priority out of range',
+      JSON.stringify({ sn: 'BAD01', command: 'reboot', priority: 101, transaction: 'e2' }),
+      { code: 'VALIDATION_FAILED', detail: [{ loc: ['body', 'priority'] }] },
+    ],
     ['missing sn', JSON.stringify({ command: 'reboot', transaction: 'e3' }), { code: 'VALIDATION_FAILED' }],
     ['unknown device', JSON.stringify({ sn: 'NOPE', command: 'reboot', transaction: 'e4' }), { code: 'DEVICE_NOT_FOUND' }],
     ['not JSON', 'reboot please', { code: 'BAD_REQUEST' }],
     ['an array', '[1,2]', { code: 'BAD_REQUEST' }],
     ['too deep', '['.repeat(100) + ']'.repeat(100), { code: 'BAD_REQUEST' }],
-    ['bad transaction', JSON.stringify({ sn: 'BAD01', command: 'reboot', transaction: { a: 1 } }), { code: 'VALIDATION_FAILED', detail: [{ loc: ['body', 'transaction'] }] }],
+    [
+      'bad transaction',
+      JSON.stringify({ sn: 'BAD01', command: 'reboot', transaction: { a: 1 } }),
+      { code: 'VALIDATION_FAILED', detail: [{ loc: ['body', 'transaction'] }] },
+    ],
     ['too large', Buffer.alloc(70_000, 0x20), { code: 'PAYLOAD_TOO_LARGE' }],
   ];
   for (const [i, [what, payload, expected]] of cases.entries()) {
@@ -214,12 +276,20 @@ t.test('invalid requests: an error envelope with the REST code, and nothing queu
   const reader = await r.login({ id: r.a.id, token: read.token });
   await reader.client.subscribeAsync(response);
   await reader.client.publishAsync(request, JSON.stringify({ sn: 'BAD01', command: 'reboot', transaction: 'r' }));
-  t.match(reader.json(await reader.until(response, (m) => m.text.includes('"r"'), 'read-scope answer')), { status: 'error', error: { code: 'SCOPE_DENIED' }, transaction: 'r' });
+  t.match(reader.json(await reader.until(response, (m) => m.text.includes('"r"'), 'read-scope answer')), {
+    status: 'error',
+    error: { code: 'SCOPE_DENIED' },
+    transaction: 'r',
+  });
   const operator = await r.started.app.locations.issueToken({ location_id: r.a.id, scope: 'operator', expires_in_days: null, label: null });
   const op = await r.login({ id: r.a.id, token: operator.token });
   await op.client.subscribeAsync(response);
   await op.client.publishAsync(request, JSON.stringify({ sn: 'BAD01', command: 'clear-data', transaction: 'o' }));
-  t.match(op.json(await op.until(response, (m) => m.text.includes('"o"'), 'operator answer')), { status: 'error', error: { code: 'SCOPE_DENIED' } }, 'risky presets need the full scope, as over REST');
+  t.match(
+    op.json(await op.until(response, (m) => m.text.includes('"o"'), 'operator answer')),
+    { status: 'error', error: { code: 'SCOPE_DENIED' } },
+    'risky presets need the full scope, as over REST',
+  );
   t.match((await r.api(r.a.token, 'GET', '/api/commands')).body, { total: 0 }, 'nothing was queued');
 });
 
@@ -248,20 +318,46 @@ t.test('Home Assistant discovery: a device per terminal, filtered per location, 
   const node = `biogate_${r.a.id}_HA001`;
   const conn = ha.json(await ha.next(`homeassistant/binary_sensor/${node}/connectivity/config`));
   const availability = `biogate/${r.a.id}/devices/HA001/availability`;
-  t.match(conn, { device_class: 'connectivity', state_topic: availability, payload_on: 'online', payload_off: 'offline', unique_id: `${node}_connectivity`, device: { identifiers: [node] } });
+  t.match(conn, {
+    device_class: 'connectivity',
+    state_topic: availability,
+    payload_on: 'online',
+    payload_off: 'offline',
+    unique_id: `${node}_connectivity`,
+    device: { identifiers: [node] },
+  });
   const punch = ha.json(await ha.next(`homeassistant/sensor/${node}/last_punch/config`));
-  t.match(punch, { state_topic: `biogate/${r.a.id}/attendance`, unique_id: `${node}_last_punch`, availability_topic: availability, device: { identifiers: [node] } });
+  t.match(punch, {
+    state_topic: `biogate/${r.a.id}/attendance`,
+    unique_id: `${node}_last_punch`,
+    availability_topic: availability,
+    device: { identifiers: [node] },
+  });
   const lock1 = ha.json<Record<string, string>>(await ha.next(`homeassistant/lock/${node}/door_1/config`));
   const lock2 = ha.json<Record<string, string>>(await ha.next(`homeassistant/lock/${node}/door_2/config`));
   for (const lock of [lock1, lock2]) {
-    t.match(lock, { command_topic: `biogate/${r.a.id}/request/command`, availability_topic: availability, payload_available: 'online', payload_not_available: 'offline', device: { identifiers: [node] } });
+    t.match(lock, {
+      command_topic: `biogate/${r.a.id}/request/command`,
+      availability_topic: availability,
+      payload_available: 'online',
+      payload_not_available: 'offline',
+      device: { identifiers: [node] },
+    });
     t.type(lock['payload_lock'], 'string');
     t.type(lock['unique_id'], 'string');
   }
-  t.strictSame(JSON.parse(lock2['payload_unlock'] as string), { sn: 'HA001', command: 'door-open', params: { door_id: 2 } }, 'unlock opens that door');
+  t.strictSame(
+    JSON.parse(lock2['payload_unlock'] as string),
+    { sn: 'HA001', command: 'door-open', params: { door_id: 2 } },
+    'unlock opens that door',
+  );
   t.strictSame(JSON.parse(lock1['payload_lock'] as string), { sn: 'HA001', command: 'door-lock' });
   // Assigned before its handshake the terminal had one door (LockCount unknown); the handshake reported 2.
-  t.strictSame([...new Set(ha.messages.filter((m) => m.topic.startsWith('homeassistant/lock/')).map((m) => m.topic))].sort(), [1, 2].map((d) => `homeassistant/lock/${node}/door_${d}/config`), 'one lock per door (LockCount 2)');
+  t.strictSame(
+    [...new Set(ha.messages.filter((m) => m.topic.startsWith('homeassistant/lock/')).map((m) => m.topic))].sort(),
+    [1, 2].map((d) => `homeassistant/lock/${node}/door_${d}/config`),
+    'one lock per door (LockCount 2)',
+  );
   await new Promise((resolve) => setTimeout(resolve, 100));
   t.equal(otherHa.messages.length, 0, 'another location sees no discovery of this one');
 
@@ -271,7 +367,7 @@ t.test('Home Assistant discovery: a device per terminal, filtered per location, 
   t.match(answer, { status: 'ok', data: { command: 'door-open', params: { door_id: 2 }, sn: 'HA001' } });
 });
 
-t.test('after a restart the new broker holds every terminal\'s state again (seeded from the store)', async (t) => {
+t.test("after a restart the new broker holds every terminal's state again (seeded from the store)", async (t) => {
   const r = await rig(t);
   await terminal(t, r, 'RS001');
   await r.api(r.a.token, 'POST', '/api/devices', { sn: 'RS002' }); // assigned, never seen
@@ -280,7 +376,11 @@ t.test('after a restart the new broker holds every terminal\'s state again (seed
   await before.until(`biogate/${r.a.id}/devices/RS001/availability`, (m) => m.text === 'online', 'online before the restart');
   await r.started.close();
 
-  const again = await startApp(t, { clock: r.clock, storeUrl: r.started.storeUrl, config: { mqtt: 'embedded', mqttPort: 0, longpollS: 0, onlineThresholdS: 5 } });
+  const again = await startApp(t, {
+    clock: r.clock,
+    storeUrl: r.started.storeUrl,
+    config: { mqtt: 'embedded', mqttPort: 0, longpollS: 0, onlineThresholdS: 5 },
+  });
   const c = await connect(t, `mqtt://127.0.0.1:${again.app.mqtt?.port ?? 0}`, { username: String(r.a.id), password: r.a.token });
   await c.client.subscribeAsync(`biogate/${r.a.id}/devices/#`);
   const online = await c.next(`biogate/${r.a.id}/devices/RS001/availability`, 'RS001 availability after the restart');
@@ -324,7 +424,7 @@ t.test('a connected client whose token is revoked is disconnected at the next ch
   await r.api(ADMIN_TOKEN, 'DELETE', `/admin/tokens/${issued.id}`);
   await r.started.app.mqtt?.revalidate();
   await closed;
-  t.pass('the revoked token\'s connection was closed');
+  t.pass("the revoked token's connection was closed");
   t.ok(kept.client.connected, 'other clients stay');
 });
 

@@ -10,7 +10,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
-import { ADMIN_TOKEN, bearer, fakeClock, fetchJson, freePort, jsonBody, startApp, tempDir, within, type StartedApp } from '../helpers/app.js';
+import {
+  ADMIN_TOKEN,
+  bearer,
+  fakeClock,
+  fetchJson,
+  freePort,
+  jsonBody,
+  startApp,
+  tempDir,
+  within,
+  type StartedApp,
+} from '../helpers/app.js';
 import { connect, type Recorder } from './mqtt-client.js';
 import { NO_MOSQUITTO, startMosquitto, type Mosquitto } from './mosquitto.js';
 
@@ -25,13 +36,25 @@ async function watch(t: Test, m: Mosquitto, filter = 'biogate/#'): Promise<Recor
 async function gateway(t: Test, m: Mosquitto, config: Record<string, unknown> = {}): Promise<StartedApp> {
   return startApp(t, {
     clock: fakeClock(START),
-    config: { mqtt: m.url, mqttUsername: m.user, mqttPassword: m.password, adminToken: ADMIN_TOKEN, longpollS: 0, onlineThresholdS: 5, ...config },
+    config: {
+      mqtt: m.url,
+      mqttUsername: m.user,
+      mqttPassword: m.password,
+      adminToken: ADMIN_TOKEN,
+      longpollS: 0,
+      onlineThresholdS: 5,
+      ...config,
+    },
   });
 }
 
 async function metricValue(app: StartedApp, name: string, labels: Record<string, string> = {}): Promise<number> {
   const { body } = await fetchJson(`${app.url}/metrics`, { headers: bearer(ADMIN_TOKEN) });
-  const line = String(body).split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+  const line = String(body)
+    .split('\n')
+    .find(
+      (l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
+    );
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
@@ -70,35 +93,52 @@ t.test('publishes the feed to mosquitto: bridge state, availability, commands; o
   t.equal((await after.next('biogate/bridge/state')).text, 'offline', 'and it stays (retained)');
 });
 
-t.test('a broker outage: terminals are not slowed, drops are counted, the restarted broker gets the state again', { skip: NO_MOSQUITTO }, async (t) => {
-  const m = await startMosquitto(t);
-  const app = await gateway(t, m);
-  const w0 = await watch(t, m);
-  const sim = await terminal(t, app, 'OUT001');
-  await w0.until(`biogate/${app.locationId}/devices/OUT001/availability`, (x) => x.text === 'online', 'online before the outage');
-  await m.stop();
-  await within(5000, 'the bridge to notice', (async () => {
-    while ((await metricValue(app, 'biogate_mqtt_broker_connected')) !== 0) await new Promise((r) => setTimeout(r, 25));
-  })());
+t.test(
+  'a broker outage: terminals are not slowed, drops are counted, the restarted broker gets the state again',
+  { skip: NO_MOSQUITTO },
+  async (t) => {
+    const m = await startMosquitto(t);
+    const app = await gateway(t, m);
+    const w0 = await watch(t, m);
+    const sim = await terminal(t, app, 'OUT001');
+    await w0.until(`biogate/${app.locationId}/devices/OUT001/availability`, (x) => x.text === 'online', 'online before the outage');
+    await m.stop();
+    await within(
+      5000,
+      'the bridge to notice',
+      (async () => {
+        while ((await metricValue(app, 'biogate_mqtt_broker_connected')) !== 0) await new Promise((r) => setTimeout(r, 25));
+      })(),
+    );
 
-  const began = Date.now();
-  t.ok(await sim.punch('1', '2026-03-01 08:00:05'), 'an upload during the outage is acknowledged');
-  t.ok(Date.now() - began < 2000, 'and not held up by the broker');
-  await within(5000, 'a drop to be counted', (async () => {
-    while ((await metricValue(app, 'biogate_mqtt_dropped_messages_total', { reason: 'broker_offline' })) < 1) await new Promise((r) => setTimeout(r, 25));
-  })());
-  t.pass('the attendance message that could not go out is counted');
+    const began = Date.now();
+    t.ok(await sim.punch('1', '2026-03-01 08:00:05'), 'an upload during the outage is acknowledged');
+    t.ok(Date.now() - began < 2000, 'and not held up by the broker');
+    await within(
+      5000,
+      'a drop to be counted',
+      (async () => {
+        while ((await metricValue(app, 'biogate_mqtt_dropped_messages_total', { reason: 'broker_offline' })) < 1)
+          await new Promise((r) => setTimeout(r, 25));
+      })(),
+    );
+    t.pass('the attendance message that could not go out is counted');
 
-  await m.start();
-  const w = await watch(t, m);
-  // Back-off is at most a few seconds after one failed attempt.
-  await w.until(`biogate/${app.locationId}/devices/OUT001/availability`, (x) => x.text === 'online', 'state republished', 15_000);
-  const late = await watch(t, m, `biogate/${app.locationId}/devices/OUT001/availability`);
-  const back = await late.next(`biogate/${app.locationId}/devices/OUT001/availability`);
-  t.strictSame({ text: back.text, retain: back.retain }, { text: 'online', retain: true }, 'the empty broker holds the retained availability again');
-  await w.until('biogate/bridge/state', (x) => x.text === 'online', 'bridge online again');
-  t.equal(await metricValue(app, 'biogate_mqtt_broker_connected'), 1);
-});
+    await m.start();
+    const w = await watch(t, m);
+    // Back-off is at most a few seconds after one failed attempt.
+    await w.until(`biogate/${app.locationId}/devices/OUT001/availability`, (x) => x.text === 'online', 'state republished', 15_000);
+    const late = await watch(t, m, `biogate/${app.locationId}/devices/OUT001/availability`);
+    const back = await late.next(`biogate/${app.locationId}/devices/OUT001/availability`);
+    t.strictSame(
+      { text: back.text, retain: back.retain },
+      { text: 'online', retain: true },
+      'the empty broker holds the retained availability again',
+    );
+    await w.until('biogate/bridge/state', (x) => x.text === 'online', 'bridge online again');
+    t.equal(await metricValue(app, 'biogate_mqtt_broker_connected'), 1);
+  },
+);
 
 t.test('wrong broker credentials: no connection, counted as down, terminals unaffected', { skip: NO_MOSQUITTO }, async (t) => {
   const m = await startMosquitto(t);
@@ -120,8 +160,15 @@ t.test('last will: the process dies, the broker says offline', { skip: NO_MOSQUI
   const child = spawn(process.execPath, [`--import=${loader}`, 'src/cli.ts', 'serve'], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: {
-      ...clean, TS_NODE_TRANSPILE_ONLY: '1', BIOGATE_PORT: String(port), BIOGATE_HOST: '127.0.0.1', BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`,
-      BIOGATE_LOG_LEVEL: 'warn', BIOGATE_MQTT: m.url, BIOGATE_MQTT_USERNAME: m.user, BIOGATE_MQTT_PASSWORD: m.password,
+      ...clean,
+      TS_NODE_TRANSPILE_ONLY: '1',
+      BIOGATE_PORT: String(port),
+      BIOGATE_HOST: '127.0.0.1',
+      BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`,
+      BIOGATE_LOG_LEVEL: 'warn',
+      BIOGATE_MQTT: m.url,
+      BIOGATE_MQTT_USERNAME: m.user,
+      BIOGATE_MQTT_PASSWORD: m.password,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

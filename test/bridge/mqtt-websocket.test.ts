@@ -11,16 +11,28 @@ t.test('/mqtt: log in, subscribe, request/response, ACL — as on the TCP port',
   const started = await startApp(t, { config: { mqtt: 'embedded', mqttPort: 0, adminToken: ADMIN_TOKEN, longpollS: 0 } });
   const url = `ws://127.0.0.1:${started.port}/mqtt`;
   const loc = started.locationId;
-  t.equal(await connectCode(url, { username: String(loc), password: 'bg_' + 'y'.repeat(32) }), 4, 'a wrong token is refused in the CONNACK');
+  t.equal(
+    await connectCode(url, { username: String(loc), password: 'bg_' + 'y'.repeat(32) }),
+    4,
+    'a wrong token is refused in the CONNACK',
+  );
 
   const c = await connect(t, url, { username: String(loc), password: started.token });
-  t.strictSame(await subscribeGrants(c.client, { [`biogate/${loc}/#`]: { qos: 0 }, 'biogate/999/#': { qos: 0 } }), [0, 128], 'own prefix granted, another location refused');
+  t.strictSame(
+    await subscribeGrants(c.client, { [`biogate/${loc}/#`]: { qos: 0 }, 'biogate/999/#': { qos: 0 } }),
+    [0, 128],
+    'own prefix granted, another location refused',
+  );
   await c.client.subscribeAsync('biogate/bridge/state');
   t.equal((await c.next('biogate/bridge/state')).text, 'online');
 
   const tcp = await connect(t, `mqtt://127.0.0.1:${started.app.mqtt?.port ?? 0}`, { username: String(loc), password: started.token });
   await tcp.client.subscribeAsync(`biogate/${loc}/#`);
-  await fetch(`${started.url}/api/devices`, { method: 'POST', headers: { authorization: `Bearer ${started.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ sn: 'WS0001' }) });
+  await fetch(`${started.url}/api/devices`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${started.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ sn: 'WS0001' }),
+  });
   await c.client.publishAsync(`biogate/${loc}/request/command`, JSON.stringify({ sn: 'WS0001', command: 'reboot', transaction: 'ws-1' }));
   const answer = c.json(await c.next(`biogate/${loc}/response/command`));
   t.match(answer, { status: 'ok', transaction: 'ws-1', data: { command: 'reboot', sn: 'WS0001', status: 'pending' } });

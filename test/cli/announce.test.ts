@@ -67,9 +67,14 @@ t.test('biogate command send: the held poll gets the command at once; the feed h
   t.equal(sent.code, 0, sent.stderr);
   const id = (JSON.parse(sent.stdout) as { id: number }).id;
   t.match(await answer, new RegExp(`^C:${id}:INFO`), 'the held poll answered with it, long before its 30 s hold');
-  if (!app.app.feed.clustered) return t.comment('this MongoDB offers no change streams: the CLI\'s events reach no gateway (README "Several nodes")');
-  await waitFor(() => fromCli('command.updated').length > 0, 5_000, 'the CLI\'s event');
-  t.match(fromCli('command.updated')[0], { location_id: app.locationId, data: { command: { id, status: 'pending', sn: 'ANN00001' } } }, 'command.updated (pending) from the CLI');
+  if (!app.app.feed.clustered)
+    return t.comment('this MongoDB offers no change streams: the CLI\'s events reach no gateway (README "Several nodes")');
+  await waitFor(() => fromCli('command.updated').length > 0, 5_000, "the CLI's event");
+  t.match(
+    fromCli('command.updated')[0],
+    { location_id: app.locationId, data: { command: { id, status: 'pending', sn: 'ANN00001' } } },
+    'command.updated (pending) from the CLI',
+  );
 });
 
 t.test('biogate device unassign and location disable: the next polls are answered at once; device.updated from the CLI', async (t) => {
@@ -82,31 +87,39 @@ t.test('biogate device unassign and location disable: the next polls are answere
   t.equal(await poll(app, 'ANN00003', 300), undefined, 'the other one is still held');
   t.same(await cli(['location', 'disable', '--id', L], env), { code: 0, stdout: `Location ${L} "Default" disabled.\n`, stderr: '' });
   t.equal(await poll(app, 'ANN00003', 5_000), 'OK', 'its location disabled by the CLI: answered at once');
-  if (!app.app.feed.clustered) return t.comment('this MongoDB offers no change streams: the CLI\'s events reach no gateway');
-  await waitFor(() => fromCli('device.updated').length > 0, 5_000, 'the CLI\'s event');
+  if (!app.app.feed.clustered) return t.comment("this MongoDB offers no change streams: the CLI's events reach no gateway");
+  await waitFor(() => fromCli('device.updated').length > 0, 5_000, "the CLI's event");
   t.match(fromCli('device.updated')[0], { data: { device: { serial_number: 'ANN00002' } } }, 'device.updated from the CLI');
 });
 
-t.test('biogate users import: user.changed events from the CLI reach the feed\'s consumers', async (t) => {
+t.test("biogate users import: user.changed events from the CLI reach the feed's consumers", async (t) => {
   const { app, env, fromCli, L } = await setup(t);
   if (!app.app.feed.clustered) return t.plan(0, 'this MongoDB offers no change streams');
   const dir = t.testdir({ 'users.csv': 'pin,first_name\n501,Ann\n502,Bo\n' });
   const r = await cli(['users', 'import', `${dir}/users.csv`, '--location', L], env);
   t.equal(r.code, 0, r.stderr);
-  await waitFor(() => fromCli('user.changed').length > 0, 5_000, 'the CLI\'s events');
-  t.same(fromCli('user.changed').flatMap((e) => (e.data as { pins: number[] }).pins).sort(), [501, 502]);
+  await waitFor(() => fromCli('user.changed').length > 0, 5_000, "the CLI's events");
+  t.same(
+    fromCli('user.changed')
+      .flatMap((e) => (e.data as { pins: number[] }).pins)
+      .sort(),
+    [501, 502],
+  );
 });
 
-t.test('biogate token revoke and location disable: the gateway refuses the token at once, though it keeps callers\' tokens for a minute', async (t) => {
-  const { app, env, L } = await setup(t);
-  const issued = JSON.parse((await cli(['token', 'create', '--location', L, '--json'], env)).stdout) as { id: number; token: string };
-  const me = async (token: string) => (await fetchJson(`${app.url}/api/me`, { headers: bearer(token) })).res.status;
-  t.equal(await me(issued.token), 200, 'the new token works (and is kept now)');
-  t.equal((await cli(['token', 'revoke', '--id', String(issued.id)], env)).code, 0);
-  await eventually(async () => (await me(issued.token)) === 401, 3_000, 'the revoked token refused');
-  t.pass('revoked by the CLI: refused');
-  t.equal(await me(app.token), 200, 'the location\'s other token still works');
-  t.equal((await cli(['location', 'disable', '--id', L], env)).code, 0);
-  await eventually(async () => (await me(app.token)) === 403, 3_000, 'the disabled location\'s token refused');
-  t.pass('location disabled by the CLI: 403');
-});
+t.test(
+  "biogate token revoke and location disable: the gateway refuses the token at once, though it keeps callers' tokens for a minute",
+  async (t) => {
+    const { app, env, L } = await setup(t);
+    const issued = JSON.parse((await cli(['token', 'create', '--location', L, '--json'], env)).stdout) as { id: number; token: string };
+    const me = async (token: string) => (await fetchJson(`${app.url}/api/me`, { headers: bearer(token) })).res.status;
+    t.equal(await me(issued.token), 200, 'the new token works (and is kept now)');
+    t.equal((await cli(['token', 'revoke', '--id', String(issued.id)], env)).code, 0);
+    await eventually(async () => (await me(issued.token)) === 401, 3_000, 'the revoked token refused');
+    t.pass('revoked by the CLI: refused');
+    t.equal(await me(app.token), 200, "the location's other token still works");
+    t.equal((await cli(['location', 'disable', '--id', L], env)).code, 0);
+    await eventually(async () => (await me(app.token)) === 403, 3_000, "the disabled location's token refused");
+    t.pass('location disabled by the CLI: 403');
+  },
+);

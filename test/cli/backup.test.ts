@@ -28,7 +28,14 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 
 async function serve(t: Teardown, storePath: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const port = await freePort();
-  const env = { ...cleanEnv(), BIOGATE_STORE: `sqlite:${storePath}`, BIOGATE_PORT: String(port), BIOGATE_HOST: '127.0.0.1', BIOGATE_BOOTSTRAP: 'off', BIOGATE_LOG_LEVEL: 'warn' };
+  const env = {
+    ...cleanEnv(),
+    BIOGATE_STORE: `sqlite:${storePath}`,
+    BIOGATE_PORT: String(port),
+    BIOGATE_HOST: '127.0.0.1',
+    BIOGATE_BOOTSTRAP: 'off',
+    BIOGATE_LOG_LEVEL: 'warn',
+  };
   const child = spawn(process.execPath, [CLI_JS, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -41,7 +48,13 @@ async function serve(t: Teardown, storePath: string): Promise<{ url: string; chi
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`serve exited: ${stderr}`);
-    if ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200) return { url, child, stop };
+    if (
+      (await fetch(`${url}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      return { url, child, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`serve not ready within 20 s: ${stderr}`);
@@ -56,83 +69,98 @@ const countUsers = (path: string): number => {
   }
 };
 
-t.test('a backup taken under write load is consistent, integrity-checked, restorable; restore refuses a store in use', { skip: noDist || sqliteOnly }, async (t) => {
-  const dir = await tempDir(t);
-  const storePath = join(dir, 'live.db');
-  const env = { BIOGATE_STORE: `sqlite:${storePath}` };
-  const created = await cli(['location', 'create', '--name', 'Backup site', '--json'], env);
-  t.equal(created.code, 0, created.stderr);
-  const { token } = JSON.parse(created.stdout) as { token: string };
-  const server = await serve(t, storePath);
+t.test(
+  'a backup taken under write load is consistent, integrity-checked, restorable; restore refuses a store in use',
+  { skip: noDist || sqliteOnly },
+  async (t) => {
+    const dir = await tempDir(t);
+    const storePath = join(dir, 'live.db');
+    const env = { BIOGATE_STORE: `sqlite:${storePath}` };
+    const created = await cli(['location', 'create', '--name', 'Backup site', '--json'], env);
+    t.equal(created.code, 0, created.stderr);
+    const { token } = JSON.parse(created.stdout) as { token: string };
+    const server = await serve(t, storePath);
 
-  let pin = 0;
-  let acknowledged = 0;
-  const importBatch = async () => {
-    const users = Array.from({ length: BATCH }, () => ({ pin: ++pin, first_name: `Person ${pin}`, last_name: 'x'.repeat(80) }));
-    const { res } = await fetchJson(`${server.url}/api/users/import`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(users) });
-    if (res.status !== 200) throw new Error(`import answered ${res.status}`);
-    acknowledged += BATCH;
-  };
-  for (let i = 0; i < 40; i++) await importBatch(); // a store of a few MB, so the copy takes a while
-  // Two writers keep importing until the backup process has finished.
-  let writing = true;
-  const writers = Array.from({ length: 2 }, async () => {
-    while (writing) await importBatch();
-  });
-  const before = acknowledged;
-  const out = join(dir, 'backup.db');
-  const backup = await run(['backup', '--out', out, '--json'], env);
-  writing = false;
-  await Promise.all(writers);
-  const after = acknowledged;
-  t.equal(backup.code, 0, backup.stderr);
-  const report = JSON.parse(backup.stdout) as { path: string; bytes: number; schema_version: number; integrity: string };
-  t.equal(report.path, out);
-  t.equal(report.integrity, 'ok');
-  t.ok(report.schema_version > 0);
-  t.same(readdirSync(dir).filter((f) => f.startsWith('backup')), ['backup.db'], 'one self-contained file, no -wal/-shm, no partial left');
+    let pin = 0;
+    let acknowledged = 0;
+    const importBatch = async () => {
+      const users = Array.from({ length: BATCH }, () => ({ pin: ++pin, first_name: `Person ${pin}`, last_name: 'x'.repeat(80) }));
+      const { res } = await fetchJson(`${server.url}/api/users/import`, {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify(users),
+      });
+      if (res.status !== 200) throw new Error(`import answered ${res.status}`);
+      acknowledged += BATCH;
+    };
+    for (let i = 0; i < 40; i++) await importBatch(); // a store of a few MB, so the copy takes a while
+    // Two writers keep importing until the backup process has finished.
+    let writing = true;
+    const writers = Array.from({ length: 2 }, async () => {
+      while (writing) await importBatch();
+    });
+    const before = acknowledged;
+    const out = join(dir, 'backup.db');
+    const backup = await run(['backup', '--out', out, '--json'], env);
+    writing = false;
+    await Promise.all(writers);
+    const after = acknowledged;
+    t.equal(backup.code, 0, backup.stderr);
+    const report = JSON.parse(backup.stdout) as { path: string; bytes: number; schema_version: number; integrity: string };
+    t.equal(report.path, out);
+    t.equal(report.integrity, 'ok');
+    t.ok(report.schema_version > 0);
+    t.same(
+      readdirSync(dir).filter((f) => f.startsWith('backup')),
+      ['backup.db'],
+      'one self-contained file, no -wal/-shm, no partial left',
+    );
 
-  const inBackup = countUsers(out);
-  t.ok(after > before, `writes went on during the backup (${before} → ${after})`);
-  t.ok(inBackup >= before && inBackup <= after, `the copy holds what was written before it started and nothing that came after it (${before} ≤ ${inBackup} ≤ ${after})`);
-  t.equal(inBackup % BATCH, 0, 'no import is half in the copy: one snapshot');
-  const db = new Database(out, { readonly: true });
-  t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
-  db.close();
+    const inBackup = countUsers(out);
+    t.ok(after > before, `writes went on during the backup (${before} → ${after})`);
+    t.ok(
+      inBackup >= before && inBackup <= after,
+      `the copy holds what was written before it started and nothing that came after it (${before} ≤ ${inBackup} ≤ ${after})`,
+    );
+    t.equal(inBackup % BATCH, 0, 'no import is half in the copy: one snapshot');
+    const db = new Database(out, { readonly: true });
+    t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
+    db.close();
 
-  // A second backup never overwrites the first.
-  const again = await cli(['backup', '--out', out], env);
-  t.equal(again.code, 1);
-  t.match(again.stderr, /already exists; choose a new file name/);
+    // A second backup never overwrites the first.
+    const again = await cli(['backup', '--out', out], env);
+    t.equal(again.code, 1);
+    t.match(again.stderr, /already exists; choose a new file name/);
 
-  // Restore onto the running server's store: refused, with or without --force.
-  const refused = await cli(['restore', '--in', out], env);
-  t.equal(refused.code, 1);
-  t.match(refused.stderr, /exists; add --force to replace it/);
-  const inUse = await cli(['restore', '--in', out, '--force'], env);
-  t.equal(inUse.code, 1);
-  t.match(inUse.stderr, /is in use \(a BioGate server or another program has it open\); stop it, then restore/);
-  t.equal(countUsers(storePath), after, 'the live store is untouched');
+    // Restore onto the running server's store: refused, with or without --force.
+    const refused = await cli(['restore', '--in', out], env);
+    t.equal(refused.code, 1);
+    t.match(refused.stderr, /exists; add --force to replace it/);
+    const inUse = await cli(['restore', '--in', out, '--force'], env);
+    t.equal(inUse.code, 1);
+    t.match(inUse.stderr, /is in use \(a BioGate server or another program has it open\); stop it, then restore/);
+    t.equal(countUsers(storePath), after, 'the live store is untouched');
 
-  // Stopped: --force replaces it and keeps the old file aside.
-  await server.stop();
-  const restored = await cli(['restore', '--in', out, '--force', '--json'], env);
-  t.equal(restored.code, 0, restored.stderr);
-  const r = JSON.parse(restored.stdout) as { path: string; previous: string };
-  t.equal(r.path, storePath);
-  t.match(r.previous, /live\.db\.replaced-/);
-  t.equal(countUsers(r.previous), after, 'the replaced store is kept');
+    // Stopped: --force replaces it and keeps the old file aside.
+    await server.stop();
+    const restored = await cli(['restore', '--in', out, '--force', '--json'], env);
+    t.equal(restored.code, 0, restored.stderr);
+    const r = JSON.parse(restored.stdout) as { path: string; previous: string };
+    t.equal(r.path, storePath);
+    t.match(r.previous, /live\.db\.replaced-/);
+    t.equal(countUsers(r.previous), after, 'the replaced store is kept');
 
-  // The restored store serves exactly the backed-up users.
-  const app = await startApp(t, { storePath });
-  const { body } = await fetchJson(`${app.url}/api/users?limit=1`, { headers: bearer(token) });
-  t.equal((body as { total: number }).total, inBackup);
+    // The restored store serves exactly the backed-up users.
+    const app = await startApp(t, { storePath });
+    const { body } = await fetchJson(`${app.url}/api/users?limit=1`, { headers: bearer(token) });
+    t.equal((body as { total: number }).total, inBackup);
 
-  // Into a path where no store exists yet (its directory is created, as the server would): no --force needed.
-  const fresh = join(dir, 'fresh', 'copy.db');
-  t.equal((await cli(['restore', '--in', out], { BIOGATE_STORE: `sqlite:${fresh}` })).code, 0);
-  t.equal(countUsers(fresh), inBackup);
-});
+    // Into a path where no store exists yet (its directory is created, as the server would): no --force needed.
+    const fresh = join(dir, 'fresh', 'copy.db');
+    t.equal((await cli(['restore', '--in', out], { BIOGATE_STORE: `sqlite:${fresh}` })).code, 0);
+    t.equal(countUsers(fresh), inBackup);
+  },
+);
 
 t.test('restore refuses what is not a BioGate backup', { skip: sqliteOnly }, async (t) => {
   const dir = await tempDir(t);
@@ -166,7 +194,10 @@ t.test('MongoDB: backup and restore print the mongodump/mongorestore line, exit 
   const env = { BIOGATE_STORE: 'mongodb://biogate:s3cret@db.example:27017/biogate?replicaSet=rs0' };
   const b = await cli(['backup', '--out', '/tmp/x'], env);
   t.equal(b.code, 2);
-  t.match(b.stderr, /^biogate backup: the store is MongoDB: BioGate does not copy it; use MongoDB's own tool:\n {2}mongodump --uri 'mongodb:\/\/\*\*\*@db\.example:27017\/biogate\?replicaSet=rs0' --gzip --archive=/);
+  t.match(
+    b.stderr,
+    /^biogate backup: the store is MongoDB: BioGate does not copy it; use MongoDB's own tool:\n {2}mongodump --uri 'mongodb:\/\/\*\*\*@db\.example:27017\/biogate\?replicaSet=rs0' --gzip --archive=/,
+  );
   const r = await cli(['restore', '--in', '/tmp/x'], env);
   t.equal(r.code, 2);
   t.match(r.stderr, /mongorestore --uri/);

@@ -46,8 +46,25 @@ t.test('location and token round trip against a running server', async (t) => {
   t.strictSame(Object.keys(out).sort(), ['location', 'token']);
   t.match(out.token, TOKEN);
   const id = out.location['id'] as number;
-  t.strictSame(Object.keys(out.location).sort(), ['created_at', 'devices_count', 'id', 'is_active', 'name', 'require_comm_key', 'timezone', 'updated_at', 'users_count']);
-  t.match(out.location, { name: 'Berlin Office', timezone: 'Europe/Berlin', is_active: true, users_count: 0, devices_count: 0, updated_at: null });
+  t.strictSame(Object.keys(out.location).sort(), [
+    'created_at',
+    'devices_count',
+    'id',
+    'is_active',
+    'name',
+    'require_comm_key',
+    'timezone',
+    'updated_at',
+    'users_count',
+  ]);
+  t.match(out.location, {
+    name: 'Berlin Office',
+    timezone: 'Europe/Berlin',
+    is_active: true,
+    users_count: 0,
+    devices_count: 0,
+    updated_at: null,
+  });
   t.match(out.location['created_at'], ISO_MS_Z);
 
   // ...and that token works on the running server, which returns the same Location.
@@ -84,7 +101,8 @@ t.test('location and token round trip against a running server', async (t) => {
   t.equal(listed.code, 0);
   const tokens = JSON.parse(listed.stdout) as Record<string, unknown>[];
   t.equal(tokens.length, 3);
-  for (const row of tokens) t.strictSame(Object.keys(row).sort(), ['created_at', 'expires_at', 'id', 'label', 'location_id', 'revoked_at', 'scope']);
+  for (const row of tokens)
+    t.strictSame(Object.keys(row).sort(), ['created_at', 'expires_at', 'id', 'label', 'location_id', 'revoked_at', 'scope']);
   for (const secret of [out.token, tok.token]) t.notOk(listed.stdout.includes(secret), 'no token text in the listing');
 
   // token revoke → 401
@@ -146,14 +164,26 @@ t.test('bad flags exit 2, failed operations exit 1; neither writes to the store'
     [['location', 'create', '--name', 'X', 'extra'], 2, /^biogate location create: Unexpected argument 'extra'/],
     [['location', 'create', '--timezone', 'UTC'], 2, 'biogate location create: --name is required\n'],
     [['location', 'create', '--name', '   '], 2, 'biogate location create: --name: must be 1 to 200 characters\n'],
-    [['location', 'create', '--name', 'X', '--timezone', 'Mars/Olympus'], 2, 'biogate location create: --timezone: unknown IANA time zone "Mars/Olympus"\n'],
+    [
+      ['location', 'create', '--name', 'X', '--timezone', 'Mars/Olympus'],
+      2,
+      'biogate location create: --timezone: unknown IANA time zone "Mars/Olympus"\n',
+    ],
     [['location', 'disable', '--id', 'abc'], 2, 'biogate location disable: --id must be a whole number, got "abc"\n'],
     [['location', 'enable', '--id', '1.5'], 2, 'biogate location enable: --id must be a whole number, got "1.5"\n'],
     [['location', 'enable'], 2, 'biogate location enable: --id is required\n'],
     [['location', 'update', '--id', '1'], 2, 'biogate location update: give --name, --timezone and/or --require-comm-key\n'],
-    [['location', 'update', '--id', '1', '--timezone', 'Nowhere'], 2, 'biogate location update: --timezone: unknown IANA time zone "Nowhere"\n'],
+    [
+      ['location', 'update', '--id', '1', '--timezone', 'Nowhere'],
+      2,
+      'biogate location update: --timezone: unknown IANA time zone "Nowhere"\n',
+    ],
     [['token', 'create', '--location', '1', '--scope', 'admin'], 2, 'biogate token create: --scope must be one of full, operator, read\n'],
-    [['token', 'create', '--location', '1', '--expires-in', '0'], 2, 'biogate token create: --expires-in must be between 1 and 3650, got 0\n'],
+    [
+      ['token', 'create', '--location', '1', '--expires-in', '0'],
+      2,
+      'biogate token create: --expires-in must be between 1 and 3650, got 0\n',
+    ],
     [['token', 'revoke', '--id', '-3'], 2, /^biogate token revoke: /],
     [['location', 'frobnicate'], 2, /^biogate: unknown command "location frobnicate"\n\nUsage: biogate <command>/],
     [['location', 'enable', '--id', '999'], 1, 'biogate location enable: Location 999 not found (LOCATION_NOT_FOUND)\n'],
@@ -177,7 +207,18 @@ t.test('help', async (t) => {
   t.equal(r.code, 0);
   t.equal(r.stderr, '');
   t.match(r.stdout, /^Usage: biogate <command> \[flags\]\n/);
-  for (const cmd of ['location create', 'location list', 'location update', 'location disable', 'location enable', 'token create', 'token list', 'token revoke', 'serve', 'config']) {
+  for (const cmd of [
+    'location create',
+    'location list',
+    'location update',
+    'location disable',
+    'location enable',
+    'token create',
+    'token list',
+    'token revoke',
+    'serve',
+    'config',
+  ]) {
     t.ok(r.stdout.includes(`  ${cmd}`), `lists ${cmd}`);
   }
 });
@@ -213,7 +254,10 @@ function serve(t: Teardown, env: Record<string, string>): Served {
 async function waitForLine(s: Served, re: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     const check = () => {
-      const line = s.stdout().split('\n').find((l) => re.test(l));
+      const line = s
+        .stdout()
+        .split('\n')
+        .find((l) => re.test(l));
       if (line !== undefined) {
         s.child.stdout?.off('data', check);
         resolve(line);
@@ -230,7 +274,12 @@ const noDist = existsSync(CLI_JS) ? false : `${CLI_JS} is missing: run "npx tsc 
 t.test('biogate serve: bootstrap token once, SIGTERM exits 0, restart prints no token', { skip: noDist }, async (t) => {
   const dir = await tempDir(t);
   const port = await freePort();
-  const env = { BIOGATE_PORT: String(port), BIOGATE_HOST: '127.0.0.1', BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`, BIOGATE_LOG_LEVEL: 'warn' };
+  const env = {
+    BIOGATE_PORT: String(port),
+    BIOGATE_HOST: '127.0.0.1',
+    BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`,
+    BIOGATE_LOG_LEVEL: 'warn',
+  };
 
   const first = serve(t, env);
   let mark = Date.now();

@@ -10,10 +10,30 @@ import t from 'tap';
 import { cli } from '../helpers/cli.js';
 
 const COMMANDS = [
-  'serve', 'location', 'location create', 'location list', 'location update', 'location disable', 'location enable',
-  'token', 'token create', 'token list', 'token revoke',
-  'device', 'device list', 'device assign', 'device unassign', 'device unassigned', 'device reset-registration',
-  'command', 'command send', 'attendance', 'attendance export', 'users', 'users import', 'config',
+  'serve',
+  'location',
+  'location create',
+  'location list',
+  'location update',
+  'location disable',
+  'location enable',
+  'token',
+  'token create',
+  'token list',
+  'token revoke',
+  'device',
+  'device list',
+  'device assign',
+  'device unassign',
+  'device unassigned',
+  'device reset-registration',
+  'command',
+  'command send',
+  'attendance',
+  'attendance export',
+  'users',
+  'users import',
+  'config',
 ];
 const VERSION = (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -23,7 +43,8 @@ t.test('bare biogate, --help, -h and help print the overview and exit 0', async 
     t.equal(r.code, 0, `${argv.join(' ') || '(bare)'}: exit 0`);
     t.equal(r.stderr, '');
     t.match(r.stdout, /^Usage: biogate <command> \[flags\]\n/);
-    for (const cmd of ['device unassigned', 'command send', 'attendance export', 'simulate']) t.ok(r.stdout.includes(`  ${cmd}`), `lists ${cmd}`);
+    for (const cmd of ['device unassigned', 'command send', 'attendance export', 'simulate'])
+      t.ok(r.stdout.includes(`  ${cmd}`), `lists ${cmd}`);
   }
 });
 
@@ -43,7 +64,8 @@ t.test('every command and subcommand has --help: exit 0, its own usage, nothing 
   t.equal(group.code, 0, 'a bare group shows its help');
   t.match(group.stdout, /^Usage: biogate device .*\n[\s\S]*unassigned/);
   const flagHelp = await cli(['command', 'send', '--help'], {});
-  for (const flag of ['--location', '--sn', '--params', '--wait']) t.ok(flagHelp.stdout.includes(flag), `command send --help names ${flag}`);
+  for (const flag of ['--location', '--sn', '--params', '--wait'])
+    t.ok(flagHelp.stdout.includes(flag), `command send --help names ${flag}`);
 });
 
 t.test('--version prints the package version', async (t) => {

@@ -30,7 +30,10 @@ t.test('device unassigned, assign, list, unassign', async (t) => {
   const free = await cli(['device', 'unassigned', '--json'], env);
   t.equal(free.code, 0);
   const rows = parse<{ serial_number: string; first_contact: string; last_contact: string | null; address: string | null }[]>(free);
-  t.same(rows.map((r) => r.serial_number), ['FRESH0001', 'FRESH0002']);
+  t.same(
+    rows.map((r) => r.serial_number),
+    ['FRESH0001', 'FRESH0002'],
+  );
   t.strictSame(Object.keys(rows[0] ?? {}), ['serial_number', 'first_contact', 'last_contact', 'address']);
   t.match(rows[0]?.first_contact, /^\d{4}-\d\d-\d\dT/);
   const textual = await cli(['device', 'unassigned'], env);
@@ -46,22 +49,39 @@ t.test('device unassigned, assign, list, unassign', async (t) => {
   t.match(viaApi.body, { serial_number: 'FRESH0001', name: 'Front door' });
 
   const listed = await cli(['device', 'list', '--location', L, '--json'], env);
-  t.same(parse<{ serial_number: string }[]>(listed).map((d) => d.serial_number), ['FRESH0001']);
+  t.same(
+    parse<{ serial_number: string }[]>(listed).map((d) => d.serial_number),
+    ['FRESH0001'],
+  );
   t.match((await cli(['device', 'list', '--location', L], env)).stdout, /^FRESH0001\t(online |offline)\t[^\t]+\t[^\t]+\tFront door\n$/);
-  t.same(parse<{ serial_number: string }[]>(await cli(['device', 'unassigned', '--json'], env)).map((r) => r.serial_number), ['FRESH0002']);
+  t.same(
+    parse<{ serial_number: string }[]>(await cli(['device', 'unassigned', '--json'], env)).map((r) => r.serial_number),
+    ['FRESH0002'],
+  );
 
   const other = await cli(['location', 'create', '--name', 'Other', '--json'], env);
   const otherId = String(parse<{ location: { id: number } }>(other).location.id);
-  t.same(await cli(['device', 'assign', '--location', otherId, '--sn', 'FRESH0001'], env),
-    { code: 1, stdout: '', stderr: 'biogate device assign: Device FRESH0001 is assigned to another location (DEVICE_OTHER_LOCATION)\n' });
+  t.same(await cli(['device', 'assign', '--location', otherId, '--sn', 'FRESH0001'], env), {
+    code: 1,
+    stdout: '',
+    stderr: 'biogate device assign: Device FRESH0001 is assigned to another location (DEVICE_OTHER_LOCATION)\n',
+  });
 
-  t.same(await cli(['device', 'unassign', '--location', L, '--sn', 'FRESH0001'], env), { code: 0, stdout: `Unassigned FRESH0001 from location ${L}.\n`, stderr: '' });
+  t.same(await cli(['device', 'unassign', '--location', L, '--sn', 'FRESH0001'], env), {
+    code: 0,
+    stdout: `Unassigned FRESH0001 from location ${L}.\n`,
+    stderr: '',
+  });
   t.equal((await api('/api/devices/FRESH0001')).res.status, 404);
   t.same(parse<unknown[]>(await cli(['device', 'list', '--location', L, '--json'], env)), []);
 
   await refusals(t, env, [
     [['device', 'list'], 2, 'biogate device list: --location is required\n'],
-    [['device', 'assign', '--location', L, '--sn', 'bad sn'], 2, 'biogate device assign: --sn must be 1-64 printable ASCII characters without space, /, < or %\n'],
+    [
+      ['device', 'assign', '--location', L, '--sn', 'bad sn'],
+      2,
+      'biogate device assign: --sn must be 1-64 printable ASCII characters without space, /, < or %\n',
+    ],
     [['device', 'list', '--location', '999'], 1, 'biogate device list: Location 999 not found (LOCATION_NOT_FOUND)\n'],
   ]);
 });
@@ -95,7 +115,11 @@ t.test('command send queues like the API; --wait prints the final status, exit 0
   const waiting = cli(['command', 'send', '--location', L, '--sn', 'CMD20001', 'clear-log', '--wait'], env);
   const id2 = await nextCommand(text, 'CMD20001', 'CLEAR LOG');
   await text('POST', 'devicecmd?SN=CMD20001', `ID=${id2}&Return=0&CMD=CLEAR LOG\n`);
-  t.same(await waiting, { code: 0, stdout: `Command ${id2} (clear-log on CMD20001): success\nID=${id2}&Return=0&CMD=CLEAR LOG\n`, stderr: '' });
+  t.same(await waiting, {
+    code: 0,
+    stdout: `Command ${id2} (clear-log on CMD20001): success\nID=${id2}&Return=0&CMD=CLEAR LOG\n`,
+    stderr: '',
+  });
 
   const failing = cli(['command', 'send', '--location', L, '--sn', 'CMD20001', 'clear-log', '--wait', '--json'], env);
   const id3 = await nextCommand(text, 'CMD20001', 'CLEAR LOG');
@@ -106,14 +130,26 @@ t.test('command send queues like the API; --wait prints the final status, exit 0
 
   await refusals(t, env, [
     [['command', 'send', '--location', L, '--sn', 'CMD20001'], 2, /^biogate command send: give the command/],
-    [['command', 'send', '--location', L, '--sn', 'CMD20001', 'reboot', '--params', '[1]'], 2, /^biogate command send: --params must be a JSON object/],
+    [
+      ['command', 'send', '--location', L, '--sn', 'CMD20001', 'reboot', '--params', '[1]'],
+      2,
+      /^biogate command send: --params must be a JSON object/,
+    ],
     [['command', 'send', '--location', L, '--sn', 'CMD20001', 'rebot'], 2, /^biogate command send: --command: unknown command "rebot"/],
-    [['command', 'send', '--location', L, '--sn', 'NOPE0001', 'reboot'], 1, 'biogate command send: Device NOPE0001 not found (DEVICE_NOT_FOUND)\n'],
+    [
+      ['command', 'send', '--location', L, '--sn', 'NOPE0001', 'reboot'],
+      1,
+      'biogate command send: Device NOPE0001 not found (DEVICE_NOT_FOUND)\n',
+    ],
   ]);
 });
 
 /** Each call exits with its code, prints nothing on stdout and says why on stderr. */
-async function refusals(t: Test, env: NodeJS.ProcessEnv, cases: readonly (readonly [readonly string[], number, string | RegExp])[]): Promise<void> {
+async function refusals(
+  t: Test,
+  env: NodeJS.ProcessEnv,
+  cases: readonly (readonly [readonly string[], number, string | RegExp])[],
+): Promise<void> {
   for (const [argv, code, stderr] of cases) {
     const r = await cli([...argv], env);
     t.equal(r.code, code, argv.join(' '));
@@ -123,10 +159,17 @@ async function refusals(t: Test, env: NodeJS.ProcessEnv, cases: readonly (readon
   }
 }
 
-async function punch(s: { app: StartedApp; text: (m: 'GET' | 'POST', p: string, b?: string) => Promise<{ body: string }> }, env: NodeJS.ProcessEnv) {
+async function punch(
+  s: { app: StartedApp; text: (m: 'GET' | 'POST', p: string, b?: string) => Promise<{ body: string }> },
+  env: NodeJS.ProcessEnv,
+) {
   await cli(['device', 'assign', '--location', String(s.app.locationId), '--sn', 'ATT20001'], env);
   await s.text('GET', 'cdata?SN=ATT20001&options=all&pushver=2.4.0');
-  const lines = ['1001\t2026-03-01 08:00:00\t0\t1\t0\t0', '1002\t2026-03-02 09:30:00\t1\t1\t0\t0', '10,"03\t2026-03-05 17:00:00\t1\t15\t0\t0'];
+  const lines = [
+    '1001\t2026-03-01 08:00:00\t0\t1\t0\t0',
+    '1002\t2026-03-02 09:30:00\t1\t1\t0\t0',
+    '10,"03\t2026-03-05 17:00:00\t1\t15\t0\t0',
+  ];
   return (await s.text('POST', 'cdata?SN=ATT20001&table=ATTLOG&Stamp=1', `${lines.join('\n')}\n`)).body;
 }
 
@@ -145,20 +188,48 @@ t.test('attendance export: csv and jsonl between --from and --to, newest first',
   t.match(lines[2], /^\d+,ATT20001,1001,,2026-03-01T08:00:00\.000Z,/);
   t.equal(lines.length, 4, 'header, two rows, final newline');
 
-  const all = await cli(['attendance', 'export', '--location', L, '--from', '2026-01-01', '--to', '2026-12-31T23:59:59Z', '--format', 'csv'], env);
+  const all = await cli(
+    ['attendance', 'export', '--location', L, '--from', '2026-01-01', '--to', '2026-12-31T23:59:59Z', '--format', 'csv'],
+    env,
+  );
   t.ok(all.stdout.includes('"10,""03"'), 'a comma and a quote in a field are quoted (RFC 4180)');
 
-  const jsonl = await cli(['attendance', 'export', '--location', L, '--from', '2026-03-01', '--to', '2026-12-31', '--format', 'jsonl'], env);
+  const jsonl = await cli(
+    ['attendance', 'export', '--location', L, '--from', '2026-03-01', '--to', '2026-12-31', '--format', 'jsonl'],
+    env,
+  );
   t.equal(jsonl.code, 0);
-  const records = jsonl.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { pin: string; local_time: string });
-  t.same(records.map((r) => r.pin), ['10,"03', '1002', '1001']);
+  const records = jsonl.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { pin: string; local_time: string });
+  t.same(
+    records.map((r) => r.pin),
+    ['10,"03', '1002', '1001'],
+  );
   t.strictSame(Object.keys(records[0] ?? {}), ['id', 'sn', 'pin', 'user_id', 'timestamp', 'local_time', 'status', 'verify', 'work_code']);
 
   await refusals(t, env, [
     [['attendance', 'export', '--location', L, '--to', '2026-03-03'], 2, 'biogate attendance export: --from is required\n'],
-    [['attendance', 'export', '--location', L, '--from', 'yesterday', '--to', '2026-03-03'], 2, /^biogate attendance export: --from must be a date or datetime/],
-    [['attendance', 'export', '--location', L, '--from', '2026-03-04', '--to', '2026-03-03'], 2, 'biogate attendance export: --from must not be after --to\n'],
-    [['attendance', 'export', '--location', L, '--from', '2026-03-01', '--to', '2026-03-03', '--format', 'xml'], 2, 'biogate attendance export: --format must be csv or jsonl, got "xml"\n'],
-    [['attendance', 'export', '--location', '999', '--from', '2026-03-01', '--to', '2026-03-03'], 1, 'biogate attendance export: Location 999 not found (LOCATION_NOT_FOUND)\n'],
+    [
+      ['attendance', 'export', '--location', L, '--from', 'yesterday', '--to', '2026-03-03'],
+      2,
+      /^biogate attendance export: --from must be a date or datetime/,
+    ],
+    [
+      ['attendance', 'export', '--location', L, '--from', '2026-03-04', '--to', '2026-03-03'],
+      2,
+      'biogate attendance export: --from must not be after --to\n',
+    ],
+    [
+      ['attendance', 'export', '--location', L, '--from', '2026-03-01', '--to', '2026-03-03', '--format', 'xml'],
+      2,
+      'biogate attendance export: --format must be csv or jsonl, got "xml"\n',
+    ],
+    [
+      ['attendance', 'export', '--location', '999', '--from', '2026-03-01', '--to', '2026-03-03'],
+      1,
+      'biogate attendance export: Location 999 not found (LOCATION_NOT_FOUND)\n',
+    ],
   ]);
 });

@@ -60,10 +60,20 @@ t.test('users import from CSV and JSON, with per-item errors, visible through th
   await writeFile(csv, 'pin,first_name,last_name,card_no,privilege\n1001,Ann,Lee,123,0\n1002,Bo,,,14\nabc,Bad,,,0\n1003,,,,0\n');
   const r = await cli(['users', 'import', '--location', String(app.locationId), csv, '--json'], env);
   t.equal(r.code, 0, r.stderr);
-  const report = JSON.parse(r.stdout) as { processed_count: number; error_count: number; errors: { line: number; user_data: { pin: string }; code: string }[] };
+  const report = JSON.parse(r.stdout) as {
+    processed_count: number;
+    error_count: number;
+    errors: { line: number; user_data: { pin: string }; code: string }[];
+  };
   t.equal(report.processed_count, 2);
   t.equal(report.error_count, 2);
-  t.same(report.errors.map((e) => [e.line, e.user_data.pin, e.code]), [[4, 'abc', 'VALIDATION_FAILED'], [5, '1003', 'VALIDATION_FAILED']]);
+  t.same(
+    report.errors.map((e) => [e.line, e.user_data.pin, e.code]),
+    [
+      [4, 'abc', 'VALIDATION_FAILED'],
+      [5, '1003', 'VALIDATION_FAILED'],
+    ],
+  );
 
   const json = join(dir, 'people.json');
   await writeFile(json, JSON.stringify([{ pin: 1002, first_name: 'Bob' }]));
@@ -71,7 +81,13 @@ t.test('users import from CSV and JSON, with per-item errors, visible through th
 
   const { body } = await fetchJson(`${app.url}/api/users`, { headers: bearer(app.token) });
   const users = (body as { data: { pin: number; first_name: string; privilege: number }[] }).data;
-  t.same(users.map((u) => [u.pin, u.first_name, u.privilege]), [[1001, 'Ann', 0], [1002, 'Bob', 14]]);
+  t.same(
+    users.map((u) => [u.pin, u.first_name, u.privilege]),
+    [
+      [1001, 'Ann', 0],
+      [1002, 'Bob', 14],
+    ],
+  );
 });
 
 t.test('users import: bad flags and files exit 2 and write nothing', async (t) => {
@@ -80,7 +96,13 @@ t.test('users import: bad flags and files exit 2 and write nothing', async (t) =
   const env = { BIOGATE_STORE: app.storeUrl };
   const bad = join(dir, 'bad.json');
   await writeFile(bad, '[{"pin": 1,');
-  for (const argv of [['users', 'import', bad], ['users', 'import', '--location', 'x', bad], ['users', 'import', '--location', String(app.locationId)], ['users', 'import', '--location', String(app.locationId), bad], ['users', 'import', '--location', '999', join(dir, 'missing.csv')]]) {
+  for (const argv of [
+    ['users', 'import', bad],
+    ['users', 'import', '--location', 'x', bad],
+    ['users', 'import', '--location', String(app.locationId)],
+    ['users', 'import', '--location', String(app.locationId), bad],
+    ['users', 'import', '--location', '999', join(dir, 'missing.csv')],
+  ]) {
     const r = await cli(argv, env);
     t.equal(r.code, 2, `${argv.join(' ')} → 2`);
     t.match(r.stderr, /^biogate users import: /);
@@ -108,7 +130,14 @@ t.test('fixtures: every delimiter and encoding imports the names exactly; errors
   t.equal(comma.code, 0, comma.stderr);
   t.match(comma.stderr, /ignoring columns that are not user fields: department/);
   t.equal(comma.report.processed_count, 2);
-  t.same(comma.report.errors.map((e) => [e.line, e.user_data.pin]), [[6, 'abc'], [7, '1003']], 'lines counted across a two-line field and a blank line');
+  t.same(
+    comma.report.errors.map((e) => [e.line, e.user_data.pin]),
+    [
+      [6, 'abc'],
+      [7, '1003'],
+    ],
+    'lines counted across a two-line field and a blank line',
+  );
   t.match(comma.report.errors[1]?.error, /privilege/);
 
   for (const name of ['users-semicolon-cp1252.csv', 'users-tab-utf16le.txt', 'users-comma-utf16be.csv']) {
@@ -116,7 +145,10 @@ t.test('fixtures: every delimiter and encoding imports the names exactly; errors
     t.equal(r.code, 0, `${name}: ${r.stderr}`);
     t.equal(r.report.error_count, 0, `${name}: ${JSON.stringify(r.report.errors)}`);
   }
-  const human = await cli(['users', 'import', '--location', String(app.locationId), fixture('users-semicolon-cp1252.csv'), '--dry-run'], env);
+  const human = await cli(
+    ['users', 'import', '--location', String(app.locationId), fixture('users-semicolon-cp1252.csv'), '--dry-run'],
+    env,
+  );
   t.match(human.stdout, /CSV, semicolon-separated, windows-1252 \(detected\)/);
 
   // Detection reads these bytes as UTF-8 ("René"); the operator who knows better says so.
@@ -125,7 +157,12 @@ t.test('fixtures: every delimiter and encoding imports the names exactly; errors
   t.equal(ambiguous.code, 0, ambiguous.stderr);
 
   const { body } = await fetchJson(`${app.url}/api/users?limit=100`, { headers: bearer(app.token) });
-  const names = Object.fromEntries((body as { data: { pin: number; first_name: string | null; last_name: string | null }[] }).data.map((u) => [u.pin, [u.first_name, u.last_name]]));
+  const names = Object.fromEntries(
+    (body as { data: { pin: number; first_name: string | null; last_name: string | null }[] }).data.map((u) => [
+      u.pin,
+      [u.first_name, u.last_name],
+    ]),
+  );
   t.same(names, {
     1001: ['Ann', 'Lee, Jr.'],
     1002: ['Bo "Bobby"', 'Ng'],
@@ -159,7 +196,10 @@ t.test('fixtures: a broken quote imports nothing and names the line; --dry-run w
   t.same([report.dry_run, report.processed_count, report.errors.map((e) => e.item)], [true, 1, [2]], 'JSON items are named by position');
   t.equal(await app.app.store.users.count(app.locationId), 0, 'nothing written');
 
-  const badEncoding = await cli(['users', 'import', '--location', String(app.locationId), fixture('users-comma-utf16be.csv'), '--encoding', 'ebcdic-klingon'], env);
+  const badEncoding = await cli(
+    ['users', 'import', '--location', String(app.locationId), fixture('users-comma-utf16be.csv'), '--encoding', 'ebcdic-klingon'],
+    env,
+  );
   t.equal(badEncoding.code, 2);
   t.match(badEncoding.stderr, /--encoding: unknown encoding/);
 });

@@ -102,15 +102,21 @@ t.test('a JSON file (BIOGATE_CONFIG) gives defaults; the environment wins', asyn
   t.equal(config.logLevel, 'error');
 
   await writeFile(file, '[1, 2]');
-  t.strictSame(problemsOf(t, () => loadConfig({ env: { BIOGATE_CONFIG: file } })), [`${file}: must hold a JSON object`]);
+  t.strictSame(
+    problemsOf(t, () => loadConfig({ env: { BIOGATE_CONFIG: file } })),
+    [`${file}: must hold a JSON object`],
+  );
   const missing = join(dir, 'missing.json');
-  t.strictSame(problemsOf(t, () => loadConfig({ env: { BIOGATE_CONFIG: missing } })), [
-    `${missing}: ENOENT: no such file or directory, open '${missing}'`,
-  ]);
+  t.strictSame(
+    problemsOf(t, () => loadConfig({ env: { BIOGATE_CONFIG: missing } })),
+    [`${missing}: ENOENT: no such file or directory, open '${missing}'`],
+  );
 });
 
 t.test('every problem is reported at once', async (t) => {
-  const problems = problemsOf(t, () => loadConfig({ env: { BIOGATE_PORT: 'abc', BIOGATE_LOG_LEVEL: 'loud', BIOGATE_ONLINE_THRESHOLD_S: '1' } }));
+  const problems = problemsOf(t, () =>
+    loadConfig({ env: { BIOGATE_PORT: 'abc', BIOGATE_LOG_LEVEL: 'loud', BIOGATE_ONLINE_THRESHOLD_S: '1' } }),
+  );
   t.strictSame(problems, [
     'BIOGATE_PORT: "abc" is not a number',
     'BIOGATE_LOG_LEVEL: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
@@ -152,7 +158,11 @@ t.test('every problem is reported at once', async (t) => {
 
 t.test('numbers are plain decimals', async (t) => {
   for (const raw of ['0x1F90', '1e3', 'Infinity', '', '  ', '80 80', '8080abc']) {
-    t.strictSame(problemsOf(t, () => loadConfig({ env: { BIOGATE_PORT: raw } })), [`BIOGATE_PORT: "${raw}" is not a number`], JSON.stringify(raw));
+    t.strictSame(
+      problemsOf(t, () => loadConfig({ env: { BIOGATE_PORT: raw } })),
+      [`BIOGATE_PORT: "${raw}" is not a number`],
+      JSON.stringify(raw),
+    );
   }
 });
 
@@ -162,10 +172,19 @@ t.test('TLS: certificate and key go together and must be readable', async (t) =>
   const key = join(dir, 'key.pem');
   await writeFile(cert, 'not checked here');
   await writeFile(key, 'not checked here');
-  t.strictSame(problemsOf(t, () => loadConfig({ env: { BIOGATE_TLS_CERT: cert } })), ['BIOGATE_TLS_KEY: required when BIOGATE_TLS_CERT is set']);
-  t.strictSame(problemsOf(t, () => loadConfig({ env: { BIOGATE_TLS_KEY: key } })), ['BIOGATE_TLS_CERT: required when BIOGATE_TLS_KEY is set']);
+  t.strictSame(
+    problemsOf(t, () => loadConfig({ env: { BIOGATE_TLS_CERT: cert } })),
+    ['BIOGATE_TLS_KEY: required when BIOGATE_TLS_CERT is set'],
+  );
+  t.strictSame(
+    problemsOf(t, () => loadConfig({ env: { BIOGATE_TLS_KEY: key } })),
+    ['BIOGATE_TLS_CERT: required when BIOGATE_TLS_KEY is set'],
+  );
   const missing = join(dir, 'nope.pem');
-  t.strictSame(problemsOf(t, () => loadConfig({ env: { BIOGATE_TLS_CERT: cert, BIOGATE_TLS_KEY: missing } })), [`BIOGATE_TLS_KEY: cannot read "${missing}" (ENOENT)`]);
+  t.strictSame(
+    problemsOf(t, () => loadConfig({ env: { BIOGATE_TLS_CERT: cert, BIOGATE_TLS_KEY: missing } })),
+    [`BIOGATE_TLS_KEY: cannot read "${missing}" (ENOENT)`],
+  );
   const both = loadConfig({ env: { BIOGATE_TLS_CERT: cert, BIOGATE_TLS_KEY: key } });
   t.equal(both.tlsCert, cert);
   t.equal(both.tlsKey, key);

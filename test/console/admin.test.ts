@@ -51,9 +51,16 @@ t.test('console: admin view in Chromium', { skip: NO_BROWSER }, async (t) => {
     await edit.getByLabel('Time zone').fill('America/New_York');
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByText(`Location ${branchId} updated.`).waitFor();
-    t.match((await client(url, branchToken)('GET', '/api/me')).body, { name: 'Branch East', timezone: 'America/New_York' }, 'renamed, new time zone');
+    t.match(
+      (await client(url, branchToken)('GET', '/api/me')).body,
+      { name: 'Branch East', timezone: 'America/New_York' },
+      'renamed, new time zone',
+    );
     await page.getByRole('button', { name: 'Edit location Default' }).click();
-    await page.getByRole('form', { name: /Edit location/ }).getByLabel('Time zone').fill('Mars/Olympus');
+    await page
+      .getByRole('form', { name: /Edit location/ })
+      .getByLabel('Time zone')
+      .fill('Mars/Olympus');
     await page.getByRole('button', { name: 'Save' }).click();
     t.match(await page.getByRole('alert').textContent(), /timezone.*VALIDATION_FAILED/, 'a bad time zone: the API says why');
     await page.getByRole('button', { name: 'Cancel' }).click();
@@ -104,9 +111,17 @@ t.test('console: admin view in Chromium', { skip: NO_BROWSER }, async (t) => {
     await page.getByText(`STRAY01 assigned to location ${branchId}.`).waitFor();
     await row.waitFor({ state: 'detached' });
     const devices = await client(url, branchToken)<{ data: { serial_number: string }[] }>('GET', '/api/devices');
-    t.same(devices.body.data.map((d) => d.serial_number), ['STRAY01'], 'the location has it');
+    t.same(
+      devices.body.data.map((d) => d.serial_number),
+      ['STRAY01'],
+      'the location has it',
+    );
     const tokens = await g.a.api<{ label: string | null }[]>('GET', `/admin/locations/${branchId}/tokens`, { token: ADMIN_TOKEN });
-    t.same(tokens.body.filter((x) => x.label?.includes('STRAY01')), [], 'no token was issued to assign it (the admin API assigns)');
+    t.same(
+      tokens.body.filter((x) => x.label?.includes('STRAY01')),
+      [],
+      'no token was issued to assign it (the admin API assigns)',
+    );
   });
 
   await t.test('disable a location behind a typed confirmation', async (t) => {

@@ -21,7 +21,10 @@ import type { Teardown } from '../helpers/app.js';
 const CANDIDATES = [process.env['BIOGATE_TEST_CHROMIUM'], '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 export const CHROMIUM = CANDIDATES.find((p): p is string => typeof p === 'string' && p !== '' && existsSync(p));
 /** The reason the browser tests skip, or false when they can run. */
-export const NO_BROWSER: string | false = CHROMIUM === undefined ? 'Chromium is not installed (apt-get install chromium, or set BIOGATE_TEST_CHROMIUM): console browser tests skipped' : false;
+export const NO_BROWSER: string | false =
+  CHROMIUM === undefined
+    ? 'Chromium is not installed (apt-get install chromium, or set BIOGATE_TEST_CHROMIUM): console browser tests skipped'
+    : false;
 
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 
@@ -49,12 +52,16 @@ export async function openBrowser(t: Teardown, base: () => string): Promise<Cons
   return {
     browser,
     async page(options = {}) {
-      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 860 }, acceptDownloads: true });
+      const context = await browser.newContext({
+        viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
+        acceptDownloads: true,
+      });
       const page = (await context.newPage()) as Page & { problems: string[] };
       page.problems = [];
       page.on('request', (req) => {
         const u = req.url();
-        if (!u.startsWith(base()) && !u.startsWith(base().replace(/^http/, 'ws')) && !/^(data|blob):/.test(u)) page.problems.push(`request off BioGate: ${u}`);
+        if (!u.startsWith(base()) && !u.startsWith(base().replace(/^http/, 'ws')) && !/^(data|blob):/.test(u))
+          page.problems.push(`request off BioGate: ${u}`);
       });
       page.on('console', (m) => {
         if (/Content.Security.Policy|Refused to/i.test(m.text())) page.problems.push(`CSP: ${m.text()}`);
@@ -66,7 +73,9 @@ export async function openBrowser(t: Teardown, base: () => string): Promise<Cons
       // Evaluated through the DevTools protocol, which the page's CSP does not govern; the page's
       // own scripts stay under the policy.
       await page.evaluate(axeSource);
-      const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[] };
+      const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+        violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[];
+      };
       const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       t.same(
         bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`),

@@ -19,7 +19,8 @@ const SN = 'CONSOLE1';
 t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => {
   const g = await gateway(t, { config: { adminToken: ADMIN_TOKEN } });
   const { url } = g;
-  const admin = (method: string, path: string, body?: unknown) => g.a.api(method, path, { token: ADMIN_TOKEN, ...(body === undefined ? {} : { body }) });
+  const admin = (method: string, path: string, body?: unknown) =>
+    g.a.api(method, path, { token: ADMIN_TOKEN, ...(body === undefined ? {} : { body }) });
   t.equal((await admin('PATCH', `/admin/locations/${g.a.id}`, { timezone: ZONE })).status, 200, 'the location keeps Tokyo time');
   const b = await openBrowser(t, () => url);
   const page = await b.page();
@@ -31,12 +32,20 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     await b.axe(t, page, 'sign-in');
     await b.shot(page, 'sign-in');
     await page.keyboard.press('Tab');
-    t.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("type")'), 'password', 'Tab reaches the token field');
+    t.equal(
+      await page.evaluate('document.activeElement && document.activeElement.getAttribute("type")'),
+      'password',
+      'Tab reaches the token field',
+    );
     await page.keyboard.type(g.a.token);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
     t.equal(new URL(page.url()).pathname, '/console/devices');
-    t.equal(await page.evaluate(`sessionStorage.getItem('biogate.console.session')?.includes(${JSON.stringify(g.a.token)})`), true, 'the token is in sessionStorage');
+    t.equal(
+      await page.evaluate(`sessionStorage.getItem('biogate.console.session')?.includes(${JSON.stringify(g.a.token)})`),
+      true,
+      'the token is in sessionStorage',
+    );
     t.equal(await page.evaluate('localStorage.length + document.cookie.length'), 0, 'and nowhere else');
   });
 
@@ -72,7 +81,10 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
       await page.locator(`tr[data-command="${id}"]`).getByText('success').waitFor({ timeout: 20_000 });
       const c = await g.a.api<{ status: string; command: string }>('GET', `/api/commands/${id}`);
       t.match(c.body, { command: 'door-open', status: 'success' }, 'the API agrees');
-      t.ok(sim.executed().some((e) => e.id === String(id)), 'the terminal executed it');
+      t.ok(
+        sim.executed().some((e) => e.id === String(id)),
+        'the terminal executed it',
+      );
       await b.axe(t, page, 'device');
       await b.shot(page, 'device');
     });
@@ -114,7 +126,9 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     const lines = ['PIN;First Name;Last Name;Department'];
     for (let i = 0; i < 200; i++) lines.push(`${1001 + i};Person;"Number ${i + 1}";Sales`);
     lines.push('abc;Bad;Row;Sales');
-    await page.getByLabel('CSV file').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(`${lines.join('\r\n')}\r\n`) });
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(`${lines.join('\r\n')}\r\n`) });
     await page.getByText(/Imported 200 users; 1 rows failed/).waitFor({ timeout: 30_000 });
     t.match(await page.getByText(/Imported 200 users/).textContent(), /Ignored columns: Department/, 'the extra column is named');
     t.equal(await page.locator('progress').getAttribute('value'), '201', 'progress reached every row');
@@ -153,7 +167,10 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     await page.getByText('User 77 deactivated.').waitFor();
     t.match((await g.a.api('GET', '/api/users/77')).body, { is_active: false }, 'deactivated');
     await page.getByRole('button', { name: 'Delete user 77' }).click();
-    await page.getByRole('dialog').getByLabel(/Type .* to confirm/).fill('77');
+    await page
+      .getByRole('dialog')
+      .getByLabel(/Type .* to confirm/)
+      .fill('77');
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText('User 77 deleted.').waitFor();
     t.equal((await g.a.api('GET', '/api/users/77')).status, 404, 'deleted');
@@ -165,10 +182,19 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     t.equal((await g.a.api('POST', '/api/devices', { body: { sn: 'CONSOLE2' } })).status, 201);
     await sim.handshake();
     const now = Date.now();
-    for (const [pin, ago] of [['1001', 60_000], ['1002', 120_000], ['1003', 180_000]] as const) t.ok(await sim.punch(pin, new Date(now - ago)), `punch of ${pin} stored`);
+    for (const [pin, ago] of [
+      ['1001', 60_000],
+      ['1002', 120_000],
+      ['1003', 180_000],
+    ] as const)
+      t.ok(await sim.punch(pin, new Date(now - ago)), `punch of ${pin} stored`);
     await sim.stop();
     const stored = await g.a.api<{ data: { timestamp: string }[] }>('GET', '/api/attendance');
-    t.same(stored.body.data.map((a) => a.timestamp).sort(), [180_000, 120_000, 60_000].map((ago) => new Date(Math.floor((now - ago) / 1000) * 1000).toISOString()), 'stored at the instants punched');
+    t.same(
+      stored.body.data.map((a) => a.timestamp).sort(),
+      [180_000, 120_000, 60_000].map((ago) => new Date(Math.floor((now - ago) / 1000) * 1000).toISOString()),
+      'stored at the instants punched',
+    );
     await page.getByRole('link', { name: 'Attendance' }).click();
     await page.getByRole('heading', { name: 'Attendance', level: 1 }).waitFor();
     await page.getByText('3 records.').waitFor();
@@ -187,7 +213,19 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     t.equal(exportUrl.searchParams.get('pin'), '1002', 'the filter on screen');
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date());
     const from = new Date(exportUrl.searchParams.get('from') ?? '');
-    t.equal(new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit' }).format(from), `${today}, 00:00`, 'from = local midnight in Tokyo');
+    t.equal(
+      new Intl.DateTimeFormat('en-CA', {
+        timeZone: ZONE,
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+      }).format(from),
+      `${today}, 00:00`,
+      'from = local midnight in Tokyo',
+    );
     t.equal(from.getUTCHours(), 15, 'which is 15:00 UTC the day before');
     const saved = await readFile((await download.path()) as string, 'utf8');
     const api = await g.a.api<string>('GET', `/api/attendance.csv${exportUrl.search}`);
@@ -209,7 +247,11 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     for (const link of ['Devices', 'Users', 'Attendance']) {
       await page.getByRole('link', { name: link, exact: true }).click();
       await page.getByRole('heading', { name: link, level: 1 }).waitFor();
-      t.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, `${link}: no sideways scrolling on a phone`);
+      t.equal(
+        await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+        true,
+        `${link}: no sideways scrolling on a phone`,
+      );
       await b.shot(page, `phone-${link.toLowerCase()}`);
     }
     await page.getByRole('link', { name: 'Devices', exact: true }).click();
@@ -239,12 +281,20 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     const p = await b.page();
     await p.goto(`${url}/console/`);
     await p.getByRole('heading', { name: 'BioGate console' }).waitFor();
-    await p.evaluate("{ const s = document.createElement('script'); s.textContent = 'window.__inlineRan = true'; document.body.append(s); }");
+    await p.evaluate(
+      "{ const s = document.createElement('script'); s.textContent = 'window.__inlineRan = true'; document.body.append(s); }",
+    );
     t.equal(await p.evaluate('window.__inlineRan === true'), false, 'an injected inline script does not run');
     const outcome = await p.evaluate("fetch('http://203.0.113.9/x').then(() => 'fetched', (e) => 'blocked: ' + e.message)");
     t.match(outcome, /^blocked/, 'a fetch to another host is refused');
-    t.ok(p.problems.some((m) => /^CSP: .*inline script/.test(m)), 'the browser reported the inline script as a CSP violation');
-    t.ok(p.problems.some((m) => /^CSP: .*203\.0\.113\.9/.test(m)), 'and the fetch');
+    t.ok(
+      p.problems.some((m) => /^CSP: .*inline script/.test(m)),
+      'the browser reported the inline script as a CSP violation',
+    );
+    t.ok(
+      p.problems.some((m) => /^CSP: .*203\.0\.113\.9/.test(m)),
+      'and the fetch',
+    );
     await p.context().close();
   });
 

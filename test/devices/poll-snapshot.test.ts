@@ -31,8 +31,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 t.test('a comm key set through the API is required on the very next poll (device.updated drops the snapshot)', async (t) => {
   const app = await startApp(t);
   t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0001' })).res.status, 201);
-  for (let i = 0; i < 3; i++) t.same(await poll(app, 'SNAP0001'), { status: 200, text: 'OK' }, 'idle polls, answered from the snapshot after the first');
-  t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0001', comm_key: '20261124' })).res.status, 200, 're-assigned with a comm key');
+  for (let i = 0; i < 3; i++)
+    t.same(await poll(app, 'SNAP0001'), { status: 200, text: 'OK' }, 'idle polls, answered from the snapshot after the first');
+  t.equal(
+    (await api(app, 'POST', '/api/devices', { sn: 'SNAP0001', comm_key: '20261124' })).res.status,
+    200,
+    're-assigned with a comm key',
+  );
   t.equal((await poll(app, 'SNAP0001'))?.status, 401, 'the next poll without the key is refused');
   t.same(await poll(app, 'SNAP0001', 10_000, '20261124'), { status: 200, text: 'OK' }, 'with it, answered');
 });
@@ -46,7 +51,7 @@ t.test('a command queued through the API goes out on the very next poll after id
   t.match((await poll(app, 'SNAP0002'))?.text, new RegExp(`^C:${(body as { id: number }).id}:INFO`), 'delivered at once');
 });
 
-t.test('a command written behind every event\'s back is still delivered, within the trust period', async (t) => {
+t.test("a command written behind every event's back is still delivered, within the trust period", async (t) => {
   const trustedMs = 1_500;
   const app = await startApp(t, { runtime: { pollTrust: { untrustedMs: 1_000, trustedMs } } });
   t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0003' })).res.status, 201);
@@ -61,23 +66,27 @@ t.test('a command written behind every event\'s back is still delivered, within 
   t.match((await poll(app, 'SNAP0003'))?.text, new RegExp(`^C:${command.id}:INFO`), 'the store was asked again');
 });
 
-t.test('SQLite: a command another process writes without announcing it reaches a held poll (the file is watched)', { skip: TEST_STORE === 'mongodb' && 'SQLite only: another connection to the same file' }, async (t) => {
-  // Held for 30 s and trusted for 60: only the watch of the file can bring the command in time.
-  const app = await startApp(t, { config: { longpollS: 30 }, runtime: { pollTrust: { untrustedMs: 1_000, trustedMs: 60_000 } } });
-  t.ok(app.app.feed.clustered, 'the feed follows the other processes on the file');
-  t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0006' })).res.status, 201);
-  t.equal(await poll(app, 'SNAP0006', 300), undefined, 'assigned and idle: the poll is held');
-  const held = poll(app, 'SNAP0006', 20_000);
-  await waitFor(() => app.app.hub.presence.isOnline('SNAP0006'), 5_000, 'the poll held');
-  await sleep(200);
-  const other = openSqliteStore(app.storePath as string);
-  const command = await other.commands.create(
-    { location_id: app.locationId, sn: 'SNAP0006', command: 'info', params: null, priority: 0, origin: 'api', expires_at: null },
-    new Date().toISOString(),
-  );
-  await other.close();
-  t.match((await held)?.text, new RegExp(`^C:${command.id}:INFO`), 'the held poll answered with it, long before its 30 s');
-});
+t.test(
+  'SQLite: a command another process writes without announcing it reaches a held poll (the file is watched)',
+  { skip: TEST_STORE === 'mongodb' && 'SQLite only: another connection to the same file' },
+  async (t) => {
+    // Held for 30 s and trusted for 60: only the watch of the file can bring the command in time.
+    const app = await startApp(t, { config: { longpollS: 30 }, runtime: { pollTrust: { untrustedMs: 1_000, trustedMs: 60_000 } } });
+    t.ok(app.app.feed.clustered, 'the feed follows the other processes on the file');
+    t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0006' })).res.status, 201);
+    t.equal(await poll(app, 'SNAP0006', 300), undefined, 'assigned and idle: the poll is held');
+    const held = poll(app, 'SNAP0006', 20_000);
+    await waitFor(() => app.app.hub.presence.isOnline('SNAP0006'), 5_000, 'the poll held');
+    await sleep(200);
+    const other = openSqliteStore(app.storePath as string);
+    const command = await other.commands.create(
+      { location_id: app.locationId, sn: 'SNAP0006', command: 'info', params: null, priority: 0, origin: 'api', expires_at: null },
+      new Date().toISOString(),
+    );
+    await other.close();
+    t.match((await held)?.text, new RegExp(`^C:${command.id}:INFO`), 'the held poll answered with it, long before its 30 s');
+  },
+);
 
 t.test('a disabled location and an unassigned device are seen on the next poll: answered at once, not held', async (t) => {
   const app = await startApp(t, { config: { adminToken: ADMIN_TOKEN, longpollS: 30 } });
@@ -88,7 +97,11 @@ t.test('a disabled location and an unassigned device are seen on the next poll: 
   t.equal((await api(app, 'DELETE', '/api/devices/SNAP0005')).res.status, 200, 'unassigned');
   t.same(await poll(app, 'SNAP0005', 5_000), { status: 200, text: 'OK' }, 'unassigned: answered at once');
 
-  t.equal((await api(app, 'PATCH', `/admin/locations/${app.locationId}`, { is_active: false }, ADMIN_TOKEN)).res.status, 200, 'location disabled');
+  t.equal(
+    (await api(app, 'PATCH', `/admin/locations/${app.locationId}`, { is_active: false }, ADMIN_TOKEN)).res.status,
+    200,
+    'location disabled',
+  );
   t.same(await poll(app, 'SNAP0004', 5_000), { status: 200, text: 'OK' }, 'its terminal: answered at once');
 });
 
@@ -138,14 +151,14 @@ t.test('two nodes: a command queued on A reaches the terminal polling B, a comm 
   t.equal(await meOnB(), 200, 'B accepts the new token (and keeps it)');
   await a.app.locations.revokeToken(issued.id);
   let refusedOnB = false;
-  for (const until = Date.now() + 5_000; !refusedOnB && Date.now() < until; ) {
+  for (const until = Date.now() + 5_000; !refusedOnB && Date.now() < until;) {
     refusedOnB = (await meOnB()) === 401;
     if (!refusedOnB) await sleep(50);
   }
   t.ok(refusedOnB, 'B refuses the token A revoked');
 });
 
-t.test('idle polls answered from the actor\'s state still check the comm key (throttled like any) and count as seen', async (t) => {
+t.test("idle polls answered from the actor's state still check the comm key (throttled like any) and count as seen", async (t) => {
   const app = await startApp(t);
   t.equal((await api(app, 'POST', '/api/devices', { sn: 'SNAP0007', comm_key: '4242' })).res.status, 201);
   for (let i = 0; i < 5; i++) t.same(await poll(app, 'SNAP0007', 10_000, '4242'), { status: 200, text: 'OK' }, 'with its key: answered');
@@ -154,7 +167,11 @@ t.test('idle polls answered from the actor\'s state still check the comm key (th
   const statuses: number[] = [];
   for (let i = 0; i < 4; i++) statuses.push((await poll(app, 'SNAP0007', 10_000, '9999'))?.status ?? 0);
   t.same(statuses, [401, 401, 401, 401], 'a wrong key: refused every time');
-  t.equal((await poll(app, 'SNAP0007', 10_000, '4242'))?.status, 401, 'after repeated wrong keys the serial is throttled: even the right key waits');
+  t.equal(
+    (await poll(app, 'SNAP0007', 10_000, '4242'))?.status,
+    401,
+    'after repeated wrong keys the serial is throttled: even the right key waits',
+  );
   const metrics = await (await fetch(`${app.url}/metrics`)).text();
   t.match(metrics, /biogate_device_auth_refused_total\{[^}]*reason="comm_key"[^}]*\} 4\b/, 'each wrong key counted once');
 });

@@ -38,9 +38,16 @@ t.test('a flush of many terminals lets other work run between its batches, and w
   });
   await presence.flush();
   const seenMidway = await meanwhile;
-  t.ok(seenMidway !== undefined && seenMidway > 0 && seenMidway < TERMINALS, `other work ran mid-flush (${seenMidway} of ${TERMINALS} written then)`);
+  t.ok(
+    seenMidway !== undefined && seenMidway > 0 && seenMidway < TERMINALS,
+    `other work ran mid-flush (${seenMidway} of ${TERMINALS} written then)`,
+  );
   t.equal(await written(), TERMINALS, 'every terminal written at the end');
-  t.equal((await store.devices.getBySerial(serial(7)))?.last_seen, new Date(at + 7).toISOString(), 'the value written is the time the terminal was seen');
+  t.equal(
+    (await store.devices.getBySerial(serial(7)))?.last_seen,
+    new Date(at + 7).toISOString(),
+    'the value written is the time the terminal was seen',
+  );
   t.equal((await store.devices.getBySerial(serial(7)))?.last_address, '10.0.0.1');
 });
 

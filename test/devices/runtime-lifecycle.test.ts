@@ -11,14 +11,22 @@ import t from 'tap';
 import { zkEncode } from '../../protocols/index.js';
 import { bearer, DAY_MS, fakeClock, fetchJson, jsonBody, startApp, tempDir, type StartOptions } from '../helpers/app.js';
 
-interface CommandView { id: number; status: string; response: string | null; error_message: string | null; result: Record<string, unknown> | null }
+interface CommandView {
+  id: number;
+  status: string;
+  response: string | null;
+  error_message: string | null;
+  result: Record<string, unknown> | null;
+}
 
 async function setup(tt: Parameters<typeof startApp>[0], options: StartOptions = {}) {
   const app = await startApp(tt, options);
-  const api = async (method: string, path: string, body?: unknown) => fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
+  const api = async (method: string, path: string, body?: unknown) =>
+    fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
   /** One terminal speaking raw HTTP. */
   const terminal = (sn: string, key?: string) => {
-    const q = (path: string) => `${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=${sn}${key === undefined ? '' : `&ComKey=${key}`}`;
+    const q = (path: string) =>
+      `${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=${sn}${key === undefined ? '' : `&ComKey=${key}`}`;
     return {
       get: async (path: string) => {
         const res = await fetch(q(path));
@@ -75,7 +83,11 @@ t.test('v3 door-open refused as unsupported: AC_UNLOCK once, then chosen up fron
   const open = await queue({ sn: 'FALLV301', command: 'door-open', params: { door_id: 1, duration: 5 } });
   t.equal((await dev.get('getrequest')).text, `C:${open.id}:CONTROL DEVICE 01010105`);
   t.equal((await dev.post('devicecmd', `ID=${open.id}&Return=-1002&CMD=CONTROL DEVICE`)).text, 'OK');
-  t.match(await command(open.id), { status: 'sent', sent_at: String }, '[COMMANDS §2.5] queued again with the fallback: still sent to the API (never back to pending)');
+  t.match(
+    await command(open.id),
+    { status: 'sent', sent_at: String },
+    '[COMMANDS §2.5] queued again with the fallback: still sent to the API (never back to pending)',
+  );
   t.equal((await dev.get('getrequest')).text, `C:${open.id}:AC_UNLOCK`, 'same id, fallback wire');
   await dev.post('devicecmd', `ID=${open.id}&Return=0&CMD=AC_UNLOCK`);
   const done = await command(open.id);
@@ -133,7 +145,11 @@ t.test('v2 check-attendance: −1 retried with T times then failed; −1002 → 
   t.same(reuploaded.result, { note: 'range query unsupported; full re-upload requested', records: 2, stored: 2 });
 
   const learned = await queue({ sn: 'SAMPLEA32C', command: 'check-attendance', params: {} });
-  t.equal((await dev.get('getrequest')).text, `C:${learned.id}:CHECK`, 'DATA QUERY ATTLOG is known unsupported now: straight to the fallback');
+  t.equal(
+    (await dev.get('getrequest')).text,
+    `C:${learned.id}:CHECK`,
+    'DATA QUERY ATTLOG is known unsupported now: straight to the fallback',
+  );
 });
 
 t.test('v3 check-attendance keeps only rows inside the window and reports the counts', async (t) => {
@@ -143,13 +159,17 @@ t.test('v3 check-attendance keeps only rows inside the window and reports the co
   const q = await queue({ sn: 'CHKATT03', command: 'check-attendance', params: { startDate: '2026-02-01', endDate: '2026-02-01' } });
   t.equal((await dev.get('getrequest')).text, `C:${q.id}:DATA QUERY tablename=transaction,fielddesc=*,filter=*`);
   // [PUSH-v3 §13.1] time_second is the packed wall clock.
-  const at = (day: number, hour: number, minute: number, second: number) => zkEncode({ year: 2026, month: day === 31 ? 1 : 2, day, hour, minute, second });
+  const at = (day: number, hour: number, minute: number, second: number) =>
+    zkEncode({ year: 2026, month: day === 31 ? 1 : 2, day, hour, minute, second });
   const rows = [
     `transaction cardno=0\tpin=11\tverified=1\tdoorid=1\teventtype=0\tinoutstate=0\ttime_second=${at(31, 23, 59, 59)}`,
     `transaction cardno=0\tpin=12\tverified=1\tdoorid=1\teventtype=0\tinoutstate=0\ttime_second=${at(1, 8, 0, 0)}`,
     `transaction cardno=0\tpin=13\tverified=1\tdoorid=1\teventtype=0\tinoutstate=0\ttime_second=${at(1, 17, 30, 0)}`,
   ];
-  const up = await dev.post(`querydata?type=tabledata&cmdid=${q.id}&tablename=transaction&count=3&packcnt=1&packidx=1`, `${rows.join('\n')}\n`);
+  const up = await dev.post(
+    `querydata?type=tabledata&cmdid=${q.id}&tablename=transaction&count=3&packcnt=1&packidx=1`,
+    `${rows.join('\n')}\n`,
+  );
   t.equal(up.status, 200);
   await dev.post('devicecmd', `ID=${q.id}&Return=0&CMD=DATA`);
   const done = await command(q.id);
@@ -173,7 +193,11 @@ t.test('a restart between the lines of a multi-line command loses nothing', asyn
 
   const second = await setup(t, { storePath, config: { bootstrap: 'off' } });
   const api = async (path: string) => fetchJson(`${second.app.url}${path}`, { headers: bearer(first.app.token) });
-  t.equal(((await api(`/api/commands/${String(head)}`)).body as CommandView).status, 'sent', 'waiting for its second line across the restart');
+  t.equal(
+    ((await api(`/api/commands/${String(head)}`)).body as CommandView).status,
+    'sent',
+    'waiting for its second line across the restart',
+  );
   await second.terminal('RESTART3').post('devicecmd', `ID=${child}&Return=0&CMD=DATA`);
   const done = (await api(`/api/commands/${String(head)}`)).body as CommandView;
   t.equal(done.status, 'success');
@@ -193,7 +217,11 @@ t.test('retention: attendance and finished commands older than BIOGATE_RETENTION
   const open = await queue({ sn: 'RETAIN01', command: 'info' });
   clock.advance(31 * DAY_MS);
   const pruned = await app.app.hub.pruneRetention();
-  t.same(pruned, { attendance: 2, commands: 1, records: 2 }, 'the punch from January, the February one now too, the finished command, the raw records');
+  t.same(
+    pruned,
+    { attendance: 2, commands: 1, records: 2 },
+    'the punch from January, the February one now too, the finished command, the raw records',
+  );
   t.equal((await api('GET', `/api/commands/${old.id}`)).res.status, 404);
   t.equal((await command(open.id)).status, 'pending', 'unfinished commands are never pruned');
   t.same(await app.app.hub.pruneRetention(), { attendance: 0, commands: 0, records: 0 });
@@ -201,48 +229,76 @@ t.test('retention: attendance and finished commands older than BIOGATE_RETENTION
 
 const openssl = spawnSync('openssl', ['version'], { stdio: 'ignore', timeout: 10_000 });
 
-t.test('firmware-upgrade: BioGate downloads the HTTPS file, checks size and MD5, serves it only to the device it offered it to', { skip: openssl.status === 0 ? false : 'openssl is not installed: cannot make a certificate for the firmware server' }, async (t) => {
-  const dir = await tempDir(t);
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore', timeout: 60_000 });
-  const firmware = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256));
-  let downloads = 0;
-  const server = createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (req, res) => {
-    downloads++;
-    if (req.url === '/fw.bin') res.end(firmware);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const md5 = createHash('md5').update(firmware).digest('hex');
+t.test(
+  'firmware-upgrade: BioGate downloads the HTTPS file, checks size and MD5, serves it only to the device it offered it to',
+  { skip: openssl.status === 0 ? false : 'openssl is not installed: cannot make a certificate for the firmware server' },
+  async (t) => {
+    const dir = await tempDir(t);
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-days',
+        '1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore', timeout: 60_000 },
+    );
+    const firmware = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256));
+    let downloads = 0;
+    const server = createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (req, res) => {
+      downloads++;
+      if (req.url === '/fw.bin') res.end(firmware);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const md5 = createHash('md5').update(firmware).digest('hex');
 
-  const { api, terminal, command, queue } = await setup(t, { config: { firmwareCaFile: cert } });
-  await api('POST', '/api/devices', { sn: 'FIRMWARE1' });
-  await api('POST', '/api/devices', { sn: 'FIRMWARE2' });
-  const dev = terminal('FIRMWARE1');
-  const url = `${base}/fw.bin`;
-  const t0 = await queue({ sn: 'FIRMWARE1', command: 'firmware-upgrade', params: { url, checksum: md5, size: firmware.length } });
-  t.equal((await dev.get(`file?url=${encodeURIComponent(url)}`)).status, 404, 'not offered yet: the command is still pending');
-  t.equal((await dev.get('getrequest')).text, `C:${t0.id}:UPGRADE checksum=${md5},url=${url},size=${firmware.length}`);
-  const served = await dev.get(`file?url=${encodeURIComponent(url)}`);
-  t.equal(served.status, 200);
-  t.ok(Buffer.from(served.text, 'base64').equals(firmware), '[COMMANDS §4.22] method 1 content is the file, base64');
-  await dev.get(`file?url=${encodeURIComponent(url)}`);
-  t.equal(downloads, 1, 'downloaded once, served from the cache after');
-  t.equal((await terminal('FIRMWARE2').get(`file?url=${encodeURIComponent(url)}`)).status, 404, 'another device was offered nothing');
-  t.equal((await dev.get(`file?url=${encodeURIComponent(`${base}/other.bin`)}`)).status, 404, 'an url BioGate did not offer');
-  await dev.post('devicecmd', `ID=${t0.id}&Return=0&CMD=UPGRADE`);
-  t.equal((await command(t0.id)).status, 'success');
+    const { api, terminal, command, queue } = await setup(t, { config: { firmwareCaFile: cert } });
+    await api('POST', '/api/devices', { sn: 'FIRMWARE1' });
+    await api('POST', '/api/devices', { sn: 'FIRMWARE2' });
+    const dev = terminal('FIRMWARE1');
+    const url = `${base}/fw.bin`;
+    const t0 = await queue({ sn: 'FIRMWARE1', command: 'firmware-upgrade', params: { url, checksum: md5, size: firmware.length } });
+    t.equal((await dev.get(`file?url=${encodeURIComponent(url)}`)).status, 404, 'not offered yet: the command is still pending');
+    t.equal((await dev.get('getrequest')).text, `C:${t0.id}:UPGRADE checksum=${md5},url=${url},size=${firmware.length}`);
+    const served = await dev.get(`file?url=${encodeURIComponent(url)}`);
+    t.equal(served.status, 200);
+    t.ok(Buffer.from(served.text, 'base64').equals(firmware), '[COMMANDS §4.22] method 1 content is the file, base64');
+    await dev.get(`file?url=${encodeURIComponent(url)}`);
+    t.equal(downloads, 1, 'downloaded once, served from the cache after');
+    t.equal((await terminal('FIRMWARE2').get(`file?url=${encodeURIComponent(url)}`)).status, 404, 'another device was offered nothing');
+    t.equal((await dev.get(`file?url=${encodeURIComponent(`${base}/other.bin`)}`)).status, 404, 'an url BioGate did not offer');
+    await dev.post('devicecmd', `ID=${t0.id}&Return=0&CMD=UPGRADE`);
+    t.equal((await command(t0.id)).status, 'success');
 
-  const bad = await queue({ sn: 'FIRMWARE1', command: 'firmware-upgrade', params: { url, checksum: 'f'.repeat(32), size: firmware.length } });
-  await dev.get('getrequest');
-  t.equal((await dev.get(`file?url=${encodeURIComponent(url)}`)).status, 404);
-  const failed = await command(bad.id);
-  t.equal(failed.status, 'failed');
-  t.match(failed.error_message, /^firmware checksum mismatch: MD5 [0-9a-f]{32}, command says f{32}$/);
-});
+    const bad = await queue({
+      sn: 'FIRMWARE1',
+      command: 'firmware-upgrade',
+      params: { url, checksum: 'f'.repeat(32), size: firmware.length },
+    });
+    await dev.get('getrequest');
+    t.equal((await dev.get(`file?url=${encodeURIComponent(url)}`)).status, 404);
+    const failed = await command(bad.id);
+    t.equal(failed.status, 'failed');
+    t.match(failed.error_message, /^firmware checksum mismatch: MD5 [0-9a-f]{32}, command says f{32}$/);
+  },
+);
 
 t.test('unknown upload tables are acknowledged (so the device moves on) and counted in /metrics', async (t) => {
   const { app, api, terminal } = await setup(t);

@@ -4,15 +4,30 @@ import t from 'tap';
 import { createSimulatedDevice, type SimulatedDevice } from '../../src/simulator/index.js';
 import { bearer, fakeClock, fetchJson, jsonBody, startApp, waitFor } from '../helpers/app.js';
 
-interface CommandView { id: number; status: string; response: string | null; error_message: string | null; result: unknown; sent_at: string | null; acknowledged_at: string | null }
+interface CommandView {
+  id: number;
+  status: string;
+  response: string | null;
+  error_message: string | null;
+  result: unknown;
+  sent_at: string | null;
+  acknowledged_at: string | null;
+}
 
 async function setup(tt: Parameters<typeof startApp>[0], config: Parameters<typeof startApp>[1] = {}) {
   const app = await startApp(tt, config);
-  const api = async (method: string, path: string, body?: unknown) => fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
+  const api = async (method: string, path: string, body?: unknown) =>
+    fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
   return { app, api };
 }
 
-function simulate(tt: { teardown(fn: () => Promise<void> | void): void }, url: string, sn: string, protocol: 'v2' | 'v3', extra: Partial<Parameters<typeof createSimulatedDevice>[0]> = {}): SimulatedDevice {
+function simulate(
+  tt: { teardown(fn: () => Promise<void> | void): void },
+  url: string,
+  sn: string,
+  protocol: 'v2' | 'v3',
+  extra: Partial<Parameters<typeof createSimulatedDevice>[0]> = {},
+): SimulatedDevice {
   const device = createSimulatedDevice({ url, sn, protocol, pollDelayMs: 100, fast: true, requestTimeoutMs: 30_000, ...extra });
   tt.teardown(() => device.stop());
   return device;
@@ -36,7 +51,11 @@ t.test('v2 terminal: handshake, user sync with the exact wire string, info resul
   const sim = simulate(t, app.url, 'RTV20001', 'v2');
   sim.start();
   await waitFor(() => sim.users().has('1001'), 15_000, 'user 1001 on the v2 terminal');
-  t.ok(sim.executed().some((c) => c.command === 'DATA UPDATE USERINFO PIN=1001\tName=Ann Lee\tPri=0\tPasswd=\tCard=123456789\tGrp=1\tTZ=0000000100000000'));
+  t.ok(
+    sim
+      .executed()
+      .some((c) => c.command === 'DATA UPDATE USERINFO PIN=1001\tName=Ann Lee\tPri=0\tPasswd=\tCard=123456789\tGrp=1\tTZ=0000000100000000'),
+  );
 
   const device = (await api('GET', '/api/devices/RTV20001')).body as { version: string; registered_at: string | null; is_active: boolean };
   t.equal(device.version, '2.0.0');
@@ -60,7 +79,11 @@ t.test('v3 terminal: registration, user + userauthorize with child ids, door-ope
   const sim = simulate(t, app.url, 'RTV30001', 'v3', { pollDelayMs: 60_000 });
   sim.start();
   await waitFor(() => sim.users().has('7') && sim.authorizations('7').length > 0, 15_000, 'user 7 authorised on the v3 terminal');
-  const device = (await api('GET', '/api/devices/RTV30001')).body as { version: string; registry_code: string | null; session_id: string | null };
+  const device = (await api('GET', '/api/devices/RTV30001')).body as {
+    version: string;
+    registry_code: string | null;
+    session_id: string | null;
+  };
   t.equal(device.version, '3.0.0');
   t.match(device.registry_code, /^[A-Za-z0-9]{10,32}$/);
   t.ok(device.session_id);
@@ -68,7 +91,8 @@ t.test('v3 terminal: registration, user + userauthorize with child ids, door-ope
   // The terminal now waits in a held poll (its own delay is 60 s): a new command must be answered at once.
   await new Promise((r) => setTimeout(r, 500));
   const before = Date.now();
-  const queued = (await api('POST', '/api/commands', { sn: 'RTV30001', command: 'door-open', params: { door_id: 1, duration: 7 } })).body as CommandView;
+  const queued = (await api('POST', '/api/commands', { sn: 'RTV30001', command: 'door-open', params: { door_id: 1, duration: 7 } }))
+    .body as CommandView;
   const done = await commandDone(api, queued.id, 10_000);
   t.equal(done.status, 'success');
   t.ok(Date.now() - before < 8_000, 'delivered through the held poll, not the next scheduled poll');
@@ -98,12 +122,18 @@ t.test('attendance upload is stored once when re-sent, with UTC from the locatio
     t.equal(res.status, 200);
     t.match(await res.text(), /^OK: ?2$/);
   }
-  const page = (await api('GET', '/api/attendance')).body as { total: number; data: { pin: string; timestamp: string; local_time: string }[] };
+  const page = (await api('GET', '/api/attendance')).body as {
+    total: number;
+    data: { pin: string; timestamp: string; local_time: string }[];
+  };
   t.equal(page.total, 2);
-  t.same(page.data.map((a) => [a.pin, a.local_time, a.timestamp]), [
-    ['1002', '2026-07-01 08:05:00', '2026-07-01T06:05:00.000Z'],
-    ['1001', '2026-07-01 08:00:00', '2026-07-01T06:00:00.000Z'],
-  ]);
+  t.same(
+    page.data.map((a) => [a.pin, a.local_time, a.timestamp]),
+    [
+      ['1002', '2026-07-01 08:05:00', '2026-07-01T06:05:00.000Z'],
+      ['1001', '2026-07-01 08:00:00', '2026-07-01T06:00:00.000Z'],
+    ],
+  );
 });
 
 t.test('unassigned serials: valid protocol replies, recorded, no commands, punches refused until assigned', async (t) => {
@@ -146,7 +176,10 @@ t.test('results: negative Return fails with the code meaning; unknown ids are ig
   const cmd = (await api('POST', '/api/commands', { sn: 'RTRES001', command: 'clear-log' })).body as CommandView;
   await fetch(`${app.url}/iclock/cdata?SN=RTRES001&options=all&pushver=2.4.1`);
   t.match(await (await fetch(`${app.url}/iclock/getrequest?SN=RTRES001`)).text(), new RegExp(`^C:${cmd.id}:CLEAR LOG$`));
-  const res = await fetch(`${app.url}/iclock/devicecmd?SN=RTRES001`, { method: 'POST', body: `ID=${cmd.id}&Return=-1002&CMD=CLEAR_LOG\nID=999999&Return=0&CMD=INFO\n` });
+  const res = await fetch(`${app.url}/iclock/devicecmd?SN=RTRES001`, {
+    method: 'POST',
+    body: `ID=${cmd.id}&Return=-1002&CMD=CLEAR_LOG\nID=999999&Return=0&CMD=INFO\n`,
+  });
   t.equal(await res.text(), 'OK');
   const done = (await api('GET', `/api/commands/${cmd.id}`)).body as CommandView;
   t.equal(done.status, 'failed');
@@ -159,7 +192,12 @@ t.test('garbage device requests are answered without a crash', async (t) => {
   t.equal((await fetch(`${app.url}/iclock/cdata`)).status, 400);
   t.equal((await fetch(`${app.url}/iclock/nowhere?SN=X1`)).status, 404);
   const junk = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256));
-  for (const path of ['cdata?SN=JUNK1&table=ATTLOG', 'devicecmd?SN=JUNK1', 'cdata?SN=JUNK1&table=OPERLOG', 'querydata?SN=JUNK1&type=tabledata&tablename=user&count=1&cmdid=1']) {
+  for (const path of [
+    'cdata?SN=JUNK1&table=ATTLOG',
+    'devicecmd?SN=JUNK1',
+    'cdata?SN=JUNK1&table=OPERLOG',
+    'querydata?SN=JUNK1&type=tabledata&tablename=user&count=1&cmdid=1',
+  ]) {
     const res = await fetch(`${app.url}/iclock/${path}`, { method: 'POST', body: junk });
     t.ok(res.status < 500 || res.status === 503, `${path} → ${res.status}`);
   }

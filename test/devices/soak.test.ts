@@ -20,8 +20,19 @@ const TERMINALS = [
   { sn: 'SOAKV302', protocol: 'v3' as const },
 ];
 
-interface CommandView { id: number; sn: string; command: string; status: string; error_message: string | null; params: Record<string, unknown> | null }
-interface UserView { pin: number; first_name: string | null; last_name: string | null }
+interface CommandView {
+  id: number;
+  sn: string;
+  command: string;
+  status: string;
+  error_message: string | null;
+  params: Record<string, unknown> | null;
+}
+interface UserView {
+  pin: number;
+  first_name: string | null;
+  last_name: string | null;
+}
 
 t.test(`soak: ${OPS} random operations, dropped requests and a restart; seed ${SEED}`, async (t) => {
   const rng = seeded(SEED);
@@ -37,7 +48,16 @@ t.test(`soak: ${OPS} random operations, dropped requests and a restart; seed ${S
   const sims = new Map<string, SimulatedDevice>();
   for (const { sn, protocol } of TERMINALS) {
     await api('POST', '/api/devices', { sn, ...(protocol === 'v3' ? { version: '3.0.0' } : {}) });
-    const sim = createSimulatedDevice({ url, sn, protocol, pollDelayMs: 20, retryDelayMs: 50, fast: true, requestTimeoutMs: 10_000, seed: SEED });
+    const sim = createSimulatedDevice({
+      url,
+      sn,
+      protocol,
+      pollDelayMs: 20,
+      retryDelayMs: 50,
+      fast: true,
+      requestTimeoutMs: 10_000,
+      seed: SEED,
+    });
     t.teardown(() => sim.stop());
     sims.set(sn, sim);
     sim.start();
@@ -53,7 +73,11 @@ t.test(`soak: ${OPS} random operations, dropped requests and a restart; seed ${S
     else if (roll < 0.65) await api('DELETE', `/api/users/${pin}`);
     else if (roll < 0.7) await api('DELETE', '/api/users/clear', { pins: [pin, rng.int(1, 25)] });
     else if (roll < 0.8) {
-      const { res, body } = await api('POST', '/api/commands', { sn: rng.pick(TERMINALS).sn, command: rng.pick(['info', 'door-unlock']), expires_in: 86_400 });
+      const { res, body } = await api('POST', '/api/commands', {
+        sn: rng.pick(TERMINALS).sn,
+        command: rng.pick(['info', 'door-unlock']),
+        expires_in: 86_400,
+      });
       if (res.status === 201) apiCommands.push((body as CommandView).id);
     } else if (roll < 0.9) {
       // A dropped exchange: the terminal is cut off mid-request and comes back.
@@ -77,7 +101,7 @@ t.test(`soak: ${OPS} random operations, dropped requests and a restart; seed ${S
   // Time only jumps once the terminals are quiet (nothing settled for 500 ms of real time): an op
   // still in a terminal's hands on a loaded machine is late, not lost, and must not use up its retries.
   const quiet = async () => {
-    for (let last = await open(), calm = 0; calm < 5; ) {
+    for (let last = await open(), calm = 0; calm < 5;) {
       await new Promise((r) => setTimeout(r, 100));
       const now = await open();
       calm = now === last ? calm + 1 : 0;
@@ -119,11 +143,18 @@ t.test(`soak: ${OPS} random operations, dropped requests and a restart; seed ${S
   for (const id of apiCommands) {
     const c = (await api('GET', `/api/commands/${id}`)).body as CommandView;
     const codes = returned.get(id) ?? [];
-    if (c.status === 'success' && !codes.some((code) => code !== null && code >= 0)) t.fail(`command ${id} (${c.command}) success, never executed successfully: ${JSON.stringify(codes)}`);
+    if (c.status === 'success' && !codes.some((code) => code !== null && code >= 0))
+      t.fail(`command ${id} (${c.command}) success, never executed successfully: ${JSON.stringify(codes)}`);
     if (c.command === 'door-unlock' && codes.length > 1) t.fail(`door-unlock ${id} executed ${codes.length} times`);
-    if (c.status === 'failed' && codes.length > 0 && c.error_message !== 'no result from device'
-      && !codes.some((code) => code !== null && code < 0 && c.error_message?.startsWith(`device returned ${code}:`) === true)) {
-      t.fail(`command ${id} executed, yet failed with a code the terminal did not return: ${c.error_message} (returned ${JSON.stringify(codes)})`);
+    if (
+      c.status === 'failed' &&
+      codes.length > 0 &&
+      c.error_message !== 'no result from device' &&
+      !codes.some((code) => code !== null && code < 0 && c.error_message?.startsWith(`device returned ${code}:`) === true)
+    ) {
+      t.fail(
+        `command ${id} executed, yet failed with a code the terminal did not return: ${c.error_message} (returned ${JSON.stringify(codes)})`,
+      );
     }
   }
   t.pass(`${apiCommands.length} API commands checked against what the terminals executed`);

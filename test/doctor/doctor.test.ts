@@ -16,7 +16,27 @@ const noOpenssl = openssl.status === 0 ? false : 'openssl is not installed: cann
 function selfSigned(dir: string, name: string, days = 30): { cert: string; key: string } {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${name}`, '-days', String(days), '-keyout', key, '-out', cert], { stdio: 'ignore', timeout: 30_000 });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      `/CN=${name}`,
+      '-days',
+      String(days),
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore', timeout: 30_000 },
+  );
   return { cert, key };
 }
 
@@ -39,14 +59,26 @@ t.test('healthy: every check ok, exit 0', { skip: noOpenssl }, async (t) => {
   const { cert, key } = selfSigned(dir, 'gateway');
   const ca = selfSigned(dir, 'broker-ca');
   const env = {
-    BIOGATE_STORE: `sqlite:${join(dir, 'data', 'biogate.db')}`, BIOGATE_HOST: '127.0.0.1', BIOGATE_PORT: String(await freePort()),
-    BIOGATE_TLS_CERT: cert, BIOGATE_TLS_KEY: key, BIOGATE_MQTT: 'mqtts://broker.example:8883', BIOGATE_MQTT_CA_FILE: ca.cert,
+    BIOGATE_STORE: `sqlite:${join(dir, 'data', 'biogate.db')}`,
+    BIOGATE_HOST: '127.0.0.1',
+    BIOGATE_PORT: String(await freePort()),
+    BIOGATE_TLS_CERT: cert,
+    BIOGATE_TLS_KEY: key,
+    BIOGATE_MQTT: 'mqtts://broker.example:8883',
+    BIOGATE_MQTT_CA_FILE: ca.cert,
   };
   const r = await cli(['doctor', '--json'], env);
   t.equal(r.code, 0, r.stdout);
   const report = JSON.parse(r.stdout) as Report;
-  t.same(report.checks.filter((c) => c.status !== 'ok'), [], 'nothing but ok');
-  t.same(report.checks.map((c) => c.name), ['config', 'clock', 'http engine', 'store', `port ${env.BIOGATE_PORT}`, 'tls', 'mqtt']);
+  t.same(
+    report.checks.filter((c) => c.status !== 'ok'),
+    [],
+    'nothing but ok',
+  );
+  t.same(
+    report.checks.map((c) => c.name),
+    ['config', 'clock', 'http engine', 'store', `port ${env.BIOGATE_PORT}`, 'tls', 'mqtt'],
+  );
   t.match(byName(report, 'store')?.detail, /does not exist yet; BioGate creates it at start/);
   t.match(byName(report, 'tls')?.detail, /certificate and key match; valid for 2\d more days/);
   t.match(byName(report, 'mqtt')?.detail, /external broker mqtts:\/\/broker\.example:8883 \(CA /);
@@ -58,12 +90,13 @@ t.test('healthy: every check ok, exit 0', { skip: noOpenssl }, async (t) => {
   t.match(human.stdout, /\nNo problems found\.\n$/);
 });
 
-t.test('healthy against a running server\'s store: SQLite schema version current; MongoDB answers', async (t) => {
+t.test("healthy against a running server's store: SQLite schema version current; MongoDB answers", async (t) => {
   const app = await startApp(t);
   const r = await cli(['doctor', '--json'], { BIOGATE_STORE: app.storeUrl, BIOGATE_HOST: '127.0.0.1', BIOGATE_PORT: '0' });
   const report = JSON.parse(r.stdout) as Report;
   t.equal(r.code, 0, r.stdout);
-  const expected = TEST_STORE === 'mongodb' ? /^MongoDB at mongodb:\/\/\S+ answers/ : /reachable, schema version \d+ \(current\), quick check ok/;
+  const expected =
+    TEST_STORE === 'mongodb' ? /^MongoDB at mongodb:\/\/\S+ answers/ : /reachable, schema version \d+ \(current\), quick check ok/;
   t.match(byName(report, 'store')?.detail, expected);
   t.match(byName(report, 'port')?.detail, /a free port is picked at start/);
 });
@@ -84,45 +117,97 @@ t.test('broken 2: port in use, TLS key of another certificate, MQTT CA file miss
   const b = selfSigned(dir, 'b');
   const busy = await listening(t);
   const r = await cli(['doctor', '--json'], {
-    BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`, BIOGATE_HOST: '127.0.0.1', BIOGATE_PORT: String(busy),
-    BIOGATE_TLS_CERT: a.cert, BIOGATE_TLS_KEY: b.key, BIOGATE_MQTT: 'mqtts://broker.example', BIOGATE_MQTT_CA_FILE: join(dir, 'missing-ca.pem'),
+    BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`,
+    BIOGATE_HOST: '127.0.0.1',
+    BIOGATE_PORT: String(busy),
+    BIOGATE_TLS_CERT: a.cert,
+    BIOGATE_TLS_KEY: b.key,
+    BIOGATE_MQTT: 'mqtts://broker.example',
+    BIOGATE_MQTT_CA_FILE: join(dir, 'missing-ca.pem'),
   });
   t.equal(r.code, 1);
   const report = JSON.parse(r.stdout) as Report;
   t.equal(report.ok, false);
-  t.match(byName(report, 'port'), { status: 'problem', detail: `127.0.0.1:${busy} is already in use`, fix: /is BioGate already running\?.*or set BIOGATE_PORT to a free port/ });
-  t.match(byName(report, 'tls'), { status: 'problem', detail: /b\.key is not the key of the certificate .*a\.crt \(CN=a\)/, fix: 'use the key the certificate was issued for' });
+  t.match(byName(report, 'port'), {
+    status: 'problem',
+    detail: `127.0.0.1:${busy} is already in use`,
+    fix: /is BioGate already running\?.*or set BIOGATE_PORT to a free port/,
+  });
+  t.match(byName(report, 'tls'), {
+    status: 'problem',
+    detail: /b\.key is not the key of the certificate .*a\.crt \(CN=a\)/,
+    fix: 'use the key the certificate was issued for',
+  });
   t.match(byName(report, 'mqtt'), { status: 'problem', detail: /the CA file .*missing-ca\.pem cannot be used: ENOENT/ });
   t.match(byName(report, 'store'), { status: 'ok' });
 
   // A key file that is not a key, and a certificate that has expired.
   await writeFile(join(dir, 'junk.key'), 'not a key\n');
-  const junk = await cli(['doctor', '--json'], { BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`, BIOGATE_PORT: '0', BIOGATE_TLS_CERT: a.cert, BIOGATE_TLS_KEY: join(dir, 'junk.key') });
+  const junk = await cli(['doctor', '--json'], {
+    BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`,
+    BIOGATE_PORT: '0',
+    BIOGATE_TLS_CERT: a.cert,
+    BIOGATE_TLS_KEY: join(dir, 'junk.key'),
+  });
   t.match(byName(JSON.parse(junk.stdout) as Report, 'tls'), { status: 'problem', detail: /cannot be read as PEM/ });
-  const only = await cli(['doctor', '--json'], { BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`, BIOGATE_PORT: '0', BIOGATE_TLS_CERT: a.cert });
-  t.match(byName(JSON.parse(only.stdout) as Report, 'config'), { status: 'problem', detail: /BIOGATE_TLS_KEY: required when BIOGATE_TLS_CERT is set/ });
-  const later = await runChecks({ BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`, BIOGATE_PORT: '0', BIOGATE_TLS_CERT: a.cert, BIOGATE_TLS_KEY: a.key }, fakeClock(new Date(Date.now() + 60 * 86_400_000)));
-  t.match(later.find((c) => c.name === 'tls'), { status: 'problem', detail: /the certificate expired on / });
+  const only = await cli(['doctor', '--json'], {
+    BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`,
+    BIOGATE_PORT: '0',
+    BIOGATE_TLS_CERT: a.cert,
+  });
+  t.match(byName(JSON.parse(only.stdout) as Report, 'config'), {
+    status: 'problem',
+    detail: /BIOGATE_TLS_KEY: required when BIOGATE_TLS_CERT is set/,
+  });
+  const later = await runChecks(
+    { BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`, BIOGATE_PORT: '0', BIOGATE_TLS_CERT: a.cert, BIOGATE_TLS_KEY: a.key },
+    fakeClock(new Date(Date.now() + 60 * 86_400_000)),
+  );
+  t.match(
+    later.find((c) => c.name === 'tls'),
+    { status: 'problem', detail: /the certificate expired on / },
+  );
 });
 
-t.test('broken 3: a store from a newer BioGate, a damaged one, a clock in the past', { skip: TEST_STORE === 'mongodb' && 'SQLite file checks' }, async (t) => {
-  const dir = await tempDir(t);
-  const newer = join(dir, 'newer.db');
-  const db = new Database(newer);
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  db.prepare('INSERT INTO schema_migrations VALUES (9999, ?, ?)').run('future', '2030-01-01T00:00:00Z');
-  db.close();
-  const past = await runChecks({ BIOGATE_STORE: `sqlite:${newer}`, BIOGATE_PORT: '0' }, fakeClock('2020-01-01T00:00:00Z'));
-  t.match(past.find((c) => c.name === 'store'), { status: 'problem', detail: /schema version 9999, newer than this BioGate/, fix: /run the BioGate version that last used this store/ });
-  t.match(past.find((c) => c.name === 'clock'), { status: 'problem', detail: 'the system clock says 2020-01-01T00:00:00.000Z', fix: /enable NTP/ });
+t.test(
+  'broken 3: a store from a newer BioGate, a damaged one, a clock in the past',
+  { skip: TEST_STORE === 'mongodb' && 'SQLite file checks' },
+  async (t) => {
+    const dir = await tempDir(t);
+    const newer = join(dir, 'newer.db');
+    const db = new Database(newer);
+    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    db.prepare('INSERT INTO schema_migrations VALUES (9999, ?, ?)').run('future', '2030-01-01T00:00:00Z');
+    db.close();
+    const past = await runChecks({ BIOGATE_STORE: `sqlite:${newer}`, BIOGATE_PORT: '0' }, fakeClock('2020-01-01T00:00:00Z'));
+    t.match(
+      past.find((c) => c.name === 'store'),
+      {
+        status: 'problem',
+        detail: /schema version 9999, newer than this BioGate/,
+        fix: /run the BioGate version that last used this store/,
+      },
+    );
+    t.match(
+      past.find((c) => c.name === 'clock'),
+      { status: 'problem', detail: 'the system clock says 2020-01-01T00:00:00.000Z', fix: /enable NTP/ },
+    );
 
-  const damaged = join(dir, 'damaged.db');
-  await writeFile(damaged, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(4080, 0xab)]));
-  const r = await cli(['doctor', '--json'], { BIOGATE_STORE: `sqlite:${damaged}`, BIOGATE_PORT: '0' });
-  t.equal(r.code, 1);
-  t.match(byName(JSON.parse(r.stdout) as Report, 'store'), { status: 'problem', fix: /restore/ });
+    const damaged = join(dir, 'damaged.db');
+    await writeFile(damaged, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(4080, 0xab)]));
+    const r = await cli(['doctor', '--json'], { BIOGATE_STORE: `sqlite:${damaged}`, BIOGATE_PORT: '0' });
+    t.equal(r.code, 1);
+    t.match(byName(JSON.parse(r.stdout) as Report, 'store'), { status: 'problem', fix: /restore/ });
 
-  const unreachable = await cli(['doctor', '--json'], { BIOGATE_STORE: 'mongodb://127.0.0.1:1/biogate?serverSelectionTimeoutMS=500', BIOGATE_PORT: '0' });
-  t.equal(unreachable.code, 1);
-  t.match(byName(JSON.parse(unreachable.stdout) as Report, 'store'), { status: 'problem', detail: /MongoDB at mongodb:\/\/127\.0\.0\.1:1\/biogate.* cannot be reached/, fix: /mongosh/ });
-});
+    const unreachable = await cli(['doctor', '--json'], {
+      BIOGATE_STORE: 'mongodb://127.0.0.1:1/biogate?serverSelectionTimeoutMS=500',
+      BIOGATE_PORT: '0',
+    });
+    t.equal(unreachable.code, 1);
+    t.match(byName(JSON.parse(unreachable.stdout) as Report, 'store'), {
+      status: 'problem',
+      detail: /MongoDB at mongodb:\/\/127\.0\.0\.1:1\/biogate.* cannot be reached/,
+      fix: /mongosh/,
+    });
+  },
+);

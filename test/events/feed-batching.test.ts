@@ -25,7 +25,14 @@ t.test('facts of one turn go to the store in one append, in emission order; the 
   };
   const location = await real.locations.create({ name: 'L', timezone: 'UTC' }, new Date().toISOString());
   const bus = new EventBus();
-  const feed = new ClusterFeed({ store, bus, log: createLogger({ level: 'silent' }), node: 'n1', now: () => new Date(), onlineThresholdS: 60 });
+  const feed = new ClusterFeed({
+    store,
+    bus,
+    log: createLogger({ level: 'silent' }),
+    node: 'n1',
+    now: () => new Date(),
+    onlineThresholdS: 60,
+  });
   await feed.start();
   t.teardown(() => feed.stop());
   const seen: AnyFeedEvent[] = [];
@@ -34,8 +41,16 @@ t.test('facts of one turn go to the store in one append, in emission order; the 
   for (let pin = 1; pin <= 120; pin++) bus.emit('user.changed', { location_id: location.id, pins: [pin], change: 'upserted' });
   await feed.settled();
   t.same(appends, [120], 'one append for the 120 facts of one turn');
-  t.same(seen.map((e) => e.seq), seen.map((_, i) => i + 1), 'numbered 1…120');
-  t.same(seen.map((e) => (e.type === 'user.changed' ? e.data.pins[0] : 0)), seen.map((_, i) => i + 1), 'in the order emitted');
+  t.same(
+    seen.map((e) => e.seq),
+    seen.map((_, i) => i + 1),
+    'numbered 1…120',
+  );
+  t.same(
+    seen.map((e) => (e.type === 'user.changed' ? e.data.pins[0] : 0)),
+    seen.map((_, i) => i + 1),
+    'in the order emitted',
+  );
 
   bus.emit('user.changed', { location_id: location.id, pins: [121], change: 'deleted' });
   await feed.settled();

@@ -22,6 +22,14 @@ t.test('events emitted during a store outage are stored and delivered, in order,
   t.equal(seen.length, 1, 'nothing delivered while the store is down');
   await mongo.start();
   await app.app.feed.settled();
-  t.same(seen.map((e) => (e.type === 'user.changed' ? e.data.pins[0] : 0)), [1, 2, 3], 'both held-back events, in order');
-  t.same(seen.map((e) => e.seq), [1, 2, 3], 'with the next sequence numbers');
+  t.same(
+    seen.map((e) => (e.type === 'user.changed' ? e.data.pins[0] : 0)),
+    [1, 2, 3],
+    'both held-back events, in order',
+  );
+  t.same(
+    seen.map((e) => e.seq),
+    [1, 2, 3],
+    'with the next sequence numbers',
+  );
 });

@@ -6,7 +6,18 @@ import { createSimulatedDevice } from '../../src/simulator/index.js';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { ADMIN_TOKEN, bearer, fakeClock, fetchJson, jsonBody, startApp, waitFor } from '../helpers/app.js';
 
-const INTERNAL_FIELDS = ['comm_key_hash', 'idempotency_key', 'idem', 'sync_slot', 'sync_key', 'wire', 'hash', 'token_hash', 'attempts', 'origin'];
+const INTERNAL_FIELDS = [
+  'comm_key_hash',
+  'idempotency_key',
+  'idem',
+  'sync_slot',
+  'sync_key',
+  'wire',
+  'hash',
+  'token_hash',
+  'attempts',
+  'origin',
+];
 
 function fieldsOf(value: unknown, out = new Set<string>()): Set<string> {
   if (Array.isArray(value)) for (const v of value) fieldsOf(v, out);
@@ -25,7 +36,10 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
   const { token, locationId, storeUrl } = app;
   const api = (method: string, path: string, body?: unknown) =>
     fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token)));
-  const other = (await fetchJson(`${app.url}/admin/locations`, jsonBody('POST', { name: 'Other' }, bearer(ADMIN_TOKEN)))).body as { location: { id: number }; token: string };
+  const other = (await fetchJson(`${app.url}/admin/locations`, jsonBody('POST', { name: 'Other' }, bearer(ADMIN_TOKEN)))).body as {
+    location: { id: number };
+    token: string;
+  };
 
   const mine: AnyFeedEvent[] = [];
   const theirs: AnyFeedEvent[] = [];
@@ -40,25 +54,44 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
   await waitFor(() => sim.stats.online, 10_000, 'terminal online');
   t.equal((await api('POST', '/api/users', { pin: 7, first_name: 'Ann' })).res.status, 201);
   const cmd = (await api('POST', '/api/commands', { sn: 'FEED1', command: 'info' })).body as { id: number };
-  await waitFor(() => mine.some((e) => e.type === 'command.updated' && e.data.command.id === cmd.id && e.data.command.status === 'success'), 10_000, 'info succeeded');
+  await waitFor(
+    () => mine.some((e) => e.type === 'command.updated' && e.data.command.id === cmd.id && e.data.command.status === 'success'),
+    10_000,
+    'info succeeded',
+  );
   await sim.punch('7', '2026-03-01 09:00:00');
   await waitFor(() => mine.some((e) => e.type === 'attendance.recorded'), 10_000, 'the punch');
   await app.app.feed.settled();
 
   const types = new Set(mine.map((e) => e.type));
-  for (const type of ['device.updated', 'device.online', 'user.changed', 'command.updated', 'attendance.recorded']) t.ok(types.has(type as never), `feed has ${type}`);
-  t.same(mine.map((e) => e.seq), mine.map((_, i) => i + 1), 'seq 1, 2, 3 … without gaps or repeats');
+  for (const type of ['device.updated', 'device.online', 'user.changed', 'command.updated', 'attendance.recorded'])
+    t.ok(types.has(type as never), `feed has ${type}`);
+  t.same(
+    mine.map((e) => e.seq),
+    mine.map((_, i) => i + 1),
+    'seq 1, 2, 3 … without gaps or repeats',
+  );
   t.equal(new Set(mine.map((e) => e.id)).size, mine.length, 'unique ids');
-  t.ok(mine.every((e) => e.location_id === locationId && e.node === app.app.nodeId), 'scoped and signed by the node');
+  t.ok(
+    mine.every((e) => e.location_id === locationId && e.node === app.app.nodeId),
+    'scoped and signed by the node',
+  );
   t.same(theirs, [], 'the other location saw none of it');
   const statuses = mine.flatMap((e) => (e.type === 'command.updated' && e.data.command.id === cmd.id ? [e.data.command.status] : []));
   t.same(statuses, ['pending', 'sent', 'success'], 'the command: each transition once, in order');
   const final = mine.find((e) => e.type === 'command.updated' && e.data.command.id === cmd.id && e.data.command.status === 'success');
-  t.same(final?.type === 'command.updated' ? final.data.command : undefined, (await api('GET', `/api/commands/${cmd.id}`)).body, 'the payload is what GET /api/commands/{id} returns');
+  t.same(
+    final?.type === 'command.updated' ? final.data.command : undefined,
+    (await api('GET', `/api/commands/${cmd.id}`)).body,
+    'the payload is what GET /api/commands/{id} returns',
+  );
   const leaked = [...fieldsOf(mine.map((e) => e.data))].filter((k) => INTERNAL_FIELDS.includes(k));
   t.same(leaked, [], 'no store-internal field in any payload');
   t.notMatch(JSON.stringify(mine), /918273/, 'the comm key appears nowhere');
-  t.ok(mine.some((e) => e.type === 'device.updated' && e.data.sn === 'KEYED' && e.data.device['auth'] === 'comm_key'), 'the keyed device\'s event says how it authenticates, not with what');
+  t.ok(
+    mine.some((e) => e.type === 'device.updated' && e.data.sn === 'KEYED' && e.data.device['auth'] === 'comm_key'),
+    "the keyed device's event says how it authenticates, not with what",
+  );
   const punch = mine.find((e) => e.type === 'attendance.recorded');
   t.match(punch?.data, { sn: 'FEED1', records: [{ pin: '7', sn: 'FEED1', local_time: '2026-03-01 09:00:00' }] });
 
@@ -68,8 +101,16 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
   t.equal((await api('POST', '/api/users', { pin: 8, first_name: 'Bob' })).res.status, 201);
   await app.app.feed.settled();
   await waitFor(() => resumed.length === mine.length - 3, 5_000, 'replay and the live event');
-  t.same(resumed.map((e) => e.seq), mine.slice(3).map((e) => e.seq), 'replayed from 4, then live, no duplicates');
-  t.same(resumed.map((e) => e.id), mine.slice(3).map((e) => e.id), 'the same events');
+  t.same(
+    resumed.map((e) => e.seq),
+    mine.slice(3).map((e) => e.seq),
+    'replayed from 4, then live, no duplicates',
+  );
+  t.same(
+    resumed.map((e) => e.id),
+    mine.slice(3).map((e) => e.id),
+    'the same events',
+  );
 
   // Restart on the same store: numbering continues, and a consumer resumes across the restart.
   const lastSeq = mine.at(-1)?.seq ?? 0;
@@ -87,9 +128,16 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
   await waitFor(() => after.some(deleted), 5_000, 'two old events and the deletion');
   const seqs = after.map((e) => e.seq);
   t.same(seqs.slice(0, 2), [lastSeq - 1, lastSeq], 'resumed across the restart');
-  t.same(seqs, seqs.map((_, i) => lastSeq - 1 + i), 'numbering continued after the restart, without gaps');
+  t.same(
+    seqs,
+    seqs.map((_, i) => lastSeq - 1 + i),
+    'numbering continued after the restart, without gaps',
+  );
   t.match(after.find(deleted), { type: 'user.changed', data: { pins: [8], change: 'deleted' } });
-  t.ok(after.slice(2).every((e) => e.type === 'user.changed' || e.type === 'command.updated'), 'only the deletion and its sync op are new');
+  t.ok(
+    after.slice(2).every((e) => e.type === 'user.changed' || e.type === 'command.updated'),
+    'only the deletion and its sync op are new',
+  );
 });
 
 t.test('subscribe: resuming needs one location', async (t) => {

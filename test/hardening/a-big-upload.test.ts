@@ -21,7 +21,9 @@ function attlog(n: number): { body: string; valid: number } {
       continue;
     }
     const s = (i * 7) % 86_400;
-    lines.push(`${1 + (i % 300)}\t2026-01-${pad(1 + (i % 28))} ${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}\t${i % 2}\t1\t0\t0\t0`);
+    lines.push(
+      `${1 + (i % 300)}\t2026-01-${pad(1 + (i % 28))} ${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}\t${i % 2}\t1\t0\t0\t0`,
+    );
     valid++;
   }
   return { body: `${lines.join('\n')}\n`, valid };
@@ -73,6 +75,8 @@ t.test('local → UTC in slices equals localToUtc, DST edges included', async (t
   t.equal((await res.text()).trim(), `OK: ${times.length}`);
   const page = await s.app.store.attendance.list(s.locationId, { sn: 'DSTUP001' }, { offset: 0, limit: 10_000 });
   t.equal(page.total, times.length);
-  const wrong = page.items.filter((a) => a.timestamp !== localToUtc(a.local_time, zone)).map((a) => `${a.local_time} → ${a.timestamp}, expected ${localToUtc(a.local_time, zone)}`);
+  const wrong = page.items
+    .filter((a) => a.timestamp !== localToUtc(a.local_time, zone))
+    .map((a) => `${a.local_time} → ${a.timestamp}, expected ${localToUtc(a.local_time, zone)}`);
   t.strictSame(wrong, [], 'every UTC time as localToUtc computes it');
 });

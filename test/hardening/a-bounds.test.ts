@@ -36,7 +36,11 @@ t.test('metric label values chosen by clients are bounded', async (t) => {
   t.equal(series.length, 51, '50 named series and "other"');
   t.ok(series.includes('t_unknown_tables_total{table="other"} 30'), 'the rest counted as "other"');
   t.ok(series.includes('t_unknown_tables_total{table="T3"} 2'), 'a known series keeps counting');
-  t.equal(series.reduce((n, l) => n + Number(l.split(' ').at(-1)), 0), 81, 'every increment counted');
+  t.equal(
+    series.reduce((n, l) => n + Number(l.split(' ').at(-1)), 0),
+    81,
+    'every increment counted',
+  );
   t.match(text, /t_latency_seconds_count\{route="other"\} 15/, 'histograms too');
 
   // One label set is one series whatever order its names come in; values that look like separators do not merge sets.

@@ -24,7 +24,27 @@ async function firmwareServer(t: Teardown) {
   const dir = await tempDir(t);
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore', timeout: 60_000 });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-days',
+      '1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore', timeout: 60_000 },
+  );
   const bad = ['https://[oops', 'https://host:99999/fw.bin', 'http://%zz'];
   const server = createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (req, res) => {
     const m = /^\/bad-(\d)$/.exec(req.url ?? '');
@@ -42,12 +62,20 @@ t.test('a redirect with a malformed Location fails the command; the process live
   const app = await startApp(t, { config: { firmwareCaFile: fw.cert } });
   const api = async (method: string, path: string, body?: unknown) =>
     fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
-  const dev = (path: string) => fetch(`${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=FWBAD1`).then(async (r) => ({ status: r.status, text: await r.text() }));
+  const dev = (path: string) =>
+    fetch(`${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=FWBAD1`).then(async (r) => ({
+      status: r.status,
+      text: await r.text(),
+    }));
   await api('POST', '/api/devices', { sn: 'FWBAD1' });
 
   for (let i = 0; i < fw.bad.length; i++) {
     const url = `${fw.base}/bad-${i}`;
-    const queued = await api('POST', '/api/commands', { sn: 'FWBAD1', command: 'firmware-upgrade', params: { url, checksum: md5, size: firmware.length } });
+    const queued = await api('POST', '/api/commands', {
+      sn: 'FWBAD1',
+      command: 'firmware-upgrade',
+      params: { url, checksum: md5, size: firmware.length },
+    });
     t.equal(queued.res.status, 201);
     const id = (queued.body as { id: number }).id;
     t.match((await dev('getrequest')).text, new RegExp(`^C:${id}:UPGRADE`));
@@ -55,7 +83,11 @@ t.test('a redirect with a malformed Location fails the command; the process live
     t.equal(served.status, 404, `${fw.bad[i]}: the device gets no file`);
     const command = (await api('GET', `/api/commands/${id}`)).body as { status: string; error_message: string };
     t.equal(command.status, 'failed', `${fw.bad[i]}: the command failed`);
-    t.match(command.error_message, /^firmware download: (malformed redirect location|refused redirect)/, `${fw.bad[i]}: clear error_message`);
+    t.match(
+      command.error_message,
+      /^firmware download: (malformed redirect location|refused redirect)/,
+      `${fw.bad[i]}: clear error_message`,
+    );
   }
   t.equal((await fetch(`${app.url}/healthz`)).status, 200, 'the process is alive');
 });
@@ -64,7 +96,10 @@ t.test('every failure is a FirmwareError; a cached file is encoded once and shar
   const fw = await firmwareServer(t);
   const cache = createFirmwareCache({ caFile: fw.cert, maxBytes: 1024 * 1024, timeoutMs: 5000 });
   for (const url of [`${fw.base}/bad-0`, `${fw.base}/bad-1`, 'https://127.0.0.1:1/fw.bin', `${fw.base}/missing`]) {
-    const err = await cache.fetch({ url, checksum: md5, size: firmware.length }).then(() => undefined, (e: unknown) => e);
+    const err = await cache.fetch({ url, checksum: md5, size: firmware.length }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     t.ok(err instanceof FirmwareError, `${url}: FirmwareError (${String(err)})`);
   }
   const request = { url: `${fw.base}/fw.bin`, checksum: md5, size: firmware.length };

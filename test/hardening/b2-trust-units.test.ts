@@ -7,11 +7,26 @@ import { createCommKeyThrottle } from '../../src/devices/throttle.js';
 
 t.test('canonicalCidr: IPv4 and IPv6, masked, bare addresses get a full prefix; garbage is undefined', async (t) => {
   const cases: [string, string | undefined][] = [
-    ['10.1.2.3/8', '10.0.0.0/8'], ['192.0.2.7', '192.0.2.7/32'], [' 0.0.0.0/0 ', '0.0.0.0/0'],
-    ['2001:DB8:0:0::1/32', '2001:db8::/32'], ['::1', '::1/128'], ['::/0', '::/0'], ['fe80::1:2/64', 'fe80::/64'],
-    ['::ffff:192.0.2.1/128', '::ffff:c000:201/128'], ['1:0:0:1:0:0:0:1/128', '1:0:0:1::1/128'],
-    ['10.0.0.0/33', undefined], ['300.1.1.1/8', undefined], ['10.0.0/8', undefined], ['fe80::/129', undefined], ['fe80::1%eth0/64', undefined],
-    ['10.0.0.0/', undefined], ['10.0.0.0/08x', undefined], ['', undefined], ['/8', undefined], ['1:2:3:4:5:6:7:8:9/64', undefined], ['x'.repeat(64), undefined],
+    ['10.1.2.3/8', '10.0.0.0/8'],
+    ['192.0.2.7', '192.0.2.7/32'],
+    [' 0.0.0.0/0 ', '0.0.0.0/0'],
+    ['2001:DB8:0:0::1/32', '2001:db8::/32'],
+    ['::1', '::1/128'],
+    ['::/0', '::/0'],
+    ['fe80::1:2/64', 'fe80::/64'],
+    ['::ffff:192.0.2.1/128', '::ffff:c000:201/128'],
+    ['1:0:0:1:0:0:0:1/128', '1:0:0:1::1/128'],
+    ['10.0.0.0/33', undefined],
+    ['300.1.1.1/8', undefined],
+    ['10.0.0/8', undefined],
+    ['fe80::/129', undefined],
+    ['fe80::1%eth0/64', undefined],
+    ['10.0.0.0/', undefined],
+    ['10.0.0.0/08x', undefined],
+    ['', undefined],
+    ['/8', undefined],
+    ['1:2:3:4:5:6:7:8:9/64', undefined],
+    ['x'.repeat(64), undefined],
   ];
   for (const [text, want] of cases) t.equal(canonicalCidr(text), want, JSON.stringify(text));
 });

@@ -17,7 +17,12 @@ const nestedItem = (depth: number) => `[{"pin":7,"first_name":"Ok"},{"pin":8,"fi
 t.test('every body route × deep JSON → 400 naming the limit; the process lives on, data intact', async (t) => {
   const { a, started, url } = await gateway(t, { config: { adminToken: ADMIN_TOKEN } });
   await a.api('POST', '/api/devices', { body: { sn: 'DEEP1' } });
-  await a.api('POST', '/api/users/import', { body: [{ pin: 1, first_name: 'One' }, { pin: 2, first_name: 'Two' }] });
+  await a.api('POST', '/api/users/import', {
+    body: [
+      { pin: 1, first_name: 'One' },
+      { pin: 2, first_name: 'Two' },
+    ],
+  });
   const before = {
     users: (await a.api('GET', '/api/users')).body,
     devices: (await a.api('GET', '/api/devices')).body,
@@ -45,7 +50,11 @@ t.test('every body route × deep JSON → 400 naming the limit; the process live
       });
       const body = (await res.json()) as Json;
       t.equal(res.status, 400, `${route.method} ${route.path}, ${what}: 400`);
-      t.strictSame(body, { detail: `Body nests JSON arrays/objects deeper than ${MAX_JSON_DEPTH} levels`, code: 'BAD_REQUEST' }, `${route.method} ${route.path}, ${what}: names the limit`);
+      t.strictSame(
+        body,
+        { detail: `Body nests JSON arrays/objects deeper than ${MAX_JSON_DEPTH} levels`, code: 'BAD_REQUEST' },
+        `${route.method} ${route.path}, ${what}: names the limit`,
+      );
     }
   }
 
@@ -62,6 +71,8 @@ t.test('nesting at the limit is accepted; brackets inside strings do not count',
   const atLimit = `[{"pin":9,"first_name":"Deep","x":${'['.repeat(MAX_JSON_DEPTH - 2)}${']'.repeat(MAX_JSON_DEPTH - 2)}}]`;
   const r = await a.api('POST', '/api/users/import', { raw: atLimit });
   t.not(r.status, 400, 'depth 64 is not refused as too deep');
-  const brackets = await a.api('POST', '/api/users', { raw: '{"pin":10,"first_name":"' + '['.repeat(20) + '\\"' + '{'.repeat(20) + '","last_name":"' + '['.repeat(70) + '"}' });
+  const brackets = await a.api('POST', '/api/users', {
+    raw: '{"pin":10,"first_name":"' + '['.repeat(20) + '\\"' + '{'.repeat(20) + '","last_name":"' + '['.repeat(70) + '"}',
+  });
   t.equal(brackets.status, 201, 'brackets and escaped quotes inside a string are text', { body: brackets.body });
 });

@@ -67,7 +67,15 @@ function templates(): Template[] {
           const name = c > 0 ? line.slice(0, c).trim() : '';
           return name && !/^(host|content-length|connection|transfer-encoding)$/i.test(name) ? [[name, line.slice(c + 1).trim()]] : [];
         });
-        out.push({ label: `${version}/${file}#${i + 1}`, version, method, path: q < 0 ? target : target.slice(0, q), query: q < 0 ? '' : target.slice(q + 1), headers, body });
+        out.push({
+          label: `${version}/${file}#${i + 1}`,
+          version,
+          method,
+          path: q < 0 ? target : target.slice(0, q),
+          query: q < 0 ? '' : target.slice(q + 1),
+          headers,
+          body,
+        });
       });
     }
   }
@@ -75,7 +83,13 @@ function templates(): Template[] {
 }
 
 const GBK_NAME = Buffer.from([0xd5, 0xc5, 0xc8, 0xfd]); // 张三 in GBK: invalid as UTF-8
-const BAD_UTF8 = [Buffer.from([0xc3, 0x28]), Buffer.from([0xff, 0xfe]), Buffer.from([0xe2, 0x82]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80])];
+const BAD_UTF8 = [
+  Buffer.from([0xc3, 0x28]),
+  Buffer.from([0xff, 0xfe]),
+  Buffer.from([0xe2, 0x82]),
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80]),
+];
 
 function mutateBody(rnd: Random, body: Buffer): Buffer {
   const bytes = Buffer.from(body);
@@ -88,22 +102,35 @@ function mutateBody(rnd: Random, body: Buffer): Buffer {
       return bytes;
     case 1: // truncation
       return bytes.subarray(0, rnd.int(0, bytes.length));
-    case 2: { // a huge field: a long run inside a line, or a line of only separators
+    case 2: {
+      // a huge field: a long run inside a line, or a line of only separators
       const at = rnd.int(0, bytes.length);
       const run = Buffer.alloc(rnd.pick([300, 5_000, 70_000, 400_000]), rnd.pick(['A', '9', '\t', '=', ',']));
       return Buffer.concat([bytes.subarray(0, at), run, bytes.subarray(at)]);
     }
-    case 3: { // invalid UTF-8 and GBK-encoded names spliced in
+    case 3: {
+      // invalid UTF-8 and GBK-encoded names spliced in
       const at = rnd.int(0, bytes.length);
       return Buffer.concat([bytes.subarray(0, at), rnd.bool() ? GBK_NAME : rnd.pick(BAD_UTF8), bytes.subarray(at)]);
     }
     case 4: // CR LF ↔ LF, or no line breaks at all
-      return Buffer.from(rnd.pick([(s: string) => s.replace(/\r?\n/g, '\r\n'), (s: string) => s.replace(/\r\n/g, '\n'), (s: string) => s.replace(/\r?\n/g, '')])(bytes.toString('latin1')), 'latin1');
+      return Buffer.from(
+        rnd.pick([
+          (s: string) => s.replace(/\r?\n/g, '\r\n'),
+          (s: string) => s.replace(/\r\n/g, '\n'),
+          (s: string) => s.replace(/\r?\n/g, ''),
+        ])(bytes.toString('latin1')),
+        'latin1',
+      );
     case 5: // doubled separators
-      return Buffer.from(bytes.toString('latin1').replace(/[\t\n=,&]/g, (c) => (rnd.int(0, 3) === 0 ? c + c : c)), 'latin1');
+      return Buffer.from(
+        bytes.toString('latin1').replace(/[\t\n=,&]/g, (c) => (rnd.int(0, 3) === 0 ? c + c : c)),
+        'latin1',
+      );
     case 6: // random bytes
       return Buffer.from(Array.from({ length: rnd.int(0, 600) }, () => rnd.int(0, 255)));
-    case 7: { // a line duplicated many times
+    case 7: {
+      // a line duplicated many times
       const lines = bytes.toString('latin1').split('\n');
       const line = rnd.pick(lines);
       return Buffer.from([...lines, ...Array.from({ length: rnd.int(2, 2_000) }, () => line)].join('\n'), 'latin1');
@@ -120,16 +147,46 @@ function mutateBody(rnd: Random, body: Buffer): Buffer {
 }
 
 function mutateQuery(rnd: Random, query: string, sn: string): string {
-  const pairs = query.split('&').filter((p) => p.length > 0).map((p) => (/^SN=/i.test(p) ? `SN=${sn}` : p));
+  const pairs = query
+    .split('&')
+    .filter((p) => p.length > 0)
+    .map((p) => (/^SN=/i.test(p) ? `SN=${sn}` : p));
   if (!pairs.some((p) => /^SN=/i.test(p))) pairs.unshift(`SN=${sn}`);
   switch (rnd.int(0, 9)) {
-    case 0: return pairs.concat(`SN=${rnd.pick([V2, V3, STRAY, ''])}`).join('&'); // SN twice
-    case 1: return pairs.map((p) => (/^SN=/i.test(p) ? rnd.pick(['SN=', 'SN', 'SN=%', 'SN=%zz', 'SN=%00', `SN=${'9'.repeat(300)}`, 'SN=a/b', 'SN=%E5%BC%A0', 'SN=%FF%FE', 'SN=a%20b', 'SN=<x>']) : p)).join('&');
-    case 2: return `${pairs.join('&')}&${rnd.pick(['%', '%zz=1', '==', '&&&', '=x', 'table=%GG', `pad=${'x'.repeat(rnd.int(100, 9_000))}`, 'a=%E4%B8', 'Stamp=-1', 'Stamp=99999999999999999999'])}`;
-    case 3: return pairs.map((p) => p.replace(/=(.*)$/, (_m, v: string) => `=${rnd.pick([v, '', v + v, '%' + v, encodeURIComponent(v) + '%'])}`)).join('&');
-    case 4: return pairs.join(rnd.pick(['&&', ';', '&amp;']));
-    case 5: return `${pairs.join('&')}&table=${rnd.pick(['ATTLOG', 'OPERLOG', 'BIODATA', 'options', 'rtlog', 'tabledata', 'zzz', '', '%00'])}&tablename=${rnd.pick(['user', 'biodata', 'transaction', 'errorlog', 'ATTPHOTO', 'x'])}`;
-    default: return pairs.join('&');
+    case 0:
+      return pairs.concat(`SN=${rnd.pick([V2, V3, STRAY, ''])}`).join('&'); // SN twice
+    case 1:
+      return pairs
+        .map((p) =>
+          /^SN=/i.test(p)
+            ? rnd.pick([
+                'SN=',
+                'SN',
+                'SN=%',
+                'SN=%zz',
+                'SN=%00',
+                `SN=${'9'.repeat(300)}`,
+                'SN=a/b',
+                'SN=%E5%BC%A0',
+                'SN=%FF%FE',
+                'SN=a%20b',
+                'SN=<x>',
+              ])
+            : p,
+        )
+        .join('&');
+    case 2:
+      return `${pairs.join('&')}&${rnd.pick(['%', '%zz=1', '==', '&&&', '=x', 'table=%GG', `pad=${'x'.repeat(rnd.int(100, 9_000))}`, 'a=%E4%B8', 'Stamp=-1', 'Stamp=99999999999999999999'])}`;
+    case 3:
+      return pairs
+        .map((p) => p.replace(/=(.*)$/, (_m, v: string) => `=${rnd.pick([v, '', v + v, '%' + v, encodeURIComponent(v) + '%'])}`))
+        .join('&');
+    case 4:
+      return pairs.join(rnd.pick(['&&', ';', '&amp;']));
+    case 5:
+      return `${pairs.join('&')}&table=${rnd.pick(['ATTLOG', 'OPERLOG', 'BIODATA', 'options', 'rtlog', 'tabledata', 'zzz', '', '%00'])}&tablename=${rnd.pick(['user', 'biodata', 'transaction', 'errorlog', 'ATTPHOTO', 'x'])}`;
+    default:
+      return pairs.join('&');
   }
 }
 
@@ -145,17 +202,43 @@ function build(rnd: Random, tpl: Template, index: number): Shot {
   let eol = '\r\n';
   let line = `${method} ${tpl.path}${query ? `?${query}` : ''} HTTP/1.1`;
   switch (framing) {
-    case 0: eol = '\n'; break; // LF-only head
-    case 1: headers.push('X-Junk:: ::', 'Cookie: ;;;=;', 'Content-Type: text/plain; charset=gbk'); break;
-    case 2: length = String(Math.max(0, body.length - rnd.int(1, 50))); break; // body longer than announced
-    case 3: length = String(body.length + rnd.int(1, 1_000)); break; // announced bytes that never come
-    case 4: length = rnd.pick(['-1', 'abc', '99999999999999999999', '1e3', ' 5']); break;
-    case 5: line = rnd.pick([`${method} ${tpl.path}?${query}`, `${method}  ${tpl.path}?${query} HTTP/1.1`, `${method} ${tpl.path}?${query}#frag HTTP/1.1`, `${method} ${tpl.path}?${query} HTTP/9.9`, `${method} http://x${tpl.path}?${query} HTTP/1.1`]); break;
-    case 6: headers.push('Transfer-Encoding: chunked'); break; // with a body that is not chunked
-    default: break;
+    case 0:
+      eol = '\n';
+      break; // LF-only head
+    case 1:
+      headers.push('X-Junk:: ::', 'Cookie: ;;;=;', 'Content-Type: text/plain; charset=gbk');
+      break;
+    case 2:
+      length = String(Math.max(0, body.length - rnd.int(1, 50)));
+      break; // body longer than announced
+    case 3:
+      length = String(body.length + rnd.int(1, 1_000));
+      break; // announced bytes that never come
+    case 4:
+      length = rnd.pick(['-1', 'abc', '99999999999999999999', '1e3', ' 5']);
+      break;
+    case 5:
+      line = rnd.pick([
+        `${method} ${tpl.path}?${query}`,
+        `${method}  ${tpl.path}?${query} HTTP/1.1`,
+        `${method} ${tpl.path}?${query}#frag HTTP/1.1`,
+        `${method} ${tpl.path}?${query} HTTP/9.9`,
+        `${method} http://x${tpl.path}?${query} HTTP/1.1`,
+      ]);
+      break;
+    case 6:
+      headers.push('Transfer-Encoding: chunked');
+      break; // with a body that is not chunked
+    default:
+      break;
   }
   const head = [line, 'Host: 127.0.0.1', ...headers, `Content-Length: ${length}`, 'Connection: close'].join(eol) + eol + eol;
-  return { label, bytes: Buffer.concat([Buffer.from(head, 'latin1'), body]), framed: framing < 0 || framing === 1, head: method === 'HEAD' };
+  return {
+    label,
+    bytes: Buffer.concat([Buffer.from(head, 'latin1'), body]),
+    framed: framing < 0 || framing === 1,
+    head: method === 'HEAD',
+  };
 }
 
 function send(port: number, bytes: Buffer, head: boolean, waitMs: number): Promise<Reply> {
@@ -195,29 +278,48 @@ function send(port: number, bytes: Buffer, head: boolean, waitMs: number): Promi
 
 t.test(`device endpoints under ${REQUESTS} mutated fixture requests (seed ${SEED})`, async (t) => {
   const app = await startApp(t, { config: { longpollS: 0 } });
-  const api = (method: string, path: string, body?: unknown) => fetch(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
   const store = app.app.store;
   const now = new Date().toISOString();
 
   // Baseline: users of this location, two assigned terminals, a serial seen but unassigned, and
   // another location with a terminal and punches of its own.
-  for (const pin of [1, 1452, 8965]) t.equal((await api('POST', '/api/users', { pin, first_name: `Base ${pin}`, card_no: '123' })).status, 201);
+  for (const pin of [1, 1452, 8965])
+    t.equal((await api('POST', '/api/users', { pin, first_name: `Base ${pin}`, card_no: '123' })).status, 201);
   t.equal((await api('POST', '/api/devices', { sn: V2 })).status, 201);
   t.equal((await api('POST', '/api/devices', { sn: V3, version: '3.0.0' })).status, 201);
   t.equal((await fetch(`${app.url}/iclock/cdata?SN=${STRAY}&options=all&pushver=2.4.1`)).status, 200);
   const other = await store.locations.create({ name: 'Other', timezone: 'UTC' }, now);
   t.equal((await store.devices.assign(other.id, OTHER, { name: null }, now)).outcome, 'assigned');
   await store.attendance.record(
-    [1, 2, 3].map((i) => ({ location_id: other.id, sn: OTHER, pin: '1452', user_id: null, timestamp: `2015-07-30T15:16:2${i}.000Z`, local_time: `2015-07-30 15:16:2${i}`, status: 0, verify: 1, work_code: null })),
+    [1, 2, 3].map((i) => ({
+      location_id: other.id,
+      sn: OTHER,
+      pin: '1452',
+      user_id: null,
+      timestamp: `2015-07-30T15:16:2${i}.000Z`,
+      local_time: `2015-07-30 15:16:2${i}`,
+      status: 0,
+      verify: 1,
+      work_code: null,
+    })),
     now,
   );
   const snapshot = async () => ({
     users: (await store.users.list(app.locationId, {}, { offset: 0, limit: 1_000 })).items,
     otherAttendance: (await store.attendance.list(other.id, {}, { offset: 0, limit: 1_000 })).items,
-    assignment: await Promise.all([V2, V3, STRAY, OTHER].map(async (sn) => [sn, (await store.devices.getBySerial(sn))?.location_id ?? null])),
+    assignment: await Promise.all(
+      [V2, V3, STRAY, OTHER].map(async (sn) => [sn, (await store.devices.getBySerial(sn))?.location_id ?? null]),
+    ),
   });
   const before = await snapshot();
-  t.same(before.assignment, [[V2, app.locationId], [V3, app.locationId], [STRAY, null], [OTHER, other.id]]);
+  t.same(before.assignment, [
+    [V2, app.locationId],
+    [V3, app.locationId],
+    [STRAY, null],
+    [OTHER, other.id],
+  ]);
 
   const rnd = seeded(SEED);
   const pool = templates();
@@ -235,13 +337,23 @@ t.test(`device endpoints under ${REQUESTS} mutated fixture requests (seed ${SEED
         const reply = await send(app.port, shot.bytes, shot.head, shot.framed ? FRAMED_WAIT_MS : BROKEN_WAIT_MS);
         const kind = reply.status <= 0 ? (reply.status === 0 ? 'closed' : 'no answer') : String(reply.status);
         counts.set(kind, (counts.get(kind) ?? 0) + 1);
-        if (reply.status >= 500 && !(reply.status === 503 && DOCUMENTED_503.has(reply.body))) problems.push(`${shot.label}: ${reply.status} ${reply.body.slice(0, 200)}`);
+        if (reply.status >= 500 && !(reply.status === 503 && DOCUMENTED_503.has(reply.body)))
+          problems.push(`${shot.label}: ${reply.status} ${reply.body.slice(0, 200)}`);
         if (reply.status <= 0 && shot.framed) problems.push(`${shot.label}: ${kind} for a well-framed request`);
       }
     }),
   );
-  t.comment(`${REQUESTS} requests in ${Date.now() - started} ms (seed ${SEED}): ${[...counts].sort().map(([k, n]) => `${k}×${n}`).join(', ')}`);
-  t.same(problems.slice(0, 20), [], `no 5xx but the documented 503s, and an answer to every well-framed request (${problems.length} problems)`);
+  t.comment(
+    `${REQUESTS} requests in ${Date.now() - started} ms (seed ${SEED}): ${[...counts]
+      .sort()
+      .map(([k, n]) => `${k}×${n}`)
+      .join(', ')}`,
+  );
+  t.same(
+    problems.slice(0, 20),
+    [],
+    `no 5xx but the documented 503s, and an answer to every well-framed request (${problems.length} problems)`,
+  );
 
   // The process is alive and serves both sides; the baseline is as it was.
   t.equal((await fetch(`${app.url}/healthz`)).status, 200, 'alive');

@@ -19,7 +19,9 @@ async function setup(tt: Parameters<typeof startApp>[0], options: StartOptions =
   /** A raw device request, with the cookie a terminal would send. */
   const raw = async (method: 'GET' | 'POST', path: string, opts: { cookie?: string; body?: string } = {}) => {
     const res = await fetch(`${app.url}/iclock/${path}`, {
-      method, ...(opts.body !== undefined ? { body: opts.body } : {}), headers: opts.cookie ? { cookie: opts.cookie } : {},
+      method,
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+      headers: opts.cookie ? { cookie: opts.cookie } : {},
     });
     return { status: res.status, text: await res.text() };
   };
@@ -30,7 +32,13 @@ async function setup(tt: Parameters<typeof startApp>[0], options: StartOptions =
   return { app, api, admin, as, raw, device, attendanceTotal, command, metrics };
 }
 
-function simulate(tt: { teardown(fn: () => Promise<void> | void): void }, url: string, sn: string, protocol: 'v2' | 'v3', extra: Partial<Parameters<typeof createSimulatedDevice>[0]> = {}): SimulatedDevice {
+function simulate(
+  tt: { teardown(fn: () => Promise<void> | void): void },
+  url: string,
+  sn: string,
+  protocol: 'v2' | 'v3',
+  extra: Partial<Parameters<typeof createSimulatedDevice>[0]> = {},
+): SimulatedDevice {
   const sim = createSimulatedDevice({ url, sn, protocol, pollDelayMs: 60_000, fast: true, requestTimeoutMs: 30_000, ...extra });
   tt.teardown(() => sim.stop());
   return sim;
@@ -38,7 +46,10 @@ function simulate(tt: { teardown(fn: () => Promise<void> | void): void }, url: s
 
 const metric = (text: string, name: string, labels = ''): number => {
   // Every sample carries node="…" (issue #14); these checks are about the other labels.
-  const line = text.split('\n').map((l) => l.replace(/,?node="[^"]*"/, '').replace('{}', '')).find((l) => l.startsWith(`${name}${labels} `));
+  const line = text
+    .split('\n')
+    .map((l) => l.replace(/,?node="[^"]*"/, '').replace('{}', ''))
+    .find((l) => l.startsWith(`${name}${labels} `));
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 };
 
@@ -71,10 +82,14 @@ t.test('v3: once registered, a request without the token the gateway issued gets
   const first = await raw('GET', 'cdata?SN=V3TOKEN01&options=all&pushver=3.1.2');
   t.equal(first.status, 401, 'the first-contact reply (which carries RegistryCode and SessionID) is refused too');
   t.notMatch(first.text, /RegistryCode|SessionID/);
-  t.equal((await raw('POST', 'registry?SN=V3TOKEN01', { body: 'DeviceType=acc,~DeviceName=evil' })).status, 401, 're-registration without the token');
+  t.equal(
+    (await raw('POST', 'registry?SN=V3TOKEN01', { body: 'DeviceType=acc,~DeviceName=evil' })).status,
+    401,
+    're-registration without the token',
+  );
   t.equal((await raw('POST', 'push?SN=V3TOKEN01', { body: '' })).status, 401, 'configuration download without the token');
   t.equal(await attendanceTotal(), before, 'nothing stored');
-  t.equal((await command(queued.id))['status'], 'pending', 'the command is still the terminal\'s');
+  t.equal((await command(queued.id))['status'], 'pending', "the command is still the terminal's");
   t.equal((await device('V3TOKEN01'))['registry_code'], registered['registry_code'], 'registration unchanged');
 
   // The real terminal (any letter case of the hex) still works, re-registration included [PUSH-v3 §3.6].
@@ -103,7 +118,11 @@ t.test('v3: reset-registration (full scope) lets a terminal that lost its token 
   const location = (await api('GET', '/api/me')).body as { location: { id: number } } & { id?: number };
   const locationId = location.location?.id ?? location.id;
   const readToken = ((await admin('POST', `/admin/locations/${locationId}/tokens`, { scope: 'operator' })).body as { token: string }).token;
-  t.match((await as(readToken)('POST', '/api/devices/V3RESET01/reset-registration')).body, { code: 'SCOPE_DENIED' }, 'an operator token may not');
+  t.match(
+    (await as(readToken)('POST', '/api/devices/V3RESET01/reset-registration')).body,
+    { code: 'SCOPE_DENIED' },
+    'an operator token may not',
+  );
   t.equal((await api('POST', '/api/devices/NOPE0001/reset-registration')).res.status, 404);
   const reset = await api('POST', '/api/devices/V3RESET01/reset-registration');
   t.equal(reset.res.status, 200);
@@ -114,12 +133,24 @@ t.test('v3: reset-registration (full scope) lets a terminal that lost its token 
   const again = await device('V3RESET01');
   t.equal(again['auth'], 'registration', 'registered and bound again');
   t.not(again['registry_code'], bound['registry_code'], 'with a new registry code');
-  t.equal((await raw('GET', 'getrequest?SN=V3RESET01', { cookie: `token=${String(old.session().token)}` })).status, 401, 'the old token no longer works');
+  t.equal(
+    (await raw('GET', 'getrequest?SN=V3RESET01', { cookie: `token=${String(old.session().token)}` })).status,
+    401,
+    'the old token no longer works',
+  );
 
   // The CLI counterpart, on the same store while the server runs.
   const env = { BIOGATE_STORE: app.storeUrl };
-  t.equal((await cli(['device', 'reset-registration', '--location', String(locationId), '--sn', 'NOPE0001'], env)).code, 1, 'unknown device: exit 1');
-  t.equal((await cli(['device', 'reset-registration', '--location', String(locationId), '--sn', 'a/b'], env)).code, 2, 'implausible serial: exit 2');
+  t.equal(
+    (await cli(['device', 'reset-registration', '--location', String(locationId), '--sn', 'NOPE0001'], env)).code,
+    1,
+    'unknown device: exit 1',
+  );
+  t.equal(
+    (await cli(['device', 'reset-registration', '--location', String(locationId), '--sn', 'a/b'], env)).code,
+    2,
+    'implausible serial: exit 2',
+  );
   const viaCli = await cli(['device', 'reset-registration', '--location', String(locationId), '--sn', 'V3RESET01'], env);
   t.equal(viaCli.code, 0, viaCli.stderr);
   t.match(await device('V3RESET01'), { registry_code: null, session_id: null, auth: 'serial_only' });
@@ -144,7 +175,11 @@ t.test('comm key: wrong keys are throttled with growing back-off, reset on succe
   const checkedBefore = metric(text, 'biogate_device_auth_refused_total', '{reason="comm_key"}');
   for (let i = 0; i < 200; i++) t.equal((await guess(String(20_000_000 + i))).status, 401);
   text = await metrics();
-  t.equal(metric(text, 'biogate_device_auth_refused_total', '{reason="comm_key"}') - checkedBefore, 4, 'only 4 of 200 guesses were checked');
+  t.equal(
+    metric(text, 'biogate_device_auth_refused_total', '{reason="comm_key"}') - checkedBefore,
+    4,
+    'only 4 of 200 guesses were checked',
+  );
   t.ok(metric(text, 'biogate_device_auth_refused_total', '{reason="throttled"}') >= 196, 'the rest refused unchecked');
   t.equal(metric(text, 'biogate_device_auth_throttled_serials'), 1, 'gauge: one serial throttled');
 
@@ -166,8 +201,13 @@ t.test('comm key: wrong keys are throttled with growing back-off, reset on succe
   clock.advance(1_000);
   t.equal((await guess('20261124')).status, 200);
 
-  const refusals = logs.entries().filter((e) => e['sn'] === 'CKTHROT01' && typeof e['msg'] === 'string' && /refused|throttled/.test(e['msg'] as string));
-  t.ok(refusals.length > 0 && refusals.length <= 60, `refusals are logged, rate-limited (${refusals.length} lines for ${200 + 50} refusals)`);
+  const refusals = logs
+    .entries()
+    .filter((e) => e['sn'] === 'CKTHROT01' && typeof e['msg'] === 'string' && /refused|throttled/.test(e['msg'] as string));
+  t.ok(
+    refusals.length > 0 && refusals.length <= 60,
+    `refusals are logged, rate-limited (${refusals.length} lines for ${200 + 50} refusals)`,
+  );
   t.notMatch(logs.text(), /20261124|10000000|20000000/, 'keys are never logged');
 });
 
@@ -183,7 +223,11 @@ t.test('require_comm_key: the location setting and BIOGATE_REQUIRE_COMM_KEY refu
   t.equal((await api('POST', '/api/devices', { sn: 'NOKEY0001', comm_key: null })).res.status, 422, 'null is no key either');
   t.equal((await api('GET', '/api/devices/NOKEY0001')).res.status, 404, 'not assigned');
   t.equal((await api('POST', '/api/devices', { sn: 'KEYED0001', comm_key: '1234' })).res.status, 201);
-  t.equal((await api('POST', '/api/devices', { sn: 'KEYED0001', name: 'renamed' })).res.status, 200, 'a keyed device keeps its key when the field is absent');
+  t.equal(
+    (await api('POST', '/api/devices', { sn: 'KEYED0001', name: 'renamed' })).res.status,
+    200,
+    'a keyed device keeps its key when the field is absent',
+  );
   t.equal((await api('POST', '/api/devices', { sn: 'KEYED0001', comm_key: null })).res.status, 422, 'the key cannot be removed');
 
   // The CLI sets it too.
@@ -200,7 +244,7 @@ t.test('require_comm_key: the location setting and BIOGATE_REQUIRE_COMM_KEY refu
   t.match(viaAdmin.body, { location: { require_comm_key: true } });
   const strict = (viaAdmin.body as { token: string }).token;
   const theirs = await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'NOKEY0001' }, bearer(strict)));
-  t.match(theirs, { res: { status: 403 }, body: { code: 'DEVICE_OTHER_LOCATION' } }, 'another location\'s device: 403 before the key rule');
+  t.match(theirs, { res: { status: 403 }, body: { code: 'DEVICE_OTHER_LOCATION' } }, "another location's device: 403 before the key rule");
 
   const global = await setup(t, { config: { requireCommKey: 'on' } });
   const g = await global.api('POST', '/api/devices', { sn: 'NOKEY0002' });
@@ -211,7 +255,14 @@ t.test('require_comm_key: the location setting and BIOGATE_REQUIRE_COMM_KEY refu
 
 t.test('allowed_networks: requests from other addresses get 403, no data in or out, not presence', async (t) => {
   const { api, raw, device, attendanceTotal, command } = await setup(t);
-  for (const bad of [['10.0.0.0/33'], ['300.1.1.1/8'], ['fe80::/129'], ['not-a-network'], ['10.0.0.0/8', ''], Array.from({ length: 33 }, (_, i) => `10.${i}.0.0/16`)]) {
+  for (const bad of [
+    ['10.0.0.0/33'],
+    ['300.1.1.1/8'],
+    ['fe80::/129'],
+    ['not-a-network'],
+    ['10.0.0.0/8', ''],
+    Array.from({ length: 33 }, (_, i) => `10.${i}.0.0/16`),
+  ]) {
     const r = await api('POST', '/api/devices', { sn: 'NETS0001', allowed_networks: bad });
     t.equal(r.res.status, 422, `refused: ${JSON.stringify(bad).slice(0, 40)}`);
   }
@@ -239,9 +290,20 @@ t.test('implausible serial numbers get 400 on every device endpoint; plausible u
   const { raw, app } = await setup(t);
   const bad = ['', 'x'.repeat(65), 'A%20B', 'a%2Fb', 'a%3Cb', 'a%25b', '%C3%A9t%C3%A9', 'a%7Fb', 'a%00b', 'a%0Ab', '%'];
   const endpoints: ['GET' | 'POST', string][] = [
-    ['GET', 'cdata?options=all'], ['POST', 'cdata?table=ATTLOG'], ['GET', 'getrequest'], ['POST', 'devicecmd'], ['GET', 'ping'],
-    ['POST', 'fdata?table=ATTPHOTO'], ['GET', 'file?url=x'], ['POST', 'registry'], ['POST', 'push'], ['POST', 'querydata?type=count&cmdid=1&tablename=user&count=1&packcnt=1&packidx=1'],
-    ['GET', 'rtdata?type=time'], ['GET', 'service/control'], ['POST', 'exchange?type=publickey'], ['POST', 'cdata?table=rtlog'],
+    ['GET', 'cdata?options=all'],
+    ['POST', 'cdata?table=ATTLOG'],
+    ['GET', 'getrequest'],
+    ['POST', 'devicecmd'],
+    ['GET', 'ping'],
+    ['POST', 'fdata?table=ATTPHOTO'],
+    ['GET', 'file?url=x'],
+    ['POST', 'registry'],
+    ['POST', 'push'],
+    ['POST', 'querydata?type=count&cmdid=1&tablename=user&count=1&packcnt=1&packidx=1'],
+    ['GET', 'rtdata?type=time'],
+    ['GET', 'service/control'],
+    ['POST', 'exchange?type=publickey'],
+    ['POST', 'cdata?table=rtlog'],
   ];
   for (const sn of bad) {
     for (const [method, path] of endpoints) {
@@ -251,6 +313,10 @@ t.test('implausible serial numbers get 400 on every device endpoint; plausible u
   }
   const twoSerials = await raw('GET', 'getrequest?SN=GOOD0001&SN=a%2Fb');
   t.equal(twoSerials.status, 200, 'the first SN counts');
-  t.equal((await raw('POST', 'cdata?SN=UNASSIGNED1&table=ATTLOG', { body: ATTLOG })).status, 503, 'plausible but unassigned: 503, the terminal keeps its data');
+  t.equal(
+    (await raw('POST', 'cdata?SN=UNASSIGNED1&table=ATTLOG', { body: ATTLOG })).status,
+    503,
+    'plausible but unassigned: 503, the terminal keeps its data',
+  );
   t.equal((await fetch(`${app.url}/healthz`)).status, 200, 'alive');
 });

@@ -41,7 +41,11 @@ t.test('a write that goes through ends failing fast at once, without waiting for
   // What the store's guard does with a write that waited the whole busy timeout (5 s) for this lock.
   store.locks.noteError(busyError(path));
   t.equal(store.locks.failingFast, true, 'a write that gave up waiting switches the store to fail fast');
-  await t.rejects(store.locations.create({ name: 'Refused', timezone: 'UTC' }, now()), { code: 'STORE_UNAVAILABLE' }, 'while the lock is held, a write fails at once');
+  await t.rejects(
+    store.locations.create({ name: 'Refused', timezone: 'UTC' }, now()),
+    { code: 'STORE_UNAVAILABLE' },
+    'while the lock is held, a write fails at once',
+  );
   t.equal(await store.locations.get(1), undefined, 'and wrote nothing');
   t.equal(store.locks.failingFast, true, 'reads go on and do not end it: the lock is still held');
 

@@ -17,7 +17,8 @@ t.test('rejected lines: truncated, few, rate-limited per serial', async (t) => {
   await fetchJson(`${s.url}/api/devices`, jsonBody('POST', { sn: 'QUIET001' }, bearer(s.token)));
   // 40 garbage lines of 5 KB each (multi-byte characters, so bytes and characters differ).
   const garbage = Array.from({ length: 40 }, (_, i) => `${'ü'.repeat(2500)}garbage-${i}`).join('\n');
-  const upload = (sn: string) => fetch(`${s.url}/iclock/cdata?SN=${sn}&table=ATTLOG`, { method: 'POST', body: garbage }).then((r) => r.text());
+  const upload = (sn: string) =>
+    fetch(`${s.url}/iclock/cdata?SN=${sn}&table=ATTLOG`, { method: 'POST', body: garbage }).then((r) => r.text());
   for (let i = 0; i < 20; i++) await upload('NOISY001');
   await upload('QUIET001');
 
@@ -35,7 +36,9 @@ t.test('rejected lines: truncated, few, rate-limited per serial', async (t) => {
 
   clock.advance(60_000);
   await upload('NOISY001');
-  const next = lines().filter((e) => e['sn'] === 'NOISY001').at(-1);
+  const next = lines()
+    .filter((e) => e['sn'] === 'NOISY001')
+    .at(-1);
   t.equal(next?.['suppressed'], 15, 'a new window: the line says how many were left out');
 });
 
@@ -43,7 +46,10 @@ t.test('an ERRORLOG flood is one summary line', async (t) => {
   const logs = logCapture();
   const s = await startApp(t, { logs });
   await fetchJson(`${s.url}/api/devices`, jsonBody('POST', { sn: 'ERRLOG01' }, bearer(s.token)));
-  const records = Array.from({ length: 5000 }, (_, i) => `ERRORLOG ErrCode=D01E${String(i).padStart(4, '0')}\tErrMsg=${'x'.repeat(1000)}\tDataOrigin=cmd\tCmdId=${i}\tAdditional=`).join('\n');
+  const records = Array.from(
+    { length: 5000 },
+    (_, i) => `ERRORLOG ErrCode=D01E${String(i).padStart(4, '0')}\tErrMsg=${'x'.repeat(1000)}\tDataOrigin=cmd\tCmdId=${i}\tAdditional=`,
+  ).join('\n');
   const res = await fetch(`${s.url}/iclock/cdata?SN=ERRLOG01&table=ERRORLOG&Stamp=9999`, { method: 'POST', body: records });
   t.match(await res.text(), /^OK(: ?5000)?$/);
   const summary = logs.entries().filter((e) => e['msg'] === 'device reported errors');

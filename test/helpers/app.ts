@@ -92,7 +92,8 @@ function testStoreKind(env: NodeJS.ProcessEnv): 'sqlite' | 'mongodb' {
   const kind = env['BIOGATE_TEST_API_STORE'] ?? 'sqlite';
   if (kind === 'sqlite') return 'sqlite';
   if (kind !== 'mongodb') throw new Error(`BIOGATE_TEST_API_STORE: expected "sqlite" or "mongodb", got "${kind}"`);
-  if (!env['BIOGATE_TEST_MONGO_URL']) throw new Error('BIOGATE_TEST_API_STORE=mongodb needs BIOGATE_TEST_MONGO_URL (a MongoDB-compatible server)');
+  if (!env['BIOGATE_TEST_MONGO_URL'])
+    throw new Error('BIOGATE_TEST_API_STORE=mongodb needs BIOGATE_TEST_MONGO_URL (a MongoDB-compatible server)');
   return 'mongodb';
 }
 
@@ -223,7 +224,13 @@ export async function startApp(t: Teardown, options: StartOptions = {}): Promise
   });
   const logger: Logger = createLogger(options.logs ? { level: config.logLevel, destination: options.logs } : { level: 'silent' });
   const announced: string[] = [];
-  app = await buildApp({ config, logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.runtime ? { runtime: options.runtime } : {}), announce: (text) => void announced.push(text) });
+  app = await buildApp({
+    config,
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.runtime ? { runtime: options.runtime } : {}),
+    announce: (text) => void announced.push(text),
+  });
   const { port, bootstrap } = await app.start();
   const scheme = config.tlsCert ? 'https' : 'http';
   return {

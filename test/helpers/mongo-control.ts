@@ -33,9 +33,14 @@ export interface ControlledMongo {
 
 /** Why the server cannot run here, or undefined when Java 17+, javac and Maven are present. */
 export function mongoServerUnavailable(): string | undefined {
-  for (const [tool, arg] of [['java', '-version'], ['javac', '-version'], ['mvn', '-v']] as const) {
+  for (const [tool, arg] of [
+    ['java', '-version'],
+    ['javac', '-version'],
+    ['mvn', '-v'],
+  ] as const) {
     const r = spawnSync(tool, [arg], { stdio: 'ignore', timeout: 30_000 });
-    if (r.error || r.status !== 0) return `${tool} is not available: the outage drill needs Java 17+ and Maven for deploy/test-mongo (CI installs them)`;
+    if (r.error || r.status !== 0)
+      return `${tool} is not available: the outage drill needs Java 17+ and Maven for deploy/test-mongo (CI installs them)`;
   }
   return undefined;
 }
@@ -84,12 +89,19 @@ export async function startControlledMongo(t: Teardown): Promise<ControlledMongo
   if (!scripts) return 'deploy/test-mongo/start.sh not found';
   const state = await mkdtemp(join(tmpdir(), 'biogate-outage-mongo-'));
   // The server exits with this process even when a timeout kills it before its teardown runs.
-  const env = { ...process.env, BIOGATE_TEST_MONGO_STATE: state, BIOGATE_TEST_MONGO_PORT: '0', BIOGATE_TEST_MONGO_OWNER_PID: String(process.pid) };
+  const env = {
+    ...process.env,
+    BIOGATE_TEST_MONGO_STATE: state,
+    BIOGATE_TEST_MONGO_PORT: '0',
+    BIOGATE_TEST_MONGO_OWNER_PID: String(process.pid),
+  };
   const out = await run(join(scripts, 'start.sh'), [], env).catch(async (err: unknown) => {
     await rm(state, { recursive: true, force: true });
     throw err;
   });
-  const vars = Object.fromEntries(out.split('\n').flatMap((l) => (/^[A-Z_]+=/.test(l) ? [[l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]] : [])));
+  const vars = Object.fromEntries(
+    out.split('\n').flatMap((l) => (/^[A-Z_]+=/.test(l) ? [[l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]] : [])),
+  );
   const url = vars['BIOGATE_TEST_MONGO_URL'];
   const pidfile = vars['BIOGATE_TEST_MONGO_PIDFILE'];
   const control = vars['BIOGATE_TEST_MONGO_CONTROL'];

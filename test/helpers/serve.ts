@@ -10,7 +10,9 @@ import { freePort, type Teardown } from './app.js';
 
 export const CLI_JS = join(process.cwd(), 'dist', 'src', 'cli.js');
 /** The skip reason when the build is missing, else false. */
-export const NO_DIST: string | false = existsSync(CLI_JS) ? false : `${CLI_JS} is missing: run "npx tsc -p tsconfig.json" (npm test does) first`;
+export const NO_DIST: string | false = existsSync(CLI_JS)
+  ? false
+  : `${CLI_JS} is missing: run "npx tsc -p tsconfig.json" (npm test does) first`;
 
 export interface ServeProcess {
   readonly url: string;
@@ -36,7 +38,13 @@ export async function serveProcess(t: Teardown, env: Record<string, string>): Pr
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`serve exited (${child.exitCode}): ${stderr}`);
-    if ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200) return { url, child, exited, stderr: () => stderr };
+    if (
+      (await fetch(`${url}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      return { url, child, exited, stderr: () => stderr };
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`serve not ready within 30 s: ${stderr}`);

@@ -32,17 +32,41 @@ t.test('X-Forwarded-For: addresses left to right, ports and brackets stripped, j
 
 t.test('clientAddress: the rightmost untrusted hop; untrusted peers and garbage give the peer', async (t) => {
   t.equal(clientAddress(PROXY, { 'x-forwarded-for': '203.0.113.7' }, trust), '203.0.113.7');
-  t.equal(clientAddress(PROXY, { 'x-forwarded-for': '1.1.1.1, 203.0.113.7, 10.9.9.9' }, trust), '203.0.113.7', 'trusted hops skipped; what the client wrote further left is not reached');
-  t.equal(clientAddress(PROXY, { 'x-forwarded-for': 'garbage, 203.0.113.7' }, trust), '203.0.113.7', 'junk left of the client does not matter');
+  t.equal(
+    clientAddress(PROXY, { 'x-forwarded-for': '1.1.1.1, 203.0.113.7, 10.9.9.9' }, trust),
+    '203.0.113.7',
+    'trusted hops skipped; what the client wrote further left is not reached',
+  );
+  t.equal(
+    clientAddress(PROXY, { 'x-forwarded-for': 'garbage, 203.0.113.7' }, trust),
+    '203.0.113.7',
+    'junk left of the client does not matter',
+  );
   t.equal(clientAddress(PROXY, { 'x-forwarded-for': '10.1.1.1, 10.2.2.2' }, trust), '10.1.1.1', 'all trusted: the leftmost');
   t.equal(clientAddress(PROXY, { 'x-forwarded-for': '203.0.113.7, garbage' }, trust), PROXY, 'junk where the walk needs it: the peer');
   t.equal(clientAddress(PROXY, { 'x-forwarded-for': '' }, trust), PROXY);
   t.equal(clientAddress(PROXY, {}, trust), PROXY, 'no header: the peer');
-  t.equal(clientAddress(PROXY, { forwarded: 'for="[2001:db8::7]:9"', 'x-forwarded-for': '198.51.100.1' }, trust), '2001:db8::7', 'Forwarded wins over X-Forwarded-For');
-  t.equal(clientAddress(PROXY, { forwarded: 'for=unknown', 'x-forwarded-for': '198.51.100.1' }, trust), PROXY, 'an unusable Forwarded is not replaced by X-Forwarded-For');
+  t.equal(
+    clientAddress(PROXY, { forwarded: 'for="[2001:db8::7]:9"', 'x-forwarded-for': '198.51.100.1' }, trust),
+    '2001:db8::7',
+    'Forwarded wins over X-Forwarded-For',
+  );
+  t.equal(
+    clientAddress(PROXY, { forwarded: 'for=unknown', 'x-forwarded-for': '198.51.100.1' }, trust),
+    PROXY,
+    'an unusable Forwarded is not replaced by X-Forwarded-For',
+  );
   t.equal(clientAddress('::1', { forwarded: 'for=192.0.2.1, for=10.3.3.3' }, trust), '192.0.2.1', 'IPv6 peer trusted by ::1');
-  t.equal(clientAddress('::ffff:10.0.0.5', { 'x-forwarded-for': '192.0.2.2' }, trust), '192.0.2.2', 'an IPv4-mapped peer matches IPv4 networks');
-  t.equal(clientAddress('192.0.2.99', { 'x-forwarded-for': '203.0.113.7', forwarded: 'for=203.0.113.8' }, trust), '192.0.2.99', 'untrusted peer: headers ignored');
+  t.equal(
+    clientAddress('::ffff:10.0.0.5', { 'x-forwarded-for': '192.0.2.2' }, trust),
+    '192.0.2.2',
+    'an IPv4-mapped peer matches IPv4 networks',
+  );
+  t.equal(
+    clientAddress('192.0.2.99', { 'x-forwarded-for': '203.0.113.7', forwarded: 'for=203.0.113.8' }, trust),
+    '192.0.2.99',
+    'untrusted peer: headers ignored',
+  );
   t.equal(clientAddress(PROXY, { 'x-forwarded-for': '203.0.113.7' }, undefined), PROXY, 'no trusted proxies configured: headers ignored');
   t.equal(trustedProxies(''), undefined, 'an empty list trusts nobody');
   t.equal(trustedProxies(' , '), undefined);
@@ -61,13 +85,20 @@ t.test('a bad BIOGATE_TRUSTED_PROXIES entry stops startup, naming the variable a
     'BIOGATE_TRUSTED_PROXIES: "::1/129" is not an IP address or CIDR',
     'BIOGATE_TRUSTED_PROXIES: "nope" is not an IP address or CIDR',
   ]);
-  t.equal(loadConfig({ env: { BIOGATE_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1 ,::1' } }).trustedProxies, '10.0.0.0/8, 127.0.0.1 ,::1', 'a good list loads');
+  t.equal(
+    loadConfig({ env: { BIOGATE_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1 ,::1' } }).trustedProxies,
+    '10.0.0.0/8, 127.0.0.1 ,::1',
+    'a good list loads',
+  );
 });
 
 /** A device whose allow-list admits 203.0.113.0/24 only, with one command waiting for it. */
 async function guarded(t: Tap.Test, trustedProxiesSetting: string) {
   const app = await startApp(t, { config: { trustedProxies: trustedProxiesSetting } });
-  const made = await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'PROXY001', allowed_networks: ['203.0.113.0/24'] }, bearer(app.token)));
+  const made = await fetchJson(
+    `${app.url}/api/devices`,
+    jsonBody('POST', { sn: 'PROXY001', allowed_networks: ['203.0.113.0/24'] }, bearer(app.token)),
+  );
   t.equal(made.res.status, 201);
   const poll = async (headers: Record<string, string>) => {
     const res = await fetch(`${app.url}/iclock/getrequest?SN=PROXY001`, { headers });
@@ -83,7 +114,11 @@ t.test('through the app: behind a trusted proxy the forwarded address meets the 
   t.equal((await poll({ 'x-forwarded-for': '203.0.113.9' })).status, 200, 'a client inside the list is served');
   t.equal((await poll({ forwarded: 'for=203.0.113.10;proto=http' })).status, 200, 'Forwarded too');
   t.equal((await poll({ forwarded: 'for=198.51.100.4', 'x-forwarded-for': '203.0.113.9' })).status, 403, 'Forwarded wins');
-  t.equal((await poll({ 'x-forwarded-for': '203.0.113.9, 198.51.100.4' })).status, 403, 'the rightmost untrusted hop counts, not what the client prepended');
+  t.equal(
+    (await poll({ 'x-forwarded-for': '203.0.113.9, 198.51.100.4' })).status,
+    403,
+    'the rightmost untrusted hop counts, not what the client prepended',
+  );
   t.equal((await poll({ 'x-forwarded-for': '203.0.113.9, 127.0.0.1' })).status, 200, 'a trusted hop is skipped');
   t.equal((await poll({ 'x-forwarded-for': '203.0.113.9, junk' })).status, 403, 'garbage: the peer address');
 });

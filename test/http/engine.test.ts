@@ -43,7 +43,8 @@ t.test('auto falls back to node when uWebSockets.js cannot load; uws then refuse
     t.match(resolveHttpEngine('node'), { engine: 'node', fallback: false });
     t.throws(() => resolveHttpEngine('uws'), {
       name: 'UwsUnavailableError',
-      message: /^uWebSockets\.js native binary did not load \(UWS_USE_FALLBACK is set\), and BIOGATE_HTTP_ENGINE=uws asks for it\..*Use BIOGATE_HTTP_ENGINE=auto or node/,
+      message:
+        /^uWebSockets\.js native binary did not load \(UWS_USE_FALLBACK is set\), and BIOGATE_HTTP_ENGINE=uws asks for it\..*Use BIOGATE_HTTP_ENGINE=auto or node/,
     });
   });
 });
@@ -65,7 +66,10 @@ t.test('the app logs the engine once at start and exports it in /metrics', async
   const lines = logs.entries().filter((e) => typeof e['msg'] === 'string' && (e['msg'] as string).startsWith('HTTP engine'));
   t.equal(lines.length, 1, 'one line');
   t.match(lines[0], { level: 'info', engine: 'node', reason: 'BIOGATE_HTTP_ENGINE=node', msg: 'HTTP engine: node:http' });
-  t.match(logs.entries().find((e) => e['msg'] === 'listening'), { engine: 'node' });
+  t.match(
+    logs.entries().find((e) => e['msg'] === 'listening'),
+    { engine: 'node' },
+  );
   const metrics = await (await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
   t.match(metrics, /^biogate_http_engine_info\{engine="node",node="[^"]+"\} 1$/m);
 });
@@ -88,8 +92,16 @@ t.test('doctor: which engine serve will use; not loading is a warning under auto
   if (uwsLoads) t.match(checkHttpEngine('auto'), { name: 'http engine', status: 'ok', detail: /^uws: / });
   t.match(checkHttpEngine('node'), { status: 'ok', detail: /^node: node:http, as BIOGATE_HTTP_ENGINE=node asks/ });
   await withoutUws(() => {
-    t.match(checkHttpEngine('auto'), { status: 'warning', detail: /^node: uWebSockets\.js does not load here \(UWS_USE_FALLBACK is set\)/, fix: /Node 20/ });
-    t.match(checkHttpEngine('uws'), { status: 'problem', detail: /^BIOGATE_HTTP_ENGINE=uws, but uWebSockets\.js does not load here/, fix: /BIOGATE_HTTP_ENGINE=auto or node/ });
+    t.match(checkHttpEngine('auto'), {
+      status: 'warning',
+      detail: /^node: uWebSockets\.js does not load here \(UWS_USE_FALLBACK is set\)/,
+      fix: /Node 20/,
+    });
+    t.match(checkHttpEngine('uws'), {
+      status: 'problem',
+      detail: /^BIOGATE_HTTP_ENGINE=uws, but uWebSockets\.js does not load here/,
+      fix: /BIOGATE_HTTP_ENGINE=auto or node/,
+    });
     t.match(checkHttpEngine('node'), { status: 'ok' });
   });
 });

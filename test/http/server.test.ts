@@ -7,7 +7,18 @@ import { connect } from 'node:net';
 import t, { type Test } from 'tap';
 import { createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
-import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, logCapture, startApp, TEST_HTTP_ENGINE, waitFor, within, type LogCapture } from '../helpers/app.js';
+import {
+  ADMIN_TOKEN,
+  bearer,
+  fetchJson,
+  jsonBody,
+  logCapture,
+  startApp,
+  TEST_HTTP_ENGINE,
+  waitFor,
+  within,
+  type LogCapture,
+} from '../helpers/app.js';
 
 const admin = bearer(ADMIN_TOKEN);
 const GENERATED_ID = /^[a-z0-9]{1,6}-[0-9a-z]+$/;
@@ -56,7 +67,10 @@ t.test('body over BIOGATE_BODY_LIMIT_MB: 413 PAYLOAD_TOO_LARGE, nothing created'
     },
   });
   const chunked = await fetchJson(`${url}/admin/locations`, {
-    method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: stream, duplex: 'half',
+    method: 'POST',
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: stream,
+    duplex: 'half',
   } as RequestInit);
   t.equal(chunked.res.status, 413, 'chunked body over the limit');
   t.strictSame(chunked.body, expected);
@@ -66,7 +80,10 @@ t.test('body over BIOGATE_BODY_LIMIT_MB: 413 PAYLOAD_TOO_LARGE, nothing created'
   t.equal(small.res.status, 201, 'a body under the limit still works on the same server');
 
   const list = await fetchJson(`${url}/admin/locations`, { headers: admin });
-  t.strictSame((list.body as { name: string }[]).map((l) => l.name), ['Default', name]);
+  t.strictSame(
+    (list.body as { name: string }[]).map((l) => l.name),
+    ['Default', name],
+  );
 });
 
 t.test('X-Request-Id: echoed when sane, generated otherwise', async (t) => {
@@ -117,13 +134,21 @@ t.test('HEAD on a GET route: same status and headers, no body', async (t) => {
 
 t.test('malformed JSON: 400 BAD_REQUEST', async (t) => {
   const { url } = await startApp(t, { config: { adminToken: ADMIN_TOKEN } });
-  const bad = await fetchJson(`${url}/admin/locations`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{"name": "x",' });
+  const bad = await fetchJson(`${url}/admin/locations`, {
+    method: 'POST',
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: '{"name": "x",',
+  });
   t.equal(bad.res.status, 400);
   t.strictSame(bad.body, { detail: 'Body is not valid JSON', code: 'BAD_REQUEST' });
 
   // [API-CONTRACT §3] JSON of the wrong top-level type is a 400 too.
   for (const raw of ['[]', 'null', '"name"', '42']) {
-    const wrong = await fetchJson(`${url}/admin/locations`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: raw });
+    const wrong = await fetchJson(`${url}/admin/locations`, {
+      method: 'POST',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: raw,
+    });
     t.equal(wrong.res.status, 400, `${raw}: 400`);
     t.strictSame(wrong.body, { detail: 'Body must be a JSON object', code: 'BAD_REQUEST' }, `${raw}: body`);
   }
@@ -157,7 +182,10 @@ t.test('422: every problem listed at once, each with loc/msg/type', async (t) =>
 
   const zone = await fetchJson(`${url}/admin/locations`, jsonBody('POST', { name: 'Mars', timezone: 'Mars/Olympus_Mons' }, admin));
   t.equal(zone.res.status, 422);
-  t.strictSame(zone.body, { detail: [{ loc: ['body', 'timezone'], msg: 'unknown IANA time zone "Mars/Olympus_Mons"', type: 'enum' }], code: 'VALIDATION_FAILED' });
+  t.strictSame(zone.body, {
+    detail: [{ loc: ['body', 'timezone'], msg: 'unknown IANA time zone "Mars/Olympus_Mons"', type: 'enum' }],
+    code: 'VALIDATION_FAILED',
+  });
 });
 
 t.test('multi-byte JSON responses: Content-Length in bytes, body intact', async (t) => {
@@ -174,7 +202,11 @@ t.test('multi-byte JSON responses: Content-Length in bytes, body intact', async 
 
 /** The HTTP layer alone (as test/http/shutdown.test.ts does), with routes that record onSettled. */
 async function settledServer(t: Test, logs?: LogCapture) {
-  const http = createHttpServer({ engine: TEST_HTTP_ENGINE, logger: logs ? createLogger({ level: 'info', destination: logs }) : createLogger({ level: 'silent' }), bodyLimit: 1024 });
+  const http = createHttpServer({
+    engine: TEST_HTTP_ENGINE,
+    logger: logs ? createLogger({ level: 'info', destination: logs }) : createLogger({ level: 'silent' }),
+    bodyLimit: 1024,
+  });
   const calls: Record<string, boolean[]> = {};
   const hook = (name: string) => (delivered: boolean) => void (calls[name] ??= []).push(delivered);
   http.route({ method: 'GET', pattern: '/small', handler: () => ({ status: 200, body: { ok: true }, onSettled: hook('small') }) });
@@ -185,7 +217,11 @@ async function settledServer(t: Test, logs?: LogCapture) {
     handler: (req) =>
       new Promise((resolve) => req.signal.addEventListener('abort', () => resolve({ status: 200, body: 'late', onSettled: hook('held') }))),
   });
-  http.route({ method: 'GET', pattern: '/big', handler: () => ({ status: 200, body: new Uint8Array(24 * 1024 * 1024).fill(0x61), onSettled: hook('big') }) });
+  http.route({
+    method: 'GET',
+    pattern: '/big',
+    handler: () => ({ status: 200, body: new Uint8Array(24 * 1024 * 1024).fill(0x61), onSettled: hook('big') }),
+  });
   const cyclic: Record<string, unknown> = {};
   cyclic['self'] = cyclic;
   http.route({ method: 'GET', pattern: '/cyclic', handler: () => ({ status: 200, body: cyclic, onSettled: hook('cyclic') }) });
@@ -199,7 +235,17 @@ async function settledServer(t: Test, logs?: LogCapture) {
       throw new TypeError('boom');
     },
   });
-  http.route({ method: 'GET', pattern: '/bad-hook', handler: () => ({ status: 200, body: 'x', onSettled: () => { throw new Error('hook'); } }) });
+  http.route({
+    method: 'GET',
+    pattern: '/bad-hook',
+    handler: () => ({
+      status: 200,
+      body: 'x',
+      onSettled: () => {
+        throw new Error('hook');
+      },
+    }),
+  });
   const port = await http.listen('127.0.0.1', 0);
   let closed = false;
   t.teardown(() => (closed ? undefined : http.close(0)));
@@ -288,26 +334,35 @@ t.test('a handler or serialisation that throws: 500 INTERNAL with an error id, t
 });
 
 t.test('a body still incomplete after the body timeout: connection closed, handler never called', async (t) => {
-  const http = createHttpServer({ engine: TEST_HTTP_ENGINE, logger: createLogger({ level: 'silent' }), bodyLimit: 1024, bodyTimeoutMs: 1500 });
+  const http = createHttpServer({
+    engine: TEST_HTTP_ENGINE,
+    logger: createLogger({ level: 'silent' }),
+    bodyLimit: 1024,
+    bodyTimeoutMs: 1500,
+  });
   let handled = 0;
-  http.route({ method: 'POST', pattern: '/upload', handler: () => ((handled++), { status: 200, body: 'OK' }) });
+  http.route({ method: 'POST', pattern: '/upload', handler: () => (handled++, { status: 200, body: 'OK' }) });
   const port = await http.listen('127.0.0.1', 0);
   t.teardown(() => http.close(0));
-  const outcome = await within(10_000, 'the trickling request to end', new Promise<{ response: string; ms: number }>((resolve) => {
-    const started = Date.now();
-    let response = '';
-    let timer: NodeJS.Timeout | undefined;
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n');
-      timer = setInterval(() => socket.write('x'), 200); // 5 bytes a second: alive, never finished
-    });
-    socket.on('data', (d: Buffer) => (response += d.toString()));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearInterval(timer);
-      resolve({ response, ms: Date.now() - started });
-    });
-  }));
+  const outcome = await within(
+    10_000,
+    'the trickling request to end',
+    new Promise<{ response: string; ms: number }>((resolve) => {
+      const started = Date.now();
+      let response = '';
+      let timer: NodeJS.Timeout | undefined;
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n');
+        timer = setInterval(() => socket.write('x'), 200); // 5 bytes a second: alive, never finished
+      });
+      socket.on('data', (d: Buffer) => (response += d.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve({ response, ms: Date.now() - started });
+      });
+    }),
+  );
   t.equal(outcome.response, '', 'no answer');
   t.ok(outcome.ms >= 1400 && outcome.ms < 6000, `closed at the 1.5 s body timeout (${outcome.ms} ms)`);
   t.equal(handled, 0, 'the handler never saw a partial body');
@@ -327,7 +382,9 @@ t.test('a request that logs nothing makes no child logger; one that logs gets it
   // Answered in the handler's own turn (no promise), as an idle poll is.
   http.route({ method: 'GET', pattern: '/quiet', handler: () => ({ status: 200, body: 'OK' }) });
   http.route({
-    method: 'GET', pattern: '/chatty', handler: (req) => {
+    method: 'GET',
+    pattern: '/chatty',
+    handler: (req) => {
       req.log.info({ token: 'SECRETTOKEN' }, 'hello');
       req.log.warn('again');
       return { status: 200, body: 'OK' };
@@ -340,6 +397,16 @@ t.test('a request that logs nothing makes no child logger; one that logs gets it
   const res = await fetch(`http://127.0.0.1:${port}/chatty`, { headers: { 'x-request-id': 'r-1' } });
   t.equal(await res.text(), 'OK');
   t.equal(made, 1, 'one child, made on first use');
-  t.same(logs.entries().filter((l) => l['reqId'] !== undefined).map((l) => [l['msg'], l['reqId']]), [['hello', 'r-1'], ['again', 'r-1']], 'its id on every line');
+  t.same(
+    logs
+      .entries()
+      .filter((l) => l['reqId'] !== undefined)
+      .map((l) => [l['msg'], l['reqId']]),
+    [
+      ['hello', 'r-1'],
+      ['again', 'r-1'],
+    ],
+    'its id on every line',
+  );
   t.notMatch(logs.text(), /SECRETTOKEN/, 'redaction still applies');
 });

@@ -28,13 +28,23 @@ function rawRequest(
 ): { req: ClientRequest; response: Promise<RawResponse> } {
   let req!: ClientRequest;
   const response = new Promise<RawResponse>((resolve, reject) => {
-    req = request({ host: '127.0.0.1', port, method: options.method, path: options.path, headers: options.headers ?? {}, agent: options.agent ?? false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
+    req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method,
+        path: options.path,
+        headers: options.headers ?? {},
+        agent: options.agent ?? false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
   });
   return { req, response };
@@ -93,7 +103,11 @@ t.test('a request on a kept-alive connection during shutdown gets 503 SHUTTING_D
 
   // Hold the shutdown open with a half-sent body on another connection.
   const slowBody = '{"name":"Slow"}';
-  const slow = rawRequest(s.port, { method: 'POST', path: '/admin/locations', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-length': slowBody.length } });
+  const slow = rawRequest(s.port, {
+    method: 'POST',
+    path: '/admin/locations',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-length': slowBody.length },
+  });
   slow.req.write(slowBody.slice(0, 7));
   await waitFor(() => s.app.http.inFlight === 1, 3000, 'the slow request');
   const closing = s.close();
@@ -110,7 +124,11 @@ t.test('a request on a kept-alive connection during shutdown gets 503 SHUTTING_D
 
 t.test('past the grace period close() ends the stragglers', async (t) => {
   const s = await startApp(t, { config: { adminToken: ADMIN_TOKEN, shutdownGraceS: 1 } });
-  const stuck = rawRequest(s.port, { method: 'POST', path: '/admin/locations', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-length': 100 } });
+  const stuck = rawRequest(s.port, {
+    method: 'POST',
+    path: '/admin/locations',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-length': 100 },
+  });
   const outcome = stuck.response.then(
     (r) => `answered ${r.status}`,
     (err: NodeJS.ErrnoException) => `failed ${err.code ?? err.message}`,
@@ -184,22 +202,36 @@ async function serveProcess(t: Test, env: Record<string, string>): Promise<Serve
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BIOGATE_')));
   const child = spawn(process.execPath, [`--import=${LOADER}`, 'src/cli.ts', 'serve'], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { ...clean, TS_NODE_TRANSPILE_ONLY: '1', BIOGATE_PORT: String(port), BIOGATE_HOST: '127.0.0.1', BIOGATE_STORE: `sqlite:${db}`, BIOGATE_LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...clean,
+      TS_NODE_TRANSPILE_ONLY: '1',
+      BIOGATE_PORT: String(port),
+      BIOGATE_HOST: '127.0.0.1',
+      BIOGATE_STORE: `sqlite:${db}`,
+      BIOGATE_LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, at: Date.now() })),
+  );
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  await within(60_000, 'the server to start', (async () => {
-    while (!/BioGate listening on/.test(out)) {
-      if (child.exitCode !== null) throw new Error(`exited early: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })());
+  await within(
+    60_000,
+    'the server to start',
+    (async () => {
+      while (!/BioGate listening on/.test(out)) {
+        if (child.exitCode !== null) throw new Error(`exited early: ${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })(),
+  );
   const token = /bg_[A-Za-z0-9_-]{32}/.exec(out)?.[0] ?? '';
   return { port, db, token, child, exited, stdout: () => out };
 }
@@ -217,7 +249,9 @@ function freePort(): Promise<number> {
 
 async function assign(s: Served, sn: string): Promise<void> {
   const res = await fetch(`http://127.0.0.1:${s.port}/api/devices`, {
-    method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ sn }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ sn }),
   });
   if (res.status !== 201) throw new Error(`assigning ${sn}: ${res.status}`);
 }
@@ -231,11 +265,20 @@ t.test('process: SIGTERM during a long request exits within BIOGATE_SHUTDOWN_GRA
   const lines: string[] = [];
   for (let i = 0; i < 120_000; i++) {
     const sec = i % 86_400;
-    lines.push(`${1 + (i % 500)}\t2026-02-${pad2(1 + (Math.floor(i / 86_400) % 28))} ${pad2(Math.floor(sec / 3600))}:${pad2(Math.floor(sec / 60) % 60)}:${pad2(sec % 60)}\t0\t1\t0\t0\t0`);
+    lines.push(
+      `${1 + (i % 500)}\t2026-02-${pad2(1 + (Math.floor(i / 86_400) % 28))} ${pad2(Math.floor(sec / 3600))}:${pad2(Math.floor(sec / 60) % 60)}:${pad2(sec % 60)}\t0\t1\t0\t0\t0`,
+    );
   }
   const body = `${lines.join('\n')}\n`;
-  const upload = rawRequest(s.port, { method: 'POST', path: '/iclock/cdata?SN=LONGREQ1&table=ATTLOG&Stamp=1', headers: { 'content-length': Buffer.byteLength(body) } });
-  const answered = upload.response.then((r) => `answered ${r.status}`, (err: NodeJS.ErrnoException) => `failed ${err.code ?? err.message}`);
+  const upload = rawRequest(s.port, {
+    method: 'POST',
+    path: '/iclock/cdata?SN=LONGREQ1&table=ATTLOG&Stamp=1',
+    headers: { 'content-length': Buffer.byteLength(body) },
+  });
+  const answered = upload.response.then(
+    (r) => `answered ${r.status}`,
+    (err: NodeJS.ErrnoException) => `failed ${err.code ?? err.message}`,
+  );
   await new Promise<void>((resolve) => upload.req.end(body, resolve));
   await new Promise((r) => setTimeout(r, 300)); // the gateway is now decoding and storing
   const signalled = Date.now();
@@ -252,7 +295,11 @@ t.test('process: a second SIGTERM exits promptly, after closing the store', asyn
   const s = await serveProcess(t, { BIOGATE_SHUTDOWN_GRACE_S: '30' });
   await assign(s, 'HOLDER01');
   // A request that holds the shutdown for the whole 30 s grace period: a body that never ends.
-  const held = rawRequest(s.port, { method: 'POST', path: '/iclock/cdata?SN=HOLDER01&table=ATTLOG', headers: { 'content-length': 100_000 } });
+  const held = rawRequest(s.port, {
+    method: 'POST',
+    path: '/iclock/cdata?SN=HOLDER01&table=ATTLOG',
+    headers: { 'content-length': 100_000 },
+  });
   held.response.catch(() => undefined);
   held.req.write('1\t2026-03-01 08:00:00\t0\t1\n');
   const trickle = setInterval(() => held.req.write('1'), 500);

@@ -17,10 +17,14 @@ async function selfSigned(t: Parameters<typeof tempDir>[0]): Promise<{ cert: str
   const dir = await tempDir(t, 'biogate-tls-');
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1', '-keyout', key, '-out', cert], {
-    stdio: 'ignore',
-    timeout: 30_000,
-  });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1', '-keyout', key, '-out', cert],
+    {
+      stdio: 'ignore',
+      timeout: 30_000,
+    },
+  );
   return { cert, key, dir };
 }
 

@@ -22,7 +22,11 @@ async function main(): Promise<void> {
   }
   const users = size('LOAD_USERS', 10_000);
   for (let from = 1; from <= users; from += 5_000) {
-    const batch = Array.from({ length: Math.min(5_000, users - from + 1) }, (_, i) => ({ pin: from + i, first_name: `U${from + i}`, last_name: 'Load' }));
+    const batch = Array.from({ length: Math.min(5_000, users - from + 1) }, (_, i) => ({
+      pin: from + i,
+      first_name: `U${from + i}`,
+      last_name: 'Load',
+    }));
     const r = await fetchJson(`${app.url}/api/users/import`, jsonBody('POST', batch, bearer(app.token)));
     if (r.res.status !== 200) throw new Error(`import: ${r.res.status}`);
   }

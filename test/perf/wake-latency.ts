@@ -63,12 +63,18 @@ async function main(): Promise<void> {
     times.push((received.get(id) ?? Number.NaN) - start);
     await new Promise((r) => setTimeout(r, 20)); // the terminal back in a held poll
   };
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (times.length < samples) await one();
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (times.length < samples) await one();
+    }),
+  );
   const within100 = times.filter((t) => t <= 100).length / times.length;
-  console.log(`# wake latency: ${terminals} v3 terminals holding polls, ${times.length} commands (${concurrency} in flight), POST → terminal received`);
-  console.log(`p50 ${quantile(times, 0.5).toFixed(1)} ms  p90 ${quantile(times, 0.9).toFixed(1)} ms  p99 ${quantile(times, 0.99).toFixed(1)} ms  max ${Math.max(...times).toFixed(1)} ms  within 100 ms: ${(within100 * 100).toFixed(1)} %`);
+  console.log(
+    `# wake latency: ${terminals} v3 terminals holding polls, ${times.length} commands (${concurrency} in flight), POST → terminal received`,
+  );
+  console.log(
+    `p50 ${quantile(times, 0.5).toFixed(1)} ms  p90 ${quantile(times, 0.9).toFixed(1)} ms  p99 ${quantile(times, 0.99).toFixed(1)} ms  max ${Math.max(...times).toFixed(1)} ms  within 100 ms: ${(within100 * 100).toFixed(1)} %`,
+  );
   console.log(`the POST alone (answered): p50 ${quantile(posts, 0.5).toFixed(1)} ms  p99 ${quantile(posts, 0.99).toFixed(1)} ms`);
   console.log(`rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB (server and ${terminals} simulators in one process)`);
   await Promise.all(sims.map((s) => s.stop()));

@@ -1,10 +1,21 @@
 import t from 'tap';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
-import { CATALOG, DURATION_MESSAGE, PRESET_IDS, defaultExpirySeconds, findPreset, paramsSchemaFor, type PresetId } from '../../protocols/catalog.js';
+import {
+  CATALOG,
+  DURATION_MESSAGE,
+  PRESET_IDS,
+  defaultExpirySeconds,
+  findPreset,
+  paramsSchemaFor,
+  type PresetId,
+} from '../../protocols/catalog.js';
 
 t.test('every preset id appears exactly once, in PRESET_IDS order', async (t) => {
-  t.same(CATALOG.map((s) => s.id), [...PRESET_IDS]);
+  t.same(
+    CATALOG.map((s) => s.id),
+    [...PRESET_IDS],
+  );
   t.equal(new Set(CATALOG.map((s) => s.id)).size, PRESET_IDS.length);
   const names = CATALOG.flatMap((s) => [s.id, ...s.aliases]);
   t.equal(new Set(names).size, names.length, 'no alias collides with an id or another alias');
@@ -29,11 +40,27 @@ t.test('findPreset: exact id or alias, lower case only', async (t) => {
 });
 
 t.test('risk, door and expiry classes (API-CONTRACT §4, §5)', async (t) => {
-  const risky = CATALOG.filter((s) => s.risk === 'risky').map((s) => s.id).sort();
+  const risky = CATALOG.filter((s) => s.risk === 'risky')
+    .map((s) => s.id)
+    .sort();
   t.same(risky, ['clear-biodata', 'clear-data', 'clear-log', 'clear-photo', 'custom', 'firmware-upgrade', 'shell-command']);
-  const door = CATALOG.filter((s) => s.door).map((s) => s.id).sort();
-  t.same(door, ['cancel-alarm', 'clear-alarm', 'door-close', 'door-lock', 'door-open', 'door-unlock', 'emergency-off', 'emergency-on', 'normal-open']);
-  const v3only = CATALOG.filter((s) => s.versions.length === 1 && s.versions[0] === 3).map((s) => s.id).sort();
+  const door = CATALOG.filter((s) => s.door)
+    .map((s) => s.id)
+    .sort();
+  t.same(door, [
+    'cancel-alarm',
+    'clear-alarm',
+    'door-close',
+    'door-lock',
+    'door-open',
+    'door-unlock',
+    'emergency-off',
+    'emergency-on',
+    'normal-open',
+  ]);
+  const v3only = CATALOG.filter((s) => s.versions.length === 1 && s.versions[0] === 3)
+    .map((s) => s.id)
+    .sort();
   t.same(v3only, ['cancel-alarm', 'door-close', 'door-lock', 'door-open', 'emergency-off', 'emergency-on', 'normal-open']);
   t.equal(defaultExpirySeconds(findPreset('door-open')!), 60);
   t.equal(defaultExpirySeconds(findPreset('reboot')!), 86400);
@@ -44,12 +71,22 @@ t.test('risk, door and expiry classes (API-CONTRACT §4, §5)', async (t) => {
 t.test('params constraints and defaults', async (t) => {
   const ok = (id: PresetId, v: unknown): boolean => Compile(paramsSchemaFor(id)).Check(v);
   t.same(Value.Default(paramsSchemaFor('door-open'), {}), { door_id: 1, duration: 5 });
-  t.same(Value.Default(paramsSchemaFor('enroll-biometric'), { pin: 1, user_id: 2 }), { pin: 1, user_id: 2, type: 'fingerprint', fid: 0, retry: 3, overwrite: 1 });
+  t.same(Value.Default(paramsSchemaFor('enroll-biometric'), { pin: 1, user_id: 2 }), {
+    pin: 1,
+    user_id: 2,
+    type: 'fingerprint',
+    fid: 0,
+    retry: 3,
+    overwrite: 1,
+  });
   t.ok(ok('door-open', { door_id: 4, duration: 254 }));
   t.notOk(ok('door-open', { door_id: 5 }));
   t.notOk(ok('door-open', { duration: 0 }));
   t.notOk(ok('door-open', { duration: 255 }));
-  t.equal((paramsSchemaFor('door-open') as { properties: { duration: { errorMessage: string } } }).properties.duration.errorMessage, DURATION_MESSAGE);
+  t.equal(
+    (paramsSchemaFor('door-open') as { properties: { duration: { errorMessage: string } } }).properties.duration.errorMessage,
+    DURATION_MESSAGE,
+  );
   t.ok(ok('enroll-biometric', { pin: 99999999, user_id: 1, type: 'face', fid: 111, retry: 1, overwrite: 0 }));
   t.notOk(ok('enroll-biometric', { pin: 100000000, user_id: 1 }));
   t.notOk(ok('enroll-biometric', { pin: 1, user_id: 1, fid: 10 }));

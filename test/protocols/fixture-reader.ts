@@ -7,8 +7,9 @@ import type { WireRequest } from '../../protocols/codec.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 // test/protocols → protocols/fixtures; compiled (dist/test/protocols) the fixtures stay in the source tree
-export const FIXTURES = [join(here, '..', '..', 'protocols', 'fixtures'), join(here, '..', '..', '..', 'protocols', 'fixtures')]
-  .find((dir) => existsSync(dir)) ?? join(here, '..', '..', 'protocols', 'fixtures');
+export const FIXTURES =
+  [join(here, '..', '..', 'protocols', 'fixtures'), join(here, '..', '..', '..', 'protocols', 'fixtures')].find((dir) => existsSync(dir)) ??
+  join(here, '..', '..', 'protocols', 'fixtures');
 const root = (): string => FIXTURES;
 
 export interface Exchange {
@@ -26,7 +27,9 @@ const REQ = Buffer.from('\n### request\n');
 const RESP = Buffer.from('\n### response\n');
 
 export function fixtureFiles(version: 'v2' | 'v3'): string[] {
-  return readdirSync(join(root(), version)).filter((f) => f.endsWith('.http')).sort();
+  return readdirSync(join(root(), version))
+    .filter((f) => f.endsWith('.http'))
+    .sort();
 }
 
 export function readFixture(version: 'v2' | 'v3', name: string): Fixture {
@@ -102,7 +105,12 @@ export function responseBody(section: Buffer): string {
 
 /** Normalisation of the README before comparing: CR LF → LF, trailing blanks per line, outer empty lines. */
 export function normalise(body: string): string {
-  return body.replace(/\r\n/g, '\n').split('\n').map((l) => l.replace(/[ \t]+$/, '')).join('\n').replace(/^\n+|\n+$/g, '');
+  return body
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .map((l) => l.replace(/[ \t]+$/, ''))
+    .join('\n')
+    .replace(/^\n+|\n+$/g, '');
 }
 
 export interface Assertion {
@@ -122,10 +130,15 @@ export function assertions(fixture: Fixture): Assertion[] {
 /** Whether a reply body satisfies one assertion; `expected` is the fixture's response body. */
 export function holds(assertion: Assertion, status: number, body: string, expected: string): boolean {
   switch (assertion.kind) {
-    case 'status': return assertion.argument === 'any' || Number(assertion.argument) === status;
-    case 'body': return status === 200 && normalise(body) === normalise(expected);
-    case 'regex': return status === 200 && new RegExp(assertion.argument, 'm').test(normalise(body));
-    case 'prefix': return status === 200 && normalise(body).startsWith(assertion.argument);
-    case 'none': return status === 200;
+    case 'status':
+      return assertion.argument === 'any' || Number(assertion.argument) === status;
+    case 'body':
+      return status === 200 && normalise(body) === normalise(expected);
+    case 'regex':
+      return status === 200 && new RegExp(assertion.argument, 'm').test(normalise(body));
+    case 'prefix':
+      return status === 200 && normalise(body).startsWith(assertion.argument);
+    case 'none':
+      return status === 200;
   }
 }

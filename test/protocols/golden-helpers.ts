@@ -23,17 +23,29 @@ export function replyFor(codec: Codec, result: DecodeResult, options: ReplyOptio
   switch (plan.kind) {
     case 'handshake':
       return codec.replies.handshake({
-        sn: result.sn, timeZone: ZONE, now: NOW,
+        sn: result.sn,
+        timeZone: ZONE,
+        now: NOW,
         ...(options.fullAttlogReupload === undefined ? {} : { fullAttlogReupload: options.fullAttlogReupload }),
         ...(options.registration === undefined ? {} : { registration: options.registration }),
       });
-    case 'registry': return codec.replies.registry('BG7F3A9C21D0');
-    case 'config': return codec.replies.config({ sessionId: '30BFB04B2C8AECC72C01C03BFD549D15' });
-    case 'commands': return codec.replies.commands([]);
-    case 'time': return codec.replies.time(NOW, ZONE, plan.flavor);
-    case 'remoteUser': return codec.replies.remoteUser([]);
-    case 'file': return codec.replies.ok();
-    case 'ok': case 'okCount': case 'tableCount': case 'tableEcho': case 'countMismatch':
+    case 'registry':
+      return codec.replies.registry('BG7F3A9C21D0');
+    case 'config':
+      return codec.replies.config({ sessionId: '30BFB04B2C8AECC72C01C03BFD549D15' });
+    case 'commands':
+      return codec.replies.commands([]);
+    case 'time':
+      return codec.replies.time(NOW, ZONE, plan.flavor);
+    case 'remoteUser':
+      return codec.replies.remoteUser([]);
+    case 'file':
+      return codec.replies.ok();
+    case 'ok':
+    case 'okCount':
+    case 'tableCount':
+    case 'tableEcho':
+    case 'countMismatch':
       return codec.replies.upload(plan, countRecords(result.events));
   }
 }
@@ -49,7 +61,9 @@ export function failedAssertions(version: 'v2' | 'v3', file: string, options: (n
     const expected = responseBody(exchange.response);
     const checks = assertions(fixture).filter((a) => a.exchange === n);
     const all = checks.length > 0 ? checks : [{ exchange: n, kind: 'none' as const, argument: '' }];
-    for (const a of all) if (!holds(a, reply.status, reply.body, expected)) failures.push(`${file} #${n} ${a.kind} ${a.argument} ← ${JSON.stringify(reply.body)}`);
+    for (const a of all)
+      if (!holds(a, reply.status, reply.body, expected))
+        failures.push(`${file} #${n} ${a.kind} ${a.argument} ← ${JSON.stringify(reply.body)}`);
   });
   return failures;
 }

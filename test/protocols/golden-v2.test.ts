@@ -67,8 +67,26 @@ t.test('A7 ATTLOG: 9 records, LF-terminated', async (t) => {
   t.equal(a.records.length, 9);
   t.equal(a.records.filter((x) => x.pin === '1452').length, 7);
   t.equal(a.records.filter((x) => x.pin === '8965').length, 2);
-  t.same(a.records[0], { pin: '1452', time: '2015-07-30 15:16:28', status: 0, verify: 1, workCode: '0', reserved1: '0', reserved2: '0', extra: [] });
-  t.same(a.records[8], { pin: '8965', time: '2015-07-30 15:16:37', status: 0, verify: 1, workCode: '0', reserved1: '0', reserved2: '0', extra: [] });
+  t.same(a.records[0], {
+    pin: '1452',
+    time: '2015-07-30 15:16:28',
+    status: 0,
+    verify: 1,
+    workCode: '0',
+    reserved1: '0',
+    reserved2: '0',
+    extra: [],
+  });
+  t.same(a.records[8], {
+    pin: '8965',
+    time: '2015-07-30 15:16:37',
+    status: 0,
+    verify: 1,
+    workCode: '0',
+    reserved1: '0',
+    reserved2: '0',
+    extra: [],
+  });
   t.equal(v2.replies.upload(r.reply, 9).body, 'OK: 9');
 });
 
@@ -78,7 +96,13 @@ t.test('A8 ATTLOG with job and tip codes: extra fields raw, ISO stamp kept', asy
   t.same(a.source, { kind: 'upload', table: 'ATTLOG', stamp: '2008-02-25T12:08:21' });
   t.equal(a.records.length, 2);
   t.same(a.records[1], {
-    pin: '982', time: '2016-02-25 13:18:22', status: 1, verify: 0, workCode: '9001', reserved1: '0', reserved2: '0',
+    pin: '982',
+    time: '2016-02-25 13:18:22',
+    status: 1,
+    verify: 0,
+    workCode: '9001',
+    reserved1: '0',
+    reserved2: '0',
     extra: ['1', '2', '3', '4', '5', '6', '1.0', '2.0', '3.0'],
   });
 });
@@ -87,7 +111,10 @@ t.test('A10 OPERLOG, CR LF: 7 OPLOG + 2 FP, size mismatch flagged not rejected',
   const r = decodeExchange(fx('a10-operlog-oplog-fp-field-crlf.http'), 1);
   t.equal(r.rejected, 0);
   const ops = only(r.events, 'operationLogs');
-  t.same(ops.records.map((o) => o.opType), [13, 0, 4, 5, 30, 6, 6]);
+  t.same(
+    ops.records.map((o) => o.opType),
+    [13, 0, 4, 5, 30, 6, 6],
+  );
   t.same(ops.records[3], { opType: 5, operator: '0', time: '2024-06-13 12:51:22', objects: ['26', '0', '0', '0'] });
   t.same(ops.records[5]?.objects, ['1', '0', '0', '906'], 'K40-class op 6: Obj4 is a length');
   const fp = only(r.events, 'fingerprintTemplates');
@@ -103,10 +130,23 @@ t.test('A11, A13, A14: OPLOG, legacy USER without Pri, FP', async (t) => {
   const op = only(decodeExchange(fx('a11-operlog-oplog-vendor.http'), 1).events, 'operationLogs');
   t.same(op.records, [{ opType: 4, operator: '14', time: '2015-07-30 10:22:34', objects: ['0', '0', '0', '0'] }]);
   const users = only(decodeExchange(fx('a13-operlog-user-legacy-vendor.http'), 1).events, 'users');
-  t.same(users.records, [{
-    pin: '982', name: 'Richard', privilege: null, password: '9822', cardNo: '13375590', group: 1, timeZones: '', verify: null,
-    viceCard: '', uid: null, startTime: '', endTime: '', disabled: null,
-  }]);
+  t.same(users.records, [
+    {
+      pin: '982',
+      name: 'Richard',
+      privilege: null,
+      password: '9822',
+      cardNo: '13375590',
+      group: 1,
+      timeZones: '',
+      verify: null,
+      viceCard: '',
+      uid: null,
+      startTime: '',
+      endTime: '',
+      disabled: null,
+    },
+  ]);
   const fp = only(decodeExchange(fx('a14-operlog-fp-vendor.http'), 1).events, 'fingerprintTemplates');
   t.match(fp.records[0], { pin: '2', fingerIndex: 0, size: 1124, valid: 1, sizeMismatch: true });
 });
@@ -156,14 +196,32 @@ t.test('A20, A22, A23 options: comma inside ~OEMVendor, empty values kept', asyn
 t.test('A25, A26 heartbeat INFO: 10-field and older 9-field forms', async (t) => {
   const a25 = only(decodeExchange(fx('a25-heartbeat-info-field.http'), 1).events, 'heartbeat');
   t.same(a25.info, {
-    raw: 'Ver 8.0.4.2-5856-01,1,0,11,172.16.12.191,10,7,12,0,111', firmware: 'Ver 8.0.4.2-5856-01', users: 1, fingerprints: 0,
-    attendanceRecords: 11, ip: '172.16.12.191', fpAlgorithm: '10', faceAlgorithm: '7', facesToEnroll: 12, faces: 0, flags: '111',
+    raw: 'Ver 8.0.4.2-5856-01,1,0,11,172.16.12.191,10,7,12,0,111',
+    firmware: 'Ver 8.0.4.2-5856-01',
+    users: 1,
+    fingerprints: 0,
+    attendanceRecords: 11,
+    ip: '172.16.12.191',
+    fpAlgorithm: '10',
+    faceAlgorithm: '7',
+    facesToEnroll: 12,
+    faces: 0,
+    flags: '111',
   });
   const f = fx('a26-heartbeat-info-vendor.http');
   const old = only(decodeExchange(f, 1).events, 'heartbeat');
   t.same(old.info, {
-    raw: 'Ver 6.8.0(build640),2,0,0,192.168.1.201,10,-1,-12,101', firmware: 'Ver 6.8.0(build640)', users: 2, fingerprints: 0,
-    attendanceRecords: 0, ip: '192.168.1.201', fpAlgorithm: null, faceAlgorithm: null, facesToEnroll: null, faces: null, flags: null,
+    raw: 'Ver 6.8.0(build640),2,0,0,192.168.1.201,10,-1,-12,101',
+    firmware: 'Ver 6.8.0(build640)',
+    users: 2,
+    fingerprints: 0,
+    attendanceRecords: 0,
+    ip: '192.168.1.201',
+    fpAlgorithm: null,
+    faceAlgorithm: null,
+    facesToEnroll: null,
+    faces: null,
+    flags: null,
   });
   const r2 = decodeExchange(f, 2);
   t.match(only(r2.events, 'heartbeat').info, { firmware: 'Ver 2.0.12-20150625', ip: '192.168.16.27', facesToEnroll: 15, flags: '111' });
@@ -176,7 +234,14 @@ t.test('A28 results, single and batched; correlation data by ID', async (t) => {
   const one = only(decodeExchange(f, 1).events, 'commandResults');
   t.match(one.results, [{ id: '1', returnCode: 0, cmd: 'INFO', sn: '', content: null, options: null }]);
   const batch = only(decodeExchange(f, 2).events, 'commandResults');
-  t.same(batch.results.map((r) => [r.id, r.returnCode, r.cmd]), [['1', 0, 'DATA'], ['2', 0, 'DATA'], ['3', 0, 'CHECK']]);
+  t.same(
+    batch.results.map((r) => [r.id, r.returnCode, r.cmd]),
+    [
+      ['1', 0, 'DATA'],
+      ['2', 0, 'DATA'],
+      ['3', 0, 'CHECK'],
+    ],
+  );
 });
 
 t.test('A29 Shell: the delivered command and its one-key-per-line result', async (t) => {
@@ -204,7 +269,10 @@ t.test('A31, A32 INFO result blocks: parameters become options', async (t) => {
   t.equal(v2.replies.commands([{ id: 1, wire: 'INFO' }]).body, responseBody(a31f.exchanges[0]!.response));
   const a32f = fx('a32-info-result-speedface-fixture.http');
   const a32 = only(decodeExchange(a32f, 2).events, 'commandResults').results[0];
-  t.same({ ...a32?.options?.values }, { DeviceName: 'SpeedFace-V5L', MAC: '00:17:61:11:cf:40', FWVersion: 'ZAM230-NF50VA-Ver1.1.9', Platform: 'ZAM230_TFT' });
+  t.same(
+    { ...a32?.options?.values },
+    { DeviceName: 'SpeedFace-V5L', MAC: '00:17:61:11:cf:40', FWVersion: 'ZAM230-NF50VA-Ver1.1.9', Platform: 'ZAM230_TFT' },
+  );
   t.equal(v2.replies.commands([{ id: 10, wire: 'INFO' }]).body, responseBody(a32f.exchanges[0]!.response));
 });
 
@@ -231,13 +299,20 @@ t.test('A32c -1002 refusals: encoders, classification and the CHECK fallback', a
   t.equal(v2.capabilityKey('DATA QUERY ATTLOG StartTime=2026-02-01 00:00:00\tEndTime=2026-02-10 23:59:59'), 'DATA QUERY ATTLOG');
   t.same(v2.outcome(refused.returnCode), { status: 'failed', message: 'device returned -1002: command not supported by the device' });
   const fallback = v2.presetFallback(query, -1002);
-  t.same(fallback, { ok: true, lines: ['CHECK'], note: 'range query unsupported; full re-upload requested', requestFullAttlogUpload: true });
+  t.same(fallback, {
+    ok: true,
+    lines: ['CHECK'],
+    note: 'range query unsupported; full re-upload requested',
+    requestFullAttlogUpload: true,
+  });
   t.equal(v2.replies.commands([{ id: 3, wire: 'CHECK' }]).body, responseBody(f.exchanges[4]!.response));
   t.match(only(decodeExchange(f, 7).events, 'commandResults').results, [{ id: '3', returnCode: 0, cmd: 'CHECK' }]);
 });
 
 t.test('A34 older result form with SN; A35 ping', async (t) => {
-  t.match(only(decodeExchange(fx('a34-result-with-sn-vendor.http'), 1).events, 'commandResults').results, [{ id: '77', sn: '12345', returnCode: 0, cmd: 'CHECK' }]);
+  t.match(only(decodeExchange(fx('a34-result-with-sn-vendor.http'), 1).events, 'commandResults').results, [
+    { id: '77', sn: '12345', returnCode: 0, cmd: 'CHECK' },
+  ]);
   const ping = decodeExchange(fx('a35-ping-vendor.http'), 1);
   t.equal(ping.endpoint, 'ping');
   t.same(ping.events, [{ type: 'ping' }]);
@@ -251,6 +326,10 @@ t.test('A37 SyncData lines: upper-case SIZE/VALID read back; BioGate emits Size/
   t.equal(lines.length, 3);
   const user = v2.encodeSync({ op: 'user.upsert', user: { pin: 1, firstName: '1', password: 1, privilege: 0, group: 1 } }, profile, ctx);
   t.same(user, { ok: true, lines: ['DATA UPDATE USERINFO PIN=1\tName=1\tPri=0\tPasswd=1\tCard=\tGrp=1\tTZ=0000000100000000'] });
-  const face = v2.encodeSync({ op: 'template.upsert', template: { pin: 1, type: 2, no: 0, data: 'c2FmZHNhd3Jyd3JIcmVyZXJIcnc=' } }, { version: '2.0.0', options: { FaceFunOn: '1' } }, ctx);
+  const face = v2.encodeSync(
+    { op: 'template.upsert', template: { pin: 1, type: 2, no: 0, data: 'c2FmZHNhd3Jyd3JIcmVyZXJIcnc=' } },
+    { version: '2.0.0', options: { FaceFunOn: '1' } },
+    ctx,
+  );
   t.same(face, { ok: true, lines: ['DATA UPDATE FACE PIN=1\tFID=0\tValid=1\tSize=28\tTMP=c2FmZHNhd3Jyd3JIcmVyZXJIcnc='] });
 });

@@ -4,8 +4,19 @@ import t from 'tap';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { WireRequest } from '../../protocols/codec.js';
 import {
-  attendanceWindow, capabilityKey, classifyReturn, codecFor, inAttendanceWindow, commandOutcome, describeReturnCode, detectVersion, endsBatch, FALLBACKS, learnedUnsupportedMessage,
-  presetFallback, CHECK_ATTENDANCE_BOTH_FORMATS_FAILED,
+  attendanceWindow,
+  capabilityKey,
+  classifyReturn,
+  codecFor,
+  inAttendanceWindow,
+  commandOutcome,
+  describeReturnCode,
+  detectVersion,
+  endsBatch,
+  FALLBACKS,
+  learnedUnsupportedMessage,
+  presetFallback,
+  CHECK_ATTENDANCE_BOTH_FORMATS_FAILED,
 } from '../../protocols/index.js';
 
 const v2 = codecFor('2.0.0');
@@ -77,14 +88,26 @@ t.test('batch ends (PUSH-v2 §7.3, PUSH-v3 §8.3)', async (t) => {
 t.test('fallbacks (COMMANDS §2.5)', async (t) => {
   t.equal(FALLBACKS.length, 8);
   const query = { preset: 'check-attendance' as const, params: { startDate: '2015-07-29', endDate: '2015-07-29' } };
-  t.same(v2.presetFallback(query, -1), { ok: true, lines: ['DATA QUERY ATTLOG StartTime=2015-07-29T00:00:00\tEndTime=2015-07-29T23:59:59'] });
-  t.same(v2.presetFallback(query, -1002), { ok: true, lines: ['CHECK'], note: 'range query unsupported; full re-upload requested', requestFullAttlogUpload: true });
+  t.same(v2.presetFallback(query, -1), {
+    ok: true,
+    lines: ['DATA QUERY ATTLOG StartTime=2015-07-29T00:00:00\tEndTime=2015-07-29T23:59:59'],
+  });
+  t.same(v2.presetFallback(query, -1002), {
+    ok: true,
+    lines: ['CHECK'],
+    note: 'range query unsupported; full re-upload requested',
+    requestFullAttlogUpload: true,
+  });
   t.equal(v2.presetFallback(query, -2), undefined);
   t.equal(v2.presetFallback({ preset: 'check-attendance', params: { startDate: 'x' } }, -1), undefined, 'params that no longer validate');
   t.equal(CHECK_ATTENDANCE_BOTH_FORMATS_FAILED, 'device returned -1 for both date formats: no records in range, or query not supported');
   t.equal(v3.presetFallback(query, -1), undefined, 'v3 has no check-attendance fallback');
   for (const code of [-13, -708, -801, -1002]) {
-    t.same(v3.presetFallback({ preset: 'door-open', params: { door_id: 2, duration: 9 } }, code), { ok: true, lines: ['AC_UNLOCK'], note: 'door and duration not transmitted' });
+    t.same(v3.presetFallback({ preset: 'door-open', params: { door_id: 2, duration: 9 } }, code), {
+      ok: true,
+      lines: ['AC_UNLOCK'],
+      note: 'door and duration not transmitted',
+    });
     t.same(v3.presetFallback({ preset: 'cancel-alarm' }, code), { ok: true, lines: ['AC_UNALARM'] });
     t.same(v3.presetFallback({ preset: 'clear-alarm' }, code), { ok: true, lines: ['AC_UNALARM'] });
     t.same(v3.presetFallback({ preset: 'info' }, code), { ok: true, lines: ['INFO'] });
@@ -105,12 +128,22 @@ t.test('v3 check-attendance window is applied by the runtime (COMMANDS §4.17)',
   t.same(attendanceWindow({}), { start: '2000-01-01 00:00:00', end: '2099-12-31 23:59:59' });
 });
 
-const req = (path: string, query: Record<string, string>): WireRequest => ({ method: 'GET', path, query, headers: {}, body: new Uint8Array() });
+const req = (path: string, query: Record<string, string>): WireRequest => ({
+  method: 'GET',
+  path,
+  query,
+  headers: {},
+  body: new Uint8Array(),
+});
 
 t.test('detectVersion (PUSH-v2 §10.3)', async (t) => {
   t.equal(detectVersion(req('/iclock/cdata', { SN: 'A', options: 'all', pushver: '2.4.0' })), '2.0.0');
   t.equal(detectVersion(req('/iclock/cdata', { SN: 'A', options: 'all', pushver: '3.1.2', DeviceType: 'acc' })), '3.0.0');
-  t.equal(detectVersion(req('/iclock/cdata', { SN: 'A', options: 'all', pushver: '2.4.1', DeviceType: 'acc' })), '2.0.0', 'pushver wins over DeviceType');
+  t.equal(
+    detectVersion(req('/iclock/cdata', { SN: 'A', options: 'all', pushver: '2.4.1', DeviceType: 'acc' })),
+    '2.0.0',
+    'pushver wins over DeviceType',
+  );
   t.equal(detectVersion(req('/iclock/cdata', { SN: 'A', options: 'all', DeviceType: 'ACC' })), '3.0.0');
   t.equal(detectVersion(req('/iclock/cdata', { SN: 'A', options: 'all' })), '2.0.0');
   t.equal(detectVersion(req('/iclock/registry', { SN: 'A' })), '3.0.0');

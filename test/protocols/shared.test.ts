@@ -138,7 +138,12 @@ t.test('command lines read back', async (t) => {
   t.same(unframe('C:12:DATA UPDATE user Pin=1'), { id: '12', command: 'DATA UPDATE user Pin=1' });
   t.equal(unframe('OK'), undefined);
   const d = parseDataCommand('DATA UPDATE FINGERTMP PIN=1\tFID=11\tSIZE=28\tVALID=1\tTMP=c2Fm==');
-  t.same(d && { ...d, fields: { ...d.fields } }, { verb: 'UPDATE', table: 'FINGERTMP', fields: { pin: '1', fid: '11', size: '28', valid: '1', tmp: 'c2Fm==' }, all: false });
+  t.same(d && { ...d, fields: { ...d.fields } }, {
+    verb: 'UPDATE',
+    table: 'FINGERTMP',
+    fields: { pin: '1', fid: '11', size: '28', valid: '1', tmp: 'c2Fm==' },
+    all: false,
+  });
   const q = parseDataCommand('DATA QUERY tablename=biodata,fielddesc=*,filter=Type=9\tPin=1');
   t.same(q && { ...q, fields: { ...q.fields } }, { verb: 'QUERY', table: 'biodata', fields: { type: '9', pin: '1' }, all: false });
   t.same(parseDataCommand('DATA QUERY tablename=user,fielddesc=*,filter=*'), { verb: 'QUERY', table: 'user', fields: {}, all: true });

@@ -48,7 +48,9 @@ export async function openStream(t: Teardown, base: string, o: ConnectOptions = 
   const messages: StreamMessage[] = [];
   let cursor = 0;
   const waiters = new Set<() => void>();
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   ws.on('message', (data) => {
     messages.push(JSON.parse(data.toString()) as StreamMessage);
     for (const w of [...waiters]) w();
@@ -60,7 +62,9 @@ export async function openStream(t: Teardown, base: string, o: ConnectOptions = 
     ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
   });
   return {
-    ws, messages, closed,
+    ws,
+    messages,
+    closed,
     send: (m) => ws.send(typeof m === 'string' ? m : JSON.stringify(m)),
     rest: () => messages.slice(cursor),
     close: () => ws.close(),

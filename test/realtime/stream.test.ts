@@ -6,7 +6,18 @@
  */
 import t, { type Test } from 'tap';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
-import { ADMIN_TOKEN, bearer, fakeClock, fetchJson, jsonBody, startApp, TEST_STORE, waitFor, type FakeClock, type StartedApp } from '../helpers/app.js';
+import {
+  ADMIN_TOKEN,
+  bearer,
+  fakeClock,
+  fetchJson,
+  jsonBody,
+  startApp,
+  TEST_STORE,
+  waitFor,
+  type FakeClock,
+  type StartedApp,
+} from '../helpers/app.js';
 import { openStream, refusedUpgrade, subscribe, type StreamClient, type StreamMessage } from './stream-client.js';
 
 interface Rig {
@@ -23,11 +34,15 @@ async function rig(t: Test): Promise<Rig> {
   const started = await startApp(t, { clock, config: { longpollS: 0, onlineThresholdS: 5, adminToken: ADMIN_TOKEN } });
   const other = await started.app.locations.create({ name: 'Other' });
   return {
-    started, clock,
+    started,
+    clock,
     a: { id: started.locationId, token: started.token },
     b: { id: other.location.id, token: other.token.token },
     async api(token, method, path, body) {
-      const { res, body: out } = await fetchJson(`${started.url}${path}`, body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token)));
+      const { res, body: out } = await fetchJson(
+        `${started.url}${path}`,
+        body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token)),
+      );
       return { status: res.status, body: out };
     },
     connect: (token) => openStream(t, started.url, { token }),
@@ -53,10 +68,22 @@ async function barrier(client: StreamClient): Promise<void> {
 t.test('refusals happen before the upgrade, with the API error body; three ways to give the token', async (t) => {
   const r = await rig(t);
   const url = r.started.url;
-  t.match(await refusedUpgrade(url), { status: 401, upgraded: false, body: { code: 'UNAUTHORIZED', detail: 'Missing bearer token' } }, 'no token');
+  t.match(
+    await refusedUpgrade(url),
+    { status: 401, upgraded: false, body: { code: 'UNAUTHORIZED', detail: 'Missing bearer token' } },
+    'no token',
+  );
   t.match(await refusedUpgrade(url, { token: 'bg_' + 'x'.repeat(32) }), { status: 401, body: { code: 'UNAUTHORIZED' } }, 'unknown token');
-  t.match(await refusedUpgrade(url, { token: 'not-a-token', via: 'query' }), { status: 401, body: { code: 'UNAUTHORIZED' } }, 'malformed token in the query');
-  t.match(await refusedUpgrade(url, { protocols: ['bearer'] }), { status: 401, body: { code: 'UNAUTHORIZED' } }, '"bearer" subprotocol without a token');
+  t.match(
+    await refusedUpgrade(url, { token: 'not-a-token', via: 'query' }),
+    { status: 401, body: { code: 'UNAUTHORIZED' } },
+    'malformed token in the query',
+  );
+  t.match(
+    await refusedUpgrade(url, { protocols: ['bearer'] }),
+    { status: 401, body: { code: 'UNAUTHORIZED' } },
+    '"bearer" subprotocol without a token',
+  );
   t.match(
     await refusedUpgrade(url, { token: r.a.token, headers: { authorization: `Bearer ${r.a.token}` }, via: 'query' }),
     { status: 401, body: { code: 'UNAUTHORIZED', detail: /once/ } },
@@ -64,7 +91,11 @@ t.test('refusals happen before the upgrade, with the API error body; three ways 
   );
   const revoked = await r.started.app.locations.issueToken({ location_id: r.a.id });
   await r.started.app.locations.revokeToken(revoked.id);
-  t.match(await refusedUpgrade(url, { token: revoked.token }), { status: 401, body: { code: 'UNAUTHORIZED', detail: 'Token revoked' } }, 'revoked token');
+  t.match(
+    await refusedUpgrade(url, { token: revoked.token }),
+    { status: 401, body: { code: 'UNAUTHORIZED', detail: 'Token revoked' } },
+    'revoked token',
+  );
   await r.started.app.locations.update(r.b.id, { is_active: false });
   t.match(await refusedUpgrade(url, { token: r.b.token }), { status: 403, body: { code: 'LOCATION_DISABLED' } }, 'disabled location');
   t.equal(r.started.app.http.openWebSockets, 0, 'no WebSocket was opened by any of them');
@@ -100,15 +131,28 @@ t.test('only the own location flows, and only what the filters match', async (t)
   t.match(gotB, { topic: `commands/${inB}`, payload: { id: inB, sn: 'BDEV1', status: 'pending', command: 'reboot' } });
   t.type(gotB.seq, 'number');
   const gotA = await aCommands.next((m) => typeof m.topic === 'string', "A's command");
-  t.match(gotA, { topic: `commands/${inA}`, payload: { id: inA, sn: 'ADEV1', status: 'pending' } }, "A's first event is its own command, not B's");
+  t.match(
+    gotA,
+    { topic: `commands/${inA}`, payload: { id: inA, sn: 'ADEV1', status: 'pending' } },
+    "A's first event is its own command, not B's",
+  );
   t.notOk('hash' in (gotA.payload as object) || 'wire' in (gotA.payload as object), 'the public view only');
 
   await barrier(aCommands);
   await barrier(aAvailability);
   await barrier(bAll);
-  t.notOk(aCommands.messages.some((m) => m.topic === `commands/${inB}`), "A never sees B's command");
-  t.notOk(bAll.messages.some((m) => m.topic === `commands/${inA}`), "B never sees A's command");
-  t.notOk(aAvailability.messages.some((m) => typeof m.topic === 'string' && m.topic.startsWith('commands/')), 'devices/+/availability does not match commands');
+  t.notOk(
+    aCommands.messages.some((m) => m.topic === `commands/${inB}`),
+    "A never sees B's command",
+  );
+  t.notOk(
+    bAll.messages.some((m) => m.topic === `commands/${inA}`),
+    "B never sees A's command",
+  );
+  t.notOk(
+    aAvailability.messages.some((m) => typeof m.topic === 'string' && m.topic.startsWith('commands/')),
+    'devices/+/availability does not match commands',
+  );
 
   // Unsubscribing stops the flow.
   aCommands.send({ op: 'unsubscribe', topics: ['commands/+'] });
@@ -116,7 +160,10 @@ t.test('only the own location flows, and only what the filters match', async (t)
   const later = await queueReboot(r, r.a.token, 'ADEV1');
   await aAvailability.next(() => false, 'nothing', 200).catch(() => undefined);
   await barrier(aCommands);
-  t.notOk(aCommands.messages.some((m) => m.topic === `commands/${later}`), 'no event after unsubscribe');
+  t.notOk(
+    aCommands.messages.some((m) => m.topic === `commands/${later}`),
+    'no event after unsubscribe',
+  );
 });
 
 t.test('subscribe sends the retained topics first, then live changes', async (t) => {
@@ -139,22 +186,48 @@ t.test('subscribe sends the retained topics first, then live changes', async (t)
     snapshot.push(m);
   }
   const byTopic = new Map(snapshot.map((m) => [m.topic, m]));
-  t.same([...byTopic.keys()].sort(), ['devices/SNAP1/availability', 'devices/SNAP1/state', 'devices/SNAP2/availability', 'devices/SNAP2/state'], "the location's devices only");
-  t.ok(snapshot.every((m) => m.retained === true && typeof m.seq === 'number'), 'marked retained, with the seq they are current at');
+  t.same(
+    [...byTopic.keys()].sort(),
+    ['devices/SNAP1/availability', 'devices/SNAP1/state', 'devices/SNAP2/availability', 'devices/SNAP2/state'],
+    "the location's devices only",
+  );
+  t.ok(
+    snapshot.every((m) => m.retained === true && typeof m.seq === 'number'),
+    'marked retained, with the seq they are current at',
+  );
   t.equal(byTopic.get('devices/SNAP1/availability')?.payload, 'online', 'the terminal that spoke is online');
   t.equal(byTopic.get('devices/SNAP2/availability')?.payload, 'offline', 'the silent one is offline');
-  t.match(byTopic.get('devices/SNAP1/state')?.payload, { serial_number: 'SNAP1', location_id: r.a.id, is_active: true, version: '3.0.0' }, 'state = the GET /api/devices view');
+  t.match(
+    byTopic.get('devices/SNAP1/state')?.payload,
+    { serial_number: 'SNAP1', location_id: r.a.id, is_active: true, version: '3.0.0' },
+    'state = the GET /api/devices view',
+  );
   const rest = await r.api(r.a.token, 'GET', '/api/devices/SNAP1');
-  t.same(Object.keys(byTopic.get('devices/SNAP1/state')?.payload as object).sort(), Object.keys(rest.body as object).sort(), 'same fields as the REST view');
+  t.same(
+    Object.keys(byTopic.get('devices/SNAP1/state')?.payload as object).sort(),
+    Object.keys(rest.body as object).sort(),
+    'same fields as the REST view',
+  );
 
   const narrow = await r.connect(r.a.token);
   narrow.send({ op: 'subscribe', topics: ['devices/+/availability'] });
   await narrow.next((m) => m.op === 'subscribed', 'ack');
-  t.same(narrow.messages.filter((m) => m.retained).map((m) => m.topic).sort(), ['devices/SNAP1/availability', 'devices/SNAP2/availability'], 'a narrower filter gets only what it matches');
+  t.same(
+    narrow.messages
+      .filter((m) => m.retained)
+      .map((m) => m.topic)
+      .sort(),
+    ['devices/SNAP1/availability', 'devices/SNAP2/availability'],
+    'a narrower filter gets only what it matches',
+  );
   const one = await r.connect(r.a.token);
   one.send({ op: 'subscribe', topics: ['+/SNAP2/state', 'commands/#'] });
   await one.next((m) => m.op === 'subscribed', 'ack');
-  t.same(one.messages.filter((m) => m.retained).map((m) => m.topic), ['devices/SNAP2/state'], 'one device by serial, and nothing retained for commands/#');
+  t.same(
+    one.messages.filter((m) => m.retained).map((m) => m.topic),
+    ['devices/SNAP2/state'],
+    'one device by serial, and nothing retained for commands/#',
+  );
 
   // Live: the terminal goes quiet past the threshold.
   r.clock.advance(10_000);
@@ -181,8 +254,15 @@ t.test('resume after a reconnect replays what was missed, in order, once', async
   await subscribe(second, ['commands/#']);
   second.send({ op: 'resume', after: seen.seq });
   t.match(await second.next((m) => m.op === 'resumed', 'resumed'), { after: seen.seq });
-  const replayed = [await second.next((m) => typeof m.topic === 'string', 'replay 1'), await second.next((m) => typeof m.topic === 'string', 'replay 2')];
-  t.same(replayed.map((m) => m.topic), missed.map((id) => `commands/${id}`), 'the missed commands, in order');
+  const replayed = [
+    await second.next((m) => typeof m.topic === 'string', 'replay 1'),
+    await second.next((m) => typeof m.topic === 'string', 'replay 2'),
+  ];
+  t.same(
+    replayed.map((m) => m.topic),
+    missed.map((id) => `commands/${id}`),
+    'the missed commands, in order',
+  );
   t.ok((replayed[0]?.seq as number) > (seen.seq as number) && (replayed[1]?.seq as number) > (replayed[0]?.seq as number), 'seqs increase');
 
   // Live events keep coming after the replay, and a second resume does not repeat anything.
@@ -207,7 +287,11 @@ t.test('invalid client messages get an error message, and the stream goes on', a
   client.send({ op: 'dance' });
   t.match(await error(), { error: { code: 'VALIDATION_FAILED', detail: [{ loc: ['op'] }] } }, 'unknown op');
   client.send({ op: 'subscribe', topics: ['devices/#/state', 'ok/+', 'a+/b', 7] });
-  t.match(await error(), { error: { code: 'VALIDATION_FAILED', detail: [{ loc: ['topics', 0] }, { loc: ['topics', 2] }, { loc: ['topics', 3] }] } }, 'every bad filter is named');
+  t.match(
+    await error(),
+    { error: { code: 'VALIDATION_FAILED', detail: [{ loc: ['topics', 0] }, { loc: ['topics', 2] }, { loc: ['topics', 3] }] } },
+    'every bad filter is named',
+  );
   client.send({ op: 'subscribe', topics: [] });
   t.match(await error(), { error: { code: 'VALIDATION_FAILED' } }, 'empty list');
   client.send({ op: 'resume', after: -1 });
@@ -222,7 +306,11 @@ t.test('invalid client messages get an error message, and the stream goes on', a
 
   const huge = await r.connect(r.a.token);
   huge.send({ op: 'subscribe', topics: ['x'.repeat(20_000)] });
-  t.match(await huge.closed, { code: 1009, reason: /larger than 16384 bytes/ }, 'a frame above the 16 KiB limit closes the connection (message too big)');
+  t.match(
+    await huge.closed,
+    { code: 1009, reason: /larger than 16384 bytes/ },
+    'a frame above the 16 KiB limit closes the connection (message too big)',
+  );
   const giant = await r.connect(r.a.token);
   giant.send('x'.repeat(100_000));
   t.ok((await giant.closed).code >= 1006, 'far above it, the connection is dropped');
@@ -254,7 +342,10 @@ t.test('a client that stops reading is cut off with a reason; readers and termin
       const at = new Date(start + (sent + i) * 1000).toISOString().slice(0, 19).replace('T', ' ');
       return `${1000 + ((sent + i) % 50)}\t${at}\t0\t1\t0\t0\t0`;
     });
-    const res = await fetch(`${r.started.url}/iclock/cdata?SN=FLOOD1&table=ATTLOG&Stamp=${batch + 1}`, { method: 'POST', body: lines.join('\n') });
+    const res = await fetch(`${r.started.url}/iclock/cdata?SN=FLOOD1&table=ATTLOG&Stamp=${batch + 1}`, {
+      method: 'POST',
+      body: lines.join('\n'),
+    });
     t.equal(res.status, 200, `batch ${batch + 1} acknowledged to the terminal`);
     await res.text();
     sent += BATCH;
@@ -265,7 +356,11 @@ t.test('a client that stops reading is cut off with a reason; readers and termin
   t.equal(code, 1008, 'policy violation');
   t.match(reason, /too slow/, 'with the reason');
 
-  await waitFor(() => reader.messages.filter((m) => m.topic === 'attendance').length === sent, 30_000, 'the reading client to get every record');
+  await waitFor(
+    () => reader.messages.filter((m) => m.topic === 'attendance').length === sent,
+    30_000,
+    'the reading client to get every record',
+  );
   t.pass(`the reading client got all ${sent} records`);
   t.equal((await r.api(r.a.token, 'GET', '/api/me')).status, 200, 'the API still answers');
 });

@@ -36,7 +36,14 @@ interface Node {
 /** `biogate serve` on its own port; nothing awaited, so callers start several in one tick. */
 function serve(t: Tap.Test, store: string, port: number, nodeId: string): Node {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BIOGATE_')));
-  const env = { ...clean, BIOGATE_PORT: String(port), BIOGATE_HOST: '127.0.0.1', BIOGATE_STORE: store, BIOGATE_LOG_LEVEL: 'warn', BIOGATE_NODE_ID: nodeId };
+  const env = {
+    ...clean,
+    BIOGATE_PORT: String(port),
+    BIOGATE_HOST: '127.0.0.1',
+    BIOGATE_STORE: store,
+    BIOGATE_LOG_LEVEL: 'warn',
+    BIOGATE_NODE_ID: nodeId,
+  };
   const child = spawn(process.execPath, [CLI_JS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -54,14 +61,18 @@ function serve(t: Tap.Test, store: string, port: number, nodeId: string): Node {
 
 async function listening(node: Node): Promise<void> {
   const started = /^BioGate listening on /m;
-  await within(60_000, `node on port ${node.port} listening`, new Promise<void>((resolve, reject) => {
-    const check = () => {
-      if (started.test(node.stdout())) resolve();
-    };
-    node.child.stdout?.on('data', check);
-    void node.exited.then((code) => reject(new Error(`exited with ${code}; stderr: ${node.stderr()}`)));
-    check();
-  }));
+  await within(
+    60_000,
+    `node on port ${node.port} listening`,
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (started.test(node.stdout())) resolve();
+      };
+      node.child.stdout?.on('data', check);
+      void node.exited.then((code) => reject(new Error(`exited with ${code}; stderr: ${node.stderr()}`)));
+      check();
+    }),
+  );
 }
 
 /** Starts `count` nodes at once on `store` and checks: one location, one token, printed by one node only. */
@@ -87,7 +98,11 @@ async function race(t: Tap.Test, store: string, count: number): Promise<void> {
   const opened = await openStore(store);
   try {
     const locations = await opened.locations.list();
-    t.same(locations.map((l) => l.name), ['Default'], 'exactly one location in the store');
+    t.same(
+      locations.map((l) => l.name),
+      ['Default'],
+      'exactly one location in the store',
+    );
     t.equal((await opened.tokens.list()).length, 1, 'and one token');
   } finally {
     await opened.close();
@@ -120,10 +135,14 @@ function freshMongo(t: Tap.Test, suffix: string): string {
 }
 
 for (const kind of ['sqlite', 'mongodb'] as const) {
-  t.test(`two apps in one process starting together (${kind}): their start() calls interleave, one bootstraps`, { skip: kind === 'mongodb' && noMongo }, async (t) => {
-    const store = kind === 'sqlite' ? `sqlite:${join(await tempDir(t), 'pair.db')}` : freshMongo(t, 'bootstrap_pair');
-    await pair(t, store);
-  });
+  t.test(
+    `two apps in one process starting together (${kind}): their start() calls interleave, one bootstraps`,
+    { skip: kind === 'mongodb' && noMongo },
+    async (t) => {
+      const store = kind === 'sqlite' ? `sqlite:${join(await tempDir(t), 'pair.db')}` : freshMongo(t, 'bootstrap_pair');
+      await pair(t, store);
+    },
+  );
 }
 
 async function pair(t: Tap.Test, store: string): Promise<void> {

@@ -6,7 +6,17 @@
 import t from 'tap';
 import { createSimulatedDevice, type SimulatedDevice } from '../../src/simulator/index.js';
 import type { AnyFeedEvent } from '../../src/events/types.js';
-import { bearer, fakeClock, fetchJson, jsonBody, startApp, waitFor, type FakeClock, type StartedApp, type Teardown } from '../helpers/app.js';
+import {
+  bearer,
+  fakeClock,
+  fetchJson,
+  jsonBody,
+  startApp,
+  waitFor,
+  type FakeClock,
+  type StartedApp,
+  type Teardown,
+} from '../helpers/app.js';
 import { startControlledMongo } from '../helpers/mongo-control.js';
 
 interface Cluster {
@@ -28,7 +38,9 @@ async function cluster(t: Teardown, size: number, config: Record<string, unknown
   const clock = fakeClock('2026-03-01T08:00:00.000Z');
   const nodes: StartedApp[] = [];
   for (let i = 0; i < size; i++) {
-    nodes.push(await startApp(t, { clock, storeUrl, config: { nodeId: `node-${'abc'[i]}`, bootstrap: i === 0 ? 'on' : 'off', ...config } }));
+    nodes.push(
+      await startApp(t, { clock, storeUrl, config: { nodeId: `node-${'abc'[i]}`, bootstrap: i === 0 ? 'on' : 'off', ...config } }),
+    );
   }
   const token = nodes[0]?.token ?? '';
   const seen = nodes.map((n) => {
@@ -54,7 +66,7 @@ function simulator(t: Teardown, node: StartedApp, sn: string, protocol: 'v2' | '
 const commandStatuses = (events: readonly AnyFeedEvent[], id: number) =>
   events.flatMap((e) => (e.type === 'command.updated' && e.data.command.id === id ? [e.data.command.status] : []));
 
-t.test('a command queued on A for a terminal polling B: delivered once, and A\'s feed shows pending → sent → success', async (t) => {
+t.test("a command queued on A for a terminal polling B: delivered once, and A's feed shows pending → sent → success", async (t) => {
   const c = await cluster(t, 2);
   if (typeof c === 'string') return t.plan(0, c); // a visible skip: Java/Maven missing
   t.equal((await c.api(0, 'POST', '/api/devices', { sn: 'CLUSTERV3', version: '3.0.0' })).res.status, 201);
@@ -68,7 +80,8 @@ t.test('a command queued on A for a terminal polling B: delivered once, and A\'s
     ids.push((body as { id: number }).id);
   }
   const done = async () => {
-    for (const id of ids) if (((await c.api(0, 'GET', `/api/commands/${id}`)).body as { status: string }).status !== 'success') return false;
+    for (const id of ids)
+      if (((await c.api(0, 'GET', `/api/commands/${id}`)).body as { status: string }).status !== 'success') return false;
     return true;
   };
   for (let i = 0; i < 100 && !(await done()); i++) await new Promise((r) => setTimeout(r, 100));
@@ -76,7 +89,11 @@ t.test('a command queued on A for a terminal polling B: delivered once, and A\'s
   for (const id of ids) {
     t.equal(sim.executed().filter((e) => Number(e.id) === id).length, 1, `command ${id} executed once`);
     await waitFor(() => commandStatuses(c.seen[0] ?? [], id).length >= 3, 5_000, `A's feed has command ${id} final`);
-    t.same(commandStatuses(c.seen[0] ?? [], id), ['pending', 'sent', 'success'], `A's feed: command ${id} pending → sent → success, once each`);
+    t.same(
+      commandStatuses(c.seen[0] ?? [], id),
+      ['pending', 'sent', 'success'],
+      `A's feed: command ${id} pending → sent → success, once each`,
+    );
   }
 
   // One feed for the cluster: both nodes saw the same events with the same ids and seqs, in seq order.
@@ -85,7 +102,11 @@ t.test('a command queued on A for a terminal polling B: delivered once, and A\'s
   const [a, b] = c.seen.map((list) => list.map((e) => `${e.location_id}:${e.seq}:${e.id}`));
   t.same(a, b, 'both nodes delivered the same events in the same order');
   const seqs = (c.seen[0] ?? []).map((e) => e.seq);
-  t.same(seqs, seqs.map((_, i) => (seqs[0] ?? 1) + i), 'per-location sequence numbers without gaps or repeats');
+  t.same(
+    seqs,
+    seqs.map((_, i) => (seqs[0] ?? 1) + i),
+    'per-location sequence numbers without gaps or repeats',
+  );
   t.equal(new Set((c.seen[0] ?? []).map((e) => e.id)).size, seqs.length, 'event ids are unique');
   const nodesOf = new Set((c.seen[0] ?? []).map((e) => e.node));
   t.same([...nodesOf].sort(), ['node-a', 'node-b'], 'events came from both nodes');
@@ -98,7 +119,8 @@ t.test('user sync queued on A reaches terminals on B and C', async (t) => {
     { sn: 'SYNCB2', node: 1, protocol: 'v2' as const },
     { sn: 'SYNCC3', node: 2, protocol: 'v3' as const },
   ].map(({ sn, node, protocol }) => ({ sn, protocol, node }));
-  for (const s of sims) t.equal((await c.api(0, 'POST', '/api/devices', { sn: s.sn, ...(s.protocol === 'v3' ? { version: '3.0.0' } : {}) })).res.status, 201);
+  for (const s of sims)
+    t.equal((await c.api(0, 'POST', '/api/devices', { sn: s.sn, ...(s.protocol === 'v3' ? { version: '3.0.0' } : {}) })).res.status, 201);
   const running = sims.map((s) => simulator(t, c.nodes[s.node] as StartedApp, s.sn, s.protocol));
   for (const sim of running) await waitFor(() => sim.stats.online, 10_000, `${sim.sn} online`);
   for (const pin of [101, 102, 103]) t.equal((await c.api(0, 'POST', '/api/users', { pin, first_name: `User${pin}` })).res.status, 201);
@@ -112,7 +134,8 @@ t.test('presence: right from every node; a terminal moving from B to A is never 
   const c = await cluster(t, 2, { onlineThresholdS: 5, longpollS: 0 });
   if (typeof c === 'string') return t.plan(0, c); // a visible skip: Java/Maven missing
   t.equal((await c.api(0, 'POST', '/api/devices', { sn: 'MOVER' })).res.status, 201);
-  const presence = (node: number) => (c.seen[node] ?? []).filter((e) => e.type === 'device.online' || e.type === 'device.offline').map((e) => e.type);
+  const presence = (node: number) =>
+    (c.seen[node] ?? []).filter((e) => e.type === 'device.online' || e.type === 'device.offline').map((e) => e.type);
   const onB = simulator(t, c.nodes[1] as StartedApp, 'MOVER', 'v2');
   await waitFor(() => onB.stats.online, 10_000, 'terminal polling B');
   await waitFor(() => presence(0).length === 1, 5_000, 'A hears the online of a terminal on B');

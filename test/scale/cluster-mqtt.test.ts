@@ -45,7 +45,7 @@ t.test('two nodes, one external broker: every event published once; the other no
   t.equal(w.on(`biogate/${a.locationId}/commands/${later}`).length, 1, 'published once by the remaining node');
 });
 
-t.test('a client of node A\'s embedded broker sees the success of a command node B delivered', async (t) => {
+t.test("a client of node A's embedded broker sees the success of a command node B delivered", async (t) => {
   const mongo = await startControlledMongo(t);
   if (typeof mongo === 'string') return t.plan(0, mongo);
   const storeUrl = `${mongo.server}/biogate_cluster_mqtt_${process.pid}_${databases++}`;
@@ -62,7 +62,16 @@ t.test('a client of node A\'s embedded broker sees the success of a command node
   const { body } = await fetchJson(`${b.url}/api/commands`, jsonBody('POST', { sn: 'ONB', command: 'info' }, bearer(a.token)));
   const id = (body as { id: number }).id;
   const topic = `biogate/${a.locationId}/commands/${id}`;
-  const done = await w.until(topic, (x) => (JSON.parse(x.text) as { status: string }).status === 'success', 'success on node A\'s broker', 15_000);
+  const done = await w.until(
+    topic,
+    (x) => (JSON.parse(x.text) as { status: string }).status === 'success',
+    "success on node A's broker",
+    15_000,
+  );
   t.match(JSON.parse(done.text), { id, status: 'success', sn: 'ONB' });
-  t.same(w.on(topic).map((x) => (JSON.parse(x.text) as { status: string }).status), ['pending', 'sent', 'success'], 'every transition, once, in order');
+  t.same(
+    w.on(topic).map((x) => (JSON.parse(x.text) as { status: string }).status),
+    ['pending', 'sent', 'success'],
+    'every transition, once, in order',
+  );
 });

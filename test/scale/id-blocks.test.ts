@@ -10,7 +10,11 @@ import type * as Tap from 'tap';
 const url = process.env['BIOGATE_TEST_MONGO_URL'];
 
 if (!url) {
-  t.test('id blocks (MongoDB)', { skip: 'BIOGATE_TEST_MONGO_URL is not set: start a server with `eval "$(deploy/test-mongo/start.sh)"`' }, () => {});
+  t.test(
+    'id blocks (MongoDB)',
+    { skip: 'BIOGATE_TEST_MONGO_URL is not set: start a server with `eval "$(deploy/test-mongo/start.sh)"`' },
+    () => {},
+  );
 } else {
   const { MongoClient } = await import('mongodb');
   const { BLOCK_SIZES, ensureCounters, idAllocator } = await import('../../src/store/mongo/ids.js');
@@ -65,7 +69,10 @@ if (!url) {
     for (const r of runs) for (let i = 0; i < r.count; i++) taken.push(r.first + i);
     const used = 2 * (1000 + 3 + 7 + 40 + 250);
     t.equal(taken.length, used);
-    t.ok(taken.every((id) => Number.isInteger(id) && id > 0), 'positive integers');
+    t.ok(
+      taken.every((id) => Number.isInteger(id) && id > 0),
+      'positive integers',
+    );
     t.equal(new Set(taken).size, used, 'no id handed out twice, runs included');
 
     const writes = a.writes() + b.writes();
@@ -73,7 +80,10 @@ if (!url) {
     t.ok(writes <= Math.ceil(used / block) + 2 * 4 + 2, `${writes} counter writes for ${used} ids (one per ${block}, plus the runs)`);
     t.ok(writes * 10 < used, 'far fewer writes than ids');
     // Unused ids (gaps): what is left of a block when a run does not fit it, and each node's last block.
-    t.ok(seq >= Math.max(...taken) && seq - used < 2 * (4 + 1) * block, `counter at ${seq}: ${seq - used} ids left unused (gaps, never reused)`);
+    t.ok(
+      seq >= Math.max(...taken) && seq - used < 2 * (4 + 1) * block,
+      `counter at ${seq}: ${seq - used} ids left unused (gaps, never reused)`,
+    );
   });
 
   t.test('on one node ids keep increasing, also across a run that does not fit the block', async (t) => {
@@ -83,7 +93,10 @@ if (!url) {
     seen.push(await a.ids('attendance', 500)); // larger than a block: an exact run of its own
     seen.push(await a.ids('attendance', 80)); // does not fit what is left: a fresh block after the run
     for (let i = 0; i < 30; i++) seen.push(await a.ids('attendance'));
-    t.ok(seen.every((id, i) => i === 0 || id > (seen[i - 1] as number)), 'strictly increasing');
+    t.ok(
+      seen.every((id, i) => i === 0 || id > (seen[i - 1] as number)),
+      'strictly increasing',
+    );
     t.equal(seen[31], (seen[30] as number) + 500, 'the run of 500 was consecutive');
   });
 

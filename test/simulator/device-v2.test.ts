@@ -14,7 +14,10 @@ const NOW = new Date(Date.UTC(2026, 2, 24, 16, 12, 26));
 const TMP = 'c2FmZHNhd3Jyd3JIcmVyZXJIcnc=';
 
 async function setup(
-  t: Test, sn: string, peerOpts: PeerOptions = {}, devOpts: Partial<SimulatedDeviceOptions> = {},
+  t: Test,
+  sn: string,
+  peerOpts: PeerOptions = {},
+  devOpts: Partial<SimulatedDeviceOptions> = {},
 ): Promise<{ peer: Peer; d: SimulatedDevice }> {
   const peer = await startPeer(peerOpts);
   const d = createSimulatedDevice({ url: peer.url, sn, protocol: 'v2', now: () => NOW, retryDelayMs: 20, ...devOpts });
@@ -32,7 +35,12 @@ t.test('handshake, options upload and INFO heartbeat [PUSH-v2 §4, §5, §7.1]',
   const { peer, d } = await setup(t, 'SIMV2A', {}, { commKey: 'abc' });
   await d.handshake();
   const [hs, options] = peer.requests;
-  t.match(hs, { method: 'GET', path: '/iclock/cdata', rawQuery: 'SN=SIMV2A&options=all&pushver=2.4.1&language=69&pushcommkey=abc', body: '' });
+  t.match(hs, {
+    method: 'GET',
+    path: '/iclock/cdata',
+    rawQuery: 'SN=SIMV2A&options=all&pushver=2.4.1&language=69&pushcommkey=abc',
+    body: '',
+  });
   t.equal(hs?.headers['user-agent'], 'iClock Proxy/1.09');
   t.equal(hs?.headers.cookie, undefined);
   t.match(options, { method: 'POST', path: '/iclock/cdata', rawQuery: 'SN=SIMV2A&table=options&Stamp=9999' });
@@ -43,7 +51,11 @@ t.test('handshake, options upload and INFO heartbeat [PUSH-v2 §4, §5, §7.1]',
   t.equal(s.serverOptions.TransFlag, 'TransData AttLog\tOpLog\tAttPhoto\tEnrollUser\tChgUser\tEnrollFP\tChgFP\tFACE\tUserPic');
   t.type(s.lastDateHeader, 'string');
   t.equal(await d.pollOnce(), 0);
-  t.match(lastOf(peer, '/iclock/getrequest').rawQuery, /^SN=SIMV2A&INFO=Ver%208\.0\.4\.3-BGSIM,0,0,0,10\.\d+\.\d+\.\d+,10,0,0,0,100$/, 'fixture A25 form');
+  t.match(
+    lastOf(peer, '/iclock/getrequest').rawQuery,
+    /^SN=SIMV2A&INFO=Ver%208\.0\.4\.3-BGSIM,0,0,0,10\.\d+\.\d+\.\d+,10,0,0,0,100$/,
+    'fixture A25 form',
+  );
   await d.pollOnce();
   t.equal(lastOf(peer, '/iclock/getrequest').rawQuery, 'SN=SIMV2A', 'INFO only on the first poll');
   t.match(d.stats, { handshakes: 1, polls: 2, online: true, errors: 0 });
@@ -56,23 +68,43 @@ t.test('commands run in order and their results go in one POST (fixture A28)', T
   d.onCommand(() => {
     throw new Error('listener bug');
   });
-  peer.enqueue('SIMV2B',
+  peer.enqueue(
+    'SIMV2B',
     'C:1:DATA UPDATE USERINFO PIN=1001\tName=Ann Lee\tPri=0\tPasswd=\tCard=123456789\tGrp=1\tTZ=0000000100000000',
     `C:2:DATA UPDATE FINGERTMP PIN=1001\tFID=0\tSize=28\tValid=1\tTMP=${TMP}`,
     'C:OPENDOOR0:AC_UNLOCK',
     'C:4:Shell date',
     'C:5:USER ADD PIN=1',
-    'C:6:DATA UPDATE FINGERTMP PIN=9\tFID=0\tSize=28\tValid=1\tTMP=' + TMP);
+    'C:6:DATA UPDATE FINGERTMP PIN=9\tFID=0\tSize=28\tValid=1\tTMP=' + TMP,
+  );
   t.equal(await d.pollOnce(), 6);
   const cmd = lastOf(peer, '/iclock/devicecmd');
   t.equal(cmd.rawQuery, 'SN=SIMV2B');
-  t.equal(cmd.body, [
-    'ID=1&Return=0&CMD=DATA', 'ID=2&Return=0&CMD=DATA', 'ID=OPENDOOR0&Return=0&CMD=AC_UNLOCK',
-    'ID=4', 'Return=0', 'CMD=Shell', 'Content=Tue Mar 24 16:12:26 GMT 2026', 'ID=5&Return=-1002&CMD=USER', 'ID=6&Return=-10&CMD=DATA',
-  ].join('\n'));
-  t.same(d.executed().map((c) => [c.id, c.returnCode, c.cmd]), [
-    ['1', 0, 'DATA'], ['2', 0, 'DATA'], ['OPENDOOR0', 0, 'AC_UNLOCK'], ['4', 0, 'Shell'], ['5', -1002, 'USER'], ['6', -10, 'DATA'],
-  ]);
+  t.equal(
+    cmd.body,
+    [
+      'ID=1&Return=0&CMD=DATA',
+      'ID=2&Return=0&CMD=DATA',
+      'ID=OPENDOOR0&Return=0&CMD=AC_UNLOCK',
+      'ID=4',
+      'Return=0',
+      'CMD=Shell',
+      'Content=Tue Mar 24 16:12:26 GMT 2026',
+      'ID=5&Return=-1002&CMD=USER',
+      'ID=6&Return=-10&CMD=DATA',
+    ].join('\n'),
+  );
+  t.same(
+    d.executed().map((c) => [c.id, c.returnCode, c.cmd]),
+    [
+      ['1', 0, 'DATA'],
+      ['2', 0, 'DATA'],
+      ['OPENDOOR0', 0, 'AC_UNLOCK'],
+      ['4', 0, 'Shell'],
+      ['5', -1002, 'USER'],
+      ['6', -10, 'DATA'],
+    ],
+  );
   t.equal(d.executed()[1]?.command, `DATA UPDATE FINGERTMP PIN=1001\tFID=0\tSize=28\tValid=1\tTMP=${TMP}`, 'verbatim');
   t.match(d.users().get('1001'), { name: 'Ann Lee', card: '123456789' });
   t.match(d.templates('1001'), [{ table: 'FINGERTMP', no: 0, tmp: TMP }]);
@@ -84,7 +116,10 @@ t.test('commands run in order and their results go in one POST (fixture A28)', T
   peer.enqueue('SIMV2B', 'C:7:INFO');
   await d.pollOnce();
   t.equal(seen.length, 6, 'unsubscribed');
-  t.match(lastOf(peer, '/iclock/devicecmd').body, /^ID=7&Return=0&CMD=INFO\n~DeviceName=BioGate Sim Attendance\nMAC=.*\nTransactionCount=0\nFPCount=1\nUserCount=1\n/);
+  t.match(
+    lastOf(peer, '/iclock/devicecmd').body,
+    /^ID=7&Return=0&CMD=INFO\n~DeviceName=BioGate Sim Attendance\nMAC=.*\nTransactionCount=0\nFPCount=1\nUserCount=1\n/,
+  );
 });
 
 t.test('DATA QUERY uploads come before the result [PUSH-v2 §6.10]', T, async (t) => {
@@ -94,22 +129,35 @@ t.test('DATA QUERY uploads come before the result [PUSH-v2 §6.10]', T, async (t
   t.equal(await d.punch('1001', '2026-02-05T17:30:00', 1, 15), true, 'T form accepted');
   t.equal(await d.punch('1002', new Date(Date.UTC(2026, 1, 6, 7, 0, 0))), true, 'a Date is written in device time (TimeZone=1)');
   const att = peer.find('/iclock/cdata', { table: 'ATTLOG' });
-  t.same(att.map((r) => [r.rawQuery, r.body]), [
-    ['SN=SIMV2C&table=ATTLOG&Stamp=9999', '1001\t2026-02-05 08:00:00\t0\t1\t0\t0\t0\n'],
-    ['SN=SIMV2C&table=ATTLOG&Stamp=9999', '1001\t2026-02-05 17:30:00\t1\t15\t0\t0\t0\n'],
-    ['SN=SIMV2C&table=ATTLOG&Stamp=9999', '1002\t2026-02-06 08:00:00\t0\t1\t0\t0\t0\n'],
-  ]);
-  t.same(d.attendanceLog().map((a) => a.index), [1, 2, 3]);
-  peer.enqueue('SIMV2C', 'C:10:DATA UPDATE USERINFO PIN=1001\tName=Ann', 'C:11:DATA QUERY USERINFO',
+  t.same(
+    att.map((r) => [r.rawQuery, r.body]),
+    [
+      ['SN=SIMV2C&table=ATTLOG&Stamp=9999', '1001\t2026-02-05 08:00:00\t0\t1\t0\t0\t0\n'],
+      ['SN=SIMV2C&table=ATTLOG&Stamp=9999', '1001\t2026-02-05 17:30:00\t1\t15\t0\t0\t0\n'],
+      ['SN=SIMV2C&table=ATTLOG&Stamp=9999', '1002\t2026-02-06 08:00:00\t0\t1\t0\t0\t0\n'],
+    ],
+  );
+  t.same(
+    d.attendanceLog().map((a) => a.index),
+    [1, 2, 3],
+  );
+  peer.enqueue(
+    'SIMV2C',
+    'C:10:DATA UPDATE USERINFO PIN=1001\tName=Ann',
+    'C:11:DATA QUERY USERINFO',
     'C:12:DATA QUERY ATTLOG StartTime=2026-02-05 00:00:00\tEndTime=2026-02-05 23:59:59',
-    'C:13:DATA QUERY ATTLOG StartTime=2027-01-01 00:00:00\tEndTime=2027-01-02 00:00:00');
+    'C:13:DATA QUERY ATTLOG StartTime=2027-01-01 00:00:00\tEndTime=2027-01-02 00:00:00',
+  );
   await d.pollOnce();
   const poll = lastOf(peer, '/iclock/getrequest');
-  t.same(after(peer, poll).map((r) => [r.path, r.query.get('table'), r.body]), [
-    ['/iclock/cdata', 'OPERLOG', 'USER PIN=1001\tName=Ann\tPri=0\tPasswd=\tCard=\tGrp=1\tTZ=\tVerify=0\tViceCard=\n'],
-    ['/iclock/cdata', 'ATTLOG', '1001\t2026-02-05 08:00:00\t0\t1\t0\t0\t0\n1001\t2026-02-05 17:30:00\t1\t15\t0\t0\t0\n'],
-    ['/iclock/devicecmd', null, 'ID=10&Return=0&CMD=DATA\nID=11&Return=0&CMD=DATA\nID=12&Return=0&CMD=DATA\nID=13&Return=-1&CMD=DATA'],
-  ]);
+  t.same(
+    after(peer, poll).map((r) => [r.path, r.query.get('table'), r.body]),
+    [
+      ['/iclock/cdata', 'OPERLOG', 'USER PIN=1001\tName=Ann\tPri=0\tPasswd=\tCard=\tGrp=1\tTZ=\tVerify=0\tViceCard=\n'],
+      ['/iclock/cdata', 'ATTLOG', '1001\t2026-02-05 08:00:00\t0\t1\t0\t0\t0\n1001\t2026-02-05 17:30:00\t1\t15\t0\t0\t0\n'],
+      ['/iclock/devicecmd', null, 'ID=10&Return=0&CMD=DATA\nID=11&Return=0&CMD=DATA\nID=12&Return=0&CMD=DATA\nID=13&Return=-1&CMD=DATA'],
+    ],
+  );
   await t.rejects(d.punch('a b', NOW), TypeError);
   await t.rejects(d.punch('1', '05.02.2026 08:00'), TypeError);
 });
@@ -122,8 +170,12 @@ t.test('REBOOT ends the batch; the device re-handshakes [PUSH-v2 §7.3]', T, asy
   t.equal(await d.pollOnce(), 2);
   const cmd = lastOf(peer, '/iclock/devicecmd');
   t.equal(cmd.body, 'ID=20&Return=0&CMD=AC_UNALARM\nID=21&Return=0&CMD=REBOOT');
-  t.same(after(peer, cmd).map((r) => `${r.method} ${r.path}?${r.rawQuery}`).slice(0, 2),
-    ['GET /iclock/cdata?SN=SIMV2D&options=all&pushver=2.4.1&language=69', 'POST /iclock/cdata?SN=SIMV2D&table=options&Stamp=9999']);
+  t.same(
+    after(peer, cmd)
+      .map((r) => `${r.method} ${r.path}?${r.rawQuery}`)
+      .slice(0, 2),
+    ['GET /iclock/cdata?SN=SIMV2D&options=all&pushver=2.4.1&language=69', 'POST /iclock/cdata?SN=SIMV2D&table=options&Stamp=9999'],
+  );
   t.same(d.executed().at(-1), { id: '22', command: 'CLEAR LOG', returnCode: null, cmd: null }, 'received, lost');
   t.match(d.stats, { commandsLost: 1, handshakes: 2, commandsReceived: 3 });
   await d.pollOnce();
@@ -133,9 +185,10 @@ t.test('REBOOT ends the batch; the device re-handshakes [PUSH-v2 §7.3]', T, asy
 t.test('CHECK re-reads the options; ATTLOGStamp=0 re-uploads all attendance (fixture A32c)', T, async (t) => {
   let handshakes = 0;
   const { peer, d } = await setup(t, 'SIMV2E', {
-    route: (r) => (r.query.get('options') === 'all' && ++handshakes === 2
-      ? { body: 'GET OPTION FROM: SIMV2E\nATTLOGStamp=0\nDelay=1\nTimeZone=0\nRealtime=1' }
-      : undefined),
+    route: (r) =>
+      r.query.get('options') === 'all' && ++handshakes === 2
+        ? { body: 'GET OPTION FROM: SIMV2E\nATTLOGStamp=0\nDelay=1\nTimeZone=0\nRealtime=1' }
+        : undefined,
   });
   await d.handshake();
   await d.punch('1', '2026-02-01 08:00:00');
@@ -144,10 +197,14 @@ t.test('CHECK re-reads the options; ATTLOGStamp=0 re-uploads all attendance (fix
   t.equal(await d.pollOnce(), 1);
   const cmd = lastOf(peer, '/iclock/devicecmd');
   t.equal(cmd.body, 'ID=3&Return=0&CMD=CHECK');
-  t.same(after(peer, cmd).map((r) => [r.path, r.query.get('options') ?? r.query.get('table'), r.body]), [
-    ['/iclock/cdata', 'all', ''],
-    ['/iclock/cdata', 'ATTLOG', '1\t2026-02-01 08:00:00\t0\t1\t0\t0\t0\n2\t2026-02-01 09:00:00\t0\t1\t0\t0\t0\n'],
-  ], 'no options upload without PushOptionsFlag; every record again');
+  t.same(
+    after(peer, cmd).map((r) => [r.path, r.query.get('options') ?? r.query.get('table'), r.body]),
+    [
+      ['/iclock/cdata', 'all', ''],
+      ['/iclock/cdata', 'ATTLOG', '1\t2026-02-01 08:00:00\t0\t1\t0\t0\t0\n2\t2026-02-01 09:00:00\t0\t1\t0\t0\t0\n'],
+    ],
+    'no options upload without PushOptionsFlag; every record again',
+  );
   t.equal(d.session().utcOffsetMinutes, 0);
 });
 
@@ -159,11 +216,15 @@ t.test('uploads the server does not acknowledge are re-sent [PUSH-v2 §2.2]', T,
   t.equal(await d.punch('2', '2026-02-01 08:01:00'), false);
   await d.pollOnce();
   const att = peer.find('/iclock/cdata', { table: 'ATTLOG' });
-  t.same(att.map((r) => r.body), [
-    '1\t2026-02-01 08:00:00\t0\t1\t0\t0\t0\n',
-    '1\t2026-02-01 08:00:00\t0\t1\t0\t0\t0\n2\t2026-02-01 08:01:00\t0\t1\t0\t0\t0\n',
-    '1\t2026-02-01 08:00:00\t0\t1\t0\t0\t0\n2\t2026-02-01 08:01:00\t0\t1\t0\t0\t0\n',
-  ], 'merged and re-sent until OK');
+  t.same(
+    att.map((r) => r.body),
+    [
+      '1\t2026-02-01 08:00:00\t0\t1\t0\t0\t0\n',
+      '1\t2026-02-01 08:00:00\t0\t1\t0\t0\t0\n2\t2026-02-01 08:01:00\t0\t1\t0\t0\t0\n',
+      '1\t2026-02-01 08:00:00\t0\t1\t0\t0\t0\n2\t2026-02-01 08:01:00\t0\t1\t0\t0\t0\n',
+    ],
+    'merged and re-sent until OK',
+  );
   t.match(d.stats, { uploadsFailed: 2, punches: 2 });
   t.match(d.stats.lastError, /ATTLOG|table upload answered HTTP 200/);
 });
@@ -193,11 +254,19 @@ t.test('remote enrolment: result first, then the template [COMMANDS §4.16]', T,
   t.equal(d.stats.templatesEnrolled, 1);
 
   const face = await setup(t, 'SIMV2I', {}, { enrollDelayMs: 10, fpVersion: 12, faceSupport: true });
-  face.peer.enqueue('SIMV2I', 'C:1:DATA UPDATE USERINFO PIN=5', 'C:2:ENROLL_BIO TYPE=9\tPIN=5\tCardNo=\tRETRY=3\tOVERWRITE=1', 'C:3:ENROLL_FP PIN=5\tFID=1\tRETRY=3\tOVERWRITE=1');
+  face.peer.enqueue(
+    'SIMV2I',
+    'C:1:DATA UPDATE USERINFO PIN=5',
+    'C:2:ENROLL_BIO TYPE=9\tPIN=5\tCardNo=\tRETRY=3\tOVERWRITE=1',
+    'C:3:ENROLL_FP PIN=5\tFID=1\tRETRY=3\tOVERWRITE=1',
+  );
   await face.d.pollOnce();
   const bio = await face.peer.waitFor((r) => r.query.get('table') === 'BIODATA' && r.body.includes('Type=1'));
   t.match(bio.body, /^BIODATA Pin=5\tNo=1\tIndex=0\tValid=1\tDuress=0\tType=1\tMajorVer=12\tMinorVer=0\tFormat=0\tTmp=[A-Za-z0-9+/=]+\n$/);
-  t.match((await face.peer.waitFor((r) => r.body.includes('Type=9'))).body, /^BIODATA Pin=5\tNo=0\tIndex=0\tValid=1\tDuress=0\tType=9\tMajorVer=40\tMinorVer=1\t/);
+  t.match(
+    (await face.peer.waitFor((r) => r.body.includes('Type=9'))).body,
+    /^BIODATA Pin=5\tNo=0\tIndex=0\tValid=1\tDuress=0\tType=9\tMajorVer=40\tMinorVer=1\t/,
+  );
 });
 
 t.test('local enrolment of a new PIN announces the user first', T, async (t) => {
@@ -205,7 +274,10 @@ t.test('local enrolment of a new PIN announces the user first', T, async (t) => 
   await d.handshake();
   t.equal(await d.enroll('77', 2), true);
   const up = lastOf(peer, '/iclock/cdata');
-  t.match(up.body, /^OPLOG 30\t0\t2026-03-24 17:12:26\t77\t0\t0\t0\nUSER PIN=77\tName=\tPri=0\t.*\nOPLOG 6\t0\t2026-03-24 17:12:26\t77\t0\t2\t512\nFP PIN=77\tFID=2\tSize=512\tValid=1\tTMP=/);
+  t.match(
+    up.body,
+    /^OPLOG 30\t0\t2026-03-24 17:12:26\t77\t0\t0\t0\nUSER PIN=77\tName=\tPri=0\t.*\nOPLOG 6\t0\t2026-03-24 17:12:26\t77\t0\t2\t512\nFP PIN=77\tFID=2\tSize=512\tValid=1\tTMP=/,
+  );
   t.ok(d.users().has('77'));
   await t.rejects(d.enroll('7 7', 1), TypeError);
   await t.rejects(d.enroll('77', 10), TypeError);
@@ -262,7 +334,11 @@ t.test('failures are counted, kept and retried', T, async (t) => {
   t.equal(d.stats.resultPosts, 0, 'devicecmd failed');
   await d.pollOnce();
   const posts = peer.find('/iclock/devicecmd');
-  t.same(posts.map((r) => r.body), ['ID=1&Return=0&CMD=AC_UNALARM', 'ID=1&Return=0&CMD=AC_UNALARM'], 'posted again before the next poll');
+  t.same(
+    posts.map((r) => r.body),
+    ['ID=1&Return=0&CMD=AC_UNALARM', 'ID=1&Return=0&CMD=AC_UNALARM'],
+    'posted again before the next poll',
+  );
   t.equal(d.stats.resultPosts, 1);
   t.match(d.session().warnings, [/table=options/, /not C:<id>:<command>.*junk line/, /devicecmd reply is not OK/]);
   t.equal(d.stats.protocolWarnings, 3);
@@ -276,7 +352,8 @@ t.test('bad handshakes and polls', T, async (t) => {
       if (s !== undefined) return { status: s };
       if (r.query.get('options') === 'all' && statuses.wrong === 1) return { body: 'GET OPTION FROM: OTHER' };
       if (r.query.get('options') === 'all' && statuses.empty === 1) return { body: '' };
-      if (r.query.get('options') === 'all' && statuses.bare === 1) return { body: 'GET OPTION FROM: SIMV2P\nDelay=x\nTimeZone=soon', noDate: true };
+      if (r.query.get('options') === 'all' && statuses.bare === 1)
+        return { body: 'GET OPTION FROM: SIMV2P\nDelay=x\nTimeZone=soon', noDate: true };
       return undefined;
     },
   });
@@ -333,10 +410,18 @@ t.test('timeouts and unreachable servers', T, async (t) => {
 });
 
 t.test('failure injection: forced codes and a seeded fail rate', T, async (t) => {
-  const forced = await setup(t, 'SIMV2S', {}, { returnCodes: { 'DATA QUERY ATTLOG': -1002, 'ENROLL_FP': 4 } });
-  forced.peer.enqueue('SIMV2S', 'C:1:DATA QUERY ATTLOG StartTime=2026-02-01 00:00:00\tEndTime=2026-02-10 23:59:59', 'C:2:ENROLL_FP PIN=1\tFID=0', 'C:3:INFO');
+  const forced = await setup(t, 'SIMV2S', {}, { returnCodes: { 'DATA QUERY ATTLOG': -1002, ENROLL_FP: 4 } });
+  forced.peer.enqueue(
+    'SIMV2S',
+    'C:1:DATA QUERY ATTLOG StartTime=2026-02-01 00:00:00\tEndTime=2026-02-10 23:59:59',
+    'C:2:ENROLL_FP PIN=1\tFID=0',
+    'C:3:INFO',
+  );
   await forced.d.pollOnce();
-  t.match(lastOf(forced.peer, '/iclock/devicecmd').body, /^ID=1&Return=-1002&CMD=DATA\nID=2&Return=4&CMD=ENROLL_FP\nID=3&Return=0&CMD=INFO\n/);
+  t.match(
+    lastOf(forced.peer, '/iclock/devicecmd').body,
+    /^ID=1&Return=-1002&CMD=DATA\nID=2&Return=4&CMD=ENROLL_FP\nID=3&Return=0&CMD=INFO\n/,
+  );
   const flaky = await setup(t, 'SIMV2T', {}, { failRate: 1, seed: 5 });
   flaky.peer.enqueue('SIMV2T', 'C:1:REBOOT', 'C:2:INFO');
   t.equal(await flaky.d.pollOnce(), 2, 'a failed REBOOT does not restart');
@@ -358,14 +443,20 @@ t.test('UPGRADE downloads through /iclock/file, then restarts [COMMANDS §4.22]'
   t.match(peer.find('/iclock/file')[0], { method: 'GET', rawQuery: 'SN=SIMV2U&url=fw%2Femfw.cfg' });
   t.equal(lastOf(peer, '/iclock/devicecmd').body, 'ID=40&Return=0&CMD=UPGRADE');
   t.equal(d.stats.handshakes, 2, 'restarted');
-  peer.enqueue('SIMV2U', `C:41:UPGRADE checksum=${md5},size=${firmware.length},url=/direct/fw.bin,supportsubcontracting=1`,
-    `C:42:UPGRADE checksum=${md5},size=${firmware.length},url=/nowhere,supportsubcontracting=1`);
+  peer.enqueue(
+    'SIMV2U',
+    `C:41:UPGRADE checksum=${md5},size=${firmware.length},url=/direct/fw.bin,supportsubcontracting=1`,
+    `C:42:UPGRADE checksum=${md5},size=${firmware.length},url=/nowhere,supportsubcontracting=1`,
+  );
   await d.pollOnce();
   t.equal(lastOf(peer, '/iclock/devicecmd').body, 'ID=41&Return=0&CMD=UPGRADE', 'method 3 fetched the URL itself; 42 was lost');
   const gone = await startPeer();
   await gone.close();
-  peer.enqueue('SIMV2U', `C:43:UPGRADE checksum=${md5},size=1,url=/nowhere,supportsubcontracting=1`,
-    `C:44:UPGRADE checksum=${md5},size=1,url=${gone.url}/fw.bin,supportsubcontracting=1`);
+  peer.enqueue(
+    'SIMV2U',
+    `C:43:UPGRADE checksum=${md5},size=1,url=/nowhere,supportsubcontracting=1`,
+    `C:44:UPGRADE checksum=${md5},size=1,url=${gone.url}/fw.bin,supportsubcontracting=1`,
+  );
   await d.pollOnce();
   t.equal(lastOf(peer, '/iclock/devicecmd').body, 'ID=43&Return=-1008&CMD=UPGRADE\nID=44&Return=-1008&CMD=UPGRADE', '404 and unreachable');
 });
@@ -395,7 +486,12 @@ t.test('device state accessors, options and signals', T, async (t) => {
 });
 
 t.test('bounded: the upload queue, results and the executed list', T, async (t) => {
-  const { peer, d } = await setup(t, 'SIMV2W', { route: (r) => (r.path === '/iclock/devicecmd' ? { status: 500 } : undefined) }, { maxAttendance: 10 });
+  const { peer, d } = await setup(
+    t,
+    'SIMV2W',
+    { route: (r) => (r.path === '/iclock/devicecmd' ? { status: 500 } : undefined) },
+    { maxAttendance: 10 },
+  );
   for (let i = 0; i < 1001; i++) await d.punch('1', '2026-02-01 08:00:00');
   t.equal(d.stats.uploadsDropped, 1);
   t.equal(d.attendanceLog().length, 10);
@@ -423,7 +519,9 @@ t.test('onCommand option, pending enrolments at stop, bounded warnings, the real
   const peer = await startPeer();
   // no `now`: the device uses the real clock
   const d = createSimulatedDevice({
-    url: peer.url, sn: 'SIMV2HK', protocol: 'v2',
+    url: peer.url,
+    sn: 'SIMV2HK',
+    protocol: 'v2',
     onCommand: (c) => {
       heard.push(c.id);
       if (c.id === '2') throw 'not an Error';
@@ -433,7 +531,12 @@ t.test('onCommand option, pending enrolments at stop, bounded warnings, the real
     await d.stop();
     await peer.close();
   });
-  peer.enqueue('SIMV2HK', 'C:1:DATA UPDATE USERINFO PIN=1', 'C:2:ENROLL_FP PIN=1\tFID=0\tOVERWRITE=1', ...Array.from({ length: 51 }, (_, i) => `junk ${i}`));
+  peer.enqueue(
+    'SIMV2HK',
+    'C:1:DATA UPDATE USERINFO PIN=1',
+    'C:2:ENROLL_FP PIN=1\tFID=0\tOVERWRITE=1',
+    ...Array.from({ length: 51 }, (_, i) => `junk ${i}`),
+  );
   await d.pollOnce();
   t.same(heard, ['1', '2']);
   t.equal(d.stats.lastError, 'not an Error');

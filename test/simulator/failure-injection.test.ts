@@ -8,7 +8,10 @@ t.test('seeded generator repeats', T, async (t) => {
   const a = createRng(42);
   const b = createRng(42);
   const xs = Array.from({ length: 5 }, () => a.next());
-  t.same(Array.from({ length: 5 }, () => b.next()), xs);
+  t.same(
+    Array.from({ length: 5 }, () => b.next()),
+    xs,
+  );
   t.ok(xs.every((x) => x >= 0 && x < 1));
   const r = createRng(7);
   t.ok(Array.from({ length: 100 }, () => r.int(3)).every((n) => n >= 0 && n < 3));

@@ -1,7 +1,15 @@
 import t from 'tap';
 import { createDeviceMemory } from '../../src/simulator/memory.js';
 import {
-  algorithmVersion, createProfile, deviceParameters, infoHeartbeat, infoLines, optionsBody, optionValues, registryBody, storageTable,
+  algorithmVersion,
+  createProfile,
+  deviceParameters,
+  infoHeartbeat,
+  infoLines,
+  optionsBody,
+  optionValues,
+  registryBody,
+  storageTable,
 } from '../../src/simulator/profile.js';
 
 const T = { timeout: 10_000 };
@@ -37,13 +45,44 @@ t.test('parameter lists', T, async (t) => {
   const p = createProfile({ sn: 'SIM9', protocol: 'v2', faceSupport: true });
   const m = createDeviceMemory(1);
   m.putUser({ pin: '1' });
-  m.putTemplate({ table: 'FINGERTMP', pin: '1', type: 1, no: 0, index: 0, valid: 1, duress: 0, majorVer: 10, minorVer: 0, format: 0, tmp: 'AAAA' });
-  m.putTemplate({ table: 'BIODATA', pin: '1', type: 9, no: 0, index: 0, valid: 1, duress: 0, majorVer: 40, minorVer: 1, format: 0, tmp: 'AAAA' });
+  m.putTemplate({
+    table: 'FINGERTMP',
+    pin: '1',
+    type: 1,
+    no: 0,
+    index: 0,
+    valid: 1,
+    duress: 0,
+    majorVer: 10,
+    minorVer: 0,
+    format: 0,
+    tmp: 'AAAA',
+  });
+  m.putTemplate({
+    table: 'BIODATA',
+    pin: '1',
+    type: 9,
+    no: 0,
+    index: 0,
+    valid: 1,
+    duress: 0,
+    majorVer: 40,
+    minorVer: 1,
+    format: 0,
+    tmp: 'AAAA',
+  });
   m.addAttendance('1', '2026-01-01 00:00:00', 0, 1);
   const params = deviceParameters(p, m);
   t.match(Object.fromEntries(params), {
-    '~SerialNumber': 'SIM9', DeviceType: 'att', UserCount: '1', FPCount: '1', FaceCount: '1', TransactionCount: '1',
-    MultiBioDataSupport: '0:0:1:0:0:0:0:0:0:1', MultiBioVersion: '0:10.0:7.0:0:0:0:0:0:0:40.1', FaceVersion: '40',
+    '~SerialNumber': 'SIM9',
+    DeviceType: 'att',
+    UserCount: '1',
+    FPCount: '1',
+    FaceCount: '1',
+    TransactionCount: '1',
+    MultiBioDataSupport: '0:0:1:0:0:0:0:0:0:1',
+    MultiBioVersion: '0:10.0:7.0:0:0:0:0:0:0:40.1',
+    FaceVersion: '40',
   });
   t.equal(deviceParameters(createProfile({ sn: 'X', protocol: 'v3', fpVersion: 12 }), m).get('MultiBioDataSupport'), '0:1:0:0:0:0:0:0:0:0');
   m.options.set('IPAddress', '192.168.1.225');
@@ -52,12 +91,24 @@ t.test('parameter lists', T, async (t) => {
   t.equal(info[0], '~DeviceName=BioGate Sim Attendance');
   t.ok(info.includes('UserCount=1') && info.includes('FWVersion=Ver 8.0.4.3-BGSIM'));
   t.match(optionsBody(p, m, ['FingerFunOn', 'PvFunOn']), /^~DeviceName=BioGate Sim Attendance,MAC=.*,FingerFunOn=1,.*,PvFunOn=$/);
-  t.equal(optionsBody(p, m, ['FingerFunOn']).split(',').filter((x) => x.startsWith('FingerFunOn=')).length, 1, 'no duplicate keys');
+  t.equal(
+    optionsBody(p, m, ['FingerFunOn'])
+      .split(',')
+      .filter((x) => x.startsWith('FingerFunOn=')).length,
+    1,
+    'no duplicate keys',
+  );
   const v3 = createProfile({ sn: 'SIM8', protocol: 'v3', commKey: 'secret' });
-  t.match(registryBody(v3, m), /^DeviceType=acc,~DeviceName=BioGate Sim Access,FirmVer=BGSIM Ver3\.3\.12,.*,CommType=ethernet,MaxPackageSize=2048000,authKey=secret$/);
+  t.match(
+    registryBody(v3, m),
+    /^DeviceType=acc,~DeviceName=BioGate Sim Access,FirmVer=BGSIM Ver3\.3\.12,.*,CommType=ethernet,MaxPackageSize=2048000,authKey=secret$/,
+  );
   t.notMatch(registryBody(createProfile({ sn: 'SIM8', protocol: 'v3' }), m), /authKey/);
   t.equal(optionValues(v3, m, ['~SerialNumber', 'LockCount', 'X']), '~SerialNumber=SIM8,LockCount=1,X=');
   // [PUSH-v2 §7.1] fw, users, fps, logs, ip, fp alg, face alg, faces to enroll, faces, flags
   t.equal(infoHeartbeat(p, m), `Ver 8.0.4.3-BGSIM,1,1,1,${p.ip},10,7,12,1,110`);
-  t.equal(infoHeartbeat(createProfile({ sn: 'SIM9', protocol: 'v2' }), createDeviceMemory(1)), `Ver 8.0.4.3-BGSIM,0,0,0,${p.ip},10,0,0,0,100`);
+  t.equal(
+    infoHeartbeat(createProfile({ sn: 'SIM9', protocol: 'v2' }), createDeviceMemory(1)),
+    `Ver 8.0.4.3-BGSIM,0,0,0,${p.ip},10,0,0,0,100`,
+  );
 });

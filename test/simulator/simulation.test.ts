@@ -14,25 +14,48 @@ t.test('a mixed fleet polls, executes, punches and reports', T, async (t) => {
   const progress: string[] = [];
   const ac = new AbortController();
   // end the run once every device polled a few times and enough punches arrived (bounded by T)
-  const enough = (): boolean => ['SIM0001', 'SIM0002', 'SIM0003'].every((sn) => peer.find('/iclock/getrequest', { SN: sn }).length >= 3) &&
+  const enough = (): boolean =>
+    ['SIM0001', 'SIM0002', 'SIM0003'].every((sn) => peer.find('/iclock/getrequest', { SN: sn }).length >= 3) &&
     // 12 seen by the peer leaves room for uploads still in flight when the run is aborted (their
     // acknowledgement never arrives), so at least 10 are acknowledged whatever the machine's load.
     peer.find('/iclock/cdata').filter((r) => r.query.get('table') === 'ATTLOG' || r.query.get('table') === 'rtlog').length >= 12 &&
-    peer.find('/iclock/cdata', { table: 'ATTLOG', SN: 'SIM0001' }).some((r) => r.body.startsWith('5\t')) && progress.length > 0;
-  void peer.waitFor(enough, 12_000).then(() => ac.abort(), () => ac.abort());
+    peer.find('/iclock/cdata', { table: 'ATTLOG', SN: 'SIM0001' }).some((r) => r.body.startsWith('5\t')) &&
+    progress.length > 0;
+  void peer.waitFor(enough, 12_000).then(
+    () => ac.abort(),
+    () => ac.abort(),
+  );
   const summary = await runSimulation({
-    url: peer.url, devices: 3, protocol: 'mixed', snPrefix: 'SIM', punchesPerMinute: 3000, pollDelayMs: 50,
-    requestTimeoutMs: 5000, retryDelayMs: 50, fast: true, seed: 3, progress: (line) => progress.push(line), progressIntervalMs: 50, signal: ac.signal,
+    url: peer.url,
+    devices: 3,
+    protocol: 'mixed',
+    snPrefix: 'SIM',
+    punchesPerMinute: 3000,
+    pollDelayMs: 50,
+    requestTimeoutMs: 5000,
+    retryDelayMs: 50,
+    fast: true,
+    seed: 3,
+    progress: (line) => progress.push(line),
+    progressIntervalMs: 50,
+    signal: ac.signal,
   });
   const handshakes = peer.find('/iclock/cdata').filter((r) => r.query.get('options') === 'all');
-  t.same([...new Set(handshakes.map((r) => `${r.query.get('SN')}/${r.query.get('pushver')}`))].sort(), ['SIM0001/2.4.1', 'SIM0002/3.1.2', 'SIM0003/2.4.1']);
+  t.same([...new Set(handshakes.map((r) => `${r.query.get('SN')}/${r.query.get('pushver')}`))].sort(), [
+    'SIM0001/2.4.1',
+    'SIM0002/3.1.2',
+    'SIM0003/2.4.1',
+  ]);
   t.match(summary, { devices: 3, v2: 2, v3: 1, online: 3, connected: 3, handshakes: 3, errors: 0, protocolWarnings: 0 });
   t.same(summary.commands, { executed: 2, ok: 1, failed: 1, lost: 0, byCode: { 0: 1, '-1002': 1 } });
   t.ok(summary.punches >= 10, `punches: ${summary.punches}`);
   t.ok(summary.uploads.acknowledged >= 13, 'options uploads and attendance');
   t.equal(summary.uploads.failed, 0);
   t.ok(summary.polls >= 6, `polls: ${summary.polls}`);
-  t.match(progress.at(-1), /^\[\d+\.\ds\] online \d\/3 · polls \d+ · commands \d ok, \d failed · uploads \d+\/\d+ acknowledged · errors 0$/);
+  t.match(
+    progress.at(-1),
+    /^\[\d+\.\ds\] online \d\/3 · polls \d+ · commands \d ok, \d failed · uploads \d+\/\d+ acknowledged · errors 0$/,
+  );
 });
 
 t.test('an open-ended run ends on its signal; offline devices are not punched', T, async (t) => {
@@ -40,11 +63,26 @@ t.test('an open-ended run ends on its signal; offline devices are not punched', 
   await gone.close();
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 200);
-  const summary = await runSimulation({ url: gone.url, devices: 2, protocol: 'v3', snPrefix: 'X', punchesPerMinute: 60_000, retryDelayMs: 20, signal: ac.signal });
+  const summary = await runSimulation({
+    url: gone.url,
+    devices: 2,
+    protocol: 'v3',
+    snPrefix: 'X',
+    punchesPerMinute: 60_000,
+    retryDelayMs: 20,
+    signal: ac.signal,
+  });
   t.match(summary, { devices: 2, v3: 2, online: 0, connected: 0, punches: 0 });
   t.ok(summary.errors >= 2);
   const lines: string[] = [];
-  const early = await runSimulation({ url: gone.url, devices: 1, protocol: 'v2', snPrefix: 'Y', signal: AbortSignal.abort(), progress: (l) => lines.push(l) });
+  const early = await runSimulation({
+    url: gone.url,
+    devices: 1,
+    protocol: 'v2',
+    snPrefix: 'Y',
+    signal: AbortSignal.abort(),
+    progress: (l) => lines.push(l),
+  });
   t.equal(early.devices, 1, 'an aborted signal returns at once');
   t.same(lines, [], 'no progress before the default 2 s interval');
 });
@@ -59,11 +97,39 @@ t.test('validation', T, async (t) => {
 t.test('summary and its text', T, async (t) => {
   const a = createSimulatedDevice({ url: 'http://127.0.0.1:1', sn: 'A1', protocol: 'v2' });
   const b = createSimulatedDevice({ url: 'http://127.0.0.1:1', sn: 'B1', protocol: 'v3' });
-  Object.assign(a.stats as SimulatedDeviceStats, { commandsByCode: { 0: 3, '-1002': 1 }, online: true, handshakes: 2, polls: 9, punches: 4, uploadsSent: 5, uploadsAcknowledged: 4, uploadsFailed: 1 });
-  Object.assign(b.stats as SimulatedDeviceStats, { commandsByCode: { 0: 1, 3: 1 }, handshakes: 1, polls: 2, commandsLost: 1, errors: 2, protocolWarnings: 1, templatesEnrolled: 1, uploadsDropped: 1 });
+  Object.assign(a.stats as SimulatedDeviceStats, {
+    commandsByCode: { 0: 3, '-1002': 1 },
+    online: true,
+    handshakes: 2,
+    polls: 9,
+    punches: 4,
+    uploadsSent: 5,
+    uploadsAcknowledged: 4,
+    uploadsFailed: 1,
+  });
+  Object.assign(b.stats as SimulatedDeviceStats, {
+    commandsByCode: { 0: 1, 3: 1 },
+    handshakes: 1,
+    polls: 2,
+    commandsLost: 1,
+    errors: 2,
+    protocolWarnings: 1,
+    templatesEnrolled: 1,
+    uploadsDropped: 1,
+  });
   const s: SimulationSummary = summarize([a, b], 61_250);
   t.match(s, {
-    devices: 2, v2: 1, v3: 1, online: 1, connected: 2, handshakes: 3, polls: 11, punches: 4, templatesEnrolled: 1, errors: 2, protocolWarnings: 1,
+    devices: 2,
+    v2: 1,
+    v3: 1,
+    online: 1,
+    connected: 2,
+    handshakes: 3,
+    polls: 11,
+    punches: 4,
+    templatesEnrolled: 1,
+    errors: 2,
+    protocolWarnings: 1,
     commands: { executed: 6, ok: 5, failed: 1, lost: 1, byCode: { 0: 4, 3: 1, '-1002': 1 } },
     uploads: { sent: 5, acknowledged: 4, failed: 1, dropped: 1 },
   });

@@ -7,21 +7,69 @@ const T = { timeout: 10_000 };
 const attlog: Upload = { kind: 'table', table: 'ATTLOG', lines: ['1\t2026-01-01 08:00:00\t0\t1\t0\t0\t0'] };
 const rtlog: Upload = { kind: 'rtlog', lines: ['time=…'] };
 const user: Upload = { kind: 'tabledata', tablename: 'user', lines: ['user uid=1', 'user uid=2'] };
-const query: Upload = { kind: 'querydata', type: 'tabledata', cmdid: '415', tablename: 'user', count: 3, packcnt: 1, packidx: 1, body: 'a\nb\nc' };
+const query: Upload = {
+  kind: 'querydata',
+  type: 'tabledata',
+  cmdid: '415',
+  tablename: 'user',
+  count: 3,
+  packcnt: 1,
+  packidx: 1,
+  body: 'a\nb\nc',
+};
 
 t.test('requests [PUSH-v2 §6.1, PUSH-v3 §7, §10]', T, async (t) => {
   t.same(uploadRequest('S', attlog), {
-    method: 'POST', path: '/iclock/cdata', query: [['SN', 'S'], ['table', 'ATTLOG'], ['Stamp', '9999']], body: '1\t2026-01-01 08:00:00\t0\t1\t0\t0\t0\n',
+    method: 'POST',
+    path: '/iclock/cdata',
+    query: [
+      ['SN', 'S'],
+      ['table', 'ATTLOG'],
+      ['Stamp', '9999'],
+    ],
+    body: '1\t2026-01-01 08:00:00\t0\t1\t0\t0\t0\n',
   });
-  t.same(uploadRequest('S', rtlog), { method: 'POST', path: '/iclock/cdata', query: [['SN', 'S'], ['table', 'rtlog']], body: 'time=…' });
+  t.same(uploadRequest('S', rtlog), {
+    method: 'POST',
+    path: '/iclock/cdata',
+    query: [
+      ['SN', 'S'],
+      ['table', 'rtlog'],
+    ],
+    body: 'time=…',
+  });
   t.same(uploadRequest('S', user), {
-    method: 'POST', path: '/iclock/cdata', query: [['SN', 'S'], ['table', 'tabledata'], ['tablename', 'user'], ['count', '2']], body: 'user uid=1\nuser uid=2',
+    method: 'POST',
+    path: '/iclock/cdata',
+    query: [
+      ['SN', 'S'],
+      ['table', 'tabledata'],
+      ['tablename', 'user'],
+      ['count', '2'],
+    ],
+    body: 'user uid=1\nuser uid=2',
   });
-  t.same(uploadRequest('S', { kind: 'options', protocol: 'v2', body: 'A=1,B=2' }).query, [['SN', 'S'], ['table', 'options'], ['Stamp', '9999']]);
-  t.same(uploadRequest('S', { kind: 'options', protocol: 'v3', body: 'A=1' }).query, [['SN', 'S'], ['table', 'options']]);
+  t.same(uploadRequest('S', { kind: 'options', protocol: 'v2', body: 'A=1,B=2' }).query, [
+    ['SN', 'S'],
+    ['table', 'options'],
+    ['Stamp', '9999'],
+  ]);
+  t.same(uploadRequest('S', { kind: 'options', protocol: 'v3', body: 'A=1' }).query, [
+    ['SN', 'S'],
+    ['table', 'options'],
+  ]);
   t.same(uploadRequest('S', query), {
-    method: 'POST', path: '/iclock/querydata',
-    query: [['SN', 'S'], ['type', 'tabledata'], ['cmdid', '415'], ['tablename', 'user'], ['count', '3'], ['packcnt', '1'], ['packidx', '1']],
+    method: 'POST',
+    path: '/iclock/querydata',
+    query: [
+      ['SN', 'S'],
+      ['type', 'tabledata'],
+      ['cmdid', '415'],
+      ['tablename', 'user'],
+      ['count', '3'],
+      ['packcnt', '1'],
+      ['packidx', '1'],
+    ],
     body: 'a\nb\nc',
   });
 });

@@ -22,9 +22,16 @@ const body = (u: Upload | undefined): string => (u?.kind === 'querydata' ? u.bod
 
 t.test('CMD echo [PUSH-v3 §9.2]', T, async (t) => {
   const cases: Array<[string, string]> = [
-    ['DATA UPDATE user Pin=1', 'DATA UPDATE'], ['DATA DELETE user *', 'DATA DELETE'], ['DATA QUERY tablename=user', 'DATA QUERY'],
-    ['DATA COUNT user', 'DATA COUNT'], ['DATA SELECT x', 'DATA'], ['CONTROL DEVICE 01010105', 'CONTROL DEVICE'],
-    ['SET OPTIONS A=1', 'SET OPTIONS'], ['GET OPTIONS A', 'GET OPTIONS'], ['ENROLL_BIO type=9', 'ENROLL_BIO'], ['UPGRADE x', 'UPGRADE'],
+    ['DATA UPDATE user Pin=1', 'DATA UPDATE'],
+    ['DATA DELETE user *', 'DATA DELETE'],
+    ['DATA QUERY tablename=user', 'DATA QUERY'],
+    ['DATA COUNT user', 'DATA COUNT'],
+    ['DATA SELECT x', 'DATA'],
+    ['CONTROL DEVICE 01010105', 'CONTROL DEVICE'],
+    ['SET OPTIONS A=1', 'SET OPTIONS'],
+    ['GET OPTIONS A', 'GET OPTIONS'],
+    ['ENROLL_BIO type=9', 'ENROLL_BIO'],
+    ['UPGRADE x', 'UPGRADE'],
     ['INFO', 'INFO'],
   ];
   for (const [command, echo] of cases) t.equal(v3Echo(command), echo, command);
@@ -59,7 +66,10 @@ t.test('DATA UPDATE userauthorize', T, async (t) => {
   t.equal(await code(h, 'DATA UPDATE userauthorize Pin=1\tAuthorizeTimezoneId=1\tAuthorizeDoorId=1\tDevID=1'), 0, 'fixture B16 form');
   t.equal(await code(h, 'DATA UPDATE userauthorize Pin=1\tAuthorizeTimezoneId=1\tAuthorizeDoorId=2'), 0, 'same zone replaces');
   t.equal(await code(h, 'DATA UPDATE userauthorize Pin=2'), 0, 'defaults: zone 1, all doors');
-  t.same(h.memory.authorizations(), [{ pin: '1', timezoneId: 1, doorMask: 2 }, { pin: '2', timezoneId: 1, doorMask: 3 }]);
+  t.same(h.memory.authorizations(), [
+    { pin: '1', timezoneId: 1, doorMask: 2 },
+    { pin: '2', timezoneId: 1, doorMask: 3 },
+  ]);
   t.equal(await code(h, 'DATA UPDATE userauthorize Pin=1\tAuthorizeDoorId=all'), -11);
 });
 
@@ -77,7 +87,10 @@ t.test('DATA UPDATE templatev10 / biodata [COMMANDS §5.3–§5.4]', T, async (t
   t.equal(await code(h, `DATA UPDATE templatev10 Pin=1\tTemplate=${TMP}`), -11, 'FingerID missing');
   t.equal(await code(h, `DATA UPDATE templatev10 Pin=1\tFingerID=12\tTemplate=${TMP}`), -11);
   t.equal(await code(h, 'DATA UPDATE templatev10 Pin=1\tFingerID=1\tTemplate=@@'), -11);
-  t.equal(await code(h, `DATA UPDATE biodata pin=2\tno=0\tindex=0\tvalid=1\tduress=0\ttype=9\tmajorver=40\tminorver=1\tformat=0\ttmp=${TMP}`), 0);
+  t.equal(
+    await code(h, `DATA UPDATE biodata pin=2\tno=0\tindex=0\tvalid=1\tduress=0\ttype=9\tmajorver=40\tminorver=1\tformat=0\ttmp=${TMP}`),
+    0,
+  );
   t.equal(await code(h, `DATA UPDATE biodata pin=2\ttype=2\ttmp=${TMP}`), 0, 'versions default to the device');
   t.equal(await code(h, `DATA UPDATE biodata pin=2\ttype=9\tmajorver=5\ttmp=${TMP}`), -11, 'vendor example version 5 does not match 40');
   t.equal(await code(h, `DATA UPDATE biodata pin=2\ttype=8\ttmp=${TMP}`), -11, 'no palm sensor');
@@ -86,7 +99,10 @@ t.test('DATA UPDATE templatev10 / biodata [COMMANDS §5.3–§5.4]', T, async (t
   t.equal(await code(h, 'DATA UPDATE biodata pin=2\ttype=9\ttmp='), -26);
   t.equal(await code(h, 'DATA UPDATE biodata pin=2\ttype=9'), -26, 'tmp missing');
   t.equal(await code(h, `DATA UPDATE biodata pin=7\ttype=9\ttmp=${TMP}`), -27);
-  t.match(h.memory.templatesOf('2'), [{ table: 'biodata', type: 2, majorVer: 7 }, { table: 'biodata', type: 9, majorVer: 40, minorVer: 1 }]);
+  t.match(h.memory.templatesOf('2'), [
+    { table: 'biodata', type: 2, majorVer: 7 },
+    { table: 'biodata', type: 9, majorVer: 40, minorVer: 1 },
+  ]);
   const fp12 = await withUsers({ fpVersion: 12 });
   t.equal(await code(fp12, `DATA UPDATE templatev10 Pin=1\tFingerID=1\tTemplate=${TMP}`), -100, 'no templatev10 table');
   t.equal(await code(fp12, `DATA UPDATE biodata pin=1\tno=1\ttype=1\tmajorver=12\ttmp=${TMP}`), 0);
@@ -103,31 +119,57 @@ t.test('DATA UPDATE biophoto / userpic', T, async (t) => {
   t.equal(await code(h, 'DATA UPDATE userpic pin=9\tcontent=AAAA'), -27);
   t.equal(await code(h, 'DATA UPDATE userpic pin=3'), 0, 'no size, no content');
   t.equal(await code(h, 'DATA UPDATE userpic pin=1\tsize=big'), -11);
-  t.same([...h.memory.userPhotos], [['1', 4], ['2', 8], ['3', 0]]);
-  t.same(h.memory.bioPhotos(), [{ pin: '1', type: 9, size: 4 }, { pin: '2', type: 9, size: 2 }]);
+  t.same(
+    [...h.memory.userPhotos],
+    [
+      ['1', 4],
+      ['2', 8],
+      ['3', 0],
+    ],
+  );
+  t.same(h.memory.bioPhotos(), [
+    { pin: '1', type: 9, size: 4 },
+    { pin: '2', type: 9, size: 2 },
+  ]);
 });
 
 t.test('DATA DELETE [PUSH-v3 §11.3, COMMANDS §5.2]', T, async (t) => {
   const h = await withUsers({ faceSupport: true });
   for (const cmd of [
-    'DATA UPDATE userauthorize Pin=1', 'DATA UPDATE userauthorize Pin=2', `DATA UPDATE templatev10 Pin=1\tFingerID=6\tTemplate=${TMP}`,
-    `DATA UPDATE templatev10 Pin=1\tFingerID=7\tTemplate=${TMP}`, `DATA UPDATE biodata pin=1\ttype=9\ttmp=${TMP}`,
-    `DATA UPDATE biodata pin=2\ttype=9\ttmp=${TMP}`, 'DATA UPDATE biophoto PIN=1\tContent=AA', 'DATA UPDATE userpic pin=1\tcontent=AA',
-  ]) t.equal(await code(h, cmd), 0, cmd);
+    'DATA UPDATE userauthorize Pin=1',
+    'DATA UPDATE userauthorize Pin=2',
+    `DATA UPDATE templatev10 Pin=1\tFingerID=6\tTemplate=${TMP}`,
+    `DATA UPDATE templatev10 Pin=1\tFingerID=7\tTemplate=${TMP}`,
+    `DATA UPDATE biodata pin=1\ttype=9\ttmp=${TMP}`,
+    `DATA UPDATE biodata pin=2\ttype=9\ttmp=${TMP}`,
+    'DATA UPDATE biophoto PIN=1\tContent=AA',
+    'DATA UPDATE userpic pin=1\tcontent=AA',
+  ])
+    t.equal(await code(h, cmd), 0, cmd);
   t.equal(await code(h, 'DATA DELETE userauthorize Pin=1'), 0);
   t.equal(await code(h, 'DATA DELETE templatev10 Pin=1\tFingerID=6'), 0);
-  t.same(h.memory.templatesOf('1').map((x) => `${x.table}/${x.no}`), ['templatev10/7', 'biodata/0']);
+  t.same(
+    h.memory.templatesOf('1').map((x) => `${x.table}/${x.no}`),
+    ['templatev10/7', 'biodata/0'],
+  );
   t.equal(await code(h, 'DATA DELETE biodata Type=9\tPin=1'), 0);
   t.equal(await code(h, 'DATA DELETE biophoto PIN=1'), 0);
   t.equal(await code(h, 'DATA DELETE userpic pin=1'), 0);
   // no cascade: the vendor sequence deletes templates first
   t.equal(await code(h, 'DATA DELETE user Pin=1'), 0);
   t.notOk(h.memory.users.has('1'));
-  t.same(h.memory.templatesOf('1').map((x) => x.table), ['templatev10'], 'orphan template stays');
+  t.same(
+    h.memory.templatesOf('1').map((x) => x.table),
+    ['templatev10'],
+    'orphan template stays',
+  );
   t.equal(await code(h, 'DATA DELETE templatev10 *'), 0);
   t.equal(await code(h, 'DATA DELETE biodata Pin=2'), 0);
   t.equal(h.memory.templates().length, 0);
-  t.same(h.memory.authorizations().map((a) => a.pin), ['2']);
+  t.same(
+    h.memory.authorizations().map((a) => a.pin),
+    ['2'],
+  );
   h.memory.addAttendance('2', '2026-01-01 08:00:00', 0, 1);
   t.equal(await code(h, 'DATA DELETE transaction Pin=2'), -101, 'only * for transactions');
   t.equal(await code(h, 'DATA DELETE transaction *'), 0);
@@ -146,7 +188,13 @@ t.test('DATA QUERY answers on querydata, Return = records [PUSH-v3 §10.4]', T, 
   const h = await withUsers({ faceSupport: true });
   t.equal(await code(h, 'DATA QUERY tablename=user,fielddesc=*,filter=*'), 3);
   t.same(h.answers.pop(), {
-    kind: 'querydata', type: 'tabledata', cmdid: '1', tablename: 'user', count: 3, packcnt: 1, packidx: 1,
+    kind: 'querydata',
+    type: 'tabledata',
+    cmdid: '1',
+    tablename: 'user',
+    count: 3,
+    packcnt: 1,
+    packidx: 1,
     body: [
       'user uid=1\tcardno=\tpin=1\tpassword=234\tgroup=0\tstarttime=0\tendtime=0\tname=\tprivilege=0\tdisable=0\tverify=0',
       'user uid=2\tcardno=123\tpin=2\tpassword=\tgroup=1\tstarttime=20260101\tendtime=20261231\tname=Bob\tprivilege=14\tdisable=0\tverify=0',
@@ -165,12 +213,22 @@ t.test('DATA QUERY answers on querydata, Return = records [PUSH-v3 §10.4]', T, 
   await run(h, 'DATA UPDATE biophoto PIN=2\tSize=10');
   await run(h, 'DATA UPDATE userpic pin=3\tSize=20');
   const answered = async (command: string): Promise<[number, string]> => [await code(h, command), body(h.answers.pop())];
-  t.same(await answered('DATA QUERY tablename=userauthorize,fielddesc=*,filter=*'), [1, 'userauthorize pin=1\tauthorizetimezoneid=1\tauthorizedoorid=1']);
-  t.same(await answered('DATA QUERY tablename=templatev10,fielddesc=*,filter=Pin=1'),
-    [1, `templatev10 size=${TMP.length}\tuid=1\tpin=1\tfingerid=6\tvalid=1\ttemplate=${TMP}\tresverd=\tendtag=`]);
-  t.same(await answered('DATA QUERY tablename=biodata,fielddesc=*,filter=Type=9\tPin=2'),
-    [1, `biodata pin=2\tno=0\tindex=0\tvalid=1\tduress=0\ttype=9\tmajorver=40\tminorver=1\tformat=0\ttmp=${TMP}`]);
-  t.same(await answered('DATA QUERY tablename=biophoto,fielddesc=*,filter=*'), [1, 'biophoto pin=2\tfilename=2.jpg\ttype=9\tsize=10\tcontent=']);
+  t.same(await answered('DATA QUERY tablename=userauthorize,fielddesc=*,filter=*'), [
+    1,
+    'userauthorize pin=1\tauthorizetimezoneid=1\tauthorizedoorid=1',
+  ]);
+  t.same(await answered('DATA QUERY tablename=templatev10,fielddesc=*,filter=Pin=1'), [
+    1,
+    `templatev10 size=${TMP.length}\tuid=1\tpin=1\tfingerid=6\tvalid=1\ttemplate=${TMP}\tresverd=\tendtag=`,
+  ]);
+  t.same(await answered('DATA QUERY tablename=biodata,fielddesc=*,filter=Type=9\tPin=2'), [
+    1,
+    `biodata pin=2\tno=0\tindex=0\tvalid=1\tduress=0\ttype=9\tmajorver=40\tminorver=1\tformat=0\ttmp=${TMP}`,
+  ]);
+  t.same(await answered('DATA QUERY tablename=biophoto,fielddesc=*,filter=*'), [
+    1,
+    'biophoto pin=2\tfilename=2.jpg\ttype=9\tsize=10\tcontent=',
+  ]);
   t.same(await answered('DATA QUERY tablename=userpic,fielddesc=*,filter=*'), [1, 'userpic pin=3\tfilename=3.jpg\tsize=20\tcontent=']);
   await run(h, 'DATA DELETE user Pin=1');
   t.match((await answered('DATA QUERY tablename=templatev10,fielddesc=*,filter=*'))[1], /\tuid=0\t/, 'orphan template has no uid');
@@ -189,14 +247,26 @@ t.test('DATA QUERY transaction, NewRecord and packets', T, async (t) => {
   t.equal(await code(h, 'DATA QUERY tablename=transaction,fielddesc=*,filter=NewRecord'), 0, 'empty log');
   h.memory.addAttendance('7', '2017-01-19 15:14:48', 2, 200);
   t.equal(await code(h, 'DATA QUERY tablename=transaction,fielddesc=*,filter=NewRecord'), 1);
-  t.equal(body(h.answers.pop()),
+  t.equal(
+    body(h.answers.pop()),
     'transaction cardno=0\tpin=7\tverified=200\tdoorid=1\teventtype=0\tinoutstate=2\ttime_second=548003688\tindex=1\tsitecode=0\tdevid=1',
-    'time_second in ZK packed seconds (fixture B17)');
+    'time_second in ZK packed seconds (fixture B17)',
+  );
   t.equal(await code(h, 'DATA QUERY tablename=transaction,fielddesc=*,filter=NewRecord'), 0, 'already answered');
   for (let i = 0; i < 150; i++) h.memory.addAttendance(String(i % 3), '2026-01-01 08:00:00', 0, 1);
   t.equal((await run(h, 'DATA QUERY tablename=transaction,fielddesc=*,filter=Pin=1', '77')).code, 50);
-  t.equal((await run(h, 'DATA QUERY tablename=transaction,fielddesc=*,filter=NewRecord', '78')).code, 150, 'a pin filter did not mark rows');
-  t.same(h.answers.slice(-2).map((u) => (u.kind === 'querydata' ? [u.cmdid, u.count, u.packcnt, u.packidx] : [])), [['78', 100, 2, 1], ['78', 50, 2, 2]]);
+  t.equal(
+    (await run(h, 'DATA QUERY tablename=transaction,fielddesc=*,filter=NewRecord', '78')).code,
+    150,
+    'a pin filter did not mark rows',
+  );
+  t.same(
+    h.answers.slice(-2).map((u) => (u.kind === 'querydata' ? [u.cmdid, u.count, u.packcnt, u.packidx] : [])),
+    [
+      ['78', 100, 2, 1],
+      ['78', 50, 2, 2],
+    ],
+  );
   const down = harness({ protocol: 'v3', delivered: false });
   down.memory.addAttendance('1', '2026-01-01 08:00:00', 0, 1);
   t.equal(await code(down, 'DATA QUERY tablename=transaction,fielddesc=*,filter=*'), -726, 'packet not delivered');
@@ -206,7 +276,16 @@ t.test('DATA COUNT [PUSH-v3 §10.3]', T, async (t) => {
   const h = await withUsers({ faceSupport: true });
   await run(h, `DATA UPDATE biodata pin=2\ttype=9\ttmp=${TMP}`);
   t.match(await run(h, 'DATA COUNT user', '288'), { code: 0, cmd: 'DATA COUNT' });
-  t.same(h.answers.pop(), { kind: 'querydata', type: 'count', cmdid: '288', tablename: 'user', count: 1, packcnt: 1, packidx: 1, body: 'user=3' });
+  t.same(h.answers.pop(), {
+    kind: 'querydata',
+    type: 'count',
+    cmdid: '288',
+    tablename: 'user',
+    count: 1,
+    packcnt: 1,
+    packidx: 1,
+    body: 'user=3',
+  });
   t.equal(await code(h, 'DATA COUNT biodata Type=9'), 0);
   t.equal(body(h.answers.pop()), 'biodata=1');
   t.equal(await code(h, 'DATA COUNT biodata Type=1'), 0);
@@ -219,15 +298,32 @@ t.test('DATA COUNT [PUSH-v3 §10.3]', T, async (t) => {
 
 t.test('SET OPTIONS / GET OPTIONS [PUSH-v3 §11.6, §10.5]', T, async (t) => {
   const h = harness({ protocol: 'v3', sn: 'SNV3' });
-  t.match(await run(h, 'SET OPTIONS IPAddress=192.168.213.222,GATEIPAddress=192.168.213.1,NetMask=255.255.255.0'), { code: 0, cmd: 'SET OPTIONS' });
+  t.match(await run(h, 'SET OPTIONS IPAddress=192.168.213.222,GATEIPAddress=192.168.213.1,NetMask=255.255.255.0'), {
+    code: 0,
+    cmd: 'SET OPTIONS',
+  });
   t.equal(await code(h, 'SET OPTIONS DateTime=583080894'), 0);
-  t.same([...h.memory.options], [['IPAddress', '192.168.213.222'], ['GATEIPAddress', '192.168.213.1'], ['NetMask', '255.255.255.0'], ['DateTime', '583080894']]);
+  t.same(
+    [...h.memory.options],
+    [
+      ['IPAddress', '192.168.213.222'],
+      ['GATEIPAddress', '192.168.213.1'],
+      ['NetMask', '255.255.255.0'],
+      ['DateTime', '583080894'],
+    ],
+  );
   t.equal(await code(h, 'SET OPTIONS DateTime=2026-02-23 16:30:00'), -108);
   t.equal(await code(h, 'SET OPTIONS broken'), -108);
   t.equal(await code(h, 'SET OPTIONS '), -108);
   t.match(await run(h, 'GET OPTIONS ~SerialNumber,FirmVer,LockCount,IPAddress,Nope', '9'), { code: 0, cmd: 'GET OPTIONS' });
   t.same(h.answers.pop(), {
-    kind: 'querydata', type: 'options', cmdid: '9', tablename: 'options', count: 1, packcnt: 1, packidx: 1,
+    kind: 'querydata',
+    type: 'options',
+    cmdid: '9',
+    tablename: 'options',
+    count: 1,
+    packcnt: 1,
+    packidx: 1,
     body: '~SerialNumber=SNV3,FirmVer=BGSIM Ver3.3.12,LockCount=1,IPAddress=192.168.213.222,Nope=',
   });
   t.equal(await code(h, 'GET OPTIONS  , '), -108);
@@ -245,7 +341,10 @@ t.test('CONTROL DEVICE [PUSH-v3 §11.5]', T, async (t) => {
   t.equal(await code(h, 'CONTROL DEVICE 01020100'), 0, 'close ends normal-open');
   t.equal(door(2)?.relay, 'closed');
   t.equal(await code(h, 'CONTROL DEVICE 01000105'), 0, 'all doors');
-  t.same(h.memory.doors().map((d) => d.relay), ['open', 'open']);
+  t.same(
+    h.memory.doors().map((d) => d.relay),
+    ['open', 'open'],
+  );
   t.equal(await code(h, 'CONTROL DEVICE 01010205'), 0, 'auxiliary output');
   t.equal(await code(h, 'CONTROL DEVICE 01030105'), -11, 'door 3 of 2');
   h.memory.updateDoor(1, { alarm: true });
@@ -274,7 +373,11 @@ t.test('CONTROL DEVICE [PUSH-v3 §11.5]', T, async (t) => {
 
 t.test('ENROLL_BIO [PUSH-v3 §11.8]', T, async (t) => {
   const h = await withUsers({ faceSupport: true });
-  t.match(await run(h, 'ENROLL_BIO type=9\tno=0\tpin=1\tretry=3\toverwrite=1'), { code: 0, cmd: 'ENROLL_BIO', enroll: { pin: '1', type: 9, no: 0 } });
+  t.match(await run(h, 'ENROLL_BIO type=9\tno=0\tpin=1\tretry=3\toverwrite=1'), {
+    code: 0,
+    cmd: 'ENROLL_BIO',
+    enroll: { pin: '1', type: 9, no: 0 },
+  });
   t.match(await run(h, 'ENROLL_BIO type=1\tno=5\tpin=2\tcardno=123\tretry=3\toverwrite=1'), { code: 0, enroll: { type: 1, no: 5 } });
   await run(h, `DATA UPDATE templatev10 Pin=2\tFingerID=5\tTemplate=${TMP}`);
   await run(h, `DATA UPDATE biodata pin=2\ttype=9\ttmp=${TMP}`);

@@ -1,7 +1,16 @@
 import t from 'tap';
 import {
-  encodeQueryValue, field, formatDeviceTime, isBase64, parseCommaFields, parseIntStrict, parseTabFields, parseWallClock,
-  splitLines, wallClockValue, zkPackedSeconds,
+  encodeQueryValue,
+  field,
+  formatDeviceTime,
+  isBase64,
+  parseCommaFields,
+  parseIntStrict,
+  parseTabFields,
+  parseWallClock,
+  splitLines,
+  wallClockValue,
+  zkPackedSeconds,
 } from '../../src/simulator/wire-text.js';
 
 const T = { timeout: 10_000 };
@@ -22,7 +31,13 @@ t.test('TAB and comma fields [PUSH-v2 §2.4–§2.5]', T, async (t) => {
   t.equal(parseTabFields('=x').malformed, true);
   t.same(parseTabFields('').keys, []);
   t.same(parseCommaFields('').keys, []);
-  t.same([...parseCommaFields('a=1,b=x=y').values], [['a', '1'], ['b', 'x=y']]);
+  t.same(
+    [...parseCommaFields('a=1,b=x=y').values],
+    [
+      ['a', '1'],
+      ['b', 'x=y'],
+    ],
+  );
 });
 
 t.test('integers and times', T, async (t) => {
@@ -34,8 +49,16 @@ t.test('integers and times', T, async (t) => {
   t.equal(formatDeviceTime(at, -300), '2026-01-01 22:04:05');
   t.same(parseWallClock('2026-02-01 00:00:00'), [2026, 2, 1, 0, 0, 0]);
   t.same(parseWallClock('2026-02-01T23:59:59'), [2026, 2, 1, 23, 59, 59]);
-  for (const bad of ['2026-13-01 00:00:00', '2026-01-00 00:00:00', '2026-01-32 00:00:00', '2026-01-01 24:00:00',
-    '2026-01-01 00:60:00', '2026-01-01 00:00:60', '2026-1-1 0:0:0']) t.equal(parseWallClock(bad), undefined, bad);
+  for (const bad of [
+    '2026-13-01 00:00:00',
+    '2026-01-00 00:00:00',
+    '2026-01-32 00:00:00',
+    '2026-01-01 24:00:00',
+    '2026-01-01 00:60:00',
+    '2026-01-01 00:00:60',
+    '2026-1-1 0:0:0',
+  ])
+    t.equal(parseWallClock(bad), undefined, bad);
   t.equal(wallClockValue('2026-01-01 00:00:01'), Date.UTC(2026, 0, 1, 0, 0, 1));
   t.equal(wallClockValue('nope'), undefined);
   // [PUSH-v3 §13.1] worked examples

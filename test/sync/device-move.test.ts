@@ -5,18 +5,26 @@
 import t from 'tap';
 import { ADMIN_TOKEN, bearer, fakeClock, fetchJson, jsonBody, startApp } from '../helpers/app.js';
 
-interface Page { data: { pin: string; local_time: string }[]; total: number }
+interface Page {
+  data: { pin: string; local_time: string }[];
+  total: number;
+}
 
-t.test('moved B → A: B\'s users go first, B-time attendance is not A\'s', async (t) => {
+t.test("moved B → A: B's users go first, B-time attendance is not A's", async (t) => {
   const clock = fakeClock('2026-05-04T09:00:00.000Z');
   const app = await startApp(t, { clock, config: { adminToken: ADMIN_TOKEN, longpollS: 1 } });
   const as = (token: string) => async (method: string, path: string, body?: unknown) =>
     fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token)));
   const a = as(app.token);
-  const created = (await fetchJson(`${app.url}/admin/locations`, jsonBody('POST', { name: 'B' }, bearer(ADMIN_TOKEN)))).body as { token: string };
+  const created = (await fetchJson(`${app.url}/admin/locations`, jsonBody('POST', { name: 'B' }, bearer(ADMIN_TOKEN)))).body as {
+    token: string;
+  };
   const b = as(created.token);
   const SN = 'MOVEB2A1';
-  const iclock = async (path: string, body?: string) => (await fetch(`${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=${SN}`, body === undefined ? {} : { method: 'POST', body })).text();
+  const iclock = async (path: string, body?: string) =>
+    (
+      await fetch(`${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=${SN}`, body === undefined ? {} : { method: 'POST', body })
+    ).text();
   const drain = async (): Promise<string[]> => {
     const all: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -31,7 +39,7 @@ t.test('moved B → A: B\'s users go first, B-time attendance is not A\'s', asyn
 
   await b('POST', '/api/users', { pin: 1, first_name: 'Bea' });
   t.equal((await b('POST', '/api/devices', { sn: SN })).res.status, 201);
-  t.same(await drain(), ['DATA UPDATE USERINFO PIN=1'], 'B\'s user on the terminal');
+  t.same(await drain(), ['DATA UPDATE USERINFO PIN=1'], "B's user on the terminal");
   clock.set('2026-05-04T12:00:00.000Z');
   t.equal((await b('DELETE', `/api/devices/${SN}`)).res.status, 200);
   await a('POST', '/api/users', { pin: 2, first_name: 'Al' });
@@ -40,33 +48,49 @@ t.test('moved B → A: B\'s users go first, B-time attendance is not A\'s', asyn
   // A asks the terminal for its users before B's user is deleted: B's user is not listed as A's.
   const load = (await a('POST', '/api/commands', { sn: SN, command: 'load-users' })).body as { id: number };
   const first = (await iclock('getrequest')).split('\n').filter(Boolean);
-  t.equal(first[0], `C:${load.id}:DATA QUERY USERINFO`, 'the integrator\'s load-users goes first');
+  t.equal(first[0], `C:${load.id}:DATA QUERY USERINFO`, "the integrator's load-users goes first");
   // [PUSH-v2 §6.5] the users come as an OPERLOG upload: B's user 1 and a user enrolled on the terminal itself.
   await iclock('cdata?table=OPERLOG', 'USER PIN=1\tName=Bea\tPri=0\nUSER PIN=7\tName=Local\tPri=0\n');
   await iclock('devicecmd', first.map((l) => `ID=${l.split(':')[1]}&Return=0&CMD=DATA`).join('\n'));
   const loaded = (await a('GET', `/api/commands/${load.id}`)).body as { status: string; result: unknown };
   t.equal(loaded.status, 'success');
-  t.notMatch(JSON.stringify(loaded.result), /Bea/, 'B\'s user is not in A\'s load-users result');
+  t.notMatch(JSON.stringify(loaded.result), /Bea/, "B's user is not in A's load-users result");
   t.match(JSON.stringify(loaded.result), /Local/, 'a user enrolled on the terminal itself is');
-  t.same([...first.slice(1).map((l) => l.split(':').slice(2).join(':').split('\t')[0]), ...(await drain())], ['DATA DELETE USERINFO PIN=1', 'DATA UPDATE USERINFO PIN=2'], 'B\'s user deleted before A\'s user is sent');
+  t.same(
+    [...first.slice(1).map((l) => l.split(':').slice(2).join(':').split('\t')[0]), ...(await drain())],
+    ['DATA DELETE USERINFO PIN=1', 'DATA UPDATE USERINFO PIN=2'],
+    "B's user deleted before A's user is sent",
+  );
 
   // The terminal had buffered a punch of B's user at 11:00 and records one of A's at 12:30.
   clock.set('2026-05-04T12:30:00.000Z');
-  const answer = await iclock('cdata?table=ATTLOG&Stamp=9999', '1\t2026-05-04 11:00:00\t0\t1\t0\t0\t0\n2\t2026-05-04 12:30:00\t0\t1\t0\t0\t0\n');
+  const answer = await iclock(
+    'cdata?table=ATTLOG&Stamp=9999',
+    '1\t2026-05-04 11:00:00\t0\t1\t0\t0\t0\n2\t2026-05-04 12:30:00\t0\t1\t0\t0\t0\n',
+  );
   t.equal(answer.trim(), 'OK: 2', 'both acknowledged (the terminal must not resend them)');
   const seen = (await a('GET', '/api/attendance')).body as Page;
-  t.same(seen.data.map((r) => [r.pin, r.local_time]), [['2', '2026-05-04 12:30:00']], 'A sees only what happened after the move');
+  t.same(
+    seen.data.map((r) => [r.pin, r.local_time]),
+    [['2', '2026-05-04 12:30:00']],
+    'A sees only what happened after the move',
+  );
   t.equal(((await b('GET', '/api/attendance')).body as Page).total, 0, 'and B gets nothing from a device that is no longer its own');
 });
 
-t.test('moved B → A: a sync-users audit removes B\'s users without showing them to A', async (t) => {
+t.test("moved B → A: a sync-users audit removes B's users without showing them to A", async (t) => {
   const app = await startApp(t, { config: { adminToken: ADMIN_TOKEN, longpollS: 0 } });
   const as = (token: string) => async (method: string, path: string, body?: unknown) =>
     fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token)));
   const a = as(app.token);
-  const b = as(((await fetchJson(`${app.url}/admin/locations`, jsonBody('POST', { name: 'B' }, bearer(ADMIN_TOKEN)))).body as { token: string }).token);
+  const b = as(
+    ((await fetchJson(`${app.url}/admin/locations`, jsonBody('POST', { name: 'B' }, bearer(ADMIN_TOKEN)))).body as { token: string }).token,
+  );
   const SN = 'MOVEB2A2';
-  const iclock = async (path: string, body?: string) => (await fetch(`${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=${SN}`, body === undefined ? {} : { method: 'POST', body })).text();
+  const iclock = async (path: string, body?: string) =>
+    (
+      await fetch(`${app.url}/iclock/${path}${path.includes('?') ? '&' : '?'}SN=${SN}`, body === undefined ? {} : { method: 'POST', body })
+    ).text();
   const answerAll = async () => {
     const lines = (await iclock('getrequest')).split('\n').filter((l) => l.startsWith('C:'));
     if (lines.length > 0) await iclock('devicecmd', lines.map((l) => `ID=${l.split(':')[1]}&Return=0&CMD=DATA`).join('\n'));
@@ -78,7 +102,10 @@ t.test('moved B → A: a sync-users audit removes B\'s users without showing the
   await b('DELETE', `/api/devices/${SN}`);
   await a('POST', '/api/users', { pin: 2, first_name: 'Al' });
   await a('POST', '/api/devices', { sn: SN });
-  const sync = (await a('POST', '/api/commands', { sn: SN, command: 'sync-users' })).body as { id: number; result: { load_users_id: number } };
+  const sync = (await a('POST', '/api/commands', { sn: SN, command: 'sync-users' })).body as {
+    id: number;
+    result: { load_users_id: number };
+  };
   // The terminal answers the audit before anything else ran: it still holds B's user 1.
   const lines = (await iclock('getrequest')).split('\n').filter((l) => l.startsWith('C:'));
   await iclock('cdata?table=OPERLOG', 'USER PIN=1\tName=Bea\tPri=0\tCard=4242\nUSER PIN=2\tName=Al\tPri=0\n');
@@ -86,6 +113,6 @@ t.test('moved B → A: a sync-users audit removes B\'s users without showing the
   for (let i = 0; i < 5 && (await answerAll()).length > 0; i++);
   const audit = (await a('GET', `/api/commands/${sync.result.load_users_id}`)).body as { status: string; result: unknown };
   t.equal(audit.status, 'success');
-  t.notMatch(JSON.stringify(audit.result), /Bea|4242|"1"/, 'nothing of B\'s user in A\'s audit result');
+  t.notMatch(JSON.stringify(audit.result), /Bea|4242|"1"/, "nothing of B's user in A's audit result");
   t.match((await a('GET', `/api/commands/${sync.id}`)).body, { status: 'success' }, 'the sync-users completed');
 });

@@ -18,7 +18,10 @@ t.teardown(() => {
 const fault = (on: boolean) => void (process.env[TEST_FAULTS_ENV] = on ? FAULT : '');
 
 const api = (app: StartedApp) => async (method: string, path: string, body?: unknown) => {
-  const { res, body: parsed } = await fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
+  const { res, body: parsed } = await fetchJson(
+    `${app.url}${path}`,
+    body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)),
+  );
   return { status: res.status, body: parsed };
 };
 
@@ -28,7 +31,15 @@ async function terminals(t: Test, app: StartedApp, prefix: string): Promise<Simu
   for (const protocol of ['v2', 'v3'] as const) {
     const sn = `${prefix}${protocol.toUpperCase()}`;
     t.equal((await api(app)('POST', '/api/devices', { sn })).status, 201, `${sn} assigned`);
-    const sim = createSimulatedDevice({ url: app.url, sn, protocol, pollDelayMs: 50, fast: true, requestTimeoutMs: 10_000, retryDelayMs: 100 });
+    const sim = createSimulatedDevice({
+      url: app.url,
+      sn,
+      protocol,
+      pollDelayMs: 50,
+      fast: true,
+      requestTimeoutMs: 10_000,
+      retryDelayMs: 100,
+    });
     t.teardown(() => sim.stop());
     sim.start();
     sims.push(sim);
@@ -48,13 +59,23 @@ t.test('ops lost between a write and its queueing are recovered at start-up; a r
   const first = await startApp(t, { config: { port, longpollS: 1 } });
   const sims = await terminals(t, first, 'OBX');
   const call = api(first);
-  for (const [pin, name] of [[1, 'Ann'], [2, 'Bob'], [3, 'Cid'], [4, 'Dee']] as const) t.equal((await call('POST', '/api/users', { pin, first_name: name })).status, 201);
+  for (const [pin, name] of [
+    [1, 'Ann'],
+    [2, 'Bob'],
+    [3, 'Cid'],
+    [4, 'Dee'],
+  ] as const)
+    t.equal((await call('POST', '/api/users', { pin, first_name: name })).status, 201);
   await waitFor(holds(sims, { 1: 'Ann', 2: 'Bob', 3: 'Cid', 4: 'Dee' }), 30_000, 'the first roster on both terminals');
 
   // The store fails every sync-op write from here on: the user writes still commit, with their outbox entries.
   fault(true);
   t.equal((await call('DELETE', '/api/users/1')).status, 200, 'delete committed');
-  t.equal((await call('DELETE', '/api/users/1')).status, 200, 'a retried DELETE whose ops are still owed converges instead of answering 404');
+  t.equal(
+    (await call('DELETE', '/api/users/1')).status,
+    200,
+    'a retried DELETE whose ops are still owed converges instead of answering 404',
+  );
   t.equal((await call('POST', '/api/users', { pin: 2, is_active: false })).status, 200, 'deactivation committed');
   t.equal((await call('POST', '/api/users', { pin: 3, first_name: 'Cyd' })).status, 200, 'update committed');
   t.equal((await call('POST', '/api/users', { pin: 5, first_name: 'Eve' })).status, 201, 'create committed');

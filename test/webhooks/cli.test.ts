@@ -14,11 +14,17 @@ t.test('webhook create (secret printed once), list, delete; the server delivers 
   const bad = await cli(['webhook', 'create', '--location', loc, '--url', rx.url, '--events', 'user.changed,nope'], env);
   t.equal(bad.code, 2, 'unknown event: usage error');
   t.match(bad.stderr, /unknown: nope/);
-  const refused = await cli(['webhook', 'create', '--location', loc, '--url', rx.url, '--events', 'user.changed'], { BIOGATE_STORE: app.storeUrl, BIOGATE_WEBHOOK_ALLOW_HTTP: 'on' });
+  const refused = await cli(['webhook', 'create', '--location', loc, '--url', rx.url, '--events', 'user.changed'], {
+    BIOGATE_STORE: app.storeUrl,
+    BIOGATE_WEBHOOK_ALLOW_HTTP: 'on',
+  });
   t.not(refused.code, 0, 'a private address without the setting: refused');
   t.match(refused.stderr, /BIOGATE_WEBHOOK_ALLOW_PRIVATE/);
 
-  const made = await cli(['webhook', 'create', '--location', loc, '--url', rx.url, '--events', 'user.changed', '--description', 'from cli', '--json'], env);
+  const made = await cli(
+    ['webhook', 'create', '--location', loc, '--url', rx.url, '--events', 'user.changed', '--description', 'from cli', '--json'],
+    env,
+  );
   t.equal(made.code, 0, made.stderr);
   const hook = JSON.parse(made.stdout) as { id: number; secret: string; events: string[]; description: string };
   t.match(hook, { events: ['user.changed'], description: 'from cli', secret: /^whsec_/ });
@@ -28,7 +34,11 @@ t.test('webhook create (secret printed once), list, delete; the server delivers 
   t.match(list.stdout, new RegExp(`^${hook.id}\\tenabled \\t${rx.url.replace(/[.]/g, '\\.')}\\tuser\\.changed`, 'm'));
   t.notOk(list.stdout.includes(hook.secret), 'the list never shows the secret');
 
-  const res = await fetch(`${app.url}/api/users`, { method: 'POST', headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ pin: 5, first_name: 'Cli' }) });
+  const res = await fetch(`${app.url}/api/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ pin: 5, first_name: 'Cli' }),
+  });
   t.equal(res.status, 201);
   await app.app.feed.settled();
   await app.app.webhooks.runOnce();

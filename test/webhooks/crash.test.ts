@@ -12,13 +12,20 @@ t.test('killed between storing and delivering: delivered after the restart', { s
   // The store, its location and the subscription, made by an app that is then closed.
   const setup = await startApp(t, { config: OPEN });
   const rx = await startReceiver(t, () => 'hang');
-  const created = await fetchJson(`${setup.url}/api/webhooks`, jsonBody('POST', { url: rx.url, events: ['user.changed'] }, bearer(setup.token)));
+  const created = await fetchJson(
+    `${setup.url}/api/webhooks`,
+    jsonBody('POST', { url: rx.url, events: ['user.changed'] }, bearer(setup.token)),
+  );
   t.equal(created.res.status, 201);
   const hookId = (created.body as { id: number }).id;
   await setup.close();
 
   const { url, child, exited } = await serveProcess(t, {
-    BIOGATE_STORE: setup.storeUrl, BIOGATE_NODE_ID: NODE_ID, BIOGATE_BOOTSTRAP: 'off', BIOGATE_WEBHOOK_ALLOW_PRIVATE: 'on', BIOGATE_WEBHOOK_ALLOW_HTTP: 'on',
+    BIOGATE_STORE: setup.storeUrl,
+    BIOGATE_NODE_ID: NODE_ID,
+    BIOGATE_BOOTSTRAP: 'off',
+    BIOGATE_WEBHOOK_ALLOW_PRIVATE: 'on',
+    BIOGATE_WEBHOOK_ALLOW_HTTP: 'on',
   });
   t.pass('the process serves');
 
@@ -37,7 +44,10 @@ t.test('killed between storing and delivering: delivered after the restart', { s
   t.equal(rx.received[1]?.headers['webhook-id'], webhookId, 'the same event (the receiver de-duplicates by webhook-id)');
   t.match(JSON.parse(rx.received[1]?.body ?? '{}'), { type: 'user.changed', data: { pins: [42] } });
   await restarted.app.webhooks.runOnce(); // the pass that delivered it has written its outcome
-  const list = (await fetchJson(`${restarted.url}/api/webhooks/${hookId}/deliveries`, { headers: bearer(setup.token) })).body as { total: number; data: Record<string, unknown>[] };
+  const list = (await fetchJson(`${restarted.url}/api/webhooks/${hookId}/deliveries`, { headers: bearer(setup.token) })).body as {
+    total: number;
+    data: Record<string, unknown>[];
+  };
   t.equal(list.total, 1, 'one delivery');
   t.match(list.data[0], { status: 'delivered', last_status_code: 200 });
 });

@@ -32,7 +32,10 @@ async function userChanged(app: StartedApp, pin: number, token = app.token): Pro
 }
 
 async function deliveries(app: StartedApp, id: number, token = app.token) {
-  return (await client(app, token)('GET', `/api/webhooks/${id}/deliveries?limit=100`)).body as { total: number; data: Record<string, unknown>[] };
+  return (await client(app, token)('GET', `/api/webhooks/${id}/deliveries?limit=100`)).body as {
+    total: number;
+    data: Record<string, unknown>[];
+  };
 }
 
 t.test('signed with the Standard Webhooks scheme; body shape; secret shown once; rotation signs with both secrets for 24 h', async (t) => {
@@ -44,7 +47,9 @@ t.test('signed with the Standard Webhooks scheme; body shape; secret shown once;
   t.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'whsec_ + base64 of 32 bytes');
 
   const listed = (await client(app)('GET', '/api/webhooks')).body as { data: Record<string, unknown>[] };
-  t.match(listed.data, [{ id: hook.id, url: rx.url, events: ['user.changed'], description: 'payroll', enabled: true, disabled_reason: null }]);
+  t.match(listed.data, [
+    { id: hook.id, url: rx.url, events: ['user.changed'], description: 'payroll', enabled: true, disabled_reason: null },
+  ]);
   t.notOk(JSON.stringify(listed).includes(hook.secret), 'the list never shows the secret');
   t.notOk(JSON.stringify((await client(app)('GET', `/api/webhooks/${hook.id}`)).body).includes('whsec_'), 'nor does GET one');
 
@@ -59,11 +64,18 @@ t.test('signed with the Standard Webhooks scheme; body shape; secret shown once;
   t.notOk(verifySignature(hook.secret, first.headers, first.body.replace('"upserted"', '"deleted"')), 'nor for a changed body');
   t.equal(first.headers['webhook-timestamp'], String(Math.floor(clock.now().getTime() / 1000)), 'timestamp in seconds');
   const body = JSON.parse(first.body) as Record<string, unknown>;
-  t.match(body, { id: first.headers['webhook-id'], type: 'user.changed', location_id: app.locationId, data: { pins: [1], change: 'upserted' } });
+  t.match(body, {
+    id: first.headers['webhook-id'],
+    type: 'user.changed',
+    location_id: app.locationId,
+    data: { pins: [1], change: 'upserted' },
+  });
   t.same(Object.keys(body).sort(), ['created_at', 'data', 'id', 'location_id', 'type']);
 
   // Rotation: the new secret is returned once; for 24 h both sign.
-  const rotated = (await client(app)('POST', `/api/webhooks/${hook.id}/rotate-secret`)).body as Created & { previous_secret_valid_until: string };
+  const rotated = (await client(app)('POST', `/api/webhooks/${hook.id}/rotate-secret`)).body as Created & {
+    previous_secret_valid_until: string;
+  };
   t.not(rotated.secret, hook.secret);
   t.equal(rotated.previous_secret_valid_until, new Date(clock.now().getTime() + 24 * HOUR).toISOString());
   const ping = await client(app)('POST', `/api/webhooks/${hook.id}/test`);
@@ -134,7 +146,10 @@ t.test('an unreachable receiver: one attempt per pass, the other deliveries wait
   await app.app.webhooks.runOnce();
   let list = (await deliveries(app, hook.id)).data;
   t.same(list.map((d) => d['attempts']).sort(), [0, 0, 1], 'the first failed without an answer; the others were not tried');
-  t.match(list.find((d) => d['attempts'] === 1), { status: 'pending', last_status_code: null, last_error: /ECONNREFUSED/ });
+  t.match(
+    list.find((d) => d['attempts'] === 1),
+    { status: 'pending', last_status_code: null, last_error: /ECONNREFUSED/ },
+  );
   clock.advance(10_000);
   await app.app.webhooks.runOnce();
   list = (await deliveries(app, hook.id)).data;
@@ -152,7 +167,10 @@ t.test('410 Gone disables the subscription; a PATCH re-enables it', async (t) =>
   const view = (await client(app)('GET', `/api/webhooks/${hook.id}`)).body as Record<string, unknown>;
   t.match(view, { enabled: false, disabled_reason: /410 Gone/ });
   t.match((await deliveries(app, hook.id)).data, [{ status: 'failed', attempts: 1, last_status_code: 410 }]);
-  t.ok(logs.entries().some((e) => e['msg'] === 'webhook subscription disabled' && e['webhook_id'] === hook.id), 'a log line says so');
+  t.ok(
+    logs.entries().some((e) => e['msg'] === 'webhook subscription disabled' && e['webhook_id'] === hook.id),
+    'a log line says so',
+  );
   await userChanged(app, 2);
   clock.advance(HOUR);
   await app.app.webhooks.runOnce();
@@ -176,11 +194,19 @@ t.test('failing for the whole 24 h window: the delivery fails and the subscripti
   for (let i = 0; i < 3; i++) {
     clock.advance(9 * HOUR);
     await app.app.webhooks.runOnce();
-    if (i < 2) t.equal(((await client(app)('GET', `/api/webhooks/${hook.id}`)).body as { enabled: boolean }).enabled, true, `still enabled after ${(i + 1) * 9} h`);
+    if (i < 2)
+      t.equal(
+        ((await client(app)('GET', `/api/webhooks/${hook.id}`)).body as { enabled: boolean }).enabled,
+        true,
+        `still enabled after ${(i + 1) * 9} h`,
+      );
   }
   t.match((await deliveries(app, hook.id)).data, [{ status: 'failed', attempts: 4, next_attempt_at: null }], 'given up after 24 h');
   t.match((await client(app)('GET', `/api/webhooks/${hook.id}`)).body, { enabled: false, disabled_reason: /failed for 24 h.*HTTP 500/ });
-  t.ok(logs.entries().some((e) => e['msg'] === 'webhook subscription disabled' && /24 h/.test(String(e['reason']))), 'and a log line');
+  t.ok(
+    logs.entries().some((e) => e['msg'] === 'webhook subscription disabled' && /24 h/.test(String(e['reason']))),
+    'and a log line',
+  );
   t.match(await app.app.metrics.render(), /biogate_webhook_deliveries_total\{outcome="failed",node="[^"]+"\} 1/);
 });
 
@@ -189,7 +215,14 @@ t.test('destinations: private addresses and plain http are refused unless allowe
   const port = new URL(rx.url).port;
   const strict = await startApp(t, { config: { webhookAllowHttp: 'on' } });
   const api = client(strict);
-  for (const url of [rx.url, `http://localhost:${port}/hook`, 'http://[::1]/x', 'http://169.254.169.254/latest/meta-data', 'http://10.1.2.3/', 'http://[::ffff:192.168.1.1]/']) {
+  for (const url of [
+    rx.url,
+    `http://localhost:${port}/hook`,
+    'http://[::1]/x',
+    'http://169.254.169.254/latest/meta-data',
+    'http://10.1.2.3/',
+    'http://[::ffff:192.168.1.1]/',
+  ]) {
     const { res, body } = await api('POST', '/api/webhooks', { url, events: ['user.changed'] });
     t.equal(res.status, 422, `${url}: refused`);
     t.match(body, { code: 'VALIDATION_FAILED', detail: [{ loc: ['body', 'url'], msg: /BIOGATE_WEBHOOK_ALLOW_PRIVATE/ }] });
@@ -197,7 +230,11 @@ t.test('destinations: private addresses and plain http are refused unless allowe
   const noHttp = await startApp(t, { config: { webhookAllowPrivate: 'on' } });
   const plain = await client(noHttp)('POST', '/api/webhooks', { url: rx.url, events: ['user.changed'] });
   t.match(plain.body, { code: 'VALIDATION_FAILED', detail: [{ msg: /BIOGATE_WEBHOOK_ALLOW_HTTP/ }] }, 'http:// needs the setting');
-  t.match((await client(noHttp)('POST', '/api/webhooks', { url: 'https://u:p@example.com/', events: ['user.changed'] })).body, { code: 'VALIDATION_FAILED' }, 'no credentials in URLs');
+  t.match(
+    (await client(noHttp)('POST', '/api/webhooks', { url: 'https://u:p@example.com/', events: ['user.changed'] })).body,
+    { code: 'VALIDATION_FAILED' },
+    'no credentials in URLs',
+  );
 
   // Created while allowed, then the operator turns it off: the connection is refused (resolved address checked).
   const clock = fakeClock();
@@ -209,13 +246,22 @@ t.test('destinations: private addresses and plain http are refused unless allowe
   await closed.app.webhooks.runOnce();
   t.equal(rx.received.length, 0, 'nothing reached the private address');
   const [d] = (await deliveries(closed, hook.id, open.token)).data;
-  t.match(d, { status: 'pending', attempts: 1, last_status_code: null, last_error: /refused: .*(127\.0\.0\.1|::1).*BIOGATE_WEBHOOK_ALLOW_PRIVATE/ });
+  t.match(d, {
+    status: 'pending',
+    attempts: 1,
+    last_status_code: null,
+    last_error: /refused: .*(127\.0\.0\.1|::1).*BIOGATE_WEBHOOK_ALLOW_PRIVATE/,
+  });
 });
 
 t.test('scopes, validation and not-found answers', async (t) => {
   const app = await startApp(t, { config: OPEN });
   const issue = async (scope: string) =>
-    ((await fetchJson(`${app.url}/admin/locations/${app.locationId}/tokens`, jsonBody('POST', { scope }, bearer(ADMIN_TOKEN)))).body as { token: string }).token;
+    (
+      (await fetchJson(`${app.url}/admin/locations/${app.locationId}/tokens`, jsonBody('POST', { scope }, bearer(ADMIN_TOKEN)))).body as {
+        token: string;
+      }
+    ).token;
   const read = client(app, await issue('read'));
   const operator = client(app, await issue('operator'));
   const rx = await startReceiver(t);
@@ -223,7 +269,11 @@ t.test('scopes, validation and not-found answers', async (t) => {
   t.equal((await read('GET', '/api/webhooks')).res.status, 200, 'read lists');
   t.equal((await read('GET', `/api/webhooks/${hook.id}/deliveries`)).res.status, 200, 'read sees deliveries');
   t.match((await read('POST', '/api/webhooks', { url: rx.url, events: ['ping'] })).body, { code: 'SCOPE_DENIED' });
-  t.match((await operator('POST', '/api/webhooks', { url: rx.url, events: ['user.changed'] })).body, { code: 'SCOPE_DENIED' }, 'operator may not manage');
+  t.match(
+    (await operator('POST', '/api/webhooks', { url: rx.url, events: ['user.changed'] })).body,
+    { code: 'SCOPE_DENIED' },
+    'operator may not manage',
+  );
   t.match((await operator('DELETE', `/api/webhooks/${hook.id}`)).body, { code: 'SCOPE_DENIED' });
   t.match((await operator('POST', `/api/webhooks/${hook.id}/rotate-secret`)).body, { code: 'SCOPE_DENIED' });
   const api = client(app);
@@ -233,9 +283,15 @@ t.test('scopes, validation and not-found answers', async (t) => {
   t.match((await api('GET', '/api/webhooks/999')).body, { code: 'WEBHOOK_NOT_FOUND' });
   t.equal((await api('DELETE', `/api/webhooks/${hook.id}`)).res.status, 200);
   t.match((await api('DELETE', `/api/webhooks/${hook.id}`)).body, { code: 'WEBHOOK_NOT_FOUND' });
-  const other = ((await fetchJson(`${app.url}/admin/locations`, jsonBody('POST', { name: 'Other' }, bearer(ADMIN_TOKEN)))).body as { token: string }).token;
+  const other = (
+    (await fetchJson(`${app.url}/admin/locations`, jsonBody('POST', { name: 'Other' }, bearer(ADMIN_TOKEN)))).body as { token: string }
+  ).token;
   const mine = await subscribe(t, app, rx.url);
-  t.match((await client(app, other)('GET', `/api/webhooks/${mine.id}`)).body, { code: 'WEBHOOK_NOT_FOUND' }, 'another location cannot see it');
+  t.match(
+    (await client(app, other)('GET', `/api/webhooks/${mine.id}`)).body,
+    { code: 'WEBHOOK_NOT_FOUND' },
+    'another location cannot see it',
+  );
   const doc = (await api('GET', '/api/openapi.json')).body as { paths: Record<string, unknown> };
   t.ok(doc.paths?.['/api/webhooks/{webhook_id}/rotate-secret'], 'in the OpenAPI document');
 });

@@ -11,7 +11,8 @@ const PER_TERMINAL = 250;
 
 t.test('1,000 punches from simulated terminals: each arrives exactly once', async (t) => {
   const app = await startApp(t, { config: { webhookAllowPrivate: 'on', webhookAllowHttp: 'on', longpollS: 0 } });
-  const api = (method: string, path: string, body?: unknown) => fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
+  const api = (method: string, path: string, body?: unknown) =>
+    fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
   const rx = await startReceiver(t);
   const created = await api('POST', '/api/webhooks', { url: rx.url, events: ['attendance.recorded'] });
   t.equal(created.res.status, 201);
@@ -47,13 +48,22 @@ t.test('1,000 punches from simulated terminals: each arrives exactly once', asyn
   await waitFor(() => records() >= TERMINALS * PER_TERMINAL, 120_000, '1,000 records at the receiver');
   await app.app.webhooks.runOnce();
   t.equal(records(), TERMINALS * PER_TERMINAL, 'exactly 1,000 records in the unique deliveries');
-  t.ok([...seen.values()].every((v) => v.ok), 'every delivery verifies');
-  const all = [...seen.values()].flatMap((v) => (JSON.parse(v.body) as { data: { records: { sn: string; pin: string; local_time: string }[] } }).data.records);
+  t.ok(
+    [...seen.values()].every((v) => v.ok),
+    'every delivery verifies',
+  );
+  const all = [...seen.values()].flatMap(
+    (v) => (JSON.parse(v.body) as { data: { records: { sn: string; pin: string; local_time: string }[] } }).data.records,
+  );
   const keys = all.map((r) => `${r.sn}/${r.local_time}`);
   t.equal(new Set(keys).size, TERMINALS * PER_TERMINAL, 'each punch once (no punch in two deliveries)');
   for (let d = 0; d < TERMINALS; d++) {
     const times = all.filter((r) => r.sn === `WHPUNCH${d}`).map((r) => r.local_time);
-    t.same(times, Array.from({ length: PER_TERMINAL }, (_, i) => stamp(i)), `WHPUNCH${d}: all ${PER_TERMINAL}, in the order punched`);
+    t.same(
+      times,
+      Array.from({ length: PER_TERMINAL }, (_, i) => stamp(i)),
+      `WHPUNCH${d}: all ${PER_TERMINAL}, in the order punched`,
+    );
   }
   t.equal(rx.received.length, seen.size, 'and no copies were needed on a healthy receiver');
   const list = (await api('GET', `/api/webhooks/${hookId}/deliveries?limit=1`)).body as { total: number; data: { status: string }[] };

@@ -14,7 +14,11 @@ t.test('schedule: documented delays ±20 %, capped at the 24 h mark, then failed
     t.equal(nextAttemptAt(T0, T0, i + 1, null, () => 0.5)?.getTime(), T0.getTime() + ms, `after attempt ${i + 1}: ${ms} ms`);
     t.equal(nextAttemptAt(T0, T0, i + 1, null, () => 0)?.getTime(), T0.getTime() + ms * 0.8, 'jitter low end');
   });
-  t.equal(nextAttemptAt(T0, plus(RETRY_WINDOW_MS - 1000), 9, null, () => 0.5)?.getTime(), T0.getTime() + RETRY_WINDOW_MS, 'the last attempt at the 24 h mark');
+  t.equal(
+    nextAttemptAt(T0, plus(RETRY_WINDOW_MS - 1000), 9, null, () => 0.5)?.getTime(),
+    T0.getTime() + RETRY_WINDOW_MS,
+    'the last attempt at the 24 h mark',
+  );
   t.equal(nextAttemptAt(T0, plus(RETRY_WINDOW_MS), 10, null), null, 'at 24 h: failed');
   t.equal(nextAttemptAt(T0, T0, 1, 120_000)?.getTime(), T0.getTime() + 120_000, 'Retry-After wins');
   t.equal(parseRetryAfter('120', T0), 120_000);
@@ -26,19 +30,60 @@ t.test('schedule: documented delays ±20 %, capped at the 24 h mark, then failed
 t.test('attendance batching: one record per delivery by default, N with attendance_batch; ids stable', async (t) => {
   const sub = { id: 3, location_id: 1, events: ['attendance.recorded'], attendance_batch: 1 } as unknown as WebhookSubscription;
   const records = Array.from({ length: 5 }, (_, i) => ({ id: i + 1, pin: '7' }));
-  const e: StoredEvent = { id: 'ev', seq: 9, location_id: 1, type: 'attendance.recorded', at: T0.toISOString(), node: 'n', data: { sn: 'S', records } };
+  const e: StoredEvent = {
+    id: 'ev',
+    seq: 9,
+    location_id: 1,
+    type: 'attendance.recorded',
+    at: T0.toISOString(),
+    node: 'n',
+    data: { sn: 'S', records },
+  };
   const one = deliveriesFor(sub, e, 'now');
-  t.same(one.map((d) => d.event_id), ['ev.1', 'ev.2', 'ev.3', 'ev.4', 'ev.5']);
-  t.same(JSON.parse(one[2]?.payload ?? '{}'), { id: 'ev.3', type: 'attendance.recorded', location_id: 1, created_at: T0.toISOString(), data: { sn: 'S', records: [records[2]] } });
-  t.same(deliveriesFor(sub, e, 'later').map((d) => d.payload), one.map((d) => d.payload), 'the same event gives the same deliveries');
+  t.same(
+    one.map((d) => d.event_id),
+    ['ev.1', 'ev.2', 'ev.3', 'ev.4', 'ev.5'],
+  );
+  t.same(JSON.parse(one[2]?.payload ?? '{}'), {
+    id: 'ev.3',
+    type: 'attendance.recorded',
+    location_id: 1,
+    created_at: T0.toISOString(),
+    data: { sn: 'S', records: [records[2]] },
+  });
+  t.same(
+    deliveriesFor(sub, e, 'later').map((d) => d.payload),
+    one.map((d) => d.payload),
+    'the same event gives the same deliveries',
+  );
   const two = deliveriesFor({ ...sub, attendance_batch: 2 }, e, 'now');
-  t.same(two.map((d) => (JSON.parse(d.payload) as { data: { records: unknown[] } }).data.records.length), [2, 2, 1]);
-  t.same(deliveriesFor({ ...sub, attendance_batch: 10 }, e, 'now').map((d) => d.event_id), ['ev'], 'fits in one: the event id itself');
+  t.same(
+    two.map((d) => (JSON.parse(d.payload) as { data: { records: unknown[] } }).data.records.length),
+    [2, 2, 1],
+  );
+  t.same(
+    deliveriesFor({ ...sub, attendance_batch: 10 }, e, 'now').map((d) => d.event_id),
+    ['ev'],
+    'fits in one: the event id itself',
+  );
   t.same(deliveriesFor({ ...sub, events: ['device.online'] }, e, 'now'), [], 'not subscribed: nothing');
 });
 
 t.test('address guard', async (t) => {
-  for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.5', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '224.0.0.1']) {
+  for (const a of [
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.5.5',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:10.0.0.1',
+    '224.0.0.1',
+  ]) {
     t.notOk(isPublicAddress(a), `${a}: not public`);
   }
   for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) t.ok(isPublicAddress(a), `${a}: public`);

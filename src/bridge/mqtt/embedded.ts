@@ -77,7 +77,12 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
           metrics.refused('connect');
           const code = err instanceof LoginRefused ? err.returnCode : 3;
           if (!(err instanceof LoginRefused)) log.error({ err }, 'mqtt login failed');
-          done(Object.assign(new Error(err instanceof LoginRefused ? err.message : 'server unavailable'), { returnCode: code }) as AuthenticateError, false);
+          done(
+            Object.assign(new Error(err instanceof LoginRefused ? err.message : 'server unavailable'), {
+              returnCode: code,
+            }) as AuthenticateError,
+            false,
+          );
         },
       );
     },
@@ -101,9 +106,11 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
         return;
       }
       const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload, 'utf8') : Buffer.from(packet.payload);
-      void options.handleRequest(identity, decision.locationId, payload).then((envelope) =>
-        sink.publish(topics.location(decision.locationId, RESPONSE_COMMAND), Buffer.from(JSON.stringify(envelope), 'utf8'), false),
-      );
+      void options
+        .handleRequest(identity, decision.locationId, payload)
+        .then((envelope) =>
+          sink.publish(topics.location(decision.locationId, RESPONSE_COMMAND), Buffer.from(JSON.stringify(envelope), 'utf8'), false),
+        );
       done(null);
     },
     authorizeForward(client, packet) {
@@ -179,7 +186,10 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
       }
     }
   }
-  const recheck = setInterval(() => void revalidate().catch((err: unknown) => log.warn({ err }, 'mqtt: could not re-check client tokens')), REVALIDATE_MS);
+  const recheck = setInterval(
+    () => void revalidate().catch((err: unknown) => log.warn({ err }, 'mqtt: could not re-check client tokens')),
+    REVALIDATE_MS,
+  );
   recheck.unref();
   log.info({ host: options.host, port }, 'embedded MQTT broker listening');
 
@@ -194,7 +204,19 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
       closing ??= (async () => {
         clearInterval(recheck);
         // The embedded broker's "last will": subscribers see offline before they are cut off.
-        await new Promise<void>((resolve) => broker.publish({ cmd: 'publish', topic: topics.bridgeState, payload: Buffer.from('offline'), qos: 0, retain: true, dup: false } as AedesPublishPacket, () => resolve()));
+        await new Promise<void>((resolve) =>
+          broker.publish(
+            {
+              cmd: 'publish',
+              topic: topics.bridgeState,
+              payload: Buffer.from('offline'),
+              qos: 0,
+              retain: true,
+              dup: false,
+            } as AedesPublishPacket,
+            () => resolve(),
+          ),
+        );
         await new Promise((resolve) => setTimeout(resolve, 20));
         // Stop accepting first; the listener's close completes once the broker has cut every client.
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -43,7 +43,9 @@ export function startExternalClient(options: ExternalOptions): ExternalClient {
   const { topics, metrics, log } = options;
   const offline = { topic: topics.bridgeState, payload: Buffer.from('offline'), qos: 1 as const, retain: true };
   const clientOptions: IClientOptions = {
-    clientId: `biogate-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32)}-${randomBytes(4).toString('hex')}`,
+    clientId: `biogate-${hostname()
+      .replace(/[^A-Za-z0-9_-]/g, '')
+      .slice(0, 32)}-${randomBytes(4).toString('hex')}`,
     protocolVersion: 5,
     clean: true,
     reconnectPeriod: MIN_RECONNECT_MS,

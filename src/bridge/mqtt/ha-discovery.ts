@@ -30,7 +30,8 @@ export function doorCount(device: DeviceData): number {
 }
 
 const nodeId = (locationId: number, sn: string) => `biogate_${locationId}_${sn}`;
-const configTopic = (component: string, locationId: number, sn: string, object: string) => `${HA_PREFIX}/${component}/${nodeId(locationId, sn)}/${object}/config`;
+const configTopic = (component: string, locationId: number, sn: string, object: string) =>
+  `${HA_PREFIX}/${component}/${nodeId(locationId, sn)}/${object}/config`;
 
 /** Topics a terminal can have; `doors` of them are locks (clearing removes up to 4). */
 function entityTopics(locationId: number, sn: string, doors: number): { connectivity: string; lastPunch: string; locks: string[] } {
@@ -69,41 +70,61 @@ export function discoveryMessages(topics: Topics, locationId: number, device: De
   const version = (device['version_override'] ?? device['version']) as string | null | undefined;
   const v2 = typeof version === 'string' && version.startsWith('2.');
   const command = (body: Record<string, unknown>) => JSON.stringify({ sn, ...body });
-  return [
-    {
-      topic: t.connectivity,
-      payload: {
-        ...common, name: 'Connectivity', unique_id: `${nodeId(locationId, sn)}_connectivity`, device_class: 'connectivity',
-        entity_category: 'diagnostic', state_topic: availability, payload_on: 'online', payload_off: 'offline',
-        // Connectivity must show "off" when the terminal is offline, not "unavailable".
-        availability_topic: undefined, payload_available: undefined, payload_not_available: undefined,
+  return (
+    [
+      {
+        topic: t.connectivity,
+        payload: {
+          ...common,
+          name: 'Connectivity',
+          unique_id: `${nodeId(locationId, sn)}_connectivity`,
+          device_class: 'connectivity',
+          entity_category: 'diagnostic',
+          state_topic: availability,
+          payload_on: 'online',
+          payload_off: 'offline',
+          // Connectivity must show "off" when the terminal is offline, not "unavailable".
+          availability_topic: undefined,
+          payload_available: undefined,
+          payload_not_available: undefined,
+        },
       },
-    },
-    {
-      topic: t.lastPunch,
-      payload: {
-        ...common, name: 'Last punch', unique_id: `${nodeId(locationId, sn)}_last_punch`, device_class: 'timestamp',
-        state_topic: topics.location(locationId, ATTENDANCE_TOPIC),
-        // The attendance topic carries every terminal of the location: keep the state unless the record is ours.
-        value_template: `{% if value_json.sn == '${sn}' %}{{ value_json.timestamp }}{% else %}{{ this.state }}{% endif %}`,
-        json_attributes_topic: topics.location(locationId, ATTENDANCE_TOPIC),
-        json_attributes_template: `{% if value_json.sn == '${sn}' %}{{ {'pin': value_json.pin, 'user_id': value_json.user_id, 'local_time': value_json.local_time} | tojson }}{% else %}{{ this.attributes | tojson }}{% endif %}`,
+      {
+        topic: t.lastPunch,
+        payload: {
+          ...common,
+          name: 'Last punch',
+          unique_id: `${nodeId(locationId, sn)}_last_punch`,
+          device_class: 'timestamp',
+          state_topic: topics.location(locationId, ATTENDANCE_TOPIC),
+          // The attendance topic carries every terminal of the location: keep the state unless the record is ours.
+          value_template: `{% if value_json.sn == '${sn}' %}{{ value_json.timestamp }}{% else %}{{ this.state }}{% endif %}`,
+          json_attributes_topic: topics.location(locationId, ATTENDANCE_TOPIC),
+          json_attributes_template: `{% if value_json.sn == '${sn}' %}{{ {'pin': value_json.pin, 'user_id': value_json.user_id, 'local_time': value_json.local_time} | tojson }}{% else %}{{ this.attributes | tojson }}{% endif %}`,
+        },
       },
-    },
-    ...t.locks.map((topic, i) => ({
-      topic,
-      payload: {
-        ...common, name: doors === 1 ? 'Door' : `Door ${i + 1}`, unique_id: `${nodeId(locationId, sn)}_door_${i + 1}`,
-        command_topic: topics.location(locationId, REQUEST_COMMAND), optimistic: true,
-        // [COMMANDS §3.3] door-open takes door_id on v3; v2 knows only door-unlock, and no remote lock.
-        payload_unlock: v2 ? command({ command: 'door-unlock' }) : command({ command: 'door-open', params: { door_id: i + 1 } }),
-        payload_lock: command({ command: 'door-lock' }),
-      },
-    })),
-  ]
-    .map((m): DiscoveryMessage => ({ topic: m.topic, payload: dropUndefined(m.payload) }))
-    // A terminal that now reports fewer doors loses the extra locks (the publisher skips clearing what it never sent).
-    .concat(entityTopics(locationId, sn, 4).locks.slice(doors).map((topic) => ({ topic, payload: null })));
+      ...t.locks.map((topic, i) => ({
+        topic,
+        payload: {
+          ...common,
+          name: doors === 1 ? 'Door' : `Door ${i + 1}`,
+          unique_id: `${nodeId(locationId, sn)}_door_${i + 1}`,
+          command_topic: topics.location(locationId, REQUEST_COMMAND),
+          optimistic: true,
+          // [COMMANDS §3.3] door-open takes door_id on v3; v2 knows only door-unlock, and no remote lock.
+          payload_unlock: v2 ? command({ command: 'door-unlock' }) : command({ command: 'door-open', params: { door_id: i + 1 } }),
+          payload_lock: command({ command: 'door-lock' }),
+        },
+      })),
+    ]
+      .map((m): DiscoveryMessage => ({ topic: m.topic, payload: dropUndefined(m.payload) }))
+      // A terminal that now reports fewer doors loses the extra locks (the publisher skips clearing what it never sent).
+      .concat(
+        entityTopics(locationId, sn, 4)
+          .locks.slice(doors)
+          .map((topic) => ({ topic, payload: null })),
+      )
+  );
 }
 
 function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {

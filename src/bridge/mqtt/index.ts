@@ -28,7 +28,19 @@ const FOLLOWER_REPLAY_MS = 5_000;
 const FOLLOWER_REPLAY_MAX = 5_000;
 
 export interface MqttBridgeDeps {
-  readonly config: Pick<Config, 'mqtt' | 'mqttHost' | 'mqttPort' | 'mqttBase' | 'mqttUsername' | 'mqttPassword' | 'mqttCaFile' | 'mqttHaDiscovery' | 'adminToken' | 'onlineThresholdS'>;
+  readonly config: Pick<
+    Config,
+    | 'mqtt'
+    | 'mqttHost'
+    | 'mqttPort'
+    | 'mqttBase'
+    | 'mqttUsername'
+    | 'mqttPassword'
+    | 'mqttCaFile'
+    | 'mqttHaDiscovery'
+    | 'adminToken'
+    | 'onlineThresholdS'
+  >;
   readonly feed: EventFeed;
   readonly store: Store;
   readonly clock: Clock;
@@ -69,12 +81,20 @@ export async function startMqttBridge(deps: MqttBridgeDeps): Promise<MqttBridge>
 
   // The publisher needs a sink and the external client needs the publisher's retained state: a late-bound sink.
   let sink: Sink | undefined;
-  const publisher = createPublisher({ topics, sink: { publish: (t, p, r) => sink?.publish(t, p, r) }, haDiscovery: config.mqttHaDiscovery === 'on' });
+  const publisher = createPublisher({
+    topics,
+    sink: { publish: (t, p, r) => sink?.publish(t, p, r) },
+    haDiscovery: config.mqttHaDiscovery === 'on',
+  });
 
   if (config.mqtt === 'embedded') {
     const requests = createRequestHandler({ store: deps.store, clock: deps.clock, commands: deps.commands, log });
     embedded = await startEmbeddedBroker({
-      host: config.mqttHost, port: config.mqttPort, topics, metrics, log,
+      host: config.mqttHost,
+      port: config.mqttPort,
+      topics,
+      metrics,
+      log,
       login: { store: deps.store, clock: deps.clock, adminToken: config.adminToken },
       handleRequest: (identity, locationId, payload) => requests.handle(identity, locationId, payload),
     });
@@ -84,8 +104,14 @@ export async function startMqttBridge(deps: MqttBridgeDeps): Promise<MqttBridge>
     // publishes; a node that takes over republishes the retained state. Command requests are not taken from an external broker: it has no BioGate identities to
     // tell who asked (see the report / README "Events").
     external = startExternalClient({
-      url: config.mqtt, username: config.mqttUsername, password: config.mqttPassword, caFile: config.mqttCaFile,
-      topics, metrics, log, retained: () => publisher.retained(),
+      url: config.mqtt,
+      username: config.mqttUsername,
+      password: config.mqttPassword,
+      caFile: config.mqttCaFile,
+      topics,
+      metrics,
+      log,
+      retained: () => publisher.retained(),
     });
     const client = external;
     const isLeader = deps.isLeader;
@@ -112,8 +138,15 @@ export async function startMqttBridge(deps: MqttBridgeDeps): Promise<MqttBridge>
 
   const subscription = deps.feed.subscribe({ locationId: null }, (event) => publisher.onEvent(event));
   // Live first, then the store: what the feed says meanwhile wins over the older store read.
-  const seeding = seed(deps, publisher).catch((err: unknown) => log.warn({ err }, 'mqtt: could not publish the terminals\' state at start; the feed will as they change'));
-  deps.onLeader?.(() => void seed(deps, publisher).catch((err: unknown) => log.warn({ err }, 'mqtt: could not republish the terminals\' state on taking over')));
+  const seeding = seed(deps, publisher).catch((err: unknown) =>
+    log.warn({ err }, "mqtt: could not publish the terminals' state at start; the feed will as they change"),
+  );
+  deps.onLeader?.(
+    () =>
+      void seed(deps, publisher).catch((err: unknown) =>
+        log.warn({ err }, "mqtt: could not republish the terminals' state on taking over"),
+      ),
+  );
   const stream = embedded;
   return {
     port: embedded?.port ?? null,

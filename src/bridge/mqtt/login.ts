@@ -14,7 +14,10 @@ import type { Identity } from './acl.js';
 export const CONNACK = { serverUnavailable: 3, badCredentials: 4, notAuthorized: 5 } as const;
 
 export class LoginRefused extends Error {
-  constructor(readonly returnCode: 3 | 4 | 5, message: string) {
+  constructor(
+    readonly returnCode: 3 | 4 | 5,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -29,7 +32,8 @@ export async function login(deps: LoginDeps, username: string | undefined, passw
   const secret = password?.toString('utf8') ?? '';
   if (!username || secret === '') throw new LoginRefused(CONNACK.badCredentials, 'username and password required');
   if (username === 'admin') {
-    if (deps.adminToken === null || !secretsEqual(secret, deps.adminToken)) throw new LoginRefused(CONNACK.badCredentials, 'bad admin credentials');
+    if (deps.adminToken === null || !secretsEqual(secret, deps.adminToken))
+      throw new LoginRefused(CONNACK.badCredentials, 'bad admin credentials');
     return { kind: 'admin' };
   }
   if (!/^[1-9][0-9]{0,15}$/.test(username)) throw new LoginRefused(CONNACK.badCredentials, 'username must be a location id or admin');

@@ -43,7 +43,8 @@ export function createRequestHandler(deps: RequestDeps) {
   function parse(payload: Buffer): { body: Record<string, unknown>; transaction: Transaction | undefined } {
     if (payload.length > MAX_REQUEST_BYTES) throw new BioGateError('PAYLOAD_TOO_LARGE', `A request is at most ${MAX_REQUEST_BYTES} bytes`);
     if (payload.length === 0) throw new BioGateError('BAD_REQUEST', 'A JSON body is required');
-    if (jsonDepthExceeds(payload, MAX_JSON_DEPTH)) throw new BioGateError('BAD_REQUEST', `Body nests JSON arrays/objects deeper than ${MAX_JSON_DEPTH} levels`);
+    if (jsonDepthExceeds(payload, MAX_JSON_DEPTH))
+      throw new BioGateError('BAD_REQUEST', `Body nests JSON arrays/objects deeper than ${MAX_JSON_DEPTH} levels`);
     let raw: unknown;
     try {
       raw = JSON.parse(payload.toString('utf8'));

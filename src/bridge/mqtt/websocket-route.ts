@@ -24,7 +24,8 @@ export function mqttWebSocketRoute(bridge: () => MqttBridge | null): WebSocketRo
     // MQTT clients keep alive on their own (PINGREQ, 60 s by default); WebSocket pings cover the rest.
     idleTimeoutS: 120,
     upgrade(req) {
-      if (!req.protocols.includes('mqtt')) throw new BioGateError('BAD_REQUEST', 'MQTT over WebSocket needs the "mqtt" subprotocol (Sec-WebSocket-Protocol: mqtt)');
+      if (!req.protocols.includes('mqtt'))
+        throw new BioGateError('BAD_REQUEST', 'MQTT over WebSocket needs the "mqtt" subprotocol (Sec-WebSocket-Protocol: mqtt)');
       if (!bridge()?.handleStream) throw new BioGateError('NOT_FOUND', 'The embedded MQTT broker is not running');
       return { accept: { ws: null }, protocol: 'mqtt' };
     },

@@ -33,7 +33,8 @@ export function websocketStream(socket: MessageSocket): WebSocketStream {
     write(chunk: Buffer, _encoding, done) {
       const outcome = open ? socket.send(chunk, true) : 'dropped';
       if (outcome === 'sent') done();
-      else if (outcome === 'backpressure') waiting = done; // the broker's backlog counts it until drain
+      else if (outcome === 'backpressure')
+        waiting = done; // the broker's backlog counts it until drain
       else done(new Error('websocket closed'));
     },
     final(done) {

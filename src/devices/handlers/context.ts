@@ -11,8 +11,10 @@ import type { DeviceLease } from '../lease.js';
 import { LogBudget } from '../log-budget.js';
 import type { ResultContext } from '../results.js';
 
-export interface HandlerContext
-  extends Pick<ActorDeps, 'store' | 'bus' | 'clock' | 'config' | 'firmware' | 'presence' | 'guard' | 'onTemplatesChanged' | 'onUnknownTable'> {
+export interface HandlerContext extends Pick<
+  ActorDeps,
+  'store' | 'bus' | 'clock' | 'config' | 'firmware' | 'presence' | 'guard' | 'onTemplatesChanged' | 'onUnknownTable'
+> {
   readonly sn: string;
   readonly log: Logger;
   /** Log lines caused by what this serial sends (log-budget.ts). */
@@ -38,7 +40,11 @@ export interface RequestState {
 export type Handled = DeviceReply | undefined;
 
 /** The handler of one kind of event. */
-export type Handler<T extends DeviceEvent['type']> = (ctx: HandlerContext, state: RequestState, event: Extract<DeviceEvent, { type: T }>) => Promise<Handled> | Handled;
+export type Handler<T extends DeviceEvent['type']> = (
+  ctx: HandlerContext,
+  state: RequestState,
+  event: Extract<DeviceEvent, { type: T }>,
+) => Promise<Handled> | Handled;
 
 export const nowIso = (ctx: HandlerContext): string => ctx.clock.now().toISOString();
 

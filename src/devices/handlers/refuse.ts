@@ -17,7 +17,10 @@ export function refuse(ctx: HandlerContext, verdict: Exclude<TrustVerdict, { ok:
   if (opened || suppressed !== undefined) {
     ctx.log.warn(
       {
-        reason: verdict.reason, address: req.remoteAddress, endpoint: req.decoded.endpoint, suppressed: suppressed ?? 0,
+        reason: verdict.reason,
+        address: req.remoteAddress,
+        endpoint: req.decoded.endpoint,
+        suppressed: suppressed ?? 0,
         ...(verdict.blockedMs ? { blocked_ms: verdict.blockedMs } : {}),
       },
       opened ? 'repeated wrong comm keys: this serial is throttled' : 'device request refused',

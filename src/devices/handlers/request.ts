@@ -13,7 +13,11 @@ import { dispatch } from './index.js';
 import { refuse } from './refuse.js';
 
 /** `known`: a poll's device and location from the poll snapshot; otherwise the store is read. */
-export async function handleRequest(ctx: HandlerContext, req: PushRequest, known: { device: Device | undefined; location: Location | undefined } | undefined): Promise<DeviceReply> {
+export async function handleRequest(
+  ctx: HandlerContext,
+  req: PushRequest,
+  known: { device: Device | undefined; location: Location | undefined } | undefined,
+): Promise<DeviceReply> {
   const { session } = ctx;
   let device = known ? known.device : await session.ensure();
   const verdict = checkTrust(device, req, ctx.guard.throttle, ctx.clock.now().getTime());
@@ -42,5 +46,7 @@ export async function handleRequest(ctx: HandlerContext, req: PushRequest, known
   }
   const codec = session.codec;
   if (state.hold) return codec.replies.commands([]);
-  return decoded.reply.kind === 'ok' || decoded.reply.kind === 'commands' ? codec.replies.ok() : codec.replies.upload(decoded.reply, state.accepted);
+  return decoded.reply.kind === 'ok' || decoded.reply.kind === 'commands'
+    ? codec.replies.ok()
+    : codec.replies.upload(decoded.reply, state.accepted);
 }

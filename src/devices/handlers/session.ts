@@ -32,7 +32,8 @@ export const handshake: Handler<'handshake'> = async (ctx, state, event) => {
   });
   const location = await session.location(device);
   if (location) await restarted(ctx, location);
-  const registration = device?.registry_code && device.session_id ? { registryCode: device.registry_code, sessionId: device.session_id } : undefined;
+  const registration =
+    device?.registry_code && device.session_id ? { registryCode: device.registry_code, sessionId: device.session_id } : undefined;
   // [PUSH-v2 §4.7] a full attendance re-upload was requested (check-attendance fallback): once.
   const reupload = device?.state?.attlogReupload === true;
   if (reupload) device = await session.update({ state: { ...device?.state, attlogReupload: false } });
@@ -57,7 +58,10 @@ export const registration: Handler<'registration'> = async (ctx, state, event) =
   // [PUSH-v3 §3] a terminal that registers speaks Security PUSH, unless an operator said otherwise.
   const version = device?.version_override ?? PROTOCOL_V3;
   state.device = await ctx.session.update({
-    registry_code, session_id, version, ...(device?.registered_at ? {} : { registered_at: nowIso(ctx) }),
+    registry_code,
+    session_id,
+    version,
+    ...(device?.registered_at ? {} : { registered_at: nowIso(ctx) }),
     options: { ...(device?.options ?? {}), ...sanitizeOptions(event.options.values) },
   });
   return codecFor(version).replies.registry(registry_code);

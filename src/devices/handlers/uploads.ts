@@ -26,7 +26,12 @@ async function outstanding(ctx: HandlerContext, preset: PresetId, device: Device
  * as ordinary ATTLOG uploads while the query is outstanding [COMMANDS §4.17].
  */
 async function checkAttendanceFor(ctx: HandlerContext, source: RecordSource | undefined, device: Device) {
-  const id = source?.kind === 'query' ? Number(source.cmdId) : source?.table.toUpperCase() === 'ATTLOG' ? await outstanding(ctx, 'check-attendance', device) : undefined;
+  const id =
+    source?.kind === 'query'
+      ? Number(source.cmdId)
+      : source?.table.toUpperCase() === 'ATTLOG'
+        ? await outstanding(ctx, 'check-attendance', device)
+        : undefined;
   if (id === undefined || !Number.isSafeInteger(id)) return undefined;
   const command = await ctx.store.commands.getById(id);
   if (command?.sn !== device.serial_number || command.command !== 'check-attendance' || command.status !== 'sent') return undefined;
@@ -39,7 +44,11 @@ async function checkAttendanceFor(ctx: HandlerContext, source: RecordSource | un
  * The sync-users audit (origin system) sees them all, so that it removes them.
  */
 async function notOtherLocations<R extends { readonly pin: string }>(
-  ctx: HandlerContext, device: Device | undefined, location: Location | undefined, cmdId: number, records: readonly R[],
+  ctx: HandlerContext,
+  device: Device | undefined,
+  location: Location | undefined,
+  cmdId: number,
+  records: readonly R[],
 ): Promise<readonly R[]> {
   if (!device?.state?.movedAt || !location || records.length === 0) return records;
   if ((await ctx.store.commands.getById(cmdId))?.origin === 'system') return records;
@@ -50,9 +59,11 @@ async function notOtherLocations<R extends { readonly pin: string }>(
 export const punches: Handler<'attendance' | 'doorEvents' | 'accessRecords'> = async (ctx, state, event) => {
   const { device, location } = state;
   const punches: Punch[] =
-    event.type === 'attendance' ? event.records.map(fromAttlog)
-    : event.type === 'doorEvents' ? event.records.flatMap((r) => punchFromRtlog(r) ?? [])
-    : event.records.flatMap((r) => punchFromAccess(r) ?? []);
+    event.type === 'attendance'
+      ? event.records.map(fromAttlog)
+      : event.type === 'doorEvents'
+        ? event.records.flatMap((r) => punchFromRtlog(r) ?? [])
+        : event.records.flatMap((r) => punchFromAccess(r) ?? []);
   if (event.type === 'doorEvents' && device && location) {
     // Kept before the terminal is answered; a re-sent line is stored and announced once.
     const stored = await ctx.store.doorEvents.append(doorEventsFromRtlog(ctx.sn, location, event.records), nowIso(ctx));
@@ -77,20 +88,28 @@ export const punches: Handler<'attendance' | 'doorEvents' | 'accessRecords'> = a
   state.accepted += r.accepted + (punches.length - kept.length);
   if (answering) {
     await addProgress(ctx.results, answering.id, (p) => ({
-      ...p, attendance: { received: (p.attendance?.received ?? 0) + kept.length, stored: (p.attendance?.stored ?? 0) + r.stored },
+      ...p,
+      attendance: { received: (p.attendance?.received ?? 0) + kept.length, stored: (p.attendance?.stored ?? 0) + r.stored },
     }));
   }
   return undefined;
 };
 
-export const templates: Handler<'fingerprintTemplates' | 'faceTemplates' | 'fingerVeinTemplates' | 'bioTemplates'> = async (ctx, state, event) => {
+export const templates: Handler<'fingerprintTemplates' | 'faceTemplates' | 'fingerVeinTemplates' | 'bioTemplates'> = async (
+  ctx,
+  state,
+  event,
+) => {
   const { device, location } = state;
   if (!device || !location) return textReply(503, 'device not assigned');
   const items =
-    event.type === 'fingerprintTemplates' ? event.records.map((t) => ({ kind: 'fingerprint' as const, t }))
-    : event.type === 'faceTemplates' ? event.records.map((t) => ({ kind: 'face' as const, t }))
-    : event.type === 'fingerVeinTemplates' ? event.records.map((t) => ({ kind: 'vein' as const, t }))
-    : event.records.map((t) => ({ kind: 'bio' as const, t }));
+    event.type === 'fingerprintTemplates'
+      ? event.records.map((t) => ({ kind: 'fingerprint' as const, t }))
+      : event.type === 'faceTemplates'
+        ? event.records.map((t) => ({ kind: 'face' as const, t }))
+        : event.type === 'fingerVeinTemplates'
+          ? event.records.map((t) => ({ kind: 'vein' as const, t }))
+          : event.records.map((t) => ({ kind: 'bio' as const, t }));
   const r = await recordTemplates(ctx.store, device, location, items, nowIso(ctx));
   state.accepted += r.accepted + r.skipped;
   if (r.changedPins.length > 0) await ctx.onTemplatesChanged(location.id, r.changedPins, ctx.sn);
@@ -147,10 +166,18 @@ export const rawRecords: Handler<'rawRecords'> = async (ctx, state, event) => {
     return undefined;
   }
   const records = event.records.filter((r) => r.length <= MAX_RAW_RECORD_CHARS);
-  if (records.length < event.records.length) ctx.log.warn({ table: event.source.table, dropped: event.records.length - records.length }, 'oversized raw records not stored');
+  if (records.length < event.records.length)
+    ctx.log.warn({ table: event.source.table, dropped: event.records.length - records.length }, 'oversized raw records not stored');
   const source = event.source;
   await ctx.store.deviceRecords.append(
-    { location_id: location.id, sn: ctx.sn, table: source.table, source: source.kind, cmd_id: source.kind === 'query' ? source.cmdId : null, records },
+    {
+      location_id: location.id,
+      sn: ctx.sn,
+      table: source.table,
+      source: source.kind,
+      cmd_id: source.kind === 'query' ? source.cmdId : null,
+      records,
+    },
     nowIso(ctx),
   );
   return undefined;

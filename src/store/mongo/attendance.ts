@@ -48,7 +48,10 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       const batch = [...byKey];
       const first = await ids('attendance', batch.length);
       await c.attendanceKeys
-        .insertMany(batch.map(([key, r], i) => ({ _id: key, location_id: r.location_id, attendance_id: first + i })), { ordered: false })
+        .insertMany(
+          batch.map(([key, r], i) => ({ _id: key, location_id: r.location_id, attendance_id: first + i })),
+          { ordered: false },
+        )
         .catch(ignoreDuplicates);
       const keys = new Map((await c.attendanceKeys.find({ _id: { $in: batch.map(([key]) => key) } }).toArray()).map((k) => [k._id, k]));
       const docs = batch.map(([key, r]): AttendanceDoc => {
@@ -56,10 +59,15 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
         return { ...r, _id: k.attendance_id, location_id: k.location_id, created_at: now };
       });
       const result = await c.attendance.bulkWrite(
-        docs.map(({ _id, location_id, ...fields }) => ({ updateOne: { filter: { _id, location_id }, update: { $setOnInsert: fields }, upsert: true } })),
+        docs.map(({ _id, location_id, ...fields }) => ({
+          updateOne: { filter: { _id, location_id }, update: { $setOnInsert: fields }, upsert: true },
+        })),
         { ordered: false },
       );
-      return Object.keys(result.upsertedIds).map(Number).sort((x, y) => x - y).map((i) => toAttendance(docs[i] as AttendanceDoc));
+      return Object.keys(result.upsertedIds)
+        .map(Number)
+        .sort((x, y) => x - y)
+        .map((i) => toAttendance(docs[i] as AttendanceDoc));
     },
     async list(locationId, filter, window) {
       const query = queryOf(locationId, filter);
@@ -83,7 +91,10 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       return docs.map(toAttendance);
     },
     async prune(before, limit) {
-      const old = await c.attendance.find({ timestamp: { $lt: before } }, { projection: { _id: 1 } }).limit(limit).toArray();
+      const old = await c.attendance
+        .find({ timestamp: { $lt: before } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
       const gone = old.map((d) => d._id);
       if (gone.length === 0) return 0;
       // Punches first, then their keys: a crash in between leaves keys whose punch a re-upload

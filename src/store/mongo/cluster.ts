@@ -45,8 +45,20 @@ interface DeviceLeaseDoc {
   presence?: 'online' | 'offline' | null;
 }
 
-const toEvent = (d: EventDoc): StoredEvent => ({ id: d._id, seq: d.seq, location_id: d.location_id, type: d.type, at: d.at, node: d.node, data: d.data });
-const toLease = (d: DeviceLeaseDoc): DeviceLease => ({ owner_node: d.owner_node ?? null, lease_until: d.lease_until ?? null, presence: d.presence ?? null });
+const toEvent = (d: EventDoc): StoredEvent => ({
+  id: d._id,
+  seq: d.seq,
+  location_id: d.location_id,
+  type: d.type,
+  at: d.at,
+  node: d.node,
+  data: d.data,
+});
+const toLease = (d: DeviceLeaseDoc): DeviceLease => ({
+  owner_node: d.owner_node ?? null,
+  lease_until: d.lease_until ?? null,
+  presence: d.presence ?? null,
+});
 const LEASE_FIELDS = { owner_node: 1, lease_until: 1, presence: 1 } as const;
 
 export async function mongoCluster(db: Db): Promise<ClusterPort> {
@@ -80,11 +92,20 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
       const stored = batch.map((e, i) => ({ ...e, seq: last - batch.length + 1 + i }));
       // Ordered: a failure part-way leaves a prefix stored and the rest as a gap the feed skips
       // (the same as a node dying between taking its seqs and writing).
-      await events.insertMany(stored.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })), { ordered: true });
+      await events.insertMany(
+        stored.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })),
+        { ordered: true },
+      );
       return stored;
     },
     async eventsAfter(locationId, after, limit) {
-      return (await events.find({ location_id: locationId, seq: { $gt: after } }).sort({ seq: 1 }).limit(limit).toArray()).map(toEvent);
+      return (
+        await events
+          .find({ location_id: locationId, seq: { $gt: after } })
+          .sort({ seq: 1 })
+          .limit(limit)
+          .toArray()
+      ).map(toEvent);
     },
     async latestSeqs() {
       return new Map((await seqs.find({}).toArray()).map((d) => [d._id, d.seq]));
@@ -106,7 +127,11 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
     async acquireLease(name, node, now, until) {
       try {
         // No match (held by another node, still valid) → the upsert's insert collides on _id: not ours.
-        await leases.updateOne({ _id: name, $or: [{ owner_node: node }, { lease_until: { $lt: now } }] }, { $set: { owner_node: node, lease_until: until } }, { upsert: true });
+        await leases.updateOne(
+          { _id: name, $or: [{ owner_node: node }, { lease_until: { $lt: now } }] },
+          { $set: { owner_node: node, lease_until: until } },
+          { upsert: true },
+        );
         return true;
       } catch (e) {
         if (isDuplicateKey(e)) return false;
@@ -117,7 +142,11 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
       await leases.deleteOne({ _id: name, owner_node: node });
     },
     async claimDevice(sn, node, until) {
-      const before = await devices.findOneAndUpdate({ serial_number: sn }, { $set: { owner_node: node, lease_until: until } }, { returnDocument: 'before', projection: LEASE_FIELDS });
+      const before = await devices.findOneAndUpdate(
+        { serial_number: sn },
+        { $set: { owner_node: node, lease_until: until } },
+        { returnDocument: 'before', projection: LEASE_FIELDS },
+      );
       return before ? toLease(before) : undefined;
     },
     async deviceLease(sn) {

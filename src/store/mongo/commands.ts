@@ -15,9 +15,21 @@ import type { CommandDoc, Collections } from './schema.js';
 import { lastSyncedElsewhere } from '../sync-history.js';
 import { fromJson, mapLimit, maybe, pageOf, PARALLEL, settle, toJson, unlessDuplicate } from './util.js';
 
-
-const toCommand = ({ _id, params, result, idem: _idem, sync_slot: _slot, composite: _composite, group_id, ...rest }: CommandDoc): Command => ({
-  id: _id, ...rest, group_id: group_id ?? null, params: fromJson<Record<string, unknown>>(params), result: fromJson<unknown>(result),
+const toCommand = ({
+  _id,
+  params,
+  result,
+  idem: _idem,
+  sync_slot: _slot,
+  composite: _composite,
+  group_id,
+  ...rest
+}: CommandDoc): Command => ({
+  id: _id,
+  ...rest,
+  group_id: group_id ?? null,
+  params: fromJson<Record<string, unknown>>(params),
+  result: fromJson<unknown>(result),
 });
 
 /** Members of a group, the composite record itself left out. */
@@ -36,11 +48,30 @@ function newDoc(id: number, c: NewCommand, now: string): CommandDoc {
   const key = c.idempotency_key ?? null;
   const tokenId = c.created_by_token_id ?? null;
   return {
-    _id: id, location_id: c.location_id, sn: c.sn, command: c.command, params: toJson(c.params), priority: c.priority, origin: c.origin,
-    status: 'pending', response: null, error_message: null, result: null, sent_at: null, acknowledged_at: null, expires_at: c.expires_at,
-    sync_key: syncKey, attempts: 0, parent_id: c.parent_id ?? null, wire: null, created_by_token_id: tokenId, idempotency_key: key,
-    group_id: c.composite ? id : (c.group_id ?? null), ...(c.composite ? { composite: true as const } : {}),
-    created_at: now, updated_at: null,
+    _id: id,
+    location_id: c.location_id,
+    sn: c.sn,
+    command: c.command,
+    params: toJson(c.params),
+    priority: c.priority,
+    origin: c.origin,
+    status: 'pending',
+    response: null,
+    error_message: null,
+    result: null,
+    sent_at: null,
+    acknowledged_at: null,
+    expires_at: c.expires_at,
+    sync_key: syncKey,
+    attempts: 0,
+    parent_id: c.parent_id ?? null,
+    wire: null,
+    created_by_token_id: tokenId,
+    idempotency_key: key,
+    group_id: c.composite ? id : (c.group_id ?? null),
+    ...(c.composite ? { composite: true as const } : {}),
+    created_at: now,
+    updated_at: null,
     idem: key === null ? own(id) : idemKey(tokenId, key),
     sync_slot: syncKey ?? own(id),
   };
@@ -51,7 +82,9 @@ const replacement = (op: NewCommand) => ({ command: op.command, params: op.param
 
 /** The status condition of a rule. */
 const guard = (rule: CommandTransition): Filter<CommandDoc> =>
-  rule.compositeFrom ? { $or: [{ status: { $in: [...rule.from] } }, { composite: true, status: { $in: [...rule.compositeFrom] } }] } : { status: { $in: [...rule.from] } };
+  rule.compositeFrom
+    ? { $or: [{ status: { $in: [...rule.from] } }, { composite: true, status: { $in: [...rule.compositeFrom] } }] }
+    : { status: { $in: [...rule.from] } };
 
 /** The fields a change writes (the sync slot and acknowledged_at are the caller's). */
 function fields(rule: CommandTransition, ch: CommandChange, composite: boolean): Partial<CommandDoc> {
@@ -90,7 +123,11 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
         const slot = { location_id: op.location_id, sn: op.sn, sync_slot: op.sync_key, status: 'pending' as const };
         const set = { ...rest, params: toJson(params), updated_at: now };
         // The replaced op keeps its group, or joins this op's group when it had none.
-        if (op.group_id != null && (await c.commands.updateOne({ ...slot, group_id: null }, { $set: { ...set, group_id: op.group_id } })).matchedCount > 0) return 'replaced' as const;
+        if (
+          op.group_id != null &&
+          (await c.commands.updateOne({ ...slot, group_id: null }, { $set: { ...set, group_id: op.group_id } })).matchedCount > 0
+        )
+          return 'replaced' as const;
         const r = await c.commands.updateOne(slot, { $set: set });
         if (r.matchedCount > 0) return 'replaced' as const;
       }
@@ -118,7 +155,11 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
    */
   const cas = async (target: CommandTarget, step: CommandCas): Promise<CommandDoc | undefined> => {
     const { rule, change } = step;
-    const filter: Filter<CommandDoc> = { _id: target.id, ...(target.sent_at === undefined ? {} : { sent_at: target.sent_at }), ...guard(rule) };
+    const filter: Filter<CommandDoc> = {
+      _id: target.id,
+      ...(target.sent_at === undefined ? {} : { sent_at: target.sent_at }),
+      ...guard(rule),
+    };
     const inc = change.nextAttempt ? { $inc: { attempts: 1 } } : {};
     const update = (set: Partial<CommandDoc>): UpdateFilter<CommandDoc> => ({ $set: set, ...inc });
     if (rule.to === 'pending') {
@@ -129,12 +170,15 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     }
     const set = { ...fields(rule, change, false), ...(rule.to === null ? {} : { sync_slot: own(target.id) }) };
     const ack = change.acknowledged_at;
-    if (ack === undefined || !rule.from.includes('sent')) return (await c.commands.findOneAndUpdate(filter, update(set), { returnDocument: 'after' })) ?? undefined;
+    if (ack === undefined || !rule.from.includes('sent'))
+      return (await c.commands.findOneAndUpdate(filter, update(set), { returnDocument: 'after' })) ?? undefined;
     // Two conditional updates instead of one conditional expression (no update pipelines on every
     // server): a sent command is acknowledged now; from another status it never is. Sent is tried
     // first: if a claim turns pending into sent between the two, both miss and the caller learns the
     // command is no longer in the state it expected (a cancel that lost to delivery).
-    const acked = await c.commands.findOneAndUpdate({ ...filter, status: 'sent' }, update({ ...set, acknowledged_at: ack }), { returnDocument: 'after' });
+    const acked = await c.commands.findOneAndUpdate({ ...filter, status: 'sent' }, update({ ...set, acknowledged_at: ack }), {
+      returnDocument: 'after',
+    });
     if (acked) return acked;
     const rest = rule.from.filter((st) => st !== 'sent');
     if (rest.length === 0) return undefined;
@@ -154,7 +198,10 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
 
   /** Per command (the slot to release is per document); a crash midway leaves the rest for the next call. */
   const setMany = async (selector: CommandSelector, step: CommandCas): Promise<Command[]> => {
-    const candidates = await c.commands.find({ ...selection(selector), ...guard(step.rule) }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
+    const candidates = await c.commands
+      .find({ ...selection(selector), ...guard(step.rule) }, { projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .toArray();
     const changed = await mapLimit(candidates, PARALLEL, (d) => setOne({ id: d._id }, step));
     return changed.filter((x): x is Command => x !== undefined);
   };
@@ -222,12 +269,20 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
       if (limit <= 0) return [];
       // Queue order: priority, then when queued. Not the id: several nodes take ids in blocks
       // (ids.ts), so a command queued later on another node may have the smaller id.
-      const docs = await c.commands.find({ sn, status: 'pending', ...deliverable }).sort({ priority: -1, created_at: 1, _id: 1 }).limit(limit).toArray();
+      const docs = await c.commands
+        .find({ sn, status: 'pending', ...deliverable })
+        .sort({ priority: -1, created_at: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
       return docs.map(toCommand);
     },
     async sentOf(locationId, sn, command, limit) {
       // The mailbox index (sn, status, …) narrows to the device's sent commands, a handful.
-      const docs = await c.commands.find({ sn, status: 'sent', command, parent_id: null, location_id: locationId }).sort({ sent_at: 1, _id: 1 }).limit(limit).toArray();
+      const docs = await c.commands
+        .find({ sn, status: 'sent', command, parent_id: null, location_id: locationId })
+        .sort({ sent_at: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
       return docs.map(toCommand);
     },
     async countPending(sn, origin) {
@@ -252,7 +307,11 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     },
     async sentBefore(cutoff, limit) {
       if (limit <= 0) return [];
-      const docs = await c.commands.find({ status: 'sent', sent_at: { $lt: cutoff }, parent_id: null }).sort({ sent_at: 1, _id: 1 }).limit(limit).toArray();
+      const docs = await c.commands
+        .find({ status: 'sent', sent_at: { $lt: cutoff }, parent_id: null })
+        .sort({ sent_at: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
       return docs.map(toCommand);
     },
     async children(parentId) {
@@ -286,7 +345,9 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     },
     async countByStatus() {
       const out: Record<CommandStatus, number> = { pending: 0, sent: 0, success: 0, failed: 0 };
-      const rows = await c.commands.aggregate<{ _id: CommandStatus; n: number }>([{ $match: { parent_id: null } }, { $group: { _id: '$status', n: { $sum: 1 } } }]).toArray();
+      const rows = await c.commands
+        .aggregate<{ _id: CommandStatus; n: number }>([{ $match: { parent_id: null } }, { $group: { _id: '$status', n: { $sum: 1 } } }])
+        .toArray();
       for (const r of rows) out[r._id] = r.n;
       return out;
     },

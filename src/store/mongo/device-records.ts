@@ -14,8 +14,19 @@ export function mongoDeviceRecords(c: Collections, ids: Ids): DeviceRecordsPort 
       if (n === 0) return 0;
       // Ids first: a crash after taking them leaves a gap, never a reuse (ids.ts).
       const first = await ids('device_records', n);
-      const base = { location_id: batch.location_id, sn: batch.sn, table: batch.table, table_key: batch.table.toLowerCase(), source: batch.source, cmd_id: batch.cmd_id, received_at: now };
-      await c.deviceRecords.insertMany(batch.records.map((record, i): DeviceRecordDoc => ({ _id: first + i, ...base, record })), { ordered: true });
+      const base = {
+        location_id: batch.location_id,
+        sn: batch.sn,
+        table: batch.table,
+        table_key: batch.table.toLowerCase(),
+        source: batch.source,
+        cmd_id: batch.cmd_id,
+        received_at: now,
+      };
+      await c.deviceRecords.insertMany(
+        batch.records.map((record, i): DeviceRecordDoc => ({ _id: first + i, ...base, record })),
+        { ordered: true },
+      );
       return n;
     },
     async list(locationId, filter, window) {
@@ -29,7 +40,10 @@ export function mongoDeviceRecords(c: Collections, ids: Ids): DeviceRecordsPort 
       return { items: docs.map(toRecord), total };
     },
     async prune(before, limit) {
-      const old = await c.deviceRecords.find({ received_at: { $lt: before } }, { projection: { _id: 1 } }).limit(limit).toArray();
+      const old = await c.deviceRecords
+        .find({ received_at: { $lt: before } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
       if (old.length === 0) return 0;
       const { deletedCount } = await c.deviceRecords.deleteMany({ _id: { $in: old.map((d) => d._id) } });
       return deletedCount;

@@ -6,18 +6,47 @@ import type { Collections, DeviceDoc } from './schema.js';
 import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';
 
 const toDevice = ({ _id, options, assigned_at, state, allowed_networks, token_bound_at, ...rest }: DeviceDoc): Device => ({
-  id: _id, ...rest, options: fromJson<Record<string, string>>(options), state: fromJson<DeviceState>(state), assigned_at: assigned_at ?? null,
-  allowed_networks: allowed_networks ?? null, token_bound_at: token_bound_at ?? null,
+  id: _id,
+  ...rest,
+  options: fromJson<Record<string, string>>(options),
+  state: fromJson<DeviceState>(state),
+  assigned_at: assigned_at ?? null,
+  allowed_networks: allowed_networks ?? null,
+  token_bound_at: token_bound_at ?? null,
 });
 
-const SESSION_FIELDS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'state', 'last_seen', 'last_address', 'token_bound_at'] as const satisfies readonly (keyof DeviceSessionPatch)[];
+const SESSION_FIELDS = [
+  'registry_code',
+  'session_id',
+  'registered_at',
+  'options',
+  'version',
+  'state',
+  'last_seen',
+  'last_address',
+  'token_bound_at',
+] as const satisfies readonly (keyof DeviceSessionPatch)[];
 
 const defaultName = (sn: string) => `Device ${sn}`;
 
 const blank = (id: number, sn: string, now: string): DeviceDoc => ({
-  _id: id, serial_number: sn, name: defaultName(sn), location_id: null, registry_code: null, session_id: null, registered_at: null,
-  options: null, version: null, version_override: null, comm_key_hash: null, allowed_networks: null, token_bound_at: null, last_seen: null, last_address: null,
-  created_at: now, updated_at: null,
+  _id: id,
+  serial_number: sn,
+  name: defaultName(sn),
+  location_id: null,
+  registry_code: null,
+  session_id: null,
+  registered_at: null,
+  options: null,
+  version: null,
+  version_override: null,
+  comm_key_hash: null,
+  allowed_networks: null,
+  token_bound_at: null,
+  last_seen: null,
+  last_address: null,
+  created_at: now,
+  updated_at: null,
 });
 
 export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
@@ -99,7 +128,13 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         // Not recorded (or freed, or first seen by ensure, since the update): create it assigned.
         // If it exists after all, the unique serial index refuses the insert and the next attempt
         // finds it free or ours.
-        const doc: DeviceDoc = { ...blank(await ids('devices'), sn, now), ...set, location_id: locationId, assigned_at: now, updated_at: null };
+        const doc: DeviceDoc = {
+          ...blank(await ids('devices'), sn, now),
+          ...set,
+          location_id: locationId,
+          assigned_at: now,
+          updated_at: null,
+        };
         return unlessDuplicate(c.devices.insertOne(doc).then(() => ({ outcome: 'assigned' as const, device: toDevice(doc) })));
       });
     },
@@ -126,7 +161,11 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       // A key present with the value undefined is stored as null (the driver's BSON default).
       for (const key of SESSION_FIELDS) if (key in patch) set[key] = key === 'options' || key === 'state' ? toJson(patch[key]) : patch[key];
       if (Object.keys(set).length === 0) return bySerial(sn);
-      const doc = await c.devices.findOneAndUpdate({ serial_number: sn }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
+      const doc = await c.devices.findOneAndUpdate(
+        { serial_number: sn },
+        { $set: { ...set, updated_at: now } },
+        { returnDocument: 'after' },
+      );
       return maybe(doc, toDevice);
     },
     async touchMany(entries) {

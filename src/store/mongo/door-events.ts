@@ -21,14 +21,22 @@ export function mongoDoorEvents(c: Collections, ids: Ids): DoorEventsPort {
       const unique = [...new Map(events.map((e) => [`${e.location_id}\u0000${e.sn}\u0000${e.dedup_key}`, e])).values()];
       if (unique.length === 0) return [];
       const first = await ids('door_events', unique.length);
-      const docs = unique.map((e, i): DoorEventDoc => ({ ...e, extra: e.extra && Object.keys(e.extra).length > 0 ? e.extra : null, _id: first + i, created_at: now }));
+      const docs = unique.map((e, i): DoorEventDoc => ({
+        ...e,
+        extra: e.extra && Object.keys(e.extra).length > 0 ? e.extra : null,
+        _id: first + i,
+        created_at: now,
+      }));
       const result = await c.doorEvents.bulkWrite(
         docs.map(({ location_id, sn, dedup_key, ...fields }) => ({
           updateOne: { filter: { location_id, sn, dedup_key }, update: { $setOnInsert: fields }, upsert: true },
         })),
         { ordered: false },
       );
-      return Object.keys(result.upsertedIds).map(Number).sort((x, y) => x - y).map((i) => toDoorEvent(docs[i] as DoorEventDoc));
+      return Object.keys(result.upsertedIds)
+        .map(Number)
+        .sort((x, y) => x - y)
+        .map((i) => toDoorEvent(docs[i] as DoorEventDoc));
     },
     async list(locationId, filter, window) {
       const query: Filter<DoorEventDoc> = { location_id: locationId };
@@ -44,7 +52,10 @@ export function mongoDoorEvents(c: Collections, ids: Ids): DoorEventsPort {
       return { items: docs.map(toDoorEvent), total };
     },
     async prune(before, limit) {
-      const old = await c.doorEvents.find({ timestamp: { $lt: before } }, { projection: { _id: 1 } }).limit(limit).toArray();
+      const old = await c.doorEvents
+        .find({ timestamp: { $lt: before } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
       if (old.length === 0) return 0;
       const { deletedCount } = await c.doorEvents.deleteMany({ _id: { $in: old.map((d) => d._id) } });
       return deletedCount;

@@ -58,7 +58,10 @@ export function idAllocator(counters: Collection<CounterDoc>): Ids {
     // The document as it was *before* the $inc: mongo-java-server (the CI test server) builds the
     // "after" image with a separate read, so two connections incrementing at once could both be
     // shown the later value and hand out one range twice (test/scale/id-blocks.test.ts found it).
-    const before = present(await counters.findOneAndUpdate({ _id: name }, { $inc: { seq: n } }, { returnDocument: 'before' }), `counter "${name}"`);
+    const before = present(
+      await counters.findOneAndUpdate({ _id: name }, { $inc: { seq: n } }, { returnDocument: 'before' }),
+      `counter "${name}"`,
+    );
     return before.seq + 1;
   };
 
@@ -97,7 +100,10 @@ export function idAllocator(counters: Collection<CounterDoc>): Ids {
  */
 export async function ensureCounters(counters: Collection<CounterDoc>, names: readonly CounterName[]): Promise<void> {
   await counters
-    .bulkWrite(names.map((name) => ({ updateOne: { filter: { _id: name }, update: { $setOnInsert: { seq: 0 } }, upsert: true } })), { ordered: false })
+    .bulkWrite(
+      names.map((name) => ({ updateOne: { filter: { _id: name }, update: { $setOnInsert: { seq: 0 } }, upsert: true } })),
+      { ordered: false },
+    )
     .catch(ignoreDuplicates);
 }
 
@@ -121,6 +127,10 @@ export function isIdCollision(e: unknown): boolean {
  */
 export async function catchUp(counters: Collection<CounterDoc>, collection: Collection<{ _id: number }>, name: CounterName): Promise<void> {
   blocksOf.get(counters)?.delete(name);
-  const [top] = await collection.find({}, { projection: { _id: 1 } }).sort({ _id: -1 }).limit(1).toArray();
+  const [top] = await collection
+    .find({}, { projection: { _id: 1 } })
+    .sort({ _id: -1 })
+    .limit(1)
+    .toArray();
   if (top) await counters.updateOne({ _id: name }, { $max: { seq: top._id } });
 }

@@ -82,7 +82,10 @@ export async function openMongoStore(url: string): Promise<Store> {
       if (closing) throw new Error('store is closed');
       if (!reach.isUp) {
         // Unready at once; the probe lets the driver notice the server is back.
-        probing ??= db.command({ ping: 1 }).catch(() => undefined).finally(() => (probing = undefined));
+        probing ??= db
+          .command({ ping: 1 })
+          .catch(() => undefined)
+          .finally(() => (probing = undefined));
         throw new MongoUnreachableError();
       }
       await db.command({ ping: 1 }, { timeoutMS: PING_TIMEOUT_MS });

@@ -4,7 +4,11 @@ import type { Ids } from './ids.js';
 import { isDuplicateKey, maybe } from './util.js';
 import type { Collections, LocationDoc, TokenDoc } from './schema.js';
 
-const toLocation = ({ _id, require_comm_key, ...rest }: LocationDoc): Location => ({ id: _id, ...rest, require_comm_key: require_comm_key ?? false });
+const toLocation = ({ _id, require_comm_key, ...rest }: LocationDoc): Location => ({
+  id: _id,
+  ...rest,
+  require_comm_key: require_comm_key ?? false,
+});
 const toToken = ({ _id, ...rest }: TokenDoc): Token => ({ id: _id, ...rest });
 
 export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
@@ -20,7 +24,15 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
       }
     },
     async create(input, now) {
-      const doc: LocationDoc = { _id: await ids('locations'), name: input.name, timezone: input.timezone, is_active: true, require_comm_key: input.require_comm_key ?? false, created_at: now, updated_at: null };
+      const doc: LocationDoc = {
+        _id: await ids('locations'),
+        name: input.name,
+        timezone: input.timezone,
+        is_active: true,
+        require_comm_key: input.require_comm_key ?? false,
+        created_at: now,
+        updated_at: null,
+      };
       await c.locations.insertOne(doc);
       return toLocation(doc);
     },
@@ -35,7 +47,10 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
       return c.locations.countDocuments({});
     },
     async counts(id) {
-      const [users, devices] = await Promise.all([c.users.countDocuments({ location_id: id }), c.devices.countDocuments({ location_id: id })]);
+      const [users, devices] = await Promise.all([
+        c.users.countDocuments({ location_id: id }),
+        c.devices.countDocuments({ location_id: id }),
+      ]);
       return { users, devices };
     },
     async update(id, patch, now) {
@@ -56,8 +71,14 @@ export function mongoTokens(c: Collections, ids: Ids): TokensPort {
     async create(input, now) {
       // The unique index on `hash` refuses a second token with the same hash (the id is then a gap).
       const doc: TokenDoc = {
-        _id: await ids('tokens'), location_id: input.location_id, hash: input.hash, scope: input.scope, label: input.label,
-        expires_at: input.expires_at, revoked_at: null, created_at: now,
+        _id: await ids('tokens'),
+        location_id: input.location_id,
+        hash: input.hash,
+        scope: input.scope,
+        label: input.label,
+        expires_at: input.expires_at,
+        revoked_at: null,
+        created_at: now,
       };
       await c.tokens.insertOne(doc);
       return toToken(doc);

@@ -28,7 +28,11 @@ export type TemplateDoc = Stored<Template>;
 /** `state` is JSON text too, and absent on documents written before it existed. */
 /** `allowed_networks` and `token_bound_at` are absent on documents written before they existed. */
 export type DeviceDoc = Omit<Stored<Device>, 'options' | 'assigned_at' | 'state' | 'allowed_networks' | 'token_bound_at'> & {
-  options: string | null; assigned_at?: string; state?: string | null; allowed_networks?: string[] | null; token_bound_at?: string | null;
+  options: string | null;
+  assigned_at?: string;
+  state?: string | null;
+  allowed_networks?: string[] | null;
+  token_bound_at?: string | null;
 };
 export type AttendanceDoc = Stored<Attendance>;
 
@@ -171,9 +175,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'location_arrival', key: { location_id: 1, created_at: 1, _id: 1 } },
     { name: 'time', key: { timestamp: 1 } },
   ],
-  attendanceKeys: [
-    { name: 'attendance_id', key: { attendance_id: 1 } },
-  ],
+  attendanceKeys: [{ name: 'attendance_id', key: { attendance_id: 1 } }],
   deviceRecords: [
     { name: 'location_sn_table_time', key: { location_id: 1, sn: 1, table_key: 1, received_at: -1, _id: -1 } },
     { name: 'received_at', key: { received_at: 1 } },
@@ -190,7 +192,19 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
 };
 
 /** Counters hold the last id handed out per collection. */
-export const COUNTERS = ['locations', 'tokens', 'users', 'templates', 'devices', 'commands', 'attendance', 'device_records', 'door_events', 'webhooks', 'webhook_deliveries'] as const;
+export const COUNTERS = [
+  'locations',
+  'tokens',
+  'users',
+  'templates',
+  'devices',
+  'commands',
+  'attendance',
+  'device_records',
+  'door_events',
+  'webhooks',
+  'webhook_deliveries',
+] as const;
 export type CounterName = (typeof COUNTERS)[number];
 
 /** Creates every index (idempotent); run at startup by every node. */

@@ -29,7 +29,11 @@ export function outboxMarker(c: Collections): OutboxMarker {
       const revs = distinct.map(() => randomUUID());
       const r = await c.syncOutbox.bulkWrite(
         distinct.map((pin, i) => ({
-          updateOne: { filter: { _id: keyOf(locationId, pin) }, update: { $set: { rev: revs[i] as string, since: now }, $setOnInsert: { location_id: locationId, pin } }, upsert: true },
+          updateOne: {
+            filter: { _id: keyOf(locationId, pin) },
+            update: { $set: { rev: revs[i] as string, since: now }, $setOnInsert: { location_id: locationId, pin } },
+            upsert: true,
+          },
         })),
         { ordered: false },
       );
@@ -39,7 +43,10 @@ export function outboxMarker(c: Collections): OutboxMarker {
     async unmark(locationId, created, keep) {
       const drop = [...created].filter(([pin]) => !keep(pin));
       if (drop.length === 0) return;
-      await c.syncOutbox.bulkWrite(drop.map(([pin, rev]) => ({ deleteOne: { filter: { _id: keyOf(locationId, pin), rev } } })), { ordered: false });
+      await c.syncOutbox.bulkWrite(
+        drop.map(([pin, rev]) => ({ deleteOne: { filter: { _id: keyOf(locationId, pin), rev } } })),
+        { ordered: false },
+      );
     },
   };
 }
@@ -48,16 +55,29 @@ export function mongoSyncOutbox(c: Collections): SyncOutboxPort {
   return {
     async get(locationId, pins) {
       if (pins.length === 0) return [];
-      const docs = await c.syncOutbox.find({ location_id: locationId, pin: { $in: [...new Set(pins)] } }).sort({ pin: 1 }).toArray();
+      const docs = await c.syncOutbox
+        .find({ location_id: locationId, pin: { $in: [...new Set(pins)] } })
+        .sort({ pin: 1 })
+        .toArray();
       return docs.map(toEntry);
     },
     async due(before, limit) {
       if (limit <= 0) return [];
-      return (await c.syncOutbox.find({ since: { $lte: before } }).sort({ since: 1, _id: 1 }).limit(limit).toArray()).map(toEntry);
+      return (
+        await c.syncOutbox
+          .find({ since: { $lte: before } })
+          .sort({ since: 1, _id: 1 })
+          .limit(limit)
+          .toArray()
+      ).map(toEntry);
     },
     async done(entries) {
       // One conditional delete per entry: an entry marked again meanwhile (new revision) stays.
-      const removed = await mapLimit(entries, PARALLEL, async (e) => (await c.syncOutbox.deleteOne({ _id: keyOf(e.location_id, e.pin), rev: e.rev })).deletedCount === 1);
+      const removed = await mapLimit(
+        entries,
+        PARALLEL,
+        async (e) => (await c.syncOutbox.deleteOne({ _id: keyOf(e.location_id, e.pin), rev: e.rev })).deletedCount === 1,
+      );
       return entries.filter((_, i) => !removed[i]);
     },
   };

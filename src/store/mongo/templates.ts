@@ -16,13 +16,23 @@ const ORDER = { user_pin: 1, type_index: 1, finger_id: 1, template_index: 1 } as
 export function mongoTemplates(c: Collections, ids: Ids): TemplatesPort {
   return {
     upsert(locationId, t, now) {
-      const key = { location_id: locationId, user_pin: t.user_pin, type_index: t.type_index, finger_id: t.finger_id, template_index: t.template_index };
+      const key = {
+        location_id: locationId,
+        user_pin: t.user_pin,
+        type_index: t.type_index,
+        finger_id: t.finger_id,
+        template_index: t.template_index,
+      };
       const differs = CONTENT.map((f) => ({ [f]: { $ne: t[f] } }));
       const replace = { ...Object.fromEntries(CONTENT.map((f) => [f, t[f]])), source_sn: t.source_sn, updated_at: now };
       // Same steps as a user upsert: replace only when the content differs (one atomic update),
       // else it exists unchanged or not at all; the unique key refuses a concurrent double insert.
       return settle('template upsert', async () => {
-        const replaced = await c.templates.findOneAndUpdate({ ...key, $or: differs } as Filter<TemplateDoc>, { $set: replace }, { returnDocument: 'after' });
+        const replaced = await c.templates.findOneAndUpdate(
+          { ...key, $or: differs } as Filter<TemplateDoc>,
+          { $set: replace },
+          { returnDocument: 'after' },
+        );
         if (replaced) return { template: toTemplate(replaced), created: false, changed: true };
         const existing = await c.templates.findOne(key);
         if (existing) return { template: toTemplate(existing), created: false, changed: false };
@@ -34,7 +44,12 @@ export function mongoTemplates(c: Collections, ids: Ids): TemplatesPort {
       return (await c.templates.find({ location_id: locationId, user_pin: pin }).sort(ORDER).toArray()).map(toTemplate);
     },
     async listForUsers(locationId, pins) {
-      return (await c.templates.find({ location_id: locationId, user_pin: { $in: [...pins] } }).sort(ORDER).toArray()).map(toTemplate);
+      return (
+        await c.templates
+          .find({ location_id: locationId, user_pin: { $in: [...pins] } })
+          .sort(ORDER)
+          .toArray()
+      ).map(toTemplate);
     },
     async pinsWithTemplates(locationId, pins) {
       const found = await c.templates.distinct('user_pin', { location_id: locationId, user_pin: { $in: [...pins] } });
@@ -48,5 +63,16 @@ export function mongoTemplates(c: Collections, ids: Ids): TemplatesPort {
 
 /** The stored fields of an input other than its key. */
 function pick(t: Parameters<TemplatesPort['upsert']>[1]): Pick<Template, (typeof CONTENT)[number] | 'source_sn'> {
-  return { bio_type: t.bio_type, valid: t.valid, duress: t.duress, major_ver: t.major_ver, minor_ver: t.minor_ver, format: t.format, source_format: t.source_format, data: t.data, size: t.size, source_sn: t.source_sn };
+  return {
+    bio_type: t.bio_type,
+    valid: t.valid,
+    duress: t.duress,
+    major_ver: t.major_ver,
+    minor_ver: t.minor_ver,
+    format: t.format,
+    source_format: t.source_format,
+    data: t.data,
+    size: t.size,
+    source_sn: t.source_sn,
+  };
 }

@@ -41,7 +41,19 @@ const UNAVAILABLE_NAMES = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClear
  * command written to a socket the server has just closed can surface as a bare `EPIPE` ("This socket
  * has been ended by the other party", seen in test/hardening/store-outage.test.ts).
  */
-const SOCKET_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTCONN', 'ERR_SOCKET_CLOSED', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+const SOCKET_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTCONN',
+  'ERR_SOCKET_CLOSED',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+]);
 
 /** Thrown by a fast check while the driver knows no reachable server (see `trackReachability`). */
 export class MongoUnreachableError extends Error {
@@ -75,7 +87,12 @@ export function isMongoUnavailable(err: unknown): boolean {
     ) {
       return true;
     }
-    if ((e instanceof MongoServerError || e instanceof MongoWriteConcernError) && typeof e.code === 'number' && UNAVAILABLE_CODES.has(e.code)) return true;
+    if (
+      (e instanceof MongoServerError || e instanceof MongoWriteConcernError) &&
+      typeof e.code === 'number' &&
+      UNAVAILABLE_CODES.has(e.code)
+    )
+      return true;
   }
   return false;
 }

@@ -8,7 +8,18 @@ import { containsAny, ignoreDuplicates, mapLimit, maybe, pageOf, PARALLEL, settl
 
 export const toUser = ({ _id, ...rest }: UserDoc): User => ({ id: _id, ...rest });
 
-const FIELDS = ['first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'group', 'super_authorize'] as const satisfies readonly (keyof UserFields)[];
+const FIELDS = [
+  'first_name',
+  'last_name',
+  'card_no',
+  'password',
+  'is_active',
+  'start_time',
+  'end_time',
+  'privilege',
+  'group',
+  'super_authorize',
+] as const satisfies readonly (keyof UserFields)[];
 
 /** The keys a patch sets (absent and undefined keys keep stored values; null clears). */
 function patchOf(fields: UserFields): Partial<UserDoc> {
@@ -19,9 +30,22 @@ function patchOf(fields: UserFields): Partial<UserDoc> {
 
 /** A new user: the defaults, then the patch. */
 const newUser = (id: number, locationId: number, pin: number, set: Partial<UserDoc>, now: string): UserDoc => ({
-  _id: id, location_id: locationId, pin,
-  first_name: null, last_name: null, card_no: null, password: null, is_active: true, start_time: null, end_time: null,
-  privilege: 0, group: 0, super_authorize: 0, ...set, created_at: now, updated_at: null,
+  _id: id,
+  location_id: locationId,
+  pin,
+  first_name: null,
+  last_name: null,
+  card_no: null,
+  password: null,
+  is_active: true,
+  start_time: null,
+  end_time: null,
+  privilege: 0,
+  group: 0,
+  super_authorize: 0,
+  ...set,
+  created_at: now,
+  updated_at: null,
 });
 
 export function mongoUsers(c: Collections, ids: Ids): UsersPort {
@@ -43,7 +67,11 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     const differs = Object.entries(set).map(([k, v]) => ({ [k]: { $ne: v } }));
     return settle('user upsert', async () => {
       if (differs.length > 0) {
-        const patched = await c.users.findOneAndUpdate({ ...byPin(locationId, pin), $or: differs } as Filter<UserDoc>, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
+        const patched = await c.users.findOneAndUpdate(
+          { ...byPin(locationId, pin), $or: differs } as Filter<UserDoc>,
+          { $set: { ...set, updated_at: now } },
+          { returnDocument: 'after' },
+        );
         if (patched) return { user: toUser(patched), created: false, changed: true };
       }
       const existing = await c.users.findOne(byPin(locationId, pin));
@@ -81,16 +109,24 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
    *    values read, so `changed` stays exact; a document changed in between goes to step 4;
    * 4. whatever lost a race runs through upsertOne.
    */
-  const upsertDistinct = async (locationId: number, items: readonly { pin: number; fields: UserFields }[], now: string): Promise<UpsertResult[]> => {
+  const upsertDistinct = async (
+    locationId: number,
+    items: readonly { pin: number; fields: UserFields }[],
+    now: string,
+  ): Promise<UpsertResult[]> => {
     const out: UpsertResult[] = new Array<UpsertResult>(items.length);
-    const found = new Map((await c.users.find({ location_id: locationId, pin: { $in: items.map((i) => i.pin) } }).toArray()).map((d) => [d.pin, d]));
+    const found = new Map(
+      (await c.users.find({ location_id: locationId, pin: { $in: items.map((i) => i.pin) } }).toArray()).map((d) => [d.pin, d]),
+    );
     const raced: number[] = [];
     const fresh = items.flatMap((item, index) => (found.has(item.pin) ? [] : [{ ...item, index }]));
     if (fresh.length > 0) {
       const first = await ids('users', fresh.length);
       const docs = fresh.map((i, k) => newUser(first + k, locationId, i.pin, patchOf(i.fields), now));
       await c.users.insertMany(docs, { ordered: false }).catch(ignoreDuplicates);
-      const inserted = new Set((await c.users.find({ _id: { $in: docs.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      const inserted = new Set(
+        (await c.users.find({ _id: { $in: docs.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
+      );
       fresh.forEach((i, k) => {
         const doc = docs[k] as UserDoc;
         if (inserted.has(doc._id)) out[i.index] = { user: toUser(doc), created: true, changed: true };
@@ -107,7 +143,11 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         return;
       }
       const expected = Object.fromEntries(stale.map((k) => [k, seen[k]]));
-      const patched = await c.users.findOneAndUpdate({ _id: seen._id, location_id: locationId, ...expected } as Filter<UserDoc>, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
+      const patched = await c.users.findOneAndUpdate(
+        { _id: seen._id, location_id: locationId, ...expected } as Filter<UserDoc>,
+        { $set: { ...set, updated_at: now } },
+        { returnDocument: 'after' },
+      );
       if (patched) out[index] = { user: toUser(patched), created: false, changed: true };
       else raced.push(index);
     });
@@ -126,7 +166,11 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       return r;
     },
     async upsertMany(locationId, items, now) {
-      const created = await outbox.mark(locationId, items.map((i) => i.pin), now);
+      const created = await outbox.mark(
+        locationId,
+        items.map((i) => i.pin),
+        now,
+      );
       // A pin that repeats waits for its earlier item (rounds of distinct pins), so a later item
       // always sees the earlier one's result, as if run in order.
       const out: UpsertResult[] = new Array<UpsertResult>(items.length);
@@ -152,7 +196,12 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       return maybe(doc, toUser);
     },
     async getMany(locationId, pins) {
-      return (await c.users.find({ location_id: locationId, pin: { $in: [...pins] } }).sort({ pin: 1 }).toArray()).map(toUser);
+      return (
+        await c.users
+          .find({ location_id: locationId, pin: { $in: [...pins] } })
+          .sort({ pin: 1 })
+          .toArray()
+      ).map(toUser);
     },
     async getById(locationId, id) {
       const doc = await c.users.findOne({ _id: id, location_id: locationId });
@@ -194,11 +243,22 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     async deactivate(locationId, pins, now) {
       const query: Filter<UserDoc> = { location_id: locationId, is_active: true };
       if (pins !== null) query.pin = { $in: [...pins] };
-      const candidates = await c.users.find(query, { projection: { pin: 1 } }).sort({ pin: 1 }).toArray();
-      const created = await outbox.mark(locationId, candidates.map((u) => u.pin), now);
+      const candidates = await c.users
+        .find(query, { projection: { pin: 1 } })
+        .sort({ pin: 1 })
+        .toArray();
+      const created = await outbox.mark(
+        locationId,
+        candidates.map((u) => u.pin),
+        now,
+      );
       // One conditional update per user: only the users this call switched off are returned.
       const switched = await mapLimit(candidates, PARALLEL, (u) =>
-        c.users.findOneAndUpdate({ ...byPin(locationId, u.pin), is_active: true }, { $set: { is_active: false, updated_at: now } }, { returnDocument: 'after' }),
+        c.users.findOneAndUpdate(
+          { ...byPin(locationId, u.pin), is_active: true },
+          { $set: { is_active: false, updated_at: now } },
+          { returnDocument: 'after' },
+        ),
       );
       const out = switched.filter((d): d is NonNullable<typeof d> => d !== null).map(toUser);
       const off = new Set(out.map((u) => u.pin));
@@ -206,7 +266,10 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       return out;
     },
     async activePins(locationId) {
-      const docs = await c.users.find({ location_id: locationId, is_active: true }, { projection: { pin: 1 } }).sort({ pin: 1 }).toArray();
+      const docs = await c.users
+        .find({ location_id: locationId, is_active: true }, { projection: { pin: 1 } })
+        .sort({ pin: 1 })
+        .toArray();
       return docs.map((d) => d.pin);
     },
     async withAccessWindow(locationId) {

@@ -94,8 +94,18 @@ export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
             filter: { location_id: d.location_id, subscription_id: d.subscription_id, event_id: d.event_id },
             update: {
               $setOnInsert: {
-                _id: first + i, event_seq: d.event_seq, type: d.type, payload: d.payload, status: 'pending' as const, attempts: 0,
-                next_attempt_at: d.created_at, last_status_code: null, last_error: null, duration_ms: null, created_at: d.created_at, delivered_at: null,
+                _id: first + i,
+                event_seq: d.event_seq,
+                type: d.type,
+                payload: d.payload,
+                status: 'pending' as const,
+                attempts: 0,
+                next_attempt_at: d.created_at,
+                last_status_code: null,
+                last_error: null,
+                duration_ms: null,
+                created_at: d.created_at,
+                delivered_at: null,
               },
             },
             upsert: true,
@@ -114,7 +124,11 @@ export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
       return docs.map(toDelivery);
     },
     async firstPending(locationId, subscriptionId, type) {
-      const [d] = await deliveries.find({ location_id: locationId, subscription_id: subscriptionId, status: 'pending', type }).sort({ event_seq: 1, _id: 1 }).limit(1).toArray();
+      const [d] = await deliveries
+        .find({ location_id: locationId, subscription_id: subscriptionId, status: 'pending', type })
+        .sort({ event_seq: 1, _id: 1 })
+        .limit(1)
+        .toArray();
       return d ? toDelivery(d) : undefined;
     },
     async recordAttempt(locationId, id, a) {
@@ -132,12 +146,19 @@ export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
     async pendingStats() {
       const [count, oldest] = await Promise.all([
         deliveries.countDocuments({ status: 'pending' }),
-        deliveries.find({ status: 'pending' }, { projection: { created_at: 1 } }).sort({ created_at: 1 }).limit(1).toArray(),
+        deliveries
+          .find({ status: 'pending' }, { projection: { created_at: 1 } })
+          .sort({ created_at: 1 })
+          .limit(1)
+          .toArray(),
       ]);
       return { count, oldest: oldest[0]?.created_at ?? null };
     },
     async pruneDeliveries(before, limit) {
-      const old = await deliveries.find({ status: { $ne: 'pending' }, created_at: { $lt: before } }, { projection: { _id: 1 } }).limit(limit).toArray();
+      const old = await deliveries
+        .find({ status: { $ne: 'pending' }, created_at: { $lt: before } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
       if (old.length === 0) return 0;
       const { deletedCount } = await deliveries.deleteMany({ _id: { $in: old.map((d) => d._id) } });
       return deletedCount;

@@ -43,7 +43,13 @@ export interface AttendancePort {
    * writer, so commit order); on MongoDB ids come in per-node blocks, so (created_at, id), and only
    * records older than `now` minus a settle window, so a write still in flight cannot be passed over.
    */
-  listAfter(locationId: number, after: AttendanceCursor | null, filter: AttendanceFilter, limit: number, now: Iso): Promise<readonly Attendance[]>;
+  listAfter(
+    locationId: number,
+    after: AttendanceCursor | null,
+    filter: AttendanceFilter,
+    limit: number,
+    now: Iso,
+  ): Promise<readonly Attendance[]>;
   /** Deletes records whose timestamp is before `before` (retention). Returns how many went. */
   prune(before: Iso, limit: number): Promise<number>;
 }

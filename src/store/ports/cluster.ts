@@ -59,7 +59,11 @@ export interface ClusterPort {
    * keeps from the store may be stale). Undefined where the store cannot offer it: MongoDB without a
    * replica set (one node: its own events are delivered in process).
    */
-  watchEvents(onEvent: (event: StoredEvent) => void, onError: (err: unknown) => void, onOtherWrite?: () => void): Promise<EventWatch | undefined>;
+  watchEvents(
+    onEvent: (event: StoredEvent) => void,
+    onError: (err: unknown) => void,
+    onOtherWrite?: () => void,
+  ): Promise<EventWatch | undefined>;
   /** Takes or renews a named lease for `node` until `until`, if it is free, expired, or already ours. */
   acquireLease(name: string, node: string, now: Iso, until: Iso): Promise<boolean>;
   releaseLease(name: string, node: string): Promise<void>;

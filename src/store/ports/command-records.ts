@@ -9,7 +9,10 @@ import type { CommandTransition } from './command-transitions.js';
 import type { Iso } from './records.js';
 
 /** The methods an adapter implements as they are: inserts, reads, queries and retention. */
-export type CommandReads = Omit<CommandsPort, 'claim' | 'finish' | 'failIfPending' | 'unclaim' | 'failGroupPending' | 'failPendingFor' | 'expire' | 'requeue' | 'progress' | 'retry'>;
+export type CommandReads = Omit<
+  CommandsPort,
+  'claim' | 'finish' | 'failIfPending' | 'unclaim' | 'failGroupPending' | 'failPendingFor' | 'expire' | 'requeue' | 'progress' | 'retry'
+>;
 
 /** Fields a compare-and-set writes (absent: unchanged). The status is the rule's `to`. */
 export interface CommandChange {
@@ -35,7 +38,8 @@ export interface CommandCas {
 }
 
 /** A compare-and-set, optionally with what follows from it. */
-export interface CommandStep extends CommandCas {  /**
+export interface CommandStep extends CommandCas {
+  /**
    * Tried on the same target when `rule` did not apply: the status moved on, or (back to `pending`)
    * a newer pending op holds the record's sync key, which a unique index refuses.
    */

@@ -56,7 +56,10 @@ export interface DeviceFilter {
 }
 
 export type DeviceSessionPatch = Partial<
-  Pick<Device, 'registry_code' | 'session_id' | 'registered_at' | 'options' | 'version' | 'state' | 'last_seen' | 'last_address' | 'token_bound_at'>
+  Pick<
+    Device,
+    'registry_code' | 'session_id' | 'registered_at' | 'options' | 'version' | 'state' | 'last_seen' | 'last_address' | 'token_bound_at'
+  >
 >;
 
 export interface DevicesPort {
@@ -78,7 +81,12 @@ export interface DevicesPort {
   assign(
     locationId: number,
     sn: string,
-    input: { name: string | null; version_override?: ProtocolVersion | null; comm_key_hash?: string | null; allowed_networks?: readonly string[] | null },
+    input: {
+      name: string | null;
+      version_override?: ProtocolVersion | null;
+      comm_key_hash?: string | null;
+      allowed_networks?: readonly string[] | null;
+    },
     now: Iso,
   ): Promise<{ outcome: 'assigned' | 'already' | 'other-location'; device: Device }>;
   /** Unassigns when it belongs to the location; idempotent. Returns the device as it was, if it was. */

@@ -20,7 +20,11 @@ export interface LocationsPort {
   count(): Promise<number>;
   /** The location's users and assigned devices, in one read where the store keeps them (GET /api/me). */
   counts(id: number): Promise<{ readonly users: number; readonly devices: number }>;
-  update(id: number, patch: Partial<Pick<Location, 'name' | 'timezone' | 'is_active' | 'require_comm_key'>>, now: Iso): Promise<Location | undefined>;
+  update(
+    id: number,
+    patch: Partial<Pick<Location, 'name' | 'timezone' | 'is_active' | 'require_comm_key'>>,
+    now: Iso,
+  ): Promise<Location | undefined>;
   /**
    * The one-time bootstrap: writes a unique marker unless one exists, atomically, and
    * answers true for the one caller that wrote it, whatever the number of nodes trying at once.

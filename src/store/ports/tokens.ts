@@ -16,7 +16,10 @@ export interface Token {
 }
 
 export interface TokensPort {
-  create(input: { location_id: number; hash: string; scope: TokenScope; label: string | null; expires_at: Iso | null }, now: Iso): Promise<Token>;
+  create(
+    input: { location_id: number; hash: string; scope: TokenScope; label: string | null; expires_at: Iso | null },
+    now: Iso,
+  ): Promise<Token>;
   findByHash(hash: string): Promise<Token | undefined>;
   get(id: number): Promise<Token | undefined>;
   list(locationId?: number): Promise<readonly Token[]>;

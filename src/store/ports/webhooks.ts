@@ -27,7 +27,19 @@ export interface WebhookSubscription {
 }
 
 export type WebhookPatch = Partial<
-  Pick<WebhookSubscription, 'url' | 'events' | 'description' | 'secret' | 'previous_secret' | 'previous_valid_until' | 'attendance_batch' | 'enabled' | 'disabled_reason' | 'failing_since'>
+  Pick<
+    WebhookSubscription,
+    | 'url'
+    | 'events'
+    | 'description'
+    | 'secret'
+    | 'previous_secret'
+    | 'previous_valid_until'
+    | 'attendance_batch'
+    | 'enabled'
+    | 'disabled_reason'
+    | 'failing_since'
+  >
 >;
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -54,9 +66,15 @@ export interface WebhookDelivery {
   readonly delivered_at: Iso | null;
 }
 
-export type NewWebhookDelivery = Pick<WebhookDelivery, 'subscription_id' | 'location_id' | 'event_id' | 'event_seq' | 'type' | 'payload' | 'created_at'>;
+export type NewWebhookDelivery = Pick<
+  WebhookDelivery,
+  'subscription_id' | 'location_id' | 'event_id' | 'event_seq' | 'type' | 'payload' | 'created_at'
+>;
 
-export type WebhookAttempt = Pick<WebhookDelivery, 'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'duration_ms' | 'delivered_at'>;
+export type WebhookAttempt = Pick<
+  WebhookDelivery,
+  'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'duration_ms' | 'delivered_at'
+>;
 
 export interface WebhooksPort {
   create(

@@ -20,10 +20,22 @@ const toAttendance = (r: Row): Attendance => ({
 function where(locationId: number, filter: AttendanceFilter): { w: string; args: unknown[] } {
   const parts = ['location_id = ?'];
   const args: unknown[] = [locationId];
-  if (filter.from) { parts.push('timestamp >= ?'); args.push(filter.from); }
-  if (filter.to) { parts.push('timestamp <= ?'); args.push(filter.to); }
-  if (filter.pin) { parts.push('pin = ?'); args.push(filter.pin); }
-  if (filter.sn) { parts.push('sn = ?'); args.push(filter.sn); }
+  if (filter.from) {
+    parts.push('timestamp >= ?');
+    args.push(filter.from);
+  }
+  if (filter.to) {
+    parts.push('timestamp <= ?');
+    args.push(filter.to);
+  }
+  if (filter.pin) {
+    parts.push('pin = ?');
+    args.push(filter.pin);
+  }
+  if (filter.sn) {
+    parts.push('sn = ?');
+    args.push(filter.sn);
+  }
   return { w: parts.join(' AND '), args };
 }
 
@@ -44,8 +56,17 @@ export function sqliteAttendance(db: Db): AttendancePort {
             const r = insert.run(a.location_id, a.sn, a.pin, a.user_id, a.timestamp, a.local_time, a.status, a.verify, a.work_code, now);
             if (r.changes === 1) {
               out.push({
-                id: Number(r.lastInsertRowid), location_id: a.location_id, sn: a.sn, pin: a.pin, user_id: a.user_id, timestamp: a.timestamp,
-                local_time: a.local_time, status: a.status, verify: a.verify, work_code: a.work_code, created_at: now,
+                id: Number(r.lastInsertRowid),
+                location_id: a.location_id,
+                sn: a.sn,
+                pin: a.pin,
+                user_id: a.user_id,
+                timestamp: a.timestamp,
+                local_time: a.local_time,
+                status: a.status,
+                verify: a.verify,
+                work_code: a.work_code,
+                created_at: now,
               });
             }
           }
@@ -56,16 +77,21 @@ export function sqliteAttendance(db: Db): AttendancePort {
     async list(locationId, filter, window) {
       const { w, args } = where(locationId, filter);
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM attendance WHERE ${w}`).get(...args) as { n: number }).n;
-      const rows = db.prepare(`SELECT * FROM attendance WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      const rows = db
+        .prepare(`SELECT * FROM attendance WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`)
+        .all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toAttendance), total };
     },
     async listAfter(locationId, after, filter, limit) {
       // One writer and AUTOINCREMENT ids: id order is commit order, and an id is never reused.
       const { w, args } = where(locationId, filter);
-      return (db.prepare(`SELECT * FROM attendance WHERE ${w} AND id > ? ORDER BY id LIMIT ?`).all(...args, after?.id ?? 0, limit) as Row[]).map(toAttendance);
+      return (
+        db.prepare(`SELECT * FROM attendance WHERE ${w} AND id > ? ORDER BY id LIMIT ?`).all(...args, after?.id ?? 0, limit) as Row[]
+      ).map(toAttendance);
     },
     async prune(before, limit) {
-      return db.prepare('DELETE FROM attendance WHERE id IN (SELECT id FROM attendance WHERE timestamp < ? LIMIT ?)').run(before, limit).changes;
+      return db.prepare('DELETE FROM attendance WHERE id IN (SELECT id FROM attendance WHERE timestamp < ? LIMIT ?)').run(before, limit)
+        .changes;
     },
   };
 }

@@ -75,7 +75,10 @@ export async function backupSqlite(source: string, out: string): Promise<SqliteB
 export function sqliteSchemaStatus(path: string): SqliteSchemaStatus {
   const db = openExisting(path, true);
   try {
-    const check = (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check).slice(0, 5).join('; ');
+    const check = (db.pragma('quick_check') as { quick_check: string }[])
+      .map((r) => r.quick_check)
+      .slice(0, 5)
+      .join('; ');
     return { version: schemaVersionOf(db), latest: LATEST_SQLITE_SCHEMA, check };
   } catch (err) {
     throw new StoreFileError(`${path} is not a readable SQLite database: ${(err as Error).message}`);
@@ -123,12 +126,16 @@ export function restoreSqlite(from: string, target: string, options: { force: bo
   }
   if (schemaVersion === 0) throw new StoreFileError(`${from} is a SQLite file but not a BioGate store (no schema_migrations table)`);
   if (schemaVersion > LATEST_SQLITE_SCHEMA) {
-    throw new StoreFileError(`${from} has schema version ${schemaVersion}, newer than this BioGate knows (${LATEST_SQLITE_SCHEMA}); restore it with the BioGate version that wrote it`);
+    throw new StoreFileError(
+      `${from} has schema version ${schemaVersion}, newer than this BioGate knows (${LATEST_SQLITE_SCHEMA}); restore it with the BioGate version that wrote it`,
+    );
   }
   let previous: string | undefined;
   if (existsSync(target)) {
-    if (!options.force) throw new StoreFileError(`${target} exists; add --force to replace it (it is kept as ${basename(target)}.replaced-<time>)`);
-    if (sqliteInUse(target)) throw new StoreFileError(`${target} is in use (a BioGate server or another program has it open); stop it, then restore`);
+    if (!options.force)
+      throw new StoreFileError(`${target} exists; add --force to replace it (it is kept as ${basename(target)}.replaced-<time>)`);
+    if (sqliteInUse(target))
+      throw new StoreFileError(`${target} is in use (a BioGate server or another program has it open); stop it, then restore`);
     // The last connection closed: SQLite checkpointed the WAL into the file and removed -wal/-shm.
     previous = `${target}.replaced-${options.now.toISOString().replace(/[:.]/g, '-')}`;
     renameSync(target, previous);

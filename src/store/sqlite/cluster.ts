@@ -16,7 +16,15 @@ export const WATCH_MS = 100;
 const WATCH_PAGE = 500;
 
 type EventRow = { location_id: number; seq: number; id: string; type: string; at: string; node: string; data: string };
-const toEvent = (r: EventRow): StoredEvent => ({ id: r.id, seq: r.seq, location_id: r.location_id, type: r.type, at: r.at, node: r.node, data: JSON.parse(r.data) as unknown });
+const toEvent = (r: EventRow): StoredEvent => ({
+  id: r.id,
+  seq: r.seq,
+  location_id: r.location_id,
+  type: r.type,
+  at: r.at,
+  node: r.node,
+  data: JSON.parse(r.data) as unknown,
+});
 
 export function sqliteCluster(db: Db): ClusterPort {
   const takeSeqs = db.prepare(
@@ -76,7 +84,7 @@ export function sqliteCluster(db: Db): ClusterPort {
           if (v === seenVersion) return;
           seenVersion = v;
           for (const { location_id, seq } of latest()) {
-            for (let from = watched.get(location_id) ?? 0; from < seq; ) {
+            for (let from = watched.get(location_id) ?? 0; from < seq;) {
               const page = (after.all(location_id, from, WATCH_PAGE) as EventRow[]).map(toEvent);
               if (page.length === 0) break; // taken and not yet written (or pruned): the feed's gap handling decides
               for (const e of page) onEvent(e);
@@ -118,18 +126,23 @@ export function sqliteCluster(db: Db): ClusterPort {
       db.prepare('DELETE FROM leases WHERE name = ? AND owner_node = ?').run(name, node);
     },
     async claimDevice(sn, node, until) {
-      return db.transaction(() => {
-        const before = leaseOf.get(sn) as DeviceLease | undefined;
-        if (before) db.prepare('UPDATE devices SET owner_node = ?, lease_until = ? WHERE serial_number = ?').run(node, until, sn);
-        return before && { ...before };
-      }).immediate();
+      return db
+        .transaction(() => {
+          const before = leaseOf.get(sn) as DeviceLease | undefined;
+          if (before) db.prepare('UPDATE devices SET owner_node = ?, lease_until = ? WHERE serial_number = ?').run(node, until, sn);
+          return before && { ...before };
+        })
+        .immediate();
     },
     async deviceLease(sn) {
       const r = leaseOf.get(sn) as DeviceLease | undefined;
       return r && { ...r };
     },
     async setPresence(sn, to) {
-      return db.prepare('UPDATE devices SET presence = ? WHERE serial_number = ? AND (presence IS NULL OR presence <> ?)').run(to, sn, to).changes === 1;
+      return (
+        db.prepare('UPDATE devices SET presence = ? WHERE serial_number = ? AND (presence IS NULL OR presence <> ?)').run(to, sn, to)
+          .changes === 1
+      );
     },
     async staleOnline(before, now, limit) {
       return db

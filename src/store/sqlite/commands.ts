@@ -13,9 +13,29 @@ import { lastSyncedElsewhere } from '../sync-history.js';
 
 /** The columns every command read returns, in this order (rows come back as arrays: `prepareRaw`). */
 const COLUMNS = [
-  'id', 'location_id', 'sn', 'command', 'params', 'priority', 'origin', 'status', 'response', 'error_message', 'result', 'sent_at',
-  'acknowledged_at', 'expires_at', 'sync_key', 'attempts', 'parent_id', 'wire', 'group_id', 'created_by_token_id', 'idempotency_key',
-  'created_at', 'updated_at',
+  'id',
+  'location_id',
+  'sn',
+  'command',
+  'params',
+  'priority',
+  'origin',
+  'status',
+  'response',
+  'error_message',
+  'result',
+  'sent_at',
+  'acknowledged_at',
+  'expires_at',
+  'sync_key',
+  'attempts',
+  'parent_id',
+  'wire',
+  'group_id',
+  'created_by_token_id',
+  'idempotency_key',
+  'created_at',
+  'updated_at',
 ] as const;
 const at = positions(COLUMNS);
 
@@ -64,14 +84,19 @@ const guard = (rule: CommandTransition): string =>
 function assignments(rule: CommandTransition, c: CommandChange): { sql: string; args: unknown[] } {
   const sets: string[] = [];
   const args: unknown[] = [];
-  const put = (sql: string, value: unknown) => { sets.push(sql); args.push(value); };
+  const put = (sql: string, value: unknown) => {
+    sets.push(sql);
+    args.push(value);
+  };
   if (rule.to !== null) put('status = ?', rule.to);
   if (c.sent_at !== undefined) put('sent_at = ?', c.sent_at);
   if (c.wire !== undefined) put('wire = ?', c.wire);
   if (c.response !== undefined) put('response = ?', c.response);
   if (c.error_message !== undefined) put('error_message = ?', c.error_message);
-  if (c.result !== undefined) put(c.compositeKeepsResult ? 'result = CASE WHEN composite = 1 THEN result ELSE ? END' : 'result = ?', jsonOrNull(c.result));
-  if (c.acknowledged_at !== undefined) put("acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END", c.acknowledged_at);
+  if (c.result !== undefined)
+    put(c.compositeKeepsResult ? 'result = CASE WHEN composite = 1 THEN result ELSE ? END' : 'result = ?', jsonOrNull(c.result));
+  if (c.acknowledged_at !== undefined)
+    put("acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END", c.acknowledged_at);
   if (c.nextAttempt) sets.push('attempts = attempts + 1');
   put('updated_at = ?', c.updated_at);
   return { sql: sets.join(', '), args };
@@ -97,17 +122,27 @@ export function sqliteCommands(db: Db): CommandsPort {
   // A composite's group is its own id, known once the row exists.
   const ownGroup = q('UPDATE commands SET group_id = id WHERE id = ? RETURNING *');
   const groupOpen = db.prepare("SELECT 1 FROM commands WHERE group_id = ? AND status IN ('pending', 'sent') AND composite = 0 LIMIT 1");
-  const groupCount = db.prepare('SELECT status, error_message, COUNT(*) AS n FROM commands WHERE group_id = ? AND composite = 0 GROUP BY status, error_message');
+  const groupCount = db.prepare(
+    'SELECT status, error_message, COUNT(*) AS n FROM commands WHERE group_id = ? AND composite = 0 GROUP BY status, error_message',
+  );
   const byId = q('SELECT * FROM commands WHERE id = ?');
   // Statements on the delivery path are prepared once (preparing costs more than running them).
-  const mailbox = q("SELECT * FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT ?");
+  const mailbox = q(
+    "SELECT * FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 ORDER BY priority DESC, id ASC LIMIT ?",
+  );
   const replace = db.prepare(
     `UPDATE commands SET command = ?, params = ?, priority = ?, expires_at = ?, group_id = COALESCE(group_id, ?), updated_at = ?
      WHERE sn = ? AND sync_key = ? AND status = 'pending'`,
   );
-  const sentOfDevice = q("SELECT * FROM commands WHERE sn = ? AND command = ? AND status = 'sent' AND parent_id IS NULL AND location_id = ? ORDER BY sent_at, id LIMIT ?");
-  const countPendingAll = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0");
-  const countPendingOf = db.prepare("SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?");
+  const sentOfDevice = q(
+    "SELECT * FROM commands WHERE sn = ? AND command = ? AND status = 'sent' AND parent_id IS NULL AND location_id = ? ORDER BY sent_at, id LIMIT ?",
+  );
+  const countPendingAll = db.prepare(
+    "SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0",
+  );
+  const countPendingOf = db.prepare(
+    "SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?",
+  );
   const childrenOf = q('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
   /** The one row a statement returns, as a command. */
   const one = (sql: string, ...args: unknown[]): Command | undefined => {
@@ -115,8 +150,20 @@ export function sqliteCommands(db: Db): CommandsPort {
     return r && toCommand(r);
   };
   const insertArgs = (c: NewCommand, now: string) => [
-    c.location_id, c.sn, c.command, jsonOrNull(c.params), c.priority, c.origin, c.expires_at,
-    c.sync_key ?? null, c.parent_id ?? null, c.created_by_token_id ?? null, c.idempotency_key ?? null, c.group_id ?? null, c.composite ? 1 : 0, now,
+    c.location_id,
+    c.sn,
+    c.command,
+    jsonOrNull(c.params),
+    c.priority,
+    c.origin,
+    c.expires_at,
+    c.sync_key ?? null,
+    c.parent_id ?? null,
+    c.created_by_token_id ?? null,
+    c.idempotency_key ?? null,
+    c.group_id ?? null,
+    c.composite ? 1 : 0,
+    now,
   ];
 
   /** One compare-and-set statement on a command; undefined when it did not apply or a unique index refused it. */
@@ -152,7 +199,9 @@ export function sqliteCommands(db: Db): CommandsPort {
     async setMany(selector, step) {
       const set = assignments(step.rule, step.change);
       const where = selection(selector);
-      return q(`UPDATE commands SET ${set.sql} WHERE ${where.sql} AND ${guard(step.rule)} RETURNING *`).all(...set.args, ...where.args).map(toCommand);
+      return q(`UPDATE commands SET ${set.sql} WHERE ${where.sql} AND ${guard(step.rule)} RETURNING *`)
+        .all(...set.args, ...where.args)
+        .map(toCommand);
     },
     async create(input, now) {
       if (!input.composite) return toCommand(insert.get(...insertArgs(input, now)) as Row);
@@ -163,7 +212,11 @@ export function sqliteCommands(db: Db): CommandsPort {
       let replaced = 0;
       db.transaction(() => {
         for (const op of ops) {
-          if (op.sync_key && replace.run(op.command, jsonOrNull(op.params), op.priority, op.expires_at, op.group_id ?? null, now, op.sn, op.sync_key).changes > 0) {
+          if (
+            op.sync_key &&
+            replace.run(op.command, jsonOrNull(op.params), op.priority, op.expires_at, op.group_id ?? null, now, op.sn, op.sync_key)
+              .changes > 0
+          ) {
             replaced++;
             continue;
           }
@@ -180,15 +233,32 @@ export function sqliteCommands(db: Db): CommandsPort {
       return r && toCommand(r);
     },
     async findByIdempotencyKey(locationId, tokenId, key) {
-      return one('SELECT * FROM commands WHERE location_id = ? AND created_by_token_id IS ? AND idempotency_key = ?', locationId, tokenId, key);
+      return one(
+        'SELECT * FROM commands WHERE location_id = ? AND created_by_token_id IS ? AND idempotency_key = ?',
+        locationId,
+        tokenId,
+        key,
+      );
     },
     async list(locationId, filter, window) {
       const where = ['location_id = ?', 'parent_id IS NULL'];
       const args: unknown[] = [locationId];
-      if (filter.sn) { where.push('sn = ?'); args.push(filter.sn); }
-      if (filter.status) { where.push('status = ?'); args.push(filter.status); }
-      if (filter.command) { where.push('command = ?'); args.push(filter.command); }
-      if (filter.since) { where.push('created_at >= ?'); args.push(filter.since); }
+      if (filter.sn) {
+        where.push('sn = ?');
+        args.push(filter.sn);
+      }
+      if (filter.status) {
+        where.push('status = ?');
+        args.push(filter.status);
+      }
+      if (filter.command) {
+        where.push('command = ?');
+        args.push(filter.command);
+      }
+      if (filter.since) {
+        where.push('created_at >= ?');
+        args.push(filter.since);
+      }
       const w = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM commands WHERE ${w}`).get(...args) as { n: number }).n;
       const rows = q(`SELECT * FROM commands WHERE ${w} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset);
@@ -216,7 +286,9 @@ export function sqliteCommands(db: Db): CommandsPort {
       return out;
     },
     async sentBefore(cutoff, limit) {
-      return q("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at LIMIT ?").all(cutoff, limit).map(toCommand);
+      return q("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at LIMIT ?")
+        .all(cutoff, limit)
+        .map(toCommand);
     },
     async children(parentId) {
       return childrenOf.all(parentId).map(toCommand);
@@ -233,9 +305,13 @@ export function sqliteCommands(db: Db): CommandsPort {
     async prune(before, limit) {
       return db
         .transaction(() => {
-          const ids = (db
-            .prepare("SELECT id FROM commands WHERE status IN ('success', 'failed') AND parent_id IS NULL AND COALESCE(updated_at, created_at) < ? LIMIT ?")
-            .all(before, limit) as { id: number }[]).map((r) => r.id);
+          const ids = (
+            db
+              .prepare(
+                "SELECT id FROM commands WHERE status IN ('success', 'failed') AND parent_id IS NULL AND COALESCE(updated_at, created_at) < ? LIMIT ?",
+              )
+              .all(before, limit) as { id: number }[]
+          ).map((r) => r.id);
           const del = db.prepare('DELETE FROM commands WHERE id = ? OR parent_id = ?');
           for (const id of ids) del.run(id, id);
           return ids.length;
@@ -244,7 +320,11 @@ export function sqliteCommands(db: Db): CommandsPort {
     },
     async countByStatus() {
       const out: Record<CommandStatus, number> = { pending: 0, sent: 0, success: 0, failed: 0 };
-      for (const r of db.prepare('SELECT status, COUNT(*) AS n FROM commands WHERE parent_id IS NULL GROUP BY status').all() as { status: CommandStatus; n: number }[]) out[r.status] = r.n;
+      for (const r of db.prepare('SELECT status, COUNT(*) AS n FROM commands WHERE parent_id IS NULL GROUP BY status').all() as {
+        status: CommandStatus;
+        n: number;
+      }[])
+        out[r.status] = r.n;
       return out;
     },
   };

@@ -105,7 +105,11 @@ export function migrate(db: Db): number[] {
       // Checked again under the write lock: a process opening the same file at the same moment may have applied it.
       if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
       db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
     }).immediate();
     ran.push(m.version);
   }

@@ -24,21 +24,29 @@ export function sqliteDeviceRecords(db: Db): DeviceRecordsPort {
       if (batch.records.length === 0) return 0;
       const key = batch.table.toLowerCase();
       db.transaction(() => {
-        for (const record of batch.records) insert.run(batch.location_id, batch.sn, batch.table, key, batch.source, batch.cmd_id, record, now);
+        for (const record of batch.records)
+          insert.run(batch.location_id, batch.sn, batch.table, key, batch.source, batch.cmd_id, record, now);
       }).immediate();
       return batch.records.length;
     },
     async list(locationId, filter, window) {
       const where = ['location_id = ?', 'sn = ?'];
       const args: unknown[] = [locationId, filter.sn];
-      if (filter.table !== undefined) { where.push('table_key = ?'); args.push(filter.table.toLowerCase()); }
+      if (filter.table !== undefined) {
+        where.push('table_key = ?');
+        args.push(filter.table.toLowerCase());
+      }
       const w = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM device_records WHERE ${w}`).get(...args) as { n: number }).n;
-      const rows = db.prepare(`SELECT * FROM device_records WHERE ${w} ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      const rows = db
+        .prepare(`SELECT * FROM device_records WHERE ${w} ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`)
+        .all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toRecord), total };
     },
     async prune(before, limit) {
-      return db.prepare('DELETE FROM device_records WHERE id IN (SELECT id FROM device_records WHERE received_at < ? LIMIT ?)').run(before, limit).changes;
+      return db
+        .prepare('DELETE FROM device_records WHERE id IN (SELECT id FROM device_records WHERE received_at < ? LIMIT ?)')
+        .run(before, limit).changes;
     },
   };
 }

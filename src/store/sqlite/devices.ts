@@ -25,7 +25,17 @@ const toDevice = (r: Row): Device => ({
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
-const SESSION_COLUMNS = ['registry_code', 'session_id', 'registered_at', 'options', 'version', 'state', 'last_seen', 'last_address', 'token_bound_at'] as const;
+const SESSION_COLUMNS = [
+  'registry_code',
+  'session_id',
+  'registered_at',
+  'options',
+  'version',
+  'state',
+  'last_seen',
+  'last_address',
+  'token_bound_at',
+] as const;
 const JSON_COLUMNS = new Set<string>(['options', 'state']);
 
 const networks = (list: readonly string[] | null | undefined): string | null => (list ? JSON.stringify(list) : null);
@@ -51,12 +61,19 @@ export function sqliteDevices(db: Db): DevicesPort {
         args.push(p, p);
       }
       if (filter.online) {
-        if (filter.online.value) { where.push('last_seen >= ?'); args.push(filter.online.since); }
-        else { where.push('(last_seen IS NULL OR last_seen < ?)'); args.push(filter.online.since); }
+        if (filter.online.value) {
+          where.push('last_seen >= ?');
+          args.push(filter.online.since);
+        } else {
+          where.push('(last_seen IS NULL OR last_seen < ?)');
+          args.push(filter.online.since);
+        }
       }
       const w = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM devices WHERE ${w}`).get(...args) as { n: number }).n;
-      const rows = db.prepare(`SELECT * FROM devices WHERE ${w} ORDER BY serial_number LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      const rows = db
+        .prepare(`SELECT * FROM devices WHERE ${w} ORDER BY serial_number LIMIT ? OFFSET ?`)
+        .all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toDevice), total };
     },
     async listAssigned(locationId) {
@@ -64,18 +81,27 @@ export function sqliteDevices(db: Db): DevicesPort {
     },
     async count(locationId) {
       // Kept by triggers (migration 11).
-      return (db.prepare('SELECT devices FROM location_counts WHERE location_id = ?').get(locationId) as { devices: number } | undefined)?.devices ?? 0;
+      return (
+        (db.prepare('SELECT devices FROM location_counts WHERE location_id = ?').get(locationId) as { devices: number } | undefined)
+          ?.devices ?? 0
+      );
     },
     async countUnassigned() {
       return (db.prepare('SELECT COUNT(*) AS n FROM devices WHERE location_id IS NULL').get() as { n: number }).n;
     },
     async listUnassigned(window) {
       const total = (db.prepare('SELECT COUNT(*) AS n FROM devices WHERE location_id IS NULL').get() as { n: number }).n;
-      const rows = db.prepare('SELECT * FROM devices WHERE location_id IS NULL ORDER BY serial_number LIMIT ? OFFSET ?').all(window.limit, window.offset) as Row[];
+      const rows = db
+        .prepare('SELECT * FROM devices WHERE location_id IS NULL ORDER BY serial_number LIMIT ? OFFSET ?')
+        .all(window.limit, window.offset) as Row[];
       return { items: rows.map(toDevice), total };
     },
     async ensure(sn, now) {
-      db.prepare('INSERT INTO devices (serial_number, name, created_at) VALUES (?, ?, ?) ON CONFLICT(serial_number) DO NOTHING').run(sn, defaultName(sn), now);
+      db.prepare('INSERT INTO devices (serial_number, name, created_at) VALUES (?, ?, ?) ON CONFLICT(serial_number) DO NOTHING').run(
+        sn,
+        defaultName(sn),
+        now,
+      );
       return toDevice(bySerial.get(sn) as Row);
     },
     async assign(locationId, sn, input, now) {
@@ -84,19 +110,45 @@ export function sqliteDevices(db: Db): DevicesPort {
           const existing = bySerial.get(sn) as Row | undefined;
           if (!existing) {
             const r = db
-              .prepare('INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, allowed_networks, assigned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *')
-              .get(sn, input.name ?? defaultName(sn), locationId, input.version_override ?? null, input.comm_key_hash ?? null, networks(input.allowed_networks), now, now) as Row;
+              .prepare(
+                'INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, allowed_networks, assigned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+              )
+              .get(
+                sn,
+                input.name ?? defaultName(sn),
+                locationId,
+                input.version_override ?? null,
+                input.comm_key_hash ?? null,
+                networks(input.allowed_networks),
+                now,
+                now,
+              ) as Row;
             return { outcome: 'assigned' as const, device: toDevice(r) };
           }
           const owner = existing['location_id'] as number | null;
           if (owner !== null && owner !== locationId) return { outcome: 'other-location' as const, device: toDevice(existing) };
           const sets = ['location_id = ?', 'updated_at = ?'];
           const args: unknown[] = [locationId, now];
-          if (input.name !== null) { sets.push('name = ?'); args.push(input.name); }
-          if (input.version_override !== undefined) { sets.push('version_override = ?'); args.push(input.version_override); }
-          if (input.comm_key_hash !== undefined) { sets.push('comm_key_hash = ?'); args.push(input.comm_key_hash); }
-          if (input.allowed_networks !== undefined) { sets.push('allowed_networks = ?'); args.push(networks(input.allowed_networks)); }
-          if (owner === null) { sets.push('assigned_at = ?'); args.push(now); }
+          if (input.name !== null) {
+            sets.push('name = ?');
+            args.push(input.name);
+          }
+          if (input.version_override !== undefined) {
+            sets.push('version_override = ?');
+            args.push(input.version_override);
+          }
+          if (input.comm_key_hash !== undefined) {
+            sets.push('comm_key_hash = ?');
+            args.push(input.comm_key_hash);
+          }
+          if (input.allowed_networks !== undefined) {
+            sets.push('allowed_networks = ?');
+            args.push(networks(input.allowed_networks));
+          }
+          if (owner === null) {
+            sets.push('assigned_at = ?');
+            args.push(now);
+          }
           const r = db.prepare(`UPDATE devices SET ${sets.join(', ')} WHERE id = ? RETURNING *`).get(...args, existing['id']) as Row;
           return { outcome: owner === null ? ('assigned' as const) : ('already' as const), device: toDevice(r) };
         })
@@ -107,16 +159,21 @@ export function sqliteDevices(db: Db): DevicesPort {
       // actually unassigned may get the device back (idempotent: the next one gets undefined).
       return db
         .transaction(() => {
-          const before = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as Row | undefined;
+          const before = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as
+            Row | undefined;
           if (!before) return undefined;
-          db.prepare('UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ? WHERE id = ?').run(now, before['id']);
+          db.prepare(
+            'UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ? WHERE id = ?',
+          ).run(now, before['id']);
           return toDevice(before);
         })
         .immediate();
     },
     async resetRegistration(locationId, sn, now) {
       const r = db
-        .prepare('UPDATE devices SET registry_code = NULL, session_id = NULL, token_bound_at = NULL, updated_at = ? WHERE serial_number = ? AND location_id = ? RETURNING *')
+        .prepare(
+          'UPDATE devices SET registry_code = NULL, session_id = NULL, token_bound_at = NULL, updated_at = ? WHERE serial_number = ? AND location_id = ? RETURNING *',
+        )
         .get(now, sn, locationId) as Row | undefined;
       return r && toDevice(r);
     },
@@ -130,11 +187,15 @@ export function sqliteDevices(db: Db): DevicesPort {
         args.push(JSON_COLUMNS.has(col) && v !== null && v !== undefined ? JSON.stringify(v) : (v ?? null));
       }
       if (sets.length === 0) return this.getBySerial(sn);
-      const r = db.prepare(`UPDATE devices SET ${sets.join(', ')}, updated_at = ? WHERE serial_number = ? RETURNING *`).get(...args, now, sn) as Row | undefined;
+      const r = db
+        .prepare(`UPDATE devices SET ${sets.join(', ')}, updated_at = ? WHERE serial_number = ? RETURNING *`)
+        .get(...args, now, sn) as Row | undefined;
       return r && toDevice(r);
     },
     async touchMany(entries) {
-      const stmt = db.prepare('UPDATE devices SET last_seen = ?, last_address = ? WHERE serial_number = ? AND (last_seen IS NULL OR last_seen < ?)');
+      const stmt = db.prepare(
+        'UPDATE devices SET last_seen = ?, last_address = ? WHERE serial_number = ? AND (last_seen IS NULL OR last_seen < ?)',
+      );
       db.transaction(() => {
         for (const e of entries) stmt.run(e.last_seen, e.last_address, e.sn, e.last_seen);
       }).immediate();

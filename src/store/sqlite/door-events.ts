@@ -35,8 +35,22 @@ export function sqliteDoorEvents(db: Db): DoorEventsPort {
           const out: StoredDoorEvent[] = [];
           for (const e of events) {
             const r = insert.get(
-              e.location_id, e.sn, e.type, e.event, e.door, e.pin, e.card_no, e.verify_type, e.in_out, e.device_index, e.local_time, e.timestamp,
-              e.state ? JSON.stringify(e.state) : null, e.extra && Object.keys(e.extra).length > 0 ? JSON.stringify(e.extra) : null, e.dedup_key, now,
+              e.location_id,
+              e.sn,
+              e.type,
+              e.event,
+              e.door,
+              e.pin,
+              e.card_no,
+              e.verify_type,
+              e.in_out,
+              e.device_index,
+              e.local_time,
+              e.timestamp,
+              e.state ? JSON.stringify(e.state) : null,
+              e.extra && Object.keys(e.extra).length > 0 ? JSON.stringify(e.extra) : null,
+              e.dedup_key,
+              now,
             ) as Row | undefined;
             if (r) out.push(toDoorEvent(r));
           }
@@ -47,17 +61,32 @@ export function sqliteDoorEvents(db: Db): DoorEventsPort {
     async list(locationId, filter, window) {
       const where = ['location_id = ?'];
       const args: unknown[] = [locationId];
-      if (filter.from) { where.push('timestamp >= ?'); args.push(filter.from); }
-      if (filter.to) { where.push('timestamp <= ?'); args.push(filter.to); }
-      if (filter.sn) { where.push('sn = ?'); args.push(filter.sn); }
-      if (filter.type) { where.push('type = ?'); args.push(filter.type); }
+      if (filter.from) {
+        where.push('timestamp >= ?');
+        args.push(filter.from);
+      }
+      if (filter.to) {
+        where.push('timestamp <= ?');
+        args.push(filter.to);
+      }
+      if (filter.sn) {
+        where.push('sn = ?');
+        args.push(filter.sn);
+      }
+      if (filter.type) {
+        where.push('type = ?');
+        args.push(filter.type);
+      }
       const w = where.join(' AND ');
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM door_events WHERE ${w}`).get(...args) as { n: number }).n;
-      const rows = db.prepare(`SELECT * FROM door_events WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`).all(...args, window.limit, window.offset) as Row[];
+      const rows = db
+        .prepare(`SELECT * FROM door_events WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`)
+        .all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toDoorEvent), total };
     },
     async prune(before, limit) {
-      return db.prepare('DELETE FROM door_events WHERE id IN (SELECT id FROM door_events WHERE timestamp < ? LIMIT ?)').run(before, limit).changes;
+      return db.prepare('DELETE FROM door_events WHERE id IN (SELECT id FROM door_events WHERE timestamp < ? LIMIT ?)').run(before, limit)
+        .changes;
     },
   };
 }

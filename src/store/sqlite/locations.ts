@@ -15,7 +15,9 @@ const toLocation = (r: Row): Location => ({
 
 export function sqliteLocations(db: Db): LocationsPort {
   const get = db.prepare('SELECT * FROM locations WHERE id = ?');
-  const insert = db.prepare('INSERT INTO locations (name, timezone, is_active, require_comm_key, created_at) VALUES (?, ?, 1, ?, ?) RETURNING *');
+  const insert = db.prepare(
+    'INSERT INTO locations (name, timezone, is_active, require_comm_key, created_at) VALUES (?, ?, 1, ?, ?) RETURNING *',
+  );
   // Kept by triggers (migration 11); a location without a row has neither.
   const counted = db.prepare('SELECT users, devices FROM location_counts WHERE location_id = ?');
   const mark = db.prepare("INSERT OR IGNORE INTO markers (name, node, created_at) VALUES ('bootstrap', ?, ?)");
@@ -44,12 +46,25 @@ export function sqliteLocations(db: Db): LocationsPort {
     async update(id, patch, now) {
       const sets: string[] = [];
       const args: unknown[] = [];
-      if (patch.name !== undefined) { sets.push('name = ?'); args.push(patch.name); }
-      if (patch.timezone !== undefined) { sets.push('timezone = ?'); args.push(patch.timezone); }
-      if (patch.is_active !== undefined) { sets.push('is_active = ?'); args.push(patch.is_active ? 1 : 0); }
-      if (patch.require_comm_key !== undefined) { sets.push('require_comm_key = ?'); args.push(patch.require_comm_key ? 1 : 0); }
+      if (patch.name !== undefined) {
+        sets.push('name = ?');
+        args.push(patch.name);
+      }
+      if (patch.timezone !== undefined) {
+        sets.push('timezone = ?');
+        args.push(patch.timezone);
+      }
+      if (patch.is_active !== undefined) {
+        sets.push('is_active = ?');
+        args.push(patch.is_active ? 1 : 0);
+      }
+      if (patch.require_comm_key !== undefined) {
+        sets.push('require_comm_key = ?');
+        args.push(patch.require_comm_key ? 1 : 0);
+      }
       if (sets.length === 0) return this.get(id);
-      const r = db.prepare(`UPDATE locations SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, id) as Row | undefined;
+      const r = db.prepare(`UPDATE locations SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, id) as
+        Row | undefined;
       return r && toLocation(r);
     },
   };
@@ -85,7 +100,10 @@ export function sqliteTokens(db: Db): TokensPort {
       return r && toToken(r);
     },
     async list(locationId) {
-      const rows = locationId === undefined ? db.prepare('SELECT * FROM tokens ORDER BY id').all() : db.prepare('SELECT * FROM tokens WHERE location_id = ? ORDER BY id').all(locationId);
+      const rows =
+        locationId === undefined
+          ? db.prepare('SELECT * FROM tokens ORDER BY id').all()
+          : db.prepare('SELECT * FROM tokens WHERE location_id = ? ORDER BY id').all(locationId);
       return (rows as Row[]).map(toToken);
     },
     async revoke(id, now) {

@@ -21,11 +21,15 @@ export function sqliteSyncOutbox(db: Db): SyncOutboxPort {
     async get(locationId, pins) {
       if (pins.length === 0) return [];
       return db
-        .prepare('SELECT location_id, pin, rev, since FROM sync_outbox WHERE location_id = ? AND pin IN (SELECT value FROM json_each(?)) ORDER BY pin')
+        .prepare(
+          'SELECT location_id, pin, rev, since FROM sync_outbox WHERE location_id = ? AND pin IN (SELECT value FROM json_each(?)) ORDER BY pin',
+        )
         .all(locationId, JSON.stringify([...new Set(pins)])) as OutboxEntry[];
     },
     async due(before, limit) {
-      return db.prepare('SELECT location_id, pin, rev, since FROM sync_outbox WHERE since <= ? ORDER BY since, location_id, pin LIMIT ?').all(before, limit) as OutboxEntry[];
+      return db
+        .prepare('SELECT location_id, pin, rev, since FROM sync_outbox WHERE since <= ? ORDER BY since, location_id, pin LIMIT ?')
+        .all(before, limit) as OutboxEntry[];
     },
     async done(entries) {
       return db.transaction(() => entries.filter((e) => remove.run(e.location_id, e.pin, e.rev).changes === 0)).immediate();
@@ -39,7 +43,11 @@ export function sqliteJobs(db: Db): JobsPort {
       return db.prepare('SELECT name, mark, updated_at FROM job_state WHERE name = ?').get(name) as JobState | undefined;
     },
     async advance(name, from, to, now) {
-      if (from === null) return db.prepare('INSERT INTO job_state (name, mark, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING').run(name, to, now).changes === 1;
+      if (from === null)
+        return (
+          db.prepare('INSERT INTO job_state (name, mark, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING').run(name, to, now)
+            .changes === 1
+        );
       return db.prepare('UPDATE job_state SET mark = ?, updated_at = ? WHERE name = ? AND mark = ?').run(to, now, name, from).changes === 1;
     },
   };

@@ -9,8 +9,21 @@ type Row = Record<string, unknown>;
  * a keyed row object per user would be half of the list's store time.
  */
 const USER_COLUMNS = [
-  'id', 'location_id', 'pin', 'first_name', 'last_name', 'card_no', 'password', 'is_active', 'start_time', 'end_time', 'privilege', 'grp',
-  'super_authorize', 'created_at', 'updated_at',
+  'id',
+  'location_id',
+  'pin',
+  'first_name',
+  'last_name',
+  'card_no',
+  'password',
+  'is_active',
+  'start_time',
+  'end_time',
+  'privilege',
+  'grp',
+  'super_authorize',
+  'created_at',
+  'updated_at',
 ] as const;
 const at = positions(USER_COLUMNS);
 const toUser = (r: unknown[]): User => ({
@@ -33,8 +46,16 @@ const toUser = (r: unknown[]): User => ({
 
 /** API field → column. */
 const COLUMNS: Record<keyof UserFields, (typeof USER_COLUMNS)[number]> = {
-  first_name: 'first_name', last_name: 'last_name', card_no: 'card_no', password: 'password', is_active: 'is_active',
-  start_time: 'start_time', end_time: 'end_time', privilege: 'privilege', group: 'grp', super_authorize: 'super_authorize',
+  first_name: 'first_name',
+  last_name: 'last_name',
+  card_no: 'card_no',
+  password: 'password',
+  is_active: 'is_active',
+  start_time: 'start_time',
+  end_time: 'end_time',
+  privilege: 'privilege',
+  group: 'grp',
+  super_authorize: 'super_authorize',
 };
 const toColumn = (v: unknown): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
@@ -61,11 +82,19 @@ export function sqliteUsers(db: Db): UsersPort {
     const existing = get.get(locationId, pin);
     if (!existing) {
       const r = insert.get({
-        location_id: locationId, pin,
-        first_name: fields.first_name ?? null, last_name: fields.last_name ?? null, card_no: fields.card_no ?? null,
-        password: fields.password ?? null, is_active: fields.is_active === false ? 0 : 1,
-        start_time: fields.start_time ?? null, end_time: fields.end_time ?? null,
-        privilege: fields.privilege ?? 0, grp: fields.group ?? 0, super_authorize: fields.super_authorize ?? 0, created_at: now,
+        location_id: locationId,
+        pin,
+        first_name: fields.first_name ?? null,
+        last_name: fields.last_name ?? null,
+        card_no: fields.card_no ?? null,
+        password: fields.password ?? null,
+        is_active: fields.is_active === false ? 0 : 1,
+        start_time: fields.start_time ?? null,
+        end_time: fields.end_time ?? null,
+        privilege: fields.privilege ?? 0,
+        grp: fields.group ?? 0,
+        super_authorize: fields.super_authorize ?? 0,
+        created_at: now,
       }) as unknown[];
       return { user: toUser(r), created: true, changed: true };
     }
@@ -79,7 +108,11 @@ export function sqliteUsers(db: Db): UsersPort {
       args.push(value);
     }
     if (sets.length === 0) return { user: toUser(existing), created: false, changed: false };
-    const r = q(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, existing[at.id]) as unknown[];
+    const r = q(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(
+      ...args,
+      now,
+      existing[at.id],
+    ) as unknown[];
     return { user: toUser(r), created: false, changed: true };
   };
 
@@ -98,7 +131,10 @@ export function sqliteUsers(db: Db): UsersPort {
     async getMany(locationId, pins) {
       const out: User[] = [];
       for (const chunk of pinChunks(pins)) {
-        const rows = many(`SELECT * FROM users WHERE location_id = ? AND pin IN (${chunk.map(() => '?').join(',')}) ORDER BY pin`)(locationId, ...chunk);
+        const rows = many(`SELECT * FROM users WHERE location_id = ? AND pin IN (${chunk.map(() => '?').join(',')}) ORDER BY pin`)(
+          locationId,
+          ...chunk,
+        );
         out.push(...rows.map(toUser));
       }
       return out;
@@ -112,11 +148,19 @@ export function sqliteUsers(db: Db): UsersPort {
       const args: unknown[] = [locationId];
       if (filter.search) {
         const p = likePattern(filter.search);
-        where.push("(lower(coalesce(first_name, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(last_name, '')) LIKE ? ESCAPE '\\' OR CAST(pin AS TEXT) LIKE ? ESCAPE '\\')");
+        where.push(
+          "(lower(coalesce(first_name, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(last_name, '')) LIKE ? ESCAPE '\\' OR CAST(pin AS TEXT) LIKE ? ESCAPE '\\')",
+        );
         args.push(p, p, p);
       }
-      if (filter.privilege !== undefined) { where.push('privilege = ?'); args.push(filter.privilege); }
-      if (filter.is_active !== undefined) { where.push('is_active = ?'); args.push(filter.is_active ? 1 : 0); }
+      if (filter.privilege !== undefined) {
+        where.push('privilege = ?');
+        args.push(filter.privilege);
+      }
+      if (filter.is_active !== undefined) {
+        where.push('is_active = ?');
+        args.push(filter.is_active ? 1 : 0);
+      }
       if (filter.pins !== undefined) {
         // json_each keeps this one statement whatever the number of pins (no bound-parameter limit)
         where.push('pin IN (SELECT value FROM json_each(?))');
@@ -124,7 +168,10 @@ export function sqliteUsers(db: Db): UsersPort {
       }
       const sqlWhere = where.join(' AND ');
       // Unfiltered, the total is the location's maintained count (migration 11), not a count of its users.
-      const total = where.length === 1 ? countOf(locationId) : (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
+      const total =
+        where.length === 1
+          ? countOf(locationId)
+          : (db.prepare(`SELECT COUNT(*) AS n FROM users WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
       // Served by the (location_id, pin) unique index in pin order (test/perf/users-list-plan.test.ts).
       const rows = many(`SELECT * FROM users WHERE ${sqlWhere} ORDER BY pin LIMIT ? OFFSET ?`)(...args, window.limit, window.offset);
       return { items: rows.map(toUser), total };
@@ -147,9 +194,15 @@ export function sqliteUsers(db: Db): UsersPort {
         .transaction(() => {
           const out: User[] = [];
           if (pins === null) {
-            out.push(...q('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND is_active = 1 RETURNING *').all(now, locationId).map(toUser));
+            out.push(
+              ...q('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND is_active = 1 RETURNING *')
+                .all(now, locationId)
+                .map(toUser),
+            );
           } else {
-            const stmt = q('UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND pin = ? AND is_active = 1 RETURNING *');
+            const stmt = q(
+              'UPDATE users SET is_active = 0, updated_at = ? WHERE location_id = ? AND pin = ? AND is_active = 1 RETURNING *',
+            );
             for (const pin of pins) {
               const r = stmt.get(now, locationId, pin);
               if (r) out.push(toUser(r));
@@ -164,7 +217,11 @@ export function sqliteUsers(db: Db): UsersPort {
       return db.prepare('SELECT pin FROM users WHERE location_id = ? AND is_active = 1 ORDER BY pin').pluck().all(locationId) as number[];
     },
     async withAccessWindow(locationId) {
-      return q('SELECT * FROM users WHERE location_id = ? AND is_active = 1 AND (start_time IS NOT NULL OR end_time IS NOT NULL) ORDER BY pin').all(locationId).map(toUser);
+      return q(
+        'SELECT * FROM users WHERE location_id = ? AND is_active = 1 AND (start_time IS NOT NULL OR end_time IS NOT NULL) ORDER BY pin',
+      )
+        .all(locationId)
+        .map(toUser);
     },
   };
 }
@@ -202,13 +259,26 @@ function pinChunks(pins: readonly number[]): number[][] {
 }
 
 export function sqliteTemplates(db: Db): TemplatesPort {
-  const find = db.prepare('SELECT * FROM templates WHERE location_id = ? AND user_pin = ? AND type_index = ? AND finger_id = ? AND template_index = ?');
+  const find = db.prepare(
+    'SELECT * FROM templates WHERE location_id = ? AND user_pin = ? AND type_index = ? AND finger_id = ? AND template_index = ?',
+  );
   return {
     async upsert(locationId, t, now) {
       return db
         .transaction(() => {
           const existing = find.get(locationId, t.user_pin, t.type_index, t.finger_id, t.template_index) as Row | undefined;
-          const values = [t.bio_type, t.valid, t.duress ? 1 : 0, t.major_ver, t.minor_ver, t.format, t.source_format, t.data, t.size, t.source_sn];
+          const values = [
+            t.bio_type,
+            t.valid,
+            t.duress ? 1 : 0,
+            t.major_ver,
+            t.minor_ver,
+            t.format,
+            t.source_format,
+            t.data,
+            t.size,
+            t.source_sn,
+          ];
           if (!existing) {
             const r = db
               .prepare(
@@ -233,13 +303,19 @@ export function sqliteTemplates(db: Db): TemplatesPort {
         .immediate();
     },
     async listForUser(locationId, pin) {
-      return (db.prepare('SELECT * FROM templates WHERE location_id = ? AND user_pin = ? ORDER BY type_index, finger_id, template_index').all(locationId, pin) as Row[]).map(toTemplate);
+      return (
+        db
+          .prepare('SELECT * FROM templates WHERE location_id = ? AND user_pin = ? ORDER BY type_index, finger_id, template_index')
+          .all(locationId, pin) as Row[]
+      ).map(toTemplate);
     },
     async listForUsers(locationId, pins) {
       const out: Template[] = [];
       for (const chunk of pinChunks(pins)) {
         const rows = db
-          .prepare(`SELECT * FROM templates WHERE location_id = ? AND user_pin IN (${chunk.map(() => '?').join(',')}) ORDER BY user_pin, type_index, finger_id, template_index`)
+          .prepare(
+            `SELECT * FROM templates WHERE location_id = ? AND user_pin IN (${chunk.map(() => '?').join(',')}) ORDER BY user_pin, type_index, finger_id, template_index`,
+          )
           .all(locationId, ...chunk) as Row[];
         out.push(...rows.map(toTemplate));
       }
@@ -248,7 +324,9 @@ export function sqliteTemplates(db: Db): TemplatesPort {
     async pinsWithTemplates(locationId, pins) {
       const out = new Set<number>();
       for (const chunk of pinChunks(pins)) {
-        const rows = db.prepare(`SELECT DISTINCT user_pin FROM templates WHERE location_id = ? AND user_pin IN (${chunk.map(() => '?').join(',')})`).all(locationId, ...chunk) as { user_pin: number }[];
+        const rows = db
+          .prepare(`SELECT DISTINCT user_pin FROM templates WHERE location_id = ? AND user_pin IN (${chunk.map(() => '?').join(',')})`)
+          .all(locationId, ...chunk) as { user_pin: number }[];
         for (const r of rows) out.add(r.user_pin);
       }
       return out;

@@ -41,8 +41,20 @@ const toDelivery = (r: Row): WebhookDelivery => ({
 });
 
 /** Patch keys → columns; `events` is JSON, `enabled` 0/1. */
-const encode = (key: string, value: unknown): unknown => (key === 'events' ? JSON.stringify(value) : key === 'enabled' ? (value ? 1 : 0) : value);
-const PATCHABLE = new Set(['url', 'events', 'description', 'secret', 'previous_secret', 'previous_valid_until', 'attendance_batch', 'enabled', 'disabled_reason', 'failing_since']);
+const encode = (key: string, value: unknown): unknown =>
+  key === 'events' ? JSON.stringify(value) : key === 'enabled' ? (value ? 1 : 0) : value;
+const PATCHABLE = new Set([
+  'url',
+  'events',
+  'description',
+  'secret',
+  'previous_secret',
+  'previous_valid_until',
+  'attendance_batch',
+  'enabled',
+  'disabled_reason',
+  'failing_since',
+]);
 
 export function sqliteWebhooks(db: Db): WebhooksPort {
   const insertDelivery = db.prepare(
@@ -51,7 +63,17 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
   );
   const addAll = db.transaction((ds: readonly Parameters<WebhooksPort['addDeliveries']>[0][number][]) => {
     let added = 0;
-    for (const d of ds) added += insertDelivery.run(d.subscription_id, d.location_id, d.event_id, d.event_seq, d.type, d.payload, d.created_at, d.created_at).changes;
+    for (const d of ds)
+      added += insertDelivery.run(
+        d.subscription_id,
+        d.location_id,
+        d.event_id,
+        d.event_seq,
+        d.type,
+        d.payload,
+        d.created_at,
+        d.created_at,
+      ).changes;
     return added;
   });
   return {
@@ -61,7 +83,16 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
           `INSERT INTO webhooks (location_id, url, events, description, secret, attendance_batch, enabled, cursor, created_at)
            VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING *`,
         )
-        .get(input.location_id, input.url, JSON.stringify(input.events), input.description, input.secret, input.attendance_batch, input.cursor, now) as Row;
+        .get(
+          input.location_id,
+          input.url,
+          JSON.stringify(input.events),
+          input.description,
+          input.secret,
+          input.attendance_batch,
+          input.cursor,
+          now,
+        ) as Row;
       return toSubscription(r);
     },
     async get(locationId, id) {
@@ -81,7 +112,9 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
       const keys = Object.keys(patch).filter((k) => PATCHABLE.has(k) && (patch as Record<string, unknown>)[k] !== undefined);
       const sets = [...keys.map((k) => `${k} = ?`), 'updated_at = ?'];
       const args = [...keys.map((k) => encode(k, (patch as Record<string, unknown>)[k])), now];
-      const r = db.prepare(`UPDATE webhooks SET ${sets.join(', ')} WHERE location_id = ? AND id = ? RETURNING *`).get(...args, locationId, id) as Row | undefined;
+      const r = db
+        .prepare(`UPDATE webhooks SET ${sets.join(', ')} WHERE location_id = ? AND id = ? RETURNING *`)
+        .get(...args, locationId, id) as Row | undefined;
       return r && toSubscription(r);
     },
     async delete(locationId, id) {
@@ -94,7 +127,10 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
         .immediate();
     },
     async advanceCursor(locationId, id, from, to) {
-      return db.prepare('UPDATE webhooks SET cursor = ? WHERE location_id = ? AND id = ? AND cursor = ?').run(to, locationId, id, from).changes === 1;
+      return (
+        db.prepare('UPDATE webhooks SET cursor = ? WHERE location_id = ? AND id = ? AND cursor = ?').run(to, locationId, id, from)
+          .changes === 1
+      );
     },
     async addDeliveries(deliveries) {
       return deliveries.length === 0 ? 0 : addAll.immediate(deliveries);
@@ -111,7 +147,9 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
     },
     async firstPending(locationId, subscriptionId, type) {
       const r = db
-        .prepare("SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND location_id = ? AND status = 'pending' AND type = ? ORDER BY event_seq, id LIMIT 1")
+        .prepare(
+          "SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND location_id = ? AND status = 'pending' AND type = ? ORDER BY event_seq, id LIMIT 1",
+        )
         .get(subscriptionId, locationId, type) as Row | undefined;
       return r && toDelivery(r);
     },
@@ -122,19 +160,28 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
       ).run(a.status, a.attempts, a.next_attempt_at, a.last_status_code, a.last_error, a.duration_ms, a.delivered_at, locationId, id);
     },
     async deliveries(locationId, subscriptionId, window) {
-      const total = (db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = ? AND location_id = ?').get(subscriptionId, locationId) as { n: number }).n;
+      const total = (
+        db
+          .prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = ? AND location_id = ?')
+          .get(subscriptionId, locationId) as { n: number }
+      ).n;
       const rows = db
         .prepare('SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND location_id = ? ORDER BY id DESC LIMIT ? OFFSET ?')
         .all(subscriptionId, locationId, window.limit, window.offset) as Row[];
       return { items: rows.map(toDelivery), total };
     },
     async pendingStats() {
-      const r = db.prepare("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number; oldest: string | null };
+      const r = db.prepare("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'").get() as {
+        n: number;
+        oldest: string | null;
+      };
       return { count: r.n, oldest: r.oldest ?? null };
     },
     async pruneDeliveries(before, limit) {
       return db
-        .prepare("DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < ? LIMIT ?)")
+        .prepare(
+          "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < ? LIMIT ?)",
+        )
         .run(before, limit).changes;
     },
   };

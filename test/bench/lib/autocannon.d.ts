@@ -15,7 +15,13 @@ declare module 'autocannon' {
     method?: string;
     requests?: (Request & { setupRequest?: (req: Request) => Request })[];
   }
-  interface Histogram { average: number; p50: number; p90: number; p99: number; total: number }
+  interface Histogram {
+    average: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    total: number;
+  }
   interface Result {
     requests: Histogram;
     latency: Histogram;

@@ -8,7 +8,9 @@ export interface Baseline {
 }
 
 export async function startBaseline(): Promise<Baseline> {
-  const proc = spawn(process.execPath, [fileURLToPath(new URL('./uws-hello.js', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [fileURLToPath(new URL('./uws-hello.js', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     proc.stdout.setEncoding('utf8');

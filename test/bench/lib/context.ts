@@ -29,7 +29,13 @@ export interface Scenario {
 
 /** One API call as the bench's integrator; `timeoutMs` (default 10 minutes: imports of 100,000 users)
  *  bounds it, so a saturated gateway cannot hold a scenario without end. */
-export async function call(gw: Gateway, method: string, path: string, body?: unknown, timeoutMs = 600_000): Promise<{ status: number; body: unknown }> {
+export async function call(
+  gw: Gateway,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 600_000,
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${gw.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${gw.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -128,7 +134,9 @@ export async function compareLoad(
         (cand[which as number] as number[]).push(await one(c.url, c.plan, candidateRuns[which as number]));
       }
     }
-    ctx.log(`    round ${round + 1}/${ctx.rounds}: baseline ${base.at(-1)?.toFixed(0)} req/s; ${cand.map((c) => `${c.at(-1)?.toFixed(0)}`).join(', ')} req/s`);
+    ctx.log(
+      `    round ${round + 1}/${ctx.rounds}: baseline ${base.at(-1)?.toFixed(0)} req/s; ${cand.map((c) => `${c.at(-1)?.toFixed(0)}`).join(', ')} req/s`,
+    );
   }
   return { baseline: median(base), candidates: cand.map(median), runs, candidateRuns };
 }

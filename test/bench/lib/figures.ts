@@ -36,7 +36,17 @@ export function figure(
     const g = opts.target.goal;
     met = x === null || !Number.isFinite(x) ? false : 'atLeast' in g ? x >= g.atLeast : x <= g.atMost;
   }
-  return { scenario, figure: name, value, unit, baseline, ratio, target: opts.target?.text ?? null, met, ...(opts.note !== undefined ? { note: opts.note } : {}) };
+  return {
+    scenario,
+    figure: name,
+    value,
+    unit,
+    baseline,
+    ratio,
+    target: opts.target?.text ?? null,
+    met,
+    ...(opts.note !== undefined ? { note: opts.note } : {}),
+  };
 }
 
 const num = (n: number): string => {
@@ -55,15 +65,20 @@ export function table(figures: readonly Figure[]): string {
   const rows = [
     '| scenario | figure | value | baseline | ratio | target | met? |',
     '|---|---|---|---|---|---|---|',
-    ...figures.map((f) =>
-      `| ${f.scenario} | ${f.figure} | ${formatValue(f.value, f.unit)} | ${f.baseline === null ? '—' : formatValue(f.baseline, f.unit)} | ${f.ratio === null ? '—' : f.ratio.toFixed(3)} | ${f.target ?? '—'} | ${f.met === null ? '—' : f.met ? 'yes' : 'no'} |`),
+    ...figures.map(
+      (f) =>
+        `| ${f.scenario} | ${f.figure} | ${formatValue(f.value, f.unit)} | ${f.baseline === null ? '—' : formatValue(f.baseline, f.unit)} | ${f.ratio === null ? '—' : f.ratio.toFixed(3)} | ${f.target ?? '—'} | ${f.met === null ? '—' : f.met ? 'yes' : 'no'} |`,
+    ),
   ];
   return rows.join('\n');
 }
 
 /** A scenario that failed part-way: what it measured before the failure is still reported. */
 export class PartialFailure extends Error {
-  constructor(message: string, readonly figures: readonly Figure[]) {
+  constructor(
+    message: string,
+    readonly figures: readonly Figure[],
+  ) {
     super(message);
     this.name = 'PartialFailure';
   }

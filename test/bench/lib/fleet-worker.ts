@@ -7,7 +7,13 @@ import { simulated } from './fleet.js';
 
 /** parent → worker */
 export type FleetRequest =
-  | { readonly op: 'init'; readonly url: string; readonly serials: readonly string[]; readonly protocol: SimProtocol; readonly pollDelayMs: number }
+  | {
+      readonly op: 'init';
+      readonly url: string;
+      readonly serials: readonly string[];
+      readonly protocol: SimProtocol;
+      readonly pollDelayMs: number;
+    }
   /** start this slice's terminals up to `count` (those already started keep running) */
   | { readonly op: 'start'; readonly count: number }
   | { readonly op: 'serials' }

@@ -43,7 +43,12 @@ export interface FleetOptions {
 export const simulated = (url: string, sn: string, protocol: SimProtocol, pollDelayMs: number): SimulatedDevice =>
   createSimulatedDevice({ url, sn, protocol, pollDelayMs, fast: true, requestTimeoutMs: 60_000, retryDelayMs: 1_000 });
 
-export async function startFleet(url: string, serials: readonly string[], protocolOf: (i: number) => SimProtocol, opts: FleetOptions): Promise<Fleet> {
+export async function startFleet(
+  url: string,
+  serials: readonly string[],
+  protocolOf: (i: number) => SimProtocol,
+  opts: FleetOptions,
+): Promise<Fleet> {
   const devices = serials.map((sn, i) => simulated(url, sn, protocolOf(i), opts.pollDelayMs ?? 1));
   let started = 0;
   const fleet: Fleet = {
@@ -54,9 +59,13 @@ export async function startFleet(url: string, serials: readonly string[], protoc
       await Promise.all(devices.map((d) => d.stop()));
     },
   };
-  await stagedStart(fleet, (count) => {
-    for (; started < count; started++) devices[started]?.start();
-  }, opts);
+  await stagedStart(
+    fleet,
+    (count) => {
+      for (; started < count; started++) devices[started]?.start();
+    },
+    opts,
+  );
   return fleet;
 }
 
@@ -65,7 +74,12 @@ const PER_PROCESS = 2_500;
 /** dist/test/bench/lib/fleet-worker.js, next to this file */
 const WORKER = fileURLToPath(new URL('./fleet-worker.js', import.meta.url));
 
-export async function startFleetProcesses(url: string, serials: readonly string[], protocol: SimProtocol, opts: FleetOptions): Promise<RemoteFleet> {
+export async function startFleetProcesses(
+  url: string,
+  serials: readonly string[],
+  protocol: SimProtocol,
+  opts: FleetOptions,
+): Promise<RemoteFleet> {
   const slices: string[][] = [];
   for (let i = 0; i < serials.length; i += PER_PROCESS) slices.push(serials.slice(i, i + PER_PROCESS));
   const workers = slices.map((slice) => worker(url, slice, protocol, opts.pollDelayMs ?? 1));
@@ -78,9 +92,13 @@ export async function startFleetProcesses(url: string, serials: readonly string[
     },
   };
   try {
-    await stagedStart(fleet, (count) => {
-      workers.forEach((w, k) => w.start(count - k * PER_PROCESS));
-    }, opts);
+    await stagedStart(
+      fleet,
+      (count) => {
+        workers.forEach((w, k) => w.start(count - k * PER_PROCESS));
+      },
+      opts,
+    );
   } catch (err) {
     await fleet.stop();
     throw err;
@@ -160,7 +178,8 @@ async function stagedStart(fleet: Terminals, startUpTo: (count: number) => void,
     while (fleet.online() < want && Date.now() < until) await sleep(25);
     if (i > 0 && (i / step) % 10 === 0) opts.log?.(`    ${fleet.online()} of ${fleet.size} terminals online`);
   }
-  if (started < fleet.size) opts.log?.(`    budget of ${((opts.budgetMs ?? 0) / 1000).toFixed(0)} s spent: ${started} of ${fleet.size} terminals started`);
+  if (started < fleet.size)
+    opts.log?.(`    budget of ${((opts.budgetMs ?? 0) / 1000).toFixed(0)} s spent: ${started} of ${fleet.size} terminals started`);
   const until = Math.min(endBy, Date.now() + opts.timeoutMs);
   while (fleet.online() < started && Date.now() < until) await sleep(25);
   if (fleet.online() === 0) {

@@ -47,7 +47,11 @@ function heapFromMetrics(text: string): HeapFigures {
     if (!m) throw new Error(`no ${name} in /metrics`);
     return Number(m[1]);
   };
-  return { used: gauge('nodejs_heap_size_used_bytes'), total: gauge('nodejs_heap_size_total_bytes'), external: gauge('nodejs_external_memory_bytes') };
+  return {
+    used: gauge('nodejs_heap_size_used_bytes'),
+    total: gauge('nodejs_heap_size_total_bytes'),
+    external: gauge('nodejs_external_memory_bytes'),
+  };
 }
 
 let databases = 0;

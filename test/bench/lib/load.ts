@@ -98,7 +98,16 @@ async function runWrk(url: string, plan: LoadPlan, o: LoadOptions): Promise<Load
     const seconds = n('duration_us') / 1e6;
     // wrk counts non-2xx/3xx answers among its requests (errors.status); socket errors are not requests.
     const ok = n('requests') - n('status');
-    return { generator: 'wrk', ok, failed: n('status') + n('connect') + n('read') + n('write') + n('timeout'), seconds, rps: ok / seconds, p50Ms: n('p50') / 1000, p90Ms: n('p90') / 1000, p99Ms: n('p99') / 1000 };
+    return {
+      generator: 'wrk',
+      ok,
+      failed: n('status') + n('connect') + n('read') + n('write') + n('timeout'),
+      seconds,
+      rps: ok / seconds,
+      p50Ms: n('p50') / 1000,
+      p90Ms: n('p90') / 1000,
+      p99Ms: n('p99') / 1000,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -123,7 +132,16 @@ async function runAutocannon(url: string, plan: LoadPlan, o: LoadOptions): Promi
     ],
   });
   const ok = r['2xx'];
-  return { generator: 'autocannon', ok, failed: r.non2xx + r.errors + r.timeouts, seconds: r.duration, rps: ok / r.duration, p50Ms: r.latency.p50, p90Ms: r.latency.p90, p99Ms: r.latency.p99 };
+  return {
+    generator: 'autocannon',
+    ok,
+    failed: r.non2xx + r.errors + r.timeouts,
+    seconds: r.duration,
+    rps: ok / r.duration,
+    p50Ms: r.latency.p50,
+    p90Ms: r.latency.p90,
+    p99Ms: r.latency.p99,
+  };
 }
 
 export function runLoad(generator: GeneratorName, url: string, plan: LoadPlan, o: LoadOptions): Promise<LoadResult> {

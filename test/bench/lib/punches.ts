@@ -17,7 +17,14 @@ async function upload(gw: Gateway, sn: string, pins: readonly string[]): Promise
 }
 
 /** `count` single punches one every `gapMs`: ms from the upload's start to arrival, per punch. */
-export async function punchLatencies(gw: Gateway, sn: string, arrivals: Arrivals, count: number, gapMs: number, firstPin: number): Promise<number[]> {
+export async function punchLatencies(
+  gw: Gateway,
+  sn: string,
+  arrivals: Arrivals,
+  count: number,
+  gapMs: number,
+  firstPin: number,
+): Promise<number[]> {
   const sent = new Map<string, number>();
   const uploads: Promise<void>[] = [];
   for (let i = 0; i < count; i++) {

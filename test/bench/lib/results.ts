@@ -41,7 +41,7 @@ export const BOUNDS: readonly Bound[] = [
     scenario: 'api',
     figure: /GET \/api\/users/,
     text:
-      'Reading and rendering 100 users of 15 fields: the rows through better-sqlite3 (one JSON text a row: 33 % of the request\'s CPU) ' +
+      "Reading and rendering 100 users of 15 fields: the rows through better-sqlite3 (one JSON text a row: 33 % of the request's CPU) " +
       'and `JSON.stringify` of the page (28 %); the index serves the page and the total is maintained (`users-list-plan.test.ts`). ' +
       'Building the reply inside SQLite (`json_object`) measured about 220 µs against 490 µs, but it would be a second renderer of the ' +
       'user view, inside the store; not adopted.',
@@ -68,7 +68,13 @@ export const BOUNDS: readonly Bound[] = [
 
 export interface RunSummary {
   readonly date: string;
-  readonly machine: { readonly cpu: string; readonly cores: number; readonly memoryGiB: number; readonly node: string; readonly platform: string };
+  readonly machine: {
+    readonly cpu: string;
+    readonly cores: number;
+    readonly memoryGiB: number;
+    readonly node: string;
+    readonly platform: string;
+  };
   readonly commit: string;
   readonly command: string;
   readonly generatorDetail: string;
@@ -83,7 +89,10 @@ export interface RunSummary {
 /** The short commit of the working tree, `unknown` outside a git checkout. */
 export function currentCommit(cwd: string): string {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || 'unknown';
+    return (
+      execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() ||
+      'unknown'
+    );
   } catch {
     return 'unknown';
   }

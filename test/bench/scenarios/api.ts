@@ -35,17 +35,38 @@ export const apiScenario: Scenario = {
     try {
       return await withGateway({ store: ctx.store, engine: ctx.engine, before: (url, loc) => seedUsers(url, loc, users) }, async (gw) => {
         const headers = { Authorization: `Bearer ${gw.token}` };
-        const get = (path: string): LoadPlan => ({ method: 'GET', headers, lua: `function make(tid, k) return "${path}" end`, make: () => ({ path }) });
+        const get = (path: string): LoadPlan => ({
+          method: 'GET',
+          headers,
+          lua: `function make(tid, k) return "${path}" end`,
+          make: () => ({ path }),
+        });
         const listed = await call(gw, 'GET', '/api/users?limit=100');
         const page = listed.body as { total?: number; data?: unknown[] };
-        if (listed.status !== 200 || page.total !== users || page.data?.length !== 100) throw new Error(`GET /api/users: HTTP ${listed.status}, total ${page.total}, ${page.data?.length} items`);
+        if (listed.status !== 200 || page.total !== users || page.data?.length !== 100)
+          throw new Error(`GET /api/users: HTTP ${listed.status}, total ${page.total}, ${page.data?.length} items`);
         if ((await call(gw, 'GET', '/api/me')).status !== 200) throw new Error('GET /api/me failed');
-        const cmp = await compareLoad(ctx, baseline.url, [{ url: gw.url, plan: get('/api/me') }, { url: gw.url, plan: get('/api/users?limit=100') }], connections, seconds);
+        const cmp = await compareLoad(
+          ctx,
+          baseline.url,
+          [
+            { url: gw.url, plan: get('/api/me') },
+            { url: gw.url, plan: get('/api/users?limit=100') },
+          ],
+          connections,
+          seconds,
+        );
         const failed = cmp.candidateRuns.flat().reduce((n, r) => n + r.failed, 0);
         if (failed > 0) throw new Error(`${failed} API requests failed`);
         return [
-          figure('api', `GET /api/me, ${connections} connections`, cmp.candidates[0] as number, 'req/s', { baseline: cmp.baseline, target: { on: 'ratio', goal: { atLeast: 0.3 }, text: 'ratio ≥ 0.3' } }),
-          figure('api', `GET /api/users?limit=100 of ${users.toLocaleString('en-US')} users`, cmp.candidates[1] as number, 'req/s', { baseline: cmp.baseline, target: { on: 'ratio', goal: { atLeast: 0.1 }, text: 'ratio ≥ 0.1' } }),
+          figure('api', `GET /api/me, ${connections} connections`, cmp.candidates[0] as number, 'req/s', {
+            baseline: cmp.baseline,
+            target: { on: 'ratio', goal: { atLeast: 0.3 }, text: 'ratio ≥ 0.3' },
+          }),
+          figure('api', `GET /api/users?limit=100 of ${users.toLocaleString('en-US')} users`, cmp.candidates[1] as number, 'req/s', {
+            baseline: cmp.baseline,
+            target: { on: 'ratio', goal: { atLeast: 0.1 }, text: 'ratio ≥ 0.1' },
+          }),
         ];
       });
     } finally {

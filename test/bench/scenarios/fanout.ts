@@ -16,7 +16,13 @@ export const fanoutScenario: Scenario = {
     const users = ctx.smoke ? 50 : 10_000;
     const terminals = ctx.smoke ? 4 : 20;
     const serials = Array.from({ length: terminals }, (_, i) => `BENCHF${i % 2 === 0 ? 'V2' : 'V3'}${String(i).padStart(3, '0')}`);
-    const items = Array.from({ length: users }, (_, i) => ({ pin: 100_000 + i, first_name: `First${i}`, last_name: `Last${i}`, card_no: String(5_000_000 + i), ...(i % 10 === 0 ? { is_active: false } : {}) }));
+    const items = Array.from({ length: users }, (_, i) => ({
+      pin: 100_000 + i,
+      first_name: `First${i}`,
+      last_name: `Last${i}`,
+      card_no: String(5_000_000 + i),
+      ...(i % 10 === 0 ? { is_active: false } : {}),
+    }));
     const active = new Set(items.filter((u) => u.is_active !== false).map((u) => String(u.pin)));
     return withGateway({ store: ctx.store, engine: ctx.engine }, async (gw) => {
       await inParallel(serials, 4, async (sn) => {
@@ -28,7 +34,8 @@ export const fanoutScenario: Scenario = {
         const t0 = performance.now();
         const imported = await call(gw, 'POST', '/api/users/import', items);
         const importS = (performance.now() - t0) / 1000;
-        if (imported.status !== 200 || (imported.body as { error_count?: number }).error_count !== 0) throw new Error(`import: HTTP ${imported.status}`);
+        if (imported.status !== 200 || (imported.body as { error_count?: number }).error_count !== 0)
+          throw new Error(`import: HTTP ${imported.status}`);
         // Bounded: a run that does not converge reports how far it got instead of a bare failure.
         const limitS = ctx.smoke ? 60 : 300;
         let lastLog = performance.now();
@@ -36,7 +43,9 @@ export const fanoutScenario: Scenario = {
           await sleep(10);
           if (performance.now() - lastLog >= 30_000) {
             lastLog = performance.now();
-            ctx.log(`    ${((lastLog - t0) / 1000).toFixed(0)} s: users held min ${Math.min(...fleet.devices.map((d) => d.users().size))} of ${active.size}`);
+            ctx.log(
+              `    ${((lastLog - t0) / 1000).toFixed(0)} s: users held min ${Math.min(...fleet.devices.map((d) => d.users().size))} of ${active.size}`,
+            );
           }
         }
         const seconds = (performance.now() - t0) / 1000;
@@ -44,7 +53,12 @@ export const fanoutScenario: Scenario = {
         const label = `${users.toLocaleString('en-US')}-user import held by all ${terminals} terminals`;
         const target = { on: 'value' as const, goal: { atMost: 30 }, text: '≤ 30 s' };
         if (least < active.size) {
-          return [figure('fanout', `${label}: NOT within ${limitS} s`, seconds, 's', { target, note: `stopped after ${limitS} s: the least-synced terminal held ${least} of ${active.size} users; import request ${importS.toFixed(1)} s` })];
+          return [
+            figure('fanout', `${label}: NOT within ${limitS} s`, seconds, 's', {
+              target,
+              note: `stopped after ${limitS} s: the least-synced terminal held ${least} of ${active.size} users; import request ${importS.toFixed(1)} s`,
+            }),
+          ];
         }
         const wrong = fleet.devices.filter((d) => d.users().size !== active.size || ![...d.users().keys()].every((p) => active.has(p)));
         if (wrong.length > 0) throw new Error(`terminals without exactly the active roster: ${wrong.map((d) => d.sn).join(', ')}`);

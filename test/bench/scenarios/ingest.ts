@@ -74,13 +74,21 @@ export const ingestScenario: Scenario = {
         const answered = runs.reduce((n, r) => n + r.ok, 0) * BATCH;
         const stored = (await count()) - BATCH;
         if (stored < answered || stored > answered + runs.length * connections * BATCH) {
-          throw new Error(`the store holds ${stored} records; ${answered} were acknowledged (at most ${runs.length * connections * BATCH} more in flight)`);
+          throw new Error(
+            `the store holds ${stored} records; ${answered} were acknowledged (at most ${runs.length * connections * BATCH} more in flight)`,
+          );
         }
         return [
-          figure('ingest', `ATTLOG records stored, batches of ${BATCH}, ${connections} connections`, (cmp.candidates[0] as number) * BATCH, 'records/s', {
-            baseline: cmp.baseline * BATCH,
-            target: { on: 'value', goal: { atLeast: 100_000 }, text: '≥ 100,000 records/s' },
-          }),
+          figure(
+            'ingest',
+            `ATTLOG records stored, batches of ${BATCH}, ${connections} connections`,
+            (cmp.candidates[0] as number) * BATCH,
+            'records/s',
+            {
+              baseline: cmp.baseline * BATCH,
+              target: { on: 'value', goal: { atLeast: 100_000 }, text: '≥ 100,000 records/s' },
+            },
+          ),
           figure('ingest', 'records in the store after the load (count checked)', stored, 'records', { note: `${answered} acknowledged` }),
         ];
       });

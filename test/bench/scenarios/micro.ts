@@ -15,7 +15,11 @@ const codec: Scenario = {
   inDefault: true,
   run(ctx: Context): Promise<Figure[]> {
     return Promise.resolve(
-      codecRun(ctx.smoke ? { rounds: 1, minMs: 20, warmupCalls: 2 } : {}).map((c) => figure('codec', `${c.title} (baseline: bare split loop)`, c.candidate.unitsPerSecond, 'records/s', { baseline: c.baseline.unitsPerSecond })),
+      codecRun(ctx.smoke ? { rounds: 1, minMs: 20, warmupCalls: 2 } : {}).map((c) =>
+        figure('codec', `${c.title} (baseline: bare split loop)`, c.candidate.unitsPerSecond, 'records/s', {
+          baseline: c.baseline.unitsPerSecond,
+        }),
+      ),
     );
   },
 };
@@ -28,7 +32,13 @@ function spawned(name: string, file: string, description: string, nodeArgs: read
     async run(ctx: Context): Promise<Figure[]> {
       const t0 = performance.now();
       const code = await new Promise<number | null>((resolve) => {
-        const p = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL(`../${file}`, import.meta.url))], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...(ctx.smoke ? { BENCH_USERS: '200', BENCH_POLLS: '2000', BENCH_WAKE_SAMPLES: '10', BENCH_UPLOAD_MB: '1' } : {}) } });
+        const p = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL(`../${file}`, import.meta.url))], {
+          stdio: ['ignore', 'inherit', 'inherit'],
+          env: {
+            ...process.env,
+            ...(ctx.smoke ? { BENCH_USERS: '200', BENCH_POLLS: '2000', BENCH_WAKE_SAMPLES: '10', BENCH_UPLOAD_MB: '1' } : {}),
+          },
+        });
         p.once('exit', resolve);
       });
       if (code !== 0) throw new Error(`${file} exited with ${code}`);

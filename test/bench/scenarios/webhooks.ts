@@ -33,21 +33,29 @@ export const webhooksScenario: Scenario = {
     const server = await receiver(arrivals);
     const sn = 'BENCHW001';
     try {
-      return await withGateway({ store: ctx.store, engine: ctx.engine, env: { BIOGATE_WEBHOOK_ALLOW_HTTP: 'on', BIOGATE_WEBHOOK_ALLOW_PRIVATE: 'on' } }, async (gw) => {
-        if ((await call(gw, 'POST', '/api/devices', { sn })).status !== 201) throw new Error('assign failed');
-        await handshakeV2(gw, sn);
-        const hook = await call(gw, 'POST', '/api/webhooks', { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['attendance.recorded'] });
-        if (hook.status !== 201) throw new Error(`POST /api/webhooks: HTTP ${hook.status} ${JSON.stringify(hook.body)}`);
-        const singles = ctx.smoke ? 10 : 300;
-        const burst = ctx.smoke ? 200 : 5_000;
-        const ms = await punchLatencies(gw, sn, arrivals, singles, 10, 10_000);
-        const rate = await punchThroughput(gw, sn, arrivals, burst, 100_000);
-        return [
-          figure('webhooks', `events delivered, burst of ${burst.toLocaleString('en-US')} punches`, rate, 'events/s'),
-          figure('webhooks', 'p50 punch→receiver', quantile(ms, 0.5), 'ms'),
-          figure('webhooks', 'p99 punch→receiver', quantile(ms, 0.99), 'ms', { note: `${singles} single punches, one every 10 ms; every punch of both phases arrived` }),
-        ];
-      });
+      return await withGateway(
+        { store: ctx.store, engine: ctx.engine, env: { BIOGATE_WEBHOOK_ALLOW_HTTP: 'on', BIOGATE_WEBHOOK_ALLOW_PRIVATE: 'on' } },
+        async (gw) => {
+          if ((await call(gw, 'POST', '/api/devices', { sn })).status !== 201) throw new Error('assign failed');
+          await handshakeV2(gw, sn);
+          const hook = await call(gw, 'POST', '/api/webhooks', {
+            url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+            events: ['attendance.recorded'],
+          });
+          if (hook.status !== 201) throw new Error(`POST /api/webhooks: HTTP ${hook.status} ${JSON.stringify(hook.body)}`);
+          const singles = ctx.smoke ? 10 : 300;
+          const burst = ctx.smoke ? 200 : 5_000;
+          const ms = await punchLatencies(gw, sn, arrivals, singles, 10, 10_000);
+          const rate = await punchThroughput(gw, sn, arrivals, burst, 100_000);
+          return [
+            figure('webhooks', `events delivered, burst of ${burst.toLocaleString('en-US')} punches`, rate, 'events/s'),
+            figure('webhooks', 'p50 punch→receiver', quantile(ms, 0.5), 'ms'),
+            figure('webhooks', 'p99 punch→receiver', quantile(ms, 0.99), 'ms', {
+              note: `${singles} single punches, one every 10 ms; every punch of both phases arrived`,
+            }),
+          ];
+        },
+      );
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -70,7 +70,13 @@ export function LocationsPage({ token }: { token: string }) {
           Create
         </button>
       </form>
-      {created && <ShownOnce title={`Location “${created.location.name}” created (id ${created.location.id}). Its first token:`} token={created.token} onDone={() => setCreated(null)} />}
+      {created && (
+        <ShownOnce
+          title={`Location “${created.location.name}” created (id ${created.location.id}). Its first token:`}
+          token={created.token}
+          onDone={() => setCreated(null)}
+        />
+      )}
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {list.error && <Notice kind="error">{list.error}</Notice>}
       {editing && (
@@ -105,7 +111,11 @@ export function LocationsPage({ token }: { token: string }) {
                         Disable
                       </button>
                     ) : (
-                      <button type="button" aria-label={`Enable location ${l.name}`} onClick={() => void patch(l.id, { is_active: true }, `Location ${l.id} enabled.`)}>
+                      <button
+                        type="button"
+                        aria-label={`Enable location ${l.name}`}
+                        onClick={() => void patch(l.id, { is_active: true }, `Location ${l.id} enabled.`)}
+                      >
                         Enable
                       </button>
                     )}
@@ -134,7 +144,15 @@ export function LocationsPage({ token }: { token: string }) {
   );
 }
 
-function EditLocation({ location, onSave, onCancel }: { location: Location; onSave: (body: Record<string, unknown>) => void; onCancel: () => void }) {
+function EditLocation({
+  location,
+  onSave,
+  onCancel,
+}: {
+  location: Location;
+  onSave: (body: Record<string, unknown>) => void;
+  onCancel: () => void;
+}) {
   const [name, setName] = useState(location.name);
   const [zone, setZone] = useState(location.timezone);
   return (
@@ -175,7 +193,15 @@ function ShownOnce({ title, token, onDone }: { title: string; token: string; onD
         </label>
       </p>
       <div class="actions">
-        <button type="button" onClick={() => void navigator.clipboard?.writeText(token).then(() => setCopied(true), () => undefined)}>
+        <button
+          type="button"
+          onClick={() =>
+            void navigator.clipboard?.writeText(token).then(
+              () => setCopied(true),
+              () => undefined,
+            )
+          }
+        >
           {copied ? 'Copied' : 'Copy'}
         </button>
         <button type="button" onClick={onDone}>

@@ -5,7 +5,8 @@
  */
 import type { ErrorBody, Location, Me, Problem } from './api-types.js';
 
-export type Session = { readonly kind: 'location'; readonly token: string; readonly me: Me } | { readonly kind: 'admin'; readonly token: string };
+export type Session =
+  { readonly kind: 'location'; readonly token: string; readonly me: Me } | { readonly kind: 'admin'; readonly token: string };
 
 const STORAGE_KEY = 'biogate.console.session';
 /** Fired on window when the session's own token gets a 401. */
@@ -66,7 +67,13 @@ async function failure(res: Response): Promise<ApiError> {
 export async function request(token: string, method: string, path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(path, { method, headers, body: body === undefined ? null : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? null : JSON.stringify(body),
+    cache: 'no-store',
+    credentials: 'omit',
+  });
   if (!res.ok) {
     const err = await failure(res);
     // The signed-in token stopped working (revoked, expired): the app signs out and says why.
@@ -121,8 +128,10 @@ export async function signIn(token: string): Promise<Session> {
     await api<Location[]>(token, 'GET', '/admin/locations');
     return { kind: 'admin', token };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw new ApiError(401, 'UNAUTHORIZED', 'This token is not valid here (and the admin API is off).');
-    if (err instanceof ApiError && err.status === 401) throw new ApiError(401, 'UNAUTHORIZED', 'This token is not valid: check it, or ask for a new one.');
+    if (err instanceof ApiError && err.status === 404)
+      throw new ApiError(401, 'UNAUTHORIZED', 'This token is not valid here (and the admin API is off).');
+    if (err instanceof ApiError && err.status === 401)
+      throw new ApiError(401, 'UNAUTHORIZED', 'This token is not valid: check it, or ask for a new one.');
     throw err;
   }
 }

@@ -48,7 +48,8 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
       setMessage({ kind: 'error', text: errorText(err) });
     }
   };
-  const set = (name: keyof Filter) => (e: { currentTarget: HTMLInputElement }) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
+  const set = (name: keyof Filter) => (e: { currentTarget: HTMLInputElement }) =>
+    setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
 
   return (
     <>

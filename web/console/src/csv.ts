@@ -36,7 +36,11 @@ const FIELDS: ReadonlySet<string> = new Set<keyof UserInput>([
 ]);
 const NUMBERS: ReadonlySet<string> = new Set<keyof UserInput>(['privilege', 'group', 'super_authorize']);
 
-export const normaliseHeader = (h: string): string => h.trim().toLowerCase().replace(/[\s-]+/g, '_');
+export const normaliseHeader = (h: string): string =>
+  h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 
 /** Splits text into records of fields, remembering the line each record starts on. */
 function records(text: string, delimiter: string): { line: number; fields: string[] }[] {

@@ -28,7 +28,8 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
       topics: [`devices/${sn}/+`],
       onMessage: (m) => {
         if (m.topic === `devices/${sn}/availability`) setLive((l) => ({ ...l, online: m.payload === 'online' }));
-        else if (m.topic === `devices/${sn}/state` && m.payload) setLive((l) => ({ ...l, device: mergeState(l.device ?? undefined, m.payload as Device) }));
+        else if (m.topic === `devices/${sn}/state` && m.payload)
+          setLive((l) => ({ ...l, device: mergeState(l.device ?? undefined, m.payload as Device) }));
       },
     });
   }, [session.token, sn]);

@@ -10,7 +10,11 @@ import { AddDevice } from './add-device.js';
 
 export const model = (d: Device): string => d.options?.['~DeviceName'] ?? d.options?.['DeviceName'] ?? '—';
 export const firmware = (d: Device): string => d.options?.['FirmVer'] ?? d.options?.['FWVersion'] ?? '—';
-export const AUTH_TEXT: Record<Device['auth'], string> = { registration: 'registration token', comm_key: 'comm key', serial_only: 'serial only' };
+export const AUTH_TEXT: Record<Device['auth'], string> = {
+  registration: 'registration token',
+  comm_key: 'comm key',
+  serial_only: 'serial only',
+};
 
 /** Every device of the location (the API pages at 100). */
 async function allDevices(token: string): Promise<Device[]> {
@@ -30,7 +34,11 @@ async function allDevices(token: string): Promise<Device[]> {
  */
 export function mergeState(old: Device | undefined, next: Device): Device {
   if (!old) return next;
-  const lastSeen = [old.last_seen, next.last_seen].filter((v): v is string => v !== null).sort().at(-1) ?? null;
+  const lastSeen =
+    [old.last_seen, next.last_seen]
+      .filter((v): v is string => v !== null)
+      .sort()
+      .at(-1) ?? null;
   return { ...next, is_active: old.is_active, last_seen: lastSeen };
 }
 
@@ -51,7 +59,17 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
       const t = recount.current.get(sn);
       if (t) clearTimeout(t);
       // A burst of command events for one terminal costs one count request.
-      recount.current.set(sn, setTimeout(() => void pendingCount(session.token, sn).then((n) => live && setPending((m) => new Map(m).set(sn, n)), () => undefined), 250));
+      recount.current.set(
+        sn,
+        setTimeout(
+          () =>
+            void pendingCount(session.token, sn).then(
+              (n) => live && setPending((m) => new Map(m).set(sn, n)),
+              () => undefined,
+            ),
+          250,
+        ),
+      );
     };
     allDevices(session.token).then(
       (list) => {
@@ -108,7 +126,11 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
       <p class="lead">
         {list.length} {list.length === 1 ? 'terminal' : 'terminals'}, {online} online.{' '}
         <span class={`live live-${stream}`} role="status">
-          {stream === 'live' ? 'Live updates on' : stream === 'connecting' ? 'Connecting to live updates…' : 'Live updates lost, reconnecting…'}
+          {stream === 'live'
+            ? 'Live updates on'
+            : stream === 'connecting'
+              ? 'Connecting to live updates…'
+              : 'Live updates lost, reconnecting…'}
         </span>
       </p>
       {error && <Notice kind="error">{error}</Notice>}

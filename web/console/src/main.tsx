@@ -41,11 +41,19 @@ function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason
       >
         <label>
           API token
-          <input type="password" value={token} required autoComplete="off" spellcheck={false} onInput={(e) => setToken(e.currentTarget.value)} aria-describedby="token-help" />
+          <input
+            type="password"
+            value={token}
+            required
+            autoComplete="off"
+            spellcheck={false}
+            onInput={(e) => setToken(e.currentTarget.value)}
+            aria-describedby="token-help"
+          />
         </label>
         <p id="token-help" class="hint">
-          A location token (<code>bg_…</code>) opens that location; the admin token opens the admin view. It is kept in this tab only and forgotten when the tab
-          closes.
+          A location token (<code>bg_…</code>) opens that location; the admin token opens the admin view. It is kept in this tab only and
+          forgotten when the tab closes.
         </p>
         {error && <Notice kind="error">{error}</Notice>}
         <button type="submit" class="primary" disabled={busy || token.trim() === ''}>
@@ -73,7 +81,19 @@ const ADMIN_NAV: readonly NavItem[] = [
   { path: '/admin/unassigned', label: 'Unassigned terminals' },
 ];
 
-function Shell({ title, nav, path, onSignOut, children }: { title: string; nav: readonly NavItem[]; path: string; onSignOut: () => void; children: ComponentChildren }) {
+function Shell({
+  title,
+  nav,
+  path,
+  onSignOut,
+  children,
+}: {
+  title: string;
+  nav: readonly NavItem[];
+  path: string;
+  onSignOut: () => void;
+  children: ComponentChildren;
+}) {
   return (
     <>
       <a class="skip" href="#main">
@@ -120,7 +140,13 @@ function App() {
   if (!session) return <SignIn onSession={setSession} reason={reason} />;
 
   if (session.kind === 'admin') {
-    const page = path.startsWith('/admin/tokens') ? <TokensPage token={session.token} /> : path.startsWith('/admin/unassigned') ? <UnassignedPage token={session.token} /> : <LocationsPage token={session.token} />;
+    const page = path.startsWith('/admin/tokens') ? (
+      <TokensPage token={session.token} />
+    ) : path.startsWith('/admin/unassigned') ? (
+      <UnassignedPage token={session.token} />
+    ) : (
+      <LocationsPage token={session.token} />
+    );
     return (
       <Shell title="Administration" nav={ADMIN_NAV} path={path} onSignOut={() => signOut()}>
         {page}

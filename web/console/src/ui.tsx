@@ -46,8 +46,15 @@ export function CommandStatus({ status }: { status: string }) {
 }
 
 /** Loads on mount and whenever `deps` change; `reload()` loads again. */
-export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): { data: T | null; error: string | null; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({ data: null, error: null, loading: true });
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: readonly unknown[],
+): { data: T | null; error: string | null; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({
+    data: null,
+    error: null,
+    loading: true,
+  });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
@@ -68,7 +75,15 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): { 
  * A destructive action has to be confirmed by typing a given word (the serial number, the PIN):
  * a mis-click cannot erase a terminal. A native <dialog>: focus is trapped and Escape cancels.
  */
-export function TypedConfirm(props: { title: string; word: string; action: string; open: boolean; onConfirm: () => void; onCancel: () => void; children?: ComponentChildren }) {
+export function TypedConfirm(props: {
+  title: string;
+  word: string;
+  action: string;
+  open: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children?: ComponentChildren;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const [typed, setTyped] = useState('');
   useEffect(() => {

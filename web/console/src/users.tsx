@@ -117,13 +117,24 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                         onClick={() =>
                           setEditing({
                             isNew: false,
-                            draft: { pin: String(u.pin), first_name: u.first_name ?? '', last_name: u.last_name ?? '', card_no: u.card_no ?? '', privilege: String(u.privilege), is_active: u.is_active },
+                            draft: {
+                              pin: String(u.pin),
+                              first_name: u.first_name ?? '',
+                              last_name: u.last_name ?? '',
+                              card_no: u.card_no ?? '',
+                              privilege: String(u.privilege),
+                              is_active: u.is_active,
+                            },
                           })
                         }
                       >
                         Edit
                       </button>
-                      <button type="button" aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} user ${u.pin}`} onClick={() => void setActive(u, !u.is_active)}>
+                      <button
+                        type="button"
+                        aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} user ${u.pin}`}
+                        onClick={() => void setActive(u, !u.is_active)}
+                      >
                         {u.is_active ? 'Deactivate' : 'Activate'}
                       </button>
                       <button type="button" class="danger" aria-label={`Delete user ${u.pin}`} onClick={() => setDeleting(u)}>
@@ -164,7 +175,17 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
   );
 }
 
-function UserForm({ initial, isNew, onSave, onCancel }: { initial: Draft; isNew: boolean; onSave: (d: Draft) => void; onCancel: () => void }) {
+function UserForm({
+  initial,
+  isNew,
+  onSave,
+  onCancel,
+}: {
+  initial: Draft;
+  isNew: boolean;
+  onSave: (d: Draft) => void;
+  onCancel: () => void;
+}) {
   const [d, setD] = useState(initial);
   const field = (name: keyof Draft, label: string, extra: Record<string, unknown> = {}) => (
     <label>
@@ -233,7 +254,12 @@ function ImportSection({ session, onDone }: { session: Session & { kind: 'locati
         const chunk = rows.slice(i, i + CHUNK);
         // Errors come back with the item as sent: its JSON finds the line it came from.
         const lineOf = new Map(chunk.map((r) => [JSON.stringify(r.item), r.line]));
-        const reply = await api<ImportReply>(session.token, 'POST', '/api/users/import', chunk.map((r) => r.item));
+        const reply = await api<ImportReply>(
+          session.token,
+          'POST',
+          '/api/users/import',
+          chunk.map((r) => r.item),
+        );
         imported += reply.processed_count;
         for (const e of reply.errors) {
           const pin = (e.user_data as { pin?: unknown } | null)?.pin;
@@ -254,8 +280,9 @@ function ImportSection({ session, onDone }: { session: Session & { kind: 'locati
     <section class="panel" aria-labelledby="import-h">
       <h2 id="import-h">Import users from CSV</h2>
       <p>
-        A header row naming the columns (<code>pin</code>, <code>first_name</code>, <code>last_name</code>, <code>card_no</code>, <code>privilege</code>, <code>is_active</code>, …); comma,
-        semicolon or tab. Existing PINs are updated. Good rows are imported, bad rows are listed.
+        A header row naming the columns (<code>pin</code>, <code>first_name</code>, <code>last_name</code>, <code>card_no</code>,{' '}
+        <code>privilege</code>, <code>is_active</code>, …); comma, semicolon or tab. Existing PINs are updated. Good rows are imported, bad
+        rows are listed.
       </p>
       <label>
         CSV file
