@@ -2,18 +2,7 @@
  * The composition root: builds every part from the config and wires them.
  * Nothing listens until start(); close() undoes it all in reverse order.
  */
-import { adminRoutes } from './api/admin.js';
-import { attendanceRoutes } from './api/attendance.js';
-import { commandRoutes } from './api/commands.js';
-import { deviceRecordRoutes } from './api/device-records.js';
-import { doorEventRoutes } from './api/door-events.js';
-import { deviceRoutes } from './api/devices.js';
-import { meRoutes } from './api/me.js';
-import { openApiRoute } from './api/openapi.js';
-import { docsRoutes } from './api/docs.js';
 import { createCors, parseCorsOrigins } from './http/cors.js';
-import { userRoutes } from './api/users.js';
-import { webhookRoutes } from './api/webhooks.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createCommandQueue, type CommandQueue } from './devices/command-queue.js';
 import { EventBus } from './events/bus.js';
@@ -37,9 +26,14 @@ import { trustedProxies } from './http/client-address.js';
 import { logEngine, resolveHttpEngine } from './http/engine.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import type { HttpRequest } from './http/types.js';
-import { createLocationService, type IssuedToken, type LocationService } from './locations/service.js';
+import { createLocationService, type LocationService } from './locations/service.js';
 import { createAccessLog, type Logger } from './log.js';
-import { Counter, Gauge, Histogram, MetricsRegistry } from './ops/metrics.js';
+import { Counter, MetricsRegistry } from './ops/metrics.js';
+import { registerGauges } from './app/gauges.js';
+import { buildApiRoutes } from './app/api-routes.js';
+import { bootstrapBanner, bootstrapLocation, type Bootstrap } from './app/bootstrap.js';
+import { followCluster } from './app/cluster.js';
+import { httpResponseRecorder } from './app/http-metrics.js';
 import { mountOpsRoutes } from './ops/routes.js';
 import { resolveNodeId } from './node-id.js';
 import { openStore } from './store/open.js';
@@ -50,9 +44,7 @@ import { startMqttBridge, type MqttBridge } from './bridge/mqtt/index.js';
 import { mqttWebSocketRoute } from './bridge/mqtt/websocket-route.js';
 import { mountStream, type Stream } from './realtime/index.js';
 import { mountConsole } from './console/routes.js';
-import { packageVersion } from './version.js';
 import type { Store } from './store/types.js';
-import type { Location } from './store/ports/index.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -87,7 +79,7 @@ export interface App {
   readonly nodeId: string;
   readonly apiRoutes: readonly ApiRoute[];
   /** Runs bootstrap, binds the listener(s); resolves with the bound port (and the device port when configured). */
-  start(): Promise<{ port: number; devicePort: number | null; bootstrap: { location: Location; token: IssuedToken } | null }>;
+  start(): Promise<{ port: number; devicePort: number | null; bootstrap: Bootstrap | null }>;
   close(): Promise<void>;
 }
 
@@ -108,24 +100,6 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   // The node id is resolved once, here; every part that needs it gets it from this constant.
   const nodeId = resolveNodeId(config);
   const metrics = new MetricsRegistry({ defaultLabels: { node: nodeId } });
-  const requests = metrics.register(new Counter('biogate_http_requests_total', 'HTTP requests by route, method and status'));
-  const latency = metrics.register(
-    new Histogram(
-      'biogate_http_request_duration_seconds',
-      'HTTP request latency by route',
-      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
-    ),
-  );
-  /** Route × method × status: bounded (route patterns, known methods or "other", three-digit statuses). */
-  const requestSeries = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
-  metrics.register(
-    new Gauge(
-      'biogate_commands',
-      'Commands by status in the whole store (the same figure on every node: aggregate with max, not sum)',
-      async () => Object.entries(await store.commands.countByStatus()).map(([status, value]) => ({ labels: { status }, value })),
-    ),
-  );
-
   // One access-log line per API request, with the caller's location (learnt at authentication).
   const accessLog = createAccessLog(logger);
   const locationOf = new WeakMap<HttpRequest, number>();
@@ -135,11 +109,6 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   // once, so both listeners run on the same engine and the choice is logged once.
   const engine = resolveHttpEngine(config.httpEngine);
   logEngine(logger, engine);
-  metrics.register(
-    new Gauge('biogate_http_engine_info', 'The HTTP engine serving this node (label engine: uws or node); always 1', () => [
-      { labels: { engine: engine.engine }, value: 1 },
-    ]),
-  );
   const http = createHttpServer({
     logger,
     engine: engine.engine,
@@ -147,20 +116,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     bodyLimit: Math.floor(config.bodyLimitMb * 1024 * 1024),
     tls,
     bodyTimeoutMs: config.deviceBodyTimeoutS * 1000,
-    onResponse: ({ route, method, status, seconds, request }) => {
-      // The series of this route, method and status, looked up by one string (building the
-      // label keys per request was some 5 % of an idle poll).
-      const k = `${route} ${method} ${status}`;
-      let series = requestSeries.get(k);
-      if (!series)
-        requestSeries.set(
-          k,
-          (series = { count: requests.series({ route, method, status: String(status) }), time: latency.series({ route }) }),
-        );
-      series.count.inc();
-      series.time.observe(seconds);
-      accessLog({ reqId: request?.id, method, route, status, seconds, location: request && locationOf.get(request) });
-    },
+    onResponse: httpResponseRecorder(metrics, accessLog, locationOf),
   });
 
   const bus = new EventBus((err, event) => logger.error({ err, event }, 'event listener failed'));
@@ -250,63 +206,31 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       webhooks.job,
     ],
   });
-  // What other nodes did, through the feed: a command queued there for a terminal held
-  // here wakes its poll now (not at the next 2 s store check); a terminal that moved away is let go.
-  feed.subscribe({ locationId: null }, (e) => {
-    if (e.node === nodeId) return;
-    // a device changed there (assigned, unassigned, comm key): its poll snapshot here goes.
-    if (e.type === 'device.updated') hub.deviceChanged(e.data.sn);
-    if (e.type !== 'command.updated') return;
-    const { sn, status } = e.data.command;
-    if (sn !== null && status === 'pending') bus.emit('mailbox.changed', { location_id: e.location_id, sn });
+  followCluster({
+    feed,
+    hub,
+    bus,
+    credentials,
+    nodeId,
+    leaderReleased: (name) => {
+      if (name === 'mqtt-bridge' && config.mqtt !== 'off' && config.mqtt !== 'embedded') void mqttLeader.renewNow();
+    },
   });
-  // what actors and credentials hold on the feed's word: re-read when the feed may have missed something.
-  feed.onDoubt(() => {
-    hub.doubt();
-    credentials.forgetAll();
+  const apiRoutes = buildApiRoutes({
+    config,
+    store,
+    clock,
+    bus,
+    log: logger,
+    sync,
+    outbox,
+    commands,
+    lifecycle,
+    locations,
+    hub,
+    webhookPolicy,
+    pokeWebhooks: webhooks.poke,
   });
-  feed.onSystem((e) => {
-    if (e.type === 'device.claimed' && e.data.previous === nodeId) hub.released(e.data.sn);
-    if (e.type === 'location.changed') {
-      hub.locationChanged(e.data.id);
-      credentials.forgetLocation(e.data.id);
-    }
-    if (e.type === 'token.revoked') credentials.forgetToken(e.data.id);
-    if (e.type === 'leader.released' && e.data.name === 'mqtt-bridge' && config.mqtt !== 'off' && config.mqtt !== 'embedded')
-      void mqttLeader.renewNow();
-  });
-  const apiRoutes: ApiRoute[] = [
-    ...meRoutes(store),
-    ...userRoutes({ store, clock, sync, bus, outbox, log: logger }),
-    ...deviceRoutes({
-      store,
-      clock,
-      bus,
-      sync,
-      commands,
-      lifecycle,
-      log: logger,
-      onlineThresholdS: config.onlineThresholdS,
-      liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
-      requireCommKey: config.requireCommKey === 'on',
-    }),
-    ...commandRoutes({ store, clock, commands, lifecycle }),
-    ...attendanceRoutes(store, clock),
-    ...deviceRecordRoutes(store),
-    ...doorEventRoutes(store),
-    ...adminRoutes({
-      store,
-      locations,
-      clock,
-      onlineThresholdS: config.onlineThresholdS,
-      assignment: { store, sync, bus, log: logger, requireCommKey: config.requireCommKey === 'on' },
-    }),
-    ...webhookRoutes({ store, clock, policy: webhookPolicy, poke: webhooks.poke }),
-  ];
-  apiRoutes.push(
-    openApiRoute(() => apiRoutes, packageVersion()),
-    ...docsRoutes(),
-  );
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
   mountRoutes(http, apiRoutes, {
     store,
@@ -333,17 +257,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const protocolErrors = metrics.register(
     new Counter('biogate_device_protocol_errors_total', 'Device requests refused by the codec, by code'),
   );
-  metrics.register(
-    new Gauge('biogate_devices_online', 'Devices seen within the online threshold', () => [
-      { labels: {}, value: hub.presence.onlineCount() },
-    ]),
-  );
-  metrics.register(new Gauge('biogate_device_actors', 'Device actors in memory', () => [{ labels: {}, value: hub.size }]));
-  metrics.register(
-    new Gauge('biogate_websocket_connections', 'Open WebSocket connections (/api/stream, MQTT over WebSocket)', () => [
-      { labels: {}, value: http.openWebSockets },
-    ]),
-  );
+  registerGauges(metrics, { store, hub, http, engine: engine.engine });
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
   mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   // [API-CONTRACT §6] a plain-HTTP listener for /iclock/ only, for terminals that cannot speak TLS.
@@ -415,39 +329,14 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         });
       }
       // Only after a successful bind: a busy port must not create the location whose token nobody sees.
-      let bootstrap: { location: Location; token: IssuedToken } | null = null;
-      // Nodes starting together on one empty store race here: the marker lets exactly one of them
-      // create "Default" and print its token; the others do nothing and print nothing.
-      // A crash between the marker and the location leaves no "Default": `biogate location create`.
-      if (
-        config.bootstrap === 'on' &&
-        (await store.locations.count()) === 0 &&
-        (await store.locations.claimBootstrap(nodeId, clock.now().toISOString()))
-      ) {
-        bootstrap = await locations.create({ name: 'Default' });
-        logger.info({ location: bootstrap.location.id, token_id: bootstrap.token.id }, 'bootstrap location created');
-      }
+      const bootstrap = config.bootstrap === 'on' ? await bootstrapLocation(store, locations, nodeId, clock, logger) : null;
       hub.start();
       webhooks.start(feed);
       // Recovery first: sync ops a crash left owed, then the periodic sweep [DESIGN "Sync"].
       outbox.start();
       timeSync.start();
       logger.info({ host: config.host, port, devicePort, tls: Boolean(tls), store: store.kind, engine: http.engine }, 'listening');
-      if (bootstrap) {
-        const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-        options.announce?.(
-          [
-            '',
-            `  BioGate bootstrap: created location "Default" (id ${bootstrap.location.id}).`,
-            '  Its API token is shown once, now; store it safely:',
-            '',
-            `    ${bootstrap.token.token}`,
-            '',
-            `  Try: curl -H "Authorization: Bearer <token>" ${tls ? 'https' : 'http'}://${host}:${port}/api/me`,
-            '',
-          ].join('\n'),
-        );
-      }
+      if (bootstrap) options.announce?.(bootstrapBanner(bootstrap, { host: config.host, port, tls: Boolean(tls) }));
       return { port, devicePort, bootstrap };
     },
     close() {

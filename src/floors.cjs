@@ -55,7 +55,8 @@ const GROUPS = [
     ['console', dir('src/console/')],
     ['cli', dir('src/cli/')],
   ],
-  // floor 5: the composition root
+  // floor 5: the composition root and its parts
+  [['app-parts', dir('src/app/')]],
   [['app', file('src/app.ts')]],
   [['main', file('src/main.ts')]],
   [['cli-entry', file('src/cli.ts')]],

@@ -1,0 +1,83 @@
+/**
+ * The REST API's routes in the order they are matched, with the OpenAPI document and the docs page last
+ * (the document describes every route before it). Only the composition root builds them.
+ */
+import { adminRoutes } from '../api/admin.js';
+import { attendanceRoutes } from '../api/attendance.js';
+import { commandRoutes } from '../api/commands.js';
+import { deviceRecordRoutes } from '../api/device-records.js';
+import { deviceRoutes } from '../api/devices.js';
+import { docsRoutes } from '../api/docs.js';
+import { doorEventRoutes } from '../api/door-events.js';
+import { meRoutes } from '../api/me.js';
+import { openApiRoute } from '../api/openapi.js';
+import type { ApiRoute } from '../api/route.js';
+import { userRoutes } from '../api/users.js';
+import { webhookRoutes } from '../api/webhooks.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import type { CommandQueue } from '../devices/command-queue.js';
+import type { Hub } from '../devices/hub.js';
+import type { CommandLifecycle } from '../devices/lifecycle.js';
+import type { EventBus } from '../events/bus.js';
+import type { LocationService } from '../locations/service.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/types.js';
+import type { SyncOutbox } from '../sync/outbox.js';
+import type { SyncQueue } from '../sync/queue.js';
+import { packageVersion } from '../version.js';
+import type { DestinationPolicy } from '../webhooks/address-guard.js';
+
+export interface ApiParts {
+  readonly config: Config;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly log: Logger;
+  readonly sync: SyncQueue;
+  readonly outbox: SyncOutbox;
+  readonly commands: CommandQueue;
+  readonly lifecycle: CommandLifecycle;
+  readonly locations: LocationService;
+  readonly hub: Hub;
+  readonly webhookPolicy: DestinationPolicy;
+  readonly pokeWebhooks: () => void;
+}
+
+export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
+  const { config, store, clock, bus, log, sync } = p;
+  const requireCommKey = config.requireCommKey === 'on';
+  const routes: ApiRoute[] = [
+    ...meRoutes(store),
+    ...userRoutes({ store, clock, sync, bus, outbox: p.outbox, log }),
+    ...deviceRoutes({
+      store,
+      clock,
+      bus,
+      sync,
+      commands: p.commands,
+      lifecycle: p.lifecycle,
+      log,
+      onlineThresholdS: config.onlineThresholdS,
+      liveLastSeen: (sn) => p.hub.presence.lastSeenOf(sn),
+      requireCommKey,
+    }),
+    ...commandRoutes({ store, clock, commands: p.commands, lifecycle: p.lifecycle }),
+    ...attendanceRoutes(store, clock),
+    ...deviceRecordRoutes(store),
+    ...doorEventRoutes(store),
+    ...adminRoutes({
+      store,
+      locations: p.locations,
+      clock,
+      onlineThresholdS: config.onlineThresholdS,
+      assignment: { store, sync, bus, log, requireCommKey },
+    }),
+    ...webhookRoutes({ store, clock, policy: p.webhookPolicy, poke: p.pokeWebhooks }),
+  ];
+  routes.push(
+    openApiRoute(() => routes, packageVersion()),
+    ...docsRoutes(),
+  );
+  return routes;
+}
