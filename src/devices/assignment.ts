@@ -9,13 +9,13 @@ import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { Device, Location, ProtocolVersion } from '../store/ports/index.js';
-import type { SyncQueue } from '../sync/queue.js';
 import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
 
 export interface AssignmentDeps {
   readonly store: Store;
-  readonly sync: Pick<SyncQueue, 'queueAssignment'>;
+  /** Queues the location's roster for a device just assigned (the sync queue's queueAssignment). */
+  readonly sync: { queueAssignment(locationId: number, sn: string): Promise<unknown> };
   readonly bus: EventBus;
   readonly log?: Logger | undefined;
   /** BIOGATE_REQUIRE_COMM_KEY: every location refuses devices without a comm key. */

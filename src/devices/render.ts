@@ -16,9 +16,11 @@ import {
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Store } from '../store/types.js';
 import type { Command, Device, Location, Template, User } from '../store/ports/index.js';
-import { phaseAt } from '../sync/access-window.js';
-import { TIME_SYNC_COMMAND } from '../sync/time-sync.js';
+import { phaseAt } from '../time/access-window.js';
 import { learnedRefusal } from './capabilities.js';
+
+/** The system command that sets a terminal's clock; rendered when it leaves, with the time of that moment. */
+export const TIME_SYNC_COMMAND = 'time-sync';
 
 export interface Rendered {
   /** Wire lines; the first carries the command's id. */

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/types.js';
 import type { Device, NewCommand } from '../store/ports/index.js';
-import { crossedEdge } from './access-window.js';
+import { crossedEdge } from '../time/access-window.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
 
 export interface QueueUsersOptions {

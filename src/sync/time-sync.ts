@@ -16,8 +16,8 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { Location, NewCommand } from '../store/ports/index.js';
 import { SYNC_PRIORITY } from './lanes.js';
+import { TIME_SYNC_COMMAND } from '../devices/render.js';
 
-export const TIME_SYNC_COMMAND = 'time-sync';
 export const TIME_SYNC_KEY = 'system:time-sync';
 const CHECK_EVERY_MS = 60_000;
 /** A time sync nobody collected within a day is stale (the next handshake carries the time anyway). */

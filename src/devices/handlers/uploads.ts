@@ -6,7 +6,7 @@
 import { inAttendanceWindow, type RecordSource } from '../../../protocols/index.js';
 import type { PresetId } from '../../../protocols/catalog.js';
 import type { Device, Location } from '../../store/ports/index.js';
-import { afterMove } from '../../sync/device-move.js';
+import { afterMove } from '../device-move.js';
 import { MAX_RAW_RECORD_CHARS, textReply } from '../actor-types.js';
 import { doorEventBusPayload, doorEventsFromRtlog } from '../door-events.js';
 import { SAMPLES_PER_REQUEST, truncateBytes } from '../log-budget.js';

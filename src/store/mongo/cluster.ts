@@ -4,7 +4,7 @@
  *
  * - `events`: the feed. A location's next sequence number comes from an atomic `$inc` on its
  *   `event_seqs` document, then the event is inserted; a crash in between leaves a gap, which the
- *   feed skips after a short wait (src/events/feed.ts). Other nodes see inserts through a change
+ *   feed skips after a short wait (src/events/feed-lanes.ts). Other nodes see inserts through a change
  *   stream, which needs a replica set; on a standalone server `watchEvents` reports the refusal and
  *   the node runs alone.
  * - `leases`: one document per singleton job, taken when free, expired or already ours.

@@ -4,8 +4,13 @@
  * its offset, or is read as UTC without one (as the API documents). v3 terminals store the window
  * themselves; for v2 terminals BioGate removes the user outside it and adds them back inside it.
  */
-import { localToUtc } from '../time/zones.js';
-import type { User } from '../store/ports/index.js';
+import { localToUtc } from './zones.js';
+
+/** The two edges of a user record's access window, as stored (ISO date or datetime text, or null). */
+export interface AccessWindowEdges {
+  readonly start_time: string | null;
+  readonly end_time: string | null;
+}
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
@@ -27,7 +32,7 @@ export function edgeInstant(value: string | null, edge: 'start' | 'end', timeZon
 
 export type WindowPhase = 'before' | 'inside' | 'after';
 
-export function phaseAt(user: Pick<User, 'start_time' | 'end_time'>, timeZone: string, now: number): WindowPhase {
+export function phaseAt(user: AccessWindowEdges, timeZone: string, now: number): WindowPhase {
   const start = edgeInstant(user.start_time, 'start', timeZone);
   const end = edgeInstant(user.end_time, 'end', timeZone);
   if (start !== undefined && now < start) return 'before';
@@ -36,7 +41,7 @@ export function phaseAt(user: Pick<User, 'start_time' | 'end_time'>, timeZone: s
 }
 
 /** Whether one of the user's edges falls in (since, until]: their access changed then. */
-export function crossedEdge(user: Pick<User, 'start_time' | 'end_time'>, timeZone: string, since: number, until: number): boolean {
+export function crossedEdge(user: AccessWindowEdges, timeZone: string, since: number, until: number): boolean {
   return [edgeInstant(user.start_time, 'start', timeZone), edgeInstant(user.end_time, 'end', timeZone)].some(
     (e) => e !== undefined && e > since && e <= until,
   );
