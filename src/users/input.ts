@@ -5,7 +5,7 @@
  * (the import endpoint and the CLI import).
  */
 import { BioGateError, type ValidationIssue } from '../errors.js';
-import type { UserFields } from '../store/ports/index.js';
+import { USER_FIELDS, type UserFields } from '../store/ports/index.js';
 import { instantOf, isRealDate } from '../validation/input.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -26,19 +26,6 @@ export interface UserBody {
   readonly pin: number;
   readonly [key: string]: unknown;
 }
-
-const FIELDS = [
-  'first_name',
-  'last_name',
-  'card_no',
-  'password',
-  'is_active',
-  'start_time',
-  'end_time',
-  'privilege',
-  'group',
-  'super_authorize',
-] as const;
 
 /**
  * Validated body → store fields, with cross-field checks. `existing` tells whether the PIN is known
@@ -67,7 +54,7 @@ export function checkUserFields(
   const issues: ValidationIssue[] = [];
   const fields: Record<string, unknown> = {};
   const stored = existing === 'unknown' ? undefined : existing;
-  for (const key of FIELDS) if (key in body && body[key] !== undefined) fields[key] = body[key];
+  for (const key of USER_FIELDS) if (key in body && body[key] !== undefined) fields[key] = body[key];
   if (existing === undefined && (typeof fields['first_name'] !== 'string' || (fields['first_name'] as string).trim() === '')) {
     issues.push({ loc: [...root, 'first_name'], msg: 'field required for a new user', type: 'missing' });
   }

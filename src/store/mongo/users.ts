@@ -1,6 +1,6 @@
 /** Users of a location (sharded on location_id; unique (location_id, pin)). */
 import type { Collection, Filter } from 'mongodb';
-import type { UpsertResult, User, UserFields, UsersPort } from '../ports/index.js';
+import { USER_FIELDS, type UpsertResult, type User, type UserFields, type UsersPort } from '../ports/index.js';
 import { catchUp, isIdCollision, type Ids } from './ids.js';
 import type { Collections, UserDoc } from './schema.js';
 import { outboxMarker } from './sync-state.js';
@@ -8,23 +8,10 @@ import { containsAny, ignoreDuplicates, mapLimit, maybe, pageOf, PARALLEL, settl
 
 export const toUser = ({ _id, ...rest }: UserDoc): User => ({ id: _id, ...rest });
 
-const FIELDS = [
-  'first_name',
-  'last_name',
-  'card_no',
-  'password',
-  'is_active',
-  'start_time',
-  'end_time',
-  'privilege',
-  'group',
-  'super_authorize',
-] as const satisfies readonly (keyof UserFields)[];
-
 /** The keys a patch sets (absent and undefined keys keep stored values; null clears). */
 function patchOf(fields: UserFields): Partial<UserDoc> {
   const out: Record<string, unknown> = {};
-  for (const key of FIELDS) if (fields[key] !== undefined) out[key] = fields[key];
+  for (const key of USER_FIELDS) if (fields[key] !== undefined) out[key] = fields[key];
   return out as Partial<UserDoc>;
 }
 

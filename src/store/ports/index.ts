@@ -3,6 +3,7 @@ export type * from './records.js';
 export type * from './locations.js';
 export type * from './tokens.js';
 export type * from './users.js';
+export { USER_FIELDS } from './users.js';
 export type * from './templates.js';
 export type * from './devices.js';
 export type * from './commands.js';

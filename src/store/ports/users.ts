@@ -23,6 +23,20 @@ export interface User {
 /** Fields a write may set; absent keys keep stored values on update. */
 export type UserFields = Partial<Omit<User, 'id' | 'location_id' | 'pin' | 'created_at' | 'updated_at'>>;
 
+/** The fields a user write may set, in their documented order (API bodies, imports, both adapters). */
+export const USER_FIELDS = [
+  'first_name',
+  'last_name',
+  'card_no',
+  'password',
+  'is_active',
+  'start_time',
+  'end_time',
+  'privilege',
+  'group',
+  'super_authorize',
+] as const satisfies readonly (keyof UserFields)[];
+
 export interface UserFilter {
   readonly search?: string;
   readonly privilege?: number;
