@@ -1,7 +1,9 @@
 /**
  * Issue #12: every error on the firmware download path fails the command with a clear
  * error_message and never kills the process [COMMANDS §4.22]; a cached file is base64-encoded
- * once and shared by every device. Real local HTTPS server with a self-signed certificate
+ * once and shared by every device. Issue #32: downloads go through the address guard (a literal
+ * private host is refused when queued, a name resolving to one when connecting), at most two run at
+ * once, and errors name neither size nor MD5. Real local HTTPS server with a self-signed certificate
  * (as test/devices/runtime-lifecycle.test.ts), real app, raw device requests.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
