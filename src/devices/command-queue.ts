@@ -74,14 +74,22 @@ function checkParams(spec: PresetSpec, raw: unknown, root: readonly string[]): R
 }
 
 /**
- * firmware-upgrade: BioGate downloads the URL itself (devices/firmware.ts), so a literal non-public
- * host is refused here (422) unless allowed; names are judged on their address when downloading.
+ * firmware-upgrade: BioGate downloads the URL itself (devices/firmware.ts), so the URL must parse and a
+ * literal non-public host is refused here (422) unless allowed; names are judged on their address when
+ * downloading.
  */
-function checkFirmwareHost(params: Record<string, unknown>, root: readonly string[]): void {
-  const host = hostOf(new URL(params['url'] as string));
-  if (isIP(host) !== 0 && !isPublicAddress(host)) {
+function checkFirmwareUrl(params: Record<string, unknown>, root: readonly string[], allowPrivate: boolean): void {
+  const loc = [...root, 'params', 'url'];
+  let url: URL;
+  try {
+    url = new URL(params['url'] as string);
+  } catch {
+    throw invalid(loc, 'must be an absolute https:// URL', 'value_error');
+  }
+  const host = hostOf(url);
+  if (!allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) {
     throw invalid(
-      [...root, 'params', 'url'],
+      loc,
       `the host ${host} is a loopback, link-local or private address; BioGate does not download firmware from it (allowed only with BIOGATE_FIRMWARE_ALLOW_PRIVATE=on)`,
       'value_error',
     );
@@ -144,7 +152,7 @@ export function createCommandQueue(deps: CommandQueueDeps) {
     async queue(req: QueueRequest): Promise<{ command: Command; replayed: boolean }> {
       const { spec, params: rawParams } = resolve(req);
       const params = checkParams(spec, rawParams, req.root);
-      if (spec.id === 'firmware-upgrade' && !deps.firmwareAllowPrivate) checkFirmwareHost(params, req.root);
+      if (spec.id === 'firmware-upgrade') checkFirmwareUrl(params, req.root, deps.firmwareAllowPrivate);
       if (spec.risk === 'risky' && req.token && req.token.scope !== 'full') {
         throw new BioGateError('SCOPE_DENIED', `${spec.id} needs a token with the full scope`);
       }

@@ -167,6 +167,9 @@ t.test(
       t.same(body.detail[0]?.loc, ['body', 'params', 'url']);
       t.match(body.detail[0]?.msg, /loopback, link-local or private address.*BIOGATE_FIRMWARE_ALLOW_PRIVATE=on/, `${host}: a clear detail`);
     }
+    const unparsable = await upgrade('FWSSRF1', { url: 'https://[oops/fw.bin', checksum: md5, size: firmware.length });
+    t.equal(unparsable.res.status, 422, 'a url that does not parse: 422, not 500');
+    t.match(unparsable.body, { code: 'VALIDATION_FAILED', detail: [{ loc: ['body', 'params', 'url'] }] });
     t.equal(((await api('GET', '/api/commands?sn=FWSSRF1')).body as { total: number }).total, 0, 'nothing queued');
     t.equal(fw.seen.requests, 0, 'the gateway never connected');
   },
