@@ -116,7 +116,13 @@ export const DATA_PRESETS: readonly PresetSpec[] = [
     door: false,
     params: Type.Object(
       {
-        url: Type.String({ minLength: 9, maxLength: 2048, pattern: '^https://[^\\s,]+$', description: 'HTTPS download URL' }),
+        url: Type.String({
+          minLength: 9,
+          maxLength: 2048,
+          pattern: '^https://[^\\s,]+$',
+          description:
+            'HTTPS download URL; BioGate downloads it, so a loopback, link-local or private host is refused unless BIOGATE_FIRMWARE_ALLOW_PRIVATE=on',
+        }),
         checksum: Type.String({ pattern: '^[0-9a-fA-F]{32}$', description: 'MD5 hash of the file' }),
         size: Type.Integer({ minimum: 1, description: 'Size in bytes' }),
       },

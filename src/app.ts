@@ -158,8 +158,20 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const lifecycle = createCommandLifecycle({ store, clock, bus });
   const sync = createSyncQueue(store, clock, bus);
   const outbox = createSyncOutbox({ store, sync, clock, log: logger });
-  const commands = createCommandQueue({ store, clock, bus, lifecycle, mailboxLimit: config.mailboxLimit, queueRoster: sync.queueRoster });
-  const firmware = createFirmwareCache({ caFile: config.firmwareCaFile, maxBytes: Math.floor(config.firmwareMaxMb * 1024 * 1024) });
+  const commands = createCommandQueue({
+    store,
+    clock,
+    bus,
+    lifecycle,
+    mailboxLimit: config.mailboxLimit,
+    firmwareAllowPrivate: config.firmwareAllowPrivate === 'on',
+    queueRoster: sync.queueRoster,
+  });
+  const firmware = createFirmwareCache({
+    caFile: config.firmwareCaFile,
+    maxBytes: Math.floor(config.firmwareMaxMb * 1024 * 1024),
+    allowPrivate: config.firmwareAllowPrivate === 'on',
+  });
   const strayResults = metrics.register(
     new Counter(
       'biogate_device_stray_results_total',

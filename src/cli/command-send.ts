@@ -53,6 +53,7 @@ export async function commandSend(f: Flags, io: CliIo): Promise<number> {
       bus,
       lifecycle,
       mailboxLimit: config.mailboxLimit,
+      firmwareAllowPrivate: config.firmwareAllowPrivate === 'on',
       queueRoster: sync.queueRoster,
     });
     let { command } = await queue.queue({ location, token: null, sn, command: preset, priority, params, root: [] });

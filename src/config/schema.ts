@@ -168,6 +168,12 @@ export const SETTINGS = {
     unit: 'MiB',
     description: 'Largest firmware file BioGate downloads and serves to devices (/iclock/file).',
   }),
+  firmwareAllowPrivate: setting(Type.Union([onOff], { default: 'off' }), {
+    env: 'BIOGATE_FIRMWARE_ALLOW_PRIVATE',
+    unit: 'on/off',
+    description:
+      'Allow firmware-upgrade download URLs that resolve to loopback, link-local, private or other non-public addresses (server-side request forgery guard); off: a literal such address is refused when the command is queued (422) and such addresses are refused when connecting.',
+  }),
   rateLimitRps: setting(Type.Number({ minimum: 0, default: 0 }), {
     env: 'BIOGATE_RATE_LIMIT_RPS',
     unit: 'requests/s',

@@ -4,12 +4,14 @@
  * protocol-version support, mailbox bound, idempotency [API-CONTRACT §5 Commands].
  * Used by the REST API and by the MQTT request topic.
  */
+import { isIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { CATALOG, defaultExpirySeconds, findPreset, type PresetSpec } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { Command, Location, Token } from '../store/ports/index.js';
+import { hostOf, isPublicAddress } from '../net/address-guard.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { codecFor } from '../../protocols/index.js';
 import type { EventBus } from '../events/bus.js';
@@ -35,6 +37,8 @@ export interface CommandQueueDeps {
   readonly bus: EventBus;
   readonly lifecycle: CommandLifecycle;
   readonly mailboxLimit: number;
+  /** firmware-upgrade may name a loopback, link-local or private host (BIOGATE_FIRMWARE_ALLOW_PRIVATE=on). */
+  readonly firmwareAllowPrivate: boolean;
   /** sync-users expands into per-user sync ops, members of its group. */
   readonly queueRoster: (locationId: number, sn: string, options: { groupId: number }) => Promise<{ commands: number }>;
 }
@@ -67,6 +71,29 @@ function checkParams(spec: PresetSpec, raw: unknown, root: readonly string[]): R
   const issues = issuesFrom(v, withDefaults, loc);
   if (issues.length > 0) throw new BioGateError('VALIDATION_FAILED', issues);
   return withDefaults;
+}
+
+/**
+ * firmware-upgrade: BioGate downloads the URL itself (devices/firmware.ts), so the URL must parse and a
+ * literal non-public host is refused here (422) unless allowed; names are judged on their address when
+ * downloading.
+ */
+function checkFirmwareUrl(params: Record<string, unknown>, root: readonly string[], allowPrivate: boolean): void {
+  const loc = [...root, 'params', 'url'];
+  let url: URL;
+  try {
+    url = new URL(params['url'] as string);
+  } catch {
+    throw invalid(loc, 'must be an absolute https:// URL', 'value_error');
+  }
+  const host = hostOf(url);
+  if (!allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) {
+    throw invalid(
+      loc,
+      `the host ${host} is a loopback, link-local or private address; BioGate does not download firmware from it (allowed only with BIOGATE_FIRMWARE_ALLOW_PRIVATE=on)`,
+      'value_error',
+    );
+  }
 }
 
 export function createCommandQueue(deps: CommandQueueDeps) {
@@ -125,6 +152,7 @@ export function createCommandQueue(deps: CommandQueueDeps) {
     async queue(req: QueueRequest): Promise<{ command: Command; replayed: boolean }> {
       const { spec, params: rawParams } = resolve(req);
       const params = checkParams(spec, rawParams, req.root);
+      if (spec.id === 'firmware-upgrade') checkFirmwareUrl(params, req.root, deps.firmwareAllowPrivate);
       if (spec.risk === 'risky' && req.token && req.token.scope !== 'full') {
         throw new BioGateError('SCOPE_DENIED', `${spec.id} needs a token with the full scope`);
       }

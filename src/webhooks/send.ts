@@ -9,7 +9,8 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, hostOf, isPublicAddress, privateMessage, type DestinationPolicy } from './address-guard.js';
+import { hostOf, isPublicAddress, PRIVATE_ADDRESS_CODE } from '../net/address-guard.js';
+import { guardedLookup, privateMessage, type DestinationPolicy } from './address-guard.js';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
 export const TOTAL_TIMEOUT_MS = 15_000;
@@ -95,7 +96,7 @@ function post(
       socket.once('close', () => clearTimeout(connect));
     });
     req.on('error', (err: NodeJS.ErrnoException) =>
-      fail(err.code === 'EWEBHOOKPRIVATE' ? `refused: ${err.message}` : `${err.code ?? 'error'}: ${err.message}`),
+      fail(err.code === PRIVATE_ADDRESS_CODE ? `refused: ${err.message}` : `${err.code ?? 'error'}: ${err.message}`),
     );
     const onResponse = (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;

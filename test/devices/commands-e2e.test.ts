@@ -52,7 +52,8 @@ interface Row {
   readonly sim?: { readonly status?: 'failed'; readonly error?: string; readonly response?: RegExp; readonly result?: unknown };
 }
 
-// Nothing listens on 127.0.0.1:9, so a download of this URL fails at once, whoever makes it.
+// Nothing listens on 127.0.0.1:9, so a download of this URL fails at once, whoever makes it (the rig
+// allows loopback firmware URLs: BIOGATE_FIRMWARE_ALLOW_PRIVATE=on).
 const FIRMWARE: Params = {
   url: 'https://127.0.0.1:9/zk/SpeedFace-V5L-6.60.1.bin',
   checksum: '5eb63bbbe01eeed093cb22bb8f5acdc3',
@@ -319,7 +320,7 @@ function apiFor(app: StartedApp): Api {
 /** The real app, Ann Lee, and one assigned terminal that has handshaken and taken its user sync. */
 async function rig(tt: Parameters<typeof startApp>[0], v: Version): Promise<Rig> {
   // no held polls: an idle getrequest answers OK at once
-  const app = await startApp(tt, { config: { longpollS: 0 } });
+  const app = await startApp(tt, { config: { longpollS: 0, firmwareAllowPrivate: 'on' } });
   const api = apiFor(app);
   const sn = SN[v];
   const ann = (await api('POST', '/api/users', { pin: 1001, first_name: 'Ann', last_name: 'Lee', card_no: '123456789' })).body as {

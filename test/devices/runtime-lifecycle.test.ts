@@ -269,7 +269,8 @@ t.test(
     const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const md5 = createHash('md5').update(firmware).digest('hex');
 
-    const { api, terminal, command, queue } = await setup(t, { config: { firmwareCaFile: cert } });
+    // The firmware server is on loopback: allowed here (BIOGATE_FIRMWARE_ALLOW_PRIVATE=on).
+    const { api, terminal, command, queue } = await setup(t, { config: { firmwareCaFile: cert, firmwareAllowPrivate: 'on' } });
     await api('POST', '/api/devices', { sn: 'FIRMWARE1' });
     await api('POST', '/api/devices', { sn: 'FIRMWARE2' });
     const dev = terminal('FIRMWARE1');
@@ -296,7 +297,7 @@ t.test(
     t.equal((await dev.get(`file?url=${encodeURIComponent(url)}`)).status, 404);
     const failed = await command(bad.id);
     t.equal(failed.status, 'failed');
-    t.match(failed.error_message, /^firmware checksum mismatch: MD5 [0-9a-f]{32}, command says f{32}$/);
+    t.equal(failed.error_message, 'firmware download: checksum did not match', 'neither MD5 is named');
   },
 );
 

@@ -1,7 +1,8 @@
 // The pure parts of webhooks (issue #16): the retry schedule, Retry-After, attendance batching, the address guard.
 import t from 'tap';
 import type { StoredEvent, WebhookSubscription } from '../../src/store/ports/index.js';
-import { isPublicAddress, urlProblem } from '../../src/webhooks/address-guard.js';
+import { isPublicAddress } from '../../src/net/address-guard.js';
+import { urlProblem } from '../../src/webhooks/address-guard.js';
 import { deliveriesFor } from '../../src/webhooks/payload.js';
 import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from '../../src/webhooks/schedule.js';
 
