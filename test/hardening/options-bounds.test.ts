@@ -90,10 +90,11 @@ t.test('ten hostile 8 MiB options uploads: the stored options stay within 64 KiB
   const allEvents = events.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0);
   t.comment(`feed events of the assigned terminal: largest ${largest} bytes, all ${allEvents} bytes`);
   t.ok(largest <= 64 * 1024 + 8 * 1024, `each device.updated stays small (${largest} bytes)`);
-  const later = updated.slice(1).map((e) => Buffer.byteLength(JSON.stringify(e)));
+  // The first hostile upload fills the options (its event names what it added); the others add little.
+  const sizes = updated.map((e) => Buffer.byteLength(JSON.stringify(e)));
   t.ok(
-    later.every((n) => n <= 4096),
-    `once the options are full, each event carries only what still changed (${later.join(', ')} bytes)`,
+    sizes.filter((n) => n > 4096).length <= 1,
+    `once the options are full, each event carries only what still changed (${sizes.join(', ')} bytes)`,
   );
 
   const warnings = logs.entries().filter((l) => l['msg'] === 'device options beyond their limits: excess dropped');
