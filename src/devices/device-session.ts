@@ -11,6 +11,8 @@ import type { Device, DeviceSessionPatch, Location } from '../store/ports/index.
 import type { ActorDeps, PushRequest } from './actor-types.js';
 import { withFirmware } from './capabilities.js';
 import { inLanguage } from './decode.js';
+import { LogBudget } from './log-budget.js';
+import { mergeOptions, optionLimitsFor } from './session.js';
 
 type SessionDeps = Pick<ActorDeps, 'store' | 'clock' | 'bus' | 'config'>;
 
@@ -21,6 +23,8 @@ export class DeviceSession {
   /** Called after every update of the record: what the actor holds of it is stale. */
   readonly #changed: () => void;
   #version: ProtocolVersion | undefined;
+  /** Warnings about dropped options: 3 a minute at most per serial. */
+  readonly #optionsBudget = new LogBudget(3, 60_000);
   /** The codec of the generation the device speaks (its override, else what was detected, else v2). */
   codec: Codec = codecOfDevice(undefined);
   /** The device's `Language` option [PUSH-v2 §4.1], and the character set of its names. */
@@ -81,18 +85,38 @@ export class DeviceSession {
     return recorded;
   }
 
-  /** Persists a patch of the session and announces the device. */
+  /**
+   * Persists a patch of the session and announces the device. `patch.options` are the values just
+   * reported: merged over the stored ones within the terminal's limits (session.ts mergeOptions), so
+   * the stored map never exceeds them however often it is uploaded; the announcement names only the
+   * option keys that changed.
+   */
   async update(patch: DeviceSessionPatch): Promise<Device | undefined> {
+    let changedOptions: Readonly<Record<string, string>> = {};
     if (patch.options) {
+      const stored = await this.read();
+      const merged = mergeOptions(stored?.options, patch.options, optionLimitsFor(stored?.location_id));
+      if (merged.dropped > 0) this.#warnDropped(merged.dropped, stored?.location_id ?? null);
+      changedOptions = merged.changed;
       // [COMMANDS §2.6] new firmware: what was learned about the old one no longer holds.
-      const current = patch.state !== undefined ? patch.state : ((await this.read())?.state ?? null);
-      const state = withFirmware(current, patch.options);
-      if (state !== current || patch.state !== undefined) patch = { ...patch, state };
+      const current = patch.state !== undefined ? patch.state : (stored?.state ?? null);
+      const state = withFirmware(current, merged.options);
+      patch = { ...patch, options: merged.options, ...(state !== current || patch.state !== undefined ? { state } : {}) };
     }
     const device = this.observe(await this.#deps.store.devices.updateSession(this.#sn, patch, this.#now()));
     this.#changed();
-    if (device) this.#deps.bus.emit('device.updated', { location_id: device.location_id, device });
+    if (device) this.#deps.bus.emit('device.updated', { location_id: device.location_id, device, changed_options: changedOptions });
     return device;
+  }
+
+  #warnDropped(dropped: number, locationId: number | null): void {
+    const suppressed = this.#optionsBudget.take(this.#deps.clock.now().getTime());
+    if (suppressed === undefined) return;
+    const limits = optionLimitsFor(locationId);
+    this.#log().warn(
+      { dropped, suppressed, max_keys: limits.keys, max_value_bytes: limits.valueBytes, max_total_bytes: limits.totalBytes },
+      'device options beyond their limits: excess dropped',
+    );
   }
 
   /** The device's location while it is active; undefined for an unassigned device or a disabled location. */

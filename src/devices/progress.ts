@@ -15,7 +15,7 @@ export interface Progress {
   readonly keep_window?: AttendanceWindow;
   /** Result of the first line of a multi-line command, while its other lines are outstanding. */
   readonly head?: { readonly return_code: number; readonly raw: string };
-  /** Users the device uploaded in answer to load-users. */
+  /** Users the device uploaded in answer to load-users: one per PIN, at most MAX_LOADED_USERS (mergeUsers). */
   readonly users?: readonly UserRecord[];
   /** Attendance rows that answered check-attendance: received, and stored as new. */
   readonly attendance?: { readonly received: number; readonly stored: number };
@@ -35,4 +35,26 @@ export function finalExtras(p: Progress): Record<string, unknown> {
     ...(p.note !== undefined ? { note: p.note } : {}),
     ...(p.attendance !== undefined ? { records: p.attendance.received, stored: p.attendance.stored } : {}),
   };
+}
+
+/** Most users a load-users command keeps (a terminal holds far fewer; uploads beyond are dropped). */
+export const MAX_LOADED_USERS = 100_000;
+
+/**
+ * `incoming` merged into the users a load-users kept so far: one entry per PIN (a later upload of a
+ * PIN replaces the earlier, in its place), new PINs appended while fewer than MAX_LOADED_USERS are kept.
+ */
+export function mergeUsers(
+  kept: readonly UserRecord[],
+  incoming: readonly UserRecord[],
+  max = MAX_LOADED_USERS,
+): { users: UserRecord[]; dropped: number } {
+  const byPin = new Map<string, UserRecord>();
+  for (const u of kept) if (byPin.size < max || byPin.has(u.pin)) byPin.set(u.pin, u);
+  let dropped = 0;
+  for (const u of incoming) {
+    if (byPin.size >= max && !byPin.has(u.pin)) dropped++;
+    else byPin.set(u.pin, u);
+  }
+  return { users: [...byPin.values()], dropped };
 }

@@ -159,7 +159,7 @@ async function complete(
   if (preset === 'info') {
     const options = result?.options ? sanitizeOptions(result.options.values) : progress.options;
     if (options) {
-      await ctx.updateDevice({ options: { ...((await ctx.device())?.options ?? {}), ...options } });
+      await ctx.updateDevice({ options });
       data = { ...options };
     }
   } else if (preset === 'load-users') {

@@ -11,7 +11,8 @@ import type { Attendance, Command, Device, StoredDoorEvent } from '../store/port
 export interface BusEvents {
   'device.online': { location_id: number | null; sn: string; at: string };
   'device.offline': { location_id: number | null; sn: string; at: string };
-  'device.updated': { location_id: number | null; device: Device };
+  /** `changed_options`: set by a terminal's session update, the option keys it set or changed (the event carries only these). */
+  'device.updated': { location_id: number | null; device: Device; changed_options?: Readonly<Record<string, string>> };
   'device.conflict': { location_id: number | null; sn: string; addresses: readonly string[] };
   'command.updated': { location_id: number | null; command: Command };
   /** New pending work for a device (commands or sync ops): held polls are released. */

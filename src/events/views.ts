@@ -40,6 +40,11 @@ async function deviceData(ctx: ViewContext, device: Device, presence?: 'online' 
 
 export type FeedDraft = { [K in FeedEventType]: { type: K; location_id: number; at: string; data: FeedPayloads[K] } }[FeedEventType];
 
+/** A session update's event names only the options it changed (GET /api/devices/{sn} has them all). */
+function changedOnly(device: Device, changed: Readonly<Record<string, string>> | undefined): Device {
+  return changed === undefined ? device : { ...device, options: { ...changed } };
+}
+
 /** The feed event a bus event becomes, or undefined (no location, or the record is gone). */
 export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name: K, payload: BusEvents[K]): Promise<FeedDraft | undefined> {
   const at = ctx.now().toISOString();
@@ -65,7 +70,7 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
         type: 'device.updated',
         location_id: p.location_id,
         at,
-        data: { sn: p.device.serial_number, device: await deviceData(ctx, p.device) },
+        data: { sn: p.device.serial_number, device: await deviceData(ctx, changedOnly(p.device, p.changed_options)) },
       };
     }
     case 'command.updated': {

@@ -22,7 +22,7 @@ export const queryOptions: Handler<'queryOptions'> = async (ctx, state, event) =
   const id = Number(event.cmdId);
   const options = sanitizeOptions(event.options.values);
   if (Number.isSafeInteger(id)) await addProgress(ctx.results, id, (p) => ({ ...p, options }));
-  state.device = await ctx.session.update({ options: { ...(state.device?.options ?? {}), ...options } });
+  state.device = await ctx.session.update({ options });
   return undefined;
 };
 

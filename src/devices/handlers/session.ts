@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { codecFor, detectVersion, PROTOCOL_V3, registryCodeFrom, sessionIdFrom } from '../../../protocols/index.js';
 import type { Location } from '../../store/ports/index.js';
 import { finishCommand } from '../results.js';
-import { sanitizeOptions } from '../session.js';
 import { nowIso, type Handler, type HandlerContext } from './context.js';
 
 /** [COMMANDS §4.1] a device may restart before posting its result: a new handshake completes the reboot. */
@@ -23,12 +22,11 @@ export const handshake: Handler<'handshake'> = async (ctx, state, event) => {
   device = await session.update({
     version,
     ...(device?.registered_at ? {} : { registered_at: nowIso(ctx) }),
-    options: sanitizeOptions({
-      ...(device?.options ?? {}),
+    options: {
       ...(pushver ? { PushVersion: pushver } : {}),
       ...(event.deviceType ? { DeviceType: event.deviceType } : {}),
       ...(event.language ? { Language: event.language } : {}),
-    }),
+    },
   });
   const location = await session.location(device);
   if (location) await restarted(ctx, location);
@@ -62,7 +60,7 @@ export const registration: Handler<'registration'> = async (ctx, state, event) =
     session_id,
     version,
     ...(device?.registered_at ? {} : { registered_at: nowIso(ctx) }),
-    options: { ...(device?.options ?? {}), ...sanitizeOptions(event.options.values) },
+    options: event.options.values,
   });
   return codecFor(version).replies.registry(registry_code);
 };
@@ -75,7 +73,7 @@ export const configRequest: Handler<'configRequest'> = async (ctx, state) => {
 };
 
 export const options: Handler<'options'> = async (ctx, state, event) => {
-  state.device = await ctx.session.update({ options: { ...(state.device?.options ?? {}), ...sanitizeOptions(event.options.values) } });
+  state.device = await ctx.session.update({ options: event.options.values });
   state.accepted++;
   return undefined;
 };

@@ -10,7 +10,7 @@ import { afterMove } from '../device-move.js';
 import { MAX_RAW_RECORD_CHARS, textReply } from '../actor-types.js';
 import { doorEventBusPayload, doorEventsFromRtlog } from '../door-events.js';
 import { SAMPLES_PER_REQUEST, truncateBytes } from '../log-budget.js';
-import { progressOf } from '../progress.js';
+import { MAX_LOADED_USERS, mergeUsers, progressOf } from '../progress.js';
 import { addProgress } from '../results.js';
 import { fromAttlog, punchFromAccess, punchFromRtlog, recordPunches, recordTemplates, type Punch } from '../uploads.js';
 import { nowIso, type Handler, type HandlerContext } from './context.js';
@@ -121,7 +121,17 @@ export const users: Handler<'users'> = async (ctx, state, event) => {
   const cmdId = event.source.kind === 'query' ? Number(event.source.cmdId) : await outstanding(ctx, 'load-users', state.device);
   if (cmdId !== undefined && Number.isSafeInteger(cmdId)) {
     const records = await notOtherLocations(ctx, state.device, state.location, cmdId, event.records);
-    await addProgress(ctx.results, cmdId, (p) => ({ ...p, users: [...(p.users ?? []), ...records] }));
+    let dropped = 0;
+    await addProgress(ctx.results, cmdId, (p) => {
+      const merged = mergeUsers(p.users ?? [], records);
+      dropped = merged.dropped;
+      return { ...p, users: merged.users };
+    });
+    if (dropped > 0) {
+      const suppressed = ctx.logBudget.take(ctx.clock.now().getTime());
+      if (suppressed !== undefined)
+        ctx.log.warn({ cmd_id: cmdId, dropped, suppressed, max: MAX_LOADED_USERS }, 'load-users: users beyond the cap dropped');
+    }
   }
   state.accepted += event.records.length;
   return undefined;
