@@ -187,7 +187,7 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
             'missing',
           ),
         );
-        return json(outcome === 'assigned' ? 201 : 200, deviceView(device, location, now, deps.onlineThresholdS));
+        return json(outcome === 'assigned' ? 201 : 200, deviceView(device, location, now, deps.onlineThresholdS, 'full'));
       },
     }),
     defineRoute({

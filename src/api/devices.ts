@@ -13,7 +13,7 @@ import type { SyncQueue } from '../sync/queue.js';
 import { CommandBody } from '../commands/schemas.js';
 import { CommandView } from '../views/command.js';
 import { DeviceStatusView, deviceStatusView } from '../views/device-status.js';
-import { DeviceView, deviceView } from '../views/device.js';
+import { DeviceView, deviceView, type DeviceAudience } from '../views/device.js';
 import { queueFromRequest } from './commands.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
@@ -63,6 +63,9 @@ export const Serial = Type.String({
 });
 const SerialParam = Type.Object({ device_serial: Serial });
 
+/** [PUSH-v3 §5] the registry code and session id log in as the terminal: only a full-scope token sees them. */
+const audienceOf = (caller: { token: { scope: string } }): DeviceAudience => (caller.token.scope === 'full' ? 'full' : 'masked');
+
 export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
   const { store, clock } = deps;
   const tags = ['devices'];
@@ -97,7 +100,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         return json(
           200,
           pageWrapper(
-            page.items.map((d) => deviceView(fresh(d), caller.location, now, deps.onlineThresholdS)),
+            page.items.map((d) => deviceView(fresh(d), caller.location, now, deps.onlineThresholdS, audienceOf(caller))),
             page.total,
             query.page,
             query.limit,
@@ -138,12 +141,18 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         summary: 'Assign a device to the location and start user synchronisation',
         description:
           '201 when newly assigned, 200 when it already was (idempotent); 403 when it belongs to another location. ' +
-          'Absent fields keep their stored value. 422 without a comm key when the location has `require_comm_key` or BIOGATE_REQUIRE_COMM_KEY is on.',
+          'Absent fields keep their stored value. 422 without a comm key when the location has `require_comm_key` or BIOGATE_REQUIRE_COMM_KEY is on. ' +
+          '`comm_key` and `allowed_networks` decide how far the terminal is trusted: a request carrying either needs the full scope (403 SCOPE_DENIED).',
         tags,
         responses: { 201: DeviceView, 200: DeviceView },
-        errors: ['DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED'],
+        errors: ['DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED', 'SCOPE_DENIED'],
       },
       handler: async ({ caller, body }) => {
+        // [API-CONTRACT §6] the comm key and the allow-list are the terminal's trust: removing either
+        // downgrades it, so (like reset-registration) they change only with the full scope.
+        if ((body.comm_key !== undefined || body.allowed_networks !== undefined) && caller.token.scope !== 'full') {
+          throw new BioGateError('SCOPE_DENIED', 'comm_key and allowed_networks change only with a token of the full scope');
+        }
         const networks =
           body.allowed_networks === undefined || body.allowed_networks === null
             ? body.allowed_networks
@@ -163,7 +172,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           now,
           (rule) => invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing'),
         );
-        return json(outcome === 'assigned' ? 201 : 200, deviceView(device, caller.location, now, deps.onlineThresholdS));
+        return json(
+          outcome === 'assigned' ? 201 : 200,
+          deviceView(device, caller.location, now, deps.onlineThresholdS, audienceOf(caller)),
+        );
       },
     }),
     defineRoute({
@@ -173,7 +185,16 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       params: SerialParam,
       doc: { summary: 'One device', tags, responses: { 200: DeviceView }, errors: ['DEVICE_NOT_FOUND'] },
       handler: async ({ caller, params }) =>
-        json(200, deviceView(await find(caller.location.id, params.device_serial), caller.location, clock.now(), deps.onlineThresholdS)),
+        json(
+          200,
+          deviceView(
+            await find(caller.location.id, params.device_serial),
+            caller.location,
+            clock.now(),
+            deps.onlineThresholdS,
+            audienceOf(caller),
+          ),
+        ),
     }),
     defineRoute({
       method: 'GET',
@@ -217,7 +238,30 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS));
+        return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS, 'full'));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/devices/{device_serial}/accept-registration',
+      auth: 'location',
+      params: SerialParam,
+      bodyRequired: false,
+      doc: {
+        summary: 'Allow a terminal first seen as PUSH v2 (or over a registry request refused with 406) to register as PUSH v3',
+        description:
+          'A registry request is refused with 406 for a terminal whose first contact was not Security PUSH, so that nobody who knows its serial ' +
+          'switches it to v3 and binds it to their token [PUSH-v3 §3.3, §5]. Accepting forgets any registry code, session and token binding; ' +
+          "the terminal's next registry request registers it. Needs the full scope.",
+        tags,
+        responses: { 200: DeviceView },
+        errors: ['DEVICE_NOT_FOUND', 'SCOPE_DENIED'],
+      },
+      handler: async ({ caller, params }) => {
+        if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'accept-registration needs a token with the full scope');
+        const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
+        if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
+        return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS, 'full'));
       },
     }),
     defineRoute({

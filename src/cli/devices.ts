@@ -38,7 +38,7 @@ export async function deviceList(f: Flags, io: CliIo): Promise<number> {
     const location = await locationOf(store, f);
     const now = systemClock.now();
     const views = (await all((w) => store.devices.list(location.id, {}, w))).map((d) =>
-      deviceView(d, location, now, config.onlineThresholdS),
+      deviceView(d, location, now, config.onlineThresholdS, 'full'),
     );
     if (f.flag('json')) print(io, json(views));
     else if (views.length === 0) print(io, `No devices in location ${location.id}.`);
@@ -71,7 +71,7 @@ export async function deviceAssign(f: Flags, io: CliIo): Promise<number> {
           `Device ${sn} needs a comm key in this location: assign it through POST /api/devices with comm_key`,
         ),
     );
-    if (f.flag('json')) print(io, json(deviceView(device, location, now, config.onlineThresholdS)));
+    if (f.flag('json')) print(io, json(deviceView(device, location, now, config.onlineThresholdS, 'full')));
     else
       print(
         io,

@@ -18,7 +18,7 @@ export const FEED_EVENT_TYPES = [
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
-/** A device as GET /api/devices/{sn} shows it (src/views/device.ts deviceView). */
+/** A device as GET /api/devices/{sn} shows it, without registry_code and session_id (src/views/device.ts deviceFeedView). */
 export type DeviceData = Record<string, unknown> & { serial_number: string; location_id: number | null; is_active: boolean };
 /** A command as GET /api/commands/{id} shows it, with `result` cut to null when large. */
 export type CommandData = Record<string, unknown> & {

@@ -1,12 +1,12 @@
 /**
  * Bus payloads → feed payloads: the public views of src/views/ (the same functions the REST API
  * renders with), so a consumer of the feed sees exactly what GET would show. Nothing store-internal leaves:
- * no comm-key hashes, wire strings, idempotency keys; a large command `result` is cut to null with
+ * no comm-key hashes, wire strings, idempotency keys, no registry code or session id of a terminal; a large command `result` is cut to null with
  * `result_truncated: true` (GET /api/commands/{id} has it in full).
  */
 import { attendanceView } from '../views/attendance.js';
 import { commandView } from '../views/command.js';
-import { deviceView } from '../views/device.js';
+import { deviceFeedView } from '../views/device.js';
 import { doorEventView } from '../views/door-event.js';
 import type { BusEvents } from './bus.js';
 import type { Store } from '../store/types.js';
@@ -31,7 +31,7 @@ export function commandData(c: Command, location: Location | null): CommandData 
 
 async function deviceData(ctx: ViewContext, device: Device, presence?: 'online' | 'offline', at?: string): Promise<DeviceData> {
   const location = device.location_id === null ? null : await ctx.location(device.location_id);
-  const view = deviceView(device, location, ctx.now(), ctx.onlineThresholdS) as DeviceData;
+  const view = deviceFeedView(device, location, ctx.now(), ctx.onlineThresholdS) as DeviceData;
   // The store's last_seen is written behind; the event knows the fresher truth.
   if (presence === 'online') return { ...view, is_active: true, last_seen: at ?? view['last_seen'] };
   if (presence === 'offline') return { ...view, is_active: false };

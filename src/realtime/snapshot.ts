@@ -4,7 +4,7 @@
  * GET /api/devices/{sn} (src/views/device.ts), so the snapshot and the live events that follow
  * cannot disagree on shape.
  */
-import { deviceView } from '../views/device.js';
+import { deviceFeedView } from '../views/device.js';
 import { isOnline } from '../views/device-status.js';
 import { availabilityTopic, stateTopic, topicMatches, type TopicMessage } from '../events/topics.js';
 import type { Store } from '../store/types.js';
@@ -36,7 +36,7 @@ export async function retainedMessages(deps: SnapshotDeps, location: Location, f
     if (filters.some((f) => topicMatches(f, availability)))
       out.push({ topic: availability, payload: online ? 'online' : 'offline', retain: true });
     if (filters.some((f) => topicMatches(f, state)))
-      out.push({ topic: state, payload: deviceView(device, location, now, deps.onlineThresholdS), retain: true });
+      out.push({ topic: state, payload: deviceFeedView(device, location, now, deps.onlineThresholdS), retain: true });
   }
   return out;
 }

@@ -5,14 +5,34 @@ import type { Device, Location } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 import { isOnline } from './device-status.js';
 
+/** The registration binding of a v3 terminal, shown to every scope in place of its secrets. */
+export const RegistrationView = Type.Object(
+  {
+    bound: Type.Boolean({ description: 'The terminal presented its registration token: every request must carry it [PUSH-v3 §5]' }),
+    bound_at: Nullable(IsoDateTime),
+    bound_address: Nullable(Type.String({ description: 'Client address the token was first presented from (trusted proxies applied)' })),
+    accepted_at: Nullable(IsoDateTime),
+  },
+  {
+    description:
+      'accepted_at: when registration was allowed (first contact over PUSH v3, or POST /api/devices/{sn}/accept-registration); null = a registry request is refused with 406',
+  },
+);
+
 export const DeviceView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   serial_number: Type.String(),
   location_id: Nullable(Type.Integer()),
   location: Nullable(LocationBasic),
-  registry_code: Nullable(Type.String()),
-  session_id: Nullable(Type.String()),
+  registry_code: Nullable(
+    Type.String({
+      description:
+        'PUSH v3 registry code: with session_id, what a terminal logs in with [PUSH-v3 §5]. Null unless the token has the full scope',
+    }),
+  ),
+  session_id: Nullable(Type.String({ description: 'PUSH v3 session id [PUSH-v3 §4.1]. Null unless the token has the full scope' })),
+  registration: RegistrationView,
   registered_at: Nullable(IsoDateTime),
   options: Nullable(Type.Record(Type.String(), Type.String())),
   version: Nullable(protocolVersionSchema()),
@@ -50,15 +70,29 @@ export function authOf(d: Device): DeviceAuth {
 const registrationBound = (d: Device): d is Device & { registry_code: string; session_id: string } =>
   d.token_bound_at !== null && d.registry_code !== null && d.session_id !== null;
 
-export function deviceView(d: Device, location: Location | null, now: Date, thresholdS: number) {
+/**
+ * Who sees a device: `full` (a full-scope token, the admin, the local CLI) sees the registry code and
+ * session id, which are all it takes to log in as the terminal [PUSH-v3 §5]; `masked` (read, operator)
+ * sees null in their place.
+ */
+export type DeviceAudience = 'full' | 'masked';
+
+export function deviceView(d: Device, location: Location | null, now: Date, thresholdS: number, audience: DeviceAudience) {
+  const secrets = audience === 'full';
   return {
     id: d.id,
     name: d.name,
     serial_number: d.serial_number,
     location_id: d.location_id,
     location: location ? locationBasic(location) : null,
-    registry_code: d.registry_code,
-    session_id: d.session_id,
+    registry_code: secrets ? d.registry_code : null,
+    session_id: secrets ? d.session_id : null,
+    registration: {
+      bound: registrationBound(d),
+      bound_at: d.token_bound_at,
+      bound_address: d.token_bound_address,
+      accepted_at: d.registration_accepted_at,
+    },
     registered_at: d.registered_at,
     options: d.options,
     version: d.version,
@@ -70,6 +104,15 @@ export function deviceView(d: Device, location: Location | null, now: Date, thre
     auth: authOf(d),
     allowed_networks: d.allowed_networks,
   };
+}
+
+/**
+ * The device as the event feed, MQTT, the stream and webhooks carry it: the view without `registry_code`
+ * and `session_id` (not even null), since those copies reach every subscriber and are stored.
+ */
+export function deviceFeedView(d: Device, location: Location | null, now: Date, thresholdS: number) {
+  const { registry_code: _code, session_id: _session, ...rest } = deviceView(d, location, now, thresholdS, 'masked');
+  return rest;
 }
 
 export function unassignedDeviceView(d: Device) {

@@ -219,6 +219,7 @@ export const DEVICE_KEYS = [
   'version_override',
   'auth',
   'allowed_networks',
+  'registration',
 ] as const;
 
 /** SERVICE-SPEC CommandResponse, plus the extras of API-CONTRACT §4–5. */

@@ -52,6 +52,7 @@ t.test('POST /api/devices: 201 with every DeviceResponse field; never-connected 
       version_override: null,
       auth: 'serial_only',
       allowed_networks: null,
+      registration: { bound: false, bound_at: null, bound_address: null, accepted_at: null },
     },
   );
 

@@ -20,7 +20,7 @@ import { startExternalClient, type ExternalClient } from './external.js';
 import { registerBridgeMetrics } from './metrics.js';
 import { createPublisher, type Sink } from './publisher.js';
 import { createRequestHandler } from './requests.js';
-import { deviceView } from '../../views/device.js';
+import { deviceFeedView } from '../../views/device.js';
 import type { DeviceData } from '../../events/types.js';
 
 /** What a follower node sends again when it takes over publishing to an external broker. */
@@ -167,7 +167,7 @@ async function seed(deps: MqttBridgeDeps, publisher: ReturnType<typeof createPub
     if (deps.isLeader && !deps.isLeader()) return;
     for (const location of await deps.store.locations.list()) {
       for (const device of await deps.store.devices.listAssigned(location.id)) {
-        publisher.seed(location.id, deviceView(device, location, deps.clock.now(), deps.config.onlineThresholdS) as DeviceData);
+        publisher.seed(location.id, deviceFeedView(device, location, deps.clock.now(), deps.config.onlineThresholdS) as DeviceData);
       }
     }
   } finally {

@@ -34,6 +34,8 @@ export interface RequestState {
   accepted: number;
   /** A poll: answered with the mailbox's commands (or none), not with an upload reply. */
   hold: boolean;
+  /** No earlier request of this serial is known (not in the record, not in this node's presence). */
+  readonly firstContact: boolean;
 }
 
 /** A handler's answer: the reply that ends the request, or undefined to go on with its next event. */

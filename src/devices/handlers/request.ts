@@ -25,10 +25,16 @@ export async function handleRequest(
   if (!verdict.ok) return refuse(ctx, verdict, req);
   if (verdict.bind) {
     // [PUSH-v3 §5] the terminal presented the token of its registration: from now on it must.
-    device = await session.update({ token_bound_at: nowIso(ctx) });
+    device = await session.update({ token_bound_at: nowIso(ctx), token_bound_address: req.remoteAddress });
     ctx.log.info('registration token bound: requests without it are refused from now on');
   }
   await ctx.lease.own(device);
+  const firstContact =
+    !device ||
+    (device.version === null &&
+      device.registered_at === null &&
+      device.last_seen === null &&
+      ctx.presence.lastSeenOf(ctx.sn) === undefined);
   ctx.presence.seen(ctx.sn, device?.location_id ?? null, req.remoteAddress, ctx.clock.now().getTime());
   const decoded = session.decoded(req, device);
   if (decoded.rejected > 0) {
@@ -39,7 +45,14 @@ export async function handleRequest(
       ctx.log.warn({ rejected: decoded.rejected, samples, endpoint: decoded.endpoint, suppressed }, 'device lines rejected');
     }
   }
-  const state: RequestState = { req, device, location: known ? known.location : await session.location(device), accepted: 0, hold: false };
+  const state: RequestState = {
+    req,
+    device,
+    location: known ? known.location : await session.location(device),
+    accepted: 0,
+    hold: false,
+    firstContact,
+  };
   for (const event of decoded.events) {
     const reply = await dispatch(ctx, state, event);
     if (reply) return reply;

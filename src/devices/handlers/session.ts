@@ -19,9 +19,12 @@ export const handshake: Handler<'handshake'> = async (ctx, state, event) => {
   let device = state.device;
   const version = detectVersion(state.req.wire, device?.version_override ?? undefined);
   const pushver = event.pushVersion;
+  // [PUSH-v3 §3.2] a terminal whose first contact speaks Security PUSH registers next: allowed.
+  const opensRegistration = state.firstContact && detectVersion(state.req.wire) === PROTOCOL_V3;
   device = await session.update({
     version,
     ...(device?.registered_at ? {} : { registered_at: nowIso(ctx) }),
+    ...(opensRegistration ? { registration_accepted_at: nowIso(ctx) } : {}),
     options: {
       ...(pushver ? { PushVersion: pushver } : {}),
       ...(event.deviceType ? { DeviceType: event.deviceType } : {}),
@@ -47,8 +50,19 @@ export const handshake: Handler<'handshake'> = async (ctx, state, event) => {
   });
 };
 
+/**
+ * [PUSH-v3 §3.3] Registration issues a registry code only when it is allowed for the serial: the terminal
+ * registered before, its first contact spoke Security PUSH (or is this request), or an operator accepted
+ * it (POST /api/devices/{sn}/accept-registration). Otherwise 406, and nothing of the record changes: a
+ * terminal seen polling as v2 is neither switched to v3 nor bound to a token by whoever knows its serial.
+ */
 export const registration: Handler<'registration'> = async (ctx, state, event) => {
   const device = state.device;
+  const first = state.firstContact;
+  if (device && !first && device.registry_code === null && device.registration_accepted_at === null) {
+    ctx.log.warn('registration refused: not accepted for this terminal (POST /api/devices/{sn}/accept-registration)');
+    return codecFor(PROTOCOL_V3).replies.registryRefused();
+  }
   const registry_code = device?.registry_code ?? registryCodeFrom(randomBytes(10));
   // [PUSH-v3 §3.6] terminals re-register on every connection but fetch the configuration (and its
   // SessionID, the input of their token [PUSH-v3 §5]) once: keep the session stable.
@@ -60,6 +74,7 @@ export const registration: Handler<'registration'> = async (ctx, state, event) =
     session_id,
     version,
     ...(device?.registered_at ? {} : { registered_at: nowIso(ctx) }),
+    ...(first ? { registration_accepted_at: nowIso(ctx) } : {}),
     options: event.options.values,
   });
   return codecFor(version).replies.registry(registry_code);

@@ -5,7 +5,17 @@ import type { Ids } from './ids.js';
 import type { Collections, DeviceDoc } from './schema.js';
 import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';
 
-const toDevice = ({ _id, options, assigned_at, state, allowed_networks, token_bound_at, ...rest }: DeviceDoc): Device => ({
+const toDevice = ({
+  _id,
+  options,
+  assigned_at,
+  state,
+  allowed_networks,
+  token_bound_at,
+  token_bound_address,
+  registration_accepted_at,
+  ...rest
+}: DeviceDoc): Device => ({
   id: _id,
   ...rest,
   options: fromJson<Record<string, string>>(options),
@@ -13,6 +23,8 @@ const toDevice = ({ _id, options, assigned_at, state, allowed_networks, token_bo
   assigned_at: assigned_at ?? null,
   allowed_networks: allowed_networks ?? null,
   token_bound_at: token_bound_at ?? null,
+  token_bound_address: token_bound_address ?? null,
+  registration_accepted_at: registration_accepted_at ?? null,
 });
 
 const SESSION_FIELDS = [
@@ -25,6 +37,8 @@ const SESSION_FIELDS = [
   'last_seen',
   'last_address',
   'token_bound_at',
+  'token_bound_address',
+  'registration_accepted_at',
 ] as const satisfies readonly (keyof DeviceSessionPatch)[];
 
 const defaultName = (sn: string) => `Device ${sn}`;
@@ -43,6 +57,8 @@ const blank = (id: number, sn: string, now: string): DeviceDoc => ({
   comm_key_hash: null,
   allowed_networks: null,
   token_bound_at: null,
+  token_bound_address: null,
+  registration_accepted_at: null,
   last_seen: null,
   last_address: null,
   created_at: now,
@@ -151,7 +167,16 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
     async resetRegistration(locationId, sn, now) {
       const doc = await c.devices.findOneAndUpdate(
         { serial_number: sn, location_id: locationId },
-        { $set: { registry_code: null, session_id: null, token_bound_at: null, updated_at: now } },
+        {
+          $set: {
+            registry_code: null,
+            session_id: null,
+            token_bound_at: null,
+            token_bound_address: null,
+            registration_accepted_at: now,
+            updated_at: now,
+          },
+        },
         { returnDocument: 'after' },
       );
       return maybe(doc, toDevice);

@@ -26,13 +26,18 @@ export type UserDoc = Stored<User>;
 export type TemplateDoc = Stored<Template>;
 /** `options` is JSON text; `assigned_at` is absent (not null) while unassigned, see devices.ts assign. */
 /** `state` is JSON text too, and absent on documents written before it existed. */
-/** `allowed_networks` and `token_bound_at` are absent on documents written before they existed. */
-export type DeviceDoc = Omit<Stored<Device>, 'options' | 'assigned_at' | 'state' | 'allowed_networks' | 'token_bound_at'> & {
+/** `allowed_networks`, `token_bound_at` and the registration fields are absent on documents written before they existed. */
+export type DeviceDoc = Omit<
+  Stored<Device>,
+  'options' | 'assigned_at' | 'state' | 'allowed_networks' | 'token_bound_at' | 'token_bound_address' | 'registration_accepted_at'
+> & {
   options: string | null;
   assigned_at?: string;
   state?: string | null;
   allowed_networks?: string[] | null;
   token_bound_at?: string | null;
+  token_bound_address?: string | null;
+  registration_accepted_at?: string | null;
 };
 export type AttendanceDoc = Stored<Attendance>;
 

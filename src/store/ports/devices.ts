@@ -25,6 +25,15 @@ export interface Device {
    * from then on every request must carry it. Null = not bound (never registered, or reset).
    */
   readonly token_bound_at: Iso | null;
+  /** The client address the token was first presented from (with `token_bound_at`); null while not bound. */
+  readonly token_bound_address: string | null;
+  /**
+   * [PUSH-v3 §3] When registration was allowed for this serial: its first contact spoke Security PUSH
+   * (a v3 handshake or the registry request itself), or an operator with the full scope accepted or reset
+   * it. Null: a `registry` request is refused (406), so a terminal first seen polling as v2 is never
+   * switched to v3 nor bound to a token by whoever knows its serial.
+   */
+  readonly registration_accepted_at: Iso | null;
   /** What the runtime learned about this device; null until it learns something. */
   readonly state: DeviceState | null;
   readonly last_seen: Iso | null;
@@ -58,7 +67,17 @@ export interface DeviceFilter {
 export type DeviceSessionPatch = Partial<
   Pick<
     Device,
-    'registry_code' | 'session_id' | 'registered_at' | 'options' | 'version' | 'state' | 'last_seen' | 'last_address' | 'token_bound_at'
+    | 'registry_code'
+    | 'session_id'
+    | 'registered_at'
+    | 'options'
+    | 'version'
+    | 'state'
+    | 'last_seen'
+    | 'last_address'
+    | 'token_bound_at'
+    | 'token_bound_address'
+    | 'registration_accepted_at'
   >
 >;
 
@@ -92,9 +111,9 @@ export interface DevicesPort {
   /** Unassigns when it belongs to the location; idempotent. Returns the device as it was, if it was. */
   unassign(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
   /**
-   * Operator-triggered re-registration [PUSH-v3 §3.3]: forgets the registry code, session and token binding
-   * of the location's device, so the terminal's next registry request registers it again. Undefined when
-   * the device is not the location's.
+   * Operator-triggered (re-)registration [PUSH-v3 §3.3]: forgets the registry code, session and token binding
+   * of the location's device and sets `registration_accepted_at`, so the terminal's next registry request
+   * registers it. Undefined when the device is not the location's.
    */
   resetRegistration(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
   /** Session/presence fields written by the device runtime. */

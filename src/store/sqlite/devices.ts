@@ -17,6 +17,8 @@ const toDevice = (r: Row): Device => ({
   comm_key_hash: (r['comm_key_hash'] as string | null) ?? null,
   allowed_networks: json<string[]>(r['allowed_networks']),
   token_bound_at: (r['token_bound_at'] as string | null) ?? null,
+  token_bound_address: (r['token_bound_address'] as string | null) ?? null,
+  registration_accepted_at: (r['registration_accepted_at'] as string | null) ?? null,
   state: json<DeviceState>(r['state']),
   last_seen: (r['last_seen'] as string | null) ?? null,
   last_address: (r['last_address'] as string | null) ?? null,
@@ -35,6 +37,8 @@ const SESSION_COLUMNS = [
   'last_seen',
   'last_address',
   'token_bound_at',
+  'token_bound_address',
+  'registration_accepted_at',
 ] as const;
 const JSON_COLUMNS = new Set<string>(['options', 'state']);
 
@@ -172,9 +176,9 @@ export function sqliteDevices(db: Db): DevicesPort {
     async resetRegistration(locationId, sn, now) {
       const r = db
         .prepare(
-          'UPDATE devices SET registry_code = NULL, session_id = NULL, token_bound_at = NULL, updated_at = ? WHERE serial_number = ? AND location_id = ? RETURNING *',
+          'UPDATE devices SET registry_code = NULL, session_id = NULL, token_bound_at = NULL, token_bound_address = NULL, registration_accepted_at = ?, updated_at = ? WHERE serial_number = ? AND location_id = ? RETURNING *',
         )
-        .get(now, sn, locationId) as Row | undefined;
+        .get(now, now, sn, locationId) as Row | undefined;
       return r && toDevice(r);
     },
     async updateSession(sn, patch, now) {

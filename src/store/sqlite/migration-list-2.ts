@@ -206,4 +206,16 @@ DROP INDEX sync_outbox_since;
 CREATE INDEX sync_outbox_due ON sync_outbox(since, location_id, pin);
 `,
   },
+  {
+    version: 16,
+    // Issue #32: registration binds a token only for a terminal whose first contact spoke Security PUSH
+    // or that an operator accepted; the device view shows from which address a binding was made.
+    // Terminals registered before keep registering (their registry code was issued).
+    name: 'registration accepted per terminal; address of the token binding (issue #32)',
+    sql: `
+ALTER TABLE devices ADD COLUMN token_bound_address TEXT;
+ALTER TABLE devices ADD COLUMN registration_accepted_at TEXT;
+UPDATE devices SET registration_accepted_at = COALESCE(registered_at, created_at) WHERE registry_code IS NOT NULL;
+`,
+  },
 ];
