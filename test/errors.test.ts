@@ -1,20 +1,20 @@
 /**
  * The error catalog is public contract (STYLE.md §5): stable UPPER_SNAKE codes,
- * one mapping to HTTP, and a README table that matches the catalog.
+ * one mapping to HTTP, and a table in docs/errors.md that matches the catalog.
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { BioGateError, ERROR_CATALOG, errorTableMarkdown, invalid, toErrorResponse, type ErrorCode } from '../src/errors.js';
 
-t.test('README error table is generated from the catalog', async (t) => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+t.test('docs/errors.md table is generated from the catalog', async (t) => {
+  const readme = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
   const m = /<!-- errors:start -->\n([\s\S]*?)\n<!-- errors:end -->/.exec(readme);
-  t.ok(m, 'README has the errors:start/errors:end markers');
+  t.ok(m, 'docs/errors.md has the errors:start/errors:end markers');
   // Compared line by line, so a failure shows the rows that differ.
   t.strictSame(
     m?.[1]?.split('\n'),
     errorTableMarkdown().split('\n'),
-    'README error table is out of date: paste errorTableMarkdown() (src/errors.ts) between the markers',
+    'docs/errors.md table is out of date: paste errorTableMarkdown() (src/errors.ts) between the markers',
   );
 });
 

@@ -1,6 +1,6 @@
 /**
  * Configuration (STYLE.md §7): one schema with defaults, environment overrides
- * converted by type, every problem reported at once, and the README table
+ * converted by type, every problem reported at once, and the table in docs/configuration.md
  * generated from the schema.
  */
 import { readFileSync } from 'node:fs';
@@ -190,15 +190,15 @@ t.test('TLS: certificate and key go together and must be readable', async (t) =>
   t.equal(both.tlsKey, key);
 });
 
-t.test('README configuration table is generated from the schema', async (t) => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+t.test('docs/configuration.md table is generated from the schema', async (t) => {
+  const readme = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
   const m = /<!-- config:start -->\n([\s\S]*?)\n<!-- config:end -->/.exec(readme);
-  t.ok(m, 'README has the config:start/config:end markers');
+  t.ok(m, 'docs/configuration.md has the config:start/config:end markers');
   // Compared line by line, so a failure shows the rows that differ.
   t.strictSame(
     m?.[1]?.split('\n'),
     configTableMarkdown().split('\n'),
-    'README config table is out of date: run `node dist/src/cli.js config --markdown` and paste its output between the markers',
+    'docs/configuration.md table is out of date: run `node dist/src/cli.js config --markdown` and paste its output between the markers',
   );
   for (const { meta } of Object.values(SETTINGS)) t.ok(configTableMarkdown().includes(`| \`${meta.env}\` |`), `${meta.env} has a row`);
 });
