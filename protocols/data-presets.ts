@@ -2,39 +2,20 @@
 // attendance, clearing, firmware, shell and custom [COMMANDS §3–§4]; part of the one catalog
 // (catalog.ts), in catalog order.
 import { Type } from 'typebox';
-import { commandText, date, none, nullable, ONE_LINE, pin, userId } from './preset-schemas.js';
+import { commandText, date, nullable, ONE_LINE, pin, preset, userId } from './preset-schemas.js';
 import type { PresetSpec } from './preset-spec.js';
 
 export const DATA_PRESETS: readonly PresetSpec[] = [
-  {
-    id: 'load-users',
-    aliases: [],
-    versions: [2, 3],
-    hasParams: true,
-    risk: 'normal',
-    door: false,
-    params: Type.Object({ user_id: nullable(userId()), pin: nullable(pin()) }, { additionalProperties: false }),
-    description: 'Fetch users from the device to the server (one user by pin or user_id, else all)',
-  },
-  {
-    id: 'sync-users',
-    aliases: [],
-    versions: [2, 3],
-    params: none(),
-    hasParams: false,
-    risk: 'normal',
-    door: false,
-    description: 'Push pending users from the server to the device',
-  },
-  {
-    id: 'enroll-biometric',
-    aliases: [],
-    versions: [2, 3],
-    hasParams: true,
-    risk: 'normal',
-    door: false,
-    resultTimeoutS: 600,
-    params: Type.Object(
+  preset(
+    'load-users',
+    'Fetch users from the device to the server (one user by pin or user_id, else all)',
+    Type.Object({ user_id: nullable(userId()), pin: nullable(pin()) }, { additionalProperties: false }),
+  ),
+  preset('sync-users', 'Push pending users from the server to the device', null),
+  preset(
+    'enroll-biometric',
+    'Start remote fingerprint or face enrollment (the person must be at the device)',
+    Type.Object(
       {
         pin: pin(),
         user_id: userId(),
@@ -55,66 +36,21 @@ export const DATA_PRESETS: readonly PresetSpec[] = [
       },
       { additionalProperties: false },
     ),
-    description: 'Start remote fingerprint or face enrollment (the person must be at the device)',
-  },
-  {
-    id: 'check-attendance',
-    aliases: [],
-    versions: [2, 3],
-    hasParams: true,
-    risk: 'normal',
-    door: false,
-    params: Type.Object({ startDate: nullable(date('First day')), endDate: nullable(date('Last day')) }, { additionalProperties: false }),
-    description: 'Fetch attendance logs from the device, optionally within a date window',
-  },
-  {
-    id: 'clear-log',
-    aliases: [],
-    versions: [2, 3],
-    params: none(),
-    hasParams: false,
-    risk: 'risky',
-    door: false,
-    description: 'Destructive: delete attendance logs on the device',
-  },
-  {
-    id: 'clear-photo',
-    aliases: [],
-    versions: [2, 3],
-    params: none(),
-    hasParams: false,
-    risk: 'risky',
-    door: false,
-    description: 'Destructive: delete attendance photos on the device (no Security PUSH wire form)',
-  },
-  {
-    id: 'clear-biodata',
-    aliases: [],
-    versions: [2, 3],
-    params: none(),
-    hasParams: false,
-    risk: 'risky',
-    door: false,
-    description: 'Destructive: delete fingerprint and face templates on the device',
-  },
-  {
-    id: 'clear-data',
-    aliases: [],
-    versions: [2, 3],
-    params: none(),
-    hasParams: false,
-    risk: 'risky',
-    door: false,
-    description: 'Destructive: delete all data on the device (users, templates, logs)',
-  },
-  {
-    id: 'firmware-upgrade',
-    aliases: [],
-    versions: [2, 3],
-    hasParams: true,
-    risk: 'risky',
-    door: false,
-    params: Type.Object(
+    { resultTimeoutS: 600 },
+  ),
+  preset(
+    'check-attendance',
+    'Fetch attendance logs from the device, optionally within a date window',
+    Type.Object({ startDate: nullable(date('First day')), endDate: nullable(date('Last day')) }, { additionalProperties: false }),
+  ),
+  preset('clear-log', 'Destructive: delete attendance logs on the device', null, { risk: 'risky' }),
+  preset('clear-photo', 'Destructive: delete attendance photos on the device (no Security PUSH wire form)', null, { risk: 'risky' }),
+  preset('clear-biodata', 'Destructive: delete fingerprint and face templates on the device', null, { risk: 'risky' }),
+  preset('clear-data', 'Destructive: delete all data on the device (users, templates, logs)', null, { risk: 'risky' }),
+  preset(
+    'firmware-upgrade',
+    'Flash firmware from a download URL',
+    Type.Object(
       {
         url: Type.String({
           minLength: 9,
@@ -128,30 +64,22 @@ export const DATA_PRESETS: readonly PresetSpec[] = [
       },
       { additionalProperties: false },
     ),
-    description: 'Flash firmware from a download URL',
-  },
-  {
-    id: 'shell-command',
-    aliases: [],
-    versions: [2, 3],
-    hasParams: true,
-    risk: 'risky',
-    door: false,
-    params: Type.Object({ command: commandText('Shell command string', `^${ONE_LINE}$`) }, { additionalProperties: false }),
-    description: 'Run a shell command string on the device (no Security PUSH wire form)',
-  },
-  {
-    id: 'custom',
-    aliases: [],
-    versions: [2, 3],
-    hasParams: true,
-    risk: 'risky',
-    door: false,
-    // [COMMANDS §4.24] the gateway adds the `C:<id>:` framing itself
-    params: Type.Object(
+    { risk: 'risky' },
+  ),
+  preset(
+    'shell-command',
+    'Run a shell command string on the device (no Security PUSH wire form)',
+    Type.Object({ command: commandText('Shell command string', `^${ONE_LINE}$`) }, { additionalProperties: false }),
+    { risk: 'risky' },
+  ),
+  // [COMMANDS §4.24] the gateway adds the `C:<id>:` framing itself
+  preset(
+    'custom',
+    'Send a raw device push protocol command string',
+    Type.Object(
       { command: commandText('Raw device push protocol command string', `^(?![Cc]:)${ONE_LINE}$`) },
       { additionalProperties: false },
     ),
-    description: 'Send a raw device push protocol command string',
-  },
+    { risk: 'risky' },
+  ),
 ];
