@@ -23,7 +23,11 @@ async function rig(t: Parameters<typeof startApp>[0]) {
     const headers: Record<string, string> = { ...(token === null ? {} : bearer(token)), ...(from ? { 'x-forwarded-for': from } : {}) };
     const res = await fetch(`${started.url}${path}`, { headers });
     const body = (await res.text()) || '{}';
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), code: res.ok ? null : (JSON.parse(body) as { code?: string }).code };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      code: res.ok ? null : (JSON.parse(body) as { code?: string }).code,
+    };
   };
   const mqttUrl = `mqtt://127.0.0.1:${started.app.mqtt?.port ?? 0}`;
   const mqttAdmin = (password: string) => connectCode(mqttUrl, { username: 'admin', password });
@@ -33,7 +37,8 @@ async function rig(t: Parameters<typeof startApp>[0]) {
 t.test('admin API: after the free failures an address backs off (429, Retry-After), even with the right token', async (t) => {
   const r = await rig(t);
   const from = '203.0.113.7';
-  for (let i = 0; i < FREE_FAILURES; i++) t.equal((await r.request('/admin/locations', WRONG, from)).status, 401, `wrong token ${i + 1}: 401`);
+  for (let i = 0; i < FREE_FAILURES; i++)
+    t.equal((await r.request('/admin/locations', WRONG, from)).status, 401, `wrong token ${i + 1}: 401`);
   const throttled = await r.request('/admin/locations', ADMIN_TOKEN, from);
   t.equal(throttled.status, 429, 'the next attempt is refused, the right token included');
   t.equal(throttled.code, 'RATE_LIMITED');
