@@ -12,6 +12,7 @@ import { sweepAccessWindowJob } from './sync/access-window-job.js';
 import { createSyncOutbox, type SyncOutbox } from './sync/outbox.js';
 import { createTimeSync, type TimeSync } from './sync/time-sync.js';
 import { createRateLimiter } from './auth/rate-limit.js';
+import { createAdminAuth } from './auth/admin-token.js';
 import { createFirmwareCache } from './devices/firmware.js';
 import { createDeviceGuard } from './devices/guard.js';
 import { Hub } from './devices/hub.js';
@@ -243,12 +244,14 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     webhookPolicy,
     pokeWebhooks: webhooks.poke,
   });
+  // One bucket per token for every door (REST, the stream, MQTT requests); one admin check with its back-off.
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
+  const admin = createAdminAuth(config.adminToken, clock);
   mountRoutes(http, apiRoutes, {
     store,
     credentials,
     clock,
-    adminToken: config.adminToken,
+    admin,
     cors: createCors(parseCorsOrigins(config.corsOrigins)),
     onCaller: (c, req) => {
       locationOf.set(req, c.location.id);
@@ -296,7 +299,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     released: () => feed.signal('leader.released', { name: 'mqtt-bridge' }),
   });
   if (config.mqtt === 'embedded') http.websocket(mqttWebSocketRoute(() => mqtt));
-  mountOpsRoutes(http, { store, metrics, adminToken: config.adminToken, isStopping: () => stopping });
+  mountOpsRoutes(http, { store, metrics, admin, isStopping: () => stopping });
   // The web console: static pages on the public API and /api/stream only.
   mountConsole(http);
 
@@ -324,7 +327,18 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       const port = await http.listen(config.host, config.port);
       const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
       // Like the listeners, before bootstrap: a busy MQTT port must not leave a location whose token nobody saw.
-      if (config.mqtt === 'embedded') mqtt = await startMqttBridge({ config, feed, store, clock, commands, log: logger, metrics });
+      if (config.mqtt === 'embedded')
+        mqtt = await startMqttBridge({
+          config,
+          feed,
+          store,
+          clock,
+          commands,
+          log: logger,
+          metrics,
+          admin,
+          ...(limiter ? { limiter } : {}),
+        });
       else if (config.mqtt !== 'off') {
         // An external broker is shared by the nodes: one of them publishes ("the feed's owner rule").
         await mqttLeader.start();
@@ -336,6 +350,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
           commands,
           log: logger,
           metrics,
+          admin,
           isLeader: () => mqttLeader.isLeader(),
           onLeader: (listener) => void mqttLeader.onChange((leader) => leader && listener()),
         });

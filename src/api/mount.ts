@@ -4,7 +4,7 @@
  */
 import { requireWrite, type Caller } from '../auth/authenticate.js';
 import type { Credentials } from '../auth/credentials.js';
-import { checkAdmin } from '../auth/admin-token.js';
+import type { AdminAuth } from '../auth/admin-token.js';
 import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
 import type { Cors } from '../http/cors.js';
@@ -21,7 +21,8 @@ export interface MountDeps {
   /** How callers' tokens are checked (kept between requests, src/auth/credentials.ts). */
   readonly credentials: Credentials;
   readonly clock: Clock;
-  readonly adminToken: string | null;
+  /** The admin token's check, with its back-off per client address. */
+  readonly admin: AdminAuth;
   /** Called after authentication (rate limiting, the access log's location). */
   readonly onCaller?: (caller: Caller, req: HttpRequest) => void;
   /** BIOGATE_CORS_ORIGINS (src/http/cors.ts): preflights and Access-Control-* headers for listed origins. */
@@ -42,7 +43,7 @@ export function mountRoutes(http: HttpServer, routes: readonly ApiRoute[], deps:
         deps.onCaller?.(caller, req);
         if (route.write ?? (route.method !== 'GET' && route.method !== 'HEAD')) requireWrite(caller);
       } else if (route.auth === 'admin') {
-        checkAdmin(deps.adminToken, req.headers['authorization']);
+        deps.admin.check(req.headers['authorization'], req.remoteAddress);
       }
       const params = route.params ? check(route.params, readParams(req, route.params), 'path') : {};
       const query = route.query ? check(route.query, readQuery(req, route.query), 'query') : {};

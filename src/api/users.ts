@@ -5,7 +5,7 @@ import type { UsersDeps } from '../users/effects.js';
 import { IMPORT_MAX_ITEMS, importUsers } from '../users/import.js';
 import { ImportItem, Pin, Privilege, UserWrite } from '../users/schemas.js';
 import { clearUsers, deleteUser, getUser, upsertUser } from '../users/service.js';
-import { UserView, userViews } from '../views/user.js';
+import { userAudienceOf, UserView, userViews } from '../views/user.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
@@ -49,7 +49,13 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
           ...(query.is_active !== undefined ? { is_active: query.is_active } : {}),
         };
         const page = await store.users.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
-        const views = await userViews(store, caller.location, page.items, query.include === 'biometrics');
+        const views = await userViews(
+          store,
+          caller.location,
+          page.items,
+          query.include === 'biometrics',
+          userAudienceOf(caller.token.scope),
+        );
         return json(200, pageWrapper(views, page.total, query.page, query.limit));
       },
     }),
@@ -69,7 +75,7 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       },
       handler: async ({ caller, body }) => {
         const result = await upsertUser(deps, caller.location, body as unknown as Record<string, unknown>);
-        const [view] = await userViews(store, caller.location, [result.user], false);
+        const [view] = await userViews(store, caller.location, [result.user], false, userAudienceOf(caller.token.scope));
         return json(result.created ? 201 : 200, view);
       },
     }),
@@ -95,7 +101,7 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
           message: `Processed ${processed.length} users, ${errors.length} errors`,
           processed_count: processed.length,
           error_count: errors.length,
-          processed_users: await userViews(store, caller.location, processed, false),
+          processed_users: await userViews(store, caller.location, processed, false, userAudienceOf(caller.token.scope)),
           errors,
         });
       },
@@ -126,7 +132,7 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       doc: { summary: 'One user', tags, responses: { 200: UserView }, errors: ['USER_NOT_FOUND'] },
       handler: async ({ caller, params, query }) => {
         const user = await getUser(deps, caller.location, params.pin);
-        const [view] = await userViews(store, caller.location, [user], query.include === 'biometrics');
+        const [view] = await userViews(store, caller.location, [user], query.include === 'biometrics', userAudienceOf(caller.token.scope));
         return json(200, view);
       },
     }),

@@ -19,7 +19,7 @@ import { pingFor } from '../webhooks/payload.js';
 import { newSecret } from '../webhooks/sign.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { Nullable } from '../views/common.js';
-import { DeliveryView, deliveryView, WebhookView, webhookView } from '../views/webhook.js';
+import { DeliveryView, deliveryView, webhookAudienceOf, WebhookView, webhookView } from '../views/webhook.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const MAX_BATCH = 500;
@@ -105,7 +105,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
           { url: body.url, events: body.events, description: body.description ?? null, attendance_batch: body.attendance_batch ?? 1 },
           clock.now().toISOString(),
         );
-        return json(201, { ...webhookView(subscription), secret });
+        return json(201, { ...webhookView(subscription, 'full'), secret });
       },
     }),
     defineRoute({
@@ -117,7 +117,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         tags,
         responses: { 200: Type.Object({ data: Type.Array(WebhookView) }) },
       },
-      handler: async ({ caller }) => json(200, { data: (await store.webhooks.list(caller.location.id)).map(webhookView) }),
+      handler: async ({ caller }) =>
+        json(200, {
+          data: (await store.webhooks.list(caller.location.id)).map((w) => webhookView(w, webhookAudienceOf(caller.token.scope))),
+        }),
     }),
     defineRoute({
       method: 'GET',
@@ -125,7 +128,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       auth: 'location',
       params: IdParam,
       doc: { summary: 'One webhook', tags, responses: { 200: WebhookView }, errors: ['WEBHOOK_NOT_FOUND'] },
-      handler: async ({ caller, params }) => json(200, webhookView(await get(caller, params.webhook_id))),
+      handler: async ({ caller, params }) =>
+        json(200, webhookView(await get(caller, params.webhook_id), webhookAudienceOf(caller.token.scope))),
     }),
     defineRoute({
       method: 'PATCH',
@@ -163,7 +167,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         };
         const w = await store.webhooks.update(caller.location.id, params.webhook_id, patch, clock.now().toISOString());
         if (!w) throw notFound(params.webhook_id);
-        return json(200, webhookView(w));
+        return json(200, webhookView(w, 'full'));
       },
     }),
     defineRoute({
@@ -245,7 +249,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
           now.toISOString(),
         );
         if (!updated) throw notFound(w.id);
-        return json(200, { ...webhookView(updated), secret });
+        return json(200, { ...webhookView(updated, 'full'), secret });
       },
     }),
   ];

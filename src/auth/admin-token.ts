@@ -1,13 +1,56 @@
-/** The admin token (BIOGATE_ADMIN_TOKEN): it guards /admin/… and, when set, /metrics [API-CONTRACT §7]. */
+/**
+ * The admin token (BIOGATE_ADMIN_TOKEN): it guards /admin/…, /metrics when set [API-CONTRACT §7], and
+ * the MQTT user `admin`. One check for all three, with one back-off per client address on wrong
+ * tokens (failure-backoff.ts): after FREE_FAILURES failures an address is refused (429
+ * RATE_LIMITED with Retry-After; a CONNACK refusal on MQTT) until its back-off has passed.
+ */
+import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
+import { createFailureBackoff, type FailureBackoff } from './failure-backoff.js';
 import { bearer, secretsEqual } from './tokens.js';
 
-/** @throws NOT_FOUND when no admin token is configured, UNAUTHORIZED when the bearer token is not it. */
-export function checkAdmin(adminToken: string | null, authorization: string | undefined): void {
-  // The admin API does not exist when no admin token is configured.
-  if (adminToken === null) throw new BioGateError('NOT_FOUND', 'The admin API is disabled (set BIOGATE_ADMIN_TOKEN)');
-  const given = bearer(authorization);
-  if (!given || !secretsEqual(given, adminToken)) {
-    throw new BioGateError('UNAUTHORIZED', 'Admin token required', { headers: { 'WWW-Authenticate': 'Bearer realm="biogate-admin"' } });
-  }
+/** What an attempt with the admin token came to. */
+export type AdminVerdict =
+  { readonly kind: 'ok' } | { readonly kind: 'refused' } | { readonly kind: 'throttled'; readonly retryAfterS: number };
+
+export interface AdminAuth {
+  /** Whether an admin token is configured (without one the admin API does not exist). */
+  readonly configured: boolean;
+  /**
+   * An HTTP request's Authorization header from `address`.
+   * @throws NOT_FOUND when no admin token is configured, RATE_LIMITED while the address backs off,
+   * UNAUTHORIZED when the bearer token is not the admin token.
+   */
+  check(authorization: string | undefined, address: string): void;
+  /** A secret presented some other way (the MQTT password of user `admin`) from `address`. */
+  verify(secret: string, address: string): AdminVerdict;
+}
+
+export function createAdminAuth(adminToken: string | null, clock: Clock, backoff: FailureBackoff = createFailureBackoff(clock)): AdminAuth {
+  const verify = (secret: string | undefined, address: string): AdminVerdict => {
+    const wait = backoff.waitMs(address);
+    if (wait > 0) return { kind: 'throttled', retryAfterS: Math.ceil(wait / 1000) };
+    if (adminToken !== null && secret !== undefined && secretsEqual(secret, adminToken)) {
+      backoff.succeeded(address);
+      return { kind: 'ok' };
+    }
+    backoff.failed(address);
+    return { kind: 'refused' };
+  };
+  return {
+    configured: adminToken !== null,
+    check(authorization, address) {
+      // The admin API does not exist when no admin token is configured.
+      if (adminToken === null) throw new BioGateError('NOT_FOUND', 'The admin API is disabled (set BIOGATE_ADMIN_TOKEN)');
+      const verdict = authorization === undefined ? undefined : verify(bearer(authorization) ?? '', address);
+      if (verdict?.kind === 'ok') return;
+      if (verdict?.kind === 'throttled') {
+        throw new BioGateError('RATE_LIMITED', 'Too many wrong admin tokens from this address; retry later', {
+          headers: { 'Retry-After': String(verdict.retryAfterS) },
+        });
+      }
+      throw new BioGateError('UNAUTHORIZED', 'Admin token required', { headers: { 'WWW-Authenticate': 'Bearer realm="biogate-admin"' } });
+    },
+    verify: (secret, address) => verify(secret, address),
+  };
 }

@@ -5,7 +5,13 @@
 import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
 
-export function createRateLimiter(rps: number, clock: Clock, maxKeys = 100_000) {
+/** Shared by every door that acts for a token (REST, the stream, MQTT command requests): one bucket per token. */
+export interface RateLimiter {
+  /** Takes one request from the token's bucket. @throws RATE_LIMITED (429, Retry-After) when it is empty. */
+  take(tokenId: number): void;
+}
+
+export function createRateLimiter(rps: number, clock: Clock, maxKeys = 100_000): RateLimiter {
   const burst = rps * 2;
   const buckets = new Map<number, { tokens: number; at: number }>();
   return {

@@ -24,7 +24,7 @@ async function locationOf(store: Store, f: Flags): Promise<Location> {
 export async function webhookList(f: Flags, io: CliIo): Promise<number> {
   return withStore(io, async (store) => {
     const location = await locationOf(store, f);
-    const views = (await store.webhooks.list(location.id)).map(webhookView);
+    const views = (await store.webhooks.list(location.id)).map((w) => webhookView(w, 'full'));
     if (f.flag('json')) print(io, json(views));
     else if (views.length === 0) print(io, `No webhooks in location ${location.id}.`);
     else
@@ -64,7 +64,7 @@ export async function webhookCreate(f: Flags, io: CliIo): Promise<number> {
       { url, events: [...new Set(events)], description, attendance_batch: batch },
       systemClock.now().toISOString(),
     );
-    if (f.flag('json')) print(io, json({ ...webhookView(w), secret }));
+    if (f.flag('json')) print(io, json({ ...webhookView(w, 'full'), secret }));
     else
       print(
         io,

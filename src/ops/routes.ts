@@ -1,5 +1,5 @@
 /** /healthz (process up), /readyz (store reachable), /metrics (Prometheus text). */
-import { checkAdmin } from '../auth/admin-token.js';
+import type { AdminAuth } from '../auth/admin-token.js';
 import { BioGateError } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { HttpServer } from '../http/server.js';
@@ -8,7 +8,7 @@ import type { MetricsRegistry } from './metrics.js';
 export interface OpsDeps {
   readonly store: Store;
   readonly metrics: MetricsRegistry;
-  readonly adminToken: string | null;
+  readonly admin: AdminAuth;
   readonly isStopping: () => boolean;
 }
 
@@ -36,7 +36,7 @@ export function mountOpsRoutes(http: HttpServer, deps: OpsDeps): void {
     pattern: '/metrics',
     handler: async (req) => {
       // [API-CONTRACT §7] /metrics requires the admin token when one is configured.
-      if (deps.adminToken !== null) checkAdmin(deps.adminToken, req.headers['authorization']);
+      if (deps.admin.configured) deps.admin.check(req.headers['authorization'], req.remoteAddress);
       return { status: 200, headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }, body: await deps.metrics.render() };
     },
   });

@@ -1,4 +1,7 @@
-/** User and template records → their public views (SERVICE-SPEC UserResponse, BiometricTemplateResponse); template bytes never leave here. */
+/**
+ * User and template records → their public views (SERVICE-SPEC UserResponse, BiometricTemplateResponse); template bytes never leave here.
+ * The keypad `password` is a secret a `read` token has no use for: its audience `masked` gets null in its place.
+ */
 import { Type } from 'typebox';
 import type { Store } from '../store/types.js';
 import type { Location, Template, User } from '../store/ports/index.js';
@@ -29,7 +32,7 @@ export const UserView = Type.Object({
   first_name: Nullable(Type.String()),
   last_name: Nullable(Type.String()),
   card_no: Nullable(Type.String()),
-  password: Nullable(Type.Integer()),
+  password: Nullable(Type.Integer({ description: 'Keypad password; null when none, and always null for a read token' })),
   is_active: Type.Boolean(),
   start_time: Nullable(Type.String()),
   end_time: Nullable(Type.String()),
@@ -41,6 +44,11 @@ export const UserView = Type.Object({
   created_at: IsoDateTime,
   updated_at: Nullable(IsoDateTime),
 });
+
+/** Who sees a user: `full` (operator and full tokens, who may set the password) or `masked` (read: no password). */
+export type UserAudience = 'full' | 'masked';
+
+export const userAudienceOf = (scope: string): UserAudience => (scope === 'read' ? 'masked' : 'full');
 
 export function templateView(t: Template) {
   return {
@@ -61,7 +69,13 @@ export function templateView(t: Template) {
   };
 }
 
-export function userView(u: User, location: Location, hasBiometric: boolean, templates: readonly Template[] | null) {
+export function userView(
+  u: User,
+  location: Location,
+  hasBiometric: boolean,
+  templates: readonly Template[] | null,
+  audience: UserAudience,
+) {
   return {
     id: u.id,
     location_id: u.location_id,
@@ -70,7 +84,7 @@ export function userView(u: User, location: Location, hasBiometric: boolean, tem
     first_name: u.first_name,
     last_name: u.last_name,
     card_no: u.card_no,
-    password: u.password,
+    password: audience === 'full' ? u.password : null,
     is_active: u.is_active,
     start_time: u.start_time,
     end_time: u.end_time,
@@ -85,7 +99,13 @@ export function userView(u: User, location: Location, hasBiometric: boolean, tem
 }
 
 /** Views for many users with one template query. */
-export async function userViews(store: Store, location: Location, users: readonly User[], includeTemplates: boolean) {
+export async function userViews(
+  store: Store,
+  location: Location,
+  users: readonly User[],
+  includeTemplates: boolean,
+  audience: UserAudience,
+) {
   const pins = users.map((u) => u.pin);
   if (includeTemplates) {
     const all = await store.templates.listForUsers(location.id, pins);
@@ -93,9 +113,9 @@ export async function userViews(store: Store, location: Location, users: readonl
     for (const t of all) (byPin.get(t.user_pin) ?? byPin.set(t.user_pin, []).get(t.user_pin))?.push(t);
     return users.map((u) => {
       const ts = byPin.get(u.pin) ?? [];
-      return userView(u, location, ts.length > 0, ts);
+      return userView(u, location, ts.length > 0, ts, audience);
     });
   }
   const withTemplates = await store.templates.pinsWithTemplates(location.id, pins);
-  return users.map((u) => userView(u, location, withTemplates.has(u.pin), null));
+  return users.map((u) => userView(u, location, withTemplates.has(u.pin), null, audience));
 }

@@ -1,11 +1,15 @@
-/** Webhook subscriptions and their deliveries → their public views (secrets and payloads never leave here). */
+/**
+ * Webhook subscriptions and their deliveries → their public views (secrets and payloads never leave here).
+ * A receiver's URL may carry a secret in its path or query (chat webhooks do): only a `full` token,
+ * the scope that manages webhooks, sees it; others get scheme and host with the rest masked.
+ */
 import { Type } from 'typebox';
 import type { WebhookDelivery, WebhookSubscription } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
 export const WebhookView = Type.Object({
   id: Type.Integer(),
-  url: Type.String(),
+  url: Type.String({ description: 'The receiver URL; for tokens without the full scope only scheme and host, as `https://host/***`' }),
   events: Type.Array(Type.String()),
   description: Nullable(Type.String()),
   attendance_batch: Type.Integer(),
@@ -34,10 +38,25 @@ export const DeliveryView = Type.Object({
   delivered_at: Nullable(IsoDateTime),
 });
 
-export function webhookView(w: WebhookSubscription) {
+/** Who sees a webhook: `full` (full tokens, the admin, the CLI) sees the URL; `masked` (read, operator) its origin. */
+export type WebhookAudience = 'full' | 'masked';
+
+export const webhookAudienceOf = (scope: string): WebhookAudience => (scope === 'full' ? 'full' : 'masked');
+
+/** `https://hooks.example.com/***`: scheme, host and port; path, query, fragment and credentials masked. */
+export function maskedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}/***`;
+  } catch {
+    return '***';
+  }
+}
+
+export function webhookView(w: WebhookSubscription, audience: WebhookAudience) {
   return {
     id: w.id,
-    url: w.url,
+    url: audience === 'full' ? w.url : maskedUrl(w.url),
     events: [...w.events],
     description: w.description,
     attendance_batch: w.attendance_batch,

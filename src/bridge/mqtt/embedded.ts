@@ -4,6 +4,11 @@
  * CONNECT → login (CONNACK refusal), SUBSCRIBE → maySubscribe (SUBACK 0x80 [MQTT-3.9.3]),
  * PUBLISH → command request or dropped, every delivery → mayReceive plus the per-client bound.
  *
+ * Client ids are namespaced per identity (`<location id>/<id>`, `admin/<id>`): a client of one
+ * location using the id of another location's client is a different client, so it cannot cut that
+ * one off; a second connection of the same identity with the same id still takes the session over
+ * [MQTT-3.1.4-2]. A client holds at most MAX_FILTERS_PER_CLIENT filters; more get 0x80 in the SUBACK.
+ *
  * Bounded per client: every connection goes through guardedConnection (packet size cap on the way
  * in, counted backlog on the way out); a delivery to a client with CLIENT_BUFFER_BYTES unsent is
  * dropped (counted), so a subscriber that stops reading costs about that much memory; one that
@@ -26,6 +31,8 @@ export const STALL_MS = 30_000;
 export const REVALIDATE_MS = 60_000;
 /** Messages the bridge may have inside the broker at once; past it new ones are dropped (broker_busy). */
 export const MAX_BROKER_IN_FLIGHT = 10_000;
+/** Subscription filters one client may hold; more are refused in the SUBACK (0x80). */
+export const MAX_FILTERS_PER_CLIENT = 64;
 /** Where a refused publish goes: a `$` topic no client may subscribe to, so it reaches nobody (MQTT 3.1.1 has no negative PUBACK). */
 const DROPPED_TOPIC = '$biogate/dropped';
 
@@ -47,14 +54,18 @@ export interface EmbeddedBroker {
   revalidate(): Promise<void>;
   /** Publishes the bridge's `offline`, then disconnects every client and stops listening. */
   close(): Promise<void>;
-  /** Serves one more connection (TCP here; MQTT over WebSocket hands its stream in). */
-  handle(stream: Duplex): void;
+  /** Serves one more connection (TCP here; MQTT over WebSocket hands its stream in) from a client address. */
+  handle(stream: Duplex, address: string): void;
 }
 
 export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<EmbeddedBroker> {
   const { topics, metrics, log } = options;
   const identities = new WeakMap<Client, Identity>();
   const stalledSince = new WeakMap<Client, number>();
+  /** The filters each client holds (granted, not yet unsubscribed): MAX_FILTERS_PER_CLIENT at most. */
+  const filters = new WeakMap<Client, Set<string>>();
+  /** The client address of each connection (TCP peer, or the WebSocket's address with trusted proxies applied). */
+  const addresses = new WeakMap<object, string>();
   let inFlight = 0;
 
   // aedes is CommonJS: the default import is its module.exports, whose createBroker builds a broker.
@@ -68,9 +79,11 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
       done(null, true);
     },
     authenticate(client, username, password, done) {
-      login(options.login, username, password).then(
+      login(options.login, username, password, addresses.get(client.conn) ?? 'unknown').then(
         (identity) => {
           identities.set(client, identity);
+          // Before aedes registers the client, so the take-over of an id [MQTT-3.1.4-2] stays within the identity.
+          client.id = namespacedId(identity, client.id);
           done(null, true);
         },
         (err: unknown) => {
@@ -93,6 +106,14 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
         done(null, null);
         return;
       }
+      const held = filters.get(client) ?? new Set<string>();
+      if (!held.has(sub.topic) && held.size >= MAX_FILTERS_PER_CLIENT) {
+        metrics.refused('subscribe');
+        done(null, null);
+        return;
+      }
+      held.add(sub.topic);
+      filters.set(client, held);
       done(null, sub);
     },
     authorizePublish(client, packet, done) {
@@ -118,6 +139,10 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
       if (!identity || !mayReceive(topics, identity, packet.topic)) return null;
       return withinBound(client) ? packet : null;
     },
+  });
+  broker.on('unsubscribe', (topics, client) => {
+    const held = filters.get(client);
+    for (const topic of topics) held?.delete(topic);
   });
   broker.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'mqtt client error'));
   broker.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt connection error'));
@@ -154,10 +179,12 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
     },
   };
 
-  const handle = (stream: Duplex) => {
-    broker.handle(guardedConnection(stream, (reason) => log.warn({ reason }, 'mqtt connection cut: packet too large')));
+  const handle = (stream: Duplex, address: string) => {
+    const conn = guardedConnection(stream, (reason) => log.warn({ reason }, 'mqtt connection cut: packet too large'));
+    addresses.set(conn, address);
+    broker.handle(conn);
   };
-  const server: Server = createServer(handle);
+  const server: Server = createServer((socket) => handle(socket, socket.remoteAddress ?? 'unknown'));
   let port: number;
   try {
     port = await new Promise<number>((resolve, reject) => {
@@ -226,4 +253,9 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Emb
       return closing;
     },
   };
+}
+
+/** The broker-side id of a client: the id it sent, inside its identity's namespace. */
+export function namespacedId(identity: Identity, id: string): string {
+  return identity.kind === 'admin' ? `admin/${id}` : `${identity.locationId}/${id}`;
 }

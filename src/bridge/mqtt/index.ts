@@ -7,6 +7,8 @@
  *   … bridge.port (embedded: the bound port) … await bridge.close();
  */
 import type { Duplex } from 'node:stream';
+import type { AdminAuth } from '../../auth/admin-token.js';
+import type { RateLimiter } from '../../auth/rate-limit.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/schema.js';
 import type { CommandQueue } from '../../devices/command-queue.js';
@@ -30,16 +32,7 @@ const FOLLOWER_REPLAY_MAX = 5_000;
 export interface MqttBridgeDeps {
   readonly config: Pick<
     Config,
-    | 'mqtt'
-    | 'mqttHost'
-    | 'mqttPort'
-    | 'mqttBase'
-    | 'mqttUsername'
-    | 'mqttPassword'
-    | 'mqttCaFile'
-    | 'mqttHaDiscovery'
-    | 'adminToken'
-    | 'onlineThresholdS'
+    'mqtt' | 'mqttHost' | 'mqttPort' | 'mqttBase' | 'mqttUsername' | 'mqttPassword' | 'mqttCaFile' | 'mqttHaDiscovery' | 'onlineThresholdS'
   >;
   readonly feed: EventFeed;
   readonly store: Store;
@@ -47,6 +40,10 @@ export interface MqttBridgeDeps {
   readonly commands: CommandQueue;
   readonly log: Logger;
   readonly metrics: MetricsRegistry;
+  /** The admin token's check (MQTT user `admin`), with the back-off per address it shares with HTTP. */
+  readonly admin: AdminAuth;
+  /** The per-token limiter of the REST API (BIOGATE_RATE_LIMIT_RPS): command requests draw on the same buckets. */
+  readonly limiter?: RateLimiter;
   /**
    * External broker only: whether this node publishes (holds the bridge job lease), so several
    * nodes on one broker publish each event once. Omitted = always (one node).
@@ -61,7 +58,7 @@ export interface MqttBridge {
   /** The embedded broker's bound port; null for an external broker. */
   readonly port: number | null;
   /** Embedded only: serve one MQTT-over-WebSocket connection (a duplex stream). */
-  readonly handleStream: ((stream: Duplex) => void) | null;
+  readonly handleStream: ((stream: Duplex, address: string) => void) | null;
   /** Embedded only: re-checks logged-in clients' tokens now (it also runs every minute). */
   revalidate(): Promise<void>;
   close(): Promise<void>;
@@ -88,14 +85,20 @@ export async function startMqttBridge(deps: MqttBridgeDeps): Promise<MqttBridge>
   });
 
   if (config.mqtt === 'embedded') {
-    const requests = createRequestHandler({ store: deps.store, clock: deps.clock, commands: deps.commands, log });
+    const requests = createRequestHandler({
+      store: deps.store,
+      clock: deps.clock,
+      commands: deps.commands,
+      log,
+      ...(deps.limiter ? { limiter: deps.limiter } : {}),
+    });
     embedded = await startEmbeddedBroker({
       host: config.mqttHost,
       port: config.mqttPort,
       topics,
       metrics,
       log,
-      login: { store: deps.store, clock: deps.clock, adminToken: config.adminToken },
+      login: { store: deps.store, clock: deps.clock, admin: deps.admin },
       handleRequest: (identity, locationId, payload) => requests.handle(identity, locationId, payload),
     });
     sink = embedded.sink;
@@ -150,7 +153,7 @@ export async function startMqttBridge(deps: MqttBridgeDeps): Promise<MqttBridge>
   const stream = embedded;
   return {
     port: embedded?.port ?? null,
-    handleStream: stream ? (s) => stream.handle(s) : null,
+    handleStream: stream ? (s, address) => stream.handle(s, address) : null,
     revalidate: async () => embedded?.revalidate(),
     async close() {
       subscription.close();

@@ -1,10 +1,11 @@
 /**
  * MQTT CONNECT credentials → an Identity: username = location id and password = one
  * of its API tokens, checked by the same authenticate() as the REST API (hash lookup, constant-time
- * compare, revoked/expired/disabled); or username `admin` with BIOGATE_ADMIN_TOKEN.
+ * compare, revoked/expired/disabled); or username `admin` with BIOGATE_ADMIN_TOKEN, through the admin
+ * check HTTP uses, so wrong admin passwords count towards the same back-off per client address.
  */
 import { authenticate } from '../../auth/authenticate.js';
-import { secretsEqual } from '../../auth/tokens.js';
+import type { AdminAuth } from '../../auth/admin-token.js';
 import type { Clock } from '../../clock.js';
 import { BioGateError } from '../../errors.js';
 import type { Store } from '../../store/types.js';
@@ -25,15 +26,24 @@ export class LoginRefused extends Error {
 export interface LoginDeps {
   readonly store: Store;
   readonly clock: Clock;
-  readonly adminToken: string | null;
+  readonly admin: AdminAuth;
 }
 
-export async function login(deps: LoginDeps, username: string | undefined, password: Buffer | undefined): Promise<Identity> {
+/** `address`: the client's address, for the admin back-off. */
+export async function login(
+  deps: LoginDeps,
+  username: string | undefined,
+  password: Buffer | undefined,
+  address: string,
+): Promise<Identity> {
   const secret = password?.toString('utf8') ?? '';
   if (!username || secret === '') throw new LoginRefused(CONNACK.badCredentials, 'username and password required');
   if (username === 'admin') {
-    if (deps.adminToken === null || !secretsEqual(secret, deps.adminToken))
-      throw new LoginRefused(CONNACK.badCredentials, 'bad admin credentials');
+    const verdict = deps.admin.verify(secret, address);
+    // A throttled address is refused whatever it sent: 5 (not authorized) until its back-off has passed.
+    if (verdict.kind === 'throttled')
+      throw new LoginRefused(CONNACK.notAuthorized, `too many wrong admin tokens from this address; retry in ${verdict.retryAfterS} s`);
+    if (verdict.kind === 'refused') throw new LoginRefused(CONNACK.badCredentials, 'bad admin credentials');
     return { kind: 'admin' };
   }
   if (!/^[1-9][0-9]{0,15}$/.test(username)) throw new LoginRefused(CONNACK.badCredentials, 'username must be a location id or admin');

@@ -10,6 +10,7 @@ import { queueCommand } from '../../commands/queue.js';
 import { FullCommandBody } from '../../commands/schemas.js';
 import { check, jsonDepthExceeds, MAX_JSON_DEPTH } from '../../validation/input.js';
 import { authenticate, requireWrite } from '../../auth/authenticate.js';
+import type { RateLimiter } from '../../auth/rate-limit.js';
 import type { Clock } from '../../clock.js';
 import type { CommandQueue } from '../../devices/command-queue.js';
 import { BioGateError, invalid, toErrorResponse } from '../../errors.js';
@@ -34,6 +35,8 @@ export interface RequestDeps {
   readonly clock: Clock;
   readonly commands: CommandQueue;
   readonly log: Logger;
+  /** The REST API's per-token limiter (BIOGATE_RATE_LIMIT_RPS): a request takes from its token's bucket. */
+  readonly limiter?: RateLimiter;
 }
 
 export function createRequestHandler(deps: RequestDeps) {
@@ -69,14 +72,27 @@ export function createRequestHandler(deps: RequestDeps) {
     return caller;
   }
 
+  /** Every request of a location client counts, valid or not, as every REST request does; the admin has no bucket (as on /admin). */
+  function limited(identity: Identity): unknown {
+    if (identity.kind !== 'location' || !deps.limiter) return undefined;
+    try {
+      deps.limiter.take(identity.tokenId);
+      return undefined;
+    } catch (err) {
+      return err;
+    }
+  }
+
   return {
     /** Never throws: every outcome is an envelope for the response topic. */
     async handle(identity: Identity, locationId: number, payload: Buffer): Promise<ResponseEnvelope> {
       let transaction: Transaction | undefined;
       const withTx = <T extends object>(envelope: T) => (transaction === undefined ? envelope : { ...envelope, transaction });
       try {
+        const refusal = limited(identity);
         const parsed = parse(payload);
         transaction = parsed.transaction;
+        if (refusal) throw refusal;
         if (inFlight >= MAX_REQUESTS_IN_FLIGHT) throw new BioGateError('RATE_LIMITED', 'Too many command requests at once; retry shortly');
         inFlight++;
         try {

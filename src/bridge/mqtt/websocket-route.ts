@@ -36,7 +36,7 @@ export function mqttWebSocketRoute(bridge: () => MqttBridge | null): WebSocketRo
         return;
       }
       conn.userData.ws = websocketStream(conn);
-      handle(conn.userData.ws.stream);
+      handle(conn.userData.ws.stream, conn.remoteAddress);
     },
     message(conn, data) {
       conn.userData.ws?.message(data);
