@@ -21,7 +21,15 @@ import { attendanceExport } from './attendance-export.js';
 import { backupCommand, restoreCommand } from './backup.js';
 import { commandSend } from './command-send.js';
 import { doctorCommand } from './doctor.js';
-import { deviceAssign, deviceList, deviceResetRegistration, deviceUnassign, deviceUnassigned } from './devices.js';
+import {
+  deviceAcceptRegistration,
+  deviceAssign,
+  deviceDelete,
+  deviceList,
+  deviceResetRegistration,
+  deviceUnassign,
+  deviceUnassigned,
+} from './devices.js';
 import type { CliIo } from './io.js';
 import { usersImportCommand } from './users-import.js';
 import { webhookCreate, webhookDelete, webhookList } from './webhooks.js';
@@ -45,6 +53,9 @@ export const USAGE = `Usage: biogate <command> [flags]
   device unassign --location ID --sn SN
   device unassigned [--json]                    terminals that called in without being assigned
   device reset-registration --location ID --sn SN   a v3 terminal registers again (README "Security model")
+  device accept-registration --location ID --sn SN [--json]
+                                                a terminal first seen as v2 may register as v3
+  device delete --sn SN                         forget an unassigned terminal (not one a location holds)
   command send --location ID --sn SN PRESET [--params JSON] [--wait] [--json]
   attendance export --location ID --from T --to T [--format csv|jsonl]
   webhook list --location ID [--json]
@@ -194,6 +205,14 @@ function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, 
   leaf(device, 'unassign', 'unassign a device; its pending commands fail', [LOCATION, SN], deviceUnassign);
   leaf(device, 'unassigned', 'devices that contacted the gateway without being assigned', [JSON_FLAG], deviceUnassigned);
   leaf(device, 'reset-registration', 'a v3 terminal registers again (README "Security model")', [LOCATION, SN], deviceResetRegistration);
+  leaf(
+    device,
+    'accept-registration',
+    'let a terminal first seen as PUSH v2 register as v3 (like POST /api/devices/{sn}/accept-registration)',
+    [LOCATION, SN, JSON_FLAG],
+    deviceAcceptRegistration,
+  );
+  leaf(device, 'delete', 'forget an unassigned terminal (like DELETE /admin/devices/{sn})', [SN], deviceDelete);
 
   const command = group('command', 'device commands');
   leaf(
