@@ -53,7 +53,8 @@ export const ERROR_CATALOG = {
   RATE_LIMITED: { status: 429, description: 'Too many requests for this token; see Retry-After.' },
   QUOTA_EXCEEDED: {
     status: 429,
-    description: 'The location is at a quota (BIOGATE_QUOTA_DEVICES, BIOGATE_QUOTA_USERS); `detail` names it. Remove some, or ask the operator.',
+    description:
+      'The location is at a quota (BIOGATE_QUOTA_DEVICES, BIOGATE_QUOTA_USERS); `detail` names it. Remove some, or ask the operator.',
   },
   INTERNAL: { status: 500, description: 'A bug. The response carries no details; the log has them.' },
   STORE_UNAVAILABLE: { status: 503, description: 'The store cannot be reached.' },

@@ -14,7 +14,14 @@ t.test('device accept-registration lets a terminal first seen as v2 register as 
   const api = client(started.url, started.token);
   t.equal((await api('POST', '/api/devices', { body: { sn: 'CLIACC01' } })).status, 201);
   const sim = (protocol: 'v2' | 'v3') => {
-    const d = createSimulatedDevice({ url: started.url, sn: 'CLIACC01', protocol, pollDelayMs: 60_000, fast: true, requestTimeoutMs: 30_000 });
+    const d = createSimulatedDevice({
+      url: started.url,
+      sn: 'CLIACC01',
+      protocol,
+      pollDelayMs: 60_000,
+      fast: true,
+      requestTimeoutMs: 30_000,
+    });
     t.teardown(() => d.stop());
     return d;
   };

@@ -22,7 +22,11 @@ t.test('admin claim: a location token cannot take a serial its location never ha
   t.equal(refused.status, 403);
   t.equal(refused.body.code, 'DEVICE_CLAIM_ADMIN');
   t.match(refused.body.detail, /BIOGATE_DEVICE_CLAIM=admin.*admin assigns it/);
-  t.equal((await a.api<ErrorBody>('POST', '/api/devices', { body: { sn: 'NEVERSEEN' } })).body.code, 'DEVICE_CLAIM_ADMIN', 'unseen serial too');
+  t.equal(
+    (await a.api<ErrorBody>('POST', '/api/devices', { body: { sn: 'NEVERSEEN' } })).body.code,
+    'DEVICE_CLAIM_ADMIN',
+    'unseen serial too',
+  );
 
   const byAdmin = await a.api('POST', '/admin/devices/CLAIM1/assign', { ...admin, body: { location_id: a.id } });
   t.equal(byAdmin.status, 201, 'the admin assigns it');

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { freePort, startApp } from '../helpers/app.js';
 
-const handshake = (base: string) => fetch(`${base}/iclock/cdata?SN=ONAPI1&options=all&pushver=2.4.1`, { signal: AbortSignal.timeout(5000) });
+const handshake = (base: string) =>
+  fetch(`${base}/iclock/cdata?SN=ONAPI1&options=all&pushver=2.4.1`, { signal: AbortSignal.timeout(5000) });
 
 for (const engine of ['node', 'uws'] as const) {
   t.test(`${engine}: device port set, BIOGATE_DEVICE_ON_API unset: /iclock/ on the API port is 404`, async (t) => {

@@ -75,7 +75,14 @@ t.test('records quota: the newest raw records and door events per location are k
   const now = '2026-03-01T08:00:00.000Z';
   const records = (location_id: number, n: number, from = 0) =>
     store.deviceRecords.append(
-      { location_id, sn: 'RAW1', table: 'workcode', source: 'upload', cmd_id: null, records: Array.from({ length: n }, (_, i) => `R${from + i}`) },
+      {
+        location_id,
+        sn: 'RAW1',
+        table: 'workcode',
+        source: 'upload',
+        cmd_id: null,
+        records: Array.from({ length: n }, (_, i) => `R${from + i}`),
+      },
       now,
     );
   await records(started.locationId, 1200);
@@ -105,12 +112,12 @@ t.test('records quota: the newest raw records and door events per location are k
   t.strictSame(trimmed, { records: 200, doorEvents: 100 });
   const kept = await store.deviceRecords.list(started.locationId, { sn: 'RAW1' }, { offset: 0, limit: 1000 });
   t.equal(kept.total, 1000);
-  t.strictSame(
-    kept.items.map((r) => r.record).sort((x, y) => Number(x.slice(1)) - Number(y.slice(1)))[0],
-    'R200',
-    'the oldest went',
+  t.strictSame(kept.items.map((r) => r.record).sort((x, y) => Number(x.slice(1)) - Number(y.slice(1)))[0], 'R200', 'the oldest went');
+  t.equal(
+    (await store.deviceRecords.list(other.location.id, { sn: 'RAW1' }, { offset: 0, limit: 10 })).total,
+    10,
+    'other locations untouched',
   );
-  t.equal((await store.deviceRecords.list(other.location.id, { sn: 'RAW1' }, { offset: 0, limit: 10 })).total, 10, 'other locations untouched');
   const events = await store.doorEvents.list(started.locationId, {}, { offset: 0, limit: 1 });
   t.equal(events.total, 1000);
   t.strictSame(await trimToQuota(store, started.config.quotaRecords), { records: 0, doorEvents: 0 }, 'idempotent');

@@ -181,7 +181,12 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         location_id: null,
         $or: [{ last_seen: { $lt: before } }, { last_seen: null, created_at: { $lt: before } }],
       };
-      const ids = (await c.devices.find(stale, { projection: { _id: 1 } }).limit(limit).toArray()).map((d) => d._id);
+      const ids = (
+        await c.devices
+          .find(stale, { projection: { _id: 1 } })
+          .limit(limit)
+          .toArray()
+      ).map((d) => d._id);
       if (ids.length === 0) return 0;
       // Conditioned again: a device assigned or seen since the read stays.
       return (await c.devices.deleteMany({ _id: { $in: ids }, ...stale })).deletedCount;
