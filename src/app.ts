@@ -15,6 +15,8 @@ import { createRateLimiter } from './auth/rate-limit.js';
 import { createAdminAuth } from './auth/admin-token.js';
 import { createFirmwareCache } from './devices/firmware.js';
 import { createDeviceGuard } from './devices/guard.js';
+import { evictUnassigned } from './devices/assignment.js';
+import { trimToQuota } from './locations/quotas.js';
 import { Hub } from './devices/hub.js';
 import { runtimeConfig, type RuntimeConfig } from './devices/runtime-config.js';
 import { createCredentials } from './auth/credentials.js';
@@ -217,6 +219,8 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
           store.cluster.pruneEvents(new Date(clock.now().getTime() - config.eventsRetentionS * 1000).toISOString(), config.eventsKeep),
       },
       webhooks.job,
+      { name: 'unassigned-evict', everyMs: 3_600_000, run: () => evictUnassigned({ store, log: logger }, clock.now()) },
+      { name: 'records-quota', everyMs: 600_000, run: () => trimToQuota(store, config.quotaRecords) },
     ],
   });
   followCluster({
@@ -274,7 +278,9 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   );
   registerGauges(metrics, { store, hub, http, engine: engine.engine });
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
-  mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
+  // BIOGATE_DEVICE_ON_API: with a device port, terminals use it and /iclock/ on the API port is a 404 (unless turned on).
+  if ((config.deviceOnApi ?? (config.devicePort === null ? 'on' : 'off')) === 'on')
+    mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   // [API-CONTRACT §6] a plain-HTTP listener for /iclock/ only, for terminals that cannot speak TLS.
   const deviceHttp =
     config.devicePort === null

@@ -28,6 +28,10 @@ export const ERROR_CATALOG = {
   LOCATION_DISABLED: { status: 403, description: 'The token belongs to a disabled location.' },
   SCOPE_DENIED: { status: 403, description: "The token's scope does not allow this operation." },
   DEVICE_OTHER_LOCATION: { status: 403, description: 'The device is assigned to another location.' },
+  DEVICE_CLAIM_ADMIN: {
+    status: 403,
+    description: 'BIOGATE_DEVICE_CLAIM=admin: this serial was never assigned to your location; the admin assigns it (admin API or CLI).',
+  },
   NOT_FOUND: { status: 404, description: 'No route at this path.' },
   USER_NOT_FOUND: { status: 404, description: 'No user with this PIN in your location.' },
   DEVICE_NOT_FOUND: { status: 404, description: 'No device with this serial number in your location.' },
@@ -37,6 +41,7 @@ export const ERROR_CATALOG = {
   WEBHOOK_NOT_FOUND: { status: 404, description: 'No webhook with this id in your location.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not for this method.' },
   COMMAND_ALREADY_SENT: { status: 409, description: 'The command left the queue already and cannot be cancelled.' },
+  DEVICE_ASSIGNED: { status: 409, description: 'The device is assigned to a location: unassign it first (admin API, CLI).' },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     description: 'The body is larger than BIOGATE_BODY_LIMIT_MB, or an import has more than 10,000 items.',
@@ -48,6 +53,11 @@ export const ERROR_CATALOG = {
   RATE_LIMITED: {
     status: 429,
     description: 'Too many requests for this token, or too many wrong admin tokens from this address; see Retry-After.',
+  },
+  QUOTA_EXCEEDED: {
+    status: 429,
+    description:
+      'The location is at a quota (BIOGATE_QUOTA_DEVICES, BIOGATE_QUOTA_USERS); `detail` names it. Remove some, or ask the operator.',
   },
   INTERNAL: { status: 500, description: 'A bug. The response carries no details; the log has them.' },
   STORE_UNAVAILABLE: { status: 503, description: 'The store cannot be reached.' },

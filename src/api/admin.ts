@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import type { LocationService } from '../locations/service.js';
 import type { Clock } from '../clock.js';
-import { assignDevice, type AssignmentDeps } from '../devices/assignment.js';
+import { assignDevice, deleteUnassignedDevice, type AssignmentDeps } from '../devices/assignment.js';
 import { invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
 import { Serial } from './devices.js';
@@ -14,7 +14,7 @@ import { Nullable } from '../views/common.js';
 import { DeviceView, deviceView, UnassignedDeviceView, unassignedDeviceView } from '../views/device.js';
 import { LocationView, locationView } from '../views/location.js';
 import { publicToken, TokenScopeSchema, TokenView } from '../views/token.js';
-import { PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Scope = TokenScopeSchema;
@@ -171,10 +171,11 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
         description:
           'The same assignment as `POST /api/devices` made with a token of that location: 201 when newly assigned (the roster sync is queued), ' +
           '200 when it already belonged to it, 403 when it belongs to another location. A location that requires a comm key (or BIOGATE_REQUIRE_COMM_KEY) ' +
-          'refuses a device without one: assign it through `POST /api/devices` with `comm_key`.',
+          'refuses a device without one: assign it through `POST /api/devices` with `comm_key`. ' +
+          'This is how a serial new to a location is assigned when BIOGATE_DEVICE_CLAIM=admin. 429 QUOTA_EXCEEDED past BIOGATE_QUOTA_DEVICES.',
         tags,
         responses: { 201: DeviceView, 200: DeviceView },
-        errors: ['LOCATION_NOT_FOUND', 'DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED'],
+        errors: ['LOCATION_NOT_FOUND', 'DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED', 'QUOTA_EXCEEDED'],
       },
       handler: async ({ params, body }) => {
         const location = await locations.get(body.location_id);
@@ -188,6 +189,26 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
           ),
         );
         return json(outcome === 'assigned' ? 201 : 200, deviceView(device, location, now, deps.onlineThresholdS, 'full'));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/admin/devices/{device_serial}',
+      auth: 'admin',
+      params: Type.Object({ device_serial: Serial }),
+      doc: {
+        summary: 'Delete an unassigned terminal',
+        description:
+          'Forgets a terminal no location holds (its options, address, registration). 404 when the serial is unknown, 409 DEVICE_ASSIGNED when a ' +
+          'location holds it (unassign it first). A terminal that still calls is recorded again on its next request. Unassigned terminals not seen ' +
+          'for 30 days are deleted by a periodic sweep.',
+        tags,
+        responses: { 200: EmptyObject },
+        errors: ['DEVICE_NOT_FOUND', 'DEVICE_ASSIGNED'],
+      },
+      handler: async ({ params }) => {
+        await deleteUnassignedDevice(deps.assignment, params.device_serial);
+        return json(200, {});
       },
     }),
     defineRoute({

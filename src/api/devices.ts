@@ -35,6 +35,10 @@ export interface DevicesDeps {
   readonly liveLastSeen?: (sn: string) => string | undefined;
   /** BIOGATE_REQUIRE_COMM_KEY: every location refuses devices without a comm key. */
   readonly requireCommKey?: boolean;
+  /** BIOGATE_DEVICE_CLAIM: `admin`, a location token assigns only serials once assigned to its location. */
+  readonly claim?: 'open' | 'admin';
+  /** BIOGATE_QUOTA_DEVICES. */
+  readonly quotaDevices?: number;
 }
 
 /** Validated, canonical, de-duplicated CIDRs; every bad entry is named. */
@@ -142,10 +146,12 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         description:
           '201 when newly assigned, 200 when it already was (idempotent); 403 when it belongs to another location. ' +
           'Absent fields keep their stored value. 422 without a comm key when the location has `require_comm_key` or BIOGATE_REQUIRE_COMM_KEY is on. ' +
-          '`comm_key` and `allowed_networks` decide how far the terminal is trusted: a request carrying either needs the full scope (403 SCOPE_DENIED).',
+          '`comm_key` and `allowed_networks` decide how far the terminal is trusted: a request carrying either needs the full scope (403 SCOPE_DENIED). ' +
+          'With BIOGATE_DEVICE_CLAIM=admin a serial never assigned to this location is refused (403 DEVICE_CLAIM_ADMIN): the admin assigns it. ' +
+          'A device new to the location past BIOGATE_QUOTA_DEVICES gets 429 QUOTA_EXCEEDED.',
         tags,
         responses: { 201: DeviceView, 200: DeviceView },
-        errors: ['DEVICE_OTHER_LOCATION', 'VALIDATION_FAILED', 'SCOPE_DENIED'],
+        errors: ['DEVICE_OTHER_LOCATION', 'DEVICE_CLAIM_ADMIN', 'VALIDATION_FAILED', 'SCOPE_DENIED', 'QUOTA_EXCEEDED'],
       },
       handler: async ({ caller, body }) => {
         // [API-CONTRACT §6] the comm key and the allow-list are the terminal's trust: removing either

@@ -69,9 +69,11 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       bodyMode: 'raw',
       doc: {
         summary: 'Create or update a user by PIN; queues device sync',
-        description: '201 when the PIN was new, 200 when an existing user was updated.',
+        description:
+          '201 when the PIN was new, 200 when an existing user was updated. A new PIN past BIOGATE_QUOTA_USERS gets 429 QUOTA_EXCEEDED.',
         tags,
         responses: { 201: UserView, 200: UserView },
+        errors: ['QUOTA_EXCEEDED'],
       },
       handler: async ({ caller, body }) => {
         const result = await upsertUser(deps, caller.location, body as unknown as Record<string, unknown>);
@@ -87,6 +89,8 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       bodyMode: 'raw',
       doc: {
         summary: 'Bulk import or update (up to 10,000 items; per-item errors)',
+        description:
+          'Items naming a PIN new to the location beyond what BIOGATE_QUOTA_USERS leaves are refused as per-item errors with code QUOTA_EXCEEDED; the others (and updates) are written.',
         tags,
         responses: { 200: ImportResult },
         errors: ['PAYLOAD_TOO_LARGE'],

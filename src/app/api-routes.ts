@@ -49,7 +49,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
   const requireCommKey = config.requireCommKey === 'on';
   const routes: ApiRoute[] = [
     ...meRoutes(store),
-    ...userRoutes({ store, clock, sync, bus, outbox: p.outbox, log }),
+    ...userRoutes({ store, clock, sync, bus, outbox: p.outbox, log, quotaUsers: config.quotaUsers }),
     ...deviceRoutes({
       store,
       clock,
@@ -61,6 +61,8 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
       onlineThresholdS: config.onlineThresholdS,
       liveLastSeen: (sn) => p.hub.presence.lastSeenOf(sn),
       requireCommKey,
+      claim: config.deviceClaim,
+      quotaDevices: config.quotaDevices,
     }),
     ...commandRoutes({ store, clock, commands: p.commands, lifecycle: p.lifecycle }),
     ...attendanceRoutes(store, clock),
@@ -71,7 +73,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
       locations: p.locations,
       clock,
       onlineThresholdS: config.onlineThresholdS,
-      assignment: { store, sync, bus, log, requireCommKey },
+      assignment: { store, sync, bus, log, requireCommKey, quotaDevices: config.quotaDevices },
     }),
     ...webhookRoutes({ store, clock, policy: p.webhookPolicy, poke: p.pokeWebhooks }),
   ];

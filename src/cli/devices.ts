@@ -5,7 +5,7 @@
  */
 import { deviceView } from '../views/device.js';
 import { systemClock } from '../clock.js';
-import { assignDevice, resetRegistration, unassignDevice } from '../devices/assignment.js';
+import { assignDevice, deleteUnassignedDevice, resetRegistration, unassignDevice } from '../devices/assignment.js';
 import { createCommandLifecycle } from '../devices/lifecycle.js';
 import { BioGateError } from '../errors.js';
 import type { Store } from '../store/types.js';
@@ -60,7 +60,13 @@ export async function deviceAssign(f: Flags, io: CliIo): Promise<number> {
     const location = await locationOf(store, f);
     const now = systemClock.now();
     const { outcome, device } = await assignDevice(
-      { store, bus, sync: createSyncQueue(store, systemClock, bus), requireCommKey: config.requireCommKey === 'on' },
+      {
+        store,
+        bus,
+        sync: createSyncQueue(store, systemClock, bus),
+        requireCommKey: config.requireCommKey === 'on',
+        quotaDevices: config.quotaDevices,
+      },
       location,
       sn,
       { name },
@@ -118,6 +124,33 @@ export async function deviceResetRegistration(f: Flags, io: CliIo): Promise<numb
     const device = await resetRegistration({ store, bus }, location, sn, systemClock.now());
     if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found in location ${location.id}`);
     print(io, `Registration of ${sn} reset: its next registry request registers it again.`);
+    return 0;
+  });
+}
+
+/**
+ * [PUSH-v3 §3.3] `POST /api/devices/{sn}/accept-registration`: a terminal first seen as v2 (or whose
+ * registry request was refused with 406) may register as v3; its next registry request registers it.
+ */
+export async function deviceAcceptRegistration(f: Flags, io: CliIo): Promise<number> {
+  const sn = serialFlag(f);
+  return withStore(io, async (store, config, { bus }) => {
+    const location = await locationOf(store, f);
+    const now = systemClock.now();
+    const device = await resetRegistration({ store, bus }, location, sn, now);
+    if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found in location ${location.id}`);
+    if (f.flag('json')) print(io, json(deviceView(device, location, now, config.onlineThresholdS, 'full')));
+    else print(io, `Registration of ${sn} accepted: its next registry request registers it.`);
+    return 0;
+  });
+}
+
+/** `DELETE /admin/devices/{sn}`: forgets an unassigned terminal (exit 1 when unknown or assigned). */
+export async function deviceDelete(f: Flags, io: CliIo): Promise<number> {
+  const sn = serialFlag(f);
+  return withStore(io, async (store) => {
+    await deleteUnassignedDevice({ store }, sn);
+    print(io, `Deleted the unassigned device ${sn}.`);
     return 0;
   });
 }

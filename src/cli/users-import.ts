@@ -99,10 +99,10 @@ export async function usersImportCommand(argv: readonly string[], io: CliIo): Pr
   // Errors come back with the item itself: its position gives the line.
   const indexOf = new Map<unknown, number>(items.map((item, i) => [item, i]));
 
-  return withStore(io, async (store, _config, { bus }) => {
+  return withStore(io, async (store, config, { bus }) => {
     const location = await store.locations.get(locationId);
     if (!location) throw new UsageError(`no location with id ${locationId}`);
-    const deps = { store, clock: systemClock, bus, sync: createSyncQueue(store, systemClock, bus) };
+    const deps = { store, clock: systemClock, bus, sync: createSyncQueue(store, systemClock, bus), quotaUsers: config.quotaUsers };
     const progress = (done: number) => {
       if (!io.isTTY) return;
       const width = 30;

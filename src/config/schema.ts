@@ -114,6 +114,12 @@ export const SETTINGS = {
     description:
       'Extra plain-HTTP listener serving only /iclock/ (most v2 terminals cannot speak TLS while the API should). Unset: devices use the main port.',
   }),
+  deviceOnApi: setting(Type.Union([onOff, Type.Null()], { default: null }), {
+    env: 'BIOGATE_DEVICE_ON_API',
+    unit: 'on/off',
+    description:
+      'Serve the device endpoints (/iclock/) on the API port too. Unset: off when BIOGATE_DEVICE_PORT is set (terminals use that port; /iclock/ on the API port answers 404), on otherwise.',
+  }),
   longpollS: setting(Type.Union([Type.Integer({ minimum: 0, maximum: 300 }), Type.Null()], { default: null }), {
     env: 'BIOGATE_LONGPOLL_S',
     unit: 's',
@@ -146,6 +152,29 @@ export const SETTINGS = {
     unit: 'on/off',
     description:
       'on: every location refuses to assign a device without a comm key (`POST /api/devices` without `comm_key` → 422); off: only locations with `require_comm_key` do.',
+  }),
+  deviceClaim: setting(Type.Union([Type.Literal('open'), Type.Literal('admin')], { default: 'open' }), {
+    env: 'BIOGATE_DEVICE_CLAIM',
+    unit: 'mode',
+    description:
+      '`open`: a location token may assign any serial no other location holds. `admin`: a location token may assign only serials once assigned to its location; a serial new to the location is assigned by the admin (`POST /admin/devices/{sn}/assign`, `biogate device assign`), else 403 DEVICE_CLAIM_ADMIN.',
+  }),
+  quotaDevices: setting(Type.Integer({ minimum: 1, maximum: 100_000_000, default: 10_000 }), {
+    env: 'BIOGATE_QUOTA_DEVICES',
+    unit: 'devices',
+    description: 'Most devices assigned to one location; one more gets 429 QUOTA_EXCEEDED.',
+  }),
+  quotaUsers: setting(Type.Integer({ minimum: 1, maximum: 100_000_000, default: 1_000_000 }), {
+    env: 'BIOGATE_QUOTA_USERS',
+    unit: 'users',
+    description:
+      'Most users in one location; creating one more gets 429 QUOTA_EXCEEDED (an import refuses the new users beyond it as per-item errors, updates still apply).',
+  }),
+  quotaRecords: setting(Type.Integer({ minimum: 1000, maximum: 1_000_000_000, default: 1_000_000 }), {
+    env: 'BIOGATE_QUOTA_RECORDS',
+    unit: 'records',
+    description:
+      'Most raw device records (tables kept unparsed) and, separately, most door events kept per location; beyond it the oldest are deleted (checked every 10 minutes). Attendance follows BIOGATE_RETENTION_DAYS.',
   }),
   deviceBodyLimitMb: setting(Type.Number({ exclusiveMinimum: 0, maximum: 256, default: 8 }), {
     env: 'BIOGATE_DEVICE_BODY_LIMIT_MB',

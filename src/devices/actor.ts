@@ -17,7 +17,7 @@ import { PollSnapshot } from './poll-snapshot.js';
 import { checkTrust } from './trust.js';
 
 /** Why a held poll's wait ended. */
-type Wake = 'work' | 'recheck' | 'timeout';
+type Wake = 'work' | 'recheck' | 'timeout' | 'superseded';
 
 export class DeviceActor {
   readonly sn: string;
@@ -36,6 +36,8 @@ export class DeviceActor {
    * until the next periodic re-check.
    */
   #wakeGeneration = 0;
+  /** Counts getrequests: only the newest poll of the serial is held and takes commands (issue #32). */
+  #newestPoll = 0;
   readonly #session: DeviceSession;
   readonly #lease: DeviceLease;
   readonly #snapshot: PollSnapshot;
@@ -178,12 +180,15 @@ export class DeviceActor {
   async #poll(req: PushRequest): Promise<ActorReply> {
     const delivery = this.#delivery;
     let seen = this.#wakeGeneration;
+    // The newest poll wins: a terminal listens on its latest request, so older held ones answer empty now.
+    const mine = ++this.#newestPoll;
+    this.#notify('superseded');
+    const newest = () => mine === this.#newestPoll;
     const first = await this.turn(async () => {
       seen = this.#wakeGeneration;
       const r = await this.#process({ ...req, decoded: { ...req.decoded } });
-      return r.status === 401 || r.status === 403
-        ? { denied: r, ...(await delivery.none()) }
-        : { denied: undefined, ...(await delivery.take(req.client)) };
+      if (r.status === 401 || r.status === 403) return { denied: r, ...(await delivery.none()) };
+      return { denied: undefined, ...(await (newest() ? delivery.take(req.client) : delivery.none())) };
     });
     if (first.denied) return first.denied;
     if (first.batch.lines.length > 0) return delivery.send(first.codec, first.batch);
@@ -196,13 +201,13 @@ export class DeviceActor {
     this.heldPolls++;
     this.#deps.presence.hold(this.sn, 1);
     try {
-      while (!req.client.gone && Date.now() < deadline) {
+      while (!req.client.gone && newest() && Date.now() < deadline) {
         const why: Wake =
           seen !== this.#wakeGeneration
             ? 'work'
             : await this.#waitForWork(Math.min(this.#trustMs(), deadline - Date.now()), req.client.signal);
         seen = this.#wakeGeneration;
-        if (req.client.gone || (why === 'timeout' && Date.now() >= deadline)) break;
+        if (req.client.gone || !newest() || (why === 'timeout' && Date.now() >= deadline)) break;
         // A newer request of the terminal reached another node: this poll is half-open, claim nothing.
         if (!(await this.#lease.stillOwned())) break;
         // The device or its location changed (or may have): unassigned, or the location disabled, it
@@ -212,7 +217,7 @@ export class DeviceActor {
         // (cheaper); it also catches work no event announced here (the pending hint is dropped for it).
         if (why === 'work' || (await delivery.pendingInStore(this.sn))) {
           // The device may have gone while this waited its turn: claim nothing it would never receive.
-          const next = await this.turn(() => (this.#lease.held ? delivery.take(req.client) : delivery.none()));
+          const next = await this.turn(() => (this.#lease.held && newest() ? delivery.take(req.client) : delivery.none()));
           if (next.batch.lines.length > 0) return delivery.send(next.codec, next.batch);
         }
       }

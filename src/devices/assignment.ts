@@ -11,6 +11,7 @@ import type { Store } from '../store/types.js';
 import type { Device, Location, ProtocolVersion } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
+import { checkDeviceQuota, DEFAULT_QUOTAS } from '../locations/quotas.js';
 
 export interface AssignmentDeps {
   readonly store: Store;
@@ -20,6 +21,13 @@ export interface AssignmentDeps {
   readonly log?: Logger | undefined;
   /** BIOGATE_REQUIRE_COMM_KEY: every location refuses devices without a comm key. */
   readonly requireCommKey: boolean;
+  /**
+   * BIOGATE_DEVICE_CLAIM as it applies to this caller: `admin` for a location token when the setting is
+   * `admin` (only serials once assigned to the location); `open` (the default) for the admin and the CLI.
+   */
+  readonly claim?: 'open' | 'admin';
+  /** BIOGATE_QUOTA_DEVICES (default DEFAULT_QUOTAS.devices): most devices assigned to one location. */
+  readonly quotaDevices?: number;
 }
 
 /** What the assignment may set; absent fields keep their stored value. */
@@ -38,8 +46,10 @@ export interface Assignment {
 
 /**
  * Assigns `sn` to `location`. Throws DEVICE_OTHER_LOCATION for another location's device (checked
- * first, whatever the input), and `missingKey(rule)` when the comm-key rule applies and the device
- * would have no key after the call (the key in `input`, else the stored one).
+ * first, whatever the input); DEVICE_CLAIM_ADMIN when `deps.claim` is `admin` and the serial was never
+ * assigned to the location; `missingKey(rule)` when the comm-key rule applies and the device would have
+ * no key after the call (the key in `input`, else the stored one); QUOTA_EXCEEDED when a device new to
+ * the location would pass BIOGATE_QUOTA_DEVICES.
  */
 export async function assignDevice(
   deps: AssignmentDeps,
@@ -53,10 +63,16 @@ export async function assignDevice(
   const existing = await deps.store.devices.getBySerial(sn);
   const ours = existing?.location_id === location.id ? existing : undefined;
   if (existing && existing.location_id !== null && !ours) throw otherLocation();
+  if (deps.claim === 'admin' && !ours && !(await deps.store.devices.seenIn(location.id, sn)))
+    throw new BioGateError(
+      'DEVICE_CLAIM_ADMIN',
+      `BIOGATE_DEVICE_CLAIM=admin: ${sn} was never assigned to this location; the admin assigns it (POST /admin/devices/${sn}/assign)`,
+    );
   if (deps.requireCommKey || location.require_comm_key) {
     const keyed = input.comm_key_hash !== undefined ? input.comm_key_hash !== null : Boolean(ours?.comm_key_hash);
     if (!keyed) throw missingKey(deps.requireCommKey ? 'BIOGATE_REQUIRE_COMM_KEY is on' : 'this location has require_comm_key');
   }
+  if (!ours) await checkDeviceQuota(deps.store, location.id, deps.quotaDevices ?? DEFAULT_QUOTAS.devices);
   // The store's assignment stays the atomic check: two locations racing for one serial cannot both win.
   const { outcome, device } = await deps.store.devices.assign(location.id, sn, input, now.toISOString());
   if (outcome === 'other-location') throw otherLocation();
@@ -98,4 +114,33 @@ export async function resetRegistration(
   const device = await deps.store.devices.resetRegistration(location.id, sn, now.toISOString());
   if (device) deps.bus.emit('device.updated', { location_id: location.id, device });
   return device;
+}
+
+/** Unassigned terminals not heard from for this long are evicted (issue #32). */
+export const UNASSIGNED_EVICT_MS = 30 * 86_400_000;
+const EVICT_BATCH = 1_000;
+
+/**
+ * The admin deletes a terminal nobody assigned (`DELETE /admin/devices/{sn}`, `biogate device delete`).
+ * A terminal that still calls is recorded again on its next request, as any unknown serial.
+ * @throws DEVICE_NOT_FOUND (unknown serial), DEVICE_ASSIGNED (a location holds it: unassign it first)
+ */
+export async function deleteUnassignedDevice(deps: Pick<AssignmentDeps, 'store' | 'log'>, sn: string): Promise<void> {
+  const outcome = await deps.store.devices.deleteUnassigned(sn);
+  if (outcome === 'missing') throw new BioGateError('DEVICE_NOT_FOUND', `No device ${sn}`);
+  if (outcome === 'assigned') throw new BioGateError('DEVICE_ASSIGNED', `Device ${sn} is assigned to a location: unassign it first`);
+  deps.log?.info({ sn }, 'unassigned device deleted');
+}
+
+/**
+ * The periodic sweep: unassigned terminals whose last contact (or first, never seen since) is older
+ * than UNASSIGNED_EVICT_MS are deleted, in bounded batches. Idempotent: nodes sweeping at once each
+ * delete what is left, a device once. Returns how many went.
+ */
+export async function evictUnassigned(deps: Pick<AssignmentDeps, 'store' | 'log'>, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - UNASSIGNED_EVICT_MS).toISOString();
+  let total = 0;
+  for (let n = EVICT_BATCH; n === EVICT_BATCH; total += n) n = await deps.store.devices.evictUnassigned(before, EVICT_BATCH);
+  if (total > 0) deps.log?.info({ evicted: total, before }, 'unassigned devices not seen for 30 days evicted');
+  return total;
 }

@@ -86,6 +86,11 @@ export class Presence {
     else this.log.error({ err, sn }, 'presence change could not be stored');
   }
 
+  /** Polls of `sn` held on this node now. */
+  heldPolls(sn: string): number {
+    return this.#held.get(sn) ?? 0;
+  }
+
   /** A held poll keeps a device online while it waits. */
   hold(sn: string, delta: 1 | -1): void {
     const n = (this.#held.get(sn) ?? 0) + delta;

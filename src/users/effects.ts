@@ -21,6 +21,8 @@ export interface UsersDeps {
    */
   readonly outbox?: SyncOutbox;
   readonly log?: Logger;
+  /** BIOGATE_QUOTA_USERS (default DEFAULT_QUOTAS.users): most users in one location. */
+  readonly quotaUsers?: number;
 }
 
 /** What a write did to device access: sync the upserts, revoke the deactivations. */

@@ -10,6 +10,7 @@ import { compiled, issuesFrom } from '../validation/schema.js';
 import { announce, effectOf, outboxOf, type UsersDeps } from './effects.js';
 import { toUserFields } from './input.js';
 import { ImportItem } from './schemas.js';
+import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
 
 /** Most items one import takes (PAYLOAD_TOO_LARGE beyond). */
 export const IMPORT_MAX_ITEMS = 10_000;
@@ -46,6 +47,10 @@ export async function importUsers(
     valid.push({ index, item: record, pin });
   });
   const processed: User[] = [];
+  // BIOGATE_QUOTA_USERS: PINs new to the location beyond the room left are per-item errors; updates still apply.
+  const quota = deps.quotaUsers ?? DEFAULT_QUOTAS.users;
+  let room = await userRoom(deps.store, location.id, quota);
+  const added = new Set<number>();
   for (let i = 0; i < valid.length; i += CHUNK) {
     const chunk = valid.slice(i, i + CHUNK);
     const existing = new Map((await deps.store.users.getMany(location.id, [...new Set(chunk.map((c) => c.pin))])).map((u) => [u.pin, u]));
@@ -57,6 +62,11 @@ export async function importUsers(
       try {
         const seen = windows.get(c.pin) ?? existing.get(c.pin);
         const fields = toUserFields({ ...c.item, pin: c.pin }, seen, []);
+        if (!existing.has(c.pin) && !added.has(c.pin)) {
+          if (room === 0) throw quotaExceeded('users', quota);
+          room--;
+          added.add(c.pin);
+        }
         writes.push({ pin: c.pin, fields });
         windows.set(c.pin, {
           start_time: fields.start_time !== undefined ? fields.start_time : (seen?.start_time ?? null),

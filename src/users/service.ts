@@ -10,6 +10,7 @@ import { compiled, issuesFrom } from '../validation/schema.js';
 import { announce, effectOf, flushOutbox, type UsersDeps } from './effects.js';
 import { checkUserFields } from './input.js';
 import { UserWrite } from './schemas.js';
+import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
 
 const notFound = (pin: number) => new BioGateError('USER_NOT_FOUND', `User ${pin} not found`);
 
@@ -31,6 +32,8 @@ export async function upsertUser(
   // A first_name the schema rejected is reported once, by the schema.
   issues.push(...checked.issues.filter((i) => !failed.has(i.loc[1])));
   if (issues.length > 0 || pin === undefined) throw new BioGateError('VALIDATION_FAILED', issues);
+  const quota = deps.quotaUsers ?? DEFAULT_QUOTAS.users;
+  if (!before && (await userRoom(deps.store, location.id, quota)) === 0) throw quotaExceeded('users', quota);
   const result = await deps.store.users.upsert(location.id, pin, checked.fields, deps.clock.now().toISOString());
   await flushOutbox(deps, location.id, [pin]);
   announce(deps, location.id, effectOf(new Map(before ? [[before.pin, before]] : []), [result]));

@@ -27,6 +27,8 @@ const COMMANDS = [
   'device unassign',
   'device unassigned',
   'device reset-registration',
+  'device accept-registration',
+  'device delete',
   'command',
   'command send',
   'attendance',

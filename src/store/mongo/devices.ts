@@ -70,6 +70,13 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
     const doc = await c.devices.findOne({ serial_number: sn });
     return maybe(doc, toDevice);
   };
+  /** Records that `sn` was assigned to the location (device_locations; the first time is kept). */
+  const seen = (locationId: number, sn: string, now: string) =>
+    c.deviceLocations.updateOne(
+      { _id: `${locationId}:${sn}` },
+      { $setOnInsert: { location_id: locationId, serial_number: sn, first_at: now } },
+      { upsert: true },
+    );
   return {
     getBySerial: bySerial,
     async get(locationId, sn) {
@@ -136,6 +143,7 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         if (before) {
           const assignedAt = before.assigned_at ?? now;
           const device = toDevice({ ...before, ...set, location_id: locationId, assigned_at: assignedAt < now ? assignedAt : now });
+          if (before.location_id === null) await seen(locationId, sn, now);
           return { outcome: before.location_id === null ? ('assigned' as const) : ('already' as const), device };
         }
         // Neither ours nor free: owned by another location, or not recorded yet.
@@ -151,8 +159,37 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
           assigned_at: now,
           updated_at: null,
         };
-        return unlessDuplicate(c.devices.insertOne(doc).then(() => ({ outcome: 'assigned' as const, device: toDevice(doc) })));
+        return unlessDuplicate(
+          c.devices.insertOne(doc).then(async () => {
+            await seen(locationId, sn, now);
+            return { outcome: 'assigned' as const, device: toDevice(doc) };
+          }),
+        );
       });
+    },
+    async seenIn(locationId, sn) {
+      return (await c.deviceLocations.countDocuments({ _id: `${locationId}:${sn}` }, { limit: 1 })) > 0;
+    },
+    async deleteUnassigned(sn) {
+      // One conditional delete: a device assigned in between is not deleted.
+      const gone = await c.devices.deleteOne({ serial_number: sn, location_id: null });
+      if (gone.deletedCount > 0) return 'deleted';
+      return (await c.devices.countDocuments({ serial_number: sn }, { limit: 1 })) > 0 ? 'assigned' : 'missing';
+    },
+    async evictUnassigned(before, limit) {
+      const stale: Filter<DeviceDoc> = {
+        location_id: null,
+        $or: [{ last_seen: { $lt: before } }, { last_seen: null, created_at: { $lt: before } }],
+      };
+      const ids = (
+        await c.devices
+          .find(stale, { projection: { _id: 1 } })
+          .limit(limit)
+          .toArray()
+      ).map((d) => d._id);
+      if (ids.length === 0) return 0;
+      // Conditioned again: a device assigned or seen since the read stays.
+      return (await c.devices.deleteMany({ _id: { $in: ids }, ...stale })).deletedCount;
     },
     async unassign(locationId, sn, now) {
       // One conditional update; returnDocument 'before' gives the device as it was, and only to
@@ -162,6 +199,8 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         { $set: { location_id: null, comm_key_hash: null, allowed_networks: null, updated_at: now }, $unset: { assigned_at: '' } },
         { returnDocument: 'before' },
       );
+      // Devices assigned before device_locations existed are recorded when they leave (SQLite's migration seeds them).
+      if (before) await seen(locationId, sn, before.assigned_at ?? now);
       return maybe(before, toDevice);
     },
     async resetRegistration(locationId, sn, now) {

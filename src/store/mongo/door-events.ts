@@ -51,6 +51,22 @@ export function mongoDoorEvents(c: Collections, ids: Ids): DoorEventsPort {
       ]);
       return { items: docs.map(toDoorEvent), total };
     },
+    async trim(locationId, keep, limit) {
+      const [edge] = await c.doorEvents
+        .find({ location_id: locationId }, { projection: { _id: 1 } })
+        .sort({ _id: -1 })
+        .skip(keep - 1)
+        .limit(1)
+        .toArray();
+      if (!edge) return 0;
+      const old = await c.doorEvents
+        .find({ location_id: locationId, _id: { $lt: edge._id } }, { projection: { _id: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      if (old.length === 0) return 0;
+      return (await c.doorEvents.deleteMany({ _id: { $in: old.map((d) => d._id) } })).deletedCount;
+    },
     async prune(before, limit) {
       const old = await c.doorEvents
         .find({ timestamp: { $lt: before } }, { projection: { _id: 1 } })

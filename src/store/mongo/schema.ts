@@ -106,6 +106,14 @@ export interface MarkerDoc {
   created_at: string;
 }
 
+/** A serial once assigned to a location (BIOGATE_DEVICE_CLAIM=admin): `_id` is `<location_id>:<serial>`. Unsharded. */
+export interface DeviceLocationDoc {
+  _id: string;
+  location_id: number;
+  serial_number: string;
+  first_at: string;
+}
+
 export interface CounterDoc {
   _id: string;
   seq: number;
@@ -117,6 +125,7 @@ export interface Collections {
   readonly users: Collection<UserDoc>;
   readonly templates: Collection<TemplateDoc>;
   readonly devices: Collection<DeviceDoc>;
+  readonly deviceLocations: Collection<DeviceLocationDoc>;
   readonly commands: Collection<CommandDoc>;
   readonly attendance: Collection<AttendanceDoc>;
   readonly attendanceKeys: Collection<AttendanceKeyDoc>;
@@ -135,6 +144,7 @@ export function collections(db: Db): Collections {
     users: db.collection<UserDoc>('users'),
     templates: db.collection<TemplateDoc>('templates'),
     devices: db.collection<DeviceDoc>('devices'),
+    deviceLocations: db.collection<DeviceLocationDoc>('device_locations'),
     commands: db.collection<CommandDoc>('commands'),
     attendance: db.collection<AttendanceDoc>('attendance'),
     attendanceKeys: db.collection<AttendanceKeyDoc>('attendance_keys'),
@@ -148,7 +158,9 @@ export function collections(db: Db): Collections {
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
-const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers'>, IndexDescription[]>> = {
+const INDEXES: Readonly<
+  Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'deviceLocations'>, IndexDescription[]>
+> = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
     { name: 'location', key: { location_id: 1, _id: 1 } },
@@ -163,6 +175,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
   devices: [
     { name: 'serial_unique', key: { serial_number: 1 }, unique: true },
     { name: 'location_serial', key: { location_id: 1, serial_number: 1 } },
+    { name: 'unassigned_seen', key: { location_id: 1, last_seen: 1, created_at: 1 } },
   ],
   commands: [
     { name: 'location_idem_unique', key: { location_id: 1, idem: 1 }, unique: true },
@@ -184,11 +197,13 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
   deviceRecords: [
     { name: 'location_sn_table_time', key: { location_id: 1, sn: 1, table_key: 1, received_at: -1, _id: -1 } },
     { name: 'received_at', key: { received_at: 1 } },
+    { name: 'location_id', key: { location_id: 1, _id: -1 } },
   ],
   doorEvents: [
     { name: 'location_sn_dedup_unique', key: { location_id: 1, sn: 1, dedup_key: 1 }, unique: true },
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
     { name: 'time', key: { timestamp: 1 } },
+    { name: 'location_id', key: { location_id: 1, _id: -1 } },
   ],
   syncOutbox: [
     { name: 'location_pin', key: { location_id: 1, pin: 1 } },

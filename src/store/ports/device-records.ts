@@ -41,4 +41,9 @@ export interface DeviceRecordsPort {
   list(locationId: number, filter: DeviceRecordsFilter, window: Window): Promise<Page<DeviceRecord>>;
   /** Deletes records received before `before` (retention). Returns how many went. */
   prune(before: Iso, limit: number): Promise<number>;
+  /**
+   * BIOGATE_QUOTA_RECORDS: deletes up to `limit` of the location's oldest records beyond its newest `keep`
+   * (by id, arrival order). Returns how many went.
+   */
+  trim(locationId: number, keep: number, limit: number): Promise<number>;
 }

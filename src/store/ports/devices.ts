@@ -108,6 +108,15 @@ export interface DevicesPort {
     },
     now: Iso,
   ): Promise<{ outcome: 'assigned' | 'already' | 'other-location'; device: Device }>;
+  /** Whether `sn` was ever assigned to the location (BIOGATE_DEVICE_CLAIM=admin); the record survives unassignment and eviction. */
+  seenIn(locationId: number, sn: string): Promise<boolean>;
+  /** Deletes an unassigned device (the admin's): `assigned` and `missing` delete nothing. Atomic. */
+  deleteUnassigned(sn: string): Promise<'deleted' | 'assigned' | 'missing'>;
+  /**
+   * Deletes up to `limit` unassigned devices last seen (or, never seen, first recorded) before `before`;
+   * returns how many went. Idempotent: nodes sweeping at once delete each device once.
+   */
+  evictUnassigned(before: Iso, limit: number): Promise<number>;
   /** Unassigns when it belongs to the location; idempotent. Returns the device as it was, if it was. */
   unassign(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
   /**

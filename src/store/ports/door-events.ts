@@ -57,4 +57,9 @@ export interface DoorEventsPort {
   list(locationId: number, filter: DoorEventFilter, window: Window): Promise<Page<StoredDoorEvent>>;
   /** Deletes events whose timestamp is before `before` (retention). Returns how many went. */
   prune(before: Iso, limit: number): Promise<number>;
+  /**
+   * BIOGATE_QUOTA_RECORDS: deletes up to `limit` of the location's oldest events beyond its newest `keep`
+   * (by id, arrival order). Returns how many went.
+   */
+  trim(locationId: number, keep: number, limit: number): Promise<number>;
 }

@@ -43,6 +43,13 @@ export function sqliteDeviceRecords(db: Db): DeviceRecordsPort {
         .all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toRecord), total };
     },
+    async trim(locationId, keep, limit) {
+      return db
+        .prepare(
+          'DELETE FROM device_records WHERE id IN (SELECT id FROM device_records WHERE location_id = ? AND id < (SELECT id FROM device_records WHERE location_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?) ORDER BY id LIMIT ?)',
+        )
+        .run(locationId, locationId, keep - 1, limit).changes;
+    },
     async prune(before, limit) {
       return db
         .prepare('DELETE FROM device_records WHERE id IN (SELECT id FROM device_records WHERE received_at < ? LIMIT ?)')

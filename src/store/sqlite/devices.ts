@@ -158,6 +158,27 @@ export function sqliteDevices(db: Db): DevicesPort {
         })
         .immediate();
     },
+    async seenIn(locationId, sn) {
+      return db.prepare('SELECT 1 FROM device_locations WHERE location_id = ? AND serial_number = ?').get(locationId, sn) !== undefined;
+    },
+    async deleteUnassigned(sn) {
+      return db
+        .transaction(() => {
+          const r = bySerial.get(sn) as Row | undefined;
+          if (!r) return 'missing' as const;
+          if (r['location_id'] !== null) return 'assigned' as const;
+          db.prepare('DELETE FROM devices WHERE id = ? AND location_id IS NULL').run(r['id']);
+          return 'deleted' as const;
+        })
+        .immediate();
+    },
+    async evictUnassigned(before, limit) {
+      return db
+        .prepare(
+          'DELETE FROM devices WHERE id IN (SELECT id FROM devices WHERE location_id IS NULL AND COALESCE(last_seen, created_at) < ? LIMIT ?)',
+        )
+        .run(before, limit).changes;
+    },
     async unassign(locationId, sn, now) {
       // One write transaction: the CLI and the server share the file, and only the caller that
       // actually unassigned may get the device back (idempotent: the next one gets undefined).

@@ -84,6 +84,13 @@ export function sqliteDoorEvents(db: Db): DoorEventsPort {
         .all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toDoorEvent), total };
     },
+    async trim(locationId, keep, limit) {
+      return db
+        .prepare(
+          'DELETE FROM door_events WHERE id IN (SELECT id FROM door_events WHERE location_id = ? AND id < (SELECT id FROM door_events WHERE location_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?) ORDER BY id LIMIT ?)',
+        )
+        .run(locationId, locationId, keep - 1, limit).changes;
+    },
     async prune(before, limit) {
       return db.prepare('DELETE FROM door_events WHERE id IN (SELECT id FROM door_events WHERE timestamp < ? LIMIT ?)').run(before, limit)
         .changes;
