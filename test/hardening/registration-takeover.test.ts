@@ -142,6 +142,26 @@ t.test(
   },
 );
 
+t.test('two nodes on one store: a serial first heard on one node cannot register on the other as a first contact', async (t) => {
+  const { app, api } = await setup(t);
+  const other = await startApp(t, { storeUrl: app.storeUrl, config: { adminToken: ADMIN_TOKEN, longpollS: 0 } });
+  await api('POST', '/api/devices', { sn: 'V2TWON001' });
+  const poll = await fetch(`${app.url}/iclock/getrequest?SN=V2TWON001`);
+  t.equal(poll.status, 200, 'the terminal polls node one (its last_seen is not yet written behind)');
+  await poll.text();
+  const registry = await fetch(`${other.url}/iclock/registry?SN=V2TWON001`, { method: 'POST', body: 'DeviceType=acc' });
+  t.equal(registry.status, 406, 'node two knows it is not a first contact: registration refused');
+  await registry.text();
+  const after = (await api('GET', '/api/devices/V2TWON001')).body as Json;
+  t.equal(after['registry_code'], null, 'no registry code issued');
+  // Each serial's first contact is claimed once, whichever node sees it.
+  const fresh = await Promise.all(
+    [app.url, other.url].map((u) => fetch(`${u}/iclock/registry?SN=V3TWON001`, { method: 'POST', body: 'DeviceType=acc' })),
+  );
+  const codes = await Promise.all(fresh.map(async (r) => [r.status, await r.text()] as const));
+  t.equal(codes.filter(([, text]) => /^RegistryCode=/.test(text)).length >= 1, true, 'a genuine first contact registers');
+});
+
 t.test('accept-registration: full scope lets a terminal first seen as v2 register as v3; operator gets 403', async (t) => {
   const { app, as, api, tokenOf, device } = await setup(t);
   await api('POST', '/api/devices', { sn: 'V2UPGR001' });

@@ -29,12 +29,15 @@ export async function handleRequest(
     ctx.log.info('registration token bound: requests without it are refused from now on');
   }
   await ctx.lease.own(device);
+  // [PUSH-v3 §3.2] The first contact opens registration: what this node knows rules most requests out
+  // cheaply, and the store's compare-and-set decides between nodes racing for the same serial.
   const firstContact =
     !device ||
     (device.version === null &&
       device.registered_at === null &&
       device.last_seen === null &&
-      ctx.presence.lastSeenOf(ctx.sn) === undefined);
+      ctx.presence.lastSeenOf(ctx.sn) === undefined &&
+      (await ctx.store.devices.claimFirstContact(ctx.sn, nowIso(ctx))));
   ctx.presence.seen(ctx.sn, device?.location_id ?? null, req.remoteAddress, ctx.clock.now().getTime());
   const decoded = session.decoded(req, device);
   if (decoded.rejected > 0) {

@@ -14,6 +14,7 @@ const toDevice = ({
   token_bound_at,
   token_bound_address,
   registration_accepted_at,
+  first_contact_at: _firstContact,
   ...rest
 }: DeviceDoc): Device => ({
   id: _id,
@@ -123,6 +124,12 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         if (existing) return existing;
         const doc = blank(await ids('devices'), sn, now);
         return unlessDuplicate(c.devices.insertOne(doc).then(() => toDevice(doc)));
+      });
+    },
+    claimFirstContact(sn, now) {
+      return settle('device first contact', async () => {
+        const r = await c.devices.updateOne({ serial_number: sn, first_contact_at: null }, { $set: { first_contact_at: now } });
+        return r.modifiedCount === 1;
       });
     },
     assign(locationId, sn, input, now) {

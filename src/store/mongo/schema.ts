@@ -38,6 +38,8 @@ export type DeviceDoc = Omit<
   token_bound_at?: string | null;
   token_bound_address?: string | null;
   registration_accepted_at?: string | null;
+  /** Set once by claimFirstContact (absent on devices recorded before it existed). */
+  first_contact_at?: string | null;
 };
 export type AttendanceDoc = Stored<Attendance>;
 

@@ -94,6 +94,11 @@ export interface DevicesPort {
   /** Records a device seen on the wire (unassigned), or returns it when it exists. Atomic. */
   ensure(sn: string, now: Iso): Promise<Device>;
   /**
+   * [PUSH-v3 §3] Marks the serial's first contact: true for exactly one caller, however many nodes race
+   * (a compare-and-set on the stored record), false once any request of the serial was served before.
+   */
+  claimFirstContact(sn: string, now: Iso): Promise<boolean>;
+  /**
    * Assigns `sn` to the location unless it belongs to another one. Creates the record when missing.
    * Atomic: two locations racing for one serial cannot both win.
    */

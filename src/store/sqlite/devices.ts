@@ -108,6 +108,12 @@ export function sqliteDevices(db: Db): DevicesPort {
       );
       return toDevice(bySerial.get(sn) as Row);
     },
+    async claimFirstContact(sn, now) {
+      return (
+        db.prepare('UPDATE devices SET first_contact_at = ? WHERE serial_number = ? AND first_contact_at IS NULL').run(now, sn).changes ===
+        1
+      );
+    },
     async assign(locationId, sn, input, now) {
       return db
         .transaction(() => {

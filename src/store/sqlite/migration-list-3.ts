@@ -32,4 +32,16 @@ CREATE INDEX door_events_location_id ON door_events(location_id, id);
 CREATE INDEX devices_unassigned_seen ON devices(COALESCE(last_seen, created_at)) WHERE location_id IS NULL;
 `,
   },
+  {
+    version: 23,
+    // [PUSH-v3 §3] Registration opens on a serial's first contact only: of two nodes serving the first
+    // requests of one serial, one claims it by compare-and-set. Devices that were ever heard from count
+    // as contacted.
+    name: 'first contact of a serial claimed once across nodes (issue #32)',
+    sql: `
+ALTER TABLE devices ADD COLUMN first_contact_at TEXT;
+UPDATE devices SET first_contact_at = COALESCE(last_seen, registered_at, created_at)
+  WHERE last_seen IS NOT NULL OR registered_at IS NOT NULL OR version IS NOT NULL;
+`,
+  },
 ];
