@@ -47,6 +47,7 @@ export const ERROR_CATALOG = {
   MAILBOX_FULL: { status: 429, description: "The device's command queue is at its limit; retry after it drains." },
   RATE_LIMITED: { status: 429, description: 'Too many requests for this token; see Retry-After.' },
   INTERNAL: { status: 500, description: 'A bug. The response carries no details; the log has them.' },
+  NOT_IMPLEMENTED: { status: 501, description: 'The request method is not one the gateway recognises (RFC 9110 §15.6.2).' },
   STORE_UNAVAILABLE: { status: 503, description: 'The store cannot be reached.' },
   SHUTTING_DOWN: { status: 503, description: 'The gateway is stopping and takes no new work.' },
 } as const satisfies Record<string, CatalogEntry>;
