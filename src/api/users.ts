@@ -77,10 +77,14 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       method: 'POST',
       path: '/api/users/import',
       auth: 'location',
-      body: Type.Array(ImportItem),
+      body: Type.Array(ImportItem, { maxItems: IMPORT_MAX_ITEMS }),
       bodyMode: 'raw',
       doc: {
         summary: 'Bulk import or update (up to 10,000 items; per-item errors)',
+        description:
+          'The body must be a JSON array (400 otherwise) of at most 10,000 items (413 beyond). Items are checked one by one against the item ' +
+          'schema: an item that fails it (a required field missing, a value out of range, not an object) does not fail the request; it is ' +
+          'reported in `errors` with its `code` (VALIDATION_FAILED) and the other items are still imported (200).',
         tags,
         responses: { 200: ImportResult },
         errors: ['PAYLOAD_TOO_LARGE'],
