@@ -74,9 +74,7 @@ export function commandRoutes(deps: CommandsDeps): ApiRoute[] {
         sn: Type.Optional(Type.String({ maxLength: 64 })),
         status: Type.Optional(CommandStatusSchema),
         command: Type.Optional(Type.String({ maxLength: 64 })),
-        since: Type.Optional(
-          DateTimeText('RFC 3339 date-time (e.g. 2026-03-01T08:00:00Z); commands created at or after it'),
-        ),
+        since: Type.Optional(DateTimeText('RFC 3339 date-time (e.g. 2026-03-01T08:00:00Z); commands created at or after it')),
       }),
       doc: { summary: "The location's commands, newest first", tags, responses: { 200: pageOf(CommandView) } },
       handler: async ({ caller, query }) => {

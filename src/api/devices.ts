@@ -128,11 +128,14 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         ),
         allowed_networks: Type.Optional(
           Type.Union([
-            Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: CIDR_PATTERN, description: 'An IPv4 or IPv6 address or CIDR' }), {
-              maxItems: MAX_ALLOWED_NETWORKS,
-              description:
-                "IPv4/IPv6 CIDRs the device's requests must come from (socket address); other addresses get 403. null or [] = any address",
-            }),
+            Type.Array(
+              Type.String({ minLength: 1, maxLength: 64, pattern: CIDR_PATTERN, description: 'An IPv4 or IPv6 address or CIDR' }),
+              {
+                maxItems: MAX_ALLOWED_NETWORKS,
+                description:
+                  "IPv4/IPv6 CIDRs the device's requests must come from (socket address); other addresses get 403. null or [] = any address",
+              },
+            ),
             Type.Null(),
           ]),
         ),

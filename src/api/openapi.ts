@@ -216,7 +216,8 @@ function presetTable(): string {
 function commandSchema(): Json {
   const ids = CATALOG.flatMap((p) => [p.id, ...p.aliases]);
   return {
-    description: 'A preset id or alias (see the table and `x-presets`), or a raw protocol command line (the `custom` preset; then no `params`)',
+    description:
+      'A preset id or alias (see the table and `x-presets`), or a raw protocol command line (the `custom` preset; then no `params`)',
     anyOf: [
       { type: 'string', enum: ids },
       {

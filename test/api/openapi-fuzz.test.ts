@@ -75,7 +75,17 @@ const CANDIDATES = [
 /** Dates and times no `format: date` / `date-time` admits, whatever the pattern says. */
 const NOT_DATES = ['2026-02-30', '2026-03-01T24:00:00Z', '2026-03-01T23:59:60Z'];
 /** Strings no pattern of the document should admit where it restricts: control bytes, a date that does not exist, a bad CIDR. */
-const STRAYS = ['\u0001', 'x y\nz', '2026-02-30', '2026-03-01T24:00:00Z', '2026-03-01T23:59:60Z', '10.0.0.0/33', '300.1.1.1', 'C:1:INFO', ' '];
+const STRAYS = [
+  '\u0001',
+  'x y\nz',
+  '2026-02-30',
+  '2026-03-01T24:00:00Z',
+  '2026-03-01T23:59:60Z',
+  '10.0.0.0/33',
+  '300.1.1.1',
+  'C:1:INFO',
+  ' ',
+];
 
 let doc: Doc;
 
@@ -161,7 +171,9 @@ function invalids(s0: Schema, name: string, known: Readonly<Record<string, unkno
     if (!inQuery && !members.some((m) => typesOf(m).includes('object'))) out.push({ why: 'an object', value: { x: 1 } });
     const strings = members.filter((m) => typesOf(m).includes('string'));
     if (strings.length === members.length)
-      for (const v of STRAYS) if (!strings.some((m) => (m.enum ? m.enum.includes(v) : fits(m, v) && m.format === undefined))) out.push({ why: `stray ${JSON.stringify(v)}`, value: v });
+      for (const v of STRAYS)
+        if (!strings.some((m) => (m.enum ? m.enum.includes(v) : fits(m, v) && m.format === undefined)))
+          out.push({ why: `stray ${JSON.stringify(v)}`, value: v });
     return out;
   }
   if (s.enum) {
@@ -169,7 +181,8 @@ function invalids(s0: Schema, name: string, known: Readonly<Record<string, unkno
     return out;
   }
   if (!inQuery && !types.includes('string') && !types.includes('object')) out.push({ why: 'a string', value: 'walk' });
-  if (!inQuery && types.includes('string') && !types.includes('integer') && !types.includes('number')) out.push({ why: 'a number', value: 12345 });
+  if (!inQuery && types.includes('string') && !types.includes('integer') && !types.includes('number'))
+    out.push({ why: 'a number', value: 12345 });
   if (types.includes('integer') || types.includes('number')) {
     if (inQuery) out.push({ why: 'not a number', value: 'x1' });
     if (s.minimum !== undefined) out.push({ why: 'below the minimum', value: s.minimum - 1 });
@@ -182,14 +195,16 @@ function invalids(s0: Schema, name: string, known: Readonly<Record<string, unkno
     if (s.pattern !== undefined || s.format === 'date' || s.format === 'date-time') {
       for (const v of [...STRAYS, ...CANDIDATES]) {
         const admitted = fits(s, v) && !(s.format !== undefined && NOT_DATES.includes(v));
-        if (!admitted && v.length <= (s.maxLength ?? Infinity) && v.length >= (s.minLength ?? 0)) out.push({ why: `off-pattern ${JSON.stringify(v)}`, value: v });
+        if (!admitted && v.length <= (s.maxLength ?? Infinity) && v.length >= (s.minLength ?? 0))
+          out.push({ why: `off-pattern ${JSON.stringify(v)}`, value: v });
       }
     }
   }
   if (types.includes('boolean') && inQuery) out.push({ why: 'not a boolean', value: 'maybe' });
   if (types.includes('array') && !inQuery) {
     if ((s.minItems ?? 0) > 0) out.push({ why: 'no items', value: [] });
-    if (s.items) for (const b of invalids(s.items, `${name}[]`, known, false).slice(0, 3)) out.push({ why: `an item ${b.why}`, value: [b.value] });
+    if (s.items)
+      for (const b of invalids(s.items, `${name}[]`, known, false).slice(0, 3)) out.push({ why: `an item ${b.why}`, value: [b.value] });
   }
   if (types.includes('object') && !inQuery) {
     const base = valids(s, name, known)[0] as Json;
@@ -210,7 +225,9 @@ t.test('every operation of the document: valid requests pass validation, invalid
   await a.api('POST', '/api/devices', { body: { sn: 'WALK1' } });
   const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' } });
   const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' } });
-  const hook = await a.api<{ id: number }>('POST', '/api/webhooks', { body: { url: 'https://example.com/hook', events: ['user.changed'] } });
+  const hook = await a.api<{ id: number }>('POST', '/api/webhooks', {
+    body: { url: 'https://example.com/hook', events: ['user.changed'] },
+  });
   const created = await client(url, ADMIN_TOKEN)<{ location: { id: number } }>('POST', '/admin/locations', {
     body: { name: 'Fuzzed', timezone: 'UTC' },
   });
