@@ -109,7 +109,7 @@ function valids(s0: Schema, name: string, known: Readonly<Record<string, unknown
   if ('const' in s) return [s.const];
   if (s.examples) return s.examples; // valid by definition (JSON Schema §9.5)
   if (s.enum) return [...s.enum.filter((v) => v !== null), ...s.enum.filter((v) => v === null)];
-  if (s.anyOf) return s.anyOf.flatMap((m) => valids(m, name, known).slice(0, 2));
+  if (s.anyOf) return s.anyOf.flatMap((m) => valids(m, name, known).slice(0, 6));
   const out: unknown[] = [];
   for (const type of typesOf(s)) {
     switch (type) {
@@ -117,10 +117,11 @@ function valids(s0: Schema, name: string, known: Readonly<Record<string, unknown
         if (s.format === 'date') out.push('2026-03-01', '2024-02-29');
         else if (s.format === 'date-time') out.push('2026-03-01T08:00:00Z', '2026-03-01T09:30:00.5+01:00');
         else {
-          const hits = CANDIDATES.filter((c) => fits(s, c));
+          // Strays the schema admits are valid too: a fuzzer would send them (an impossible date a loose pattern lets through).
+          const hits = [...CANDIDATES.filter((c) => fits(s, c)), ...STRAYS.filter((c) => s.pattern !== undefined && fits(s, c))];
           if (hits.length === 0 && s.pattern === undefined) hits.push('w'.repeat(Math.max(1, s.minLength ?? 1)));
           if (hits.length === 0) throw new Error(`${name}: no candidate string fits /${s.pattern ?? ''}/`);
-          out.push(...hits.slice(0, 2));
+          out.push(...hits.slice(0, 2), ...hits.slice(2).filter((h) => STRAYS.includes(h)));
         }
         break;
       }
@@ -146,8 +147,11 @@ function valids(s0: Schema, name: string, known: Readonly<Record<string, unknown
         const props = s.properties ?? {};
         const required = s.required ?? [];
         const first = (p: string) => valids(props[p] ?? {}, p, known)[0];
-        out.push(Object.fromEntries(required.map((p) => [p, first(p)])));
+        const base = Object.fromEntries(required.map((p) => [p, first(p)]));
+        out.push(base);
         if (Object.keys(props).length > required.length) out.push(Object.fromEntries(Object.keys(props).map((p) => [p, first(p)])));
+        // Each property through its other values, one at a time.
+        for (const p of Object.keys(props)) for (const v of valids(props[p] ?? {}, p, known).slice(1, 6)) out.push({ ...base, [p]: v });
         break;
       }
     }
