@@ -249,8 +249,9 @@ export class Exchange implements HttpRequest {
     this.#wire.pause();
     this.#authorize(route.authorize, () => {
       authorized = true;
-      if (complete) return dispatch();
+      // Resumed even when the whole body is in: a kept-alive connection must go on reading the next request.
       this.#wire.resume();
+      dispatch();
     });
   }
 

@@ -91,6 +91,8 @@ class UwsWire implements Wire {
     written: (delivered: boolean) => void,
   ): void {
     const res = this.#res;
+    // A socket left paused would never read the next request of a kept-alive connection.
+    if (this.#held) this.resume();
     res.cork(() => {
       res.writeStatus(statusLine(status));
       res.writeHeader('X-Request-Id', requestId);
@@ -100,7 +102,6 @@ class UwsWire implements Wire {
         return written(true);
       }
       if (unread) {
-        if (this.#held) this.resume();
         // The rest of the body is not wanted: end() with closeConnection sends `Connection: close`
         // and shuts the socket once the (small, error) answer is out, instead of draining the body.
         res.end(payload, true);

@@ -226,14 +226,18 @@ function invalids(s0: Schema, name: string, known: Readonly<Record<string, unkno
 
 t.test('every operation of the document: valid requests pass validation, invalid ones are refused, never a 5xx', async (t) => {
   const { a, url, started } = await gateway(t, { config: { adminToken: ADMIN_TOKEN } });
-  await a.api('POST', '/api/devices', { body: { sn: 'WALK1' } });
-  const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' } });
-  const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' } });
+  // Generous timeouts: the MongoDB-compatible test server is slow under CI load.
+  const slow = { timeoutMs: 30_000 };
+  await a.api('POST', '/api/devices', { body: { sn: 'WALK1' }, ...slow });
+  const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' }, ...slow });
+  const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' }, ...slow });
   const hook = await a.api<{ id: number }>('POST', '/api/webhooks', {
     body: { url: 'https://example.com/hook', events: ['user.changed'] },
+    ...slow,
   });
   const created = await client(url, ADMIN_TOKEN)<{ location: { id: number } }>('POST', '/admin/locations', {
     body: { name: 'Fuzzed', timezone: 'UTC' },
+    ...slow,
   });
   const other = { status: created.status, id: created.body.location.id };
   const spare = await started.app.locations.issueToken({ location_id: other.id, label: 'to revoke' });
@@ -241,7 +245,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
   t.equal(command.status, 201);
   t.equal(hook.status, 201);
   t.equal(other.status, 201);
-  doc = (await a.api<Doc>('GET', '/api/openapi.json')).body as Doc;
+  doc = (await a.api<Doc>('GET', '/api/openapi.json', slow)).body as Doc;
 
   const known: Record<string, unknown> = {
     pin: 1001,
@@ -274,7 +278,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
       const res = await call<Json>(method, target, {
         ...(body !== undefined ? { body } : {}),
         ...(admin ? { token: ADMIN_TOKEN } : {}),
-        timeoutMs: 20_000,
+        timeoutMs: 30_000,
       });
       sent++;
       const what = `${method} ${target} ${body === undefined ? '' : JSON.stringify(body).slice(0, 160)} (${label}) → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;

@@ -6,7 +6,9 @@
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
 import { API_BODY_TIMEOUT_MS } from '../../src/api/mount.js';
-import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp, within } from '../helpers/app.js';
+import { createHttpServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/log.js';
+import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp, TEST_HTTP_ENGINE, within } from '../helpers/app.js';
 
 const MIB = 1024 * 1024;
 
@@ -193,4 +195,43 @@ t.test('a trickling API body is cut at the API body timeout; a trickling termina
     }),
   );
   t.equal(statusOf(upload), 200, `the terminal upload is answered 200: ${upload}`);
+});
+
+t.test('authorization that ends after the whole body arrived: answered, and the kept-alive connection reads on', async (t) => {
+  const http = createHttpServer({ engine: TEST_HTTP_ENGINE, logger: createLogger({ level: 'silent' }), bodyLimit: 1024 });
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  http.route({
+    method: 'POST',
+    pattern: '/held',
+    authorize: () => held,
+    handler: (req) => ({ status: 200, body: { got: req.body.length } }),
+  });
+  http.route({ method: 'GET', pattern: '/next', handler: () => ({ status: 200, body: { next: true } }) });
+  const port = await http.listen('127.0.0.1', 0);
+  t.teardown(() => http.close(0));
+  const got = await within(
+    10_000,
+    'both answers on one connection',
+    new Promise<string>((resolve) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write('POST /held HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello');
+        // The body is in long before authorization ends.
+        setTimeout(release, 150);
+      });
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        if (text.includes('"got":5') && !text.includes('GET sent')) {
+          text += '\nGET sent\n';
+          socket.write('GET /next HTTP/1.1\r\nHost: x\r\n\r\n');
+        }
+        if (text.includes('"next":true')) socket.destroy();
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(text));
+    }),
+  );
+  t.match(got, /"got":5/, 'the held request is answered with its whole body');
+  t.match(got, /"next":true/, 'the next request on the connection is read and answered');
 });
