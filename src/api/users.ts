@@ -63,7 +63,9 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       bodyMode: 'raw',
       doc: {
         summary: 'Create or update a user by PIN; queues device sync',
-        description: '201 when the PIN was new, 200 when an existing user was updated.',
+        description:
+          '201 when the PIN was new, 200 when an existing user was updated. Fields left out keep their stored value, so ' +
+          '`first_name` is required only for a new PIN (422 without it); `end_time` before `start_time` is a 422.',
         tags,
         responses: { 201: UserView, 200: UserView },
       },

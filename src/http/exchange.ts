@@ -21,10 +21,12 @@ import type { Incoming, Wire } from './wire.js';
 
 export const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 /**
- * Methods of RFC 9110 §9 (and PATCH, RFC 5789) that no route serves: recognised, so a path that
- * exists answers 405 with `Allow` [RFC 9110 §15.5.6]. Any other method is not recognised: 501 [§15.6.2].
+ * Methods no route serves but the gateway recognises: CONNECT and TRACE [RFC 9110 §9.3], and QUERY
+ * (the safe method with a body of the httpbis draft, which clients and fuzzers send to probe a path).
+ * A path that exists answers them 405 with `Allow` [RFC 9110 §15.5.6]; any other method is not
+ * recognised: 501 [RFC 9110 §15.6.2].
  */
-const RECOGNISED = new Set(['CONNECT', 'TRACE']);
+const RECOGNISED = new Set(['CONNECT', 'TRACE', 'QUERY']);
 export const DEFAULT_BODY_TIMEOUT_MS = 120_000;
 
 export interface ExchangeOptions {

@@ -82,21 +82,29 @@ t.test('every 405 carries Allow with the methods of its path', async (t) => {
   t.ok(checked > 20, `405s checked: ${checked}`);
 });
 
-t.test('TRACE, a method the server knows but does not serve: 405 with Allow, or 404 off the routes', async (t) => {
-  const { port } = await startApp(t);
-  const known = await raw(port, 'TRACE /api/me HTTP/1.1\r\nHost: x\r\n\r\n');
-  t.equal(known.status, 405);
-  t.equal(known.headers['allow'], 'GET');
-  t.equal(codeOf(known), 'METHOD_NOT_ALLOWED');
-  const unknown = await raw(port, 'TRACE /nope HTTP/1.1\r\nHost: x\r\n\r\n');
-  t.equal(unknown.status, 404);
-  t.equal(codeOf(unknown), 'NOT_FOUND');
+t.test('TRACE and QUERY, methods the server knows but does not serve: 405 with Allow, or 404 off the routes', async (t) => {
+  const app = await startApp(t);
+  for (const method of ['TRACE', 'QUERY']) {
+    const known = await raw(app.port, `${method} /api/me HTTP/1.1\r\nHost: x\r\n\r\n`);
+    if (method === 'QUERY' && app.app.http.engine === 'uws' && known.status === 0 && known.outcome === 'closed') {
+      // uWebSockets.js 20.30 routes only the methods of RFC 9110 and closes the connection at once for
+      // any other, before any JavaScript runs: an immediate close, never silence.
+      t.pass('QUERY: uWS closes at once (native router)');
+      continue;
+    }
+    t.equal(known.status, 405, `${method} /api/me: 405`);
+    t.equal(known.headers['allow'], 'GET', `${method} /api/me: Allow`);
+    t.equal(codeOf(known), 'METHOD_NOT_ALLOWED');
+    const unknown = await raw(app.port, `${method} /nope HTTP/1.1\r\nHost: x\r\n\r\n`);
+    t.equal(unknown.status, 404, `${method} /nope: 404`);
+    t.equal(codeOf(unknown), 'NOT_FOUND');
+  }
 });
 
 t.test('an unknown method: 501 NOT_IMPLEMENTED with the JSON body, on a path that exists or not', async (t) => {
   const app = await startApp(t);
   const uws = app.app.http.engine === 'uws';
-  for (const method of ['QUERY', 'FOO', 'PROPFIND']) {
+  for (const method of ['FOO', 'PROPFIND', 'BREW']) {
     for (const path of ['/api/me', '/nope']) {
       const seen = await within(10_000, `${method} ${path}`, raw(app.port, `${method} ${path} HTTP/1.1\r\nHost: x\r\n\r\n`));
       if (uws && seen.outcome === 'closed' && seen.status === 0) {
