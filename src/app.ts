@@ -57,6 +57,8 @@ export interface AppOptions {
   readonly runtime?: Partial<RuntimeConfig>;
   /** Where the one-time bootstrap token is printed (plain text, never the logger) [API-CONTRACT §7]. */
   readonly announce?: (text: string) => void;
+  /** The API body timeout in ms (default API_BODY_TIMEOUT_MS, 10 s; tests shorten it). */
+  readonly apiBodyTimeoutMs?: number;
 }
 
 export interface App {
@@ -257,6 +259,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     clock,
     admin,
     cors: createCors(parseCorsOrigins(config.corsOrigins)),
+    ...(options.apiBodyTimeoutMs !== undefined ? { bodyTimeoutMs: options.apiBodyTimeoutMs } : {}),
     onCaller: (c, req) => {
       locationOf.set(req, c.location.id);
       limiter?.take(c.token.id);

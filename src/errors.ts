@@ -60,6 +60,7 @@ export const ERROR_CATALOG = {
       'The location is at a quota (BIOGATE_QUOTA_DEVICES, BIOGATE_QUOTA_USERS); `detail` names it. Remove some, or ask the operator.',
   },
   INTERNAL: { status: 500, description: 'A bug. The response carries no details; the log has them.' },
+  NOT_IMPLEMENTED: { status: 501, description: 'The request method is not one the gateway recognises (RFC 9110 §15.6.2).' },
   STORE_UNAVAILABLE: { status: 503, description: 'The store cannot be reached.' },
   SHUTTING_DOWN: { status: 503, description: 'The gateway is stopping and takes no new work.' },
 } as const satisfies Record<string, CatalogEntry>;

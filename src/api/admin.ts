@@ -10,6 +10,7 @@ import { invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
 import { Serial } from './devices.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
+import { TimeZoneName } from './schemas.js';
 import { Nullable } from '../views/common.js';
 import { DeviceView, deviceView, UnassignedDeviceView, unassignedDeviceView } from '../views/device.js';
 import { LocationView, locationView } from '../views/location.js';
@@ -61,7 +62,7 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
       body: Type.Object(
         {
           name: Type.String({ minLength: 1, maxLength: 200 }),
-          timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          timezone: Type.Optional(TimeZoneName),
           require_comm_key: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false },
@@ -88,7 +89,7 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
       body: Type.Object(
         {
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-          timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          timezone: Type.Optional(TimeZoneName),
           is_active: Type.Optional(Type.Boolean()),
           require_comm_key: Type.Optional(Type.Boolean({ description: 'Refuse to assign devices without a comm key' })),
         },

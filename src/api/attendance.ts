@@ -16,12 +16,9 @@ import type { Attendance, AttendanceCursor, AttendanceFilter } from '../store/po
 import { instantOf } from '../validation/input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { AttendanceView, attendanceView } from '../views/attendance.js';
-import { PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { DateOrDateTime, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
-const Instant = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$',
-  description: 'ISO datetime, or a date (UTC midnight)',
-});
+const Instant = DateOrDateTime;
 const Cursor = Type.String({
   minLength: 1,
   maxLength: 200,

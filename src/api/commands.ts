@@ -14,7 +14,7 @@ import { FullCommandBody, type CommandBody } from '../commands/schemas.js';
 import { instantOf } from '../validation/input.js';
 import { CommandStatusSchema, commandView, CommandView } from '../views/command.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { DateTimeText, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const IdParam = Type.Object({ command_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
@@ -74,13 +74,7 @@ export function commandRoutes(deps: CommandsDeps): ApiRoute[] {
         sn: Type.Optional(Type.String({ maxLength: 64 })),
         status: Type.Optional(CommandStatusSchema),
         command: Type.Optional(Type.String({ maxLength: 64 })),
-        since: Type.Optional(
-          Type.String({
-            format: 'date-time',
-            pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$',
-            description: 'ISO datetime; commands created at or after it',
-          }),
-        ),
+        since: Type.Optional(DateTimeText('RFC 3339 date-time (e.g. 2026-03-01T08:00:00Z); commands created at or after it')),
       }),
       doc: { summary: "The location's commands, newest first", tags, responses: { 200: pageOf(CommandView) } },
       handler: async ({ caller, query }) => {

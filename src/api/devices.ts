@@ -16,7 +16,7 @@ import { DeviceStatusView, deviceStatusView } from '../views/device-status.js';
 import { DeviceView, deviceView, type DeviceAudience } from '../views/device.js';
 import { queueFromRequest } from './commands.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { CIDR_PATTERN, EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 import { canonicalCidr, MAX_ALLOWED_NETWORKS } from '../devices/networks.js';
 import { hashCommKey } from '../devices/trust.js';
 import { assignDevice, resetRegistration, unassignDevice } from '../devices/assignment.js';
@@ -132,11 +132,14 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         ),
         allowed_networks: Type.Optional(
           Type.Union([
-            Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
-              maxItems: MAX_ALLOWED_NETWORKS,
-              description:
-                "IPv4/IPv6 CIDRs the device's requests must come from (socket address); other addresses get 403. null or [] = any address",
-            }),
+            Type.Array(
+              Type.String({ minLength: 1, maxLength: 64, pattern: CIDR_PATTERN, description: 'An IPv4 or IPv6 address or CIDR' }),
+              {
+                maxItems: MAX_ALLOWED_NETWORKS,
+                description:
+                  "IPv4/IPv6 CIDRs the device's requests must come from (socket address); other addresses get 403. null or [] = any address",
+              },
+            ),
             Type.Null(),
           ]),
         ),

@@ -9,12 +9,9 @@ import type { Store } from '../store/types.js';
 import { instantOf } from '../validation/input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { DoorEventTypeSchema, DoorEventView, doorEventView } from '../views/door-event.js';
-import { PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { DateOrDateTime, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
-const Instant = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$',
-  description: 'ISO datetime, or a date (UTC midnight)',
-});
+const Instant = DateOrDateTime;
 
 // Same date rules as GET /api/attendance: a bare date is UTC midnight (or the end of that day for `to`).
 function toInstant(v: string, end: boolean, name: string): string {

@@ -27,7 +27,15 @@ export interface MountDeps {
   readonly onCaller?: (caller: Caller, req: HttpRequest) => void;
   /** BIOGATE_CORS_ORIGINS (src/http/cors.ts): preflights and Access-Control-* headers for listed origins. */
   readonly cors?: Cors;
+  /** Time an API body has from the headers to arrive in full (ms); API_BODY_TIMEOUT_MS unless a test shortens it. */
+  readonly bodyTimeoutMs?: number;
 }
+
+/**
+ * An API body is small JSON from a program: 10 s is plenty, and a client trickling one in holds a
+ * connection for no longer (terminals keep BIOGATE_DEVICE_BODY_TIMEOUT_S on /iclock/).
+ */
+export const API_BODY_TIMEOUT_MS = 10_000;
 
 const NO_CALLER = undefined as unknown as Caller;
 
@@ -35,16 +43,21 @@ export function mountRoutes(http: HttpServer, routes: readonly ApiRoute[], deps:
   // CORS off (no origins listed): OPTIONS stays a 405 like any unserved method.
   const cors = deps.cors && !deps.cors.disabled ? deps.cors : undefined;
   if (cors) mountPreflights(http, routes, cors);
+  const bodyTimeoutMs = deps.bodyTimeoutMs ?? API_BODY_TIMEOUT_MS;
   for (const route of routes) {
-    const handler = async (req: HttpRequest): Promise<HttpResponse> => {
-      let caller = NO_CALLER;
-      if (route.auth === 'location') {
-        caller = await deps.credentials.authenticate(req.headers['authorization'], deps.clock.now());
+    // The caller, found by `authorize` from the request head before any body is read, for the handler.
+    const callers = new WeakMap<HttpRequest, Caller>();
+    const authorize = (req: HttpRequest): Promise<void> | void => {
+      if (route.auth === 'admin') return deps.admin.check(req.headers['authorization'], req.remoteAddress);
+      if (route.auth === 'none') return;
+      return deps.credentials.authenticate(req.headers['authorization'], deps.clock.now()).then((caller) => {
         deps.onCaller?.(caller, req);
         if (route.write ?? (route.method !== 'GET' && route.method !== 'HEAD')) requireWrite(caller);
-      } else if (route.auth === 'admin') {
-        deps.admin.check(req.headers['authorization'], req.remoteAddress);
-      }
+        callers.set(req, caller);
+      });
+    };
+    const handler = async (req: HttpRequest): Promise<HttpResponse> => {
+      const caller = callers.get(req) ?? NO_CALLER;
       const params = route.params ? check(route.params, readParams(req, route.params), 'path') : {};
       const query = route.query ? check(route.query, readQuery(req, route.query), 'query') : {};
       let body: unknown = undefined;
@@ -60,7 +73,10 @@ export function mountRoutes(http: HttpServer, routes: readonly ApiRoute[], deps:
     http.route({
       method: route.method,
       pattern: routerPattern(route.path),
+      // Authorization before the body is read: a caller without a valid token never gets 16 MiB read for it.
+      authorize: cors ? withCorsAuthorize(cors, authorize) : authorize,
       handler: cors ? withCors(cors, handler) : handler,
+      bodyTimeoutMs,
     });
   }
 }
@@ -83,11 +99,26 @@ function withCors(cors: Cors, handler: (req: HttpRequest) => Promise<HttpRespons
       const res = await handler(req);
       return { ...res, headers: { ...res.headers, ...extra } };
     } catch (err) {
-      if (err instanceof BioGateError)
-        throw new BioGateError(err.code, err.detail, { cause: err.cause, headers: { ...err.headers, ...extra } });
-      throw err;
+      throw withCorsHeaders(cors, req, err);
     }
   };
+}
+
+/** A refusal by `authorize` carries the Access-Control-* headers too (a page must be able to read a 401). */
+function withCorsAuthorize(cors: Cors, authorize: (req: HttpRequest) => Promise<void> | void) {
+  return async (req: HttpRequest): Promise<void> => {
+    try {
+      await authorize(req);
+    } catch (err) {
+      throw withCorsHeaders(cors, req, err);
+    }
+  };
+}
+
+function withCorsHeaders(cors: Cors, req: HttpRequest, err: unknown): unknown {
+  const extra = cors.headersFor(req.headers['origin']);
+  if (!(err instanceof BioGateError) || Object.keys(extra).length === 0) return err;
+  return new BioGateError(err.code, err.detail, { cause: err.cause, headers: { ...err.headers, ...extra } });
 }
 
 /** [API-CONTRACT §3] JSON of the wrong top-level type (object vs array) is a 400, not a 422. */

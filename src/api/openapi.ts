@@ -12,7 +12,7 @@
  * with each preset's params schema (what programs read).
  */
 import type { TSchema } from 'typebox';
-import { CATALOG, defaultExpirySeconds } from '../../protocols/catalog.js';
+import { CATALOG, CUSTOM_MAX_BYTES, defaultExpirySeconds } from '../../protocols/catalog.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
 import { CommandBody, FullCommandBody } from '../commands/schemas.js';
 import { AttendanceView } from '../views/attendance.js';
@@ -207,6 +207,44 @@ function presetTable(): string {
   ].join('\n');
 }
 
+/**
+ * What `command` takes, as the server checks it (src/devices/command-queue.ts `resolve`): a preset id
+ * or alias, exactly; or a raw protocol line (the `custom` preset), which must not look like an id
+ * (lower-case letters, digits and `-` only: that is an unknown preset, 422), must be one line, and
+ * must not carry its own `C:` framing.
+ */
+function commandSchema(): Json {
+  const ids = CATALOG.flatMap((p) => [p.id, ...p.aliases]);
+  return {
+    description:
+      'A preset id or alias (see the table and `x-presets`), or a raw protocol command line (the `custom` preset; then no `params`)',
+    anyOf: [
+      { type: 'string', enum: ids },
+      {
+        type: 'string',
+        minLength: 1,
+        maxLength: CUSTOM_MAX_BYTES,
+        pattern: '^(?![a-z0-9-]+$)(?![Cc]:)[^\\r\\n\\u0000]+$',
+        description: 'A raw protocol command line: one line, without the C:<id>: framing the gateway adds',
+      },
+    ],
+  };
+}
+
+/** The command body as the document states it: `command` as checked, `params` per preset. */
+function commandBodySchema(body: TSchema): Json {
+  const out = plain(body);
+  const props = { ...(out['properties'] as Record<string, Json>) };
+  props['command'] = commandSchema();
+  props['params'] = {
+    ...props['params'],
+    description:
+      "The preset's parameters, checked against its schema in `x-presets` (defaults filled in); a preset whose parameters include required ones " +
+      'refuses a body without them (422). Presets without parameters, and raw commands, take none: leave it out, or null or {}.',
+  };
+  return { ...out, properties: props };
+}
+
 function presetsExtension() {
   return CATALOG.map((p) => ({
     id: p.id,
@@ -253,7 +291,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
             requestBody: {
               required: route.bodyRequired ?? true,
               ...(isCommand ? { description: presetTable() } : {}),
-              content: { 'application/json': { schema: plain(route.body) } },
+              content: { 'application/json': { schema: isCommand ? commandBodySchema(route.body) : plain(route.body) } },
             },
           }
         : {}),

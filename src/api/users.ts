@@ -70,7 +70,9 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       doc: {
         summary: 'Create or update a user by PIN; queues device sync',
         description:
-          '201 when the PIN was new, 200 when an existing user was updated. A new PIN past BIOGATE_QUOTA_USERS gets 429 QUOTA_EXCEEDED.',
+          '201 when the PIN was new, 200 when an existing user was updated. Fields left out keep their stored value, so ' +
+          '`first_name` is required only for a new PIN (422 without it); `end_time` before `start_time` is a 422. ' +
+          'A new PIN past BIOGATE_QUOTA_USERS gets 429 QUOTA_EXCEEDED.',
         tags,
         responses: { 201: UserView, 200: UserView },
         errors: ['QUOTA_EXCEEDED'],
@@ -85,12 +87,15 @@ export function userRoutes(deps: UsersDeps): ApiRoute[] {
       method: 'POST',
       path: '/api/users/import',
       auth: 'location',
-      body: Type.Array(ImportItem),
+      body: Type.Array(ImportItem, { maxItems: IMPORT_MAX_ITEMS }),
       bodyMode: 'raw',
       doc: {
         summary: 'Bulk import or update (up to 10,000 items; per-item errors)',
         description:
-          'Items naming a PIN new to the location beyond what BIOGATE_QUOTA_USERS leaves are refused as per-item errors with code QUOTA_EXCEEDED; the others (and updates) are written.',
+          'The body must be a JSON array (400 otherwise) of at most 10,000 items (413 beyond). Items are checked one by one against the item ' +
+          'schema: an item that fails it (a required field missing, a value out of range, not an object) does not fail the request; it is ' +
+          'reported in `errors` with its `code` (VALIDATION_FAILED) and the other items are still imported (200). Items naming a PIN new ' +
+          'to the location beyond what BIOGATE_QUOTA_USERS leaves are refused as per-item errors with code QUOTA_EXCEEDED.',
         tags,
         responses: { 200: ImportResult },
         errors: ['PAYLOAD_TOO_LARGE'],

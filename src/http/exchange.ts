@@ -16,10 +16,17 @@ import { clientAddress, type TrustCheck } from './client-address.js';
 import { errorResponse, internalError } from './error-response.js';
 import { render, type Rendered } from './render.js';
 import type { Router } from './router.js';
-import type { Handler, HttpMethod, HttpRequest, HttpResponse, ResponseObserver } from './types.js';
+import type { Handler, HttpMethod, HttpRequest, HttpResponse, ResponseObserver, Route } from './types.js';
 import type { Incoming, Wire } from './wire.js';
 
 export const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+/**
+ * Methods no route serves but the gateway recognises: CONNECT and TRACE [RFC 9110 §9.3], and QUERY
+ * (the safe method with a body of the httpbis draft, which clients and fuzzers send to probe a path).
+ * A path that exists answers them 405 with `Allow` [RFC 9110 §15.5.6]; any other method is not
+ * recognised: 501 [RFC 9110 §15.6.2].
+ */
+const RECOGNISED = new Set(['CONNECT', 'TRACE', 'QUERY']);
 export const DEFAULT_BODY_TIMEOUT_MS = 120_000;
 
 export interface ExchangeOptions {
@@ -78,6 +85,8 @@ export class Exchange implements HttpRequest {
   #dispatched = false;
   #onSettled: ((delivered: boolean) => void) | undefined;
   #bodyTimer: NodeJS.Timeout | undefined;
+  /** The body is being read and not complete yet (an answer now leaves bytes unread: the connection closes after it). */
+  #unread = false;
 
   constructor(owner: ExchangeOwner, incoming: Incoming, wire: Wire) {
     this.#owner = owner;
@@ -148,7 +157,8 @@ export class Exchange implements HttpRequest {
   start(): void {
     const options = this.#owner.options;
     const method = this.method;
-    if (!METHODS.has(method)) return this.#fail(new BioGateError('METHOD_NOT_ALLOWED', `Method ${method} is not supported`));
+    if (!METHODS.has(method) && !RECOGNISED.has(method))
+      return this.#fail(new BioGateError('NOT_IMPLEMENTED', `Method ${method.slice(0, 32)} is not implemented`));
     if (this.#owner.stopping) return this.#fail(new BioGateError('SHUTTING_DOWN', 'The gateway is shutting down'));
     const match = options.router.match(method, this.path);
     if (match.kind === 'not-found') return this.#fail(new BioGateError('NOT_FOUND', `No route for ${this.path}`));
@@ -162,16 +172,50 @@ export class Exchange implements HttpRequest {
     const route = match.route;
     this.route = route.pattern;
     this.params = match.params;
-    if (method === 'GET' || method === 'HEAD') return this.#dispatch(route.handler);
+    if (method === 'GET' || method === 'HEAD') {
+      if (!route.authorize) return this.#dispatch(route.handler);
+      return this.#authorize(route.authorize, () => this.#dispatch(route.handler));
+    }
     const limit = route.bodyLimit ?? options.bodyLimit;
     const declared = Number(this.headers['content-length'] ?? NaN);
     if (declared > limit) return this.#fail(tooLarge(limit));
-    this.#readBody(route.handler, limit, route.bodyTimeoutMs ?? options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+    this.#readBody(route, limit, route.bodyTimeoutMs ?? options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
   }
 
-  #readBody(handler: Handler, limit: number, bodyTimeoutMs: number): void {
+  /**
+   * Runs the route's authorization; `then` only when it passed and nothing was answered meanwhile.
+   * A refusal is answered at once, whatever part of the body has arrived.
+   */
+  #authorize(authorize: NonNullable<Route['authorize']>, then: () => void): void {
+    let result: Promise<void> | void;
+    try {
+      result = authorize(this);
+    } catch (err) {
+      return this.#fail(err);
+    }
+    if (!(result instanceof Promise)) return then();
+    result.then(
+      () => {
+        if (!this.#done) then();
+      },
+      (err: unknown) => this.#fail(err),
+    );
+  }
+
+  /**
+   * Reads the body, bounded by the limit and by the body timeout (counted from the headers), while the
+   * route's authorization runs: reading starts in this tick (an engine may drop data that finds no
+   * reader) but is paused until authorization passed, so a refused caller's body is never read in
+   * bulk; the handler runs once both are through.
+   */
+  #readBody(route: Route, limit: number, bodyTimeoutMs: number): void {
     const chunks: Buffer[] = [];
     let size = 0;
+    let complete = false;
+    let authorized = route.authorize === undefined;
+    const dispatch = (): void => {
+      if (complete && authorized && !this.#done) this.#dispatch(route.handler);
+    };
     // The whole body must arrive within the body timeout; a slow but steady sender is fine.
     this.#bodyTimer = setTimeout(() => {
       if (this.#done) return;
@@ -185,6 +229,7 @@ export class Exchange implements HttpRequest {
       this.settle(false); // now, whether or not the engine reports the cut connection in this tick
     }, bodyTimeoutMs);
     this.#bodyTimer.unref();
+    this.#unread = true;
     this.#wire.readBody((chunk, isLast) => {
       if (this.#done) return false;
       size += chunk.byteLength;
@@ -196,9 +241,19 @@ export class Exchange implements HttpRequest {
       chunks.push(chunk);
       if (!isLast) return true;
       clearTimeout(this.#bodyTimer);
+      this.#unread = false;
       this.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-      this.#dispatch(handler);
+      complete = true;
+      dispatch();
       return false;
+    });
+    if (route.authorize === undefined || this.#done) return;
+    this.#wire.pause();
+    this.#authorize(route.authorize, () => {
+      authorized = true;
+      // Resumed even when the whole body is in: a kept-alive connection must go on reading the next request.
+      this.#wire.resume();
+      dispatch();
     });
   }
 
@@ -225,6 +280,7 @@ export class Exchange implements HttpRequest {
   }
 
   #send(response: HttpResponse): void {
+    clearTimeout(this.#bodyTimer);
     if (this.#done) {
       // The client left before the answer was ready: it was never delivered.
       this.#notify(response.onSettled, false);
@@ -244,7 +300,7 @@ export class Exchange implements HttpRequest {
     const { status, headers: out, payload } = rendered;
     try {
       // RFC 9110 §9.3.2: HEAD gets the headers a GET would get, Content-Length included, and no body.
-      this.#wire.respond(status, this.id, out, payload, method === 'HEAD', (delivered) => this.settle(delivered));
+      this.#wire.respond(status, this.id, out, payload, method === 'HEAD', this.#unread, (delivered) => this.settle(delivered));
     } catch (err) {
       // The engine throws when the response was closed under us: not delivered, and not our crash.
       this.log.warn({ err, method, path }, 'response could not be sent');

@@ -18,6 +18,7 @@ import {
 } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createSecureContext } from 'node:tls';
 import { ListenError, type Engine, type EngineParts } from './engine.js';
 import { reasonOf } from './status-reasons.js';
@@ -55,6 +56,8 @@ export function createNodeEngine({ options, exchanges, websockets }: EngineParts
     server = createPlainServer(timeouts, onRequest);
   }
 
+  server.on('clientError', answerClientError);
+
   const upgrades = new NodeWebSockets(websockets, exchanges);
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => upgrades.upgrade(req, socket, head, copyRequest(req)));
   // Every connection, also those mid-handshake or upgraded (which node:http no longer tracks), so close() can cut them all.
@@ -89,6 +92,42 @@ export function createNodeEngine({ options, exchanges, websockets }: EngineParts
   };
 }
 
+/**
+ * Parser refusals node:http words itself, kept as node:http sends them (status line only): the
+ * status says it all and no catalog code fits (431 headers too large, 408 headers too slow).
+ */
+const BARE: Readonly<Record<string, number>> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+
+/**
+ * node:http's `clientError`: a request its parser refuses (a header holding NUL or another control
+ * byte [RFC 9110 §5.5], a malformed request line, a method llhttp does not know at all). Without this
+ * listener node:http answers a bare 400 or cuts the connection; here the client gets the `{detail,
+ * code}` body of any refusal: 501 NOT_IMPLEMENTED for the method [RFC 9110 §15.6.2] (QUERY and other
+ * methods llhttp knows reach ./exchange.ts, which answers alike), else 400 BAD_REQUEST. Then the
+ * connection closes; nothing is written once a response on it has started (that would corrupt it).
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const bare = BARE[err.code ?? ''];
+  if (bare !== undefined) {
+    socket.end(`HTTP/1.1 ${bare} ${reasonOf(bare)}\r\nConnection: close\r\n\r\n`);
+    return;
+  }
+  const [status, code, detail] =
+    err.code === 'HPE_INVALID_METHOD'
+      ? [501, 'NOT_IMPLEMENTED', 'The request method is not implemented']
+      : [400, 'BAD_REQUEST', 'The request is malformed (request line or header bytes)'];
+  const body = JSON.stringify({ detail, code });
+  socket.end(
+    `HTTP/1.1 ${status} ${reasonOf(status)}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Date: ${new Date().toUTCString()}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** The request's fields as the exchange wants them (repeated headers joined with ", ", like the uWS engine). */
 function copyRequest(req: IncomingMessage): Incoming {
   const url = req.url ?? '/';
@@ -117,14 +156,14 @@ function hasBody(req: IncomingMessage): boolean {
 
 function wire(req: IncomingMessage, res: ServerResponse): Wire {
   return {
-    respond(status, requestId, headers, payload, head, written) {
+    respond(status, requestId, headers, payload, head, bodyUnread, written) {
       if (res.writableEnded || res.destroyed) throw new Error('response already closed');
       const out: OutgoingHttpHeaders = { 'X-Request-Id': requestId, ...headers };
       if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-length')) out['Content-Length'] = payload.byteLength;
-      // A body not read to its end (413, or answered before it was read) is not drained either:
-      // the connection closes after the answer. (A request without a body is not complete yet
-      // while its first answer is written, so `complete` alone would close every keep-alive.)
-      const unread = hasBody(req) && !req.readableEnded;
+      // A body not read to its end (413, a refused caller, or answered before it was read) is not
+      // drained either: the connection closes after the answer. (A request without a body is not
+      // complete yet while its first answer is written, so `complete` alone would close every keep-alive.)
+      const unread = bodyUnread || (hasBody(req) && !req.readableEnded);
       if (unread) res.shouldKeepAlive = false;
       res.writeHead(status, reasonOf(status) || undefined, out);
       // 'finish' also follows a write that failed because the client reset the connection.
@@ -143,6 +182,8 @@ function wire(req: IncomingMessage, res: ServerResponse): Wire {
         if (reading) reading = onData(Buffer.alloc(0), true);
       });
     },
+    pause: () => void req.pause(),
+    resume: () => void req.resume(),
     destroy: () => req.socket.destroy(), // res 'close' reports it
   };
 }

@@ -157,12 +157,15 @@ function writeRaw(
 
 function rawWire(socket: Duplex): Wire {
   return {
-    respond(status, requestId, headers, payload, head, written) {
+    // Always closed after the answer (writeRaw): an unread body is never drained.
+    respond(status, requestId, headers, payload, head, _unread, written) {
       writeRaw(socket, status, requestId, headers, payload, head);
       socket.once('finish', () => written(!socket.errored));
     },
     // node:http stops parsing at the upgrade: a body is not read here (such requests are GETs in practice).
     readBody: (onData) => void onData(Buffer.alloc(0), true),
+    pause: () => undefined,
+    resume: () => undefined,
     destroy: () => socket.destroy(),
   };
 }

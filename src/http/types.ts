@@ -17,7 +17,7 @@ export interface HttpServerOptions {
   readonly engine?: HttpEngineChoice | undefined;
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly onResponse?: ResponseObserver;
-  /** Time allowed for a whole request body to arrive (ms; routes may override); default 120 s. */
+  /** Time allowed for a whole request body to arrive, from the headers (ms; routes may override); default 120 s. */
   readonly bodyTimeoutMs?: number;
   /** Peers whose Forwarded / X-Forwarded-For name the client (BIOGATE_TRUSTED_PROXIES); unset: nobody. */
   readonly trustedProxies?: TrustCheck | undefined;
@@ -89,8 +89,13 @@ export interface Route {
   readonly handler: Handler;
   /** Largest body this route accepts, in bytes; defaults to the server's limit. */
   readonly bodyLimit?: number;
-  /** Time allowed for the whole body to arrive, in ms; defaults to the server's body timeout. */
+  /** Time allowed for the whole body to arrive, in ms, counted from the headers; defaults to the server's body timeout. */
   readonly bodyTimeoutMs?: number;
+  /**
+   * Checks the caller from the request head, before the body is read: a throw (a BioGateError: 401,
+   * 403, 429) is the answer, and the body is never read in bulk. The handler runs only after it passed.
+   */
+  readonly authorize?: (req: HttpRequest) => Promise<void> | void;
 }
 
 /**

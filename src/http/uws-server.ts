@@ -74,6 +74,8 @@ export function createUwsEngine({ options, exchanges, websockets }: EngineParts)
 /** How the exchange writes to one uWS response: one object per request, no closures per request. */
 class UwsWire implements Wire {
   readonly #res: UwsResponse;
+  /** Paused by the exchange (authorization pending): the per-chunk timer re-arming must not resume reading. */
+  #held = false;
 
   constructor(res: UwsResponse) {
     this.#res = res;
@@ -85,15 +87,24 @@ class UwsWire implements Wire {
     headers: Record<string, string>,
     payload: Uint8Array,
     head: boolean,
+    unread: boolean,
     written: (delivered: boolean) => void,
   ): void {
     const res = this.#res;
+    // A socket left paused would never read the next request of a kept-alive connection.
+    if (this.#held) this.resume();
     res.cork(() => {
       res.writeStatus(statusLine(status));
       res.writeHeader('X-Request-Id', requestId);
       for (const k in headers) res.writeHeader(k, headers[k] as string);
       if (head) {
         res.endWithoutBody(payload.byteLength);
+        return written(true);
+      }
+      if (unread) {
+        // The rest of the body is not wanted: end() with closeConnection sends `Connection: close`
+        // and shuts the socket once the (small, error) answer is out, instead of draining the body.
+        res.end(payload, true);
         return written(true);
       }
       // tryEnd + onWritable instead of end(): we learn when the last byte left, so
@@ -119,11 +130,21 @@ class UwsWire implements Wire {
       // Wi-Fi) would be cut mid-upload. resume() re-arms it, so any data
       // keeps the connection alive; the body timeout still bounds the whole body.
       // (Only while still reading: a response already sent makes `res` untouchable.)
-      if (reading) {
+      if (reading && !this.#held) {
         res.pause();
         res.resume();
       }
     });
+  }
+
+  pause(): void {
+    this.#held = true;
+    this.#res.pause();
+  }
+
+  resume(): void {
+    this.#held = false;
+    this.#res.resume();
   }
 
   destroy(): void {

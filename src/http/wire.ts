@@ -20,7 +20,8 @@ export interface Wire {
    * would get with `Content-Length: payload.byteLength` and no body. Calls `written(true)` once the
    * last byte was handed to the socket, `written(false)` if the connection broke first (or is not
    * called then, when the engine reports the client gone instead). Throws when the response cannot
-   * be written at all (closed under us).
+   * be written at all (closed under us). `unread`: the request body is not read to its end (refused
+   * early, or too large): the connection is closed once the answer is out, never drained.
    */
   respond(
     status: number,
@@ -28,6 +29,7 @@ export interface Wire {
     headers: Record<string, string>,
     payload: Uint8Array,
     head: boolean,
+    unread: boolean,
     written: (delivered: boolean) => void,
   ): void;
   /**
@@ -35,6 +37,9 @@ export interface Wire {
    * it still reads (false once the body is complete, refused or abandoned: the request may be answered).
    */
   readBody(onData: (chunk: Buffer, isLast: boolean) => boolean): void;
+  /** Stops taking body bytes off the connection (what is already in may still arrive); `resume` goes on. */
+  pause(): void;
+  resume(): void;
   /** Cuts the connection without an answer; the engine then reports the client as gone. */
   destroy(): void;
 }

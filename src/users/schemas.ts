@@ -4,6 +4,7 @@
  */
 import { Type } from 'typebox';
 import { Nullable } from '../views/common.js';
+import { REAL_DATE_PATTERN } from '../validation/input.js';
 
 export const PIN_MAX = 99_999_999;
 export const Pin = Type.Integer({ minimum: 1, maximum: PIN_MAX, description: 'User PIN, 1 to 99999999' });
@@ -14,8 +15,11 @@ export const Privilege = Type.Union([Type.Literal(0), Type.Literal(2), Type.Lite
 const TEXT = '^[^\\t\\r\\n\\u0000]*$';
 const text = (max: number, description: string) =>
   Type.String({ maxLength: max, pattern: TEXT, description: `${description}; no tabs or line breaks` });
-/** `YYYY-MM-DD` or an ISO 8601 datetime (with `Z` or an offset; without one it is read as UTC). */
-export const DATE_OR_DATETIME = '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
+/**
+ * `YYYY-MM-DD` or an ISO 8601 datetime (with `Z` or an offset; without one it is read as UTC): a real
+ * date, hours 00-23, minutes and seconds 00-59, so every string the pattern admits is one the server takes.
+ */
+export const DATE_OR_DATETIME = `^${REAL_DATE_PATTERN}([T ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$`;
 const when = (description: string) =>
   Nullable(Type.String({ pattern: DATE_OR_DATETIME, description: `${description}: YYYY-MM-DD or ISO datetime` }));
 

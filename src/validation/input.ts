@@ -51,6 +51,13 @@ export function check<T>(schema: TSchema, value: unknown, root: 'body' | 'query'
  * Whether `YYYY-MM-DD` is a day of the calendar. JavaScript's Date rolls impossible days
  * over (2026-02-30 becomes March 2), so a parse alone does not tell.
  */
+/**
+ * A real proleptic Gregorian date `YYYY-MM-DD` (years 0000-9999, leap years included), as a regex
+ * fragment: what isRealDate accepts, stated where a schema pattern can carry it.
+ */
+export const REAL_DATE_PATTERN =
+  '((\\d{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29|\\d{4}-((0[13578]|1[02])-(0[1-9]|[12]\\d|3[01])|(0[469]|11)-(0[1-9]|[12]\\d|30)|02-(0[1-9]|1\\d|2[0-8])))';
+
 export function isRealDate(ymd: string): boolean {
   const d = new Date(`${ymd}T00:00:00.000Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === ymd;

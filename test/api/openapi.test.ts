@@ -76,7 +76,7 @@ function sample(schema: Schema, name: string, known: Readonly<Record<string, unk
         if (hit === undefined) throw new Error(`no sample string for ${name} /${schema.pattern}/`);
         return hit;
       }
-      return schema.format === 'date-time' ? '2026-03-01T08:00:00.000Z' : 'walk';
+      return schema.format === 'date-time' ? '2026-03-01T08:00:00.000Z' : schema.format === 'date' ? '2026-03-01' : 'walk';
     }
     default:
       return 'walk';

@@ -129,6 +129,8 @@ export interface StartOptions {
   readonly storePath?: string;
   /** Device runtime settings beyond the config (buildApp's `runtime`). */
   readonly runtime?: Partial<RuntimeConfig>;
+  /** The API body timeout in ms (buildApp's `apiBodyTimeoutMs`; default 10 s). */
+  readonly apiBodyTimeoutMs?: number;
 }
 
 export interface StartedApp {
@@ -229,6 +231,7 @@ export async function startApp(t: Teardown, options: StartOptions = {}): Promise
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.runtime ? { runtime: options.runtime } : {}),
+    ...(options.apiBodyTimeoutMs !== undefined ? { apiBodyTimeoutMs: options.apiBodyTimeoutMs } : {}),
     announce: (text) => void announced.push(text),
   });
   const { port, bootstrap } = await app.start();
