@@ -214,6 +214,12 @@ export const SETTINGS = {
     unit: 'events',
     description: 'The event feed keeps at least this many recent events per location, however old.',
   }),
+  eventsHoldMaxS: setting(Type.Integer({ minimum: 3600, maximum: 90 * 86400, default: 7 * 86400 }), {
+    env: 'BIOGATE_EVENTS_HOLD_MAX_S',
+    unit: 's',
+    description:
+      'Events an enabled webhook subscription has not collected yet are kept past BIOGATE_EVENTS_RETENTION_S, but at most this long; older ones are pruned anyway, with a warning naming the subscription.',
+  }),
   corsOrigins: setting(
     Type.String({
       default: '',
@@ -279,6 +285,12 @@ export const SETTINGS = {
     env: 'BIOGATE_WEBHOOK_ALLOW_HTTP',
     unit: 'on/off',
     description: 'Allow webhook URLs with `http://` (plain text); off: only `https://`.',
+  }),
+  webhookSockets: setting(Type.Integer({ minimum: 1, maximum: 4096, default: 64 }), {
+    env: 'BIOGATE_WEBHOOK_SOCKETS',
+    unit: 'connections',
+    description:
+      'Webhook requests under way at once across all subscriptions (one at a time per subscription). A request still unanswered after 1 s stops counting here and joins at most as many slow ones; beyond that the slowest is cut off and retried later.',
   }),
   webhookAllowPrivate: setting(Type.Union([onOff], { default: 'off' }), {
     env: 'BIOGATE_WEBHOOK_ALLOW_PRIVATE',
