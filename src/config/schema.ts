@@ -290,7 +290,7 @@ export const SETTINGS = {
     env: 'BIOGATE_WEBHOOK_SOCKETS',
     unit: 'connections',
     description:
-      'Webhook requests under way at once across all subscriptions (one at a time per subscription). A request still unanswered after 1 s stops counting here and joins at most as many slow ones; beyond that the slowest is cut off and retried later.',
+      'Webhook requests started at once across all subscriptions (each subscription sends one at a time). A request unanswered after 1 s no longer counts here and takes one of as many slow slots; when those are all taken it is cut off (a failed attempt, retried after its back-off). So at most twice this many connections are open, and slow receivers never hold a ready one back.',
   }),
   webhookAllowPrivate: setting(Type.Union([onOff], { default: 'off' }), {
     env: 'BIOGATE_WEBHOOK_ALLOW_PRIVATE',
