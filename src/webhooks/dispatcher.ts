@@ -165,7 +165,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   const kick = async (): Promise<void> => {
-    await wakeAll();
+    // Lanes run on; a round never rejects (lane.ts logs its errors).
+    void Promise.allSettled(await wakeAll());
   };
   const runOnce = async (): Promise<void> => {
     await Promise.all(await wakeAll());

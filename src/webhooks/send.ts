@@ -64,7 +64,8 @@ function post(
   const took = () => Math.round(performance.now() - started);
   return new Promise<SendResult>((resolve) => {
     let settled = false;
-    let total: NodeJS.Timeout | undefined;
+    // Set once the request exists; `finish` may run before (a refused address).
+    let total: NodeJS.Timeout | undefined = undefined;
     const finish = (r: Omit<SendResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
