@@ -4,6 +4,7 @@
  */
 import { createCors, parseCorsOrigins } from './http/cors.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/dispatcher.js';
+import { createEventPrune } from './events/prune.js';
 import { createCommandQueue, type CommandQueue } from './devices/command-queue.js';
 import { EventBus } from './events/bus.js';
 import { createCommandLifecycle } from './devices/lifecycle.js';
@@ -192,7 +193,15 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   );
   // Webhooks: a singleton job delivering the feed to subscribers' URLs.
   const webhookPolicy = { allowHttp: config.webhookAllowHttp === 'on', allowPrivate: config.webhookAllowPrivate === 'on' };
-  const webhooks = createWebhookDispatcher({ store, clock, log: logger, node: nodeId, policy: webhookPolicy, metrics });
+  const webhooks = createWebhookDispatcher({
+    store,
+    clock,
+    log: logger,
+    node: nodeId,
+    policy: webhookPolicy,
+    metrics,
+    sockets: config.webhookSockets,
+  });
   const hub = new Hub({
     store,
     clock,
@@ -217,8 +226,14 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       {
         name: 'events-prune',
         everyMs: 60_000,
-        run: () =>
-          store.cluster.pruneEvents(new Date(clock.now().getTime() - config.eventsRetentionS * 1000).toISOString(), config.eventsKeep),
+        run: createEventPrune({
+          store,
+          clock,
+          log: logger,
+          retentionS: config.eventsRetentionS,
+          keep: config.eventsKeep,
+          holdMaxS: config.eventsHoldMaxS,
+        }),
       },
       webhooks.job,
       { name: 'unassigned-evict', everyMs: 3_600_000, run: () => evictUnassigned({ store, log: logger }, clock.now()) },

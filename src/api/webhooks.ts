@@ -15,6 +15,7 @@ import { FEED_EVENT_TYPES } from '../events/types.js';
 import type { Store } from '../store/types.js';
 import { resolvedProblem, urlProblem, type DestinationPolicy } from '../webhooks/address-guard.js';
 import { MAX_WEBHOOKS_PER_LOCATION, subscribe } from '../webhooks/subscriptions.js';
+import { DELIVERY_KEEP_MS } from '../webhooks/dispatcher.js';
 import { pingFor } from '../webhooks/payload.js';
 import { newSecret } from '../webhooks/sign.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
@@ -41,6 +42,11 @@ const Batch = Type.Integer({
   description: 'Most attendance records per `attendance.recorded` delivery (1: one POST per punch)',
 });
 
+/** Most deliveries one redeliver (or re-enable) puts back in the queue; call again for more. */
+export const MAX_REQUEUE = 10_000;
+/** What a re-enable re-queues: every failed delivery still kept (GET …/deliveries keeps them 7 days). */
+const REENABLE_REQUEUE_MS = DELIVERY_KEEP_MS;
+
 const IdParam = Type.Object({ webhook_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
 const WithSecret = Type.Intersect([
@@ -63,6 +69,13 @@ function requireFull(caller: Caller): void {
 }
 
 const notFound = (id: number) => new BioGateError('WEBHOOK_NOT_FOUND', `No webhook ${id} in your location`);
+
+/** An ISO time of the body as stored times are written (UTC, milliseconds), so they compare as strings. */
+function isoTime(text: string, field: string): string {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw invalid(['body', field], 'must be an ISO 8601 date-time');
+  return new Date(ms).toISOString();
+}
 
 async function checkUrl(url: string, policy: DestinationPolicy): Promise<void> {
   const problem = urlProblem(url, policy) ?? (await resolvedProblem(url, policy));
@@ -149,24 +162,31 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       doc: {
         summary: 'Change a webhook; `enabled: true` re-enables one BioGate disabled',
         description:
-          'Re-enabled, it continues from where it stopped: events the feed still keeps (BIOGATE_EVENTS_RETENTION_S) are delivered, older ones are not.',
+          'Re-enabled (`enabled: true` on a disabled one), it continues from where it stopped: events the feed still keeps (BIOGATE_EVENTS_RETENTION_S) are delivered, older ones are not; and its failed deliveries still kept (7 days, at most 10,000) are queued again, each with a new 24 h of retries. Any `enabled` clears `paused_until`.',
         tags,
         responses: { 200: WebhookView },
         errors: ['WEBHOOK_NOT_FOUND'],
       },
       handler: async ({ caller, params, body }) => {
         requireFull(caller);
-        await get(caller, params.webhook_id);
+        const before = await get(caller, params.webhook_id);
         if (body.url !== undefined) await checkUrl(body.url, policy);
+        const now = clock.now();
         const patch = {
           ...(body.url !== undefined ? { url: body.url } : {}),
           ...(body.events !== undefined ? { events: body.events } : {}),
           ...(body.description !== undefined ? { description: body.description } : {}),
           ...(body.attendance_batch !== undefined ? { attendance_batch: body.attendance_batch } : {}),
-          ...(body.enabled !== undefined ? { enabled: body.enabled, disabled_reason: null, failing_since: null } : {}),
+          ...(body.enabled !== undefined ? { enabled: body.enabled, disabled_reason: null, failing_since: null, paused_until: null } : {}),
         };
-        const w = await store.webhooks.update(caller.location.id, params.webhook_id, patch, clock.now().toISOString());
+        const w = await store.webhooks.update(caller.location.id, params.webhook_id, patch, now.toISOString());
         if (!w) throw notFound(params.webhook_id);
+        if (body.enabled === true && !before.enabled) {
+          // Re-enabled: what failed while it was broken goes again (the same as a redeliver over the kept week).
+          const since = new Date(now.getTime() - REENABLE_REQUEUE_MS).toISOString();
+          await store.webhooks.requeueFailed(caller.location.id, w.id, since, null, now.toISOString(), MAX_REQUEUE);
+          deps.poke();
+        }
         return json(200, webhookView(w, 'full'));
       },
     }),
@@ -203,6 +223,36 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
           (d) => d.event_id === ping.event_id,
         );
         return json(202, stored ? deliveryView(stored) : { event_id: ping.event_id });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/webhooks/{webhook_id}/redeliver',
+      auth: 'location',
+      params: IdParam,
+      body: Type.Object(
+        {
+          since: Type.String({ format: 'date-time', description: 'Failed deliveries created at or after this time' }),
+          until: Type.Optional(Type.String({ format: 'date-time', description: 'and before this time (default: now)' })),
+        },
+        { additionalProperties: false },
+      ),
+      doc: {
+        summary: "Queue the webhook's failed deliveries again (created in [since, until)), each with a new 24 h of retries",
+        description: `At most ${MAX_REQUEUE.toLocaleString('en-US')} a call, oldest first: call again while \`count\` is that. Sent once the webhook is enabled; the receiver sees the same \`webhook-id\` as before.`,
+        tags,
+        responses: { 202: Type.Object({ count: Type.Integer({ description: 'Deliveries queued again' }) }) },
+        errors: ['WEBHOOK_NOT_FOUND'],
+      },
+      handler: async ({ caller, params, body }) => {
+        requireFull(caller);
+        const w = await get(caller, params.webhook_id);
+        const since = isoTime(body.since, 'since');
+        const until = body.until === undefined ? null : isoTime(body.until, 'until');
+        if (until !== null && until <= since) throw invalid(['body', 'until'], 'must be after since');
+        const count = await store.webhooks.requeueFailed(caller.location.id, w.id, since, until, clock.now().toISOString(), MAX_REQUEUE);
+        if (count > 0) deps.poke();
+        return json(202, { count });
       },
     }),
     defineRoute({

@@ -243,6 +243,12 @@ export const SETTINGS = {
     unit: 'events',
     description: 'The event feed keeps at least this many recent events per location, however old.',
   }),
+  eventsHoldMaxS: setting(Type.Integer({ minimum: 3600, maximum: 90 * 86400, default: 7 * 86400 }), {
+    env: 'BIOGATE_EVENTS_HOLD_MAX_S',
+    unit: 's',
+    description:
+      'Events an enabled webhook subscription has not collected yet are kept past BIOGATE_EVENTS_RETENTION_S, but at most this long; older ones are pruned anyway, with a warning naming the subscription.',
+  }),
   corsOrigins: setting(
     Type.String({
       default: '',
@@ -308,6 +314,12 @@ export const SETTINGS = {
     env: 'BIOGATE_WEBHOOK_ALLOW_HTTP',
     unit: 'on/off',
     description: 'Allow webhook URLs with `http://` (plain text); off: only `https://`.',
+  }),
+  webhookSockets: setting(Type.Integer({ minimum: 1, maximum: 4096, default: 64 }), {
+    env: 'BIOGATE_WEBHOOK_SOCKETS',
+    unit: 'connections',
+    description:
+      'Webhook requests started at once across all subscriptions (each subscription sends one at a time). A request unanswered after 1 s no longer counts here and takes one of as many slow slots; when those are all taken it is cut off (a failed attempt, retried after its back-off). So at most twice this many connections are open, and slow receivers never hold a ready one back.',
   }),
   webhookAllowPrivate: setting(Type.Union([onOff], { default: 'off' }), {
     env: 'BIOGATE_WEBHOOK_ALLOW_PRIVATE',

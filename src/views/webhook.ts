@@ -20,6 +20,14 @@ export const WebhookView = Type.Object({
     }),
   ),
   previous_secret_valid_until: Nullable(IsoDateTime),
+  paused_until: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Nothing is sent before this: the receiver was slow (3 deliveries of 5 s or more in a row) or unreachable; null once a delivery succeeds again',
+    }),
+  ),
+  last_error: Nullable(Type.String({ description: 'Why it was last paused; null once a delivery succeeds again' })),
   created_at: IsoDateTime,
   updated_at: Nullable(IsoDateTime),
 });
@@ -36,6 +44,12 @@ export const DeliveryView = Type.Object({
   duration_ms: Nullable(Type.Integer()),
   created_at: IsoDateTime,
   delivered_at: Nullable(IsoDateTime),
+  requeued_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When a redeliver or a re-enable put it back in the queue; its 24 h of retries run from then',
+    }),
+  ),
 });
 
 /** Who sees a webhook: `full` (full tokens, the admin, the CLI) sees the URL; `masked` (read, operator) its origin. */
@@ -63,6 +77,8 @@ export function webhookView(w: WebhookSubscription, audience: WebhookAudience) {
     enabled: w.enabled,
     disabled_reason: w.disabled_reason,
     previous_secret_valid_until: w.previous_secret ? w.previous_valid_until : null,
+    paused_until: w.paused_until,
+    last_error: w.last_error,
     created_at: w.created_at,
     updated_at: w.updated_at,
   };

@@ -4,7 +4,8 @@
  *
  * - connect within 5 s, whole exchange within 15 s;
  * - redirects are not followed (a 3xx is a failed attempt: the URL should be fixed);
- * - at most 4 KB of the response is read, for the error text; the rest is dropped.
+ * - at most 4 KB of the response is read, for the error text; the rest is dropped;
+ * - an aborted `signal` (the socket pool cut a slow request off: sockets.ts) ends it as a failed attempt.
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -28,16 +29,21 @@ export interface SendResult {
 }
 
 export interface Sender {
-  post(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
+  post(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<SendResult>;
   close(): void;
 }
 
-export function createSender(policy: DestinationPolicy): Sender {
+/**
+ * `maxSockets`: the socket pool's bound on open requests (sockets.ts: 2 × BIOGATE_WEBHOOK_SOCKETS). The agent never
+ * queues below it: a request queued in the agent behind slow ones to the same host would wait on them.
+ */
+export function createSender(policy: DestinationPolicy, maxSockets: number): Sender {
   const lookup = guardedLookup(policy);
   // Keep-alive: a burst of punches to one receiver reuses its connection (checked once, at connect).
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 8 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 8 }) };
+  const options = { keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, 256) };
+  const agents = { http: new HttpAgent(options), https: new HttpsAgent(options) };
   return {
-    post: (url, headers, body) => post(url, headers, body, policy, lookup, agents),
+    post: (url, headers, body, signal) => post(url, headers, body, policy, lookup, agents, signal),
     close() {
       agents.http.destroy();
       agents.https.destroy();
@@ -52,18 +58,27 @@ function post(
   policy: DestinationPolicy,
   lookup: ReturnType<typeof guardedLookup>,
   agents: { http: HttpAgent; https: HttpsAgent },
+  signal: AbortSignal | undefined,
 ): Promise<SendResult> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   return new Promise<SendResult>((resolve) => {
     let settled = false;
+    // Set once the request exists; `finish` may run before (a refused address).
+    let total: NodeJS.Timeout | undefined = undefined;
     const finish = (r: Omit<SendResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(total);
+      signal?.removeEventListener('abort', cut);
       resolve({ ...r, durationMs: took() });
     };
     const fail = (error: string) => finish({ status: null, ok: false, error, retryAfter: undefined });
+    let req: ClientRequest | undefined;
+    const cut = () => {
+      fail('cut off: too many slow webhook receivers at once (BIOGATE_WEBHOOK_SOCKETS)');
+      req?.destroy();
+    };
     const url = new URL(text);
     const host = hostOf(url);
     // A literal address never goes through `lookup`.
@@ -76,21 +91,22 @@ function post(
       agent: https ? agents.https : agents.http,
       ...(lookup ? { lookup } : {}),
     };
-    let req: ClientRequest;
     try {
       req = (https ? httpsRequest : httpRequest)(url, options, (res) => onResponse(res));
     } catch (err) {
       return fail(`request failed: ${(err as Error).message}`);
     }
-    const total = setTimeout(() => {
+    total = setTimeout(() => {
       fail(`timed out after ${TOTAL_TIMEOUT_MS / 1000} s`);
-      req.destroy();
+      req?.destroy();
     }, TOTAL_TIMEOUT_MS);
+    if (signal?.aborted) cut();
+    else signal?.addEventListener('abort', cut, { once: true });
     req.on('socket', (socket) => {
       if (!socket.connecting) return; // a kept-alive socket
       const connect = setTimeout(() => {
         fail(`could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`);
-        req.destroy();
+        req?.destroy();
       }, CONNECT_TIMEOUT_MS);
       socket.once('connect', () => clearTimeout(connect));
       socket.once('close', () => clearTimeout(connect));

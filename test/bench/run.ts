@@ -21,6 +21,7 @@ import { microScenarios } from './scenarios/micro.js';
 import { mqttScenario } from './scenarios/mqtt.js';
 import { pollScenario } from './scenarios/poll.js';
 import { roundtripScenario } from './scenarios/roundtrip.js';
+import { webhookFairnessScenario } from './scenarios/webhook-fairness.js';
 import { webhooksScenario } from './scenarios/webhooks.js';
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -29,6 +30,7 @@ export const SCENARIOS: readonly Scenario[] = [
   apiScenario,
   fanoutScenario,
   webhooksScenario,
+  webhookFairnessScenario,
   mqttScenario,
   roundtripScenario,
   devicesScenario,

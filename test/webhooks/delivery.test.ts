@@ -179,8 +179,10 @@ t.test('410 Gone disables the subscription; a PATCH re-enables it', async (t) =>
   const patched = (await client(app)('PATCH', `/api/webhooks/${hook.id}`, { enabled: true })).body as Record<string, unknown>;
   t.match(patched, { enabled: true, disabled_reason: null });
   await app.app.webhooks.runOnce();
-  t.equal(rx.received.length, 2, 're-enabled: the event the feed still keeps is delivered');
-  t.match(JSON.parse(rx.received[1]?.body ?? '{}'), { data: { pins: [2] } });
+  // Issue #32: re-enabling no longer drops the failed delivery: it goes again, before the newer event.
+  t.equal(rx.received.length, 3, 're-enabled: the failed delivery is re-queued and the event the feed still keeps is delivered');
+  t.match(JSON.parse(rx.received[1]?.body ?? '{}'), { data: { pins: [1] } });
+  t.match(JSON.parse(rx.received[2]?.body ?? '{}'), { data: { pins: [2] } });
 });
 
 t.test('failing for the whole 24 h window: the delivery fails and the subscription is disabled with a reason', async (t) => {

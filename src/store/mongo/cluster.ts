@@ -14,7 +14,7 @@
  * `leases` are small and stay unsharded, like `counters`.
  */
 import type { ChangeStream, ChangeStreamInsertDocument, Collection, Db } from 'mongodb';
-import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../ports/index.js';
+import { EVENT_PRUNE_BATCH, oneLocation, prunablePrefix, type ClusterPort, type DeviceLease, type StoredEvent } from '../ports/index.js';
 import { isDuplicateKey } from './util.js';
 
 interface EventDoc {
@@ -110,11 +110,20 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
     async latestSeqs() {
       return new Map((await seqs.find({}).toArray()).map((d) => [d._id, d.seq]));
     },
-    async pruneEvents(before, keep) {
+    async pruneEvents(before, keep, options = {}) {
+      const limit = options.limit ?? EVENT_PRUNE_BATCH;
       let deleted = 0;
       for (const { _id: locationId, seq } of await seqs.find({}).toArray()) {
+        if (deleted >= limit) break;
         if (seq <= keep) continue;
-        deleted += (await events.deleteMany({ location_id: locationId, seq: { $lte: seq - keep }, at: { $lt: before } })).deletedCount;
+        // A bounded read and a bounded delete on the (location_id, seq) index, as on SQLite.
+        const rows = await events
+          .find({ location_id: locationId, seq: { $lte: seq - keep } }, { projection: { seq: 1, at: 1 } })
+          .sort({ seq: 1 })
+          .limit(limit - deleted)
+          .toArray();
+        const last = prunablePrefix(rows, before, options.holds?.get(locationId), options.hardBefore);
+        if (last !== null) deleted += (await events.deleteMany({ location_id: locationId, seq: { $lte: last } })).deletedCount;
       }
       return deleted;
     },

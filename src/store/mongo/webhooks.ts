@@ -14,8 +14,14 @@ import { pageOf } from './util.js';
 type SubscriptionDoc = Omit<WebhookSubscription, 'id' | 'events'> & { _id: number; events: string[] };
 type DeliveryDoc = Omit<WebhookDelivery, 'id'> & { _id: number };
 
-const toSubscription = ({ _id, ...rest }: SubscriptionDoc): WebhookSubscription => ({ id: _id, ...rest });
-const toDelivery = ({ _id, ...rest }: DeliveryDoc): WebhookDelivery => ({ id: _id, ...rest });
+// Fields added later (issue #32) are absent from older documents: null.
+const toSubscription = ({ _id, ...rest }: SubscriptionDoc): WebhookSubscription => ({
+  id: _id,
+  ...rest,
+  paused_until: rest.paused_until ?? null,
+  last_error: rest.last_error ?? null,
+});
+const toDelivery = ({ _id, ...rest }: DeliveryDoc): WebhookDelivery => ({ id: _id, ...rest, requeued_at: rest.requeued_at ?? null });
 
 export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
   const subs: Collection<SubscriptionDoc> = db.collection('webhooks');
@@ -47,6 +53,8 @@ export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
         disabled_reason: null,
         cursor: input.cursor,
         failing_since: null,
+        paused_until: null,
+        last_error: null,
         created_at: now,
         updated_at: null,
       };
@@ -106,6 +114,7 @@ export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
                 duration_ms: null,
                 created_at: d.created_at,
                 delivered_at: null,
+                requeued_at: null,
               },
             },
             upsert: true,
@@ -153,6 +162,23 @@ export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
           .toArray(),
       ]);
       return { count, oldest: oldest[0]?.created_at ?? null };
+    },
+    async requeueFailed(locationId, subscriptionId, since, until, now, limit) {
+      const created = until === null ? { $gte: since } : { $gte: since, $lt: until };
+      const failed = await deliveries
+        .find(
+          { location_id: locationId, subscription_id: subscriptionId, status: 'failed', created_at: created },
+          { projection: { _id: 1 } },
+        )
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      if (failed.length === 0) return 0;
+      const r = await deliveries.updateMany(
+        { location_id: locationId, _id: { $in: failed.map((d) => d._id) }, status: 'failed' },
+        { $set: { status: 'pending', next_attempt_at: now, requeued_at: now } },
+      );
+      return r.modifiedCount;
     },
     async pruneDeliveries(before, limit) {
       const old = await deliveries

@@ -13,6 +13,37 @@ export interface StoredEvent {
   readonly data: unknown;
 }
 
+/** Events deleted by one pruneEvents call unless told otherwise (a bounded write: the caller yields in between). */
+export const EVENT_PRUNE_BATCH = 1_000;
+
+export interface EventPruneOptions {
+  readonly limit?: number;
+  /** Per location: the last seq every enabled webhook subscription has collected. */
+  readonly holds?: ReadonlyMap<number, number>;
+  /** Held events older than this go anyway (required with holds). */
+  readonly hardBefore?: Iso;
+}
+
+/**
+ * The last seq of a location's prunable prefix: `rows` are its oldest events in seq order (seq <= its latest
+ * minus keep). A location's events are appended in time order, so what may go is a prefix: the walk stops at the
+ * first event that must stay (too recent, or held by a webhook cursor and not past the hard cap).
+ */
+export function prunablePrefix(
+  rows: readonly { readonly seq: number; readonly at: Iso }[],
+  before: Iso,
+  hold: number | undefined,
+  hardBefore: Iso | undefined,
+): number | null {
+  let last: number | null = null;
+  for (const r of rows) {
+    const held = hold !== undefined && r.seq > hold;
+    if (r.at >= (held ? (hardBefore ?? before) : before)) break;
+    last = r.seq;
+  }
+  return last;
+}
+
 /** The one location of an event batch (ClusterPort.appendEvents); a mixed batch is a programming error. */
 export function oneLocation(events: readonly { readonly location_id: number }[]): number {
   const id = events[0]?.location_id;
@@ -50,8 +81,13 @@ export interface ClusterPort {
   eventsAfter(locationId: number, after: number, limit: number): Promise<readonly StoredEvent[]>;
   /** The last sequence number handed out per location. */
   latestSeqs(): Promise<ReadonlyMap<number, number>>;
-  /** Deletes events older than `before`, except the newest `keep` of each location. Returns how many went. */
-  pruneEvents(before: Iso, keep: number): Promise<number>;
+  /**
+   * Deletes events older than `before`, except the newest `keep` of each location, oldest first, at most
+   * `options.limit` (default EVENT_PRUNE_BATCH) in one call. `options.holds`: per location, events with a seq
+   * above the hold stay (a webhook subscription has not collected them yet) unless older than
+   * `options.hardBefore`. Returns how many went; the caller repeats while it gets `limit`.
+   */
+  pruneEvents(before: Iso, keep: number, options?: EventPruneOptions): Promise<number>;
   /**
    * Every event any node or process appends from now on: a MongoDB change stream on the events
    * collection; on SQLite, a look every 100 ms at whether another process (the CLI) committed.

@@ -18,4 +18,4 @@ export type * from './cluster.js';
 export type * from './webhooks.js';
 export { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED } from './commands.js';
 export { COMMAND_TRANSITIONS } from './command-transitions.js';
-export { oneLocation } from './cluster.js';
+export { EVENT_PRUNE_BATCH, oneLocation, prunablePrefix } from './cluster.js';

@@ -22,6 +22,10 @@ export interface WebhookSubscription {
   readonly cursor: number;
   /** Start of the current run of failed attempts (null: the last attempt succeeded). */
   readonly failing_since: Iso | null;
+  /** Its lane sends nothing before this (a slow or unreachable receiver); null: not paused since its last delivery. */
+  readonly paused_until: Iso | null;
+  /** Why it was last paused; null once a delivery succeeds again. */
+  readonly last_error: string | null;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
 }
@@ -39,6 +43,8 @@ export type WebhookPatch = Partial<
     | 'enabled'
     | 'disabled_reason'
     | 'failing_since'
+    | 'paused_until'
+    | 'last_error'
   >
 >;
 
@@ -64,6 +70,8 @@ export interface WebhookDelivery {
   readonly duration_ms: number | null;
   readonly created_at: Iso;
   readonly delivered_at: Iso | null;
+  /** When a redeliver (or a re-enable) last put it back in the queue; its 24 h retry window runs from then. */
+  readonly requeued_at: Iso | null;
 }
 
 export type NewWebhookDelivery = Pick<
@@ -104,6 +112,11 @@ export interface WebhooksPort {
   deliveries(locationId: number, subscriptionId: number, window: Window): Promise<Page<WebhookDelivery>>;
   /** Pending deliveries across the store and when the oldest was created (metrics). */
   pendingStats(): Promise<{ count: number; oldest: Iso | null }>;
+  /**
+   * Failed deliveries of a subscription created in [since, until) (until null: no end) become pending again, due at
+   * `now`, attempts kept, requeued_at = now; at most `limit`, oldest first. Returns how many.
+   */
+  requeueFailed(locationId: number, subscriptionId: number, since: Iso, until: Iso | null, now: Iso, limit: number): Promise<number>;
   /** Deletes up to `limit` delivered or failed deliveries created before `before`. */
   pruneDeliveries(before: Iso, limit: number): Promise<number>;
 }

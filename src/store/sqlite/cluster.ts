@@ -8,7 +8,7 @@
  * on its word (idle-poll snapshots, held polls without store re-checks) stays right.
  * Sequences, leases and presence are kept here, so a restart resumes where the last run stopped.
  */
-import { oneLocation, type ClusterPort, type DeviceLease, type StoredEvent } from '../ports/index.js';
+import { EVENT_PRUNE_BATCH, oneLocation, prunablePrefix, type ClusterPort, type DeviceLease, type StoredEvent } from '../ports/index.js';
 import type { Db } from './db.js';
 
 /** How often a watch asks whether another process wrote: the delay of a CLI change reaching the gateway. */
@@ -43,6 +43,8 @@ export function sqliteCluster(db: Db): ClusterPort {
   const leaseOf = db.prepare('SELECT owner_node, lease_until, presence FROM devices WHERE serial_number = ?');
   const after = db.prepare('SELECT * FROM events WHERE location_id = ? AND seq > ? ORDER BY seq LIMIT ?');
   const seqs = db.prepare('SELECT location_id, seq FROM event_seqs');
+  const oldest = db.prepare('SELECT seq, at FROM events WHERE location_id = ? AND seq <= ? ORDER BY seq LIMIT ?');
+  const dropUpTo = db.prepare('DELETE FROM events WHERE location_id = ? AND seq <= ?');
   /**
    * Per location, the last seq an open watch has accounted for: read by it, or appended here right
    * after it (this connection's own events are delivered in process; read again, they would only be
@@ -66,10 +68,18 @@ export function sqliteCluster(db: Db): ClusterPort {
       const rows = db.prepare('SELECT location_id, seq FROM event_seqs').all() as { location_id: number; seq: number }[];
       return new Map(rows.map((r) => [r.location_id, r.seq]));
     },
-    async pruneEvents(before, keep) {
-      return db
-        .prepare('DELETE FROM events WHERE at < ? AND seq <= (SELECT s.seq - ? FROM event_seqs s WHERE s.location_id = events.location_id)')
-        .run(before, keep).changes;
+    async pruneEvents(before, keep, options = {}) {
+      const limit = options.limit ?? EVENT_PRUNE_BATCH;
+      let deleted = 0;
+      for (const { location_id, seq } of seqs.all() as { location_id: number; seq: number }[]) {
+        if (deleted >= limit) break;
+        if (seq - keep <= 0) continue;
+        // One bounded read and one bounded delete per location (the primary key range): never a table-wide DELETE.
+        const rows = oldest.all(location_id, seq - keep, limit - deleted) as { seq: number; at: string }[];
+        const last = prunablePrefix(rows, before, options.holds?.get(location_id), options.hardBefore);
+        if (last !== null) deleted += dropUpTo.run(location_id, last).changes;
+      }
+      return deleted;
     },
     async watchEvents(onEvent, onError, onOtherWrite) {
       const version = db.prepare('PRAGMA data_version').pluck();

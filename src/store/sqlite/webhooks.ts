@@ -18,6 +18,8 @@ const toSubscription = (r: Row): WebhookSubscription => ({
   disabled_reason: (r['disabled_reason'] as string | null) ?? null,
   cursor: r['cursor'] as number,
   failing_since: (r['failing_since'] as string | null) ?? null,
+  paused_until: (r['paused_until'] as string | null) ?? null,
+  last_error: (r['last_error'] as string | null) ?? null,
   created_at: r['created_at'] as string,
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
@@ -38,6 +40,7 @@ const toDelivery = (r: Row): WebhookDelivery => ({
   duration_ms: (r['duration_ms'] as number | null) ?? null,
   created_at: r['created_at'] as string,
   delivered_at: (r['delivered_at'] as string | null) ?? null,
+  requeued_at: (r['requeued_at'] as string | null) ?? null,
 });
 
 /** Patch keys → columns; `events` is JSON, `enabled` 0/1. */
@@ -54,6 +57,8 @@ const PATCHABLE = new Set([
   'enabled',
   'disabled_reason',
   'failing_since',
+  'paused_until',
+  'last_error',
 ]);
 
 export function sqliteWebhooks(db: Db): WebhooksPort {
@@ -176,6 +181,15 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
         oldest: string | null;
       };
       return { count: r.n, oldest: r.oldest ?? null };
+    },
+    async requeueFailed(locationId, subscriptionId, since, until, now, limit) {
+      return db
+        .prepare(
+          `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, requeued_at = ? WHERE id IN (
+             SELECT id FROM webhook_deliveries WHERE subscription_id = ? AND location_id = ? AND status = 'failed' AND created_at >= ?
+             AND (? IS NULL OR created_at < ?) ORDER BY id LIMIT ?)`,
+        )
+        .run(now, now, subscriptionId, locationId, since, until, until, limit).changes;
     },
     async pruneDeliveries(before, limit) {
       return db
