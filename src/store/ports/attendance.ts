@@ -33,7 +33,7 @@ export interface AttendanceCursor {
 }
 
 export interface AttendancePort {
-  /** Stores records not seen before (dedup key: sn, pin, local_time, status, verify); returns the new ones. */
+  /** Stores records not seen before (dedup key: location_id, sn, pin, local_time, status, verify); returns the new ones. */
   record(records: readonly NewAttendance[], now: Iso): Promise<readonly Attendance[]>;
   /** Newest first. */
   list(locationId: number, filter: AttendanceFilter, window: Window): Promise<Page<Attendance>>;

@@ -44,11 +44,11 @@ export function sqliteAttendance(db: Db): AttendancePort {
   // instead of read back (reading every row back costs a fifth of the upload's store time).
   const insert = db.prepare(
     `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sn, pin, local_time, status, verify) DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, local_time, pin, status, verify) DO NOTHING`,
   );
   return {
     async record(records, now) {
-      // One transaction per batch, one prepared insert; a duplicate (sn, pin, time, status, verify) changes nothing.
+      // One transaction per batch, one prepared insert; a duplicate (location, sn, time, pin, status, verify) changes nothing.
       return db
         .transaction(() => {
           const out: Attendance[] = [];
