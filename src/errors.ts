@@ -46,6 +46,10 @@ export const ERROR_CATALOG = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The Idempotency-Key was used before with a different body.' },
   MAILBOX_FULL: { status: 429, description: "The device's command queue is at its limit; retry after it drains." },
   RATE_LIMITED: { status: 429, description: 'Too many requests for this token; see Retry-After.' },
+  EXPORT_BUSY: {
+    status: 429,
+    description: 'Two CSV exports of this location are running already; retry after one ends (see Retry-After).',
+  },
   INTERNAL: { status: 500, description: 'A bug. The response carries no details; the log has them.' },
   STORE_UNAVAILABLE: { status: 503, description: 'The store cannot be reached.' },
   SHUTTING_DOWN: { status: 503, description: 'The gateway is stopping and takes no new work.' },

@@ -85,6 +85,11 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       const docs = await c.attendance.find(query).sort({ created_at: 1, _id: 1 }).limit(limit).toArray();
       return docs.map(toAttendance);
     },
+    async count(locationId, filter, max, now) {
+      const query = queryOf(locationId, filter);
+      query.created_at = { $lte: new Date(Date.parse(now) - SETTLE_MS).toISOString() };
+      return c.attendance.countDocuments(query, { limit: max });
+    },
     async prune(before, limit) {
       const old = await c.attendance
         .find({ timestamp: { $lt: before } }, { projection: { _id: 1 } })

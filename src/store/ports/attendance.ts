@@ -50,6 +50,11 @@ export interface AttendancePort {
     limit: number,
     now: Iso,
   ): Promise<readonly Attendance[]>;
+  /**
+   * How many records `listAfter` from the first would give (`after` null, the same `now`), counting
+   * at most `max`: an export checks its size before it reads a row.
+   */
+  count(locationId: number, filter: AttendanceFilter, max: number, now: Iso): Promise<number>;
   /** Deletes records whose timestamp is before `before` (retention). Returns how many went. */
   prune(before: Iso, limit: number): Promise<number>;
 }
