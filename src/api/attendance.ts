@@ -45,7 +45,7 @@ const FilterQuery = {
 };
 
 /** Store reads per page of the CSV export: one page is read, rendered and sent per turn of the event loop. */
-const CSV_PAGE = 1000;
+const CSV_PAGE = 250;
 /**
  * Most rows one CSV answer holds, counted before the first row is read (a larger export is refused
  * with 422 before anything is sent). The body is streamed (one page in memory at a time); the cap
