@@ -6,11 +6,12 @@
  * - At most 2 exports of a location run at once: a third gets 429 EXPORT_BUSY with Retry-After;
  *   another location is not affected; a slot is free again once an export ends or its client leaves.
  * Both HTTP engines; real app, records stored through the port (as attendance-feed.test.ts does).
+ * SQLite only (a body larger than the socket buffers takes 60,000 punches to seed).
  */
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
 import type { NewAttendance } from '../../src/store/ports/index.js';
-import { bearer, fakeClock, startApp, type StartedApp } from '../helpers/app.js';
+import { TEST_STORE, bearer, fakeClock, startApp, type StartedApp } from '../helpers/app.js';
 
 const ROWS = 60_000;
 
@@ -51,7 +52,10 @@ async function stalledExport(s: StartedApp, token: string): Promise<{ socket: So
 }
 
 for (const engine of ['uws', 'node'] as const) {
-  t.test(`${engine}: the export is streamed; at most 2 per location at once`, async (t) => {
+  const skip =
+    TEST_STORE === 'mongodb' &&
+    'SQLite only: 60,000 seeded punches; streaming and slots do not depend on the store (count and listAfter on MongoDB: test/contract)';
+  t.test(`${engine}: the export is streamed; at most 2 per location at once`, { skip }, async (t) => {
     const clock = fakeClock('2026-03-05T12:00:00.000Z');
     const s = await startApp(t, { clock, env: { BIOGATE_HTTP_ENGINE: engine } });
     const other = await s.app.locations.create({ name: 'Other' });
