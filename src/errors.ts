@@ -59,6 +59,10 @@ export const ERROR_CATALOG = {
     description:
       'The location is at a quota (BIOGATE_QUOTA_DEVICES, BIOGATE_QUOTA_USERS); `detail` names it. Remove some, or ask the operator.',
   },
+  EXPORT_BUSY: {
+    status: 429,
+    description: 'Two CSV exports of this location are running already; retry after one ends (see Retry-After).',
+  },
   INTERNAL: { status: 500, description: 'A bug. The response carries no details; the log has them.' },
   NOT_IMPLEMENTED: { status: 501, description: 'The request method is not one the gateway recognises (RFC 9110 §15.6.2).' },
   STORE_UNAVAILABLE: { status: 503, description: 'The store cannot be reached.' },

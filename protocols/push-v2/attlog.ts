@@ -4,7 +4,7 @@ import type { Decoded } from '../shared/decoded.js';
 import { parseKeyValues, pick } from '../shared/key-value.js';
 import { splitFields } from '../shared/lines.js';
 import { intOrNull } from '../shared/numbers.js';
-import { localTime } from '../shared/records.js';
+import { localTime, MAX_PIN_LENGTH } from '../shared/records.js';
 
 // [PUSH-v2 §6.2] space-separated fallback: the time value itself contains one space
 const SPACED = /^(\S+)\s+(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:\s+(.*))?$/;
@@ -41,9 +41,10 @@ function attendanceLine(line: string): AttendanceRecord | undefined {
   const time = localTime(fields[1]);
   const status = numberField(fields[2]);
   const verify = numberField(fields[3]);
-  if (first.trim() === '' || time === undefined || status === undefined || verify === undefined) return undefined;
+  const pin = first.trim();
+  if (!usablePin(pin) || time === undefined || status === undefined || verify === undefined) return undefined;
   return {
-    pin: first.trim(),
+    pin,
     time,
     status,
     verify,
@@ -53,6 +54,9 @@ function attendanceLine(line: string): AttendanceRecord | undefined {
     extra: fields.length > 7 ? fields.slice(7) : EMPTY,
   };
 }
+
+/** A punch needs a PIN of at most MAX_PIN_LENGTH characters: a longer one rejects its line. */
+const usablePin = (pin: string): boolean => pin !== '' && pin.length <= MAX_PIN_LENGTH;
 
 /** null for an empty or missing field, undefined for a malformed one. */
 function numberField(value: string | undefined): number | null | undefined {
@@ -67,6 +71,6 @@ function keyValueLine(line: string): AttendanceRecord | undefined {
   const time = localTime(pick(kv, 'datetime', 'time'));
   const status = numberField(kv.status);
   const verify = numberField(pick(kv, 'verified', 'verify'));
-  if (pin === undefined || pin === '' || time === undefined || status === undefined || verify === undefined) return undefined;
+  if (pin === undefined || !usablePin(pin) || time === undefined || status === undefined || verify === undefined) return undefined;
   return { pin, time, status, verify, workCode: kv.workcode ?? '', reserved1: '', reserved2: '', extra: EMPTY };
 }

@@ -22,10 +22,21 @@ import { flagOrNull, intOrNull } from './numbers.js';
 import { formatWallClock, zkDecode } from './zk-time.js';
 
 const str = (value: string | undefined): string => value ?? '';
+
+/**
+ * Longest PIN a terminal may send (characters). ZKTeco firmware keeps at most 24 (`PIN2`); a longer
+ * one is not a person's PIN, so the line holding it is a rejected line, counted and never stored.
+ */
+export const MAX_PIN_LENGTH = 24;
+
+/** A record's PIN: trimmed, non-empty, at most MAX_PIN_LENGTH; undefined otherwise. */
 const pinOf = (kv: KeyValues): string | undefined => {
   const pin = kv.pin?.trim();
-  return pin === undefined || pin === '' ? undefined : pin;
+  return pin === undefined || pin === '' || pin.length > MAX_PIN_LENGTH ? undefined : pin;
 };
+/** An optional PIN (events without a person carry none): '' when absent, undefined when too long. */
+const optionalPin = (value: string | undefined): string | undefined =>
+  value === undefined ? '' : value.length > MAX_PIN_LENGTH ? undefined : value;
 const mismatch = (size: number | null, data: string): boolean => size !== null && size !== data.length;
 
 export function userRecord(kv: KeyValues): UserRecord | undefined {
@@ -191,11 +202,12 @@ const DOOR_EVENT_KEYS = new Set(['time', 'pin', 'cardno', 'eventaddr', 'event', 
 export function doorEvent(kv: KeyValues): DoorEvent | undefined {
   const time = localTime(kv.time);
   const event = intOrNull(kv.event);
-  if (time === undefined || event === null) return undefined;
+  const pin = optionalPin(kv.pin);
+  if (time === undefined || event === null || pin === undefined) return undefined;
   return {
     time,
     event,
-    pin: str(kv.pin),
+    pin,
     cardNo: str(kv.cardno),
     door: intOrNull(kv.eventaddr),
     inOutStatus: intOrNull(kv.inoutstatus),
@@ -227,11 +239,12 @@ const ACCESS_KEYS = new Set(['pin', 'cardno', 'verified', 'doorid', 'eventtype',
 export function accessRecord(kv: KeyValues): AccessRecord | undefined {
   const timeSecond = intOrNull(kv.time_second);
   const wall = timeSecond === null ? undefined : zkDecode(timeSecond);
-  if (timeSecond === null || wall === undefined) return undefined;
+  const pin = optionalPin(kv.pin);
+  if (timeSecond === null || wall === undefined || pin === undefined) return undefined;
   return {
     timeSecond,
     time: formatWallClock(wall),
-    pin: str(kv.pin),
+    pin,
     cardNo: str(kv.cardno),
     verified: intOrNull(kv.verified),
     doorId: intOrNull(kv.doorid),

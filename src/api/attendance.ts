@@ -4,13 +4,13 @@
  *   with `after=<cursor>`, the cursor feed instead: records in arrival order after the cursor,
  *   so "every record I have not seen yet" is one call, and a late upload (an old punch sent
  *   today) is not missed the way a `from=<last timestamp>` poll would miss it;
- * - GET /api/attendance.csv: the same filters as CSV, all matching records.
+ * - GET /api/attendance.csv: the same filters as CSV, all matching records, streamed page by page.
  * Records are rendered by src/views/attendance.ts, as the event feed renders them.
  */
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import { csvRows, type CsvCell } from '../csv-out.js';
-import { invalid } from '../errors.js';
+import { BioGateError, invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { Attendance, AttendanceCursor, AttendanceFilter } from '../store/ports/index.js';
 import { instantOf } from '../validation/input.js';
@@ -41,14 +41,19 @@ const FilterQuery = {
   sn: Type.Optional(Type.String({ maxLength: 64 })),
 };
 
-/** Store reads per page of the CSV export. */
-const CSV_PAGE = 1000;
+/** Store reads per page of the CSV export: one page is read, rendered and sent per turn of the event loop. */
+const CSV_PAGE = 250;
 /**
- * Most rows one CSV answer holds. The HTTP layer sends whole bodies (no chunked streaming yet), so
- * the export is read from the store in bounded pages but held until sent: this keeps one export
- * under about 150 MB. Beyond it the caller narrows from/to (or uses the cursor feed).
+ * Most rows one CSV answer holds, counted before the first row is read (a larger export is refused
+ * with 422 before anything is sent). The body is streamed (one page in memory at a time); the cap
+ * bounds how long one export occupies the store. Beyond it the caller narrows from/to (or uses the
+ * cursor feed). Records arriving during the export are included.
  */
 export const CSV_MAX_ROWS = 1_000_000;
+/** Exports of one location running at once on this node; one more gets 429 EXPORT_BUSY. */
+export const EXPORTS_PER_LOCATION = 2;
+/** Retry-After of EXPORT_BUSY (seconds). */
+const EXPORT_RETRY_AFTER_S = 10;
 export const CSV_COLUMNS = [
   'id',
   'sn',
@@ -101,7 +106,49 @@ export function decodeCursor(text: string): AttendanceCursor | null {
 
 const csvLine = (v: View): CsvCell[] => CSV_COLUMNS.map((c) => v[c]);
 
+/** Lets timers and I/O (other requests, /healthz) run before the next page. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Running exports per location; `take` gives a release function (idempotent) or throws EXPORT_BUSY. */
+function exportSlots(): (locationId: number) => () => void {
+  const running = new Map<number, number>();
+  return (locationId) => {
+    const n = running.get(locationId) ?? 0;
+    if (n >= EXPORTS_PER_LOCATION) {
+      throw new BioGateError('EXPORT_BUSY', `${EXPORTS_PER_LOCATION} exports of this location are running: retry when one ends`, {
+        headers: { 'Retry-After': String(EXPORT_RETRY_AFTER_S) },
+      });
+    }
+    running.set(locationId, n + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = (running.get(locationId) ?? 1) - 1;
+      if (left > 0) running.set(locationId, left);
+      else running.delete(locationId);
+    };
+  };
+}
+
+/**
+ * The CSV body, page by page: keyset pages by arrival, so records arriving during the export
+ * neither repeat nor shift rows; a turn of the event loop between pages; one page in memory.
+ */
+async function* csvPages(store: Store, locationId: number, filter: AttendanceFilter, now: string): AsyncGenerator<string> {
+  yield csvRows([CSV_COLUMNS]);
+  let after: AttendanceCursor | null = null;
+  for (;;) {
+    const rows = await store.attendance.listAfter(locationId, after, filter, CSV_PAGE, now);
+    if (rows.length > 0) yield csvRows(rows.map((r) => csvLine(attendanceView(r))));
+    if (rows.length < CSV_PAGE) return;
+    after = rows.at(-1) as Attendance;
+    await nextTurn();
+  }
+}
+
 export function attendanceRoutes(store: Store, clock: Clock): ApiRoute[] {
+  const takeExportSlot = exportSlots();
   return [
     defineRoute({
       method: 'GET',
@@ -145,34 +192,37 @@ export function attendanceRoutes(store: Store, clock: Clock): ApiRoute[] {
       query: Type.Object(FilterQuery),
       doc: {
         summary: 'Attendance records as CSV (same filters as GET /api/attendance), oldest arrival first',
-        description: `Columns: ${CSV_COLUMNS.join(', ')}. RFC 4180, UTF-8, CRLF line ends, a header line. At most ${CSV_MAX_ROWS} records per export: narrow from/to beyond that.`,
+        description:
+          `Columns: ${CSV_COLUMNS.join(', ')}. RFC 4180, UTF-8, CRLF line ends, a header line; sent chunked as it is read. ` +
+          `Cells starting with =, +, -, @, TAB or CR get a leading ' (they come from terminals; a spreadsheet would run them as formulas). ` +
+          `At most ${CSV_MAX_ROWS} records per export (counted first: narrow from/to beyond that), and ${EXPORTS_PER_LOCATION} exports ` +
+          'of a location at once (429 EXPORT_BUSY with Retry-After).',
         tags: ['attendance'],
         responses: { 200: null },
+        errors: ['EXPORT_BUSY'],
       },
       handler: async ({ caller, query }) => {
         const filter = filterOf(query);
         const now = clock.now().toISOString();
-        // Keyset pages (by arrival), so records arriving during the export neither repeat nor shift rows.
-        const chunks: string[] = [csvRows([CSV_COLUMNS])];
-        let after: AttendanceCursor | null = null;
-        let count = 0;
-        for (;;) {
-          const rows = await store.attendance.listAfter(caller.location.id, after, filter, CSV_PAGE, now);
-          count += rows.length;
+        const locationId = caller.location.id;
+        const release = takeExportSlot(locationId);
+        try {
+          const count = await store.attendance.count(locationId, filter, CSV_MAX_ROWS + 1, now);
           if (count > CSV_MAX_ROWS) throw invalid(['query'], `more than ${CSV_MAX_ROWS} records match: narrow from/to`, 'value_error');
-          if (rows.length > 0) chunks.push(csvRows(rows.map((r) => csvLine(attendanceView(r)))));
-          if (rows.length < CSV_PAGE) break;
-          after = rows.at(-1) as Attendance;
+        } catch (err) {
+          release();
+          throw err;
         }
-        const day = now.slice(0, 10);
         return {
           status: 200,
           headers: {
             'Content-Type': 'text/csv; charset=utf-8; header=present',
-            'Content-Disposition': `attachment; filename="attendance-${caller.location.id}-${day}.csv"`,
+            'Content-Disposition': `attachment; filename="attendance-${locationId}-${now.slice(0, 10)}.csv"`,
             'Cache-Control': 'no-store',
           },
-          body: chunks.join(''),
+          stream: csvPages(store, locationId, filter, now),
+          // Whether sent, cut or never started: the slot is free again.
+          onSettled: release,
         };
       },
     }),

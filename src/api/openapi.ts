@@ -165,7 +165,7 @@ function errorResponses(route: ApiRoute): Record<string, unknown> {
       .map(([status, list]) => {
         const headers: Json = {};
         if (status === 405) headers['Allow'] = { description: 'The methods this path serves', schema: { type: 'string' } };
-        if (list.includes('RATE_LIMITED') || list.includes('MAILBOX_FULL'))
+        if (list.includes('RATE_LIMITED') || list.includes('MAILBOX_FULL') || list.includes('EXPORT_BUSY'))
           headers['Retry-After'] = { description: 'Seconds to wait before retrying', schema: { type: 'string' } };
         if (status === 401) headers['WWW-Authenticate'] = { description: 'The expected scheme (Bearer)', schema: { type: 'string' } };
         return [

@@ -15,9 +15,10 @@ import type { Logger } from '../log.js';
 import { clientAddress, type TrustCheck } from './client-address.js';
 import { errorResponse, internalError } from './error-response.js';
 import { render, type Rendered } from './render.js';
+import { pump } from './stream-body.js';
 import type { Router } from './router.js';
 import type { Handler, HttpMethod, HttpRequest, HttpResponse, ResponseObserver, Route } from './types.js';
-import type { Incoming, Wire } from './wire.js';
+import type { Incoming, StreamSink, Wire } from './wire.js';
 
 export const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 /**
@@ -289,6 +290,7 @@ export class Exchange implements HttpRequest {
     this.#done = true;
     this.#onSettled = response.onSettled;
     const { method, path } = this;
+    if (response.stream) return this.#observe(this.#stream(response.status, response.headers ?? {}, response.stream));
     let rendered: Rendered;
     try {
       rendered = render(response);
@@ -306,6 +308,36 @@ export class Exchange implements HttpRequest {
       this.log.warn({ err, method, path }, 'response could not be sent');
       this.settle(false);
     }
+    this.#observe(status);
+  }
+
+  /** Starts a streamed response (./stream-body.ts); HEAD gets its headers only. Returns the status sent. */
+  #stream(status: number, given: Readonly<Record<string, string>>, source: AsyncIterable<string | Uint8Array>): number {
+    const typed = Object.keys(given).some((k) => k.toLowerCase() === 'content-type');
+    const headers = typed ? { ...given } : { ...given, 'Content-Type': 'application/octet-stream' };
+    const closeSource = () =>
+      void source[Symbol.asyncIterator]()
+        .return?.()
+        ?.catch(() => undefined);
+    let sink: StreamSink;
+    try {
+      sink = this.#wire.openStream(status, this.id, headers, this.method === 'HEAD');
+    } catch (err) {
+      this.log.warn({ err, method: this.method, path: this.path }, 'response could not be sent');
+      closeSource();
+      this.settle(false);
+      return status;
+    }
+    if (this.method === 'HEAD') {
+      closeSource();
+      sink.end((delivered) => this.settle(delivered));
+    } else void pump(this, sink, source, () => this.#wire.destroy());
+    return status;
+  }
+
+  /** The debug request line and the response observer (metrics, access log). */
+  #observe(status: number): void {
+    const { method, path } = this;
     const seconds = (performance.now() - this.#started) / 1e3;
     const options = this.#owner.options;
     if (options.logger.isLevelEnabled('debug'))

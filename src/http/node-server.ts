@@ -173,6 +173,20 @@ function wire(req: IncomingMessage, res: ServerResponse): Wire {
       else res.end(payload);
       if (unread) req.resume(); // what arrives before the close is discarded
     },
+    openStream(status, requestId, headers, head) {
+      if (res.writableEnded || res.destroyed) throw new Error('response already closed');
+      // No Content-Length: node:http sends the body chunked [RFC 9112 §7.1].
+      res.writeHead(status, reasonOf(status) || undefined, { 'X-Request-Id': requestId, ...headers });
+      if (head) res.end();
+      return {
+        write: (chunk) => res.write(chunk),
+        onDrain: (then) => void res.once('drain', then),
+        end(written) {
+          res.once('finish', () => written(!req.socket.destroyed && !req.socket.errored));
+          if (!res.writableEnded) res.end();
+        },
+      };
+    },
     readBody(onData) {
       let reading = true;
       req.on('data', (chunk: Buffer) => {

@@ -162,6 +162,10 @@ function rawWire(socket: Duplex): Wire {
       writeRaw(socket, status, requestId, headers, payload, head);
       socket.once('finish', () => written(!socket.errored));
     },
+    // Upgrade refusals are whole responses; a streamed one is refused (the exchange logs it).
+    openStream: () => {
+      throw new Error('a streamed body cannot answer an upgrade request');
+    },
     // node:http stops parsing at the upgrade: a body is not read here (such requests are GETs in practice).
     readBody: (onData) => void onData(Buffer.alloc(0), true),
     pause: () => undefined,

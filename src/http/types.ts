@@ -71,6 +71,14 @@ export interface HttpResponse {
   /** A string or bytes are sent as is; anything else is sent as JSON. */
   readonly body?: string | Uint8Array | object | null;
   /**
+   * A body made piece by piece and sent chunked (no Content-Length; `body` is ignored): one chunk is
+   * pulled at a time, the next only once the previous one left user space (backpressure), so a slow
+   * reader holds up the producer instead of filling memory. When the client goes away (or the server
+   * stops) the iterator is closed (`return()`), so a generator's `finally` runs. An error once the
+   * first chunk went out cuts the connection (the status is sent already). See ./stream-body.ts.
+   */
+  readonly stream?: AsyncIterable<string | Uint8Array>;
+  /**
    * Called exactly once when the fate of this response is known: `true` once the whole
    * response was handed to the socket, `false` if the client went away before or while
    * it was written (or it could not be sent, e.g. the server closed first). A long poll

@@ -5,7 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { ListenError, type Engine, type EngineParts } from './engine.js';
-import type { Wire } from './wire.js';
+import type { StreamSink, Wire } from './wire.js';
 import { copyRequest, statusLine } from './uws-request.js';
 import { loadUws } from './uws.js';
 import { mountUwsWebSocket } from './uws-websocket.js';
@@ -120,6 +120,18 @@ class UwsWire implements Wire {
     });
   }
 
+  openStream(status: number, requestId: string, headers: Record<string, string>, head: boolean): StreamSink {
+    const res = this.#res;
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      res.writeHeader('X-Request-Id', requestId);
+      for (const k in headers) res.writeHeader(k, headers[k] as string);
+      // uWS sends `Transfer-Encoding: chunked` for write() without a length; HEAD gets the headers alone.
+      if (head) res.endWithoutBody();
+    });
+    return new UwsStreamSink(res, head);
+  }
+
   readBody(onData: (chunk: Buffer, isLast: boolean) => boolean): void {
     const res = this.#res;
     res.onData((chunk, isLast) => {
@@ -149,5 +161,37 @@ class UwsWire implements Wire {
 
   destroy(): void {
     this.#res.close(); // onAborted reports it
+  }
+}
+
+/** A streamed uWS response: writes corked (uWS sends a corked batch in one syscall), drain through onWritable. */
+class UwsStreamSink implements StreamSink {
+  readonly #res: UwsResponse;
+  #ended: boolean;
+
+  constructor(res: UwsResponse, ended: boolean) {
+    this.#res = res;
+    this.#ended = ended;
+  }
+
+  write(chunk: Uint8Array): boolean {
+    let ok = false;
+    this.#res.cork(() => {
+      ok = this.#res.write(chunk);
+    });
+    return ok;
+  }
+
+  onDrain(then: () => void): void {
+    this.#res.onWritable(() => {
+      then();
+      return true;
+    });
+  }
+
+  end(written: (delivered: boolean) => void): void {
+    if (!this.#ended) this.#res.cork(() => this.#res.end());
+    this.#ended = true;
+    written(true);
   }
 }

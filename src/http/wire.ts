@@ -33,6 +33,12 @@ export interface Wire {
     written: (delivered: boolean) => void,
   ): void;
   /**
+   * Starts a streamed response (status and headers; no Content-Length, so the body goes chunked
+   * [RFC 9112 §7.1]); for HEAD, the headers only. The exchange writes through the sink it returns.
+   * Throws when the response cannot be written at all (closed under us).
+   */
+  openStream(status: number, requestId: string, headers: Record<string, string>, head: boolean): StreamSink;
+  /**
    * Starts reading the body: `onData` gets copies, the last call with `isLast`, and answers whether
    * it still reads (false once the body is complete, refused or abandoned: the request may be answered).
    */
@@ -42,4 +48,14 @@ export interface Wire {
   resume(): void;
   /** Cuts the connection without an answer; the engine then reports the client as gone. */
   destroy(): void;
+}
+
+/** One streamed response's writer (Wire.openStream). Used only while the client is there. */
+export interface StreamSink {
+  /** Queues a chunk; false when it is buffered beyond what the socket took (wait for `onDrain`). */
+  write(chunk: Uint8Array): boolean;
+  /** Calls `then` once, when buffered data went out and writing may go on. */
+  onDrain(then: () => void): void;
+  /** Ends the body; `written(true)` once it was handed to the socket, `written(false)` if the connection broke first. */
+  end(written: (delivered: boolean) => void): void;
 }

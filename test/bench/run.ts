@@ -15,6 +15,7 @@ import { detectGenerator, WRK_THREADS, type GeneratorName } from './lib/load.js'
 import { currentCommit, resultsMarkdown } from './lib/results.js';
 import { apiScenario } from './scenarios/api.js';
 import { devicesScenario } from './scenarios/devices.js';
+import { exportScenario } from './scenarios/export.js';
 import { fanoutScenario } from './scenarios/fanout.js';
 import { ingestScenario } from './scenarios/ingest.js';
 import { microScenarios } from './scenarios/micro.js';
@@ -34,6 +35,7 @@ export const SCENARIOS: readonly Scenario[] = [
   mqttScenario,
   roundtripScenario,
   devicesScenario,
+  exportScenario,
   ...microScenarios,
 ];
 

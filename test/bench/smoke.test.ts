@@ -21,6 +21,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   webhooks: [/events delivered/, /p50 punch→receiver/, /p99 punch→receiver/],
   mqtt: [/messages delivered/, /p50 punch→subscriber/, /p99 punch→subscriber/],
   codec: [/ATTLOG upload/, /BIODATA upload/],
+  export: [/GET \/healthz p99 during an export/, /CSV export of/],
 };
 
 t.test('npm run bench -- --smoke --json: every scenario reports its figures', async (t) => {

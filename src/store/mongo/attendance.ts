@@ -1,28 +1,32 @@
 /**
- * Attendance (sharded on location_id) and its dedup keys (`attendance_keys`, sharded on hashed _id).
- *
- * The dedup key (sn, pin, local_time, status, verify) does not contain the location, so it cannot
- * be a unique index of a collection sharded on location_id. It is the `_id` of a small key document
- * instead, which also records the attendance id the punch got. Without a transaction, `record`
- * runs three idempotent steps, each safe to repeat after a crash:
- *   1. insert the key documents (unordered; a duplicate means the punch was seen before);
- *   2. read the key documents back: each names the attendance id of its punch, ours or earlier;
- *   3. write each punch under that id only if it is missing ($setOnInsert upsert).
- * A crash between 1 and 3 leaves keys without punches; the device was not answered OK, re-sends,
- * and step 3 writes the missing punches then (reported new once). Two nodes storing the same
- * batch at once write each punch once, and only the one whose upsert inserted it reports it new
- * (MongoDB retries an upsert that loses an insert race on `_id` by itself). Ids taken for punches
- * seen before stay unused.
+ * Attendance (sharded on location_id), deduplicated by the unique index `location_dedup_unique`
+ * (location_id, sn, local_time, pin, status, verify): it starts with the shard key, so MongoDB can
+ * keep it unique on a sharded collection. `record` is one unordered bulk of upserts keyed on the
+ * dedup fields, each inserting its punch under an id taken beforehand ($setOnInsert): repeating it
+ * after a crash writes only the punches still missing, and only a punch an upsert inserted is
+ * reported new. Two nodes storing the same batch at once write each punch once: MongoDB retries an
+ * upsert that loses an insert race on a unique index by itself; where a compatible server reports
+ * the duplicate instead, that punch is not new. Ids taken for punches seen before stay unused.
  */
-import type { Filter } from 'mongodb';
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Filter } from 'mongodb';
 import type { Attendance, AttendanceFilter, AttendancePort, NewAttendance } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { AttendanceDoc, Collections } from './schema.js';
-import { ignoreDuplicates, pageOf, present } from './util.js';
+import { isDuplicateKey, pageOf } from './util.js';
 
 const toAttendance = ({ _id, ...rest }: AttendanceDoc): Attendance => ({ id: _id, ...rest });
 
-const dedupKey = (a: NewAttendance) => JSON.stringify([a.sn, a.pin, a.local_time, a.status, a.verify]);
+const dedupKey = (a: NewAttendance) => JSON.stringify([a.location_id, a.sn, a.pin, a.local_time, a.status, a.verify]);
+
+/** Upserts one bulk; the indexes of the operations that inserted (a duplicate-key refusal is "seen before"). */
+async function upserted(c: Collections, ops: AnyBulkWriteOperation<AttendanceDoc>[]): Promise<number[]> {
+  try {
+    return Object.keys((await c.attendance.bulkWrite(ops, { ordered: false })).upsertedIds).map(Number);
+  } catch (e) {
+    if (!(e instanceof MongoBulkWriteError) || !isDuplicateKey(e)) throw e;
+    return Object.keys(e.result.upsertedIds).map(Number);
+  }
+}
 
 /**
  * How long a punch may take from its `created_at` to being readable (one bulk write, plus clock
@@ -45,29 +49,20 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       const byKey = new Map<string, NewAttendance>();
       for (const r of records) if (!byKey.has(dedupKey(r))) byKey.set(dedupKey(r), r);
       if (byKey.size === 0) return [];
-      const batch = [...byKey];
+      const batch = [...byKey.values()];
       const first = await ids('attendance', batch.length);
-      await c.attendanceKeys
-        .insertMany(
-          batch.map(([key, r], i) => ({ _id: key, location_id: r.location_id, attendance_id: first + i })),
-          { ordered: false },
-        )
-        .catch(ignoreDuplicates);
-      const keys = new Map((await c.attendanceKeys.find({ _id: { $in: batch.map(([key]) => key) } }).toArray()).map((k) => [k._id, k]));
-      const docs = batch.map(([key, r]): AttendanceDoc => {
-        const k = present(keys.get(key), 'attendance key');
-        return { ...r, _id: k.attendance_id, location_id: k.location_id, created_at: now };
-      });
-      const result = await c.attendance.bulkWrite(
-        docs.map(({ _id, location_id, ...fields }) => ({
-          updateOne: { filter: { _id, location_id }, update: { $setOnInsert: fields }, upsert: true },
+      const docs = batch.map((r, i): AttendanceDoc => ({ ...r, _id: first + i, created_at: now }));
+      const inserted = await upserted(
+        c,
+        docs.map(({ _id, location_id, sn, local_time, pin, status, verify, ...fields }) => ({
+          updateOne: {
+            filter: { location_id, sn, local_time, pin, status, verify },
+            update: { $setOnInsert: { _id, ...fields } },
+            upsert: true,
+          },
         })),
-        { ordered: false },
       );
-      return Object.keys(result.upsertedIds)
-        .map(Number)
-        .sort((x, y) => x - y)
-        .map((i) => toAttendance(docs[i] as AttendanceDoc));
+      return inserted.sort((x, y) => x - y).map((i) => toAttendance(docs[i] as AttendanceDoc));
     },
     async list(locationId, filter, window) {
       const query = queryOf(locationId, filter);
@@ -90,6 +85,11 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       const docs = await c.attendance.find(query).sort({ created_at: 1, _id: 1 }).limit(limit).toArray();
       return docs.map(toAttendance);
     },
+    async count(locationId, filter, max, now) {
+      const query = queryOf(locationId, filter);
+      query.created_at = { $lte: new Date(Date.parse(now) - SETTLE_MS).toISOString() };
+      return c.attendance.countDocuments(query, { limit: max });
+    },
     async prune(before, limit) {
       const old = await c.attendance
         .find({ timestamp: { $lt: before } }, { projection: { _id: 1 } })
@@ -97,10 +97,7 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
         .toArray();
       const gone = old.map((d) => d._id);
       if (gone.length === 0) return 0;
-      // Punches first, then their keys: a crash in between leaves keys whose punch a re-upload
-      // writes again (step 3 above), as SQLite would, and never a second punch for one key.
       const { deletedCount } = await c.attendance.deleteMany({ _id: { $in: gone } });
-      await c.attendanceKeys.deleteMany({ attendance_id: { $in: gone } });
       return deletedCount;
     },
   };

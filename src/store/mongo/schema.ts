@@ -4,8 +4,7 @@
  * Documents keep the port's field names; `_id` is the integer id from `counters`. Sharding (see
  * DESIGN.md "Scale-out"): `locations`, `tokens`, `devices` and `counters` stay unsharded (looked up by
  * id, token hash or serial number); `users`, `templates`, `commands`, `attendance`, `device_records` and `door_events` shard on
- * `location_id` and every unique index of theirs starts with it; `attendance_keys` shards on
- * `{ _id: 'hashed' }` (its only unique key is `_id`).
+ * `location_id` and every unique index of theirs starts with it.
  *
  * No partial or sparse unique indexes, no collation: some MongoDB-compatible servers accept the
  * options and ignore them (mongo-java-server treats a partial unique index as a full one), and a
@@ -65,13 +64,6 @@ export type CommandDoc = Omit<Stored<Command>, 'params' | 'result' | 'group_id'>
 /** A door or alarm event; (location_id, sn, dedup_key) is unique, so re-sent records are kept once. */
 export type DoorEventDoc = Stored<StoredDoorEvent> & { dedup_key: string };
 
-/** Dedup record of one attendance punch; `_id` is the dedup key (see attendance.ts). */
-export interface AttendanceKeyDoc {
-  _id: string;
-  location_id: number;
-  attendance_id: number;
-}
-
 /** A record kept raw (DeviceRecord); `table_key` is the lower-cased table name. */
 export interface DeviceRecordDoc {
   _id: number;
@@ -130,7 +122,6 @@ export interface Collections {
   readonly deviceLocations: Collection<DeviceLocationDoc>;
   readonly commands: Collection<CommandDoc>;
   readonly attendance: Collection<AttendanceDoc>;
-  readonly attendanceKeys: Collection<AttendanceKeyDoc>;
   readonly deviceRecords: Collection<DeviceRecordDoc>;
   readonly doorEvents: Collection<DoorEventDoc>;
   readonly counters: Collection<CounterDoc>;
@@ -149,7 +140,6 @@ export function collections(db: Db): Collections {
     deviceLocations: db.collection<DeviceLocationDoc>('device_locations'),
     commands: db.collection<CommandDoc>('commands'),
     attendance: db.collection<AttendanceDoc>('attendance'),
-    attendanceKeys: db.collection<AttendanceKeyDoc>('attendance_keys'),
     deviceRecords: db.collection<DeviceRecordDoc>('device_records'),
     doorEvents: db.collection<DoorEventDoc>('door_events'),
     counters: db.collection<CounterDoc>('counters'),
@@ -194,8 +184,9 @@ const INDEXES: Readonly<
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
     { name: 'location_arrival', key: { location_id: 1, created_at: 1, _id: 1 } },
     { name: 'time', key: { timestamp: 1 } },
+    // The dedup key, per location (attendance.ts); the shard key first.
+    { name: 'location_dedup_unique', key: { location_id: 1, sn: 1, local_time: 1, pin: 1, status: 1, verify: 1 }, unique: true },
   ],
-  attendanceKeys: [{ name: 'attendance_id', key: { attendance_id: 1 } }],
   deviceRecords: [
     { name: 'location_sn_table_time', key: { location_id: 1, sn: 1, table_key: 1, received_at: -1, _id: -1 } },
     { name: 'received_at', key: { received_at: 1 } },
@@ -244,4 +235,10 @@ export async function ensureIndexes(c: Collections): Promise<void> {
     const present = await c[old.collection].indexExists(old.name).catch(() => false);
     if (present) await c[old.collection].dropIndex(old.name);
   }
+  // The dedup keys of attendance without its location (one document per punch), replaced by the
+  // unique index `location_dedup_unique`: derived data, dropped (absent: nothing to do).
+  await c.attendance.db
+    .collection('attendance_keys')
+    .drop()
+    .catch(() => false);
 }

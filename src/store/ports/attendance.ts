@@ -33,7 +33,7 @@ export interface AttendanceCursor {
 }
 
 export interface AttendancePort {
-  /** Stores records not seen before (dedup key: sn, pin, local_time, status, verify); returns the new ones. */
+  /** Stores records not seen before (dedup key: location_id, sn, pin, local_time, status, verify); returns the new ones. */
   record(records: readonly NewAttendance[], now: Iso): Promise<readonly Attendance[]>;
   /** Newest first. */
   list(locationId: number, filter: AttendanceFilter, window: Window): Promise<Page<Attendance>>;
@@ -50,6 +50,11 @@ export interface AttendancePort {
     limit: number,
     now: Iso,
   ): Promise<readonly Attendance[]>;
+  /**
+   * How many records `listAfter` from the first would give (`after` null, the same `now`), counting
+   * at most `max`: an export checks its size before it reads a row.
+   */
+  count(locationId: number, filter: AttendanceFilter, max: number, now: Iso): Promise<number>;
   /** Deletes records whose timestamp is before `before` (retention). Returns how many went. */
   prune(before: Iso, limit: number): Promise<number>;
 }

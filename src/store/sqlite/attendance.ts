@@ -1,4 +1,4 @@
-import type { Attendance, AttendanceFilter, AttendancePort } from '../ports/index.js';
+import type { Attendance, AttendanceCursor, AttendanceFilter, AttendancePort } from '../ports/index.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -40,15 +40,29 @@ function where(locationId: number, filter: AttendanceFilter): { w: string; args:
 }
 
 export function sqliteAttendance(db: Db): AttendancePort {
+  /**
+   * The id the feed starts after. From the first record of a time range, not of the location: ids
+   * follow arrival, so a location's older records come first in id order, and a first page would
+   * read them all only to skip them. The range's first id comes from attendance_location
+   * (location_id, timestamp, id), read once.
+   */
+  const startAfter = (w: string, args: unknown[], after: AttendanceCursor | null): number => {
+    if (after) return after.id;
+    if (!w.includes('timestamp')) return 0;
+    const first = db.prepare(`SELECT MIN(id) AS id FROM attendance INDEXED BY attendance_location WHERE ${w}`).get(...args) as {
+      id: number | null;
+    };
+    return first.id === null ? Number.MAX_SAFE_INTEGER : first.id - 1;
+  };
   // No RETURNING: a stored row is exactly what was inserted plus its id, so the record is built here
   // instead of read back (reading every row back costs a fifth of the upload's store time).
   const insert = db.prepare(
     `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sn, pin, local_time, status, verify) DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, local_time, pin, status, verify) DO NOTHING`,
   );
   return {
     async record(records, now) {
-      // One transaction per batch, one prepared insert; a duplicate (sn, pin, time, status, verify) changes nothing.
+      // One transaction per batch, one prepared insert; a duplicate (location, sn, time, pin, status, verify) changes nothing.
       return db
         .transaction(() => {
           const out: Attendance[] = [];
@@ -84,10 +98,17 @@ export function sqliteAttendance(db: Db): AttendancePort {
     },
     async listAfter(locationId, after, filter, limit) {
       // One writer and AUTOINCREMENT ids: id order is commit order, and an id is never reused.
+      // Read through attendance_arrival (location_id, id), in index order (no sort per page).
       const { w, args } = where(locationId, filter);
       return (
-        db.prepare(`SELECT * FROM attendance WHERE ${w} AND id > ? ORDER BY id LIMIT ?`).all(...args, after?.id ?? 0, limit) as Row[]
+        db
+          .prepare(`SELECT * FROM attendance WHERE ${w} AND id > ? ORDER BY id LIMIT ?`)
+          .all(...args, startAfter(w, args, after), limit) as Row[]
       ).map(toAttendance);
+    },
+    async count(locationId, filter, max) {
+      const { w, args } = where(locationId, filter);
+      return (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM attendance WHERE ${w} LIMIT ?)`).get(...args, max) as { n: number }).n;
     },
     async prune(before, limit) {
       return db.prepare('DELETE FROM attendance WHERE id IN (SELECT id FROM attendance WHERE timestamp < ? LIMIT ?)').run(before, limit)
