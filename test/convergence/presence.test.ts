@@ -1,0 +1,215 @@
+// Issue #31 item 5, presence everywhere: a terminal polling any node is online on every node's API, with
+// no `offline` sample while it moves between nodes (two gateways on one MongoDB: the test server of
+// BIOGATE_TEST_MONGO_URL); a terminal assigned while it is already polling is online to its location at
+// once (MQTT availability, the `device.online` event and its webhook), assigned through the API or the CLI.
+import t from 'tap';
+import { createServer, connect as tcpConnect, type Socket } from 'node:net';
+import { MongoClient } from 'mongodb';
+import type { AnyFeedEvent } from '../../src/events/types.js';
+import { connect } from '../bridge/mqtt-client.js';
+import { cli } from '../helpers/cli.js';
+import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp, waitFor, type StartedApp, type Teardown } from '../helpers/app.js';
+import { startReceiver } from '../webhooks/receiver.js';
+
+const MONGO = process.env['BIOGATE_TEST_MONGO_URL'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const api = (app: StartedApp, method: string, path: string, body?: unknown, token = app.token) =>
+  fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token)));
+const poll = async (app: StartedApp, sn: string) => (await fetch(`${app.url}/iclock/getrequest?SN=${sn}`)).text();
+
+let databases = 0;
+
+/** Two gateway nodes on one fresh MongoDB database of the test server, or why not. */
+export async function twoNodes(t: Teardown, config: Record<string, unknown>): Promise<[StartedApp, StartedApp] | string> {
+  if (!MONGO) return 'BIOGATE_TEST_MONGO_URL is not set: two nodes need a MongoDB server';
+  const name = `biogate_test_presence_${process.pid}_${databases++}`;
+  const storeUrl = MONGO.replace(/^(mongodb:\/\/[^/?]*)(\/[^?]*)?/, `$1/${name}`);
+  const a = await startApp(t, { storeUrl, config: { ...config, nodeId: `${name}-a`, bootstrap: 'on' } });
+  const b = await startApp(t, { storeUrl, config: { ...config, nodeId: `${name}-b`, bootstrap: 'off' } });
+  t.teardown(async () => {
+    await b.close();
+    await a.close();
+    const client = new MongoClient(MONGO);
+    try {
+      await client.db(name).dropDatabase();
+    } finally {
+      await client.close();
+    }
+  });
+  for (const n of [a, b]) await waitFor(() => n.app.feed.clustered, 5_000, 'change stream open');
+  return [a, b];
+}
+
+t.test('two nodes: a terminal moving from node B to node A is online on both nodes all along', async (t) => {
+  const nodes = await twoNodes(t, { onlineThresholdS: 5, longpollS: 0 });
+  if (typeof nodes === 'string') return t.plan(0, nodes); // a visible skip
+  const [a, b] = nodes;
+  const SN = 'PRESMOVE01';
+  t.equal((await api(a, 'POST', '/api/devices', { sn: SN })).res.status, 201);
+
+  // The terminal polls every 250 ms: on B, then on A (a load balancer moved it). Both APIs are sampled
+  // every 100 ms from the first poll on; the threshold (5 s) is as long as the write-behind period of
+  // last_seen, so neither node can lean on the store's value alone.
+  let on: StartedApp | undefined = b;
+  const terminal = (async () => {
+    while (on) {
+      await poll(on, SN);
+      await sleep(250);
+    }
+  })();
+  await waitFor(() => b.app.hub.presence.isOnline(SN), 5_000, 'online on B');
+  // Its first contact reaches A through the event feed (a change stream: milliseconds).
+  await waitFor(() => a.app.hub.presence.onlineElsewhere(SN), 5_000, "B's device.online on A");
+  const samples: { node: string; phase: string; online: boolean }[] = [];
+  let phase = 'on B';
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      for (const [node, app] of [
+        ['A', a],
+        ['B', b],
+      ] as const) {
+        const { body } = await api(app, 'GET', `/api/devices/${SN}`, undefined, a.token);
+        samples.push({ node, phase, online: (body as { is_active: boolean }).is_active });
+      }
+      await sleep(100);
+    }
+  })();
+  await sleep(7_000);
+  on = a;
+  phase = 'on A';
+  await waitFor(() => a.app.hub.presence.isOnline(SN), 5_000, 'online on A');
+  await sleep(8_000);
+  sampling = false;
+  on = undefined;
+  await Promise.all([sampler, terminal]);
+
+  const offline = samples.filter((s) => !s.online);
+  t.ok(samples.filter((s) => s.phase === 'on A').length > 20, 'sampled while the terminal was on A');
+  t.same(
+    offline.length,
+    0,
+    `no offline sample on either node (${offline.length} of ${samples.length}: ${JSON.stringify(offline.slice(0, 5))})`,
+  );
+});
+
+t.test(
+  'a terminal assigned while it polls is online to its location at once: MQTT availability, device.online and its webhook',
+  async (t) => {
+    const app = await startApp(t, {
+      config: { mqtt: 'embedded', mqttPort: 0, adminToken: ADMIN_TOKEN, longpollS: 0, webhookAllowPrivate: 'on', webhookAllowHttp: 'on' },
+    });
+    const rx = await startReceiver(t);
+    t.equal((await api(app, 'POST', '/api/webhooks', { url: rx.url, events: ['device.online'] })).res.status, 201);
+    const feed: AnyFeedEvent[] = [];
+    app.app.feed.subscribe({ locationId: app.locationId }, (e) => void feed.push(e));
+    const w = await connect(t, `mqtt://127.0.0.1:${app.app.mqtt?.port ?? 0}`, { username: String(app.locationId), password: app.token });
+    await w.client.subscribeAsync(`biogate/${app.locationId}/devices/+/availability`);
+
+    const viaApi = 'ASSIGNAPI1';
+    const viaCli = 'ASSIGNCLI1';
+    for (const sn of [viaApi, viaCli]) t.equal(await poll(app, sn), 'OK', `${sn} polls, unassigned`);
+    await waitFor(() => app.app.hub.presence.isOnline(viaApi) && app.app.hub.presence.isOnline(viaCli), 5_000, 'seen');
+    // Polling on: the terminals stay online while they are assigned.
+    let polling = true;
+    const terminals = (async () => {
+      while (polling) {
+        for (const sn of [viaApi, viaCli]) await poll(app, sn);
+        await sleep(200);
+      }
+    })();
+    t.teardown(async () => {
+      polling = false;
+      await terminals;
+    });
+
+    t.equal((await api(app, 'POST', '/api/devices', { sn: viaApi })).res.status, 201, 'assigned through the API');
+    const cliRun = await cli(['device', 'assign', '--location', String(app.locationId), '--sn', viaCli], { BIOGATE_STORE: app.storeUrl });
+    t.equal(cliRun.code, 0, 'assigned through the CLI');
+    for (const sn of [viaApi, viaCli]) {
+      await w.until(`biogate/${app.locationId}/devices/${sn}/availability`, (m) => m.text === 'online', `${sn}: availability online`);
+      await waitFor(() => feed.some((e) => e.type === 'device.online' && e.data.sn === sn), 5_000, `${sn}: device.online in the feed`);
+      await waitFor(() => rx.received.some((r) => r.body.includes('"device.online"') && r.body.includes(sn)), 10_000, `${sn}: webhook`);
+      t.pass(`${sn}: availability online, device.online and its webhook`);
+    }
+    t.equal(feed.filter((e) => e.type === 'device.online' && e.data.sn === viaApi).length, 1, 'announced once');
+  },
+);
+
+/**
+ * A TCP relay to a node whose way back can be cut silently: after `cut()` the node's replies are read and
+ * dropped and the terminal's side may go away unnoticed, as a half-open connection looks to the node.
+ */
+async function relay(t: Teardown, to: StartedApp): Promise<{ url: string; cut(): void }> {
+  let cut = false;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const up = tcpConnect(to.port, '127.0.0.1');
+    for (const s of [client, up]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+    }
+    client.on('data', (d) => void (cut || up.write(d)));
+    up.on('data', (d) => void (cut || client.write(d)));
+    client.on('close', () => void (cut || up.destroy()));
+    up.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  const address = server.address();
+  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, cut: () => void (cut = true) };
+}
+
+t.test('two nodes: commands handed to a half-open held poll on B go again on A (repeatable) or fail at once (the rest)', async (t) => {
+  const nodes = await twoNodes(t, { longpollS: 20 });
+  if (typeof nodes === 'string') return t.plan(0, nodes);
+  const [a, b] = nodes;
+  const SN = 'HALFOPEN01';
+  t.equal((await api(a, 'POST', '/api/devices', { sn: SN })).res.status, 201);
+  const viaRelay = await relay(t, b);
+  const ac = new AbortController();
+  const held = fetch(`${viaRelay.url}/iclock/getrequest?SN=${SN}`, { signal: ac.signal }).then(
+    (r) => r.text(),
+    () => 'aborted',
+  );
+  await waitFor(() => b.app.hub.presence.isOnline(SN), 5_000, 'the poll reached B');
+  await sleep(300); // held there
+  // The failover: the terminal's connection to B goes half-open; B does not notice.
+  viaRelay.cut();
+  ac.abort();
+  t.equal(await held, 'aborted', 'the terminal gave up on B');
+
+  const queue = async (body: Record<string, unknown>) =>
+    ((await api(a, 'POST', '/api/commands', { sn: SN, ...body })).body as { id: number }).id;
+  const info = await queue({ command: 'info', priority: 10 });
+  const door = await queue({ command: 'clear-alarm' });
+  t.equal((await api(a, 'POST', '/api/users', { pin: 4711, first_name: 'Half' })).res.status, 201);
+  const status = async (id: number) =>
+    (await api(a, 'GET', `/api/commands/${id}`)).body as { status: string; error_message: string | null };
+  const syncOp = async () =>
+    ((await api(a, 'GET', `/api/commands?sn=${SN}&command=sync-users`)).body as { data: { id: number; status: string }[] }).data[0];
+  for (
+    let i = 0;
+    i < 200 && !((await status(info)).status === 'sent' && (await status(door)).status === 'sent' && (await syncOp())?.status === 'sent');
+    i++
+  )
+    await sleep(50);
+  t.equal((await status(info)).status, 'sent', 'B wrote info into the dead connection');
+  t.match(await status(door), { status: 'sent' }, 'and the alarm clearing');
+  t.equal((await syncOp())?.status, 'sent', "and the user's sync line");
+
+  // The terminal polls A: the lease moves, and this very poll settles what B handed out.
+  const reply = await (await fetch(`${a.url}/iclock/getrequest?SN=${SN}`)).text();
+  const op = (await syncOp())?.id ?? -1;
+  t.match(reply, new RegExp(`^C:${info}:INFO`, 'm'), 'info goes again, on A');
+  t.match(reply, new RegExp(`^C:${op}:DATA UPDATE USERINFO PIN=4711`, 'm'), 'the sync line goes again');
+  t.notMatch(reply, new RegExp(`^C:${door}:`, 'm'), 'the alarm clearing (not read-only) is not repeated');
+  t.match(
+    await status(door),
+    { status: 'failed', error_message: 'delivery not confirmed' },
+    'it failed at once, not after the ack timeout',
+  );
+});
