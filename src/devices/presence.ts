@@ -69,7 +69,8 @@ export class Presence {
     this.#elsewhere.delete(sn);
     this.#leaving.delete(sn);
     const entry: Seen = prev ?? { locationId, at: now, address, online: false };
-    if (prev?.online && prev.locationId !== locationId) this.located(sn, locationId, now);
+    // Assigned while polling, and the device.updated event was missed: announced to its location now.
+    if (prev?.online && prev.locationId === null && locationId !== null) this.located(sn, locationId, now);
     if (prev && prev.address !== address && now - prev.at <= this.thresholdMs) this.#conflict(sn, entry, address, now);
     entry.locationId = locationId;
     entry.at = now;
