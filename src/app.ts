@@ -289,6 +289,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     log: logger,
     onlineThresholdS: config.onlineThresholdS,
     liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
+    onlineElsewhere: (sn) => hub.presence.onlineElsewhere(sn),
     ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}),
   });
   const protocolErrors = metrics.register(

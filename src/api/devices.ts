@@ -8,7 +8,7 @@ import type { EventBus } from '../events/bus.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { Device } from '../store/ports/index.js';
+import type { Device, Location } from '../store/ports/index.js';
 import type { SyncQueue } from '../sync/queue.js';
 import { CommandBody } from '../commands/schemas.js';
 import { CommandView } from '../views/command.js';
@@ -33,6 +33,8 @@ export interface DevicesDeps {
   readonly onlineThresholdS: number;
   /** This node's fresher view of last_seen (the store's is written behind). */
   readonly liveLastSeen?: (sn: string) => string | undefined;
+  /** Online on another node, as the cluster announced it (devices/presence.ts): the store's last_seen lags. */
+  readonly onlineElsewhere?: (sn: string) => boolean;
   /** BIOGATE_REQUIRE_COMM_KEY: every location refuses devices without a comm key. */
   readonly requireCommKey?: boolean;
   /** BIOGATE_DEVICE_CLAIM: `admin`, a location token assigns only serials once assigned to its location. */
@@ -77,6 +79,11 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
     const live = deps.liveLastSeen?.(d.serial_number);
     return live && (!d.last_seen || live > d.last_seen) ? { ...d, last_seen: live } : d;
   };
+  /** A device's view as every node shows it: online on another node counts (presence everywhere). */
+  const viewOf = (d: Device, location: Location, now: Date, audience: DeviceAudience) => {
+    const view = deviceView(fresh(d), location, now, deps.onlineThresholdS, audience);
+    return !view.is_active && deps.onlineElsewhere?.(d.serial_number) ? { ...view, is_active: true } : view;
+  };
   const find = async (locationId: number, sn: string) => {
     const d = await store.devices.get(locationId, sn);
     if (!d) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found`);
@@ -104,7 +111,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         return json(
           200,
           pageWrapper(
-            page.items.map((d) => deviceView(fresh(d), caller.location, now, deps.onlineThresholdS, audienceOf(caller))),
+            page.items.map((d) => viewOf(d, caller.location, now, audienceOf(caller))),
             page.total,
             query.page,
             query.limit,
@@ -181,10 +188,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           now,
           (rule) => invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing'),
         );
-        return json(
-          outcome === 'assigned' ? 201 : 200,
-          deviceView(device, caller.location, now, deps.onlineThresholdS, audienceOf(caller)),
-        );
+        return json(outcome === 'assigned' ? 201 : 200, viewOf(device, caller.location, now, audienceOf(caller)));
       },
     }),
     defineRoute({
@@ -194,16 +198,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       params: SerialParam,
       doc: { summary: 'One device', tags, responses: { 200: DeviceView }, errors: ['DEVICE_NOT_FOUND'] },
       handler: async ({ caller, params }) =>
-        json(
-          200,
-          deviceView(
-            await find(caller.location.id, params.device_serial),
-            caller.location,
-            clock.now(),
-            deps.onlineThresholdS,
-            audienceOf(caller),
-          ),
-        ),
+        json(200, viewOf(await find(caller.location.id, params.device_serial), caller.location, clock.now(), audienceOf(caller))),
     }),
     defineRoute({
       method: 'GET',
@@ -211,8 +206,11 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       auth: 'location',
       params: SerialParam,
       doc: { summary: 'Connection status', tags, responses: { 200: DeviceStatusView }, errors: ['DEVICE_NOT_FOUND'] },
-      handler: async ({ caller, params }) =>
-        json(200, deviceStatusView(await find(caller.location.id, params.device_serial), clock.now(), deps.onlineThresholdS)),
+      handler: async ({ caller, params }) => {
+        const status = deviceStatusView(await find(caller.location.id, params.device_serial), clock.now(), deps.onlineThresholdS);
+        const elsewhere = !status.is_online && deps.onlineElsewhere?.(params.device_serial) === true;
+        return json(200, elsewhere ? { ...status, is_online: true, status: 'online' } : status);
+      },
     }),
     defineRoute({
       method: 'DELETE',
@@ -247,7 +245,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS, 'full'));
+        return json(200, viewOf(device, caller.location, clock.now(), 'full'));
       },
     }),
     defineRoute({
@@ -270,7 +268,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'accept-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS, 'full'));
+        return json(200, viewOf(device, caller.location, clock.now(), 'full'));
       },
     }),
     defineRoute({

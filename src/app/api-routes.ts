@@ -60,6 +60,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
       log,
       onlineThresholdS: config.onlineThresholdS,
       liveLastSeen: (sn) => p.hub.presence.lastSeenOf(sn),
+      onlineElsewhere: (sn) => p.hub.presence.onlineElsewhere(sn),
       requireCommKey,
       claim: config.deviceClaim,
       quotaDevices: config.quotaDevices,

@@ -21,16 +21,20 @@ export interface ClusterParts {
 
 export function followCluster({ feed, hub, bus, credentials, nodeId, leaderReleased }: ClusterParts): void {
   // A command queued on another node for a terminal held here wakes its poll now (not at the next 2 s store
-  // check); a device changed there (assigned, unassigned, comm key) loses its poll snapshot here.
+  // check); a device changed there (assigned, unassigned, comm key) loses its poll snapshot here, and a
+  // terminal polling here that was assigned there is announced online to its location.
   feed.subscribe({ locationId: null }, (e) => {
     if (e.node === nodeId) return;
-    if (e.type === 'device.updated') hub.deviceChanged(e.data.sn);
+    if (e.type === 'device.updated') hub.deviceChanged(e.data.sn, e.data.device.location_id);
+    // Presence everywhere: what the node serving a terminal announced (devices/presence.ts).
+    if (e.type === 'device.online' || e.type === 'device.offline') hub.presence.announced(e.data.sn, e.type === 'device.online');
     if (e.type !== 'command.updated') return;
     const { sn, status } = e.data.command;
     if (sn !== null && status === 'pending') bus.emit('mailbox.changed', { location_id: e.location_id, sn });
   });
   feed.onDoubt(() => {
     hub.doubt();
+    hub.presence.doubt();
     credentials.forgetAll();
   });
   feed.onSystem((e) => {

@@ -101,7 +101,7 @@ export class DeviceActor {
     if (!s?.location || !this.#snapshot.drained(this.#wakeGeneration)) return undefined;
     if (this.#deps.config.longpollS[s.codec.version] > 0) return undefined;
     const nowMs = this.#deps.clock.now().getTime();
-    if (!this.#lease.fresh(nowMs)) return undefined;
+    if (!this.#lease.fresh(nowMs) || this.#lease.moved) return undefined;
     const verdict = checkTrust(s.device, req, this.#deps.guard.throttle, nowMs);
     if (verdict.ok && verdict.bind) return undefined;
     this.lastActivity = nowMs;

@@ -8,13 +8,19 @@
  * - Nothing is claimed for a terminal that went away while this waited its turn, nor for an unassigned
  *   device [API-CONTRACT §6]: it gets a valid reply without commands.
  * - An idle poll whose pending hint holds (poll-snapshot.ts) reads nothing from the store.
+ * - The first poll after the terminal's lease moved here settles what the previous node handed out
+ *   unanswered before it takes a batch (lease-move.ts): repeatable work goes again in this very poll.
+ * - A moved terminal is handed only the deletes of its previous location's users until every one is
+ *   settled (`moveGroup`); what is held back leaves the mailbox not drained, so polls keep reading it.
  * - A batch's commands become `sent` for everyone once the reply was written in full; when the
  *   terminal went away first they go back to pending, in the actor's turn, so the terminal's next poll
  *   claims after the put-back and gets them. Until then the actor is busy and the pending hint is void.
  */
 import type { Codec, QueuedLine } from '../../protocols/index.js';
+import type { Command, Device } from '../store/ports/index.js';
 import type { ActorReply, PushRequest } from './actor-types.js';
 import type { HandlerContext } from './handlers/context.js';
+import { settleInDoubt } from './lease-move.js';
 import { EMPTY_BATCH, takeBatch, type Batch } from './outbox.js';
 import type { PollSnapshot } from './poll-snapshot.js';
 
@@ -61,13 +67,31 @@ export class Delivery {
     // Noted before the store is read: a wake from here on makes the next poll read it again.
     const generation = this.#host.wakeGeneration;
     const s = snapshot.trusted();
-    if (s && snapshot.drained(generation)) return { codec: s.codec, batch: EMPTY_BATCH, assigned: s.location !== undefined };
+    const moved = this.#ctx.lease.moved;
+    if (s && !moved && snapshot.drained(generation)) return { codec: s.codec, batch: EMPTY_BATCH, assigned: s.location !== undefined };
     const { device, location } = await snapshot.current(false, true);
     const codec = session.codec;
     if (!device || !location) return { codec, batch: EMPTY_BATCH, assigned: false };
-    const batch = await this.#ctx.store.unitOfWork(() => takeBatch(this.#ctx.results, codec, device, location));
+    const movedAt = this.#ctx.lease.takeMove();
+    if (movedAt !== undefined) await settleInDoubt(this.#ctx.results, location.id, movedAt);
+    const only = await this.#moveDeletesOnly(device);
+    const batch = await this.#ctx.store.unitOfWork(() => takeBatch(this.#ctx.results, codec, device, location, only));
     snapshot.noteDrained(batch.drained ? generation : undefined);
     return { codec, batch, assigned: true };
+  }
+
+  /**
+   * [API-CONTRACT §6] A moved terminal: while the deletes of its previous location's users are
+   * outstanding (sync/queue.ts, `moveGroup`), only they are handed out, nothing of the new location,
+   * API commands included. Once the group is settled the mark goes.
+   */
+  async #moveDeletesOnly(device: Device): Promise<((c: Command) => boolean) | undefined> {
+    const group = device.state?.moveGroup;
+    if (group === undefined) return undefined;
+    if (await this.#ctx.store.commands.groupOutstanding(group)) return (c) => c.group_id === group;
+    const { moveGroup: _settled, ...state } = device.state ?? {};
+    await this.#ctx.session.update({ state });
+    return undefined;
   }
 
   /** The held poll's periodic store check; work found there is taken even if the hint said empty. */

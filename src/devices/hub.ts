@@ -85,13 +85,18 @@ export class Hub {
     this.#unsubscribe = [
       deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake()),
       // The idle poll's snapshot of the device goes with any change to the record.
-      deps.bus.on('device.updated', ({ device }) => this.#actors.get(device.serial_number)?.forget()),
+      deps.bus.on('device.updated', ({ device }) => this.deviceChanged(device.serial_number, device.location_id)),
     ];
   }
 
-  /** The device changed on another node (through the event feed): its next poll reads the store. */
-  deviceChanged(sn: string): void {
+  /**
+   * The device changed, here or on another node or in the CLI (through the event feed): its next poll
+   * reads the store, and a terminal online here that was assigned (or moved) is online to its new
+   * location at once (Presence.located).
+   */
+  deviceChanged(sn: string, locationId?: number | null): void {
     this.#actors.get(sn)?.forget();
+    if (locationId !== undefined) this.presence.located(sn, locationId, this.#deps.clock.now().getTime());
   }
 
   /**

@@ -69,11 +69,23 @@ async function putBackStaleSyncOps(
   for (const id of stale) won.delete(id);
 }
 
-export async function takeBatch(ctx: ResultContext, codec: Codec, device: Device, location: Location): Promise<Batch> {
+/**
+ * `only`: the batch ends at the first pending command it refuses (the mailbox is read highest priority
+ * first); with nothing taken the batch is empty but not drained (work is held back, not absent).
+ */
+export async function takeBatch(
+  ctx: ResultContext,
+  codec: Codec,
+  device: Device,
+  location: Location,
+  only?: (command: Command) => boolean,
+): Promise<Batch> {
   const { store, config } = ctx;
   const now = () => ctx.clock.now().toISOString();
-  const pending = await store.commands.pending(ctx.sn, config.batchMaxCommands);
-  if (pending.length === 0) return DRAINED;
+  const all = await store.commands.pending(ctx.sn, config.batchMaxCommands);
+  if (all.length === 0) return DRAINED;
+  const cut = only ? all.findIndex((c) => !only(c)) : -1;
+  const pending = cut === -1 ? all : all.slice(0, cut);
   const lines: QueuedLine[] = [];
   const wire = new Map<number, string>();
   const extras = new Map<number, { progress?: Progress; fullAttlog?: boolean }>();

@@ -9,6 +9,16 @@
  * A node whose terminal went quiet first asks the store: if another node owns it now (the terminal
  * moved), it forgets the device without a word. Devices of a node that died are announced offline
  * by `sweepOrphans`, which one node runs at a time.
+ *
+ * Every node's view: a terminal this node serves is online by its own last request; one another node
+ * serves is online as the cluster announced it (`onlineElsewhere`: `device.online` through the event
+ * feed, or the terminal moving to another node while online here), since the store's last_seen is
+ * written behind. A move between nodes announces nothing and reads online on both all along; the
+ * feed's `device.offline` (the serving node's sweep, or the orphan sweep) ends it, and so does a
+ * doubt of the feed (then last_seen decides again).
+ *
+ * A terminal seen online while unassigned is announced online to the location it is assigned to, at
+ * once (`located`): its location's consumers (MQTT availability, webhooks) never heard it.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BioGateError } from '../errors.js';
@@ -39,6 +49,10 @@ export class Presence {
   readonly #seen = new Map<string, Seen>();
   readonly #dirty = new Set<string>();
   readonly #held = new Map<string, number>();
+  /** Terminals another node serves that the cluster announced online (see the file comment). */
+  readonly #elsewhere = new Set<string>();
+  /** Last request times of terminals that moved to another node, still to be written (flush). */
+  readonly #leaving = new Map<string, { last_seen: string; last_address: string }>();
   #flushFailing = false;
   #flushing: Promise<void> | undefined;
 
@@ -52,7 +66,11 @@ export class Presence {
 
   seen(sn: string, locationId: number | null, address: string, now: number): void {
     const prev = this.#seen.get(sn);
+    this.#elsewhere.delete(sn);
+    this.#leaving.delete(sn);
     const entry: Seen = prev ?? { locationId, at: now, address, online: false };
+    // Assigned while polling, and the device.updated event was missed: announced to its location now.
+    if (prev?.online && prev.locationId === null && locationId !== null) this.located(sn, locationId, now);
     if (prev && prev.address !== address && now - prev.at <= this.thresholdMs) this.#conflict(sn, entry, address, now);
     entry.locationId = locationId;
     entry.at = now;
@@ -68,10 +86,46 @@ export class Presence {
     }
   }
 
-  /** Another node serves the device now: forget it here, silently (it did not go offline). */
+  /**
+   * Another node serves the device now: forget it here, silently (it did not go offline). Its last
+   * request time here is still written (the store keeps the newest), and until the cluster says
+   * otherwise it reads online here, as it was announced.
+   */
   forget(sn: string): void {
+    const s = this.#seen.get(sn);
+    if (s && this.#dirty.has(sn)) this.#leaving.set(sn, { last_seen: new Date(s.at).toISOString(), last_address: s.address });
+    if (s?.online) this.#elsewhere.add(sn);
     this.#seen.delete(sn);
     this.#dirty.delete(sn);
+  }
+
+  /** Another node announced a presence change (the event feed). */
+  announced(sn: string, online: boolean): void {
+    if (this.#seen.get(sn)?.online) return; // served here: this node's own requests decide
+    if (online) this.#elsewhere.add(sn);
+    else this.#elsewhere.delete(sn);
+  }
+
+  /** The event feed may have missed announcements: last_seen decides again. */
+  doubt(): void {
+    this.#elsewhere.clear();
+  }
+
+  /** Whether the terminal is online on another node, as the cluster announced it (see the file comment). */
+  onlineElsewhere(sn: string): boolean {
+    return this.#elsewhere.has(sn) && !this.#seen.has(sn);
+  }
+
+  /**
+   * The terminal's location changed (assigned, unassigned, moved): when it is online here, the new
+   * location hears `device.online` now (not through the store's compare-and-set: the terminal was
+   * announced online already, to no location or another one).
+   */
+  located(sn: string, locationId: number | null, now: number): void {
+    const entry = this.#seen.get(sn);
+    if (!entry?.online || entry.locationId === locationId) return;
+    entry.locationId = locationId;
+    if (locationId !== null) this.bus.emit('device.online', { location_id: locationId, sn, at: new Date(now).toISOString() });
   }
 
   /** Compare-and-set in the store; only the node that changed it emits the transition. */
@@ -156,6 +210,7 @@ export class Presence {
     let n = 0;
     for (const d of await this.store.cluster.staleOnline(before, new Date(now).toISOString(), 500)) {
       if (this.#seen.get(d.sn)?.online) continue; // served here: the node's own sweep decides
+      this.#elsewhere.delete(d.sn);
       await this.#announce(d.sn, d.location_id, 'offline', now);
       n++;
     }
@@ -171,7 +226,7 @@ export class Presence {
    */
   async flush(): Promise<void> {
     while (this.#flushing) await this.#flushing;
-    if (this.#dirty.size === 0) return;
+    if (this.#dirty.size === 0 && this.#leaving.size === 0) return;
     this.#flushing = this.#flushPending().finally(() => {
       this.#flushing = undefined;
     });
@@ -181,7 +236,10 @@ export class Presence {
   async #flushPending(): Promise<void> {
     const pending = [...this.#dirty];
     this.#dirty.clear();
-    for (let i = 0; i < pending.length; i += FLUSH_BATCH) {
+    // Terminals gone to another node go with the first batch (the store keeps the newer value).
+    const leaving = [...this.#leaving].map(([sn, e]) => ({ sn, ...e }));
+    this.#leaving.clear();
+    for (let i = 0; i < Math.max(pending.length, 1); i += FLUSH_BATCH) {
       if (i > 0) await nextTurn();
       // Read now, not when the flush began: a terminal seen meanwhile gets its newest time.
       const entries = pending.slice(i, i + FLUSH_BATCH).flatMap((sn) => {
@@ -189,9 +247,10 @@ export class Presence {
         return s ? [{ sn, last_seen: new Date(s.at).toISOString(), last_address: s.address }] : [];
       });
       try {
-        await this.store.devices.touchMany(entries);
+        await this.store.devices.touchMany(i === 0 ? [...leaving, ...entries] : entries);
       } catch (err) {
         for (const sn of pending.slice(i)) this.#dirty.add(sn);
+        if (i === 0) for (const { sn, ...e } of leaving) if (!this.#seen.has(sn) && !this.#leaving.has(sn)) this.#leaving.set(sn, e);
         if (!(err instanceof BioGateError) || err.code !== 'STORE_UNAVAILABLE') throw err;
         if (!this.#flushFailing)
           this.log.warn({ pending: this.#dirty.size }, 'store unavailable: last_seen writes kept for the next flush');

@@ -145,6 +145,9 @@ async function renderSync(
 ): Promise<RenderResult> {
   const params = command.params ?? {};
   const pin = params['pin'] as number;
+  // A delete of a moved device's previous users (no location, sync/queue.ts): a delete whatever the
+  // device's current location holds under that PIN; that location's own op sends its user afterwards.
+  if (command.location_id === null) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
   // An op says which user, not what to send: it renders the user's state at dispatch. Whatever order
   // a terminal receives a user's ops in (a re-queued op whose result was lost can arrive after a newer
   // one), the last one it executes carries the newest state, so it converges. Not active

@@ -32,6 +32,8 @@ export interface StreamDeps {
   readonly log: Logger;
   readonly onlineThresholdS: number;
   readonly liveLastSeen?: (sn: string) => string | undefined;
+  /** Online on another node, as the cluster announced it (devices/presence.ts). */
+  readonly onlineElsewhere?: (sn: string) => boolean;
   /** Called after authentication (the REST API's per-token rate limit: an upgrade is one request). */
   readonly onCaller?: (caller: Caller) => void;
   /** Unread bytes after which a client is cut off (default 1 MiB). */
@@ -79,6 +81,7 @@ export function mountStream(deps: StreamDeps): Stream {
           now: () => deps.clock.now(),
           onlineThresholdS: deps.onlineThresholdS,
           liveLastSeen: deps.liveLastSeen,
+          onlineElsewhere: deps.onlineElsewhere,
           log: deps.log,
           snapshotPauseBytes: Math.floor(maxBuffered / 2),
         },

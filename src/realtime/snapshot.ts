@@ -16,6 +16,8 @@ export interface SnapshotDeps {
   readonly onlineThresholdS: number;
   /** This node's fresher last_seen of a device it serves (the store's is written behind). */
   readonly liveLastSeen?: ((sn: string) => string | undefined) | undefined;
+  /** Online on another node, as the cluster announced it (devices/presence.ts): the store's last_seen lags. */
+  readonly onlineElsewhere?: ((sn: string) => boolean) | undefined;
 }
 
 /**
@@ -30,13 +32,17 @@ export async function retainedMessages(deps: SnapshotDeps, location: Location, f
   const out: TopicMessage[] = [];
   for (const stored of [...devices].sort((a, b) => a.serial_number.localeCompare(b.serial_number))) {
     const device = fresh(deps, stored);
-    const online = isOnline(device.last_seen, now, deps.onlineThresholdS);
+    const online = isOnline(device.last_seen, now, deps.onlineThresholdS) || deps.onlineElsewhere?.(device.serial_number) === true;
     const availability = availabilityTopic(device.serial_number);
     const state = stateTopic(device.serial_number);
     if (filters.some((f) => topicMatches(f, availability)))
       out.push({ topic: availability, payload: online ? 'online' : 'offline', retain: true });
     if (filters.some((f) => topicMatches(f, state)))
-      out.push({ topic: state, payload: deviceFeedView(device, location, now, deps.onlineThresholdS), retain: true });
+      out.push({
+        topic: state,
+        payload: { ...deviceFeedView(device, location, now, deps.onlineThresholdS), is_active: online },
+        retain: true,
+      });
   }
   return out;
 }

@@ -5,6 +5,11 @@
  * The API shows sync ops with priority 0.
  */
 export const SYNC_PRIORITY = {
+  /**
+   * Deletes of the previous location's users from a moved terminal: above every API command (0–100),
+   * since the device is handed nothing else until they are confirmed (devices/delivery.ts).
+   */
+  moved: 1_000,
   /** time-sync after a time zone or UTC offset change: the clock first, so punches are stamped right. */
   time: -5,
   /** user.delete: revoking access first. */

@@ -80,6 +80,18 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     group_id,
   });
 
+  /** A delete of a moved device's previous users: no location, a key of its own (never merged with this location's ops). */
+  const moveDelete = (sn: string, pin: number, expires_at: string): NewCommand => ({
+    location_id: null,
+    sn,
+    command: 'sync-users',
+    params: { op: 'user.delete', pin },
+    priority: SYNC_PRIORITY.moved,
+    origin: 'sync',
+    expires_at,
+    sync_key: `moved:${pin}`,
+  });
+
   async function enqueue(ops: NewCommand[]): Promise<number> {
     let total = 0;
     const now = clock.now().toISOString();
@@ -134,29 +146,44 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
   }
 
   /**
-   * Whether this assignment moved the device from another location: it holds users BioGate synced
-   * for one. Then reports from before the move are not the new location's (`movedAt`, used by
-   * actor.ts for attendance). A first assignment writes nothing.
+   * A device moved here holds users BioGate synced to it for another location: they are deleted from
+   * it in a group of their own, with no location (neither location's commands, feed or webhooks show
+   * the other's PINs), above every lane. The device records the group (`moveGroup`) before anything
+   * of the new location is queued, and its delivery hands out nothing else while the group is
+   * outstanding (devices/delivery.ts). `movedAt`: reports from before the move are not the new
+   * location's (attendance, actor.ts). A first assignment writes nothing.
    */
-  async function markMove(locationId: number, sn: string, moved: boolean): Promise<void> {
+  async function queueMoveDeletes(locationId: number, sn: string, pins: readonly number[]): Promise<number> {
     const device = await store.devices.getBySerial(sn);
-    if (!device || device.location_id !== locationId) return;
-    if (!moved && device.state?.movedAt === undefined) return;
-    const { movedAt: _previous, ...state } = device.state ?? {};
-    await store.devices.updateSession(
-      sn,
-      { state: { ...state, ...(moved ? { movedAt: device.assigned_at ?? clock.now().toISOString() } : {}) } },
+    if (!device || device.location_id !== locationId) return 0;
+    if (pins.length === 0 && device.state?.movedAt === undefined && device.state?.moveGroup === undefined) return 0;
+    const now = clock.now().toISOString();
+    const expires = expiry();
+    const group =
+      pins.length === 0
+        ? undefined
+        : await store.commands.create(
+            { ...moveDelete(sn, 0, expires), params: { op: 'user.delete', pins: pins.length }, sync_key: null, composite: true },
+            now,
+          );
+    const { movedAt: _previous, moveGroup: _group, ...state } = device.state ?? {};
+    const moved = group ? { movedAt: device.assigned_at ?? now, moveGroup: group.id } : {};
+    await store.devices.updateSession(sn, { state: { ...state, ...moved } }, now);
+    if (!group) return 0;
+    const { created, replaced } = await store.commands.enqueueSync(
+      pins.map((pin) => ({ ...moveDelete(sn, pin, expires), group_id: group.id })),
       clock.now().toISOString(),
     );
+    wake(locationId, [sn]);
+    return created + replaced;
   }
 
   return {
     queueRoster,
     async queueAssignment(locationId, sn) {
-      // Deletes first; where the location has the same PIN, its upsert replaces the delete (same sync key).
-      const elsewhere = await store.commands.syncedPinsElsewhere(sn, locationId);
-      await markMove(locationId, sn, elsewhere.length > 0);
-      const deleted = await deleteFrom(locationId, sn, elsewhere);
+      // Deletes first, confirmed before anything of this location leaves; a PIN both locations use is
+      // deleted, then sent again with this location's data.
+      const deleted = await queueMoveDeletes(locationId, sn, await store.commands.syncedPinsElsewhere(sn, locationId));
       const roster = await queueRoster(locationId, sn);
       return { devices: 1, commands: deleted + roster.commands };
     },

@@ -1,5 +1,5 @@
-// A device moved from location B to location A (sync/device-move.ts, issue #13): B's users are
-// deleted from it before A's users are sent, a load-users A asks for meanwhile does not list them,
+// A device moved from location B to location A (sync/device-move.ts, issues #13 and #31): B's users
+// are deleted from it (confirmed) before anything of A is sent, A's own load-users included,
 // and attendance the terminal buffered while it served B (device-local time before the assignment
 // to A) is acknowledged but never recorded for A.
 import t from 'tap';
@@ -45,21 +45,30 @@ t.test("moved B → A: B's users go first, B-time attendance is not A's", async 
   await a('POST', '/api/users', { pin: 2, first_name: 'Al' });
   t.equal((await a('POST', '/api/devices', { sn: SN })).res.status, 201, 'assigned to A at 12:00 UTC');
 
-  // A asks the terminal for its users before B's user is deleted: B's user is not listed as A's.
+  // A asks the terminal for its users at once. Issue #31: B's user is deleted, and the delete confirmed,
+  // before anything of A goes out, A's own API commands included.
   const load = (await a('POST', '/api/commands', { sn: SN, command: 'load-users' })).body as { id: number };
   const first = (await iclock('getrequest')).split('\n').filter(Boolean);
-  t.equal(first[0], `C:${load.id}:DATA QUERY USERINFO`, "the integrator's load-users goes first");
-  // [PUSH-v2 §6.5] the users come as an OPERLOG upload: B's user 1 and a user enrolled on the terminal itself.
-  await iclock('cdata?table=OPERLOG', 'USER PIN=1\tName=Bea\tPri=0\nUSER PIN=7\tName=Local\tPri=0\n');
+  t.same(
+    first.map((l) => l.split(':').slice(2).join(':')),
+    ['DATA DELETE USERINFO PIN=1'],
+    "B's user is deleted first, and alone",
+  );
+  t.equal(await iclock('getrequest'), 'OK', 'nothing of A while the delete is unconfirmed');
   await iclock('devicecmd', first.map((l) => `ID=${l.split(':')[1]}&Return=0&CMD=DATA`).join('\n'));
+  const second = (await iclock('getrequest')).split('\n').filter(Boolean);
+  t.equal(second[0], `C:${load.id}:DATA QUERY USERINFO`, "then the integrator's load-users");
+  // [PUSH-v2 §6.5] the users come as an OPERLOG upload: a user enrolled on the terminal itself.
+  await iclock('cdata?table=OPERLOG', 'USER PIN=7\tName=Local\tPri=0\n');
+  await iclock('devicecmd', second.map((l) => `ID=${l.split(':')[1]}&Return=0&CMD=DATA`).join('\n'));
   const loaded = (await a('GET', `/api/commands/${load.id}`)).body as { status: string; result: unknown };
   t.equal(loaded.status, 'success');
   t.notMatch(JSON.stringify(loaded.result), /Bea/, "B's user is not in A's load-users result");
   t.match(JSON.stringify(loaded.result), /Local/, 'a user enrolled on the terminal itself is');
   t.same(
-    [...first.slice(1).map((l) => l.split(':').slice(2).join(':').split('\t')[0]), ...(await drain())],
-    ['DATA DELETE USERINFO PIN=1', 'DATA UPDATE USERINFO PIN=2'],
-    "B's user deleted before A's user is sent",
+    [...second.slice(1).map((l) => l.split(':').slice(2).join(':').split('\t')[0]), ...(await drain())],
+    ['DATA UPDATE USERINFO PIN=2'],
+    "A's user after B's user was deleted",
   );
 
   // The terminal had buffered a punch of B's user at 11:00 and records one of A's at 12:30.

@@ -56,6 +56,11 @@ export interface DeviceState {
    * from before (attendance stamped earlier) belongs to the old location and is not recorded.
    */
   readonly movedAt?: Iso;
+  /**
+   * The group (composite command id) of the deletes of the users BioGate synced to the device for its
+   * previous location: while any of them is outstanding the device is handed nothing else.
+   */
+  readonly moveGroup?: number;
 }
 
 export interface DeviceFilter {
