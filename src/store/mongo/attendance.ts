@@ -20,7 +20,7 @@ import type { Ids } from './ids.js';
 import type { AttendanceDoc, Collections } from './schema.js';
 import { ignoreDuplicates, pageOf, present } from './util.js';
 
-const toAttendance = ({ _id, ...rest }: AttendanceDoc): Attendance => ({ id: _id, ...rest });
+const toAttendance = ({ _id, feed_event: _f, ...rest }: AttendanceDoc): Attendance => ({ id: _id, ...rest });
 
 const dedupKey = (a: NewAttendance) => JSON.stringify([a.sn, a.pin, a.local_time, a.status, a.verify]);
 
@@ -41,7 +41,7 @@ function queryOf(locationId: number, filter: AttendanceFilter): Filter<Attendanc
 
 export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
   return {
-    async record(records, now) {
+    async record(records, now, feedEvent) {
       const byKey = new Map<string, NewAttendance>();
       for (const r of records) if (!byKey.has(dedupKey(r))) byKey.set(dedupKey(r), r);
       if (byKey.size === 0) return [];
@@ -56,7 +56,8 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       const keys = new Map((await c.attendanceKeys.find({ _id: { $in: batch.map(([key]) => key) } }).toArray()).map((k) => [k._id, k]));
       const docs = batch.map(([key, r]): AttendanceDoc => {
         const k = present(keys.get(key), 'attendance key');
-        return { ...r, _id: k.attendance_id, location_id: k.location_id, created_at: now };
+        // The outbox marker is in the punch's own document: written with it or not at all.
+        return { ...r, _id: k.attendance_id, location_id: k.location_id, created_at: now, ...(feedEvent ? { feed_event: feedEvent } : {}) };
       });
       const result = await c.attendance.bulkWrite(
         docs.map(({ _id, location_id, ...fields }) => ({
@@ -68,6 +69,14 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
         .map(Number)
         .sort((x, y) => x - y)
         .map((i) => toAttendance(docs[i] as AttendanceDoc));
+    },
+    async unannounced(limit) {
+      const docs = await c.attendance
+        .find({ feed_event: { $exists: true } })
+        .sort({ feed_event: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({ marker: d.feed_event as string, record: toAttendance(d) }));
     },
     async list(locationId, filter, window) {
       const query = queryOf(locationId, filter);

@@ -39,7 +39,8 @@ export type DeviceDoc = Omit<
   token_bound_address?: string | null;
   registration_accepted_at?: string | null;
 };
-export type AttendanceDoc = Stored<Attendance>;
+/** `feed_event`: the outbox marker of the feed event the punch still owes (absent once stored; ../ports/cluster.ts OutboxTable). */
+export type AttendanceDoc = Stored<Attendance> & { feed_event?: string };
 
 /**
  * `params` and `result` are JSON text. Two slots replace SQLite's partial unique indexes:
@@ -61,7 +62,7 @@ export type CommandDoc = Omit<Stored<Command>, 'params' | 'result' | 'group_id'>
 };
 
 /** A door or alarm event; (location_id, sn, dedup_key) is unique, so re-sent records are kept once. */
-export type DoorEventDoc = Stored<StoredDoorEvent> & { dedup_key: string };
+export type DoorEventDoc = Stored<StoredDoorEvent> & { dedup_key: string; feed_event?: string };
 
 /** Dedup record of one attendance punch; `_id` is the dedup key (see attendance.ts). */
 export interface AttendanceKeyDoc {
@@ -179,6 +180,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
     { name: 'location_arrival', key: { location_id: 1, created_at: 1, _id: 1 } },
     { name: 'time', key: { timestamp: 1 } },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, partialFilterExpression: { feed_event: { $exists: true } } },
   ],
   attendanceKeys: [{ name: 'attendance_id', key: { attendance_id: 1 } }],
   deviceRecords: [
@@ -189,6 +191,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'location_sn_dedup_unique', key: { location_id: 1, sn: 1, dedup_key: 1 }, unique: true },
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
     { name: 'time', key: { timestamp: 1 } },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, partialFilterExpression: { feed_event: { $exists: true } } },
   ],
   syncOutbox: [
     { name: 'location_pin', key: { location_id: 1, pin: 1 } },
