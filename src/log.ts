@@ -68,6 +68,8 @@ export interface LoggerOptions {
   readonly format?: LogFormat;
   /** Whether stdout is a terminal (for `auto`); process.stdout.isTTY when omitted. */
   readonly isTTY?: boolean;
+  /** Each line written before the call returns (the fatal logger: the process exits right after). */
+  readonly sync?: boolean;
 }
 
 /** Whether lines are made human-readable: forced, or `auto` on a terminal. */
@@ -97,7 +99,7 @@ export function createLogger(options: LoggerOptions): Logger {
           sync: true,
           ...(options.destination ? { destination: options.destination } : {}),
         })
-      : (options.destination ?? pino.destination({ sync: false })),
+      : (options.destination ?? pino.destination({ sync: options.sync ?? false })),
   );
 }
 

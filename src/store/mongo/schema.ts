@@ -13,6 +13,7 @@
  * a partial unique index, the document carries a synthetic "slot" field that is unique for every
  * document that must not collide (see CommandDoc).
  */
+import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, Token, User } from '../ports/index.js';
 
@@ -127,6 +128,19 @@ export interface Collections {
   readonly syncOutbox: Collection<OutboxDoc>;
   readonly jobs: Collection<JobDoc>;
   readonly markers: Collection<MarkerDoc>;
+  readonly meta: Collection<MetaDoc>;
+}
+
+/**
+ * The schema version of this release on MongoDB, kept in `meta` (`{ _id: 'schema', version }`):
+ * raised with every change a previous release must not run on. A newer one there stops the start.
+ * 1: the feed outbox field `feed_event` (issue #32).
+ */
+export const SCHEMA_VERSION = 1;
+
+export interface MetaDoc {
+  _id: string;
+  version: number;
 }
 
 export function collections(db: Db): Collections {
@@ -145,11 +159,12 @@ export function collections(db: Db): Collections {
     syncOutbox: db.collection<OutboxDoc>('sync_outbox'),
     jobs: db.collection<JobDoc>('job_state'),
     markers: db.collection<MarkerDoc>('markers'),
+    meta: db.collection<MetaDoc>('meta'),
   };
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
-const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers'>, IndexDescription[]>> = {
+const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'meta'>, IndexDescription[]>> = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
     { name: 'location', key: { location_id: 1, _id: 1 } },
@@ -222,7 +237,15 @@ const REPLACED: readonly { collection: keyof typeof INDEXES; name: string }[] = 
   { collection: 'commands', name: 'mailbox' },
 ];
 
+/** Refuses a database a newer release migrated; records this release's version (never lowers it). */
+export async function checkSchemaVersion(c: Collections): Promise<void> {
+  const found = (await c.meta.findOne({ _id: 'schema' }))?.version ?? 0;
+  if (found > SCHEMA_VERSION) throw new StoreSchemaNewerError('mongodb', found, SCHEMA_VERSION);
+  await c.meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION } }, { upsert: true });
+}
+
 export async function ensureIndexes(c: Collections): Promise<void> {
+  await checkSchemaVersion(c);
   for (const [name, specs] of Object.entries(INDEXES) as [keyof typeof INDEXES, IndexDescription[]][]) {
     await c[name].createIndexes(specs);
   }

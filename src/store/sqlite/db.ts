@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { StoreSchemaNewerError } from '../../errors.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -97,6 +98,10 @@ export const positions = <C extends string>(columns: readonly C[]): { readonly [
 
 export function migrate(db: Db): number[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  // A schema a newer version migrated is never run on: what it wrote may mean something else here.
+  const known = Math.max(...MIGRATIONS.map((m) => m.version));
+  const found = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+  if (found > known) throw new StoreSchemaNewerError('sqlite', found, known);
   const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
   const ran: number[] = [];
   for (const m of MIGRATIONS) {
