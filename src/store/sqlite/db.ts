@@ -1,5 +1,5 @@
 /** Opens the SQLite database (WAL, foreign keys, busy timeout) and runs pending migrations. */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreSchemaNewerError } from '../../errors.js';
@@ -10,8 +10,23 @@ export type Db = Database.Database;
 /** How long a write waits for another connection's lock before it fails (503 STORE_UNAVAILABLE); see ./lock-watch.ts. */
 export const BUSY_TIMEOUT_MS = 5_000;
 
+/**
+ * Creates `path` empty, readable by its owner only, unless it exists: a store holds webhook secrets,
+ * cards and keypad passwords. SQLite gives a -wal, -shm or -journal the mode of its database file.
+ */
+export function createPrivateFile(path: string): void {
+  try {
+    writeFileSync(path, '', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
+    createPrivateFile(path);
+  }
   const db = new Database(path);
   // First: switching a fresh file to WAL takes a lock that a second process starting at the same
   // moment (nodes starting together) must wait for, not fail on.
