@@ -28,8 +28,14 @@ t.test('template bytes of rejected lines and bearer tokens never reach a log lin
   await s.close();
 
   const text = logs.text();
-  t.ok(logs.entries().some((e) => e['msg'] === 'device lines rejected'), 'the rejected lines were logged (with samples)');
-  t.ok(logs.entries().some((e) => e['msg'] === 'request'), 'the debug request log ran');
+  t.ok(
+    logs.entries().some((e) => e['msg'] === 'device lines rejected'),
+    'the rejected lines were logged (with samples)',
+  );
+  t.ok(
+    logs.entries().some((e) => e['msg'] === 'request'),
+    'the debug request log ran',
+  );
   t.notOk(text.includes(TEMPLATE.slice(0, 24)), 'no template bytes in any line');
   t.notOk(text.includes(s.token), 'the location token in no line');
   t.notOk(text.includes(ADMIN_TOKEN), 'the admin token in no line');

@@ -195,7 +195,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
     { name: 'location_arrival', key: { location_id: 1, created_at: 1, _id: 1 } },
     { name: 'time', key: { timestamp: 1 } },
-    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, partialFilterExpression: { feed_event: { $exists: true } } },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, sparse: true },
   ],
   attendanceKeys: [{ name: 'attendance_id', key: { attendance_id: 1 } }],
   deviceRecords: [
@@ -206,7 +206,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'location_sn_dedup_unique', key: { location_id: 1, sn: 1, dedup_key: 1 }, unique: true },
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
     { name: 'time', key: { timestamp: 1 } },
-    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, partialFilterExpression: { feed_event: { $exists: true } } },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, sparse: true },
   ],
   syncOutbox: [
     { name: 'location_pin', key: { location_id: 1, pin: 1 } },
