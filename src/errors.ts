@@ -94,6 +94,21 @@ export class BioGateError extends Error {
   }
 }
 
+/**
+ * The store was migrated by a newer BioGate (a SQLite schema version above the highest migration
+ * this version knows; a MongoDB `meta` schema document above SCHEMA_VERSION): running on it could
+ * corrupt what the newer version wrote, so the process refuses to start. Not an API error.
+ */
+export class StoreSchemaNewerError extends Error {
+  constructor(store: 'sqlite' | 'mongodb', found: number, known: number) {
+    super(
+      `the ${store === 'sqlite' ? 'SQLite' : 'MongoDB'} store was migrated by a newer BioGate (schema version ${found}; this version knows up to ${known}): ` +
+        'run the newer version, or restore a backup made by this one',
+    );
+    this.name = 'StoreSchemaNewerError';
+  }
+}
+
 /** Shorthand for the common 422 with one issue. */
 export function invalid(loc: readonly (string | number)[], msg: string, type = 'value_error'): BioGateError {
   return new BioGateError('VALIDATION_FAILED', [{ loc, msg, type }]);

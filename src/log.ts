@@ -37,6 +37,26 @@ export const REDACT_PATHS = [
   '*.headers["set-cookie"]',
 ] as const;
 
+/**
+ * Secrets inside text (device lines quoted in a sample, an error message, a URL) that no key path
+ * can reach, masked in every serialised line at every level: template bytes after `TMP=` / `Tmp=`
+ * (FP, FACE, BIODATA lines [PUSH-v2 §9]), a bearer token, a stream's `access_token` query value.
+ * The value ends where the JSON string or the device field ends (quote, backslash of an escaped
+ * tab, whitespace, `&`).
+ */
+const TEXT_SECRETS: readonly [RegExp, string][] = [
+  [/(tmp)=[^\s"\\&]+/gi, '$1=[redacted]'],
+  [/\b(bearer)(\s+|%20|\+)[^\s"\\&]+/gi, '$1$2[redacted]'],
+  [/(access_token)=[^\s"\\&]+/gi, '$1=[redacted]'],
+];
+
+/** A serialised log line with the secrets of TEXT_SECRETS masked. */
+export function maskLine(line: string): string {
+  let out = line;
+  for (const [pattern, replacement] of TEXT_SECRETS) out = out.replace(pattern, replacement);
+  return out;
+}
+
 /** `auto`: human-readable on a TTY, JSON otherwise. */
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
@@ -48,6 +68,8 @@ export interface LoggerOptions {
   readonly format?: LogFormat;
   /** Whether stdout is a terminal (for `auto`); process.stdout.isTTY when omitted. */
   readonly isTTY?: boolean;
+  /** Each line written before the call returns (the fatal logger: the process exits right after). */
+  readonly sync?: boolean;
 }
 
 /** Whether lines are made human-readable: forced, or `auto` on a terminal. */
@@ -63,6 +85,7 @@ export function createLogger(options: LoggerOptions): Logger {
       base: { service: 'biogate' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+      hooks: { streamWrite: maskLine },
       formatters: { level: (label) => ({ level: label }) },
     },
     // pino-pretty as a stream in this thread (not a worker transport): redaction has run already, and
@@ -76,7 +99,7 @@ export function createLogger(options: LoggerOptions): Logger {
           sync: true,
           ...(options.destination ? { destination: options.destination } : {}),
         })
-      : (options.destination ?? pino.destination({ sync: false })),
+      : (options.destination ?? pino.destination({ sync: options.sync ?? false })),
   );
 }
 

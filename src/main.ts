@@ -5,7 +5,8 @@
 import { buildApp } from './app.js';
 import { runCommand, type CliIo } from './cli/commands.js';
 import { ConfigError, loadConfig } from './config/load.js';
-import { createLogger } from './log.js';
+import { StoreSchemaNewerError } from './errors.js';
+import { createLogger, type Logger, type LoggerOptions } from './log.js';
 import { ListenError } from './http/server.js';
 import { UwsUnavailableError } from './http/uws.js';
 
@@ -14,9 +15,34 @@ const SHUTDOWN_MARGIN_MS = 2_000;
 /** Closing the store on the forced paths may take this long. */
 const STORE_CLOSE_MS = 3_000;
 
+/**
+ * An error nothing caught (a throw in a callback, a rejection nobody awaited) ends the process, as
+ * Node would, but first says so in the log: through a logger whose writes are synchronous, so the
+ * line is out before process.exit (the gateway's own logger buffers). Returns the uninstaller.
+ */
+export function installFatalHandlers(options: LoggerOptions, exit: (code: number) => void = (code) => process.exit(code)): () => void {
+  const fatal: Logger = createLogger({ ...options, level: 'fatal', sync: true });
+  const onError = (origin: 'uncaughtException' | 'unhandledRejection') => (err: unknown) => {
+    try {
+      fatal.fatal({ err, origin }, `${origin}: the gateway stops`);
+    } finally {
+      exit(1);
+    }
+  };
+  const uncaught = onError('uncaughtException');
+  const unhandled = onError('unhandledRejection');
+  process.on('uncaughtException', uncaught);
+  process.on('unhandledRejection', unhandled);
+  return () => {
+    process.off('uncaughtException', uncaught);
+    process.off('unhandledRejection', unhandled);
+  };
+}
+
 export async function serve(io: CliIo): Promise<number> {
   const config = loadConfig({ env: io.env });
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+  installFatalHandlers({ level: config.logLevel, format: config.logFormat });
   const app = await buildApp({ config, logger, announce: (text) => io.stdout.write(text + '\n') });
   let port: number;
   try {
@@ -110,7 +136,12 @@ export async function main(argv: readonly string[]): Promise<never> {
     // Bare `biogate` and every --help print help; only `biogate serve` starts the gateway.
     code = await runCommand(argv, io, { serve: () => serve(io), simulate: (rest) => simulate(rest, io) });
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof UwsUnavailableError || err instanceof ListenError)
+    if (
+      err instanceof ConfigError ||
+      err instanceof UwsUnavailableError ||
+      err instanceof ListenError ||
+      err instanceof StoreSchemaNewerError
+    )
       io.stderr.write(`biogate: ${err.message}\n`);
     else io.stderr.write(`biogate: fatal: ${(err as Error).stack ?? String(err)}\n`);
     code = 1;

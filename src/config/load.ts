@@ -90,12 +90,18 @@ export function loadConfig(options: LoadOptions = {}): Config {
   return Object.freeze(values) as Config;
 }
 
-/** Config as printable text, secrets masked. */
+/** `scheme://user:password@…` → `scheme://user:***@…` (BIOGATE_STORE, BIOGATE_MQTT); anything else as it is. */
+export function maskUrlPassword(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@]*@/i, '$1:***@');
+}
+
+/** Config as printable text, secrets masked: secret settings as `(set)`, passwords inside URLs as `***`. */
 export function describeConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(SETTINGS) as SettingKey[]) {
     const meta: { secret?: boolean } = SETTINGS[key].meta;
-    out[key] = meta.secret && config[key] !== null ? '(set)' : config[key];
+    const value: unknown = config[key];
+    out[key] = meta.secret && value !== null ? '(set)' : typeof value === 'string' ? maskUrlPassword(value) : value;
   }
   return out;
 }

@@ -3,6 +3,7 @@
  * biometric templates. Every function resolves only after the store has the
  * data, so the reply that acknowledges it comes after [PUSH-v2 §2.2].
  */
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type {
   AttendanceRecord,
@@ -113,9 +114,12 @@ export async function recordPunches(
     }
     accepted += valid.length;
     if (valid.length > 0) {
-      const records = await store.attendance.record(valid, now);
+      // The rows carry their feed event's outbox marker from the same write (src/events/outbox.ts): a
+      // crash before the event is stored leaves it owed, never lost.
+      const feedEvent = randomUUID();
+      const records = await store.attendance.record(valid, now, feedEvent);
       stored += records.length;
-      if (records.length > 0) bus.emit('attendance.recorded', { location_id: location.id, records });
+      if (records.length > 0) bus.emit('attendance.recorded', { location_id: location.id, records, feed_event: feedEvent });
     }
     // Sized by the time the event loop was busy, not the wall time: waiting for a remote store
     // (MongoDB) blocks nobody, and counting it would shrink the slices for nothing.

@@ -17,9 +17,10 @@ export interface BusEvents {
   'command.updated': { location_id: number | null; command: Command };
   /** New pending work for a device (commands or sync ops): held polls are released. */
   'mailbox.changed': { location_id: number | null; sn: string };
-  'attendance.recorded': { location_id: number; records: readonly Attendance[] };
+  /** `feed_event`: the outbox marker the records were written under (src/events/outbox.ts). */
+  'attendance.recorded': { location_id: number; records: readonly Attendance[]; feed_event?: string };
   /** A door or alarm event as stored (src/devices/door-events.ts); only new ones, not re-sent duplicates. */
-  'door.event': { location_id: number; record: StoredDoorEvent };
+  'door.event': { location_id: number; record: StoredDoorEvent; feed_event?: string };
   'user.changed': { location_id: number; pins: readonly number[]; change: 'upserted' | 'deactivated' | 'deleted' };
 }
 

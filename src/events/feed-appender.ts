@@ -9,15 +9,19 @@
  * - A pump starts after the current turn of the event loop, so facts emitted together leave together.
  * - While the store is unreachable (STORE_UNAVAILABLE), building or appending an event is retried every
  *   OUTAGE_RETRY_MS, OUTAGE_RETRIES times (a minute), holding the location's later facts back in order;
- *   then it is logged as lost and the pump goes on.
+ *   then it is logged as lost and the pump goes on (an outbox fact's rows keep their marker: the
+ *   sweep of ./outbox.ts stores it later).
+ * - An outbox fact's event is appended under its outbox id, with its rows' markers cleared in the
+ *   same store write; its id is `owed` from add() until that write ends.
  * - settled() resolves once what was emitted before it is stored and handed to `stored`.
  */
 import { randomUUID } from 'node:crypto';
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { StoredEvent } from '../store/ports/index.js';
+import type { OutboxSettle, StoredEvent } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
 import type { BusEventName } from './bus.js';
+import type { FactOutbox } from './outbox.js';
 import type { FeedDraft } from './views.js';
 
 const OUTAGE_RETRY_MS = 1_000;
@@ -29,6 +33,8 @@ const APPEND_BATCH = 500;
 export interface FeedFact {
   readonly name: BusEventName;
   readonly draft: () => Promise<FeedDraft | undefined>;
+  /** Set when the fact's rows were written with an outbox marker. */
+  readonly outbox?: FactOutbox;
 }
 
 export interface AppenderDeps {
@@ -46,6 +52,8 @@ export class FeedAppender {
   readonly #chains = new Map<number, Promise<void>>();
   /** Per location: facts emitted and not yet handed to an append, in emission order. */
   readonly #waiting = new Map<number, FeedFact[]>();
+  /** Outbox event ids added and not yet through their append. */
+  readonly #owed = new Set<string>();
   #stopped = false;
 
   constructor(deps: AppenderDeps) {
@@ -55,6 +63,10 @@ export class FeedAppender {
   /** Queues a fact of a location; ignored once stopped. */
   add(locationId: number, fact: FeedFact): void {
     if (this.#stopped) return;
+    if (fact.outbox) {
+      if (this.#owed.has(fact.outbox.eventId)) return; // the sweep offering what the live path is storing
+      this.#owed.add(fact.outbox.eventId);
+    }
     const waiting = this.#waiting.get(locationId);
     if (waiting) {
       waiting.push(fact);
@@ -76,11 +88,16 @@ export class FeedAppender {
   }
 
   /** Stores events at once, without waiting for a pump (node-to-node signals), and hands them on. */
-  async append(events: readonly Omit<StoredEvent, 'seq'>[]): Promise<void> {
-    const stored = await this.#deps.store.cluster.appendEvents(events);
+  async append(events: readonly Omit<StoredEvent, 'seq'>[], settle: readonly OutboxSettle[] = []): Promise<void> {
+    const stored = await this.#deps.store.cluster.appendEvents(events, settle);
     const deliver = this.#deps.stored;
     if (!deliver) return;
     for (const e of stored) deliver(e);
+  }
+
+  /** True while the outbox event of this id is queued or being appended here. */
+  owes(eventId: string): boolean {
+    return this.#owed.has(eventId);
   }
 
   /** Whatever was added before this resolves is stored and handed on. */
@@ -108,12 +125,14 @@ export class FeedAppender {
         return;
       }
       const drafts: Omit<StoredEvent, 'seq'>[] = [];
+      const settle: OutboxSettle[] = [];
       for (const fact of batch) {
         try {
           const draft = await this.#outlasting(fact.draft);
+          if (fact.outbox) settle.push(fact.outbox.settle);
           if (draft)
             drafts.push({
-              id: randomUUID(),
+              id: fact.outbox?.eventId ?? randomUUID(),
               location_id: draft.location_id,
               type: draft.type,
               at: draft.at,
@@ -122,19 +141,24 @@ export class FeedAppender {
             });
         } catch (err) {
           this.#deps.log.error(
-            { err, event: fact.name, location_id: locationId },
-            'event feed: an event could not be stored; consumers miss it',
+            { err, event: fact.name, location_id: locationId, outbox: fact.outbox !== undefined },
+            fact.outbox
+              ? 'event feed: an event could not be stored now; the outbox sweep stores it later'
+              : 'event feed: an event could not be stored; consumers miss it',
           );
         }
       }
-      if (drafts.length === 0) continue;
       try {
-        await this.#outlasting(() => this.append(drafts));
+        if (drafts.length > 0 || settle.length > 0) await this.#outlasting(() => this.append(drafts, settle));
       } catch (err) {
         this.#deps.log.error(
-          { err, events: drafts.length, location_id: locationId },
-          'event feed: events could not be stored; consumers miss them',
+          { err, events: drafts.length, location_id: locationId, outbox: settle.length },
+          settle.length > 0
+            ? 'event feed: events could not be stored now; consumers miss those not in the outbox, the outbox sweep stores the others later'
+            : 'event feed: events could not be stored; consumers miss them',
         );
+      } finally {
+        for (const fact of batch) if (fact.outbox) this.#owed.delete(fact.outbox.eventId);
       }
     }
   }

@@ -12,6 +12,9 @@
  *   the change stream, from others) pass on strictly by seq; a hole is fetched, then skipped.
  * - ./feed-watch.ts: the store's watch brings what other nodes append, and says when it cannot.
  *
+ * ./outbox.ts: attendance and door events are written with an outbox marker; what a crash or a long
+ * outage kept from the feed is swept into it at start and every SWEEP_EVERY_MS.
+ *
  * System events (location 0, ./system-events.ts) carry signals between nodes, such as "this node now
  * serves device X"; they never reach public subscribers.
  */
@@ -23,6 +26,7 @@ import type { Location } from '../store/ports/index.js';
 import { FeedAppender } from './feed-appender.js';
 import { FeedLanes } from './feed-lanes.js';
 import { FeedWatch } from './feed-watch.js';
+import { outboxOf, owedEvents, SWEEP_AGE_MS, SWEEP_EVERY_MS } from './outbox.js';
 import { SYSTEM_LOCATION, type SystemEvent, type SystemEvents } from './system-events.js';
 import { draftOf, type ViewContext } from './views.js';
 import { FEED_EVENT_TYPES, type AnyFeedEvent, type EventFeed, type FeedSubscription, type SubscribeOptions } from './types.js';
@@ -54,6 +58,8 @@ export class ClusterFeed implements EventFeed {
   readonly #locations = new Map<number, { at: number; value: Promise<Location | null> }>();
   readonly #ctx: ViewContext;
   #unsubscribe: (() => void)[] = [];
+  #sweeping: Promise<number> | undefined;
+  #sweepTimer: NodeJS.Timeout | undefined;
 
   /**
    * True while the store delivers what other processes append (a MongoDB change stream, SQLite's
@@ -84,13 +90,60 @@ export class ClusterFeed implements EventFeed {
     for (const name of FEED_EVENT_TYPES) {
       this.#unsubscribe.push(this.#deps.bus.on(name, (payload) => this.#publish(name, payload)));
     }
+    // Owed at start: whatever a crash or an outage kept from the feed; later, what an outage past the
+    // appender's minute left (only markers old enough that no node's appender still holds them).
+    void this.sweep();
+    this.#sweepTimer = setInterval(
+      () => void this.sweep(new Date(this.#deps.now().getTime() - SWEEP_AGE_MS).toISOString()),
+      SWEEP_EVERY_MS,
+    );
+    this.#sweepTimer.unref();
+  }
+
+  /**
+   * Hands the appender every event the outbox says is owed (rows written before `before`; all when
+   * undefined), and resolves with how many once they are stored or given up. One sweep at a time.
+   */
+  sweep(before?: string): Promise<number> {
+    this.#sweeping ??= this.#sweepRounds(before)
+      .catch((err: unknown) => {
+        this.#deps.log.warn({ err }, 'event feed: the outbox sweep failed; it runs again later');
+        return 0;
+      })
+      .finally(() => (this.#sweeping = undefined));
+    return this.#sweeping;
+  }
+
+  async #sweepRounds(before: string | undefined): Promise<number> {
+    let total = 0;
+    // An event offered once and still owed (its append failed) waits for the next sweep.
+    const offered = new Set<string>();
+    for (;;) {
+      const owed = (await owedEvents(this.#deps.store, before)).flatMap((o) => {
+        const outbox = outboxOf(o.name, o.payload);
+        return outbox === undefined || offered.has(outbox.eventId) || this.#appender.owes(outbox.eventId)
+          ? []
+          : [{ ...o, id: outbox.eventId }];
+      });
+      if (owed.length === 0) break;
+      for (const o of owed) {
+        offered.add(o.id);
+        this.#publish(o.name, o.payload);
+      }
+      await this.#appender.settled();
+      total += owed.length;
+    }
+    if (total > 0) this.#deps.log.warn({ events: total }, 'event feed: events owed by the outbox stored');
+    return total;
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.#sweepTimer);
     this.#appender.stop();
     this.#watch.stop();
     this.#lanes.stop();
     for (const off of this.#unsubscribe.splice(0)) off();
+    await this.#sweeping;
     await this.#appender.settled();
     await this.#watch.close();
   }
@@ -134,13 +187,15 @@ export class ClusterFeed implements EventFeed {
 
   /** Whatever was emitted before this resolves is in the store and delivered (tests, shutdown). */
   async settled(): Promise<void> {
+    await this.#sweeping;
     await this.#appender.settled();
   }
 
   #publish<K extends BusEventName>(name: K, payload: BusEvents[K]): void {
     const locationId = (payload as { location_id: number | null }).location_id;
     if (locationId === null) return;
-    this.#appender.add(locationId, { name, draft: () => draftOf(this.#ctx, name, payload) });
+    const outbox = outboxOf(name, payload);
+    this.#appender.add(locationId, { name, draft: () => draftOf(this.#ctx, name, payload), ...(outbox ? { outbox } : {}) });
   }
 
   #location(id: number): Promise<Location | null> {

@@ -98,13 +98,19 @@ if (!url) {
     t.equal(databaseName('mongodb://h/my%2Ddb'), 'my-db', 'percent-decoded');
     t.same(
       clientOptions('mongodb://h/db'),
-      { appName: 'biogate', serverSelectionTimeoutMS: 1_000, connectTimeoutMS: 2_000, socketTimeoutMS: 30_000 },
-      'defaults: an outage is an answer within about a second',
+      {
+        appName: 'biogate',
+        serverSelectionTimeoutMS: 1_000,
+        connectTimeoutMS: 2_000,
+        socketTimeoutMS: 30_000,
+        writeConcern: { w: 'majority' },
+      },
+      'defaults: an outage is an answer within about a second; acknowledged writes survive a failover (issue #32)',
     );
     t.same(
       clientOptions('mongodb://h/db?APPNAME=x&serverselectiontimeoutms=500&maxPoolSize=5&CONNECTTIMEOUTMS=9&socketTimeoutMS=9'),
-      {},
-      'URL options win, whatever their case',
+      { writeConcern: { w: 'majority' } },
+      'URL options win, whatever their case (no w given: majority)',
     );
     t.throws(() => databaseName('postgres://u:secret@h/db'), { message: /not a MongoDB connection string/ });
     t.throws(() => databaseName('mongodb:/broken'), { message: /not a MongoDB connection string/ });

@@ -3,6 +3,7 @@
  * [PUSH-v2 §8.4], query answers [PUSH-v3 §10.3, §10.5], door states [PUSH-v3 §7.3] and remote user
  * lookups [PUSH-v2 §6.10].
  */
+import { randomUUID } from 'node:crypto';
 import { doorEventBusPayload, doorEventsFromRtstate } from '../door-events.js';
 import { addProgress, applyResult } from '../results.js';
 import { sanitizeOptions } from '../session.js';
@@ -32,8 +33,10 @@ export const queryCount: Handler<'queryCount'> = () => undefined;
 export const doorStates: Handler<'doorStates'> = async (ctx, state, event) => {
   const { device, location } = state;
   if (device && location) {
-    const stored = await ctx.store.doorEvents.append(doorEventsFromRtstate(ctx.sn, location, event.records), nowIso(ctx));
-    for (const e of stored) ctx.bus.emit('door.event', doorEventBusPayload(e));
+    // With the outbox marker of their feed events (src/events/outbox.ts).
+    const feedEvent = randomUUID();
+    const stored = await ctx.store.doorEvents.append(doorEventsFromRtstate(ctx.sn, location, event.records), nowIso(ctx), feedEvent);
+    for (const e of stored) ctx.bus.emit('door.event', { ...doorEventBusPayload(e), feed_event: feedEvent });
   }
   state.accepted += event.records.length;
   return undefined;

@@ -3,6 +3,7 @@
  * photos, logs, and tables kept raw or not known. An assigned device's records are stored before the
  * terminal is answered; what BioGate does not keep is acknowledged so the terminal does not resend it.
  */
+import { randomUUID } from 'node:crypto';
 import { inAttendanceWindow, type RecordSource } from '../../../protocols/index.js';
 import type { PresetId } from '../../../protocols/catalog.js';
 import type { Device, Location } from '../../store/ports/index.js';
@@ -65,9 +66,11 @@ export const punches: Handler<'attendance' | 'doorEvents' | 'accessRecords'> = a
         ? event.records.flatMap((r) => punchFromRtlog(r) ?? [])
         : event.records.flatMap((r) => punchFromAccess(r) ?? []);
   if (event.type === 'doorEvents' && device && location) {
-    // Kept before the terminal is answered; a re-sent line is stored and announced once.
-    const stored = await ctx.store.doorEvents.append(doorEventsFromRtlog(ctx.sn, location, event.records), nowIso(ctx));
-    for (const e of stored) ctx.bus.emit('door.event', doorEventBusPayload(e));
+    // Kept before the terminal is answered, with the outbox marker of their feed events (src/events/outbox.ts);
+    // a re-sent line is stored and announced once.
+    const feedEvent = randomUUID();
+    const stored = await ctx.store.doorEvents.append(doorEventsFromRtlog(ctx.sn, location, event.records), nowIso(ctx), feedEvent);
+    for (const e of stored) ctx.bus.emit('door.event', { ...doorEventBusPayload(e), feed_event: feedEvent });
   }
   if (punches.length > 0 && (!device || !location)) {
     // [PUSH-v2 §2.2] a non-200 makes the device keep the records and resend: nothing is lost while unassigned.

@@ -14,7 +14,7 @@ import type { Ids } from './ids.js';
 import type { AttendanceDoc, Collections } from './schema.js';
 import { isDuplicateKey, pageOf } from './util.js';
 
-const toAttendance = ({ _id, ...rest }: AttendanceDoc): Attendance => ({ id: _id, ...rest });
+const toAttendance = ({ _id, feed_event: _f, ...rest }: AttendanceDoc): Attendance => ({ id: _id, ...rest });
 
 const dedupKey = (a: NewAttendance) => JSON.stringify([a.location_id, a.sn, a.pin, a.local_time, a.status, a.verify]);
 
@@ -45,13 +45,19 @@ function queryOf(locationId: number, filter: AttendanceFilter): Filter<Attendanc
 
 export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
   return {
-    async record(records, now) {
+    async record(records, now, feedEvent) {
       const byKey = new Map<string, NewAttendance>();
       for (const r of records) if (!byKey.has(dedupKey(r))) byKey.set(dedupKey(r), r);
       if (byKey.size === 0) return [];
       const batch = [...byKey.values()];
       const first = await ids('attendance', batch.length);
-      const docs = batch.map((r, i): AttendanceDoc => ({ ...r, _id: first + i, created_at: now }));
+      // The outbox marker is in the punch's own document: written with it or not at all.
+      const docs = batch.map((r, i): AttendanceDoc => ({
+        ...r,
+        _id: first + i,
+        created_at: now,
+        ...(feedEvent ? { feed_event: feedEvent } : {}),
+      }));
       const inserted = await upserted(
         c,
         docs.map(({ _id, location_id, sn, local_time, pin, status, verify, ...fields }) => ({
@@ -63,6 +69,14 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
         })),
       );
       return inserted.sort((x, y) => x - y).map((i) => toAttendance(docs[i] as AttendanceDoc));
+    },
+    async unannounced(limit) {
+      const docs = await c.attendance
+        .find({ feed_event: { $exists: true } })
+        .sort({ feed_event: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({ marker: d.feed_event as string, record: toAttendance(d) }));
     },
     async list(locationId, filter, window) {
       const query = queryOf(locationId, filter);

@@ -14,7 +14,15 @@
  * `leases` are small and stay unsharded, like `counters`.
  */
 import type { ChangeStream, ChangeStreamInsertDocument, Collection, Db } from 'mongodb';
-import { EVENT_PRUNE_BATCH, oneLocation, prunablePrefix, type ClusterPort, type DeviceLease, type StoredEvent } from '../ports/index.js';
+import {
+  EVENT_PRUNE_BATCH,
+  oneLocation,
+  prunablePrefix,
+  type ClusterPort,
+  type DeviceLease,
+  type OutboxTable,
+  type StoredEvent,
+} from '../ports/index.js';
 import { isDuplicateKey } from './util.js';
 
 interface EventDoc {
@@ -44,6 +52,9 @@ interface DeviceLeaseDoc {
   lease_until?: string | null;
   presence?: 'online' | 'offline' | null;
 }
+
+/** Where the outbox rows of each table live (./schema.ts). */
+const OUTBOX_COLLECTION: Readonly<Record<OutboxTable, string>> = { attendance: 'attendance', door_events: 'door_events' };
 
 const toEvent = (d: EventDoc): StoredEvent => ({
   id: d._id,
@@ -85,17 +96,36 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
     }
   };
 
+  /** Stores one location's events under its next seqs. */
+  const insertEvents = async (batch: readonly Omit<StoredEvent, 'seq'>[]): Promise<StoredEvent[]> => {
+    const last = await takeSeqs(oneLocation(batch), batch.length);
+    const stored = batch.map((e, i) => ({ ...e, seq: last - batch.length + 1 + i }));
+    // Ordered: a failure part-way leaves a prefix stored and the rest as a gap the feed skips
+    // (the same as a node dying between taking its seqs and writing).
+    await events.insertMany(
+      stored.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })),
+      { ordered: true },
+    );
+    return stored;
+  };
+
   return {
-    async appendEvents(batch) {
-      if (batch.length === 0) return [];
-      const last = await takeSeqs(oneLocation(batch), batch.length);
-      const stored = batch.map((e, i) => ({ ...e, seq: last - batch.length + 1 + i }));
-      // Ordered: a failure part-way leaves a prefix stored and the rest as a gap the feed skips
-      // (the same as a node dying between taking its seqs and writing).
-      await events.insertMany(
-        stored.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })),
-        { ordered: true },
-      );
+    async appendEvents(all, settle = []) {
+      // With outbox rows: an event a sweep offers again after a crash between the insert and the
+      // markers' clearing is already stored under its id; it is not stored twice.
+      const present =
+        settle.length === 0 || all.length === 0
+          ? new Set<string>()
+          : new Set((await events.find({ _id: { $in: all.map((e) => e.id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      const batch = all.filter((e) => !present.has(e.id));
+      const stored = batch.length === 0 ? [] : await insertEvents(batch);
+      // After the events: a crash in between leaves the markers, and the sweep finds the events stored.
+      for (const s of settle) {
+        if (s.ids.length > 0)
+          await db
+            .collection<{ _id: number; feed_event?: string }>(OUTBOX_COLLECTION[s.table])
+            .updateMany({ _id: { $in: [...s.ids] } }, { $unset: { feed_event: '' } });
+      }
       return stored;
     },
     async eventsAfter(locationId, after, limit) {

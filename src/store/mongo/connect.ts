@@ -13,7 +13,9 @@
  * - `connectTimeoutMS=2000`: a connection attempt to a host that does not answer gives up;
  * - `socketTimeoutMS=30000`: a server that accepted a request but never answers (hung, or a
  *   silently dropped link) frees the request after 30 s instead of never;
- * - `appName=biogate`.
+ * - `appName=biogate`;
+ * - write concern `w: "majority"` when the URL sets no `w`: an acknowledged punch survives a
+ *   failover (with `w: 1` a new primary may roll it back). `w=` in the URL wins.
  */
 import type { MongoClientOptions } from 'mongodb';
 
@@ -40,5 +42,6 @@ export function databaseName(url: string): string {
 /** Client options that fill in what the URL does not set (URL option names are case-insensitive). */
 export function clientOptions(url: string): MongoClientOptions {
   const given = new Set([...new URLSearchParams(parts(url).query).keys()].map((k) => k.toLowerCase()));
-  return Object.fromEntries(Object.entries(DEFAULT_OPTIONS).filter(([k]) => !given.has(k.toLowerCase())));
+  const options: MongoClientOptions = Object.fromEntries(Object.entries(DEFAULT_OPTIONS).filter(([k]) => !given.has(k.toLowerCase())));
+  return given.has('w') ? options : { ...options, writeConcern: { w: 'majority' } };
 }

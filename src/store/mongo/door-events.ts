@@ -12,11 +12,11 @@ import type { Ids } from './ids.js';
 import type { Collections, DoorEventDoc } from './schema.js';
 import { pageOf } from './util.js';
 
-const toDoorEvent = ({ _id, dedup_key: _k, ...rest }: DoorEventDoc): StoredDoorEvent => ({ id: _id, ...rest });
+const toDoorEvent = ({ _id, dedup_key: _k, feed_event: _f, ...rest }: DoorEventDoc): StoredDoorEvent => ({ id: _id, ...rest });
 
 export function mongoDoorEvents(c: Collections, ids: Ids): DoorEventsPort {
   return {
-    async append(events, now) {
+    async append(events, now, feedEvent) {
       // One per key within the batch too (a terminal may repeat a line in one upload).
       const unique = [...new Map(events.map((e) => [`${e.location_id}\u0000${e.sn}\u0000${e.dedup_key}`, e])).values()];
       if (unique.length === 0) return [];
@@ -26,6 +26,7 @@ export function mongoDoorEvents(c: Collections, ids: Ids): DoorEventsPort {
         extra: e.extra && Object.keys(e.extra).length > 0 ? e.extra : null,
         _id: first + i,
         created_at: now,
+        ...(feedEvent ? { feed_event: feedEvent } : {}),
       }));
       const result = await c.doorEvents.bulkWrite(
         docs.map(({ location_id, sn, dedup_key, ...fields }) => ({
@@ -37,6 +38,14 @@ export function mongoDoorEvents(c: Collections, ids: Ids): DoorEventsPort {
         .map(Number)
         .sort((x, y) => x - y)
         .map((i) => toDoorEvent(docs[i] as DoorEventDoc));
+    },
+    async unannounced(limit) {
+      const docs = await c.doorEvents
+        .find({ feed_event: { $exists: true } })
+        .sort({ feed_event: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({ marker: d.feed_event as string, record: toDoorEvent(d) }));
     },
     async list(locationId, filter, window) {
       const query: Filter<DoorEventDoc> = { location_id: locationId };

@@ -12,6 +12,7 @@
  * a partial unique index, the document carries a synthetic "slot" field that is unique for every
  * document that must not collide (see CommandDoc).
  */
+import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, Token, User } from '../ports/index.js';
 
@@ -40,7 +41,8 @@ export type DeviceDoc = Omit<
   /** Set once by claimFirstContact (absent on devices recorded before it existed). */
   first_contact_at?: string | null;
 };
-export type AttendanceDoc = Stored<Attendance>;
+/** `feed_event`: the outbox marker of the feed event the punch still owes (absent once stored; ../ports/cluster.ts OutboxTable). */
+export type AttendanceDoc = Stored<Attendance> & { feed_event?: string };
 
 /**
  * `params` and `result` are JSON text. Two slots replace SQLite's partial unique indexes:
@@ -62,7 +64,7 @@ export type CommandDoc = Omit<Stored<Command>, 'params' | 'result' | 'group_id'>
 };
 
 /** A door or alarm event; (location_id, sn, dedup_key) is unique, so re-sent records are kept once. */
-export type DoorEventDoc = Stored<StoredDoorEvent> & { dedup_key: string };
+export type DoorEventDoc = Stored<StoredDoorEvent> & { dedup_key: string; feed_event?: string };
 
 /** A record kept raw (DeviceRecord); `table_key` is the lower-cased table name. */
 export interface DeviceRecordDoc {
@@ -128,6 +130,19 @@ export interface Collections {
   readonly syncOutbox: Collection<OutboxDoc>;
   readonly jobs: Collection<JobDoc>;
   readonly markers: Collection<MarkerDoc>;
+  readonly meta: Collection<MetaDoc>;
+}
+
+/**
+ * The schema version of this release on MongoDB, kept in `meta` (`{ _id: 'schema', version }`):
+ * raised with every change a previous release must not run on. A newer one there stops the start.
+ * 1: the feed outbox field `feed_event` (issue #32).
+ */
+export const SCHEMA_VERSION = 1;
+
+export interface MetaDoc {
+  _id: string;
+  version: number;
 }
 
 export function collections(db: Db): Collections {
@@ -146,12 +161,13 @@ export function collections(db: Db): Collections {
     syncOutbox: db.collection<OutboxDoc>('sync_outbox'),
     jobs: db.collection<JobDoc>('job_state'),
     markers: db.collection<MarkerDoc>('markers'),
+    meta: db.collection<MetaDoc>('meta'),
   };
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
 const INDEXES: Readonly<
-  Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'deviceLocations'>, IndexDescription[]>
+  Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'deviceLocations' | 'meta'>, IndexDescription[]>
 > = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
@@ -186,6 +202,7 @@ const INDEXES: Readonly<
     { name: 'time', key: { timestamp: 1 } },
     // The dedup key, per location (attendance.ts); the shard key first.
     { name: 'location_dedup_unique', key: { location_id: 1, sn: 1, local_time: 1, pin: 1, status: 1, verify: 1 }, unique: true },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, sparse: true },
   ],
   deviceRecords: [
     { name: 'location_sn_table_time', key: { location_id: 1, sn: 1, table_key: 1, received_at: -1, _id: -1 } },
@@ -197,6 +214,7 @@ const INDEXES: Readonly<
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },
     { name: 'time', key: { timestamp: 1 } },
     { name: 'location_id', key: { location_id: 1, _id: -1 } },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, sparse: true },
   ],
   syncOutbox: [
     { name: 'location_pin', key: { location_id: 1, pin: 1 } },
@@ -227,7 +245,15 @@ const REPLACED: readonly { collection: keyof typeof INDEXES; name: string }[] = 
   { collection: 'commands', name: 'mailbox' },
 ];
 
+/** Refuses a database a newer release migrated; records this release's version (never lowers it). */
+export async function checkSchemaVersion(c: Collections): Promise<void> {
+  const found = (await c.meta.findOne({ _id: 'schema' }))?.version ?? 0;
+  if (found > SCHEMA_VERSION) throw new StoreSchemaNewerError('mongodb', found, SCHEMA_VERSION);
+  await c.meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION } }, { upsert: true });
+}
+
 export async function ensureIndexes(c: Collections): Promise<void> {
+  await checkSchemaVersion(c);
   for (const [name, specs] of Object.entries(INDEXES) as [keyof typeof INDEXES, IndexDescription[]][]) {
     await c[name].createIndexes(specs);
   }

@@ -1,4 +1,5 @@
 /** The attendance port: punches as terminals reported them, deduplicated, with a cursor feed. */
+import type { Unannounced } from './cluster.js';
 import type { Iso, Page, Window } from './records.js';
 
 export interface Attendance {
@@ -33,8 +34,13 @@ export interface AttendanceCursor {
 }
 
 export interface AttendancePort {
-  /** Stores records not seen before (dedup key: location_id, sn, pin, local_time, status, verify); returns the new ones. */
-  record(records: readonly NewAttendance[], now: Iso): Promise<readonly Attendance[]>;
+  /**
+   * Stores records not seen before (dedup key: location_id, sn, pin, local_time, status, verify); returns the new ones.
+   * `feedEvent`: the new rows are written carrying this outbox marker (see OutboxTable in ./cluster.ts).
+   */
+  record(records: readonly NewAttendance[], now: Iso, feedEvent?: string): Promise<readonly Attendance[]>;
+  /** Rows still owing their feed event, by marker then id, at most `limit`. */
+  unannounced(limit: number): Promise<readonly Unannounced<Attendance>[]>;
   /** Newest first. */
   list(locationId: number, filter: AttendanceFilter, window: Window): Promise<Page<Attendance>>;
   /**

@@ -51,6 +51,27 @@ export function oneLocation(events: readonly { readonly location_id: number }[])
   return id;
 }
 
+/**
+ * The feed outbox: rows a terminal was told OK for (attendance, door events) are written carrying a
+ * marker of the feed event they still owe (`feed_event`), in the same write as the row itself. The
+ * append that stores the event clears the marker (ClusterPort.appendEvents `settle`), so a crash or
+ * an outage between the two leaves the marker for the feed's sweep (src/events/outbox.ts).
+ */
+export type OutboxTable = 'attendance' | 'door_events';
+
+/** Rows whose owed feed event (`event`, its id) an append stores: their markers are cleared with it. */
+export interface OutboxSettle {
+  readonly event: string;
+  readonly table: OutboxTable;
+  readonly ids: readonly number[];
+}
+
+/** A row still owing its feed event, with the marker it was written under. */
+export interface Unannounced<R> {
+  readonly marker: string;
+  readonly record: R;
+}
+
 /** Who serves a device (the `owner_node` / `lease_until` of its record) and its last announced presence. */
 export interface DeviceLease {
   readonly owner_node: string | null;
@@ -75,8 +96,12 @@ export interface ClusterPort {
    * Stores events of ONE location under its next sequence numbers, consecutive and in the given order
    * (taken atomically: two nodes never get the same). One write for the lot: the feed appends what
    * accumulated while the previous append ran (group commit). Returns them with their seqs.
+   * `settle`: outbox rows whose markers are cleared in the same write (SQLite: one transaction;
+   * MongoDB: right after the insert). An outbox event stored before is not stored again (SQLite: its
+   * rows carry no marker any more; MongoDB: its id is stored, as after a crash between the insert and
+   * the clearing), so a sweep offering it again changes nothing.
    */
-  appendEvents(events: readonly Omit<StoredEvent, 'seq'>[]): Promise<readonly StoredEvent[]>;
+  appendEvents(events: readonly Omit<StoredEvent, 'seq'>[], settle?: readonly OutboxSettle[]): Promise<readonly StoredEvent[]>;
   /** Events of a location with seq > after, in seq order. */
   eventsAfter(locationId: number, after: number, limit: number): Promise<readonly StoredEvent[]>;
   /** The last sequence number handed out per location. */

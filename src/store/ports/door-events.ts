@@ -1,4 +1,5 @@
 /** The door events port: door and alarm events terminals reported [PUSH-v3 §7]. */
+import type { Unannounced } from './cluster.js';
 import type { Iso, Page, Window } from './records.js';
 
 /**
@@ -51,8 +52,13 @@ export interface DoorEventFilter {
 }
 
 export interface DoorEventsPort {
-  /** Stores events not seen before (same location, sn and dedup_key); returns the new ones, in input order. */
-  append(events: readonly NewDoorEvent[], now: Iso): Promise<readonly StoredDoorEvent[]>;
+  /**
+   * Stores events not seen before (same location, sn and dedup_key); returns the new ones, in input order.
+   * `feedEvent`: the new rows are written carrying this outbox marker (see OutboxTable in ./cluster.ts).
+   */
+  append(events: readonly NewDoorEvent[], now: Iso, feedEvent?: string): Promise<readonly StoredDoorEvent[]>;
+  /** Rows still owing their feed event, by marker then id, at most `limit`. */
+  unannounced(limit: number): Promise<readonly Unannounced<StoredDoorEvent>[]>;
   /** Newest first (timestamp, then id). */
   list(locationId: number, filter: DoorEventFilter, window: Window): Promise<Page<StoredDoorEvent>>;
   /** Deletes events whose timestamp is before `before` (retention). Returns how many went. */

@@ -57,17 +57,29 @@ export function sqliteAttendance(db: Db): AttendancePort {
   // No RETURNING: a stored row is exactly what was inserted plus its id, so the record is built here
   // instead of read back (reading every row back costs a fifth of the upload's store time).
   const insert = db.prepare(
-    `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, local_time, pin, status, verify) DO NOTHING`,
+    `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at, feed_event)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, local_time, pin, status, verify) DO NOTHING`,
   );
   return {
-    async record(records, now) {
+    async record(records, now, feedEvent) {
       // One transaction per batch, one prepared insert; a duplicate (location, sn, time, pin, status, verify) changes nothing.
       return db
         .transaction(() => {
           const out: Attendance[] = [];
           for (const a of records) {
-            const r = insert.run(a.location_id, a.sn, a.pin, a.user_id, a.timestamp, a.local_time, a.status, a.verify, a.work_code, now);
+            const r = insert.run(
+              a.location_id,
+              a.sn,
+              a.pin,
+              a.user_id,
+              a.timestamp,
+              a.local_time,
+              a.status,
+              a.verify,
+              a.work_code,
+              now,
+              feedEvent ?? null,
+            );
             if (r.changes === 1) {
               out.push({
                 id: Number(r.lastInsertRowid),
@@ -87,6 +99,10 @@ export function sqliteAttendance(db: Db): AttendancePort {
           return out;
         })
         .immediate();
+    },
+    async unannounced(limit) {
+      const rows = db.prepare('SELECT * FROM attendance WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?').all(limit) as Row[];
+      return rows.map((r) => ({ marker: r['feed_event'] as string, record: toAttendance(r) }));
     },
     async list(locationId, filter, window) {
       const { w, args } = where(locationId, filter);

@@ -11,10 +11,11 @@
  * to a WAL database holds a shared lock for as long as it is open, so an EXCLUSIVE lock taken with
  * no busy wait fails exactly when a BioGate (or any other program) has the store open.
  */
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreFileError, type SqliteBackupResult, type SqliteRestoreResult, type SqliteSchemaStatus } from '../store-files.js';
+import { createPrivateFile } from './db.js';
 import { MIGRATIONS } from './migrations.js';
 
 export const LATEST_SQLITE_SCHEMA = Math.max(...MIGRATIONS.map((m) => m.version));
@@ -47,6 +48,7 @@ export async function backupSqlite(source: string, out: string): Promise<SqliteB
   const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
   try {
     db.pragma('busy_timeout = 5000');
+    createPrivateFile(partial); // 0600, and so its journal: a backup holds the store's secrets
     // First call (rate 0) only sizes the job; every later step copies all the pages that remain.
     const { totalPages } = await db.backup(partial, { progress: () => 0x7fffffff });
     const copy = new Database(partial, { fileMustExist: true });
@@ -147,6 +149,7 @@ export function restoreSqlite(from: string, target: string, options: { force: bo
   try {
     mkdirSync(dirname(target), { recursive: true }); // as openDatabase does for a new store
     copyFileSync(from, partial);
+    chmodSync(partial, 0o600);
     renameSync(partial, target);
   } catch (err) {
     rmSync(partial, { force: true });

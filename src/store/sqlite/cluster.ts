@@ -8,7 +8,16 @@
  * on its word (idle-poll snapshots, held polls without store re-checks) stays right.
  * Sequences, leases and presence are kept here, so a restart resumes where the last run stopped.
  */
-import { EVENT_PRUNE_BATCH, oneLocation, prunablePrefix, type ClusterPort, type DeviceLease, type StoredEvent } from '../ports/index.js';
+import {
+  EVENT_PRUNE_BATCH,
+  oneLocation,
+  prunablePrefix,
+  type ClusterPort,
+  type DeviceLease,
+  type OutboxSettle,
+  type OutboxTable,
+  type StoredEvent,
+} from '../ports/index.js';
 import type { Db } from './db.js';
 
 /** How often a watch asks whether another process wrote: the delay of a CLI change reaching the gateway. */
@@ -31,7 +40,18 @@ export function sqliteCluster(db: Db): ClusterPort {
     'INSERT INTO event_seqs (location_id, seq) VALUES (?, ?) ON CONFLICT (location_id) DO UPDATE SET seq = seq + excluded.seq RETURNING seq',
   );
   const insertEvent = db.prepare('INSERT INTO events (location_id, seq, id, type, at, node, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const append = db.transaction((events: readonly Omit<StoredEvent, 'seq'>[]): StoredEvent[] => {
+  const settled: Readonly<Record<OutboxTable, string>> = {
+    attendance: 'UPDATE attendance SET feed_event = NULL WHERE id IN (SELECT value FROM json_each(?)) AND feed_event IS NOT NULL',
+    door_events: 'UPDATE door_events SET feed_event = NULL WHERE id IN (SELECT value FROM json_each(?)) AND feed_event IS NOT NULL',
+  };
+  // The outbox markers are cleared in the same transaction as the events are stored: an event whose
+  // rows carry no marker any more was stored before, and is not stored twice.
+  const append = db.transaction((all: readonly Omit<StoredEvent, 'seq'>[], settle: readonly OutboxSettle[]): StoredEvent[] => {
+    const before = new Set<string>();
+    for (const s of settle)
+      if (s.ids.length > 0 && db.prepare(settled[s.table]).run(JSON.stringify(s.ids)).changes === 0) before.add(s.event);
+    const events = before.size === 0 ? all : all.filter((e) => !before.has(e.id));
+    if (events.length === 0) return [];
     const locationId = oneLocation(events);
     const { seq: last } = takeSeqs.get(locationId, events.length) as { seq: number };
     return events.map((e, i) => {
@@ -53,10 +73,11 @@ export function sqliteCluster(db: Db): ClusterPort {
   const watched = new Map<number, number>();
   let watches = 0;
   return {
-    async appendEvents(events) {
-      if (events.length === 0) return [];
-      const stored = append.immediate(events);
-      const first = stored[0] as StoredEvent;
+    async appendEvents(events, settle = []) {
+      if (events.length === 0 && settle.length === 0) return [];
+      const stored = append.immediate(events, settle);
+      const first = stored[0];
+      if (!first) return stored;
       // Contiguous with what the watch saw: nobody else appended in between, skip them there.
       if (watches > 0 && watched.get(first.location_id) === first.seq - 1) watched.set(first.location_id, first.seq + stored.length - 1);
       return stored;

@@ -1,7 +1,8 @@
 /** Opens the SQLite database (WAL, foreign keys, busy timeout) and runs pending migrations. */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { StoreSchemaNewerError } from '../../errors.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -9,8 +10,23 @@ export type Db = Database.Database;
 /** How long a write waits for another connection's lock before it fails (503 STORE_UNAVAILABLE); see ./lock-watch.ts. */
 export const BUSY_TIMEOUT_MS = 5_000;
 
+/**
+ * Creates `path` empty, readable by its owner only, unless it exists: a store holds webhook secrets,
+ * cards and keypad passwords. SQLite gives a -wal, -shm or -journal the mode of its database file.
+ */
+export function createPrivateFile(path: string): void {
+  try {
+    writeFileSync(path, '', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
+    createPrivateFile(path);
+  }
   const db = new Database(path);
   // First: switching a fresh file to WAL takes a lock that a second process starting at the same
   // moment (nodes starting together) must wait for, not fail on.
@@ -97,6 +113,10 @@ export const positions = <C extends string>(columns: readonly C[]): { readonly [
 
 export function migrate(db: Db): number[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  // A schema a newer version migrated is never run on: what it wrote may mean something else here.
+  const known = Math.max(...MIGRATIONS.map((m) => m.version));
+  const found = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+  if (found > known) throw new StoreSchemaNewerError('sqlite', found, known);
   const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
   const ran: number[] = [];
   for (const m of MIGRATIONS) {

@@ -25,11 +25,11 @@ const toDoorEvent = (r: Row): StoredDoorEvent => ({
 
 export function sqliteDoorEvents(db: Db): DoorEventsPort {
   const insert = db.prepare(
-    `INSERT INTO door_events (location_id, sn, type, event, door, pin, card_no, verify_type, in_out, device_index, local_time, timestamp, state, extra, dedup_key, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, dedup_key) DO NOTHING RETURNING *`,
+    `INSERT INTO door_events (location_id, sn, type, event, door, pin, card_no, verify_type, in_out, device_index, local_time, timestamp, state, extra, dedup_key, created_at, feed_event)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, dedup_key) DO NOTHING RETURNING *`,
   );
   return {
-    async append(events, now) {
+    async append(events, now, feedEvent) {
       return db
         .transaction(() => {
           const out: StoredDoorEvent[] = [];
@@ -51,12 +51,17 @@ export function sqliteDoorEvents(db: Db): DoorEventsPort {
               e.extra && Object.keys(e.extra).length > 0 ? JSON.stringify(e.extra) : null,
               e.dedup_key,
               now,
+              feedEvent ?? null,
             ) as Row | undefined;
             if (r) out.push(toDoorEvent(r));
           }
           return out;
         })
         .immediate();
+    },
+    async unannounced(limit) {
+      const rows = db.prepare('SELECT * FROM door_events WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?').all(limit) as Row[];
+      return rows.map((r) => ({ marker: r['feed_event'] as string, record: toDoorEvent(r) }));
     },
     async list(locationId, filter, window) {
       const where = ['location_id = ?'];

@@ -80,6 +80,16 @@ CREATE INDEX devices_unassigned_seen ON devices(COALESCE(last_seen, created_at))
 `,
   },
   {
+    version: 20,
+    name: 'feed outbox: rows carry the marker of the feed event they still owe (issue #32)',
+    sql: `
+ALTER TABLE attendance ADD COLUMN feed_event TEXT;
+ALTER TABLE door_events ADD COLUMN feed_event TEXT;
+CREATE INDEX attendance_feed_event ON attendance(feed_event) WHERE feed_event IS NOT NULL;
+CREATE INDEX door_events_feed_event ON door_events(feed_event) WHERE feed_event IS NOT NULL;
+`,
+  },
+  {
     version: 23,
     // [PUSH-v3 §3] Registration opens on a serial's first contact only: of two nodes serving the first
     // requests of one serial, one claims it by compare-and-set. Devices that were ever heard from count
