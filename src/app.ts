@@ -29,7 +29,8 @@ import type { HttpRequest } from './http/types.js';
 import { createLocationService, type LocationService } from './locations/service.js';
 import { createAccessLog, type Logger } from './log.js';
 import { Counter, MetricsRegistry } from './ops/metrics.js';
-import { registerGauges } from './app/gauges.js';
+import { registerGauges, revocationLatency } from './app/gauges.js';
+import { createTerminalState } from './sync/terminal-state.js';
 import { buildApiRoutes } from './app/api-routes.js';
 import { bootstrapBanner, bootstrapLocation, type Bootstrap } from './app/bootstrap.js';
 import { followCluster } from './app/cluster.js';
@@ -157,6 +158,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   });
   const lifecycle = createCommandLifecycle({ store, clock, bus });
   const sync = createSyncQueue(store, clock, bus);
+  const terminals = createTerminalState({ store, clock, bus, log: logger, onRevocationConfirmed: revocationLatency(metrics) });
   const outbox = createSyncOutbox({ store, sync, clock, log: logger });
   const commands = createCommandQueue({
     store,
@@ -199,6 +201,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     onUnknownTable: (table) => unknownTables.inc({ table }),
     lifecycle,
     onStrayResult: () => strayResults.inc({}),
+    onSyncRefused: terminals.refused,
     maxActors: config.maxActors,
     guard: createDeviceGuard(metrics, clock),
     node: nodeId,
@@ -242,6 +245,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     hub,
     webhookPolicy,
     pokeWebhooks: webhooks.poke,
+    terminals,
   });
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
   mountRoutes(http, apiRoutes, {
@@ -269,7 +273,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const protocolErrors = metrics.register(
     new Counter('biogate_device_protocol_errors_total', 'Device requests refused by the codec, by code'),
   );
-  registerGauges(metrics, { store, hub, http, engine: engine.engine });
+  registerGauges(metrics, { store, hub, http, engine: engine.engine, terminals });
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
   mountPushRoutes(http, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   // [API-CONTRACT §6] a plain-HTTP listener for /iclock/ only, for terminals that cannot speak TLS.
@@ -363,6 +367,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         await outbox.stop();
         await webhooks.stop();
         await hub.stop();
+        terminals.stop();
         await feed.stop();
         await store.close();
       })();

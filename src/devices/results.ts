@@ -30,11 +30,19 @@ export interface ResultContext {
   readonly device: () => Promise<Device | undefined>;
   /** Persists a device patch and announces it. */
   readonly updateDevice: (patch: DeviceSessionPatch) => Promise<Device | undefined>;
+  /**
+   * The terminal refused a line of a roster sync op (negative return code): the op stays owed and is
+   * sent again with back-off (sweeps.ts); the terminal is in drift with the code and text meanwhile.
+   */
+  readonly onSyncRefused: (sn: string, command: Command, code: number, message: string) => Promise<void>;
   /** The users a device reported for a sync-users audit (load-users of origin 'system'). */
   readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[], groupId: number | null) => Promise<void>;
 }
 
 const now = (ctx: ResultContext) => ctx.clock.now().toISOString();
+
+/** A roster sync op: nothing owed is dropped while the terminal stays assigned (issue #31). */
+const isUserSyncOp = (c: Command) => c.origin === 'sync' && c.command === 'sync-users';
 
 export async function finishCommand(ctx: ResultContext, command: Command, outcome: CommandOutcome): Promise<void> {
   await ctx.lifecycle.finish(command, outcome);
@@ -93,6 +101,7 @@ export async function applyResult(ctx: ResultContext, codec: Codec, result: Comm
       now(ctx),
     );
     const head = await ctx.store.commands.getById(command.parent_id);
+    if (head && outcome.status === 'failed' && isUserSyncOp(head)) await ctx.onSyncRefused(ctx.sn, head, result.returnCode, outcome.message);
     const headResult = head && progressOf(head).head;
     if (head && headResult) await completeIfDone(ctx, codec, head, headResult);
     return;
@@ -124,6 +133,13 @@ async function fellBack(ctx: ResultContext, codec: Codec, command: Command, code
 }
 
 /**
+ * A line of a roster sync op refused in an earlier attempt: answered before this attempt was sent
+ * (the op goes again only after its back-off, sweeps.ts), so it neither blocks nor decides this one.
+ */
+const refusedEarlier = (head: Command, line: Command) =>
+  isUserSyncOp(head) && line.status === 'failed' && line.updated_at !== null && head.sent_at !== null && line.updated_at < head.sent_at;
+
+/**
  * Finishes `head` when none of its lines is outstanding; returns whether it did. Lines of an earlier
  * attempt (re-queued, or sent to a terminal that never got them) were superseded: they neither
  * block nor decide this attempt.
@@ -135,7 +151,9 @@ async function completeIfDone(
   first: NonNullable<Progress['head']>,
   result?: CommandResult,
 ): Promise<boolean> {
-  const children = (await ctx.store.commands.children(head.id)).filter((c) => c.error_message !== ATTEMPT_SUPERSEDED);
+  const children = (await ctx.store.commands.children(head.id)).filter(
+    (c) => c.error_message !== ATTEMPT_SUPERSEDED && !refusedEarlier(head, c),
+  );
   if (children.some((c) => c.status === 'sent' || c.status === 'pending')) return false;
   await complete(ctx, codec, head, first, children, result);
   return true;
@@ -176,6 +194,10 @@ async function complete(
   }
   const extras = finalExtras(progress);
   const resultData = Object.keys(extras).length > 0 ? { ...data, ...extras } : data;
+  if (outcome.status === 'failed' && isUserSyncOp(head)) {
+    await ctx.onSyncRefused(ctx.sn, head, first.return_code, outcome.message);
+    return keepOwed(ctx, head, first.return_code, outcome.message, response);
+  }
   if (outcome.status === 'failed') {
     // [COMMANDS §4.17] the T-format retry answered −1 as well.
     const message =
@@ -192,6 +214,8 @@ async function complete(
     if (head.origin === 'sync' && refused && head.attempts < ctx.config.syncRetries) {
       if (await ctx.lifecycle.requeue(head)) return;
     }
+    // The refusal was recorded when the line answered (applyResult).
+    if (isUserSyncOp(head)) return keepOwed(ctx, head, null, failedChild.error_message ?? 'failed', response);
     return finishCommand(ctx, head, {
       status: 'failed',
       error_message: `line ${failedChild.id}: ${failedChild.error_message ?? 'failed'}`,
@@ -200,6 +224,15 @@ async function complete(
     });
   }
   return finishCommand(ctx, head, { status: 'success', response, result: resultData });
+}
+
+/**
+ * A refused roster sync op stays `sent` (the terminal has it, unconfirmed) with the refusal in its
+ * progress; the sweep sends it again once its back-off has passed, however often it is refused.
+ */
+async function keepOwed(ctx: ResultContext, head: Command, code: number | null, message: string, response: string): Promise<void> {
+  const refused = { ...(code !== null ? { code } : {}), message, at: now(ctx) };
+  await mergeProgress(ctx, head, (p) => ({ ...p, refused }), response);
 }
 
 /**

@@ -14,7 +14,7 @@
  * document that must not collide (see CommandDoc).
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, Token, User } from '../ports/index.js';
+import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, TerminalSyncState, Token, User } from '../ports/index.js';
 
 /** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
 type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };
@@ -106,6 +106,28 @@ export interface MarkerDoc {
   created_at: string;
 }
 
+/** A terminal's sync state (ports/terminal-sync.ts); `_id` is its serial number. */
+export interface SyncTerminalDoc {
+  _id: string;
+  location_id: number | null;
+  state: TerminalSyncState;
+  reason: string | null;
+  last_confirmed_at: string | null;
+  last_audit_at: string | null;
+  changed_at: string;
+}
+
+/** A refused PIN on a terminal; `_id` is `<sn>:<pin>`. */
+export interface SyncRefusalDoc {
+  _id: string;
+  sn: string;
+  pin: number;
+  code: number;
+  message: string;
+  since: string;
+  at: string;
+}
+
 export interface CounterDoc {
   _id: string;
   seq: number;
@@ -126,6 +148,8 @@ export interface Collections {
   readonly syncOutbox: Collection<OutboxDoc>;
   readonly jobs: Collection<JobDoc>;
   readonly markers: Collection<MarkerDoc>;
+  readonly syncTerminals: Collection<SyncTerminalDoc>;
+  readonly syncRefusals: Collection<SyncRefusalDoc>;
 }
 
 export function collections(db: Db): Collections {
@@ -144,11 +168,13 @@ export function collections(db: Db): Collections {
     syncOutbox: db.collection<OutboxDoc>('sync_outbox'),
     jobs: db.collection<JobDoc>('job_state'),
     markers: db.collection<MarkerDoc>('markers'),
+    syncTerminals: db.collection<SyncTerminalDoc>('sync_terminals'),
+    syncRefusals: db.collection<SyncRefusalDoc>('sync_refusals'),
   };
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
-const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers'>, IndexDescription[]>> = {
+const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'syncTerminals'>, IndexDescription[]>> = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
     { name: 'location', key: { location_id: 1, _id: 1 } },
@@ -194,6 +220,7 @@ const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'location
     { name: 'location_pin', key: { location_id: 1, pin: 1 } },
     { name: 'since', key: { since: 1 } },
   ],
+  syncRefusals: [{ name: 'sn_since', key: { sn: 1, since: 1, pin: 1 } }],
 };
 
 /** Counters hold the last id handed out per collection. */

@@ -123,8 +123,11 @@ export interface CommandsPort {
   failPendingFor(sn: string, message: string, now: Iso): Promise<readonly Command[]>;
   /** Pending commands whose expires_at is past → failed. Returns them. */
   expire(now: Iso): Promise<readonly Command[]>;
-  /** Sent commands with sent_at older than the cutoff (ack timeout sweep). */
-  sentBefore(cutoff: Iso, limit: number): Promise<readonly Command[]>;
+  /**
+   * Sent top-level commands with sent_at older than the cutoff (ack timeout sweep), by (sent_at, id);
+   * `after` pages on: only those after that command in this order.
+   */
+  sentBefore(cutoff: Iso, limit: number, after?: Pick<Command, 'sent_at' | 'id'>): Promise<readonly Command[]>;
   /**
    * sent → pending again (bounded retries of sync ops); increments attempts, clears progress, and
    * supersedes the child lines of the attempt that went unanswered.
