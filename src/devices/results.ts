@@ -48,6 +48,10 @@ export async function finishCommand(ctx: ResultContext, command: Command, outcom
   await ctx.lifecycle.finish(command, outcome);
 }
 
+/** Finishes a command a result answered: only the attempt that was answered (not one re-queued meanwhile). */
+const finishAnswered = (ctx: ResultContext, command: Command, outcome: CommandOutcome) =>
+  ctx.lifecycle.finish(command, outcome, { sameAttempt: true }).then(() => undefined);
+
 /** Merges into the progress of a sent command (no-op once it is final). */
 export async function addProgress(ctx: ResultContext, id: number, change: (p: Progress) => Progress, response?: string): Promise<void> {
   const command = await ctx.store.commands.getById(id);
@@ -103,7 +107,8 @@ export async function applyResult(ctx: ResultContext, codec: Codec, result: Comm
     const head = await ctx.store.commands.getById(command.parent_id);
     if (head && outcome.status === 'failed' && isUserSyncOp(head)) await ctx.onSyncRefused(ctx.sn, head, result.returnCode, outcome.message);
     const headResult = head && progressOf(head).head;
-    if (head && headResult) await completeIfDone(ctx, codec, head, headResult);
+    // Re-queued meanwhile (another node's sweep): this attempt is over, the next one decides.
+    if (head && headResult && head.status === 'sent') await completeIfDone(ctx, codec, head, headResult);
     return;
   }
   if (await fellBack(ctx, codec, command, result.returnCode)) return;
@@ -204,7 +209,7 @@ async function complete(
       preset === 'check-attendance' && head.attempts > 0 && first.return_code === -1
         ? CHECK_ATTENDANCE_BOTH_FORMATS_FAILED
         : outcome.message;
-    return finishCommand(ctx, head, { status: 'failed', error_message: message, response, result: resultData });
+    return finishAnswered(ctx, head, { status: 'failed', error_message: message, response, result: resultData });
   }
   if (failedChild) {
     // A sync op whose line the device just refused as unsupported goes again: the next render
@@ -216,14 +221,14 @@ async function complete(
     }
     // The refusal was recorded when the line answered (applyResult).
     if (isUserSyncOp(head)) return keepOwed(ctx, head, null, failedChild.error_message ?? 'failed', response);
-    return finishCommand(ctx, head, {
+    return finishAnswered(ctx, head, {
       status: 'failed',
       error_message: `line ${failedChild.id}: ${failedChild.error_message ?? 'failed'}`,
       response,
       result: resultData,
     });
   }
-  return finishCommand(ctx, head, { status: 'success', response, result: resultData });
+  return finishAnswered(ctx, head, { status: 'success', response, result: resultData });
 }
 
 /**

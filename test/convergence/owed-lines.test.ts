@@ -60,7 +60,12 @@ for (const d of DIALECTS) {
       const before = linesAbout(sim, 7).filter((c) => c.command === d.deleteLine(7)).length;
       s.clock.advance(600_000);
       await s.app.app.hub.sweepCommands();
-      await s.until(() => linesAbout(sim, 7).filter((c) => c.command === d.deleteLine(7)).length > before, `re-send ${i + 1}`);
+      await s
+        .until(() => linesAbout(sim, 7).filter((c) => c.command === d.deleteLine(7)).length > before, `re-send ${i + 1}`)
+        .catch(async (err: unknown) => {
+          const op = (await s.api('GET', `/api/commands/${del?.id}`)).body;
+          throw new Error(`${(err as Error).message}: ${JSON.stringify(op)} ${JSON.stringify(sim.stats)}`);
+        });
     }
     await s.until(async () => (await s.sync(sn)).refused === 1, 'refusal recorded again');
     t.equal((await s.sync(sn)).state, 'drift', 'still drift after 5 refused re-sends');

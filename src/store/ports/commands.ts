@@ -101,8 +101,11 @@ export interface CommandsPort {
   countPending(sn: string, origin?: CommandOrigin): Promise<number>;
   /** Atomic pending → sent for each id; returns the ids this caller won (safe across nodes). */
   claim(ids: readonly number[], wire: ReadonlyMap<number, string>, now: Iso): Promise<readonly number[]>;
-  /** Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final. */
-  finish(id: number, outcome: CommandOutcome, now: Iso): Promise<Command | undefined>;
+  /**
+   * Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final.
+   * With `attempt`, only the attempt sent at that instant (an answer to an attempt that was re-queued meanwhile changes nothing).
+   */
+  finish(id: number, outcome: CommandOutcome, now: Iso, attempt?: Iso): Promise<Command | undefined>;
   /**
    * pending → failed with `message`, atomically: undefined when the command is no longer pending (a
    * poll claimed it meanwhile). Cancellation uses it so a sent command is never marked cancelled.
