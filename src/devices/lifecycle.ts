@@ -11,7 +11,7 @@
  *      └──expiry, cancel, unassign──► failed
  *
  * Two transitions go back, both documented: a background sync op whose result never came is
- * re-queued (sent → pending, bounded), and a batch whose reply never reached the terminal is put
+ * re-queued (sent → pending, with back-off), and a batch whose reply never reached the terminal is put
  * back (its `sent` was never announced, see `delivered`). A preset answered with a refusal and
  * retried in its fallback form [COMMANDS §2.5] stays `sent` to the API (`publicStatus`).
  */

@@ -12,8 +12,8 @@ export interface SimulateArgs {
   readonly durationS: number | undefined;
   readonly punchesPerMinute: number | undefined;
   readonly fast: boolean;
-  /** convergence faults (each terminal): refusal and lost-result rates, a wipe, keypad users */
-  readonly faults: SimFaults;
+  /** convergence faults (each terminal): refusal and lost-result rates, a wipe, keypad users; absent when none */
+  readonly faults?: SimFaults;
 }
 
 export interface SimFaults {
@@ -167,7 +167,9 @@ export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
       durationS,
       punchesPerMinute,
       fast,
-      faults: Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined)) as SimFaults,
+      ...(Object.values(faults).some((v) => v !== undefined)
+        ? { faults: Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined)) as SimFaults }
+        : {}),
     },
   };
 }

@@ -132,7 +132,7 @@ export interface CommandsPort {
    */
   sentBefore(cutoff: Iso, limit: number, after?: Pick<Command, 'sent_at' | 'id'>): Promise<readonly Command[]>;
   /**
-   * sent → pending again (bounded retries of sync ops); increments attempts, clears progress, and
+   * sent → pending again (re-sends of sync ops, with back-off); increments attempts, clears progress, and
    * supersedes the child lines of the attempt that went unanswered.
    */
   requeue(id: number, now: Iso): Promise<Command | undefined>;
