@@ -96,7 +96,11 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         is_active: Type.Optional(Type.Boolean()),
         sync_state: Type.Optional(SyncStateSchema),
       }),
-      doc: { summary: 'Paginated device list (with each roster sync state; sync_state filters)', tags, responses: { 200: pageOf(DeviceView) } },
+      doc: {
+        summary: 'Paginated device list (with each roster sync state; sync_state filters)',
+        tags,
+        responses: { 200: pageOf(DeviceView) },
+      },
       handler: async ({ caller, query }) => {
         const now = clock.now();
         const since = new Date(now.getTime() - deps.onlineThresholdS * 1000).toISOString();

@@ -105,7 +105,8 @@ export async function applyResult(ctx: ResultContext, codec: Codec, result: Comm
       now(ctx),
     );
     const head = await ctx.store.commands.getById(command.parent_id);
-    if (head && outcome.status === 'failed' && isUserSyncOp(head)) await ctx.onSyncRefused(ctx.sn, head, result.returnCode, outcome.message);
+    if (head && outcome.status === 'failed' && isUserSyncOp(head))
+      await ctx.onSyncRefused(ctx.sn, head, result.returnCode, outcome.message);
     const headResult = head && progressOf(head).head;
     // Re-queued meanwhile (another node's sweep): this attempt is over, the next one decides.
     if (head && headResult && head.status === 'sent') await completeIfDone(ctx, codec, head, headResult);

@@ -2,7 +2,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { MAX_DEVICES } from './simulation.js';
-import type { SimProtocol } from './types.js';
+import type { SimFaults, SimProtocol } from './types.js';
 
 export interface SimulateArgs {
   readonly url: string;
@@ -16,12 +16,6 @@ export interface SimulateArgs {
   readonly faults?: SimFaults;
 }
 
-export interface SimFaults {
-  readonly refuseRate?: number;
-  readonly loseRate?: number;
-  readonly wipeAfterS?: number;
-  readonly keypadUsers?: number;
-}
 
 export type ParsedSimulateArgs =
   | { readonly kind: 'run'; readonly args: SimulateArgs }
@@ -144,8 +138,12 @@ export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
   const rateRaw = raw('--punch-rate');
   const punchesPerMinute = rateRaw === undefined ? undefined : integerIn('--punch-rate', rateRaw, 0, 600_000, errors);
 
-  const faults: { refuseRate?: number | undefined; loseRate?: number | undefined; wipeAfterS?: number | undefined; keypadUsers?: number | undefined } =
-    {};
+  const faults: {
+    refuseRate?: number | undefined;
+    loseRate?: number | undefined;
+    wipeAfterS?: number | undefined;
+    keypadUsers?: number | undefined;
+  } = {};
   const refuse = raw('--refuse-rate');
   if (refuse !== undefined) faults.refuseRate = rateOf('--refuse-rate', refuse, errors);
   const lose = raw('--lose-rate');

@@ -4,8 +4,7 @@ import { createSimulatedDevice } from './device.js';
 import { createRng } from './rng.js';
 import { formatProgress, summarize } from './summary.js';
 import type { SimulationSummary } from './summary.js';
-import type { SimProtocol, SimulatedDevice } from './types.js';
-import type { SimFaults } from './cli-args.js';
+import type { SimFaults, SimProtocol, SimulatedDevice } from './types.js';
 
 export interface SimulationOptions {
   url: string;

@@ -5,6 +5,15 @@ import type { FaultSettings } from './failure-injection.js';
 
 export type SimProtocol = 'v2' | 'v3';
 
+/** Convergence faults of a fleet's terminals (`biogate simulate --refuse-rate …`; SimulatedDeviceOptions). */
+export interface SimFaults {
+  readonly refuseRate?: number;
+  readonly loseRate?: number;
+  readonly wipeAfterS?: number;
+  readonly keypadUsers?: number;
+}
+
+
 /** A user as the simulated terminal stores it (v2 USERINFO and v3 `user` share one record). */
 export interface SimUser {
   readonly pin: string;

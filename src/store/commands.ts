@@ -40,7 +40,10 @@ export function commandsPort(records: CommandRecords): CommandsPort {
         acknowledged_at: now,
         updated_at: now,
       };
-      return setOne(attempt === undefined ? { id } : { id, sent_at: attempt }, { rule: outcome.status === 'success' ? T.succeed : T.fail, change });
+      return setOne(attempt === undefined ? { id } : { id, sent_at: attempt }, {
+        rule: outcome.status === 'success' ? T.succeed : T.fail,
+        change,
+      });
     },
     failIfPending(id, message, now) {
       return setOne({ id }, { rule: T.cancel, change: { error_message: message, updated_at: now } });

@@ -69,8 +69,7 @@ export function createTerminalState(deps: TerminalStateDeps) {
     if (counts.owed === 0 && d.last_seen === null && !record?.last_confirmed_at)
       return { state: 'unknown', reason: 'the terminal has not connected yet' };
     if (counts.refused > 0) return { state: 'drift', reason };
-    if (counts.owed > 0)
-      return { state: 'syncing', reason: `${counts.owed} line(s) owed, ${counts.revocations} of them revocations` };
+    if (counts.owed > 0) return { state: 'syncing', reason: `${counts.owed} line(s) owed, ${counts.revocations} of them revocations` };
     return { state: 'in_sync', reason: null };
   }
 
@@ -113,7 +112,11 @@ export function createTerminalState(deps: TerminalStateDeps) {
   async function refresh(sn: string): Promise<void> {
     const pins = confirmedPins.get(sn);
     confirmedPins.delete(sn);
-    if (pins && pins.size > 0) await store.terminalSync.clearRefusals(sn, [...pins].map(([pin, at]) => ({ pin, at })));
+    if (pins && pins.size > 0)
+      await store.terminalSync.clearRefusals(
+        sn,
+        [...pins].map(([pin, at]) => ({ pin, at })),
+      );
     const device = await store.devices.getBySerial(sn);
     if (!device) return;
     // Unassigned: nothing is owed to it any more.
@@ -169,7 +172,10 @@ export function createTerminalState(deps: TerminalStateDeps) {
     async refused(sn: string, command: Command, code: number, message: string): Promise<void> {
       if (!isUserOp(command)) return;
       await store.terminalSync.refuse(sn, pinOf(command), code, message, clock.now().toISOString());
-      log.info({ sn, id: command.id, pin: pinOf(command), returnCode: code }, 'sync line refused by the terminal: kept owed, retried with back-off');
+      log.info(
+        { sn, id: command.id, pin: pinOf(command), returnCode: code },
+        'sync line refused by the terminal: kept owed, retried with back-off',
+      );
       touch(sn);
     },
     async detail(d: Device, window: Window): Promise<SyncDetail> {

@@ -40,4 +40,5 @@ export const SyncSummaryView = Type.Object({
   oldest_owed_at: Nullable(IsoDateTime),
 });
 
-export const owedPinView = (p: OwedPin) => (p.code === undefined ? { pin: p.pin, since: p.since } : { pin: p.pin, since: p.since, code: p.code });
+export const owedPinView = (p: OwedPin) =>
+  p.code === undefined ? { pin: p.pin, since: p.since } : { pin: p.pin, since: p.since, code: p.code };

@@ -130,8 +130,16 @@ for (const d of DIALECTS) {
     s.clock.advance(31 * DAY_MS);
     await s.app.app.hub.sweepCommands();
     const ops = ((await s.api('GET', '/api/commands?command=sync-users&limit=10')).body as { data: Command[] }).data;
-    t.match(ops.find((c) => c.params?.pin === 21), { status: 'failed', error_message: /expired/ }, 'the upsert expired');
-    t.match(ops.find((c) => c.params?.pin === 22), { status: 'pending' }, 'the revocation is still owed');
+    t.match(
+      ops.find((c) => c.params?.pin === 21),
+      { status: 'failed', error_message: /expired/ },
+      'the upsert expired',
+    );
+    t.match(
+      ops.find((c) => c.params?.pin === 22),
+      { status: 'pending' },
+      'the revocation is still owed',
+    );
     t.match(await s.sync(sn), { owed: 1, revocations_owed: 1 });
     const sim = await s.terminal(sn, d.protocol, {}, false);
     await s.until(async () => (await s.sync(sn)).state === 'in_sync', 'the revocation lands');

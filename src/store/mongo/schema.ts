@@ -174,7 +174,9 @@ export function collections(db: Db): Collections {
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
-const INDEXES: Readonly<Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'syncTerminals'>, IndexDescription[]>> = {
+const INDEXES: Readonly<
+  Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'syncTerminals'>, IndexDescription[]>
+> = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
     { name: 'location', key: { location_id: 1, _id: 1 } },

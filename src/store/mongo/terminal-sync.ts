@@ -32,7 +32,9 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
     const keys = rows.map((r) => `user:${r.pin}`);
     // The oldest owed op per PIN: a refusal counts while an op created no later than it is owed.
     const oldest = new Map<string, string>();
-    const docs = await c.commands.find({ ...owedFilter(sn), sync_key: { $in: keys } }, { projection: { sync_key: 1, created_at: 1 } }).toArray();
+    const docs = await c.commands
+      .find({ ...owedFilter(sn), sync_key: { $in: keys } }, { projection: { sync_key: 1, created_at: 1 } })
+      .toArray();
     for (const d of docs) {
       const key = d.sync_key ?? '';
       const seen = oldest.get(key);
@@ -99,7 +101,11 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
           continue;
         }
         const revocations = await c.commands.countDocuments({ ...owedFilter(sn), ...opIs('user.delete') });
-        const first = await c.commands.find(owedFilter(sn), { projection: { created_at: 1 } }).sort({ created_at: 1 }).limit(1).next();
+        const first = await c.commands
+          .find(owedFilter(sn), { projection: { created_at: 1 } })
+          .sort({ created_at: 1 })
+          .limit(1)
+          .next();
         const refused = (await liveRefusals(sn)).length;
         out.set(sn, { owed, revocations, refused, oldest: first?.created_at ?? null });
       }

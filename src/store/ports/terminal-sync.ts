@@ -53,7 +53,14 @@ export interface TerminalSyncPort {
    * Compare-and-set of the state: written only when the stored state is `from` (null: no record yet).
    * True when this caller changed it (of several nodes one announces the change).
    */
-  setState(sn: string, locationId: number | null, from: TerminalSyncState | null, to: TerminalSyncState, reason: string | null, now: Iso): Promise<boolean>;
+  setState(
+    sn: string,
+    locationId: number | null,
+    from: TerminalSyncState | null,
+    to: TerminalSyncState,
+    reason: string | null,
+    now: Iso,
+  ): Promise<boolean>;
   /** last_confirmed_at moves forward to `at`, never back (creates the record as `unknown` if needed). */
   confirmed(sn: string, locationId: number | null, at: Iso): Promise<void>;
   /** Owed ops per serial (every serial asked for is in the map). */

@@ -8,7 +8,9 @@ const OP = `json_extract(params, '$.op')`;
 const PIN = `json_extract(params, '$.pin')`;
 
 export function sqliteTerminalSync(db: Db): TerminalSyncPort {
-  const owedOf = db.prepare(`SELECT ${OP} AS op, COUNT(*) AS n, MIN(created_at) AS oldest FROM commands WHERE sn = ? AND ${OWED} GROUP BY ${OP}`);
+  const owedOf = db.prepare(
+    `SELECT ${OP} AS op, COUNT(*) AS n, MIN(created_at) AS oldest FROM commands WHERE sn = ? AND ${OWED} GROUP BY ${OP}`,
+  );
   /** A refusal counts while an op for its PIN created no later than the refusal is owed. */
   const LIVE = `EXISTS (SELECT 1 FROM commands WHERE sn = r.sn AND ${OWED} AND ${PIN} = r.pin AND created_at <= r.at)`;
   const refusedOf = db.prepare(`SELECT COUNT(*) AS n FROM sync_refusals r WHERE r.sn = ? AND ${LIVE}`);
@@ -39,13 +41,17 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
     async get(sns) {
       if (sns.length === 0) return [];
       return db
-        .prepare('SELECT sn, location_id, state, reason, last_confirmed_at, last_audit_at, changed_at FROM sync_terminals WHERE sn IN (SELECT value FROM json_each(?))')
+        .prepare(
+          'SELECT sn, location_id, state, reason, last_confirmed_at, last_audit_at, changed_at FROM sync_terminals WHERE sn IN (SELECT value FROM json_each(?))',
+        )
         .all(JSON.stringify(sns)) as TerminalSyncRecord[];
     },
     async setState(sn, locationId, from, to, reason, now) {
       if (from === null) {
         const r = db
-          .prepare('INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (sn) DO NOTHING')
+          .prepare(
+            'INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (sn) DO NOTHING',
+          )
           .run(sn, locationId, to, reason, now);
         return r.changes === 1;
       }
@@ -73,7 +79,9 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
     async owedPins(sn, op, window) {
       const total = (owedCount.get(sn, op) as { n: number }).n;
       const rows = owedPage.all(sn, op, window.limit, window.offset) as { pin: number; since: string; code: number | null }[];
-      const items: OwedPin[] = rows.map((r) => (r.code === null ? { pin: r.pin, since: r.since } : { pin: r.pin, since: r.since, code: r.code }));
+      const items: OwedPin[] = rows.map((r) =>
+        r.code === null ? { pin: r.pin, since: r.since } : { pin: r.pin, since: r.since, code: r.code },
+      );
       return { items, total };
     },
     async refuse(sn, pin, code, message, now) {
