@@ -268,6 +268,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     log: logger,
     onlineThresholdS: config.onlineThresholdS,
     liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
+    syncStates: (devices) => terminals.views(devices),
     ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}),
   });
   const protocolErrors = metrics.register(

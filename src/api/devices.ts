@@ -201,10 +201,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           now,
           (rule) => invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing'),
         );
-        return json(
-          outcome === 'assigned' ? 201 : 200,
-          deviceView(device, caller.location, now, deps.onlineThresholdS, audienceOf(caller)),
-        );
+        return json(outcome === 'assigned' ? 201 : 200, {
+          ...deviceView(device, caller.location, now, deps.onlineThresholdS, audienceOf(caller)),
+          sync: await deps.terminals.view(device),
+        });
       },
     }),
     defineRoute({
@@ -261,7 +261,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS, 'full'));
+        return json(200, {
+          ...deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS, 'full'),
+          sync: await deps.terminals.view(device),
+        });
       },
     }),
     defineRoute({
@@ -284,7 +287,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'accept-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS, 'full'));
+        return json(200, {
+          ...deviceView(fresh(device), caller.location, clock.now(), deps.onlineThresholdS, 'full'),
+          sync: await deps.terminals.view(device),
+        });
       },
     }),
     defineRoute({

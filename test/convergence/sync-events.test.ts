@@ -4,6 +4,7 @@
 import t from 'tap';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { topicMessages } from '../../src/events/topics.js';
+import { openStream, subscribe } from '../realtime/stream-client.js';
 import { linesAbout, setup } from './helpers.js';
 
 t.test('device.sync on the feed and its topic; sync metrics', async (t) => {
@@ -33,6 +34,15 @@ t.test('device.sync on the feed and its topic; sync metrics', async (t) => {
     'an event per change, never the same state twice in a row',
   );
 
+  // A late WebSocket subscriber gets the retained state first (the snapshot), then live changes.
+  const ws = await openStream(t, s.app.url, { token: s.app.token });
+  await subscribe(ws, ['devices/+/sync']);
+  t.match(
+    ws.messages.filter((m) => m.topic === 'devices/EVT-SYNC/sync'),
+    [{ retained: true, payload: { state: 'drift', refused: 1 } }],
+    'the stream snapshot carries the sync state',
+  );
+
   const metrics = await (await fetch(`${s.app.url}/metrics`)).text();
   t.match(metrics, /biogate_sync_owed_lines\{kind="revocations",node="[^"]+"\} 1/, 'owed revocations gauge');
   t.match(metrics, /biogate_sync_devices\{state="drift",node="[^"]+"\} 1/, 'devices per state');
@@ -42,6 +52,7 @@ t.test('device.sync on the feed and its topic; sync metrics', async (t) => {
   await s.app.app.hub.sweepCommands();
   await s.until(() => !sim.users().has('51') && linesAbout(sim, 51).at(-1)?.returnCode === 0, 'the delete lands');
   await s.until(() => seen.filter((e) => e.type === 'device.sync').at(-1)?.data.sync.state === 'in_sync', 'back to in_sync');
+  await ws.next((m) => m.topic === 'devices/EVT-SYNC/sync' && (m.payload as { state?: string }).state === 'in_sync', 'live on the stream');
   const after = await (await fetch(`${s.app.url}/metrics`)).text();
   t.match(after, /biogate_sync_revocation_seconds_count\{node="[^"]+"\} 1/, 'one revocation latency observed');
   t.match(after, /biogate_sync_devices\{state="in_sync",node="[^"]+"\} 1/);
