@@ -83,6 +83,10 @@ export function createTerminalState(deps: TerminalStateDeps) {
   }
 
   async function views(devices: readonly Device[]): Promise<Map<string, SyncViewData>> {
+    return (await compute(devices)).views;
+  }
+
+  async function compute(devices: readonly Device[]): Promise<{ views: Map<string, SyncViewData>; owed: ReadonlyMap<string, OwedCounts> }> {
     const sns = devices.map((d) => d.serial_number);
     const [owed, records] = await Promise.all([store.terminalSync.owed(sns), store.terminalSync.get(sns)]);
     const bySn = new Map(records.map((r) => [r.sn, r]));
@@ -101,7 +105,7 @@ export function createTerminalState(deps: TerminalStateDeps) {
         reason,
       });
     }
-    return out;
+    return { views: out, owed };
   }
 
   async function view(d: Device): Promise<SyncViewData> {
@@ -194,8 +198,7 @@ export function createTerminalState(deps: TerminalStateDeps) {
       };
     },
     async summary(devices: readonly Device[]): Promise<SyncSummary> {
-      const all = await views(devices);
-      const owed = await store.terminalSync.owed(devices.map((d) => d.serial_number));
+      const { views: all, owed } = await compute(devices);
       const counts = Object.fromEntries(SYNC_STATES.map((s) => [s, 0])) as Record<TerminalSyncState, number>;
       let revocations = 0;
       let oldest: string | null = null;
