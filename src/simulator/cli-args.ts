@@ -16,7 +16,6 @@ export interface SimulateArgs {
   readonly faults?: SimFaults;
 }
 
-
 export type ParsedSimulateArgs =
   | { readonly kind: 'run'; readonly args: SimulateArgs }
   | { readonly kind: 'help' }

@@ -13,7 +13,6 @@ export interface SimFaults {
   readonly keypadUsers?: number;
 }
 
-
 /** A user as the simulated terminal stores it (v2 USERINFO and v3 `user` share one record). */
 export interface SimUser {
   readonly pin: string;
