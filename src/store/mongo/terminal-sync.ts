@@ -146,7 +146,7 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
       if (confirmed === undefined) await c.syncRefusals.deleteMany({ sn });
       else if (confirmed.length > 0)
         await c.syncRefusals.bulkWrite(
-          confirmed.map(({ pin, at }) => ({ deleteOne: { filter: { _id: `${sn}:${pin}`, at: { $lte: at } } } })),
+          confirmed.map(({ pin, at }) => ({ deleteOne: { filter: { _id: `${sn}:${pin}`, at: { $lt: at } } } })),
           { ordered: false },
         );
     },

@@ -75,8 +75,8 @@ export interface TerminalSyncPort {
    */
   refusals(sn: string, window: Window): Promise<Page<SyncRefusal>>;
   /**
-   * Forgets refusals: of each PIN confirmed, those no later than its confirmation (a refusal that
-   * came after it stays); without `confirmed`, every refusal of the terminal.
+   * Forgets refusals: of each PIN confirmed, those older than its confirmation (one of the same
+   * instant or later stays: it may answer a newer line); without `confirmed`, every refusal of the terminal.
    */
   clearRefusals(sn: string, confirmed?: readonly { readonly pin: number; readonly at: Iso }[]): Promise<void>;
 }

@@ -96,7 +96,7 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
         db.prepare('DELETE FROM sync_refusals WHERE sn = ?').run(sn);
         return;
       }
-      const clear = db.prepare('DELETE FROM sync_refusals WHERE sn = ? AND pin = ? AND at <= ?');
+      const clear = db.prepare('DELETE FROM sync_refusals WHERE sn = ? AND pin = ? AND at < ?');
       db.transaction(() => {
         for (const c of confirmed) clear.run(sn, c.pin, c.at);
       })();
