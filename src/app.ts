@@ -4,7 +4,6 @@
  */
 import { createCors, parseCorsOrigins } from './http/cors.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/dispatcher.js';
-import { createEventPrune } from './events/prune.js';
 import { createCommandQueue, type CommandQueue } from './devices/command-queue.js';
 import { EventBus } from './events/bus.js';
 import { createCommandLifecycle } from './devices/lifecycle.js';
@@ -16,8 +15,6 @@ import { createRateLimiter } from './auth/rate-limit.js';
 import { createAdminAuth } from './auth/admin-token.js';
 import { createFirmwareCache } from './devices/firmware.js';
 import { createDeviceGuard } from './devices/guard.js';
-import { evictUnassigned } from './devices/assignment.js';
-import { trimToQuota } from './locations/quotas.js';
 import { Hub } from './devices/hub.js';
 import { runtimeConfig, type RuntimeConfig } from './devices/runtime-config.js';
 import { createCredentials } from './auth/credentials.js';
@@ -33,7 +30,8 @@ import type { HttpRequest } from './http/types.js';
 import { createLocationService, type LocationService } from './locations/service.js';
 import { createAccessLog, type Logger } from './log.js';
 import { Counter, MetricsRegistry } from './ops/metrics.js';
-import { registerGauges } from './app/gauges.js';
+import { registerGauges, revocationLatency } from './app/gauges.js';
+import { createTerminalState } from './sync/terminal-state.js';
 import { buildApiRoutes } from './app/api-routes.js';
 import { bootstrapBanner, bootstrapLocation, type Bootstrap } from './app/bootstrap.js';
 import { followCluster } from './app/cluster.js';
@@ -45,6 +43,7 @@ import { ClusterFeed } from './events/feed.js';
 import { logActivity } from './ops/activity-log.js';
 import { createLeadership } from './events/leader.js';
 import { startMqttBridge, type MqttBridge } from './bridge/mqtt/index.js';
+import { backgroundJobs } from './app/jobs.js';
 import { mqttWebSocketRoute } from './bridge/mqtt/websocket-route.js';
 import { mountStream, type Stream } from './realtime/index.js';
 import { mountConsole } from './console/routes.js';
@@ -163,6 +162,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   });
   const lifecycle = createCommandLifecycle({ store, clock, bus });
   const sync = createSyncQueue(store, clock, bus);
+  const terminals = createTerminalState({ store, clock, bus, log: logger, onRevocationConfirmed: revocationLatency(metrics) });
   const outbox = createSyncOutbox({ store, sync, clock, log: logger });
   const commands = createCommandQueue({
     store,
@@ -213,6 +213,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     onUnknownTable: (table) => unknownTables.inc({ table }),
     lifecycle,
     onStrayResult: () => strayResults.inc({}),
+    onSyncRefused: terminals.refused,
     maxActors: config.maxActors,
     guard: createDeviceGuard(metrics, clock),
     node: nodeId,
@@ -222,23 +223,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       void feed
         .signal('device.claimed', { sn, owner: nodeId, previous })
         .catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
-    jobs: [
-      {
-        name: 'events-prune',
-        everyMs: 60_000,
-        run: createEventPrune({
-          store,
-          clock,
-          log: logger,
-          retentionS: config.eventsRetentionS,
-          keep: config.eventsKeep,
-          holdMaxS: config.eventsHoldMaxS,
-        }),
-      },
-      webhooks.job,
-      { name: 'unassigned-evict', everyMs: 3_600_000, run: () => evictUnassigned({ store, log: logger }, clock.now()) },
-      { name: 'records-quota', everyMs: 600_000, run: () => trimToQuota(store, config.quotaRecords) },
-    ],
+    jobs: backgroundJobs({ store, clock, log: logger, config, webhooks }),
   });
   followCluster({
     feed,
@@ -264,6 +249,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     hub,
     webhookPolicy,
     pokeWebhooks: webhooks.poke,
+    terminals,
   });
   // One bucket per token for every door (REST, the stream, MQTT requests); one admin check with its back-off.
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
@@ -290,12 +276,13 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     onlineThresholdS: config.onlineThresholdS,
     liveLastSeen: (sn) => hub.presence.lastSeenOf(sn),
     onlineElsewhere: (sn) => hub.presence.onlineElsewhere(sn),
+    syncStates: (devices) => terminals.views(devices),
     ...(limiter ? { onCaller: (c) => limiter.take(c.token.id) } : {}),
   });
   const protocolErrors = metrics.register(
     new Counter('biogate_device_protocol_errors_total', 'Device requests refused by the codec, by code'),
   );
-  registerGauges(metrics, { store, hub, http, engine: engine.engine });
+  registerGauges(metrics, { store, hub, http, engine: engine.engine, terminals });
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
   // BIOGATE_DEVICE_ON_API: with a device port, terminals use it and /iclock/ on the API port is a 404 (unless turned on).
   if ((config.deviceOnApi ?? (config.devicePort === null ? 'on' : 'off')) === 'on')
@@ -348,34 +335,17 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     webhooks,
     apiRoutes,
     async start() {
+      const mqttDeps = { config, feed, store, clock, commands, log: logger, metrics, admin };
       await feed.start();
       const port = await http.listen(config.host, config.port);
       const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
       // Like the listeners, before bootstrap: a busy MQTT port must not leave a location whose token nobody saw.
-      if (config.mqtt === 'embedded')
-        mqtt = await startMqttBridge({
-          config,
-          feed,
-          store,
-          clock,
-          commands,
-          log: logger,
-          metrics,
-          admin,
-          ...(limiter ? { limiter } : {}),
-        });
+      if (config.mqtt === 'embedded') mqtt = await startMqttBridge({ ...mqttDeps, ...(limiter ? { limiter } : {}) });
       else if (config.mqtt !== 'off') {
         // An external broker is shared by the nodes: one of them publishes ("the feed's owner rule").
         await mqttLeader.start();
         mqtt = await startMqttBridge({
-          config,
-          feed,
-          store,
-          clock,
-          commands,
-          log: logger,
-          metrics,
-          admin,
+          ...mqttDeps,
           isLeader: () => mqttLeader.isLeader(),
           onLeader: (listener) => void mqttLeader.onChange((leader) => leader && listener()),
         });
@@ -403,6 +373,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         await outbox.stop();
         await webhooks.stop();
         await hub.stop();
+        terminals.stop();
         await feed.stop();
         await store.close();
       })();

@@ -10,6 +10,8 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { Device, Location } from '../store/ports/index.js';
 import type { SyncQueue } from '../sync/queue.js';
+import type { TerminalState } from '../sync/terminal-state.js';
+import { SyncStateSchema } from '../views/device-sync.js';
 import { CommandBody } from '../commands/schemas.js';
 import { CommandView } from '../views/command.js';
 import { DeviceStatusView, deviceStatusView } from '../views/device-status.js';
@@ -41,7 +43,12 @@ export interface DevicesDeps {
   readonly claim?: 'open' | 'admin';
   /** BIOGATE_QUOTA_DEVICES. */
   readonly quotaDevices?: number;
+  /** Roster sync state of each device (DeviceResponse.sync, ?sync_state=). */
+  readonly terminals: TerminalState;
 }
+
+/** Devices read for a sync_state filter (the state is derived, so the filter runs over the location's devices). */
+const SYNC_FILTER_MAX = 100_000;
 
 /** Validated, canonical, de-duplicated CIDRs; every bad entry is named. */
 function allowedNetworks(list: readonly string[]): string[] {
@@ -98,8 +105,13 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         ...PageQuery,
         search: Type.Optional(Type.String({ maxLength: 100 })),
         is_active: Type.Optional(Type.Boolean()),
+        sync_state: Type.Optional(SyncStateSchema),
       }),
-      doc: { summary: 'Paginated device list', tags, responses: { 200: pageOf(DeviceView) } },
+      doc: {
+        summary: 'Paginated device list (with each roster sync state; sync_state filters)',
+        tags,
+        responses: { 200: pageOf(DeviceView) },
+      },
       handler: async ({ caller, query }) => {
         const now = clock.now();
         const since = new Date(now.getTime() - deps.onlineThresholdS * 1000).toISOString();
@@ -107,12 +119,26 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           ...(query.search ? { search: query.search } : {}),
           ...(query.is_active !== undefined ? { online: { value: query.is_active, since } } : {}),
         };
-        const page = await store.devices.list(caller.location.id, filter, { offset: (query.page - 1) * query.limit, limit: query.limit });
+        const offset = (query.page - 1) * query.limit;
+        let items: readonly Device[];
+        let total: number;
+        let syncOf: Map<string, unknown>;
+        if (query.sync_state === undefined) {
+          const page = await store.devices.list(caller.location.id, filter, { offset, limit: query.limit });
+          ({ items, total } = page);
+          syncOf = await deps.terminals.views(items);
+        } else {
+          const all = (await store.devices.list(caller.location.id, filter, { offset: 0, limit: SYNC_FILTER_MAX })).items;
+          syncOf = await deps.terminals.views(all);
+          const matching = all.filter((d) => (syncOf.get(d.serial_number) as { state: string } | undefined)?.state === query.sync_state);
+          total = matching.length;
+          items = matching.slice(offset, offset + query.limit);
+        }
         return json(
           200,
           pageWrapper(
-            page.items.map((d) => viewOf(d, caller.location, now, audienceOf(caller))),
-            page.total,
+            items.map((d) => ({ ...viewOf(d, caller.location, now, audienceOf(caller)), sync: syncOf.get(d.serial_number) })),
+            total,
             query.page,
             query.limit,
           ),
@@ -188,7 +214,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           now,
           (rule) => invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing'),
         );
-        return json(outcome === 'assigned' ? 201 : 200, viewOf(device, caller.location, now, audienceOf(caller)));
+        return json(outcome === 'assigned' ? 201 : 200, {
+          ...viewOf(device, caller.location, now, audienceOf(caller)),
+          sync: await deps.terminals.view(device),
+        });
       },
     }),
     defineRoute({
@@ -197,8 +226,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       auth: 'location',
       params: SerialParam,
       doc: { summary: 'One device', tags, responses: { 200: DeviceView }, errors: ['DEVICE_NOT_FOUND'] },
-      handler: async ({ caller, params }) =>
-        json(200, viewOf(await find(caller.location.id, params.device_serial), caller.location, clock.now(), audienceOf(caller))),
+      handler: async ({ caller, params }) => {
+        const device = await find(caller.location.id, params.device_serial);
+        return json(200, { ...viewOf(device, caller.location, clock.now(), audienceOf(caller)), sync: await deps.terminals.view(device) });
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -245,7 +276,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, viewOf(device, caller.location, clock.now(), 'full'));
+        return json(200, { ...viewOf(device, caller.location, clock.now(), 'full'), sync: await deps.terminals.view(device) });
       },
     }),
     defineRoute({
@@ -268,7 +299,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'accept-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, viewOf(device, caller.location, clock.now(), 'full'));
+        return json(200, { ...viewOf(device, caller.location, clock.now(), 'full'), sync: await deps.terminals.view(device) });
       },
     }),
     defineRoute({

@@ -25,6 +25,8 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { SyncOutbox } from '../sync/outbox.js';
 import type { SyncQueue } from '../sync/queue.js';
+import type { TerminalState } from '../sync/terminal-state.js';
+import { syncRoutes } from '../api/sync.js';
 import { packageVersion } from '../version.js';
 import type { DestinationPolicy } from '../webhooks/address-guard.js';
 
@@ -42,6 +44,7 @@ export interface ApiParts {
   readonly hub: Hub;
   readonly webhookPolicy: DestinationPolicy;
   readonly pokeWebhooks: () => void;
+  readonly terminals: TerminalState;
 }
 
 export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
@@ -64,7 +67,9 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
       requireCommKey,
       claim: config.deviceClaim,
       quotaDevices: config.quotaDevices,
+      terminals: p.terminals,
     }),
+    ...syncRoutes({ store, terminals: p.terminals }),
     ...commandRoutes({ store, clock, commands: p.commands, lifecycle: p.lifecycle }),
     ...attendanceRoutes(store, clock),
     ...deviceRecordRoutes(store),

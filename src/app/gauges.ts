@@ -1,11 +1,53 @@
 /** Gauges of /metrics read at scrape time from the parts the composition root built. */
 import type { Hub } from '../devices/hub.js';
 import type { HttpServer } from '../http/server.js';
-import { Gauge, type MetricsRegistry } from '../ops/metrics.js';
+import { Gauge, Histogram, type MetricsRegistry } from '../ops/metrics.js';
 import type { Store } from '../store/types.js';
+import type { TerminalState } from '../sync/terminal-state.js';
+import { SYNC_STATES } from '../views/device-sync.js';
 
-export function registerGauges(metrics: MetricsRegistry, parts: { store: Store; hub: Hub; http: HttpServer; engine: string }): void {
+/** Revocation latency (change accepted → confirmed by the terminal): the observer for sync/terminal-state.ts. */
+export function revocationLatency(metrics: MetricsRegistry): (seconds: number) => void {
+  const histogram = metrics.register(
+    new Histogram(
+      'biogate_sync_revocation_seconds',
+      'Seconds from a revocation accepted (user deleted, deactivated, access window ended) to its confirmation by a terminal',
+      [0.5, 1, 2, 3, 5, 10, 30, 60, 300, 900, 3600, 86400],
+    ),
+  );
+  const series = histogram.series({});
+  return (seconds) => series.observe(seconds);
+}
+
+/** Owed sync lines and terminals per sync state, from the store (the same figures on every node: aggregate with max). */
+function registerSyncGauges(metrics: MetricsRegistry, store: Store, terminals: TerminalState): void {
+  const read = async () => {
+    const devices = (await Promise.all((await store.locations.list()).map((l) => store.devices.listAssigned(l.id)))).flat();
+    const views = [...(await terminals.views(devices)).values()];
+    return {
+      owed: views.reduce((n, v) => n + v.owed, 0),
+      revocations: views.reduce((n, v) => n + v.revocations_owed, 0),
+      states: SYNC_STATES.map((state) => ({ labels: { state }, value: views.filter((v) => v.state === state).length })),
+    };
+  };
+  metrics.register(
+    new Gauge('biogate_sync_owed_lines', 'Sync lines owed to assigned terminals (kind: all, revocations)', async () => {
+      const r = await read();
+      return [
+        { labels: { kind: 'all' }, value: r.owed },
+        { labels: { kind: 'revocations' }, value: r.revocations },
+      ];
+    }),
+  );
+  metrics.register(new Gauge('biogate_sync_devices', 'Assigned terminals per roster sync state', async () => (await read()).states));
+}
+
+export function registerGauges(
+  metrics: MetricsRegistry,
+  parts: { store: Store; hub: Hub; http: HttpServer; engine: string; terminals: TerminalState },
+): void {
   const { store, hub, http, engine } = parts;
+  registerSyncGauges(metrics, store, parts.terminals);
   metrics.register(
     new Gauge(
       'biogate_commands',

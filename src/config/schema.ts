@@ -130,7 +130,13 @@ export const SETTINGS = {
     env: 'BIOGATE_ACK_TIMEOUT_S',
     unit: 's',
     description:
-      'A sent command with no result after this long fails with "no result from device" (remote enrolment: 600 s); background sync ops are re-queued up to 3 times instead.',
+      'A sent command with no result after this long fails with "no result from device" (remote enrolment: 600 s); a background sync op is sent again instead, with back-off (BIOGATE_SYNC_RETRY_MAX_S).',
+  }),
+  syncRetryMaxS: setting(Type.Integer({ minimum: 10, maximum: 86400, default: 300 }), {
+    env: 'BIOGATE_SYNC_RETRY_MAX_S',
+    unit: 's',
+    description:
+      'Longest wait before a sync line that is unconfirmed or refused by the terminal is sent again: the wait starts at BIOGATE_ACK_TIMEOUT_S and doubles per re-send up to this. Owed lines are retried without limit while the terminal stays assigned.',
   }),
   batchMaxCommands: setting(Type.Integer({ minimum: 1, maximum: 200, default: 50 }), {
     env: 'BIOGATE_BATCH_MAX_COMMANDS',

@@ -3,6 +3,7 @@ import type { Charset, DecodeResult, DeviceReply, WireRequest } from '../../prot
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
+import type { Command } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
 import type { FirmwareCache } from './firmware.js';
 import type { DeviceGuard } from './guard.js';
@@ -24,6 +25,8 @@ export interface ActorDeps {
   readonly onUnknownTable: (table: string) => void;
   /** A sync-users audit found these users on the device (the location removes the ones it does not hold). */
   readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[], groupId: number | null) => Promise<void>;
+  /** A roster sync line refused by the terminal (results.ts ResultContext.onSyncRefused). */
+  readonly onSyncRefused: (sn: string, command: Command, code: number, message: string) => Promise<void>;
   readonly lifecycle: CommandLifecycle;
   /** Counts a result for a command this device was not sent. */
   readonly onStrayResult: () => void;

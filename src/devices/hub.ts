@@ -8,6 +8,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
+import type { Command } from '../store/ports/index.js';
 import { DeviceActor } from './actor.js';
 import type { ActorDeps, ActorReply, PushRequest } from './actor-types.js';
 import type { EventBus } from '../events/bus.js';
@@ -45,6 +46,8 @@ export interface HubDeps {
   readonly onUnknownTable?: (table: string) => void;
   /** Counts a result posted for a command the device was not sent (metrics). */
   readonly onStrayResult?: () => void;
+  /** A roster sync line refused by a terminal (sync/terminal-state.ts records it); default: nothing. */
+  readonly onSyncRefused?: (sn: string, command: Command, code: number, message: string) => Promise<void>;
   /** The trust check's comm key throttle and refusal metrics (devices/guard.ts). */
   readonly guard: DeviceGuard;
   /** BIOGATE_MAX_ACTORS: most actors in memory; the least recently active idle one makes room. */
@@ -169,6 +172,7 @@ export class Hub {
       },
       onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
       onStrayResult: () => this.#deps.onStrayResult?.(),
+      onSyncRefused: async (sn, command, code, message) => this.#deps.onSyncRefused?.(sn, command, code, message),
       onTakeover: (moved, previous) => this.#deps.onTakeover?.(moved, previous),
       feedTrusted: this.#deps.feedTrusted ?? (() => false),
       onDeviceUsers: async (locationId, deviceSn, pins, groupId) => {

@@ -11,7 +11,7 @@
  *      └──expiry, cancel, unassign──► failed
  *
  * Two transitions go back, both documented: a background sync op whose result never came is
- * re-queued (sent → pending, bounded), and a batch whose reply never reached the terminal is put
+ * re-queued (sent → pending, with back-off), and a batch whose reply never reached the terminal is put
  * back (its `sent` was never announced, see `delivered`). A preset answered with a refusal and
  * retried in its fallback form [COMMANDS §2.5] stays `sent` to the API (`publicStatus`).
  */
@@ -26,8 +26,11 @@ const memberOf = (c: Command): number | undefined => (c.group_id !== null && c.g
 export interface CommandLifecycle {
   /** New records (API queueing, sync ops): one event each. */
   created(commands: readonly Command[]): void;
-  /** Finishes a pending or sent command (no-op when already final). */
-  finish(command: Command, outcome: CommandOutcome): Promise<Command | undefined>;
+  /**
+   * Finishes a pending or sent command (no-op when already final). `sameAttempt`: only if it is still
+   * the attempt `command` was read as (a result racing a re-queue on another node changes nothing).
+   */
+  finish(command: Command, outcome: CommandOutcome, options?: { readonly sameAttempt?: boolean }): Promise<Command | undefined>;
   /** Cancels a command that is still pending (undefined when a poll took it meanwhile); a composite cancels its pending members. */
   cancel(command: Command): Promise<Command | undefined>;
   /**
@@ -99,8 +102,9 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
     created(commands) {
       for (const c of commands) announce(c);
     },
-    async finish(command, outcome) {
-      const done = await store.commands.finish(command.id, outcome, now());
+    async finish(command, outcome, options) {
+      const attempt = options?.sameAttempt === true && command.sent_at !== null ? command.sent_at : undefined;
+      const done = await store.commands.finish(command.id, outcome, now(), attempt);
       await finished([done]);
       return done;
     },

@@ -19,6 +19,8 @@ export interface Progress {
   readonly users?: readonly UserRecord[];
   /** Attendance rows that answered check-attendance: received, and stored as new. */
   readonly attendance?: { readonly received: number; readonly stored: number };
+  /** A roster sync op the terminal refused: kept owed, sent again with back-off (devices/sweeps.ts). */
+  readonly refused?: { readonly code?: number; readonly message: string; readonly at: string };
   /** Device parameters that answered an info query before its result line. */
   readonly options?: Readonly<Record<string, string>>;
 }

@@ -30,15 +30,27 @@ export interface ResultContext {
   readonly device: () => Promise<Device | undefined>;
   /** Persists a device patch and announces it. */
   readonly updateDevice: (patch: DeviceSessionPatch) => Promise<Device | undefined>;
+  /**
+   * The terminal refused a line of a roster sync op (negative return code): the op stays owed and is
+   * sent again with back-off (sweeps.ts); the terminal is in drift with the code and text meanwhile.
+   */
+  readonly onSyncRefused: (sn: string, command: Command, code: number, message: string) => Promise<void>;
   /** The users a device reported for a sync-users audit (load-users of origin 'system'). */
   readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[], groupId: number | null) => Promise<void>;
 }
 
 const now = (ctx: ResultContext) => ctx.clock.now().toISOString();
 
+/** A roster sync op: nothing owed is dropped while the terminal stays assigned (issue #31). */
+const isUserSyncOp = (c: Command) => c.origin === 'sync' && c.command === 'sync-users';
+
 export async function finishCommand(ctx: ResultContext, command: Command, outcome: CommandOutcome): Promise<void> {
   await ctx.lifecycle.finish(command, outcome);
 }
+
+/** Finishes a command a result answered: only the attempt that was answered (not one re-queued meanwhile). */
+const finishAnswered = (ctx: ResultContext, command: Command, outcome: CommandOutcome) =>
+  ctx.lifecycle.finish(command, outcome, { sameAttempt: true }).then(() => undefined);
 
 /** Merges into the progress of a sent command (no-op once it is final). */
 export async function addProgress(ctx: ResultContext, id: number, change: (p: Progress) => Progress, response?: string): Promise<void> {
@@ -93,8 +105,11 @@ export async function applyResult(ctx: ResultContext, codec: Codec, result: Comm
       now(ctx),
     );
     const head = await ctx.store.commands.getById(command.parent_id);
+    if (head && outcome.status === 'failed' && isUserSyncOp(head))
+      await ctx.onSyncRefused(ctx.sn, head, result.returnCode, outcome.message);
     const headResult = head && progressOf(head).head;
-    if (head && headResult) await completeIfDone(ctx, codec, head, headResult);
+    // Re-queued meanwhile (another node's sweep): this attempt is over, the next one decides.
+    if (head && headResult && head.status === 'sent') await completeIfDone(ctx, codec, head, headResult);
     return;
   }
   if (await fellBack(ctx, codec, command, result.returnCode)) return;
@@ -124,6 +139,13 @@ async function fellBack(ctx: ResultContext, codec: Codec, command: Command, code
 }
 
 /**
+ * A line of a roster sync op refused in an earlier attempt: answered before this attempt was sent
+ * (the op goes again only after its back-off, sweeps.ts), so it neither blocks nor decides this one.
+ */
+const refusedEarlier = (head: Command, line: Command) =>
+  isUserSyncOp(head) && line.status === 'failed' && line.updated_at !== null && head.sent_at !== null && line.updated_at < head.sent_at;
+
+/**
  * Finishes `head` when none of its lines is outstanding; returns whether it did. Lines of an earlier
  * attempt (re-queued, or sent to a terminal that never got them) were superseded: they neither
  * block nor decide this attempt.
@@ -135,7 +157,9 @@ async function completeIfDone(
   first: NonNullable<Progress['head']>,
   result?: CommandResult,
 ): Promise<boolean> {
-  const children = (await ctx.store.commands.children(head.id)).filter((c) => c.error_message !== ATTEMPT_SUPERSEDED);
+  const children = (await ctx.store.commands.children(head.id)).filter(
+    (c) => c.error_message !== ATTEMPT_SUPERSEDED && !refusedEarlier(head, c),
+  );
   if (children.some((c) => c.status === 'sent' || c.status === 'pending')) return false;
   await complete(ctx, codec, head, first, children, result);
   return true;
@@ -176,13 +200,17 @@ async function complete(
   }
   const extras = finalExtras(progress);
   const resultData = Object.keys(extras).length > 0 ? { ...data, ...extras } : data;
+  if (outcome.status === 'failed' && isUserSyncOp(head)) {
+    await ctx.onSyncRefused(ctx.sn, head, first.return_code, outcome.message);
+    return keepOwed(ctx, head, first.return_code, outcome.message, response);
+  }
   if (outcome.status === 'failed') {
     // [COMMANDS §4.17] the T-format retry answered −1 as well.
     const message =
       preset === 'check-attendance' && head.attempts > 0 && first.return_code === -1
         ? CHECK_ATTENDANCE_BOTH_FORMATS_FAILED
         : outcome.message;
-    return finishCommand(ctx, head, { status: 'failed', error_message: message, response, result: resultData });
+    return finishAnswered(ctx, head, { status: 'failed', error_message: message, response, result: resultData });
   }
   if (failedChild) {
     // A sync op whose line the device just refused as unsupported goes again: the next render
@@ -192,14 +220,25 @@ async function complete(
     if (head.origin === 'sync' && refused && head.attempts < ctx.config.syncRetries) {
       if (await ctx.lifecycle.requeue(head)) return;
     }
-    return finishCommand(ctx, head, {
+    // The refusal was recorded when the line answered (applyResult).
+    if (isUserSyncOp(head)) return keepOwed(ctx, head, null, failedChild.error_message ?? 'failed', response);
+    return finishAnswered(ctx, head, {
       status: 'failed',
       error_message: `line ${failedChild.id}: ${failedChild.error_message ?? 'failed'}`,
       response,
       result: resultData,
     });
   }
-  return finishCommand(ctx, head, { status: 'success', response, result: resultData });
+  return finishAnswered(ctx, head, { status: 'success', response, result: resultData });
+}
+
+/**
+ * A refused roster sync op stays `sent` (the terminal has it, unconfirmed) with the refusal in its
+ * progress; the sweep sends it again once its back-off has passed, however often it is refused.
+ */
+async function keepOwed(ctx: ResultContext, head: Command, code: number | null, message: string, response: string): Promise<void> {
+  const refused = { ...(code !== null ? { code } : {}), message, at: now(ctx) };
+  await mergeProgress(ctx, head, (p) => ({ ...p, refused }), response);
 }
 
 /**

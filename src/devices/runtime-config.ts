@@ -13,8 +13,13 @@ export interface RuntimeConfig {
   readonly maxUnassigned: number;
   /** Actors idle this long (no request, no held poll) are dropped from memory; their state is in the store. */
   readonly idleEvictS: number;
-  /** Sync ops re-queued at most this often after an ack timeout [PUSH-v2 §7.5]. */
+  /**
+   * Immediate re-renders of a sync op whose line the terminal refused as unsupported (the next render
+   * takes the fallback form or skips the line [COMMANDS §2.5]); other re-sends are unbounded (syncRetryMaxS).
+   */
   readonly syncRetries: number;
+  /** Longest back-off between two sends of an unconfirmed or refused sync op (BIOGATE_SYNC_RETRY_MAX_S). */
+  readonly syncRetryMaxS: number;
   /** Attendance and finished commands older than this are pruned; 0 keeps everything. */
   readonly retentionDays: number;
   /** How long the node serving a terminal owns it, renewed by its requests. */
@@ -45,6 +50,7 @@ export function runtimeConfig(config: Config): RuntimeConfig {
     maxUnassigned: config.maxUnassigned,
     idleEvictS: 600,
     syncRetries: 3,
+    syncRetryMaxS: config.syncRetryMaxS,
     retentionDays: config.retentionDays,
     deviceLeaseS: config.deviceLeaseS,
     pollTrust: DEFAULT_POLL_TRUST,

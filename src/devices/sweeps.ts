@@ -2,6 +2,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
+import type { Command } from '../store/ports/index.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
@@ -17,27 +18,65 @@ interface SweepDeps {
   readonly lifecycle: CommandLifecycle;
 }
 
+/** Sent commands looked at per sweep page; pages continue while full (up to SWEEP_PAGES). */
+const SWEEP_PAGE = 500;
+const SWEEP_PAGES = 40;
+
+/** A roster sync op (`sync-users` lane): owed until confirmed or the terminal is unassigned (issue #31). */
+const isUserSyncOp = (c: Command) => c.origin === 'sync' && c.command === 'sync-users';
+
 /**
- * Expired pending commands fail; sent commands without a result after the ack timeout fail with
- * "no result from device", except sync ops, which are re-queued up to N times [PUSH-v2 §7.5].
+ * Back-off of an owed sync op before its next send: the ack timeout, doubled per earlier send, at
+ * most BIOGATE_SYNC_RETRY_MAX_S. Without a limit on the number of sends [PUSH-v2 §7.5].
+ */
+export function syncBackoffMs(config: Pick<RuntimeConfig, 'ackTimeoutS' | 'syncRetryMaxS'>, attempts: number): number {
+  return Math.min(config.syncRetryMaxS, config.ackTimeoutS * 2 ** Math.min(attempts, 20)) * 1000;
+}
+
+/**
+ * Expired pending commands fail (sync revocations carry no expiry: sync/queue.ts); sent commands
+ * without a result after the ack timeout fail with "no result from device", except sync ops:
+ * `sync-users` ops (unconfirmed, or refused by the terminal) are sent again once their back-off has
+ * passed, without limit, while the terminal stays assigned to their location; other sync ops
+ * (time-sync) are re-queued up to `syncRetries` times.
  */
 export async function sweepCommands({ store, clock, config, lifecycle }: SweepDeps): Promise<void> {
   const now = clock.now();
   await lifecycle.expire();
   const cutoff = new Date(now.getTime() - config.ackTimeoutS * 1000).toISOString();
-  for (const c of await store.commands.sentBefore(cutoff, 500)) {
-    // Remote enrolment waits for a person: its own, longer timeout [COMMANDS §4.16].
-    if (c.command === 'enroll-biometric' && c.sent_at && now.getTime() - Date.parse(c.sent_at) < 600_000) continue;
-    // A composite is sent while its members are; they settle it (lifecycle.settleGroup).
-    if (c.group_id === c.id) continue;
-    if (c.origin === 'sync' && c.attempts < config.syncRetries) {
-      await lifecycle.requeue(c);
-      continue;
-    }
+  const locations = new Map<string, number | null>();
+  const locationOf = async (sn: string) => {
+    if (!locations.has(sn)) locations.set(sn, (await store.devices.getBySerial(sn))?.location_id ?? null);
+    return locations.get(sn);
+  };
+  const fail = async (c: Command, message: string) => {
     for (const child of await store.commands.children(c.id)) {
-      await store.commands.finish(child.id, { status: 'failed', error_message: 'no result from device' }, now.toISOString());
+      await store.commands.finish(child.id, { status: 'failed', error_message: message }, now.toISOString());
     }
-    await lifecycle.finish(c, { status: 'failed', error_message: 'no result from device' });
+    await lifecycle.finish(c, { status: 'failed', error_message: message });
+  };
+  let after: Command | undefined;
+  for (let page = 0; page < SWEEP_PAGES; page++) {
+    const sent = await store.commands.sentBefore(cutoff, SWEEP_PAGE, after);
+    for (const c of sent) {
+      // Remote enrolment waits for a person: its own, longer timeout [COMMANDS §4.16].
+      if (c.command === 'enroll-biometric' && c.sent_at && now.getTime() - Date.parse(c.sent_at) < 600_000) continue;
+      // A composite is sent while its members are; they settle it (lifecycle.settleGroup).
+      if (c.group_id === c.id) continue;
+      if (isUserSyncOp(c)) {
+        // Owed only to the location the terminal serves: unassigned or moved, the op ends.
+        if (c.location_id === null || (await locationOf(c.sn)) !== c.location_id) await fail(c, 'device unassigned');
+        else if (now.getTime() - Date.parse(c.sent_at ?? cutoff) >= syncBackoffMs(config, c.attempts)) await lifecycle.requeue(c);
+        continue;
+      }
+      if (c.origin === 'sync' && c.attempts < config.syncRetries) {
+        await lifecycle.requeue(c);
+        continue;
+      }
+      await fail(c, 'no result from device');
+    }
+    if (sent.length < SWEEP_PAGE) break;
+    after = sent[sent.length - 1];
   }
 }
 

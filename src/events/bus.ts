@@ -7,12 +7,15 @@
  * unhandled rejection that ends the process.
  */
 import type { Attendance, Command, Device, StoredDoorEvent } from '../store/ports/index.js';
+import type { SyncViewData } from '../views/device-sync.js';
 
 export interface BusEvents {
   'device.online': { location_id: number | null; sn: string; at: string };
   'device.offline': { location_id: number | null; sn: string; at: string };
   /** `changed_options`: set by a terminal's session update, the option keys it set or changed (the event carries only these). */
   'device.updated': { location_id: number | null; device: Device; changed_options?: Readonly<Record<string, string>> };
+  /** A terminal's roster sync state changed (src/sync/terminal-state.ts). */
+  'device.sync': { location_id: number | null; sn: string; sync: SyncViewData };
   'device.conflict': { location_id: number | null; sn: string; addresses: readonly string[] };
   'command.updated': { location_id: number | null; command: Command };
   /** New pending work for a device (commands or sync ops): held polls are released. */

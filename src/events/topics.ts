@@ -16,6 +16,7 @@ export interface TopicMessage {
 
 export const availabilityTopic = (sn: string) => `devices/${sn}/availability`;
 export const stateTopic = (sn: string) => `devices/${sn}/state`;
+export const syncTopic = (sn: string) => `devices/${sn}/sync`;
 export const commandTopic = (id: number) => `commands/${id}`;
 export const ATTENDANCE_TOPIC = 'attendance';
 export const doorEventsTopic = (sn: string) => `events/${sn}`;
@@ -35,9 +36,13 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
         return [
           { topic: availabilityTopic(event.data.sn), payload: null, retain: true },
           { topic: stateTopic(event.data.sn), payload: null, retain: true },
+          { topic: syncTopic(event.data.sn), payload: null, retain: true },
         ];
       }
       return [{ topic: stateTopic(event.data.sn), payload: event.data.device, retain: true }];
+    case 'device.sync':
+      // Retained: a late subscriber gets the terminal's current state first.
+      return [{ topic: syncTopic(event.data.sn), payload: event.data.sync, retain: true }];
     case 'command.updated':
       return [{ topic: commandTopic(event.data.command.id), payload: event.data.command, retain: false }];
     case 'attendance.recorded':

@@ -11,6 +11,7 @@ export const FEED_EVENT_TYPES = [
   'device.online',
   'device.offline',
   'device.updated',
+  'device.sync',
   'command.updated',
   'attendance.recorded',
   'door.event',
@@ -20,6 +21,8 @@ export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
 /** A device as GET /api/devices/{sn} shows it, without registry_code and session_id (src/views/device.ts deviceFeedView). */
 export type DeviceData = Record<string, unknown> & { serial_number: string; location_id: number | null; is_active: boolean };
+/** A terminal's sync state as DeviceResponse.sync shows it. */
+export type SyncData = Record<string, unknown> & { state: 'in_sync' | 'syncing' | 'drift' | 'unknown'; owed: number };
 /** A command as GET /api/commands/{id} shows it, with `result` cut to null when large. */
 export type CommandData = Record<string, unknown> & {
   id: number;
@@ -53,6 +56,8 @@ export interface FeedPayloads {
   'device.offline': { sn: string; device: DeviceData };
   /** Assignment, name, options, version, trust settings changed; `device.location_id` null = unassigned from this location. */
   'device.updated': { sn: string; device: DeviceData };
+  /** The terminal's roster sync state changed: state, owed lines, refusals (GET /api/devices/{sn}/sync without the PIN lists). */
+  'device.sync': { sn: string; sync: SyncData };
   /** Every status transition of a command (created pending, sent, success, failed, re-queued). */
   'command.updated': { command: CommandData };
   /** One upload's new (deduplicated) records. */

@@ -73,6 +73,11 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
         data: { sn: p.device.serial_number, device: await deviceData(ctx, changedOnly(p.device, p.changed_options)) },
       };
     }
+    case 'device.sync': {
+      const p = payload as BusEvents['device.sync'];
+      if (p.location_id === null) return undefined;
+      return { type: 'device.sync', location_id: p.location_id, at, data: { sn: p.sn, sync: { ...p.sync } } };
+    }
     case 'command.updated': {
       const p = payload as BusEvents['command.updated'];
       if (p.location_id === null) return undefined;

@@ -15,6 +15,7 @@ import type { HttpServer } from '../http/server.js';
 import { CLOSE_POLICY } from '../http/websocket.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
+import type { Device } from '../store/ports/index.js';
 import { authenticateUpgrade } from './auth.js';
 import { StreamSession } from './session.js';
 
@@ -34,6 +35,8 @@ export interface StreamDeps {
   readonly liveLastSeen?: (sn: string) => string | undefined;
   /** Online on another node, as the cluster announced it (devices/presence.ts). */
   readonly onlineElsewhere?: (sn: string) => boolean;
+  /** Roster sync state of devices, for the retained `devices/<sn>/sync` (realtime/snapshot.ts). */
+  readonly syncStates?: (devices: readonly Device[]) => Promise<ReadonlyMap<string, unknown>>;
   /** Called after authentication (the REST API's per-token rate limit: an upgrade is one request). */
   readonly onCaller?: (caller: Caller) => void;
   /** Unread bytes after which a client is cut off (default 1 MiB). */
@@ -82,6 +85,7 @@ export function mountStream(deps: StreamDeps): Stream {
           onlineThresholdS: deps.onlineThresholdS,
           liveLastSeen: deps.liveLastSeen,
           onlineElsewhere: deps.onlineElsewhere,
+          syncStates: deps.syncStates,
           log: deps.log,
           snapshotPauseBytes: Math.floor(maxBuffered / 2),
         },

@@ -1,12 +1,12 @@
 /**
  * The retained topics of a location, as a late subscriber gets them first (MQTT retain semantics):
- * availability and state of every device assigned to the location, rendered with the same view as
+ * availability, state and roster sync state of every device assigned to the location, rendered with the same view as
  * GET /api/devices/{sn} (src/views/device.ts), so the snapshot and the live events that follow
  * cannot disagree on shape.
  */
 import { deviceFeedView } from '../views/device.js';
 import { isOnline } from '../views/device-status.js';
-import { availabilityTopic, stateTopic, topicMatches, type TopicMessage } from '../events/topics.js';
+import { availabilityTopic, stateTopic, syncTopic, topicMatches, type TopicMessage } from '../events/topics.js';
 import type { Store } from '../store/types.js';
 import type { Device, Location } from '../store/ports/index.js';
 
@@ -18,6 +18,8 @@ export interface SnapshotDeps {
   readonly liveLastSeen?: ((sn: string) => string | undefined) | undefined;
   /** Online on another node, as the cluster announced it (devices/presence.ts): the store's last_seen lags. */
   readonly onlineElsewhere?: ((sn: string) => boolean) | undefined;
+  /** Roster sync state of devices (DeviceResponse.sync, src/sync/terminal-state.ts): the retained `devices/<sn>/sync`. */
+  readonly syncStates?: ((devices: readonly Device[]) => Promise<ReadonlyMap<string, unknown>>) | undefined;
 }
 
 /**
@@ -30,6 +32,8 @@ export async function retainedMessages(deps: SnapshotDeps, location: Location, f
   const devices = await deps.store.devices.listAssigned(location.id);
   const now = deps.now();
   const out: TopicMessage[] = [];
+  const wantsSync = deps.syncStates !== undefined && devices.some((d) => filters.some((f) => topicMatches(f, syncTopic(d.serial_number))));
+  const syncOf = wantsSync && deps.syncStates ? await deps.syncStates(devices) : undefined;
   for (const stored of [...devices].sort((a, b) => a.serial_number.localeCompare(b.serial_number))) {
     const device = fresh(deps, stored);
     const online = isOnline(device.last_seen, now, deps.onlineThresholdS) || deps.onlineElsewhere?.(device.serial_number) === true;
@@ -43,16 +47,19 @@ export async function retainedMessages(deps: SnapshotDeps, location: Location, f
         payload: { ...deviceFeedView(device, location, now, deps.onlineThresholdS), is_active: online },
         retain: true,
       });
+    const sync = syncTopic(device.serial_number);
+    const syncState = syncOf?.get(device.serial_number);
+    if (syncState !== undefined && filters.some((f) => topicMatches(f, sync))) out.push({ topic: sync, payload: syncState, retain: true });
   }
   return out;
 }
 
-/** Whether a topic filter can match `devices/<sn>/availability` or `devices/<sn>/state` for some serial. */
+/** Whether a topic filter can match `devices/<sn>/availability`, `/state` or `/sync` for some serial. */
 export function mayMatchDeviceTopics(filter: string): boolean {
   // The serial's level: a name there selects that serial only; a wildcard (or no level) any serial.
   const level = filter.split('/')[1];
   const sn = level === undefined || level === '+' || level === '#' ? 'SN' : level;
-  return topicMatches(filter, availabilityTopic(sn)) || topicMatches(filter, stateTopic(sn));
+  return topicMatches(filter, availabilityTopic(sn)) || topicMatches(filter, stateTopic(sn)) || topicMatches(filter, syncTopic(sn));
 }
 
 function fresh(deps: SnapshotDeps, d: Device): Device {

@@ -2,7 +2,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { MAX_DEVICES } from './simulation.js';
-import type { SimProtocol } from './types.js';
+import type { SimFaults, SimProtocol } from './types.js';
 
 export interface SimulateArgs {
   readonly url: string;
@@ -12,6 +12,8 @@ export interface SimulateArgs {
   readonly durationS: number | undefined;
   readonly punchesPerMinute: number | undefined;
   readonly fast: boolean;
+  /** convergence faults (each terminal): refusal and lost-result rates, a wipe, keypad users; absent when none */
+  readonly faults?: SimFaults;
 }
 
 export type ParsedSimulateArgs =
@@ -21,6 +23,7 @@ export type ParsedSimulateArgs =
 
 export const SIMULATE_USAGE = `Usage: biogate simulate --devices N --protocol v2|v3|mixed --url URL --sn-prefix PREFIX
                         [--duration S] [--punch-rate PER_MIN] [--fast]
+                        [--refuse-rate R] [--lose-rate R] [--wipe-after S] [--keypad-users N]
 
 Runs N simulated terminals against a BioGate server until the duration ends or Ctrl-C.
 
@@ -31,10 +34,25 @@ Runs N simulated terminals against a BioGate server until the duration ends or C
   --duration S         run time in seconds, 1-86400 (default: until interrupted)
   --punch-rate N       attendance punches per minute across all terminals, 0-600000 (default 0)
   --fast               poll again right after posting command results (benchmarks)
+  --refuse-rate R      share of user lines each terminal refuses (v2 Return -3, v3 -12), 0-1 (default 0)
+  --lose-rate R        share of executed lines whose result never reaches BioGate (applied), 0-1 (default 0)
+  --wipe-after S       factory reset (users, templates, rights erased) S seconds after start, 1-86400
+  --keypad-users N     users enrolled at each terminal's keypad before start (PINs 90001 up), 0-10000
   -h, --help           show this help
 `;
 
-const VALUE_FLAGS = ['--devices', '--protocol', '--url', '--sn-prefix', '--duration', '--punch-rate'] as const;
+const VALUE_FLAGS = [
+  '--devices',
+  '--protocol',
+  '--url',
+  '--sn-prefix',
+  '--duration',
+  '--punch-rate',
+  '--refuse-rate',
+  '--lose-rate',
+  '--wipe-after',
+  '--keypad-users',
+] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 const REQUIRED: readonly ValueFlag[] = ['--devices', '--protocol', '--url', '--sn-prefix'];
 
@@ -51,6 +69,13 @@ function integerIn(flag: string, raw: string, min: number, max: number, errors: 
   const n = /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
   if (n >= min && n <= max) return n;
   errors.push(`${flag} must be an integer from ${min} to ${max}, got '${raw}'`);
+  return undefined;
+}
+
+function rateOf(flag: string, raw: string, errors: string[]): number | undefined {
+  const n = /^(0(\.\d{1,6})?|1(\.0{1,6})?)$/.test(raw) ? Number(raw) : Number.NaN;
+  if (n >= 0 && n <= 1) return n;
+  errors.push(`${flag} must be a number from 0 to 1, got '${raw}'`);
   return undefined;
 }
 
@@ -112,6 +137,21 @@ export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
   const rateRaw = raw('--punch-rate');
   const punchesPerMinute = rateRaw === undefined ? undefined : integerIn('--punch-rate', rateRaw, 0, 600_000, errors);
 
+  const faults: {
+    refuseRate?: number | undefined;
+    loseRate?: number | undefined;
+    wipeAfterS?: number | undefined;
+    keypadUsers?: number | undefined;
+  } = {};
+  const refuse = raw('--refuse-rate');
+  if (refuse !== undefined) faults.refuseRate = rateOf('--refuse-rate', refuse, errors);
+  const lose = raw('--lose-rate');
+  if (lose !== undefined) faults.loseRate = rateOf('--lose-rate', lose, errors);
+  const wipe = raw('--wipe-after');
+  if (wipe !== undefined) faults.wipeAfterS = integerIn('--wipe-after', wipe, 1, 86_400, errors);
+  const keypad = raw('--keypad-users');
+  if (keypad !== undefined) faults.keypadUsers = integerIn('--keypad-users', keypad, 0, 10_000, errors);
+
   for (const flag of REQUIRED) if (!values.has(flag) && !errors.some((e) => e.startsWith(`${flag} `))) errors.push(`${flag} is required`);
   if (errors.length > 0) return { kind: 'error', errors };
   return {
@@ -124,6 +164,9 @@ export function parseSimulateArgs(argv: readonly string[]): ParsedSimulateArgs {
       durationS,
       punchesPerMinute,
       fast,
+      ...(Object.values(faults).some((v) => v !== undefined)
+        ? { faults: Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined)) as SimFaults }
+        : {}),
     },
   };
 }

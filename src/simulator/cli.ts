@@ -36,6 +36,7 @@ export async function simulateCommand(argv: string[], io: SimulateIo): Promise<n
     protocol: args.protocol,
     snPrefix: args.snPrefix,
     fast: args.fast,
+    ...(args.faults === undefined ? {} : { faults: args.faults }),
     ...(args.durationS === undefined ? {} : { durationS: args.durationS }),
     ...(args.punchesPerMinute === undefined ? {} : { punchesPerMinute: args.punchesPerMinute }),
     ...(io.signal === undefined ? {} : { signal: io.signal }),

@@ -19,6 +19,8 @@ export interface CommandRunnerOptions {
   readonly sn: string;
   readonly stats: SimulatedDeviceStats;
   readonly execute: CommandExecutor;
+  /** whether the result of a line just executed is lost on the way back (fault injection) */
+  lose(): boolean;
   send(spec: RequestSpec): Promise<HttpReply>;
   /** count a failure in the device's stats */
   fail(err: unknown): void;
@@ -75,7 +77,9 @@ export class CommandRunner {
       const key = String(outcome.returnCode);
       stats.commandsByCode[key] = (stats.commandsByCode[key] ?? 0) + 1;
       this.#record({ id, command, returnCode: outcome.returnCode, cmd: outcome.cmd });
-      results.push(outcome.result);
+      // Applied, but its result never reaches the server (a lost reply).
+      if (this.#opts.lose()) stats.resultsLost++;
+      else results.push(outcome.result);
       if (outcome.enroll !== undefined) enrolments.push(outcome.enroll);
       if (EFFECT_RANK[outcome.effect] > EFFECT_RANK[effect]) effect = outcome.effect;
     }

@@ -10,6 +10,8 @@ export function emptyStats(): SimulatedDeviceStats {
     commandsReceived: 0,
     commandsByCode: {},
     commandsLost: 0,
+    resultsLost: 0,
+    wipes: 0,
     resultPosts: 0,
     uploadsSent: 0,
     uploadsAcknowledged: 0,

@@ -7,7 +7,7 @@ import { isValidPin } from './command-fields.js';
 import { emptyStats } from './device-stats.js';
 import { enrolledTemplate, enrolmentUploads } from './enrolment.js';
 import type { EnrollRequest } from './execution.js';
-import { createFailureInjector } from './failure-injection.js';
+import { createFailureInjector, type FailureInjector, type FaultSettings } from './failure-injection.js';
 import { createDeviceMemory, DEFAULT_LIMITS } from './memory.js';
 import type { DeviceMemory } from './memory.js';
 import { algorithmVersion, createProfile } from './profile.js';
@@ -42,6 +42,7 @@ class Device implements SimulatedDevice {
   readonly #profile: DeviceProfile;
   readonly #memory: DeviceMemory;
   readonly #rng: Rng;
+  readonly #inject: FailureInjector;
   readonly #push: PushSession;
   readonly #now: () => Date;
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -49,6 +50,7 @@ class Device implements SimulatedDevice {
   #controller = new AbortController();
   #loop: Promise<void> | null = null;
   #stopping = false;
+  #wipeScheduled = false;
 
   constructor(opts: SimulatedDeviceOptions) {
     const url = URL.canParse(opts.url) ? new URL(opts.url) : undefined;
@@ -73,12 +75,19 @@ class Device implements SimulatedDevice {
       profile: this.#profile,
       memory: this.#memory,
       stats: this.stats,
-      inject: createFailureInjector(opts.returnCodes ?? {}, opts.failRate ?? 0, opts.protocol === 'v2' ? -1005 : -12, createRng(seed)),
+      inject: (this.#inject = createFailureInjector(
+        opts.returnCodes ?? {},
+        opts.failRate ?? 0,
+        opts.protocol === 'v2' ? { fail: -1005, refuse: -3 } : { fail: -12, refuse: -12 },
+        createRng(seed),
+        { refuseRate: opts.refuseRate ?? 0, loseRate: opts.loseRate ?? 0 },
+      )),
       now: this.#now,
       signal: () => this.#controller.signal,
       enrol: (request) => this.#scheduleEnrolment(request),
     });
     if (opts.onCommand !== undefined) this.#push.commands.onCommand(opts.onCommand);
+    this.#addKeypadUsers(opts.keypadUsers ?? 0);
     opts.signal?.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
@@ -87,6 +96,15 @@ class Device implements SimulatedDevice {
   start(): void {
     if (this.#loop !== null || this.#opts.signal?.aborted === true) return;
     this.#stopping = false;
+    const wipeAfterS = this.#opts.wipeAfterS;
+    if (wipeAfterS !== undefined && !this.#wipeScheduled) {
+      this.#wipeScheduled = true;
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        this.wipe();
+      }, wipeAfterS * 1000);
+      this.#timers.add(timer);
+    }
     this.#loop = this.#run().finally(() => {
       this.#loop = null;
     });
@@ -176,6 +194,25 @@ class Device implements SimulatedDevice {
 
   onCommand(listener: CommandListener): () => void {
     return this.#push.commands.onCommand(listener);
+  }
+
+  setFaults(settings: FaultSettings): void {
+    this.#inject.set(settings);
+  }
+
+  wipe(): void {
+    // A factory reset: the roster and its biometrics are gone; the session and attendance log stay.
+    this.#memory.deleteUsers(() => true);
+    this.#memory.deleteTemplates(() => true);
+    this.#memory.deleteAuthorizations(() => true);
+    this.#memory.deleteUserPhotos(() => true);
+    this.#memory.deleteBioPhotos(() => true);
+    this.stats.wipes++;
+  }
+
+  /** Users enrolled at the keypad: PINs from 90001 up that the server never sent. */
+  #addKeypadUsers(n: number): void {
+    for (let i = 1; i <= n; i++) this.#memory.putUser({ pin: String(90_000 + i), name: `Keypad ${i}` });
   }
 
   // ---- loop ----

@@ -8,6 +8,7 @@ export type { SimulateIo } from './cli.js';
 export { parseSimulateArgs, SIMULATE_USAGE } from './cli-args.js';
 export type { ParsedSimulateArgs, SimulateArgs } from './cli-args.js';
 export { SimulatorError } from './sim-error.js';
+export type { FaultSettings } from './failure-injection.js';
 export type { SimulatorErrorCode } from './sim-error.js';
 export type {
   CommandListener,

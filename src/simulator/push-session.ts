@@ -91,6 +91,7 @@ export class PushSession {
       sn: device.sn,
       stats: opts.stats,
       execute: createCommandExecutor(ctx, opts.inject),
+      lose: () => opts.inject.lose(),
       send,
       fail: (err) => this.fail(err),
       warn: (message) => this.#warn(message),

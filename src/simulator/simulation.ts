@@ -4,7 +4,7 @@ import { createSimulatedDevice } from './device.js';
 import { createRng } from './rng.js';
 import { formatProgress, summarize } from './summary.js';
 import type { SimulationSummary } from './summary.js';
-import type { SimProtocol, SimulatedDevice } from './types.js';
+import type { SimFaults, SimProtocol, SimulatedDevice } from './types.js';
 
 export interface SimulationOptions {
   url: string;
@@ -17,6 +17,8 @@ export interface SimulationOptions {
   /** attendance punches per minute across the whole fleet, spread over random online devices */
   punchesPerMinute?: number;
   fast?: boolean;
+  /** convergence faults of every terminal (SimulatedDeviceOptions refuseRate, loseRate, wipeAfterS, keypadUsers) */
+  faults?: SimFaults;
   pollDelayMs?: number;
   requestTimeoutMs?: number;
   retryDelayMs?: number;
@@ -28,6 +30,11 @@ export interface SimulationOptions {
 }
 
 export type { SimulationSummary };
+
+/** The faults that were given (exactOptionalPropertyTypes: no undefined values). */
+function definedFaults(f: SimFaults = {}): SimFaults {
+  return Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as SimFaults;
+}
 
 export const MAX_DEVICES = 10_000;
 
@@ -51,6 +58,7 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
       ...(opts.pollDelayMs === undefined ? {} : { pollDelayMs: opts.pollDelayMs }),
       ...(opts.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: opts.requestTimeoutMs }),
       ...(opts.retryDelayMs === undefined ? {} : { retryDelayMs: opts.retryDelayMs }),
+      ...definedFaults(opts.faults),
     }),
   );
 

@@ -1,7 +1,17 @@
 // Public shapes of the terminal simulator. The simulator speaks the device side of the PUSH
 // protocol on its own: nothing here comes from protocols/ or the rest of src/ (DESIGN.md).
 
+import type { FaultSettings } from './failure-injection.js';
+
 export type SimProtocol = 'v2' | 'v3';
+
+/** Convergence faults of a fleet's terminals (`biogate simulate --refuse-rate …`; SimulatedDeviceOptions). */
+export interface SimFaults {
+  readonly refuseRate?: number;
+  readonly loseRate?: number;
+  readonly wipeAfterS?: number;
+  readonly keypadUsers?: number;
+}
 
 /** A user as the simulated terminal stores it (v2 USERINFO and v3 `user` share one record). */
 export interface SimUser {
@@ -116,6 +126,14 @@ export interface SimulatedDeviceOptions {
   returnCodes?: Record<string, number>;
   /** share of commands that fail with a generic code (v2 −1005 busy, v3 −12), seeded; 0–1 */
   failRate?: number;
+  /** share of user lines (users, rights, templates) refused with v2 −3 / v3 −12, seeded; 0–1 */
+  refuseRate?: number;
+  /** share of executed lines whose result never reaches the server (the line was applied), seeded; 0–1 */
+  loseRate?: number;
+  /** factory reset this many seconds after start(): users, templates and rights erased */
+  wipeAfterS?: number;
+  /** users enrolled at the keypad before start (PINs 90001 up, never sent by the server) */
+  keypadUsers?: number;
   /** seed of the simulator's random choices (default: derived from the serial number) */
   seed?: number;
   /** v2: sent as `pushcommkey` on the handshake; v3: also `authKey` in the registry body */
@@ -155,6 +173,10 @@ export interface SimulatedDeviceStats {
   commandsByCode: Record<string, number>;
   /** lines lost after a restart command in the same reply */
   commandsLost: number;
+  /** results of executed lines never posted (loseRate) */
+  resultsLost: number;
+  /** factory resets (wipeAfterS, wipe()) */
+  wipes: number;
   resultPosts: number;
   uploadsSent: number;
   uploadsAcknowledged: number;
@@ -217,4 +239,8 @@ export interface SimulatedDevice {
   session(): SessionInfo;
   readonly stats: Readonly<SimulatedDeviceStats>;
   onCommand(listener: CommandListener): () => void;
+  /** change the injected faults while running (forced codes, refusal and lost-result rates) */
+  setFaults(settings: FaultSettings): void;
+  /** a factory reset now: users, templates and rights erased */
+  wipe(): void;
 }

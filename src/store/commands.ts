@@ -32,7 +32,7 @@ export function commandsPort(records: CommandRecords): CommandsPort {
       );
       return ids.filter((_, i) => won[i] !== undefined);
     },
-    finish(id, outcome, now) {
+    finish(id, outcome, now, attempt) {
       const change = {
         response: outcome.response ?? null,
         error_message: outcome.error_message ?? null,
@@ -40,7 +40,10 @@ export function commandsPort(records: CommandRecords): CommandsPort {
         acknowledged_at: now,
         updated_at: now,
       };
-      return setOne({ id }, { rule: outcome.status === 'success' ? T.succeed : T.fail, change });
+      return setOne(attempt === undefined ? { id } : { id, sent_at: attempt }, {
+        rule: outcome.status === 'success' ? T.succeed : T.fail,
+        change,
+      });
     },
     failIfPending(id, message, now) {
       return setOne({ id }, { rule: T.cancel, change: { error_message: message, updated_at: now } });

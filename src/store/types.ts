@@ -19,6 +19,7 @@ import type {
   JobsPort,
   LocationsPort,
   SyncOutboxPort,
+  TerminalSyncPort,
   TemplatesPort,
   TokensPort,
   UsersPort,
@@ -37,6 +38,8 @@ export interface Store {
   readonly deviceRecords: DeviceRecordsPort;
   readonly doorEvents: DoorEventsPort;
   readonly syncOutbox: SyncOutboxPort;
+  /** Per-terminal roster sync state (src/sync/terminal-state.ts). */
+  readonly terminalSync: TerminalSyncPort;
   readonly jobs: JobsPort;
   readonly cluster: ClusterPort;
   readonly webhooks: WebhooksPort;

@@ -22,5 +22,9 @@ export const SYNC_PRIORITY = {
 
 export type SyncOp = 'user.upsert' | 'user.delete' | 'template.upsert';
 
-/** Sync ops stay pending this long before they expire (a device offline for a month gets a fresh roster on assignment or sync-users). */
+/**
+ * Upserts stay pending this long before they expire (a device offline for a month gets a fresh roster
+ * on assignment or sync-users). Revocations (user.delete) never expire: they are owed until the
+ * terminal confirms them or is unassigned (issue #31).
+ */
 export const SYNC_EXPIRY_S = 30 * 86_400;

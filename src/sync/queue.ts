@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/types.js';
 import type { Device, NewCommand } from '../store/ports/index.js';
-import { crossedEdge } from '../time/access-window.js';
+import { crossedEdge, phaseAt } from '../time/access-window.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
 
 export interface QueueUsersOptions {
@@ -74,7 +74,8 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     params: { op, pin },
     priority: priorityOf(op),
     origin: 'sync',
-    expires_at,
+    // Issue #31: only upserts expire by age; a revocation is owed until confirmed or the device is unassigned.
+    expires_at: op === 'user.delete' ? null : expires_at,
     // One pending op per (device, user): a newer change replaces an older one.
     sync_key: `user:${pin}`,
     group_id,
@@ -208,14 +209,24 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
           crossedEdge(u, location.timezone, since.getTime(), until.getTime()),
         );
         if (crossed.length === 0) continue;
-        const r = await queueUsers(
-          location.id,
-          crossed.map((u) => u.pin),
-          'user.upsert',
-          { only: (d) => !codecOfDevice(d).storesUserWindow },
-        );
-        devices += r.devices;
-        commands += r.commands;
+        // A window that ended (or has not begun) is a revocation: it goes first and never expires.
+        const outside = (u: (typeof crossed)[number]) => phaseAt(u, location.timezone, until.getTime()) !== 'inside';
+        let reached = 0;
+        for (const [op, users] of [
+          ['user.delete', crossed.filter(outside)],
+          ['user.upsert', crossed.filter((u) => !outside(u))],
+        ] as const) {
+          if (users.length === 0) continue;
+          const r = await queueUsers(
+            location.id,
+            users.map((u) => u.pin),
+            op,
+            { only: (d) => !codecOfDevice(d).storesUserWindow },
+          );
+          reached = Math.max(reached, r.devices);
+          commands += r.commands;
+        }
+        devices += reached;
       }
       return { devices, commands };
     },

@@ -4,6 +4,7 @@ import { protocolVersionSchema } from '../../protocols/index.js';
 import type { Device, Location } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 import { isOnline } from './device-status.js';
+import { SyncView } from './device-sync.js';
 
 /** The registration binding of a v3 terminal, shown to every scope in place of its secrets. */
 export const RegistrationView = Type.Object(
@@ -46,6 +47,8 @@ export const DeviceView = Type.Object({
       'How requests for this serial are authenticated: registration (v3 token bound), comm_key, or serial_only (anyone who knows the serial can act for it)',
   }),
   allowed_networks: Nullable(Type.Array(Type.String(), { description: 'CIDRs the device must connect from; null = any address' })),
+  // Roster sync state: on GET /api/devices and GET /api/devices/{sn} (the detail is GET /api/devices/{sn}/sync).
+  sync: Type.Optional(SyncView),
 });
 
 /** A terminal that contacted the gateway but belongs to no location yet (assign it with POST /admin/devices/{sn}/assign or POST /api/devices). */

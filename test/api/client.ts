@@ -200,7 +200,7 @@ export const USER_KEYS = [
   'updated_at',
 ] as const;
 
-/** SERVICE-SPEC DeviceResponse, plus the documented extras `version_override`, `auth` and `allowed_networks` (README "Security model"). */
+/** SERVICE-SPEC DeviceResponse, plus the documented extras `version_override`, `auth` and `allowed_networks` (README "Security model") and `sync` (issue #31). */
 export const DEVICE_KEYS = [
   'id',
   'name',
@@ -220,6 +220,7 @@ export const DEVICE_KEYS = [
   'auth',
   'allowed_networks',
   'registration',
+  'sync',
 ] as const;
 
 /** SERVICE-SPEC CommandResponse, plus the extras of API-CONTRACT §4–5. */

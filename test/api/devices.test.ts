@@ -53,6 +53,15 @@ t.test('POST /api/devices: 201 with every DeviceResponse field; never-connected 
       auth: 'serial_only',
       allowed_networks: null,
       registration: { bound: false, bound_at: null, bound_address: null, accepted_at: null },
+      sync: {
+        state: 'unknown',
+        owed: 0,
+        revocations_owed: 0,
+        refused: 0,
+        last_confirmed_at: null,
+        last_audit_at: null,
+        reason: 'the terminal has not connected yet',
+      },
     },
   );
 

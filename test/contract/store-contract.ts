@@ -23,6 +23,7 @@ import { aggregateContract } from './fixtures/store.js';
 import { caseRunner } from './fixtures/support.js';
 import { syncOutboxContract } from './fixtures/sync-outbox.js';
 import { templatesContract } from './fixtures/templates.js';
+import { terminalSyncContract } from './fixtures/terminal-sync.js';
 import { tokensContract } from './fixtures/tokens.js';
 import { usersBulkContract, usersContract } from './fixtures/users.js';
 import { webhooksContract } from './fixtures/webhooks.js';
@@ -40,6 +41,7 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   deviceRecordsContract(define);
   doorEventsContract(define);
   syncOutboxContract(define);
+  terminalSyncContract(define);
   jobsContract(define);
   clusterContract(define);
   webhooksContract(define);

@@ -211,9 +211,10 @@ t.test('cancel: only while pending, atomically against a concurrent poll', async
 });
 
 t.test(
-  'sync-users: pending → sent → success only once the terminal acknowledged every op; failed with a summary when one failed',
+  'sync-users: pending → sent → success only once the terminal acknowledged every op; a refused op stays owed until it lands',
   async (t) => {
-    const { api, terminal, command, queue, events } = await setup(t);
+    const clock = fakeClock('2026-03-01T08:00:00.000Z');
+    const { app, api, terminal, command, queue, events } = await setup(t, { clock });
     await api('POST', '/api/users', { pin: 1, first_name: 'One' });
     await api('POST', '/api/users', { pin: 2, first_name: 'Two' });
     await api('POST', '/api/devices', { sn: 'TRUTHSYN' });
@@ -229,10 +230,21 @@ t.test(
     await dev.post('devicecmd', `ID=${audit.id}&Return=0&CMD=DATA\nID=${op1.id}&Return=0&CMD=DATA`);
     t.match(await command(sync.id), { status: 'sent' }, 'one op still outstanding');
     await dev.post('devicecmd', `ID=${op2.id}&Return=-1&CMD=DATA`);
+    // Issue #31: a refused sync line is not failed; it stays owed and goes again after its back-off.
+    t.match(await command(op2.id), { status: 'sent', result: { refused: { code: -1 } } }, 'the refused op stays owed');
+    t.match(await command(sync.id), { status: 'sent' }, 'so does the composite');
+    clock.advance((app.config.syncRetryMaxS + 1) * 1000);
+    await app.app.hub.sweepCommands();
+    const resend = lines(await dev.poll());
+    t.same(
+      resend.map((l) => l.id),
+      [op2.id],
+      'the refused op is sent again',
+    );
+    await dev.post('devicecmd', `ID=${op2.id}&Return=0&CMD=DATA`);
     const done = await command(sync.id);
-    t.match(done, { status: 'failed', result: { queued: 3, delivered: 2, failed: 1 } });
-    t.match(done.error_message, /2 of 3 operations acknowledged by the device, 1 failed/);
-    t.same(events.get(sync.id), ['pending', 'sent', 'failed'], 'one event per transition');
+    t.match(done, { status: 'success', result: { queued: 3, delivered: 3, failed: 0 } });
+    t.same(events.get(sync.id), ['pending', 'sent', 'success'], 'one event per transition');
 
     const again = await queue({ sn: 'TRUTHSYN', command: 'sync-users' });
     for (const l of lines(await dev.poll())) await dev.post('devicecmd', `ID=${l.id}&Return=0&CMD=DATA`);

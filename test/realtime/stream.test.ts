@@ -188,7 +188,14 @@ t.test('subscribe sends the retained topics first, then live changes', async (t)
   const byTopic = new Map(snapshot.map((m) => [m.topic, m]));
   t.same(
     [...byTopic.keys()].sort(),
-    ['devices/SNAP1/availability', 'devices/SNAP1/state', 'devices/SNAP2/availability', 'devices/SNAP2/state'],
+    [
+      'devices/SNAP1/availability',
+      'devices/SNAP1/state',
+      'devices/SNAP1/sync',
+      'devices/SNAP2/availability',
+      'devices/SNAP2/state',
+      'devices/SNAP2/sync',
+    ],
     "the location's devices only",
   );
   t.ok(
@@ -206,9 +213,9 @@ t.test('subscribe sends the retained topics first, then live changes', async (t)
   t.same(
     Object.keys(byTopic.get('devices/SNAP1/state')?.payload as object).sort(),
     Object.keys(rest.body as object)
-      .filter((k) => k !== 'registry_code' && k !== 'session_id')
+      .filter((k) => k !== 'registry_code' && k !== 'session_id' && k !== 'sync')
       .sort(),
-    'same fields as the REST view, without the registry code and session id that log in as the terminal (issue #32)',
+    'same fields as the REST view, without the registry code and session id that log in as the terminal (issue #32); the roster sync state has its own topic devices/<sn>/sync (issue #31)',
   );
 
   const narrow = await r.connect(r.a.token);

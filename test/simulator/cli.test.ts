@@ -47,6 +47,18 @@ t.test('flags: both forms, defaults', T, async (t) => {
   t.same(parseSimulateArgs(['--help']), { kind: 'help' });
 });
 
+t.test('flags: convergence faults (issue #31 item 7)', T, async (t) => {
+  const r = parseSimulateArgs([...REQUIRED, '--refuse-rate', '0.05', '--lose-rate=0.05', '--wipe-after', '30', '--keypad-users', '10']);
+  t.match(r, { kind: 'run', args: { faults: { refuseRate: 0.05, loseRate: 0.05, wipeAfterS: 30, keypadUsers: 10 } } });
+  const bad = parseSimulateArgs([...REQUIRED, '--refuse-rate', '2', '--lose-rate', 'x', '--wipe-after', '0', '--keypad-users', '10001']);
+  t.same(bad.kind === 'error' ? bad.errors : [], [
+    "--refuse-rate must be a number from 0 to 1, got '2'",
+    "--lose-rate must be a number from 0 to 1, got 'x'",
+    "--wipe-after must be an integer from 1 to 86400, got '0'",
+    "--keypad-users must be an integer from 0 to 10000, got '10001'",
+  ]);
+});
+
 t.test('flags: every problem reported at once', T, async (t) => {
   const errors = (argv: string[]): readonly string[] => {
     const r = parseSimulateArgs(argv);
@@ -54,7 +66,7 @@ t.test('flags: every problem reported at once', T, async (t) => {
   };
   t.same(errors([]), ['--devices is required', '--protocol is required', '--url is required', '--sn-prefix is required']);
   t.same(errors([...REQUIRED, '--what', 'extra', '--fast=1', '--fast', '--fast']), [
-    'unknown flag --what (valid: --devices, --protocol, --url, --sn-prefix, --duration, --punch-rate, --fast, --help)',
+    'unknown flag --what (valid: --devices, --protocol, --url, --sn-prefix, --duration, --punch-rate, --refuse-rate, --lose-rate, --wipe-after, --keypad-users, --fast, --help)',
     "unexpected argument 'extra'",
     '--fast takes no value',
     '--fast given twice',

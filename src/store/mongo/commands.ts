@@ -305,10 +305,11 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
       }
       return out;
     },
-    async sentBefore(cutoff, limit) {
+    async sentBefore(cutoff, limit, after) {
       if (limit <= 0) return [];
+      const page = after?.sent_at ? { $or: [{ sent_at: { $gt: after.sent_at } }, { sent_at: after.sent_at, _id: { $gt: after.id } }] } : {};
       const docs = await c.commands
-        .find({ status: 'sent', sent_at: { $lt: cutoff }, parent_id: null })
+        .find({ status: 'sent', sent_at: { $lt: cutoff }, parent_id: null, ...page })
         .sort({ sent_at: 1, _id: 1 })
         .limit(limit)
         .toArray();

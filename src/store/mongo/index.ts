@@ -26,6 +26,7 @@ import { collections, COUNTERS, ensureIndexes } from './schema.js';
 import { mongoTemplates } from './templates.js';
 import { mongoUsers } from './users.js';
 import { mongoJobs, mongoSyncOutbox } from './sync-state.js';
+import { mongoTerminalSync } from './terminal-sync.js';
 import { MongoUnreachableError, trackReachability } from './unavailable.js';
 import { mongoWebhooks } from './webhooks.js';
 
@@ -73,6 +74,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     deviceRecords: mongoDeviceRecords(c, ids),
     doorEvents: mongoDoorEvents(c, ids),
     syncOutbox: mongoSyncOutbox(c),
+    terminalSync: mongoTerminalSync(c),
     jobs: mongoJobs(c),
     cluster,
     webhooks,

@@ -14,7 +14,7 @@
  */
 import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, Token, User } from '../ports/index.js';
+import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, TerminalSyncState, Token, User } from '../ports/index.js';
 
 /** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
 type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };
@@ -110,6 +110,28 @@ export interface DeviceLocationDoc {
   first_at: string;
 }
 
+/** A terminal's sync state (ports/terminal-sync.ts); `_id` is its serial number. */
+export interface SyncTerminalDoc {
+  _id: string;
+  location_id: number | null;
+  state: TerminalSyncState;
+  reason: string | null;
+  last_confirmed_at: string | null;
+  last_audit_at: string | null;
+  changed_at: string;
+}
+
+/** A refused PIN on a terminal; `_id` is `<sn>:<pin>`. */
+export interface SyncRefusalDoc {
+  _id: string;
+  sn: string;
+  pin: number;
+  code: number;
+  message: string;
+  since: string;
+  at: string;
+}
+
 export interface CounterDoc {
   _id: string;
   seq: number;
@@ -131,6 +153,8 @@ export interface Collections {
   readonly jobs: Collection<JobDoc>;
   readonly markers: Collection<MarkerDoc>;
   readonly meta: Collection<MetaDoc>;
+  readonly syncTerminals: Collection<SyncTerminalDoc>;
+  readonly syncRefusals: Collection<SyncRefusalDoc>;
 }
 
 /**
@@ -162,12 +186,17 @@ export function collections(db: Db): Collections {
     jobs: db.collection<JobDoc>('job_state'),
     markers: db.collection<MarkerDoc>('markers'),
     meta: db.collection<MetaDoc>('meta'),
+    syncTerminals: db.collection<SyncTerminalDoc>('sync_terminals'),
+    syncRefusals: db.collection<SyncRefusalDoc>('sync_refusals'),
   };
 }
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
 const INDEXES: Readonly<
-  Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'deviceLocations' | 'meta'>, IndexDescription[]>
+  Record<
+    Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'deviceLocations' | 'meta' | 'syncTerminals'>,
+    IndexDescription[]
+  >
 > = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
@@ -220,6 +249,7 @@ const INDEXES: Readonly<
     { name: 'location_pin', key: { location_id: 1, pin: 1 } },
     { name: 'since', key: { since: 1 } },
   ],
+  syncRefusals: [{ name: 'sn_since', key: { sn: 1, since: 1, pin: 1 } }],
 };
 
 /** Counters hold the last id handed out per collection. */

@@ -12,7 +12,7 @@
  *      └──fail, cancel, failPending, expire──► failed
  *
  * `sent → pending` is documented three ways: a batch whose reply never reached the terminal is put
- * back (unclaim), a background sync op whose result never came goes again (requeue, bounded), a
+ * back (unclaim), a background sync op whose result never came goes again (requeue, with back-off), a
  * preset refused with a fallback goes again in its fallback form [COMMANDS §2.5] (retry). When a
  * newer pending sync op for the same (device, user) exists, a sync op cannot go back to pending
  * (one pending op per key): it is superseded instead (supersede, `SYNC_SUPERSEDED`).

@@ -101,8 +101,11 @@ export interface CommandsPort {
   countPending(sn: string, origin?: CommandOrigin): Promise<number>;
   /** Atomic pending → sent for each id; returns the ids this caller won (safe across nodes). */
   claim(ids: readonly number[], wire: ReadonlyMap<number, string>, now: Iso): Promise<readonly number[]>;
-  /** Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final. */
-  finish(id: number, outcome: CommandOutcome, now: Iso): Promise<Command | undefined>;
+  /**
+   * Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final.
+   * With `attempt`, only the attempt sent at that instant (an answer to an attempt that was re-queued meanwhile changes nothing).
+   */
+  finish(id: number, outcome: CommandOutcome, now: Iso, attempt?: Iso): Promise<Command | undefined>;
   /**
    * pending → failed with `message`, atomically: undefined when the command is no longer pending (a
    * poll claimed it meanwhile). Cancellation uses it so a sent command is never marked cancelled.
@@ -123,10 +126,13 @@ export interface CommandsPort {
   failPendingFor(sn: string, message: string, now: Iso): Promise<readonly Command[]>;
   /** Pending commands whose expires_at is past → failed. Returns them. */
   expire(now: Iso): Promise<readonly Command[]>;
-  /** Sent commands with sent_at older than the cutoff (ack timeout sweep). */
-  sentBefore(cutoff: Iso, limit: number): Promise<readonly Command[]>;
   /**
-   * sent → pending again (bounded retries of sync ops); increments attempts, clears progress, and
+   * Sent top-level commands with sent_at older than the cutoff (ack timeout sweep), by (sent_at, id);
+   * `after` pages on: only those after that command in this order.
+   */
+  sentBefore(cutoff: Iso, limit: number, after?: Pick<Command, 'sent_at' | 'id'>): Promise<readonly Command[]>;
+  /**
+   * sent → pending again (re-sends of sync ops, with back-off); increments attempts, clears progress, and
    * supersedes the child lines of the attempt that went unanswered.
    */
   requeue(id: number, now: Iso): Promise<Command | undefined>;

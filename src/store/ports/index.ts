@@ -13,6 +13,7 @@ export type * from './attendance.js';
 export type * from './door-events.js';
 export type * from './device-records.js';
 export type * from './sync-outbox.js';
+export type * from './terminal-sync.js';
 export type * from './jobs.js';
 export type * from './cluster.js';
 export type * from './webhooks.js';

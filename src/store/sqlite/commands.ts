@@ -285,8 +285,15 @@ export function sqliteCommands(db: Db): CommandsPort {
       }
       return out;
     },
-    async sentBefore(cutoff, limit) {
-      return q("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at LIMIT ?")
+    async sentBefore(cutoff, limit, after) {
+      if (after?.sent_at)
+        return q(
+          `SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL AND (sent_at > ? OR (sent_at = ? AND id > ?))
+           ORDER BY sent_at, id LIMIT ?`,
+        )
+          .all(cutoff, after.sent_at, after.sent_at, after.id, limit)
+          .map(toCommand);
+      return q("SELECT * FROM commands WHERE status = 'sent' AND sent_at < ? AND parent_id IS NULL ORDER BY sent_at, id LIMIT ?")
         .all(cutoff, limit)
         .map(toCommand);
     },

@@ -12,6 +12,7 @@ import { sqliteDoorEvents } from './door-events.js';
 import { sqliteLocations, sqliteTokens } from './locations.js';
 import { sqliteTemplates, sqliteUsers } from './users.js';
 import { sqliteJobs, sqliteSyncOutbox } from './sync-state.js';
+import { sqliteTerminalSync } from './terminal-sync.js';
 import { sqliteWebhooks } from './webhooks.js';
 
 /** The SQLite store, with what src/store/open.ts wires to the outage guard. */
@@ -40,6 +41,7 @@ export function openSqliteStore(path: string): SqliteStore {
     deviceRecords: sqliteDeviceRecords(db),
     doorEvents: sqliteDoorEvents(db),
     syncOutbox: sqliteSyncOutbox(db),
+    terminalSync: sqliteTerminalSync(db),
     jobs: sqliteJobs(db),
     cluster: sqliteCluster(db),
     webhooks: sqliteWebhooks(db),

@@ -90,6 +90,32 @@ CREATE INDEX door_events_feed_event ON door_events(feed_event) WHERE feed_event 
 `,
   },
   {
+    version: 21,
+    name: 'terminal sync state: per-terminal state and refusals; owed sync ops by device and op',
+    sql: `
+CREATE TABLE sync_terminals (
+  sn TEXT PRIMARY KEY,
+  location_id INTEGER,
+  state TEXT NOT NULL,
+  reason TEXT,
+  last_confirmed_at TEXT,
+  last_audit_at TEXT,
+  changed_at TEXT NOT NULL
+);
+CREATE TABLE sync_refusals (
+  sn TEXT NOT NULL,
+  pin INTEGER NOT NULL,
+  code INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  since TEXT NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (sn, pin)
+);
+CREATE INDEX commands_sync_owed ON commands(sn, json_extract(params, '$.op'), created_at)
+  WHERE origin = 'sync' AND command = 'sync-users' AND parent_id IS NULL AND status IN ('pending', 'sent');
+`,
+  },
+  {
     version: 23,
     // [PUSH-v3 §3] Registration opens on a serial's first contact only: of two nodes serving the first
     // requests of one serial, one claims it by compare-and-set. Devices that were ever heard from count

@@ -1,0 +1,66 @@
+/** Roster sync state (issue #31): one terminal's detail, and the location's summary. */
+import { Type } from 'typebox';
+import { BioGateError } from '../errors.js';
+import type { Store } from '../store/types.js';
+import type { TerminalState } from '../sync/terminal-state.js';
+import { OwedPinView, SyncSummaryView, SyncView } from '../views/device-sync.js';
+import { Serial } from './devices.js';
+import { defineRoute, json, type ApiRoute } from './route.js';
+import { PageQuery, pageOf, pageWrapper } from './schemas.js';
+
+export interface SyncRoutesDeps {
+  readonly store: Store;
+  readonly terminals: TerminalState;
+}
+
+const PinPage = pageOf(OwedPinView);
+
+/**
+ * The DeviceResponse.sync object plus the paged PIN lists. `refused` is the list here: its `total` is
+ * the count the summary object calls `refused`.
+ */
+const { refused: _count, ...stateFields } = SyncView.properties;
+const SyncDetailView = Type.Object({
+  ...stateFields,
+  missing: PinPage,
+  extra: PinPage,
+  refused: PinPage,
+});
+
+export function syncRoutes(deps: SyncRoutesDeps): ApiRoute[] {
+  const { store, terminals } = deps;
+  const tags = ['devices'];
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/devices/{device_serial}/sync',
+      auth: 'location',
+      params: Type.Object({ device_serial: Serial }),
+      query: Type.Object(PageQuery),
+      doc: {
+        summary: "A terminal's roster sync state, with the owed PINs (paged: page and limit apply to each list)",
+        description:
+          '`missing`: owed upserts (users the terminal should hold, not confirmed); `extra`: owed revocations (users it should not hold, ' +
+          'removal not confirmed); `refused`: owed PINs whose line the terminal refused, with the return code (its `total` is the count).',
+        tags,
+        responses: { 200: SyncDetailView },
+        errors: ['DEVICE_NOT_FOUND'],
+      },
+      handler: async ({ caller, params, query }) => {
+        const device = await store.devices.get(caller.location.id, params.device_serial);
+        if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
+        const d = await terminals.detail(device, { offset: (query.page - 1) * query.limit, limit: query.limit });
+        const page = <T>(p: { items: readonly T[]; total: number }) => pageWrapper(p.items, p.total, query.page, query.limit);
+        const { missing, extra, refused_pins, ...state } = d;
+        return json(200, { ...state, missing: page(missing), extra: page(extra), refused: page(refused_pins) });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/sync',
+      auth: 'location',
+      doc: { summary: "The location's roster sync: terminals per state, revocations owed", tags, responses: { 200: SyncSummaryView } },
+      handler: async ({ caller }) => json(200, await terminals.summary(await store.devices.listAssigned(caller.location.id))),
+    }),
+  ];
+}

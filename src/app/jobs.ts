@@ -1,0 +1,38 @@
+/**
+ * The periodic store jobs the Hub runs as singletons (one node runs each at a time): event pruning
+ * behind webhook cursors, webhook delivery, eviction of unassigned terminals, the raw-record quota.
+ */
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import { evictUnassigned } from '../devices/assignment.js';
+import type { SingletonJob } from '../devices/scheduler.js';
+import { createEventPrune } from '../events/prune.js';
+import { trimToQuota } from '../locations/quotas.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/types.js';
+import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
+
+export interface JobDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly config: Config;
+  readonly webhooks: WebhookDispatcher;
+}
+
+export function backgroundJobs({ store, clock, log, config, webhooks }: JobDeps): SingletonJob[] {
+  const prune = createEventPrune({
+    store,
+    clock,
+    log,
+    retentionS: config.eventsRetentionS,
+    keep: config.eventsKeep,
+    holdMaxS: config.eventsHoldMaxS,
+  });
+  return [
+    { name: 'events-prune', everyMs: 60_000, run: prune },
+    webhooks.job,
+    { name: 'unassigned-evict', everyMs: 3_600_000, run: () => evictUnassigned({ store, log }, clock.now()) },
+    { name: 'records-quota', everyMs: 600_000, run: () => trimToQuota(store, config.quotaRecords) },
+  ];
+}

@@ -1,0 +1,82 @@
+/**
+ * The per-terminal sync state port: what BioGate knows of each terminal's roster besides the owed
+ * sync ops themselves (those are `sync-users` commands, ./commands.ts). The rules above it live in
+ * src/sync/terminal-state.ts; adapters give the reads and compare-and-set, no policy.
+ */
+import type { Iso, Page, Window } from './records.js';
+
+export type TerminalSyncState = 'in_sync' | 'syncing' | 'drift' | 'unknown';
+
+/** What is stored per terminal: the state last announced, and when the terminal last confirmed or was audited. */
+export interface TerminalSyncRecord {
+  readonly sn: string;
+  readonly location_id: number | null;
+  readonly state: TerminalSyncState;
+  readonly reason: string | null;
+  readonly last_confirmed_at: Iso | null;
+  readonly last_audit_at: Iso | null;
+  readonly changed_at: Iso;
+}
+
+/** Owed `sync-users` ops of one terminal (top-level, pending or sent), by their `params.op`. */
+export interface OwedCounts {
+  readonly owed: number;
+  /** Of `owed`: `user.delete` ops. */
+  readonly revocations: number;
+  /** Owed PINs whose line the terminal refused (see refusals). */
+  readonly refused: number;
+  /** created_at of the oldest owed op. */
+  readonly oldest: Iso | null;
+}
+
+/** One owed PIN: since its op was created; `code` when the terminal refused it. */
+export interface OwedPin {
+  readonly pin: number;
+  readonly since: Iso;
+  readonly code?: number;
+}
+
+/** A refusal of a PIN's line by a terminal, kept while that PIN is owed. */
+export interface SyncRefusal {
+  readonly pin: number;
+  readonly code: number;
+  readonly message: string;
+  /** The first refusal of this PIN on this terminal since its last confirmation. */
+  readonly since: Iso;
+  /** The latest refusal. */
+  readonly at: Iso;
+}
+
+export interface TerminalSyncPort {
+  get(sns: readonly string[]): Promise<readonly TerminalSyncRecord[]>;
+  /**
+   * Compare-and-set of the state: written only when the stored state is `from` (null: no record yet).
+   * True when this caller changed it (of several nodes one announces the change).
+   */
+  setState(
+    sn: string,
+    locationId: number | null,
+    from: TerminalSyncState | null,
+    to: TerminalSyncState,
+    reason: string | null,
+    now: Iso,
+  ): Promise<boolean>;
+  /** last_confirmed_at moves forward to `at`, never back (creates the record as `unknown` if needed). */
+  confirmed(sn: string, locationId: number | null, at: Iso): Promise<void>;
+  /** Owed ops per serial (every serial asked for is in the map). */
+  owed(sns: readonly string[]): Promise<ReadonlyMap<string, OwedCounts>>;
+  /** Owed PINs of one terminal whose op is `op`, oldest first; refused ones carry their code. */
+  owedPins(sn: string, op: 'user.upsert' | 'user.delete', window: Window): Promise<Page<OwedPin>>;
+  /** Records a refusal; `since` is kept from an earlier refusal of the same PIN. */
+  refuse(sn: string, pin: number, code: number, message: string, now: Iso): Promise<void>;
+  /**
+   * Refusals of PINs still owed, oldest first: a refusal counts while an op for its PIN created no
+   * later than the refusal is owed (a newer op carries a newer change, not yet refused).
+   */
+  refusals(sn: string, window: Window): Promise<Page<SyncRefusal>>;
+  /**
+   * Forgets refusals: of each PIN confirmed, those older than its confirmation (one of the same
+   * instant or later stays: it may answer a newer line); without `confirmed`, every refusal of the terminal.
+   */
+  clearRefusals(sn: string, confirmed?: readonly { readonly pin: number; readonly at: Iso }[]): Promise<void>;
+}

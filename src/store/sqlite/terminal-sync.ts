@@ -1,0 +1,105 @@
+/** The per-terminal sync state on SQLite (see ../ports/terminal-sync.ts). */
+import type { OwedCounts, OwedPin, SyncRefusal, TerminalSyncPort, TerminalSyncRecord } from '../ports/index.js';
+import type { Db } from './db.js';
+
+/** Owed sync ops: served by the partial index commands_sync_owed (migration 21). */
+const OWED = `origin = 'sync' AND command = 'sync-users' AND parent_id IS NULL AND status IN ('pending', 'sent')`;
+const OP = `json_extract(params, '$.op')`;
+const PIN = `json_extract(params, '$.pin')`;
+
+export function sqliteTerminalSync(db: Db): TerminalSyncPort {
+  const owedOf = db.prepare(
+    `SELECT ${OP} AS op, COUNT(*) AS n, MIN(created_at) AS oldest FROM commands WHERE sn = ? AND ${OWED} GROUP BY ${OP}`,
+  );
+  /** A refusal counts while an op for its PIN created no later than the refusal is owed. */
+  const LIVE = `EXISTS (SELECT 1 FROM commands WHERE sn = r.sn AND ${OWED} AND ${PIN} = r.pin AND created_at <= r.at)`;
+  const refusedOf = db.prepare(`SELECT COUNT(*) AS n FROM sync_refusals r WHERE r.sn = ? AND ${LIVE}`);
+  const owedCount = db.prepare(`SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND ${OWED} AND ${OP} = ?`);
+  const owedPage = db.prepare(
+    `SELECT ${PIN} AS pin, c.created_at AS since, r.code AS code FROM commands c
+     LEFT JOIN sync_refusals r ON r.sn = c.sn AND r.pin = ${PIN} AND c.created_at <= r.at
+     WHERE c.sn = ? AND ${OWED} AND ${OP} = ? ORDER BY c.created_at, c.id LIMIT ? OFFSET ?`,
+  );
+  const refusalsWhere = `FROM sync_refusals r WHERE r.sn = ? AND ${LIVE}`;
+  const refusalCount = db.prepare(`SELECT COUNT(*) AS n ${refusalsWhere}`);
+  const refusalPage = db.prepare(`SELECT pin, code, message, since, at ${refusalsWhere} ORDER BY since, pin LIMIT ? OFFSET ?`);
+  const refuse = db.prepare(
+    `INSERT INTO sync_refusals (sn, pin, code, message, since, at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (sn, pin) DO UPDATE SET code = excluded.code, message = excluded.message, at = excluded.at`,
+  );
+  const setState = db.prepare(
+    `INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (sn) DO UPDATE SET location_id = excluded.location_id, state = excluded.state, reason = excluded.reason, changed_at = excluded.changed_at
+     WHERE sync_terminals.state = ?`,
+  );
+  const confirmed = db.prepare(
+    `INSERT INTO sync_terminals (sn, location_id, state, last_confirmed_at, changed_at) VALUES (?, ?, 'unknown', ?, ?)
+     ON CONFLICT (sn) DO UPDATE SET last_confirmed_at = excluded.last_confirmed_at
+     WHERE sync_terminals.last_confirmed_at IS NULL OR sync_terminals.last_confirmed_at < excluded.last_confirmed_at`,
+  );
+  return {
+    async get(sns) {
+      if (sns.length === 0) return [];
+      return db
+        .prepare(
+          'SELECT sn, location_id, state, reason, last_confirmed_at, last_audit_at, changed_at FROM sync_terminals WHERE sn IN (SELECT value FROM json_each(?))',
+        )
+        .all(JSON.stringify(sns)) as TerminalSyncRecord[];
+    },
+    async setState(sn, locationId, from, to, reason, now) {
+      if (from === null) {
+        const r = db
+          .prepare(
+            'INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (sn) DO NOTHING',
+          )
+          .run(sn, locationId, to, reason, now);
+        return r.changes === 1;
+      }
+      return setState.run(sn, locationId, to, reason, now, from).changes === 1;
+    },
+    async confirmed(sn, locationId, at) {
+      confirmed.run(sn, locationId, at, at);
+    },
+    async owed(sns) {
+      const out = new Map<string, OwedCounts>();
+      for (const sn of sns) {
+        let owed = 0;
+        let revocations = 0;
+        let oldest: string | null = null;
+        for (const r of owedOf.all(sn) as { op: string | null; n: number; oldest: string }[]) {
+          owed += r.n;
+          if (r.op === 'user.delete') revocations += r.n;
+          if (oldest === null || r.oldest < oldest) oldest = r.oldest;
+        }
+        const refused = owed === 0 ? 0 : (refusedOf.get(sn) as { n: number }).n;
+        out.set(sn, { owed, revocations, refused, oldest });
+      }
+      return out;
+    },
+    async owedPins(sn, op, window) {
+      const total = (owedCount.get(sn, op) as { n: number }).n;
+      const rows = owedPage.all(sn, op, window.limit, window.offset) as { pin: number; since: string; code: number | null }[];
+      const items: OwedPin[] = rows.map((r) =>
+        r.code === null ? { pin: r.pin, since: r.since } : { pin: r.pin, since: r.since, code: r.code },
+      );
+      return { items, total };
+    },
+    async refuse(sn, pin, code, message, now) {
+      refuse.run(sn, pin, code, message, now, now);
+    },
+    async refusals(sn, window) {
+      const total = (refusalCount.get(sn) as { n: number }).n;
+      return { items: refusalPage.all(sn, window.limit, window.offset) as SyncRefusal[], total };
+    },
+    async clearRefusals(sn, confirmed) {
+      if (confirmed === undefined) {
+        db.prepare('DELETE FROM sync_refusals WHERE sn = ?').run(sn);
+        return;
+      }
+      const clear = db.prepare('DELETE FROM sync_refusals WHERE sn = ? AND pin = ? AND at < ?');
+      db.transaction(() => {
+        for (const c of confirmed) clear.run(sn, c.pin, c.at);
+      })();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Issue #31 item 3: a terminal's sync state change is a `device.sync` event on the feed, hence on the
+// WebSocket stream and MQTT (topic devices/<sn>/sync, retained) and webhooks; the gauges and the
+// revocation latency histogram are on /metrics.
+import t from 'tap';
+import type { AnyFeedEvent } from '../../src/events/types.js';
+import { topicMessages } from '../../src/events/topics.js';
+import { openStream, subscribe } from '../realtime/stream-client.js';
+import { linesAbout, setup } from './helpers.js';
+
+t.test('device.sync on the feed and its topic; sync metrics', async (t) => {
+  const s = await setup(t);
+  const seen: AnyFeedEvent[] = [];
+  s.app.app.feed.subscribe({ locationId: s.app.locationId }, (e) => seen.push(e));
+  t.equal((await s.api('POST', '/api/users', { pin: 51, first_name: 'Evt' })).status, 201);
+  const sim = await s.terminal('EVT-SYNC', 'v2');
+  await s.until(() => seen.some((e) => e.type === 'device.sync' && e.data.sync.state === 'in_sync'), 'device.sync in_sync');
+  sim.setFaults({ returnCodes: { 'DATA DELETE USERINFO PIN=51': -3 } });
+  t.equal((await s.api('DELETE', '/api/users/51')).status, 200);
+  await s.until(() => seen.some((e) => e.type === 'device.sync' && e.data.sync.state === 'drift'), 'device.sync drift');
+  const drift = seen.find((e) => e.type === 'device.sync' && e.data.sync.state === 'drift');
+  t.match(drift, {
+    type: 'device.sync',
+    data: { sn: 'EVT-SYNC', sync: { state: 'drift', revocations_owed: 1, refused: 1, reason: /-3/ } },
+  });
+  t.same(
+    topicMessages(drift as AnyFeedEvent).map((m) => [m.topic, m.retain]),
+    [['devices/EVT-SYNC/sync', true]],
+    'one retained message on devices/<sn>/sync (MQTT prefixes biogate/<location>/)',
+  );
+  const states = seen.filter((e) => e.type === 'device.sync').map((e) => (e.type === 'device.sync' ? e.data.sync.state : ''));
+  t.same(
+    states.filter((x, i) => x === states[i - 1]),
+    [],
+    'an event per change, never the same state twice in a row',
+  );
+
+  // A late WebSocket subscriber gets the retained state first (the snapshot), then live changes.
+  const ws = await openStream(t, s.app.url, { token: s.app.token });
+  await subscribe(ws, ['devices/+/sync']);
+  t.match(
+    ws.messages.filter((m) => m.topic === 'devices/EVT-SYNC/sync'),
+    [{ retained: true, payload: { state: 'drift', refused: 1 } }],
+    'the stream snapshot carries the sync state',
+  );
+
+  const metrics = await (await fetch(`${s.app.url}/metrics`)).text();
+  t.match(metrics, /biogate_sync_owed_lines\{kind="revocations",node="[^"]+"\} 1/, 'owed revocations gauge');
+  t.match(metrics, /biogate_sync_devices\{state="drift",node="[^"]+"\} 1/, 'devices per state');
+
+  sim.setFaults({ returnCodes: {} });
+  s.clock.advance(600_000);
+  await s.app.app.hub.sweepCommands();
+  await s.until(() => !sim.users().has('51') && linesAbout(sim, 51).at(-1)?.returnCode === 0, 'the delete lands');
+  await s.until(() => seen.filter((e) => e.type === 'device.sync').at(-1)?.data.sync.state === 'in_sync', 'back to in_sync');
+  await ws.next((m) => m.topic === 'devices/EVT-SYNC/sync' && (m.payload as { state?: string }).state === 'in_sync', 'live on the stream');
+  const after = await (await fetch(`${s.app.url}/metrics`)).text();
+  t.match(after, /biogate_sync_revocation_seconds_count\{node="[^"]+"\} 1/, 'one revocation latency observed');
+  t.match(after, /biogate_sync_devices\{state="in_sync",node="[^"]+"\} 1/);
+});
