@@ -233,7 +233,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       body: Type.Object(
         {
           since: Type.String({ format: 'date-time', description: 'Failed deliveries created at or after this time' }),
-          until: Type.Optional(Type.String({ format: 'date-time', description: 'and before this time (default: now)' })),
+          until: Type.Optional(
+            Type.String({ format: 'date-time', description: 'and before this time (default: now); not before since (422)' }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -249,7 +251,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         const w = await get(caller, params.webhook_id);
         const since = isoTime(body.since, 'since');
         const until = body.until === undefined ? null : isoTime(body.until, 'until');
-        if (until !== null && until <= since) throw invalid(['body', 'until'], 'must be after since');
+        // [since, until) with until = since is an empty window: 202 with count 0, like any window holding nothing.
+        if (until !== null && until < since) throw invalid(['body', 'until'], 'must not be before since');
         const count = await store.webhooks.requeueFailed(caller.location.id, w.id, since, until, clock.now().toISOString(), MAX_REQUEUE);
         if (count > 0) deps.poke();
         return json(202, { count });
