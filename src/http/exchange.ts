@@ -188,6 +188,8 @@ export class Exchange implements HttpRequest {
    * A refusal is answered at once, whatever part of the body has arrived.
    */
   #authorize(authorize: NonNullable<Route['authorize']>, then: () => void): void {
+    // A route took the request: its answer, a refusal included, is this request's (access log, request id).
+    this.#dispatched = true;
     let result: Promise<void> | void;
     try {
       result = authorize(this);
