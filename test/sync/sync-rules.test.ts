@@ -67,10 +67,12 @@ t.test('reassignment: users synced for the old location are deleted from the dev
     wire,
     [
       'DATA DELETE USERINFO PIN=1',
+      'DATA DELETE USERINFO PIN=2',
       'DATA UPDATE USERINFO PIN=2\tName=Other\tPri=0\tPasswd=\tCard=\tGrp=1\tTZ=0000000100000000',
       'DATA UPDATE USERINFO PIN=3\tName=New\tPri=0\tPasswd=\tCard=\tGrp=1\tTZ=0000000100000000',
     ],
-    "PIN 1 (the first location only) removed first; PIN 2 overwritten with the new location's user",
+    // A PIN both locations use is deleted too: an overwrite would leave the old person's templates under it.
+    "every user of the first location removed first, PIN 2 included; then the new location's roster",
   );
   const first = (await api('GET', '/api/commands?sn=MOVE0001')).body as { total: number };
   t.equal(first.total, 2, "the first location keeps its own history and sees none of the second's ops");
