@@ -3,7 +3,7 @@ import type { Filter } from 'mongodb';
 import type { DeviceRecord, DeviceRecordsPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { Collections, DeviceRecordDoc } from './schema.js';
-import { pageOf } from './util.js';
+import { pageOf, trimLocation } from './util.js';
 
 const toRecord = ({ _id, table_key: _key, ...rest }: DeviceRecordDoc): DeviceRecord => ({ id: _id, ...rest });
 
@@ -39,22 +39,7 @@ export function mongoDeviceRecords(c: Collections, ids: Ids): DeviceRecordsPort 
       ]);
       return { items: docs.map(toRecord), total };
     },
-    async trim(locationId, keep, limit) {
-      const [edge] = await c.deviceRecords
-        .find({ location_id: locationId }, { projection: { _id: 1 } })
-        .sort({ _id: -1 })
-        .skip(keep - 1)
-        .limit(1)
-        .toArray();
-      if (!edge) return 0;
-      const old = await c.deviceRecords
-        .find({ location_id: locationId, _id: { $lt: edge._id } }, { projection: { _id: 1 } })
-        .sort({ _id: 1 })
-        .limit(limit)
-        .toArray();
-      if (old.length === 0) return 0;
-      return (await c.deviceRecords.deleteMany({ _id: { $in: old.map((d) => d._id) } })).deletedCount;
-    },
+    trim: (locationId, keep, limit) => trimLocation(c.deviceRecords, locationId, keep, limit),
     async prune(before, limit) {
       const old = await c.deviceRecords
         .find({ received_at: { $lt: before } }, { projection: { _id: 1 } })

@@ -10,7 +10,7 @@ import type { Filter } from 'mongodb';
 import type { DoorEventsPort, StoredDoorEvent } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { Collections, DoorEventDoc } from './schema.js';
-import { pageOf } from './util.js';
+import { pageOf, trimLocation } from './util.js';
 
 const toDoorEvent = ({ _id, dedup_key: _k, feed_event: _f, ...rest }: DoorEventDoc): StoredDoorEvent => ({ id: _id, ...rest });
 
@@ -60,22 +60,7 @@ export function mongoDoorEvents(c: Collections, ids: Ids): DoorEventsPort {
       ]);
       return { items: docs.map(toDoorEvent), total };
     },
-    async trim(locationId, keep, limit) {
-      const [edge] = await c.doorEvents
-        .find({ location_id: locationId }, { projection: { _id: 1 } })
-        .sort({ _id: -1 })
-        .skip(keep - 1)
-        .limit(1)
-        .toArray();
-      if (!edge) return 0;
-      const old = await c.doorEvents
-        .find({ location_id: locationId, _id: { $lt: edge._id } }, { projection: { _id: 1 } })
-        .sort({ _id: 1 })
-        .limit(limit)
-        .toArray();
-      if (old.length === 0) return 0;
-      return (await c.doorEvents.deleteMany({ _id: { $in: old.map((d) => d._id) } })).deletedCount;
-    },
+    trim: (locationId, keep, limit) => trimLocation(c.doorEvents, locationId, keep, limit),
     async prune(before, limit) {
       const old = await c.doorEvents
         .find({ timestamp: { $lt: before } }, { projection: { _id: 1 } })

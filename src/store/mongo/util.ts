@@ -1,5 +1,5 @@
 /** Small helpers shared by the MongoDB repositories. */
-import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Filter } from 'mongodb';
 import type { Window } from '../ports/index.js';
 
 /** E11000: a unique index refused the write (alone, or every failed item of an unordered bulk write). */
@@ -95,3 +95,29 @@ export function containsAny(needle: string, textFields: readonly string[], numbe
  * keys with `.` or a leading `$` round-trip on every server and version. */
 export const toJson = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 export const fromJson = <T>(v: string | null | undefined): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : null);
+
+/**
+ * Keeps the newest `keep` documents of a location (by `_id`, which grows with arrival) and deletes at most
+ * `limit` of the older ones, oldest first; returns how many went (a quota trim: call again while it is `limit`).
+ */
+export async function trimLocation<T extends { _id: number; location_id: number | null }>(
+  collection: Collection<T>,
+  locationId: number,
+  keep: number,
+  limit: number,
+): Promise<number> {
+  const [edge] = await collection
+    .find({ location_id: locationId } as Filter<T>, { projection: { _id: 1 } })
+    .sort({ _id: -1 })
+    .skip(keep - 1)
+    .limit(1)
+    .toArray();
+  if (!edge) return 0;
+  const old = await collection
+    .find({ location_id: locationId, _id: { $lt: edge['_id'] } } as Filter<T>, { projection: { _id: 1 } })
+    .sort({ _id: 1 })
+    .limit(limit)
+    .toArray();
+  if (old.length === 0) return 0;
+  return (await collection.deleteMany({ _id: { $in: old.map((d) => d['_id']) } } as Filter<T>)).deletedCount;
+}
