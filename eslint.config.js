@@ -17,8 +17,8 @@ const doors = {
   prom: { paths: [door('prom-client', 'src/ops/metrics.ts')] },
   csvIn: { paths: [door('csv-parse', 'src/cli/csv-in.ts'), door('csv-parse/sync', 'src/cli/csv-in.ts')] },
   webhooks: { paths: [door('standardwebhooks', 'src/webhooks/sign.ts')] },
-  preact: { paths: [door('preact', 'web/console/'), door('preact/hooks', 'web/console/')] },
-  esbuild: { paths: [door('esbuild', 'web/console/build.mjs')] },
+  preact: { paths: [door('preact', 'src/console/web/'), door('preact/hooks', 'src/console/web/')] },
+  esbuild: { paths: [door('esbuild', 'src/console/web/build.mjs')] },
   ws: { paths: [door('ws', 'src/http/node-websocket.ts')] },
 };
 const restrictAllBut = (...allowed) => {
@@ -123,10 +123,10 @@ export default tseslint.config(
     },
   },
   // The console (issue #17): browser code with its own tsconfig (DOM, Preact JSX), found by the project service.
-  { files: ['web/console/src/**/*.{ts,tsx}'], rules: { 'no-restricted-imports': restrictAllBut('preact') } },
+  { files: ['src/console/web/src/**/*.{ts,tsx}'], rules: { 'no-restricted-imports': restrictAllBut('preact') } },
   // Its build script is plain Node ESM outside any tsconfig: linted without type information.
   {
-    files: ['web/**/*.mjs'],
+    files: ['src/console/web/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly' } },
     rules: { ...tseslint.configs.disableTypeChecked.rules, 'no-restricted-imports': restrictAllBut('esbuild') },

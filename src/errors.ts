@@ -128,7 +128,7 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   return { status: 500, headers: {}, body: { detail: 'Internal server error', code: 'INTERNAL' } };
 }
 
-/** The error table of docs/errors.md, generated from the catalog (test/errors.test.ts keeps them equal). */
+/** The error table of src/api/ERRORS.md, generated from the catalog (test/errors.test.ts keeps them equal). */
 export function errorTableMarkdown(): string {
   const rows = Object.entries(ERROR_CATALOG).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.description} |`);
   return ['| Code | HTTP | Meaning |', '|---|---|---|', ...rows].join('\n');

@@ -93,7 +93,7 @@ module.exports = {
   forbidden,
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['^(node_modules|dist|test|web)/', '^src/floors\\.cjs$'] },
+    exclude: { path: ['^(node_modules|dist|test)/', '^src/console/web/', '^src/floors\\.cjs$'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },

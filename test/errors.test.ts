@@ -1,20 +1,20 @@
 /**
  * The error catalog is public contract (STYLE.md §5): stable UPPER_SNAKE codes,
- * one mapping to HTTP, and a table in docs/errors.md that matches the catalog.
+ * one mapping to HTTP, and a table in src/api/ERRORS.md that matches the catalog.
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { BioGateError, ERROR_CATALOG, errorTableMarkdown, invalid, toErrorResponse, type ErrorCode } from '../src/errors.js';
 
-t.test('docs/errors.md table is generated from the catalog', async (t) => {
-  const readme = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
+t.test('src/api/ERRORS.md table is generated from the catalog', async (t) => {
+  const readme = readFileSync(new URL('../src/api/ERRORS.md', import.meta.url), 'utf8');
   const m = /<!-- errors:start -->\n([\s\S]*?)\n<!-- errors:end -->/.exec(readme);
-  t.ok(m, 'docs/errors.md has the errors:start/errors:end markers');
+  t.ok(m, 'src/api/ERRORS.md has the errors:start/errors:end markers');
   // Compared line by line, so a failure shows the rows that differ.
   t.strictSame(
     m?.[1]?.split('\n'),
     errorTableMarkdown().split('\n'),
-    'docs/errors.md table is out of date: paste errorTableMarkdown() (src/errors.ts) between the markers',
+    'src/api/ERRORS.md table is out of date: paste errorTableMarkdown() (src/errors.ts) between the markers',
   );
 });
 

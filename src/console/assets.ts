@@ -1,5 +1,5 @@
 /**
- * The console's built files (web/console, bundled by esbuild into dist/console/ at `npm run build`),
+ * The console's built files (src/console/web, bundled by esbuild into dist/console/ at `npm run build`),
  * read once into memory with their content type and a strong ETag. The bundle is a few files of
  * some tens of KB, so holding them is cheaper than a file read per request.
  */

@@ -1,6 +1,6 @@
 /**
  * Configuration (STYLE.md §7): one schema with defaults, environment overrides
- * converted by type, every problem reported at once, and the table in docs/configuration.md
+ * converted by type, every problem reported at once, and the table in src/config/README.md
  * generated from the schema.
  */
 import { readFileSync } from 'node:fs';
@@ -190,15 +190,15 @@ t.test('TLS: certificate and key go together and must be readable', async (t) =>
   t.equal(both.tlsKey, key);
 });
 
-t.test('docs/configuration.md table is generated from the schema', async (t) => {
-  const readme = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+t.test('src/config/README.md table is generated from the schema', async (t) => {
+  const readme = readFileSync(new URL('../../src/config/README.md', import.meta.url), 'utf8');
   const m = /<!-- config:start -->\n([\s\S]*?)\n<!-- config:end -->/.exec(readme);
-  t.ok(m, 'docs/configuration.md has the config:start/config:end markers');
+  t.ok(m, 'src/config/README.md has the config:start/config:end markers');
   // Compared line by line, so a failure shows the rows that differ.
   t.strictSame(
     m?.[1]?.split('\n'),
     configTableMarkdown().split('\n'),
-    'docs/configuration.md table is out of date: run `node dist/src/cli.js config --markdown` and paste its output between the markers',
+    'src/config/README.md table is out of date: run `node dist/src/cli.js config --markdown` and paste its output between the markers',
   );
   for (const { meta } of Object.values(SETTINGS)) t.ok(configTableMarkdown().includes(`| \`${meta.env}\` |`), `${meta.env} has a row`);
 });

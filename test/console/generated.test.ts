@@ -1,8 +1,8 @@
 /**
- * The console's API types and presets (web/console/src/generated/, written at build by
- * web/console/generate-api.mjs from the document the compiled app builds) are what a running gateway's
+ * The console's API types and presets (src/console/web/src/generated/, written at build by
+ * src/console/web/generate-api.mjs from the document the compiled app builds) are what a running gateway's
  * GET /api/openapi.json says: generated from the served document, they are the files on disk.
- * Needs the generated files (`npm test` and `npm run build` write them: node web/console/build.mjs).
+ * Needs the generated files (`npm test` and `npm run build` write them: node src/console/web/build.mjs).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ interface Generator {
 }
 
 // Plain Node ESM outside any tsconfig: loaded by URL, typed by the interface above.
-const generator = (await import(pathToFileURL(join(process.cwd(), 'web', 'console', 'generate-api.mjs')).href)) as Generator;
+const generator = (await import(pathToFileURL(join(process.cwd(), 'src', 'console', 'web', 'generate-api.mjs')).href)) as Generator;
 
 t.test('the generated types and presets are those of the served document', async (t) => {
   const { url } = await startApp(t);
@@ -25,6 +25,6 @@ t.test('the generated types and presets are those of the served document', async
   t.strictSame(Object.keys(files).sort(), ['api.d.ts', 'presets.ts']);
   for (const [name, text] of Object.entries(files)) {
     const onDisk = await readFile(join(generator.GENERATED, name), 'utf8').catch(() => null);
-    t.ok(onDisk !== null && onDisk === text, `${name} is generated from the served document (run \`node web/console/build.mjs\`)`);
+    t.ok(onDisk !== null && onDisk === text, `${name} is generated from the served document (run \`node src/console/web/build.mjs\`)`);
   }
 });

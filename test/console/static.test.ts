@@ -2,7 +2,7 @@
  * The console's static serving over real HTTP (no browser): `/` redirects, the page and its
  * assets come with a strict Content-Security-Policy, content types and ETags, unknown assets are
  * 404, client-side routes get the page, and the built bundle names no external origin.
- * Needs the built bundle (`npm test` and `npm run build` build it: node web/console/build.mjs).
+ * Needs the built bundle (`npm test` and `npm run build` build it: node src/console/web/build.mjs).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -29,7 +29,7 @@ function rawGet(port: number, path: string): Promise<{ status: number; body: str
 }
 
 t.test('the bundle is built', async (t) => {
-  t.ok(dir, 'dist/console/index.html exists (run `node web/console/build.mjs`)');
+  t.ok(dir, 'dist/console/index.html exists (run `node src/console/web/build.mjs`)');
 });
 
 t.test(

@@ -113,8 +113,13 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
   );
 
   // Restart on the same store: numbering continues, and a consumer resumes across the restart.
-  const lastSeq = mine.at(-1)?.seq ?? 0;
+  // The simulator's last exchanges (the new user's sync op, its sync state) may still be on their way to
+  // the subscriber: stop it, then wait until the subscriber holds all the store has.
   await sim.stop();
+  await app.app.feed.settled();
+  const stored = await app.app.feed.latestSeq(locationId);
+  await waitFor(() => (mine.at(-1)?.seq ?? 0) === stored, 5_000, 'every stored event delivered');
+  const lastSeq = stored;
   await app.close();
   app = await startApp(t, { clock, storeUrl, config: { adminToken: ADMIN_TOKEN, longpollS: 0 } });
   t.equal(await app.app.feed.latestSeq(locationId), lastSeq, 'latestSeq after restart');

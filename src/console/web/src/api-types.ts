@@ -1,8 +1,8 @@
 /**
  * The API's records and answers as the console reads them. Every type here is derived from the types
  * openapi-typescript generates from GET /api/openapi.json (./generated/api.d.ts, written by
- * web/console/generate-api.mjs at build): none is written by hand, so a change of the API's schemas
- * that the console does not follow fails `tsc -p web/console/tsconfig.json`.
+ * src/console/web/generate-api.mjs at build): none is written by hand, so a change of the API's schemas
+ * that the console does not follow fails `tsc -p src/console/web/tsconfig.json`.
  */
 import type { components, paths } from './generated/api.js';
 

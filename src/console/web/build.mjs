@@ -1,5 +1,5 @@
 // `npm run build` (and `npm test`) step, after `tsc -p tsconfig.json`: generates the console's API types and
-// presets from the OpenAPI document (generate-api.mjs), bundles the console (web/console/src, Preact + TSX)
+// presets from the OpenAPI document (generate-api.mjs), bundles the console (src/console/web/src, Preact + TSX)
 // with esbuild into dist/console/, next to its page and stylesheet, and prints the gzip size of what a
 // browser downloads. Everything the console needs is in that folder: no CDN, no external request.
 import { build } from 'esbuild';
@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { generate } from './generate-api.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, '..', '..', 'dist', 'console');
+const out = join(here, '..', '..', '..', 'dist', 'console');
 /** The console's budget: under 150 KB of gzipped JavaScript. The build fails beyond it. */
 const JS_BUDGET = 150 * 1024;
 

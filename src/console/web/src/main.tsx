@@ -4,7 +4,8 @@
  */
 import { render, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { LocationsPage, TokensPage, UnassignedPage } from './admin.js';
+import { LocationsPage, TokensPage } from './admin.js';
+import { UnassignedPage } from './unassigned.js';
 import { loadSession, saveSession, signIn, UNAUTHORIZED_EVENT, type Session } from './api.js';
 import { AttendancePage } from './attendance.js';
 import { CommandsPage } from './commands.js';

@@ -1,0 +1,82 @@
+/** The admin view of terminals that called in without belonging to a location, and their assignment. */
+import { useState } from 'preact/hooks';
+import { api, query } from './api.js';
+import type { Location, Reply } from './api-types.js';
+import { formatLocal } from './time.js';
+import { errorText, HeaderRow, Notice, Pager, useLoad } from './ui.js';
+
+const UTC = 'UTC';
+
+type Msg = { kind: 'ok' | 'error'; text: string } | null;
+
+export function UnassignedPage({ token }: { token: string }) {
+  const [page, setPage] = useState(1);
+  const list = useLoad(
+    () => api<Reply<'/admin/devices/unassigned', 'get'>>(token, 'GET', `/admin/devices/unassigned${query({ page, limit: 50 })}`),
+    [page],
+  );
+  const locations = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
+  const [target, setTarget] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<Msg>(null);
+
+  /** The admin API's assignment: the same checks and roster sync as POST /api/devices with a token of that location. */
+  const assign = async (sn: string) => {
+    const locationId = target[sn] ?? String(locations.data?.[0]?.id ?? '');
+    if (!locationId) return;
+    try {
+      await api(token, 'POST', `/admin/devices/${encodeURIComponent(sn)}/assign`, { location_id: Number(locationId) });
+      setMessage({ kind: 'ok', text: `${sn} assigned to location ${locationId}.` });
+      list.reload();
+    } catch (err) {
+      setMessage({ kind: 'error', text: `${sn}: ${errorText(err)}` });
+    }
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Unassigned terminals</h1>
+      <p class="lead">Terminals that contacted the gateway without belonging to a location (times in UTC).</p>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {list.data && list.data.data.length === 0 && <p>None.</p>}
+      {list.data && list.data.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Unassigned terminals</caption>
+            <thead>
+              <HeaderRow columns={['Serial', 'First contact', 'Last contact', 'Address', 'Protocol', 'Assign to']} />
+            </thead>
+            <tbody>
+              {list.data.data.map((d) => (
+                <tr key={d.serial_number} data-sn={d.serial_number}>
+                  <td>{d.serial_number}</td>
+                  <td>{formatLocal(d.first_seen, UTC)}</td>
+                  <td>{formatLocal(d.last_seen, UTC)}</td>
+                  <td>{d.last_address ?? '—'}</td>
+                  <td>{d.version ?? '—'}</td>
+                  <td class="row-actions">
+                    <select
+                      aria-label={`Location for ${d.serial_number}`}
+                      value={target[d.serial_number] ?? String(locations.data?.[0]?.id ?? '')}
+                      onChange={(e) => setTarget({ ...target, [d.serial_number]: e.currentTarget.value })}
+                    >
+                      {(locations.data ?? []).map((l) => (
+                        <option key={l.id} value={l.id}>
+                          {l.name}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="button" aria-label={`Assign ${d.serial_number}`} onClick={() => void assign(d.serial_number)}>
+                      Assign
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={list.data} onPage={setPage} label="Unassigned terminals" />
+    </>
+  );
+}
