@@ -13,11 +13,13 @@ const root = process.cwd();
 const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
 
 function sources(dir: string): string[] {
-  return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name))
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    // Written at build from the served OpenAPI document (src/console/web/generate-api.mjs), not committed.
-    .filter((f) => !f.startsWith('src/console/web/src/generated/'));
+  return (
+    readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && /\.tsx?$/.test(e.name))
+      .map((e) => relative(root, join(e.parentPath, e.name)))
+      // Written at build from the served OpenAPI document (src/console/web/generate-api.mjs), not committed.
+      .filter((f) => !f.startsWith('src/console/web/src/generated/'))
+  );
 }
 const lines = (file: string) => readFileSync(join(root, file), 'utf8').split('\n').length - 1;
 
