@@ -138,6 +138,12 @@ export const SETTINGS = {
     description:
       'Longest wait before a sync line that is unconfirmed or refused by the terminal is sent again: the wait starts at BIOGATE_ACK_TIMEOUT_S and doubles per re-send up to this. Owed lines are retried without limit while the terminal stays assigned.',
   }),
+  auditIntervalS: setting(Type.Integer({ minimum: 10, maximum: 31_536_000, default: 86400 }), {
+    env: 'BIOGATE_AUDIT_INTERVAL_S',
+    unit: 's',
+    description:
+      "How often each assigned terminal's user table is read and compared with its location's roster (users it holds that it should not are deleted, missing ones sent again). A v2 heartbeat whose user count disagrees starts an audit sooner; POST /api/devices/{sn}/audit starts one now.",
+  }),
   batchMaxCommands: setting(Type.Integer({ minimum: 1, maximum: 200, default: 50 }), {
     env: 'BIOGATE_BATCH_MAX_COMMANDS',
     unit: 'commands',
