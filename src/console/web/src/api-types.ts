@@ -46,3 +46,13 @@ export type ImportReply = Reply<'/api/users/import', 'post'>;
 type Paging = Omit<Reply<'/api/devices', 'get'>, 'data'>;
 /** One page of a page-numbered list. */
 export type Page<T> = Paging & { readonly data: T[] };
+
+/** DeviceResponse.sync: a terminal's roster sync state (issue #31). */
+export type DeviceSync = NonNullable<Device['sync']>;
+export type SyncState = DeviceSync['state'];
+/** GET /api/devices/{sn}/sync: the state with the owed PINs, paged (page and limit apply to each list). */
+export type SyncDetail = Reply<'/api/devices/{device_serial}/sync', 'get'>;
+/** One owed PIN of a SyncDetail list. */
+export type OwedPin = SyncDetail['missing']['data'][number];
+/** GET /api/sync: the location's terminals per sync state. */
+export type SyncSummary = Reply<'/api/sync', 'get'>;

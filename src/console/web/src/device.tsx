@@ -1,12 +1,14 @@
 /** One terminal: status, options, recent commands (live) and preset buttons. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
-import type { Command, Device } from './api-types.js';
+import type { Command, Device, DeviceSync } from './api-types.js';
 import { CommandTable, useLiveCommands } from './commands.js';
 import { AUTH_TEXT, firmware, mergeState, model } from './devices.js';
 import { presetsFor, type Preset } from './presets.js';
 import { BASE, navigate } from './router.js';
 import { openStream } from './stream.js';
+import { SyncSection } from './sync-detail.js';
+import { SyncBadge } from './sync-state.js';
 import { formatLocal } from './time.js';
 import { errorText, HeaderRow, Notice, Online, Pager, TypedConfirm, useLoad } from './ui.js';
 
@@ -20,7 +22,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
   const [unassigning, setUnassigning] = useState(false);
   const scope = session.me.token?.scope ?? 'full';
   // The terminal's own topics keep the status current while the page is open.
-  const [live, setLive] = useState<{ device: Device | null; online: boolean | null }>({ device: null, online: null });
+  const [live, setLive] = useState<{ device: Device | null; online: boolean | null; sync?: DeviceSync }>({ device: null, online: null });
   useEffect(() => {
     setLive({ device: null, online: null });
     return openStream({
@@ -28,6 +30,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
       topics: [`devices/${sn}/+`],
       onMessage: (m) => {
         if (m.topic === `devices/${sn}/availability`) setLive((l) => ({ ...l, online: m.payload === 'online' }));
+        else if (m.topic === `devices/${sn}/sync` && m.payload) setLive((l) => ({ ...l, sync: m.payload as DeviceSync }));
         else if (m.topic === `devices/${sn}/state` && m.payload)
           setLive((l) => ({ ...l, device: mergeState(l.device ?? undefined, m.payload as Device) }));
       },
@@ -35,6 +38,8 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
   }, [session.token, sn]);
   const base = live.device ?? device.data;
   const d = base ? { ...base, is_active: live.online ?? base.is_active } : null;
+  // A state event carries no sync: the stream's `devices/<sn>/sync`, else what GET /api/devices/{sn} said.
+  const sync = live.sync ?? device.data?.sync;
 
   const queue = async (p: Preset) => {
     setConfirming(null);
@@ -58,7 +63,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
       {d && (
         <section aria-labelledby="status-h">
           <h2 id="status-h">Status</h2>
-          <Online online={d.is_active} />
+          <Online online={d.is_active} /> <SyncBadge sync={sync} />
           <dl class="facts">
             <dt>Serial</dt>
             <dd>{d.serial_number}</dd>
@@ -77,6 +82,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
           </dl>
         </section>
       )}
+      {d && <SyncSection session={session} zone={zone} sn={sn} live={sync} />}
       {d && presets.length > 0 && (
         <section aria-labelledby="actions-h">
           <h2 id="actions-h">Actions</h2>

@@ -1,12 +1,13 @@
 /** The location's terminals as a live grid: REST for the first picture, /api/stream for every change after it. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, query, type Session } from './api.js';
-import type { Device, Reply } from './api-types.js';
+import type { Device, DeviceSync, Reply } from './api-types.js';
 import { BASE } from './router.js';
 import { openStream, type StreamState } from './stream.js';
 import { ago, formatLocal } from './time.js';
 import { errorText, Notice, Online } from './ui.js';
 import { AddDevice } from './add-device.js';
+import { SyncFacts, syncTopicSn } from './sync-state.js';
 
 export const model = (d: Device): string => d.options?.['~DeviceName'] ?? d.options?.['DeviceName'] ?? '—';
 export const firmware = (d: Device): string => d.options?.['FirmVer'] ?? d.options?.['FWVersion'] ?? '—';
@@ -30,7 +31,8 @@ async function allDevices(token: string): Promise<Device[]> {
 /**
  * A state event replaces the record, except presence: `devices/<sn>/availability` decides online,
  * and a state written before the terminal's presence was stored (presence is written behind) must
- * not turn a live terminal back to offline or forget when it was last seen.
+ * not turn a live terminal back to offline or forget when it was last seen. A state event carries no
+ * `sync` (that is `devices/<sn>/sync`), so the record keeps the one it had.
  */
 export function mergeState(old: Device | undefined, next: Device): Device {
   if (!old) return next;
@@ -39,7 +41,8 @@ export function mergeState(old: Device | undefined, next: Device): Device {
       .filter((v): v is string => v !== null)
       .sort()
       .at(-1) ?? null;
-  return { ...next, is_active: old.is_active, last_seen: lastSeen };
+  const sync = next.sync ?? old.sync;
+  return { ...next, is_active: old.is_active, last_seen: lastSeen, ...(sync ? { sync } : {}) };
 }
 
 const pendingCount = async (token: string, sn: string) =>
@@ -48,6 +51,8 @@ const pendingCount = async (token: string, sn: string) =>
 export function DevicesPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
   const [devices, setDevices] = useState<Map<string, Device>>(new Map());
   const [pending, setPending] = useState<Map<string, number>>(new Map());
+  // `devices/<sn>/sync` events, newer than the list's `sync` (a retained one is the current state).
+  const [syncs, setSyncs] = useState<Map<string, DeviceSync>>(new Map());
   const [error, setError] = useState<string | null>(null);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [now, setNow] = useState(Date.now());
@@ -89,7 +94,15 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
       onState: (s) => live && setStream(s),
       onMessage: (m) => {
         const parts = m.topic?.split('/') ?? [];
-        if (parts[0] === 'devices' && parts[2] === 'state') {
+        const syncSn = syncTopicSn(m.topic);
+        if (syncSn !== null) {
+          setSyncs((prev) => {
+            const next = new Map(prev);
+            if (m.payload === null) next.delete(syncSn);
+            else next.set(syncSn, m.payload as DeviceSync);
+            return next;
+          });
+        } else if (parts[0] === 'devices' && parts[2] === 'state') {
           const sn = parts[1] as string;
           setDevices((prev) => {
             const next = new Map(prev);
@@ -120,11 +133,18 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
 
   const list = useMemo(() => [...devices.values()].sort((a, b) => a.serial_number.localeCompare(b.serial_number)), [devices]);
   const online = list.filter((d) => d.is_active).length;
+  const drift = list.filter((d) => (syncs.get(d.serial_number) ?? d.sync)?.state === 'drift').length;
   return (
     <>
       <h1 tabIndex={-1}>Devices</h1>
       <p class="lead">
-        {list.length} {list.length === 1 ? 'terminal' : 'terminals'}, {online} online.{' '}
+        {list.length} {list.length === 1 ? 'terminal' : 'terminals'}, {online} online
+        {drift > 0 && (
+          <>
+            , <a href={`${BASE}/sync`}>{drift} in drift</a>
+          </>
+        )}
+        .{' '}
         <span class={`live live-${stream}`} role="status">
           {stream === 'live'
             ? 'Live updates on'
@@ -158,6 +178,7 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
               <dd>{AUTH_TEXT[d.auth] ?? d.auth}</dd>
               <dt>Pending commands</dt>
               <dd class="pending">{pending.get(d.serial_number) ?? '…'}</dd>
+              <SyncFacts sync={syncs.get(d.serial_number) ?? d.sync} zone={zone} />
             </dl>
           </li>
         ))}

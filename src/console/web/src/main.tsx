@@ -12,6 +12,7 @@ import { CommandsPage } from './commands.js';
 import { DevicePage } from './device.js';
 import { DevicesPage } from './devices.js';
 import { BASE, navigate, onLinkClick, usePath } from './router.js';
+import { SyncPage } from './sync.js';
 import { UsersPage } from './users.js';
 import { errorText, Notice } from './ui.js';
 
@@ -72,6 +73,7 @@ interface NavItem {
 
 const LOCATION_NAV: readonly NavItem[] = [
   { path: '/devices', label: 'Devices' },
+  { path: '/sync', label: 'Sync' },
   { path: '/users', label: 'Users' },
   { path: '/commands', label: 'Commands' },
   { path: '/attendance', label: 'Attendance' },
@@ -158,6 +160,7 @@ function App() {
   const device = /^\/devices\/([^/]+)$/.exec(path);
   let page;
   if (device) page = <DevicePage session={session} zone={zone} sn={decodeURIComponent(device[1] as string)} />;
+  else if (path === '/sync') page = <SyncPage session={session} zone={zone} />;
   else if (path.startsWith('/users')) page = <UsersPage session={session} />;
   else if (path.startsWith('/commands')) page = <CommandsPage session={session} zone={zone} />;
   else if (path.startsWith('/attendance')) page = <AttendancePage session={session} zone={zone} />;

@@ -1,0 +1,72 @@
+/**
+ * A terminal's roster sync state (DeviceResponse.sync, issue #31) as the console shows it: a badge that
+ * names the state in words and a symbol (never colour alone), and the counts and reason behind it.
+ */
+import type { DeviceSync, SyncState } from './api-types.js';
+import { formatLocal } from './time.js';
+
+export const SYNC_LABEL: Record<SyncState, string> = {
+  in_sync: 'In sync',
+  syncing: 'Syncing',
+  drift: 'Drift',
+  unknown: 'Sync unknown',
+};
+const SYNC_SYMBOL: Record<SyncState, string> = { in_sync: '✓', syncing: '↻', drift: '⚠', unknown: '?' };
+const SYNC_CLASS: Record<SyncState, string> = { in_sync: 'badge-on', syncing: 'badge-wait', drift: 'badge-bad', unknown: 'badge-off' };
+
+/** The state badge; the symbol is decoration, the words are what a screen reader reads. */
+export function SyncBadge({ sync }: { sync: DeviceSync | undefined }) {
+  if (!sync) return <span class="badge badge-off">Sync not reported</span>;
+  return (
+    <span class={`badge ${SYNC_CLASS[sync.state]}`} data-sync-state={sync.state}>
+      <span aria-hidden="true">{SYNC_SYMBOL[sync.state]} </span>
+      {SYNC_LABEL[sync.state]}
+    </span>
+  );
+}
+
+export const owedText = (s: DeviceSync): string =>
+  `${s.owed} ${s.owed === 1 ? 'line' : 'lines'}${s.revocations_owed > 0 ? ` (${s.revocations_owed} ${s.revocations_owed === 1 ? 'revocation' : 'revocations'})` : ''}`;
+
+/**
+ * The `dt`/`dd` pairs of a terminal's sync state inside a description list: the badge always; owed
+ * lines, refusals and the reason when the terminal is not in sync; the times when `times` is set.
+ */
+export function SyncFacts({ sync, zone, times = false }: { sync: DeviceSync | undefined; zone: string; times?: boolean }) {
+  return (
+    <>
+      <dt>Sync</dt>
+      <dd class="sync">
+        <SyncBadge sync={sync} />
+      </dd>
+      {sync && sync.state !== 'in_sync' && (
+        <>
+          <dt>Owed</dt>
+          <dd class="sync-owed">{owedText(sync)}</dd>
+          <dt>Refused</dt>
+          <dd class="sync-refused">{sync.refused}</dd>
+          {sync.reason !== null && (
+            <>
+              <dt>Reason</dt>
+              <dd class="sync-reason">{sync.reason}</dd>
+            </>
+          )}
+        </>
+      )}
+      {sync && times && (
+        <>
+          <dt>Last confirmed</dt>
+          <dd>{formatLocal(sync.last_confirmed_at, zone)}</dd>
+          <dt>Last audit</dt>
+          <dd>{sync.last_audit_at === null ? 'never' : formatLocal(sync.last_audit_at, zone)}</dd>
+        </>
+      )}
+    </>
+  );
+}
+
+/** The terminal's serial number in a `devices/<sn>/sync` stream topic, or null for any other topic. */
+export function syncTopicSn(topic: string | undefined): string | null {
+  const parts = topic?.split('/') ?? [];
+  return parts.length === 3 && parts[0] === 'devices' && parts[2] === 'sync' ? (parts[1] as string) : null;
+}
