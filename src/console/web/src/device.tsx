@@ -1,4 +1,4 @@
-/** One terminal: status, options, recent commands (live) and preset buttons. */
+/** One terminal: status, roster sync (state and owed PINs), options, recent commands (live) and preset buttons. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import type { Command, Device, DeviceSync } from './api-types.js';
