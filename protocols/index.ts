@@ -33,6 +33,7 @@ export { registryCodeFrom, sessionIdFrom, assumedToken } from './push-v3/session
 export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk-time.js';
 export { isTimeZone, offsetMinutes, wallClockIn } from './shared/zoned-time.js';
 export { parseCard, cardToHex } from './shared/card.js';
+export { heldUserDiffers } from './shared/held-user.js';
 export { charsetFor, type Charset } from './shared/text.js';
 export {
   PROTOCOL_V2,

@@ -30,8 +30,9 @@ import type { HttpRequest } from './http/types.js';
 import { createLocationService, type LocationService } from './locations/service.js';
 import { createAccessLog, type Logger } from './log.js';
 import { Counter, MetricsRegistry } from './ops/metrics.js';
-import { registerGauges, revocationLatency } from './app/gauges.js';
+import { auditCounters, registerGauges, revocationLatency } from './app/gauges.js';
 import { createTerminalState } from './sync/terminal-state.js';
+import { createAudit } from './sync/audit.js';
 import { buildApiRoutes } from './app/api-routes.js';
 import { bootstrapBanner, bootstrapLocation, type Bootstrap } from './app/bootstrap.js';
 import { followCluster } from './app/cluster.js';
@@ -164,6 +165,17 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const sync = createSyncQueue(store, clock, bus);
   const terminals = createTerminalState({ store, clock, bus, log: logger, onRevocationConfirmed: revocationLatency(metrics) });
   const outbox = createSyncOutbox({ store, sync, clock, log: logger });
+  const audit = createAudit({
+    store,
+    clock,
+    bus,
+    log: logger,
+    sync,
+    terminals,
+    intervalS: config.auditIntervalS,
+    created: lifecycle.created,
+    ...auditCounters(metrics),
+  });
   const commands = createCommandQueue({
     store,
     clock,
@@ -214,6 +226,8 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     lifecycle,
     onStrayResult: () => strayResults.inc({}),
     onSyncRefused: terminals.refused,
+    onDeviceUsers: audit.reconcile,
+    onReportedCounts: audit.onCounts,
     maxActors: config.maxActors,
     guard: createDeviceGuard(metrics, clock),
     node: nodeId,
@@ -223,7 +237,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       void feed
         .signal('device.claimed', { sn, owner: nodeId, previous })
         .catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
-    jobs: backgroundJobs({ store, clock, log: logger, config, webhooks }),
+    jobs: [...backgroundJobs({ store, clock, log: logger, config, webhooks }), audit.job],
   });
   followCluster({
     feed,
@@ -250,6 +264,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     webhookPolicy,
     pokeWebhooks: webhooks.poke,
     terminals,
+    audit,
   });
   // One bucket per token for every door (REST, the stream, MQTT requests); one admin check with its back-off.
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;

@@ -38,6 +38,7 @@ const EXTRA = [
   'test/sync/time-sync.test.ts',
   'test/sync/access-window-mark.test.ts',
   'test/events/feed.test.ts',
+  'test/convergence/audit.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',

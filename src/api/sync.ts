@@ -2,7 +2,9 @@
 import { Type } from 'typebox';
 import { BioGateError } from '../errors.js';
 import type { Store } from '../store/types.js';
+import type { Audit } from '../sync/audit.js';
 import type { TerminalState } from '../sync/terminal-state.js';
+import { commandView, CommandView } from '../views/command.js';
 import { OwedPinView, SyncSummaryView, SyncView } from '../views/device-sync.js';
 import { Serial } from './devices.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
@@ -11,6 +13,7 @@ import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 export interface SyncRoutesDeps {
   readonly store: Store;
   readonly terminals: TerminalState;
+  readonly audit: Pick<Audit, 'start'>;
 }
 
 const PinPage = pageOf(OwedPinView);
@@ -53,6 +56,29 @@ export function syncRoutes(deps: SyncRoutesDeps): ApiRoute[] {
         const page = <T>(p: { items: readonly T[]; total: number }) => pageWrapper(p.items, p.total, query.page, query.limit);
         const { missing, extra, refused_pins, ...state } = d;
         return json(200, { ...state, missing: page(missing), extra: page(extra), refused: page(refused_pins) });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/devices/{device_serial}/audit',
+      auth: 'location',
+      params: Type.Object({ device_serial: Serial }),
+      doc: {
+        summary: "Audit a terminal's roster now: read its user table and repair the difference",
+        description:
+          'Queues the query of the user table (`load-users`, origin `system`) and answers with it; when its answer arrives, users the ' +
+          'terminal holds that the location does not are deleted from it and missing or stale ones are sent again (see `GET /api/devices/{sn}/sync`). ' +
+          'An audit already outstanding is answered instead of starting a second.',
+        tags,
+        responses: { 202: CommandView },
+        errors: ['DEVICE_NOT_FOUND'],
+      },
+      handler: async ({ caller, params }) => {
+        const device = await store.devices.get(caller.location.id, params.device_serial);
+        if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
+        const command = await deps.audit.start(device, 'api');
+        if (!command) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
+        return json(202, commandView(command, caller.location));
       },
     }),
     defineRoute({

@@ -26,6 +26,7 @@ import type { Store } from '../store/types.js';
 import type { SyncOutbox } from '../sync/outbox.js';
 import type { SyncQueue } from '../sync/queue.js';
 import type { TerminalState } from '../sync/terminal-state.js';
+import type { Audit } from '../sync/audit.js';
 import { syncRoutes } from '../api/sync.js';
 import { packageVersion } from '../version.js';
 import type { DestinationPolicy } from '../webhooks/address-guard.js';
@@ -37,6 +38,7 @@ export interface ApiParts {
   readonly bus: EventBus;
   readonly log: Logger;
   readonly sync: SyncQueue;
+  readonly audit: Audit;
   readonly outbox: SyncOutbox;
   readonly commands: CommandQueue;
   readonly lifecycle: CommandLifecycle;
@@ -69,7 +71,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
       quotaDevices: config.quotaDevices,
       terminals: p.terminals,
     }),
-    ...syncRoutes({ store, terminals: p.terminals }),
+    ...syncRoutes({ store, terminals: p.terminals, audit: p.audit }),
     ...commandRoutes({ store, clock, commands: p.commands, lifecycle: p.lifecycle }),
     ...attendanceRoutes(store, clock),
     ...deviceRecordRoutes(store),

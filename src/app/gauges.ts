@@ -1,8 +1,9 @@
 /** Gauges of /metrics read at scrape time from the parts the composition root built. */
 import type { Hub } from '../devices/hub.js';
 import type { HttpServer } from '../http/server.js';
-import { Gauge, Histogram, type MetricsRegistry } from '../ops/metrics.js';
+import { Counter, Gauge, Histogram, type MetricsRegistry } from '../ops/metrics.js';
 import type { Store } from '../store/types.js';
+import type { AuditDeps } from '../sync/audit.js';
 import type { TerminalState } from '../sync/terminal-state.js';
 import { SYNC_STATES } from '../views/device-sync.js';
 
@@ -17,6 +18,15 @@ export function revocationLatency(metrics: MetricsRegistry): (seconds: number) =
   );
   const series = histogram.series({});
   return (seconds) => series.observe(seconds);
+}
+
+/** Audits started by trigger, and the repairs they queued by kind (sync/audit.ts). */
+export function auditCounters(metrics: MetricsRegistry): Pick<AuditDeps, 'onAudit' | 'onRepair'> {
+  const audits = metrics.register(new Counter('biogate_sync_audits_total', 'Roster audits started, by trigger (schedule, count, api)'));
+  const repairs = metrics.register(
+    new Counter('biogate_sync_audit_repairs_total', 'Users an audit found to repair, by kind (extra: deleted; missing, stale: sent again)'),
+  );
+  return { onAudit: (trigger) => audits.inc({ trigger }), onRepair: (kind, n) => repairs.inc({ kind }, n) };
 }
 
 /** Owed sync lines and terminals per sync state, from the store (the same figures on every node: aggregate with max). */

@@ -1,9 +1,9 @@
 /** What a device actor is given (one set shared by every actor), what it is asked and what it answers. */
-import type { Charset, DecodeResult, DeviceReply, WireRequest } from '../../protocols/index.js';
+import type { Charset, DecodeResult, DeviceReply, UserRecord, WireRequest } from '../../protocols/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { Command } from '../store/ports/index.js';
+import type { Command, Device } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
 import type { FirmwareCache } from './firmware.js';
 import type { DeviceGuard } from './guard.js';
@@ -23,8 +23,10 @@ export interface ActorDeps {
   readonly onTemplatesChanged: (locationId: number, pins: readonly number[], sourceSn: string) => Promise<void>;
   /** Counts uploads of tables BioGate does not know (acknowledged so the device does not resend them). */
   readonly onUnknownTable: (table: string) => void;
-  /** A sync-users audit found these users on the device (the location removes the ones it does not hold). */
-  readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[], groupId: number | null) => Promise<void>;
+  /** An audit or a sync-users query found these users on the device (sync/audit.ts compares and repairs). */
+  readonly onDeviceUsers: (locationId: number, sn: string, users: readonly UserRecord[], groupId: number | null) => Promise<void>;
+  /** The counts a v2 heartbeat reported [PUSH-v2 §7.1] (sync/audit.ts). */
+  readonly onReportedCounts: (device: Device, counts: { readonly users: number | null }) => Promise<void>;
   /** A roster sync line refused by the terminal (results.ts ResultContext.onSyncRefused). */
   readonly onSyncRefused: (sn: string, command: Command, code: number, message: string) => Promise<void>;
   readonly lifecycle: CommandLifecycle;

@@ -88,13 +88,15 @@ export class DeviceActor {
    */
   answerIdle(req: PushRequest): ActorReply | undefined {
     const decoded = req.decoded;
-    // A poll decodes to one heartbeat (its INFO, if any, is not kept: the full path ignores it too).
+    // A poll decodes to one heartbeat; one with INFO takes the full path (its counts are checked).
+    const event = decoded.events[0];
     if (
       this.busy > 0 ||
       decoded.endpoint !== 'getrequest' ||
       decoded.rejected > 0 ||
       decoded.events.length !== 1 ||
-      decoded.events[0]?.type !== 'heartbeat'
+      event?.type !== 'heartbeat' ||
+      event.info !== null
     )
       return undefined;
     const s = this.#snapshot.trusted();

@@ -25,12 +25,6 @@ export type { SingletonJob } from './scheduler.js';
 /** What the device runtime asks of user sync (sync/queue.ts SyncQueue has this shape). */
 export interface UserSync {
   queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert', options: { readonly exceptSn: string }): Promise<unknown>;
-  removeExtraUsers(
-    locationId: number,
-    sn: string,
-    devicePins: readonly number[],
-    options: { readonly groupId: number | null },
-  ): Promise<{ readonly commands: number }>;
 }
 
 export interface HubDeps {
@@ -46,6 +40,10 @@ export interface HubDeps {
   readonly onUnknownTable?: (table: string) => void;
   /** Counts a result posted for a command the device was not sent (metrics). */
   readonly onStrayResult?: () => void;
+  /** The users a terminal reported for an audit or a sync-users query (sync/audit.ts compares and repairs). */
+  readonly onDeviceUsers?: ActorDeps['onDeviceUsers'];
+  /** A v2 heartbeat's counts (sync/audit.ts: an audit when they disagree with the roster). */
+  readonly onReportedCounts?: ActorDeps['onReportedCounts'];
   /** A roster sync line refused by a terminal (sync/terminal-state.ts records it); default: nothing. */
   readonly onSyncRefused?: (sn: string, command: Command, code: number, message: string) => Promise<void>;
   /** The trust check's comm key throttle and refusal metrics (devices/guard.ts). */
@@ -175,11 +173,8 @@ export class Hub {
       onSyncRefused: async (sn, command, code, message) => this.#deps.onSyncRefused?.(sn, command, code, message),
       onTakeover: (moved, previous) => this.#deps.onTakeover?.(moved, previous),
       feedTrusted: this.#deps.feedTrusted ?? (() => false),
-      onDeviceUsers: async (locationId, deviceSn, pins, groupId) => {
-        const r = await this.#deps.sync.removeExtraUsers(locationId, deviceSn, pins, { groupId });
-        if (r.commands > 0)
-          this.#deps.log.info({ sn: deviceSn, deletes: r.commands }, 'sync-users: removing users the location does not hold');
-      },
+      onDeviceUsers: async (locationId, deviceSn, users, groupId) => this.#deps.onDeviceUsers?.(locationId, deviceSn, users, groupId),
+      onReportedCounts: async (device, counts) => this.#deps.onReportedCounts?.(device, counts),
     };
   }
 

@@ -35,8 +35,8 @@ export interface ResultContext {
    * sent again with back-off (sweeps.ts); the terminal is in drift with the code and text meanwhile.
    */
   readonly onSyncRefused: (sn: string, command: Command, code: number, message: string) => Promise<void>;
-  /** The users a device reported for a sync-users audit (load-users of origin 'system'). */
-  readonly onDeviceUsers: (locationId: number, sn: string, pins: readonly number[], groupId: number | null) => Promise<void>;
+  /** The users a device reported for an audit or a sync-users query (load-users of origin 'system'). */
+  readonly onDeviceUsers: (locationId: number, sn: string, users: readonly UserRecord[], groupId: number | null) => Promise<void>;
 }
 
 const now = (ctx: ResultContext) => ctx.clock.now().toISOString();
@@ -189,13 +189,8 @@ async function complete(
   } else if (preset === 'load-users') {
     data = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
     if (head.origin === 'system' && head.location_id !== null && outcome.status === 'success') {
-      const pins = (progress.users ?? [])
-        .map((u) => u.pin)
-        .filter((p) => /^\d{1,8}$/.test(p))
-        .map(Number)
-        .filter((p) => p > 0);
-      // The deletes join the audit's group: sync-users is done when they are.
-      await ctx.onDeviceUsers(head.location_id, ctx.sn, pins, head.group_id);
+      // Compared with the roster (sync/audit.ts); the repairs join the query's group: sync-users is done when they are.
+      await ctx.onDeviceUsers(head.location_id, ctx.sn, progress.users ?? [], head.group_id);
     }
   }
   const extras = finalExtras(progress);
@@ -248,8 +243,12 @@ async function keepOwed(ctx: ResultContext, head: Command, code: number | null, 
  * A sync-users audit still acts on all of them (complete() passes the full list to onDeviceUsers).
  */
 async function loadUsersResult(ctx: ResultContext, head: Command, all: readonly UserRecord[], keepPin: string | undefined) {
-  const moved = head.origin === 'system' && head.location_id !== null && (await ctx.device())?.state?.movedAt !== undefined;
-  const others = moved ? new Set((await ctx.store.commands.syncedPinsElsewhere(ctx.sn, head.location_id ?? -1)).map(String)) : undefined;
+  // A query of BioGate's own (an audit, sync-users) on any terminal, or any query on a moved one: users
+  // BioGate synced for another location stay out of this location's view.
+  const moved = head.location_id !== null && (head.origin === 'system' || (await ctx.device())?.state?.movedAt !== undefined);
+  const others = moved
+    ? new Set((await ctx.store.commands.syncedPinsElsewhere(ctx.sn, head.location_id ?? -1, true)).map(String))
+    : undefined;
   const users = others ? all.filter((u) => !others.has(String(Number(u.pin)))) : all;
   const wanted = keepPin ?? (head.params?.['pin'] == null ? undefined : String(head.params['pin']));
   const list = wanted === undefined ? users : users.filter((u) => u.pin === wanted);

@@ -208,6 +208,14 @@ class Device implements SimulatedDevice {
     this.#memory.deleteUserPhotos(() => true);
     this.#memory.deleteBioPhotos(() => true);
     this.stats.wipes++;
+    // A reset terminal starts again: its next poll reports the tables' counts, now empty.
+    this.#push.reportInfo();
+  }
+
+  keypad(pin: string, change: Partial<Omit<SimUser, 'pin' | 'uid'>> | null): void {
+    if (change === null) this.#memory.deleteUsers((u) => u.pin === pin);
+    else this.#memory.putUser({ ...change, pin });
+    this.#push.reportInfo();
   }
 
   /** Users enrolled at the keypad: PINs from 90001 up that the server never sent. */

@@ -188,6 +188,11 @@ export class PushSession {
     await this.queue.flush();
   }
 
+  /** [PUSH-v2 §7.1] INFO rides on the next poll too (a terminal sends it "from time to time"). */
+  reportInfo(): void {
+    this.#infoDue = true;
+  }
+
   // ---- polling ----
 
   /** One getrequest round trip (handshaking first when needed) → number of commands executed. */
@@ -198,7 +203,8 @@ export class PushSession {
     if (!this.queue.draining) await this.queue.flush();
     const query: Array<[string, string]> = [['SN', this.#device.sn]];
     // [PUSH-v2 §7.1] INFO rides on the first poll after a handshake
-    if (this.#device.protocol === 'v2' && this.#infoDue) query.push(['INFO', infoHeartbeat(this.#opts.profile, this.#opts.memory)]);
+    const withInfo = this.#device.protocol === 'v2' && this.#infoDue;
+    if (withInfo) query.push(['INFO', infoHeartbeat(this.#opts.profile, this.#opts.memory)]);
     let reply: HttpReply;
     try {
       reply = await this.#link.send({ method: 'GET', path: '/iclock/getrequest', query });
@@ -210,7 +216,8 @@ export class PushSession {
     }
     this.#stats.polls++;
     this.#stats.online = true;
-    this.#infoDue = false;
+    // Only the INFO this poll carried: one asked for while it was under way rides on the next.
+    if (withInfo) this.#infoDue = false;
     const { commands, junk } = parseCommandReply(reply.text);
     for (const line of junk) this.#warn(`getrequest reply line is not C:<id>:<command> [PUSH-v2 §7.2]: ${JSON.stringify(line)}`);
     const { executed, effect, enrolments } = await this.commands.run(commands);

@@ -243,4 +243,6 @@ export interface SimulatedDevice {
   setFaults(settings: FaultSettings): void;
   /** a factory reset now: users, templates and rights erased */
   wipe(): void;
+  /** a change made at the terminal's keypad: the user's fields changed (or enrolled), or with null deleted */
+  keypad(pin: string, change: Partial<Omit<SimUser, 'pin' | 'uid'>> | null): void;
 }

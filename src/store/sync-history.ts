@@ -9,8 +9,19 @@ export interface SyncHistoryRow {
   readonly op: unknown;
 }
 
-/** Rows in delivery order (id ascending); the last op per PIN decides whether the device holds it. */
-export function lastSyncedElsewhere(rows: readonly SyncHistoryRow[], locationId: number): number[] {
+/**
+ * Rows in delivery order (id ascending); the last op per PIN decides whether the device holds it.
+ * `ever`: every PIN another location's successful op carried, whatever its last op (an audit's test
+ * of whose a PIN the terminal holds is: a PIN re-enrolled at the keypad stays the other location's).
+ */
+export function lastSyncedElsewhere(rows: readonly SyncHistoryRow[], locationId: number, ever = false): number[] {
+  if (ever) {
+    const pins = new Set<number>();
+    for (const r of rows)
+      if (typeof r.pin === 'number' && Number.isSafeInteger(r.pin) && r.location_id !== null && r.location_id !== locationId)
+        pins.add(r.pin);
+    return [...pins].sort((a, b) => a - b);
+  }
   const last = new Map<number, SyncHistoryRow>();
   for (const r of rows) if (typeof r.pin === 'number' && Number.isSafeInteger(r.pin)) last.set(r.pin, r);
   return [...last]

@@ -33,8 +33,19 @@ export interface SyncQueue {
    * location are deleted from it first, then the location's roster follows.
    */
   queueAssignment(locationId: number, sn: string): Promise<SyncCounts>;
-  /** Deletes from one device the users it holds that the location does not hold active (sync-users after load-users). */
-  removeExtraUsers(locationId: number, sn: string, devicePins: readonly number[], options?: GroupOption): Promise<SyncCounts>;
+  /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
+  queueTo(
+    locationId: number,
+    sn: string,
+    pins: readonly number[],
+    op: 'user.upsert' | 'user.delete',
+    options?: GroupOption,
+  ): Promise<SyncCounts>;
+  /**
+   * Deletes users of another location from one device of this one as ops of no location (as a move's
+   * deletes, without holding anything back): neither location's commands show the other's PINs.
+   */
+  deleteUnowned(locationId: number, sn: string, pins: readonly number[]): Promise<SyncCounts>;
   /**
    * v2 access windows [API-CONTRACT §6]: users whose start_time or end_time fell in (since, until]
    * are synced again to the location's devices that cannot hold the window, where rendering adds or
@@ -139,9 +150,15 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     return { devices: 1, commands };
   }
 
-  async function deleteFrom(locationId: number, sn: string, pins: readonly number[], groupId: number | null = null): Promise<number> {
+  async function queueTo(
+    locationId: number,
+    sn: string,
+    pins: readonly number[],
+    op: 'user.upsert' | 'user.delete',
+    groupId: number | null = null,
+  ): Promise<number> {
     const expires = expiry();
-    const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.delete', expires, groupId)));
+    const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, op, expires, groupId)));
     if (commands > 0) wake(locationId, [sn]);
     return commands;
   }
@@ -188,18 +205,6 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
       const roster = await queueRoster(locationId, sn);
       return { devices: 1, commands: deleted + roster.commands };
     },
-    async removeExtraUsers(locationId, sn, devicePins, options = {}) {
-      const active = new Set(await store.users.activePins(locationId));
-      return {
-        devices: 1,
-        commands: await deleteFrom(
-          locationId,
-          sn,
-          [...new Set(devicePins)].filter((p) => !active.has(p)),
-          options.groupId ?? null,
-        ),
-      };
-    },
     async sweepAccessWindows(since, until) {
       let devices = 0;
       let commands = 0;
@@ -231,5 +236,18 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
       return { devices, commands };
     },
     queueUsers,
+    async queueTo(locationId, sn, pins, op, options = {}) {
+      return { devices: 1, commands: await queueTo(locationId, sn, pins, op, options.groupId ?? null) };
+    },
+    async deleteUnowned(locationId, sn, pins) {
+      if (pins.length === 0) return { devices: 1, commands: 0 };
+      const expires = expiry();
+      const { created, replaced } = await store.commands.enqueueSync(
+        pins.map((pin) => moveDelete(sn, pin, expires)),
+        clock.now().toISOString(),
+      );
+      wake(locationId, [sn]);
+      return { devices: 1, commands: created + replaced };
+    },
   };
 }

@@ -186,8 +186,10 @@ export function createTerminalState(deps: TerminalStateDeps) {
       const sn = d.serial_number;
       const [base, missing, extra, refused] = await Promise.all([
         view(d),
-        store.terminalSync.owedPins(sn, 'user.upsert', window),
-        store.terminalSync.owedPins(sn, 'user.delete', window),
+        // The PINs of this location's ops only: a moved terminal's or an audit's deletes of another
+        // location's users are counted in `owed`, never listed.
+        store.terminalSync.owedPins(sn, 'user.upsert', window, d.location_id ?? -1),
+        store.terminalSync.owedPins(sn, 'user.delete', window, d.location_id ?? -1),
         store.terminalSync.refusals(sn, window),
       ]);
       return {

@@ -2,7 +2,7 @@
 // terminals over HTTP (src/simulator/ shares no code with the gateway), and the REST API.
 import type { Test } from 'tap';
 import { createSimulatedDevice, type SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/index.js';
-import { bearer, fakeClock, fetchJson, jsonBody, startApp, type FakeClock, type StartedApp } from '../helpers/app.js';
+import { bearer, fakeClock, fetchJson, jsonBody, startApp, type FakeClock, type StartedApp, type StartOptions } from '../helpers/app.js';
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
 
@@ -33,10 +33,10 @@ export interface Setup {
   until(condition: () => Promise<boolean> | boolean, what: string, ms?: number): Promise<void>;
 }
 
-export async function setup(t: Test): Promise<Setup> {
+export async function setup(t: Test, config: StartOptions['config'] = {}): Promise<Setup> {
   const clock = fakeClock('2026-03-01T08:00:00.000Z');
   // longpollS 1: an idle v3 poll returns within a second.
-  const app = await startApp(t, { clock, config: { longpollS: 1, ackTimeoutS: 30, syncRetryMaxS: 300 } });
+  const app = await startApp(t, { clock, config: { longpollS: 1, ackTimeoutS: 30, syncRetryMaxS: 300, ...config } });
   const api: Api = async (method, path, body) => {
     const init = body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token));
     const { res, body: parsed } = await fetchJson(`${app.url}${path}`, init);

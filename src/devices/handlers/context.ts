@@ -13,7 +13,7 @@ import type { ResultContext } from '../results.js';
 
 export interface HandlerContext extends Pick<
   ActorDeps,
-  'store' | 'bus' | 'clock' | 'config' | 'firmware' | 'presence' | 'guard' | 'onTemplatesChanged' | 'onUnknownTable'
+  'store' | 'bus' | 'clock' | 'config' | 'firmware' | 'presence' | 'guard' | 'onTemplatesChanged' | 'onUnknownTable' | 'onReportedCounts'
 > {
   readonly sn: string;
   readonly log: Logger;

@@ -94,8 +94,14 @@ export const options: Handler<'options'> = async (ctx, state, event) => {
 };
 
 /** [PUSH-v2 §7.1] a poll: answered with the mailbox's commands. */
-export const heartbeat: Handler<'heartbeat'> = (_ctx, state) => {
+export const heartbeat: Handler<'heartbeat'> = (ctx, state, event) => {
   state.hold = true;
+  // [PUSH-v2 §7.1] INFO's user count, compared with the roster off the poll's path (sync/audit.ts).
+  const device = state.device;
+  if (event.info && device?.location_id != null)
+    ctx
+      .onReportedCounts(device, { users: event.info.users })
+      .catch((err: unknown) => ctx.log.warn({ err }, 'audit: reported counts not checked'));
   return undefined;
 };
 

@@ -318,7 +318,7 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     async children(parentId) {
       return (await c.commands.find({ parent_id: parentId }).sort({ _id: 1 }).toArray()).map(toCommand);
     },
-    async syncedPinsElsewhere(sn, locationId) {
+    async syncedPinsElsewhere(sn, locationId, ever = false) {
       // Once per assignment, by serial number: a broadcast query in a sharded cluster (see the header).
       const docs = await c.commands
         .find({ sn, origin: 'sync', status: 'success', parent_id: null }, { projection: { location_id: 1, params: 1 } })
@@ -330,6 +330,7 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
           return { location_id: d.location_id, pin: p['pin'], op: p['op'] };
         }),
         locationId,
+        ever,
       );
     },
     async prune(before, limit) {

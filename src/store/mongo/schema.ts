@@ -118,6 +118,11 @@ export interface SyncTerminalDoc {
   reason: string | null;
   last_confirmed_at: string | null;
   last_audit_at: string | null;
+  /** Absent on records written before the audit (issue #31 item 2). */
+  audit_started_at?: string | null;
+  audit_command_id?: number | null;
+  /** An audit claimed and not yet compared (claimAudit, audited). */
+  audit_open?: boolean;
   changed_at: string;
 }
 

@@ -51,7 +51,48 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
     async get(sns) {
       if (sns.length === 0) return [];
       const docs = await c.syncTerminals.find({ _id: { $in: [...sns] } }).toArray();
-      return docs.map(({ _id, ...rest }): TerminalSyncRecord => ({ sn: _id, ...rest }));
+      return docs.map(({ _id, audit_open: _open, ...rest }): TerminalSyncRecord => ({
+        sn: _id,
+        ...rest,
+        audit_started_at: rest.audit_started_at ?? null,
+        audit_command_id: rest.audit_command_id ?? null,
+      }));
+    },
+    async claimAudit(sn, locationId, staleBefore, now) {
+      // `audit_open`: set by the claim, cleared by the comparison (audited); no expression queries.
+      const free = [{ audit_open: { $ne: true } }, { audit_started_at: { $lt: staleBefore } }];
+      try {
+        const r = await c.syncTerminals.updateOne(
+          { _id: sn, $or: free },
+          {
+            $set: { audit_started_at: now, audit_command_id: null, audit_open: true },
+            $setOnInsert: {
+              location_id: locationId,
+              state: 'unknown',
+              reason: null,
+              last_confirmed_at: null,
+              last_audit_at: null,
+              changed_at: now,
+            },
+          },
+          { upsert: true },
+        );
+        return r.modifiedCount === 1 || r.upsertedCount === 1;
+      } catch (e) {
+        // The record exists and an audit is outstanding: the filter missed, the upsert hit the _id.
+        if (isDuplicateKey(e)) return false;
+        throw e;
+      }
+    },
+    async auditCommand(sn, commandId) {
+      await c.syncTerminals.updateOne({ _id: sn }, { $set: { audit_command_id: commandId } });
+    },
+    async audited(sn, at) {
+      await c.syncTerminals.updateOne({ _id: sn }, { $set: { audit_open: false } });
+      await c.syncTerminals.updateOne(
+        { _id: sn, $or: [{ last_audit_at: null }, { last_audit_at: { $lt: at } }] },
+        { $set: { last_audit_at: at } },
+      );
     },
     async setState(sn, locationId, from, to, reason, now) {
       if (from === null) {
@@ -63,6 +104,8 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
             reason,
             last_confirmed_at: null,
             last_audit_at: null,
+            audit_started_at: null,
+            audit_command_id: null,
             changed_at: now,
           });
           return true;
@@ -83,7 +126,15 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
           { _id: sn, $or: [{ last_confirmed_at: null }, { last_confirmed_at: { $lt: at } }] },
           {
             $set: { last_confirmed_at: at },
-            $setOnInsert: { location_id: locationId, state: 'unknown', reason: null, last_audit_at: null, changed_at: at },
+            $setOnInsert: {
+              location_id: locationId,
+              state: 'unknown',
+              reason: null,
+              last_audit_at: null,
+              audit_started_at: null,
+              audit_command_id: null,
+              changed_at: at,
+            },
           },
           { upsert: true },
         )
@@ -111,8 +162,8 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
       }
       return out;
     },
-    async owedPins(sn, op, window) {
-      const filter = { ...owedFilter(sn), ...opIs(op) };
+    async owedPins(sn, op, window, locationId = null) {
+      const filter = { ...owedFilter(sn), ...opIs(op), ...(locationId === null ? {} : { location_id: locationId }) };
       const total = await c.commands.countDocuments(filter);
       const page = pageOf(window);
       if (!page) return { items: [], total };

@@ -15,6 +15,9 @@ export interface TerminalSyncRecord {
   readonly reason: string | null;
   readonly last_confirmed_at: Iso | null;
   readonly last_audit_at: Iso | null;
+  /** When the audit now outstanding (or the last one) was started; its query command. */
+  readonly audit_started_at: Iso | null;
+  readonly audit_command_id: number | null;
   readonly changed_at: Iso;
 }
 
@@ -63,10 +66,23 @@ export interface TerminalSyncPort {
   ): Promise<boolean>;
   /** last_confirmed_at moves forward to `at`, never back (creates the record as `unknown` if needed). */
   confirmed(sn: string, locationId: number | null, at: Iso): Promise<void>;
+  /**
+   * Claims the start of an audit by compare-and-set (of several nodes one starts it): true when no audit
+   * is outstanding, i.e. none was started, the last one finished (last_audit_at at or after its start)
+   * or it was started before `staleBefore` (its query never answered). Creates the record if needed.
+   */
+  claimAudit(sn: string, locationId: number, staleBefore: Iso, now: Iso): Promise<boolean>;
+  /** The query command of the audit just claimed. */
+  auditCommand(sn: string, commandId: number): Promise<void>;
+  /** An audit's comparison was made at `at`: last_audit_at moves forward to it. */
+  audited(sn: string, at: Iso): Promise<void>;
   /** Owed ops per serial (every serial asked for is in the map). */
   owed(sns: readonly string[]): Promise<ReadonlyMap<string, OwedCounts>>;
-  /** Owed PINs of one terminal whose op is `op`, oldest first; refused ones carry their code. */
-  owedPins(sn: string, op: 'user.upsert' | 'user.delete', window: Window): Promise<Page<OwedPin>>;
+  /**
+   * Owed PINs of one terminal whose op is `op`, oldest first; refused ones carry their code. With
+   * `locationId`, only that location's ops (not a moved terminal's deletes of no location).
+   */
+  owedPins(sn: string, op: 'user.upsert' | 'user.delete', window: Window, locationId?: number | null): Promise<Page<OwedPin>>;
   /** Records a refusal; `since` is kept from an earlier refusal of the same PIN. */
   refuse(sn: string, pin: number, code: number, message: string, now: Iso): Promise<void>;
   /**

@@ -127,4 +127,13 @@ UPDATE devices SET first_contact_at = COALESCE(last_seen, registered_at, created
   WHERE last_seen IS NOT NULL OR registered_at IS NOT NULL OR version IS NOT NULL;
 `,
   },
+  {
+    version: 30,
+    // Issue #31 item 2: the audit outstanding per terminal, claimed by compare-and-set across nodes.
+    name: 'terminal audits: when the outstanding audit started and its query command',
+    sql: `
+ALTER TABLE sync_terminals ADD COLUMN audit_started_at TEXT;
+ALTER TABLE sync_terminals ADD COLUMN audit_command_id INTEGER;
+`,
+  },
 ];

@@ -14,11 +14,13 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
   /** A refusal counts while an op for its PIN created no later than the refusal is owed. */
   const LIVE = `EXISTS (SELECT 1 FROM commands WHERE sn = r.sn AND ${OWED} AND ${PIN} = r.pin AND created_at <= r.at)`;
   const refusedOf = db.prepare(`SELECT COUNT(*) AS n FROM sync_refusals r WHERE r.sn = ? AND ${LIVE}`);
-  const owedCount = db.prepare(`SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND ${OWED} AND ${OP} = ?`);
+  /** A location's ops only, the location given twice (NULL: every op, a moved terminal's deletes of no location included). */
+  const OF_LOCATION = `(? IS NULL OR location_id = ?)`;
+  const owedCount = db.prepare(`SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND ${OWED} AND ${OP} = ? AND ${OF_LOCATION}`);
   const owedPage = db.prepare(
     `SELECT ${PIN} AS pin, c.created_at AS since, r.code AS code FROM commands c
      LEFT JOIN sync_refusals r ON r.sn = c.sn AND r.pin = ${PIN} AND c.created_at <= r.at
-     WHERE c.sn = ? AND ${OWED} AND ${OP} = ? ORDER BY c.created_at, c.id LIMIT ? OFFSET ?`,
+     WHERE c.sn = ? AND ${OWED} AND ${OP} = ? AND ${OF_LOCATION} ORDER BY c.created_at, c.id LIMIT ? OFFSET ?`,
   );
   const refusalsWhere = `FROM sync_refusals r WHERE r.sn = ? AND ${LIVE}`;
   const refusalCount = db.prepare(`SELECT COUNT(*) AS n ${refusalsWhere}`);
@@ -37,12 +39,28 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
      ON CONFLICT (sn) DO UPDATE SET last_confirmed_at = excluded.last_confirmed_at
      WHERE sync_terminals.last_confirmed_at IS NULL OR sync_terminals.last_confirmed_at < excluded.last_confirmed_at`,
   );
+  const claimAudit = db.prepare(
+    `INSERT INTO sync_terminals (sn, location_id, state, audit_started_at, changed_at) VALUES (?, ?, 'unknown', ?, ?)
+     ON CONFLICT (sn) DO UPDATE SET audit_started_at = excluded.audit_started_at, audit_command_id = NULL
+     WHERE sync_terminals.audit_started_at IS NULL OR sync_terminals.audit_started_at < ?
+        OR (sync_terminals.last_audit_at IS NOT NULL AND sync_terminals.last_audit_at >= sync_terminals.audit_started_at)`,
+  );
+  const audited = db.prepare(`UPDATE sync_terminals SET last_audit_at = ? WHERE sn = ? AND (last_audit_at IS NULL OR last_audit_at < ?)`);
   return {
+    async claimAudit(sn, locationId, staleBefore, now) {
+      return claimAudit.run(sn, locationId, now, now, staleBefore).changes === 1;
+    },
+    async auditCommand(sn, commandId) {
+      db.prepare('UPDATE sync_terminals SET audit_command_id = ? WHERE sn = ?').run(commandId, sn);
+    },
+    async audited(sn, at) {
+      audited.run(at, sn, at);
+    },
     async get(sns) {
       if (sns.length === 0) return [];
       return db
         .prepare(
-          'SELECT sn, location_id, state, reason, last_confirmed_at, last_audit_at, changed_at FROM sync_terminals WHERE sn IN (SELECT value FROM json_each(?))',
+          'SELECT sn, location_id, state, reason, last_confirmed_at, last_audit_at, audit_started_at, audit_command_id, changed_at FROM sync_terminals WHERE sn IN (SELECT value FROM json_each(?))',
         )
         .all(JSON.stringify(sns)) as TerminalSyncRecord[];
     },
@@ -76,9 +94,9 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
       }
       return out;
     },
-    async owedPins(sn, op, window) {
-      const total = (owedCount.get(sn, op) as { n: number }).n;
-      const rows = owedPage.all(sn, op, window.limit, window.offset) as { pin: number; since: string; code: number | null }[];
+    async owedPins(sn, op, window, locationId = null) {
+      const total = (owedCount.get(sn, op, locationId, locationId) as { n: number }).n;
+      const rows = owedPage.all(sn, op, locationId, locationId, window.limit, window.offset) as { pin: number; since: string; code: number | null }[];
       const items: OwedPin[] = rows.map((r) =>
         r.code === null ? { pin: r.pin, since: r.since } : { pin: r.pin, since: r.since, code: r.code },
       );

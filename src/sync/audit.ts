@@ -1,0 +1,234 @@
+/**
+ * The roster audit (issue #31 item 2): what a terminal holds, read from it, against what its location
+ * says it should hold, and the difference repaired.
+ *
+ * Invariants:
+ * - An audit is a `load-users` command of origin `system` (v2 `DATA QUERY USERINFO`, v3 `DATA QUERY
+ *   tablename=user,fielddesc=*,filter=*` [PUSH-v2 §6.10, PUSH-v3 §10.4]); its answer is compared in
+ *   `reconcile`, as is the answer of a `sync-users` command's own query.
+ * - One audit per terminal is outstanding at a time, across nodes: started by compare-and-set on the
+ *   terminal's record (`claimAudit`); a query that never answers frees the claim after STALE_MS.
+ * - The comparison leaves alone every PIN with a line owed (pending or sent): that line settles it.
+ *   Of the rest, a user held that the location does not want is deleted (one BioGate synced for another
+ *   location as an op of no location, so neither location's commands show the other's PINs); a wanted
+ *   user not held, or held with other data, is sent again.
+ * - The wanted roster: the location's active users; on a terminal that cannot store an access window,
+ *   only those inside it now [API-CONTRACT §6].
+ * - Started on schedule (BIOGATE_AUDIT_INTERVAL_S after the last one, or after assignment), when a v2
+ *   heartbeat's user count disagrees with the wanted roster while nothing is owed [PUSH-v2 §7.1], and on
+ *   demand (POST /api/devices/{sn}/audit).
+ */
+import { codecOfDevice, effectiveVersion, heldUserDiffers, type UserRecord } from '../../protocols/index.js';
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../events/bus.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/types.js';
+import type { Command, Device, Location } from '../store/ports/index.js';
+import { profileOf } from '../devices/render.js';
+import { phaseAt } from '../time/access-window.js';
+import type { SyncQueue } from './queue.js';
+import type { TerminalState } from './terminal-state.js';
+
+/** An audit query unanswered this long no longer holds the terminal's claim. */
+const STALE_MS = 15 * 60_000;
+/** Below every sync op: the table is read once the lines owed before it were handed out. */
+export const AUDIT_PRIORITY = -40;
+/** A heartbeat count equal to the last one checked is checked again only after this long. */
+const RECHECK_MS = 3_600_000;
+/** Terminals whose scheduled audit one run starts at most (the next run takes the rest). */
+const PER_RUN = 500;
+const PAGE = 5_000;
+
+export type AuditTrigger = 'schedule' | 'count' | 'api';
+
+export interface AuditDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly log: Logger;
+  readonly sync: SyncQueue;
+  readonly terminals: TerminalState;
+  readonly intervalS: number;
+  /** Announces commands just created (devices/lifecycle.ts `created`). */
+  readonly created: (commands: readonly Command[]) => void;
+  /** Counts an audit started, and each repair it queued. */
+  readonly onAudit?: (trigger: AuditTrigger) => void;
+  readonly onRepair?: (kind: 'extra' | 'missing' | 'stale', n: number) => void;
+}
+
+/** What a v2 heartbeat reports of the terminal's tables [PUSH-v2 §7.1]. */
+export interface ReportedCounts {
+  readonly users: number | null;
+}
+
+export function createAudit(deps: AuditDeps) {
+  const { store, clock, log, sync } = deps;
+  /** The last user count checked per terminal, and when: a count seen again is not checked again soon. */
+  const checked = new Map<string, { users: number; at: number }>();
+
+  async function wantedPins(location: Location, device: Device): Promise<Set<number>> {
+    const active = new Set(await store.users.activePins(location.id));
+    if (codecOfDevice(device).storesUserWindow) return active;
+    const now = clock.now().getTime();
+    for (const u of await store.users.withAccessWindow(location.id))
+      if (phaseAt(u, location.timezone, now) !== 'inside') active.delete(u.pin);
+    return active;
+  }
+
+  async function owedPins(sn: string): Promise<Set<number>> {
+    const owed = new Set<number>();
+    for (const op of ['user.upsert', 'user.delete'] as const) {
+      for (let offset = 0; ; offset += PAGE) {
+        const page = await store.terminalSync.owedPins(sn, op, { offset, limit: PAGE });
+        for (const p of page.items) owed.add(p.pin);
+        if (page.items.length < PAGE) break;
+      }
+    }
+    return owed;
+  }
+
+  /** Queues the query of an audit unless one is outstanding; the command, or undefined when not started. */
+  async function start(device: Device, trigger: AuditTrigger): Promise<Command | undefined> {
+    const locationId = device.location_id;
+    if (locationId === null) return undefined;
+    const sn = device.serial_number;
+    const now = clock.now();
+    const claimed = await store.terminalSync.claimAudit(
+      sn,
+      locationId,
+      new Date(now.getTime() - STALE_MS).toISOString(),
+      now.toISOString(),
+    );
+    if (!claimed) {
+      const [record] = await store.terminalSync.get([sn]);
+      const outstanding = record?.audit_command_id == null ? undefined : await store.commands.getById(record.audit_command_id);
+      if (outstanding && (outstanding.status === 'pending' || outstanding.status === 'sent')) return outstanding;
+      // The claimed query ended without an answer to compare (failed, expired): asked for now, start anew.
+      if (trigger !== 'api') return undefined;
+    }
+    const command = await store.commands.create(
+      {
+        location_id: locationId,
+        sn,
+        command: 'load-users',
+        params: { user_id: null, pin: null },
+        priority: AUDIT_PRIORITY,
+        origin: 'system',
+        expires_at: new Date(now.getTime() + Math.max(deps.intervalS * 1000, STALE_MS)).toISOString(),
+      },
+      now.toISOString(),
+    );
+    await store.terminalSync.auditCommand(sn, command.id);
+    deps.created([command]);
+    deps.bus.emit('mailbox.changed', { location_id: locationId, sn });
+    deps.onAudit?.(trigger);
+    log.info({ sn, id: command.id, trigger }, 'audit: reading the terminal user table');
+    return command;
+  }
+
+  /**
+   * Compares the users a terminal reported (an audit's or a sync-users command's query) with what it
+   * should hold, and queues the repairs (`groupId`: the sync-users command they then belong to).
+   */
+  async function reconcile(locationId: number, sn: string, held: readonly UserRecord[], groupId: number | null): Promise<void> {
+    const device = await store.devices.getBySerial(sn);
+    const location = await store.locations.get(locationId);
+    if (!device || !location || device.location_id !== locationId) return;
+    const [wanted, owed, elsewhere] = await Promise.all([
+      wantedPins(location, device),
+      owedPins(sn),
+      store.commands.syncedPinsElsewhere(sn, locationId, true).then((pins) => new Set(pins)),
+    ]);
+    const heldByPin = new Map<number, UserRecord>();
+    for (const u of held) if (/^\d{1,8}$/.test(u.pin) && Number(u.pin) > 0) heldByPin.set(Number(u.pin), u);
+    const settled = (pin: number) => !owed.has(pin);
+    const extra = [...heldByPin.keys()].filter((pin) => !wanted.has(pin) && settled(pin));
+    const missing = [...wanted].filter((pin) => !heldByPin.has(pin) && settled(pin));
+    const both = [...wanted].filter((pin) => heldByPin.has(pin) && settled(pin));
+    const profile = profileOf(device, effectiveVersion(device));
+    const stale: number[] = [];
+    for (let i = 0; i < both.length; i += PAGE) {
+      for (const user of await store.users.getMany(locationId, both.slice(i, i + PAGE))) {
+        const record = heldByPin.get(user.pin);
+        const wantedUser = {
+          pin: user.pin,
+          firstName: user.first_name,
+          lastName: user.last_name,
+          cardNo: user.card_no,
+          privilege: user.privilege,
+        };
+        if (record && heldUserDiffers(record, wantedUser, profile).length > 0) stale.push(user.pin);
+      }
+    }
+    const theirs = extra.filter((pin) => elsewhere.has(pin));
+    const ours = extra.filter((pin) => !elsewhere.has(pin));
+    const group = { groupId };
+    await sync.deleteUnowned(locationId, sn, theirs);
+    await sync.queueTo(locationId, sn, ours, 'user.delete', group);
+    await sync.queueTo(locationId, sn, [...missing, ...stale], 'user.upsert', group);
+    await store.terminalSync.audited(sn, clock.now().toISOString());
+    deps.terminals.touch(sn);
+    if (extra.length > 0) deps.onRepair?.('extra', extra.length);
+    if (missing.length > 0) deps.onRepair?.('missing', missing.length);
+    if (stale.length > 0) deps.onRepair?.('stale', stale.length);
+    const repairs = { held: heldByPin.size, extra: extra.length, missing: missing.length, stale: stale.length };
+    if (extra.length + missing.length + stale.length > 0)
+      log.info({ sn, ...repairs }, 'audit: the terminal differs from its roster; repairs queued');
+    else log.debug({ sn, ...repairs }, 'audit: the terminal holds its roster');
+  }
+
+  /** A v2 heartbeat's counts: an audit when the user count disagrees with the roster and nothing is owed. */
+  async function onCounts(device: Device, counts: ReportedCounts): Promise<void> {
+    const users = counts.users;
+    const locationId = device.location_id;
+    if (users === null || locationId === null) return;
+    const sn = device.serial_number;
+    const nowMs = clock.now().getTime();
+    const last = checked.get(sn);
+    if (last && last.users === users && nowMs - last.at < RECHECK_MS) return;
+    // Lines owed: the count is on its way to change; compared (and remembered) once nothing is owed.
+    const owed = (await store.terminalSync.owed([sn])).get(sn);
+    if (owed && owed.owed > 0) return;
+    checked.set(sn, { users, at: nowMs });
+    const location = await store.locations.get(locationId);
+    if (!location) return;
+    const wanted = (await wantedPins(location, device)).size;
+    if (wanted === users) return;
+    log.info({ sn, reported: users, wanted }, 'audit: the heartbeat user count disagrees with the roster');
+    await start(device, 'count');
+  }
+
+  /** The scheduled audits: terminals whose last audit (or assignment) is an interval old. */
+  async function runSchedule(): Promise<number> {
+    const now = clock.now().getTime();
+    const dueBefore = new Date(now - deps.intervalS * 1000).toISOString();
+    let started = 0;
+    for (const location of await store.locations.list()) {
+      if (!location.is_active) continue;
+      const devices = (await store.devices.listAssigned(location.id)).filter((d) => d.last_seen !== null);
+      const records = new Map((await store.terminalSync.get(devices.map((d) => d.serial_number))).map((r) => [r.sn, r]));
+      for (const d of devices) {
+        if (started >= PER_RUN) return started;
+        const record = records.get(d.serial_number);
+        const since = [record?.last_audit_at, record?.audit_started_at, d.assigned_at].filter((t): t is string => typeof t === 'string');
+        const last = since.length > 0 ? since.reduce((a, b) => (a > b ? a : b)) : null;
+        if (last !== null && last >= dueBefore) continue;
+        if (await start(d, 'schedule')) started++;
+      }
+    }
+    return started;
+  }
+
+  return {
+    start,
+    reconcile,
+    onCounts,
+    /** The scheduled audits as a singleton job (one node runs it at a time). */
+    job: { name: 'sync-audit', everyMs: Math.min(Math.max((deps.intervalS * 1000) / 4, 2_500), 60_000), run: runSchedule },
+    forget(sn: string): void {
+      checked.delete(sn);
+    },
+  };
+}
+
+export type Audit = ReturnType<typeof createAudit>;

@@ -1,0 +1,133 @@
+// Issue #31 item 2: the audit reads what a terminal holds and repairs the difference with its roster:
+// keypad enrolments deleted, users lost or edited at the terminal sent again, a wiped v2 terminal
+// refilled after the heartbeat that reports it empty, another location's users removed without
+// showing in this location's commands. Both dialects, over HTTP, on the store of this run (SQLite, or
+// MongoDB in the MongoDB leg).
+import t from 'tap';
+import { ADMIN_TOKEN, bearer, fetchJson, jsonBody } from '../helpers/app.js';
+import { setup, type Setup } from './helpers.js';
+
+interface Command {
+  id: number;
+  command: string;
+  status: string;
+  created_by_token_id: number | null;
+  params: Record<string, unknown> | null;
+  result: { users?: { pin: string }[] } | null;
+}
+
+/** Calls the API with another token of the same gateway. */
+const as = (s: Setup, token: string) => async (method: string, path: string, body?: unknown) => {
+  const init = body === undefined ? { method, headers: bearer(token) } : jsonBody(method, body, bearer(token));
+  const { res, body: parsed } = await fetchJson(`${s.app.url}${path}`, init);
+  return { status: res.status, body: parsed };
+};
+const admin = (s: Setup, path: string, body: unknown) => fetchJson(`${s.app.url}${path}`, jsonBody('POST', body, bearer(ADMIN_TOKEN)));
+const newLocation = async (s: Setup, name: string) => ((await admin(s, '/admin/locations', { name })).body as { token: string }).token;
+
+const pinsOf = (sim: { users(): ReadonlyMap<string, unknown> }) => [...sim.users().keys()].sort((a, b) => Number(a) - Number(b));
+const commands = async (s: Setup, filter = '') =>
+  ((await s.api('GET', `/api/commands?limit=100${filter}`)).body as { data: Command[] }).data;
+
+for (const protocol of ['v2', 'v3'] as const) {
+  t.test(`${protocol}: an audit on demand deletes keypad users, sends lost and edited users again`, async (t) => {
+    const s = await setup(t);
+    for (const pin of [1, 2, 3]) t.equal((await s.api('POST', '/api/users', { pin, first_name: `User${pin}` })).status, 201);
+    const sn = `AUDIT-${protocol.toUpperCase()}`;
+    const sim = await s.terminal(sn, protocol, { keypadUsers: 2 });
+    await s.until(async () => ['1', '2', '3'].every((p) => sim.users().has(p)) && (await s.sync(sn)).state === 'in_sync', 'roster held');
+    t.same(pinsOf(sim), ['1', '2', '3', '90001', '90002'], 'the keypad users are still there: nothing compared yet');
+    t.equal((await s.sync(sn)).last_audit_at, null, 'never audited');
+
+    sim.keypad('2', null);
+    sim.keypad('3', { name: 'Renamed at the keypad' });
+    const started = await s.api('POST', `/api/devices/${sn}/audit`);
+    t.equal(started.status, 202, 'POST /api/devices/{sn}/audit answers 202');
+    const query = started.body as Command;
+    t.match(query, { command: 'load-users', status: 'pending' }, 'with the query it queued');
+    const again = await s.api('POST', `/api/devices/${sn}/audit`);
+    t.equal((again.body as Command).id, query.id, 'an audit outstanding is answered, not doubled');
+
+    await s.until(
+      async () =>
+        pinsOf(sim).join() === '1,2,3' &&
+        (sim.users().get('3') as { name: string }).name === 'User3' &&
+        (await s.sync(sn)).state === 'in_sync',
+      'repaired and in_sync',
+    );
+    t.same(pinsOf(sim), ['1', '2', '3'], 'keypad users deleted, the lost user sent again');
+    t.equal((sim.users().get('3') as { name: string }).name, 'User3', 'the edited user sent again');
+    const state = await s.sync(sn);
+    t.ok(state.last_audit_at !== null, 'last_audit_at is set');
+    const done = (await s.api('GET', `/api/commands/${query.id}`)).body as Command;
+    t.equal(done.status, 'success', 'the query succeeded');
+    t.same((done.result?.users ?? []).map((u) => u.pin).sort(), ['1', '3', '90001', '90002'], 'its result shows what the terminal held');
+    const deletes = (await commands(s, '&command=sync-users')).filter((c) => c.params?.['op'] === 'user.delete');
+    t.same(deletes.map((c) => c.params?.['pin']).sort(), [90001, 90002], 'the keypad users were deleted by sync ops of this location');
+  });
+}
+
+t.test('v2: a wiped terminal gets its roster back after the heartbeat that reports it empty', async (t) => {
+  const s = await setup(t);
+  for (const pin of [11, 12]) t.equal((await s.api('POST', '/api/users', { pin, first_name: `W${pin}` })).status, 201);
+  const sim = await s.terminal('AUDIT-WIPE', 'v2');
+  await s.until(async () => sim.users().size === 2 && (await s.sync('AUDIT-WIPE')).state === 'in_sync', 'roster held');
+  sim.wipe();
+  t.equal(sim.users().size, 0, 'wiped');
+  await s.until(() => pinsOf(sim).join() === '11,12', 'the roster back');
+  const audits = (await commands(s, '&command=load-users')).filter((c) => c.created_by_token_id === null);
+  t.equal(audits.length, 1, 'one audit, started by the heartbeat count');
+  await s.until(async () => (await s.sync('AUDIT-WIPE')).state === 'in_sync', 'in_sync');
+});
+
+t.test('the schedule audits each terminal an interval after the last audit', async (t) => {
+  const s = await setup(t, { auditIntervalS: 10 });
+  t.equal((await s.api('POST', '/api/users', { pin: 21, first_name: 'Sched' })).status, 201);
+  const sim = await s.terminal('AUDIT-SCHED', 'v3', { keypadUsers: 1 });
+  await s.until(async () => sim.users().has('21') && (await s.sync('AUDIT-SCHED')).state === 'in_sync', 'roster held');
+  t.ok(sim.users().has('90001'), 'the keypad user is there until an audit');
+  s.clock.advance(11_000);
+  await s.until(() => !sim.users().has('90001'), 'the scheduled audit removed the keypad user', 30_000);
+  await s.until(async () => (await s.sync('AUDIT-SCHED')).last_audit_at !== null, 'last_audit_at');
+  const first = (await s.sync('AUDIT-SCHED')).last_audit_at as string;
+  sim.keypad('90005', { name: 'Later' });
+  s.clock.advance(11_000);
+  await s.until(() => !sim.users().has('90005'), 'the next interval audits again', 30_000);
+  await s.until(async () => ((await s.sync('AUDIT-SCHED')).last_audit_at as string) > first, 'a later last_audit_at');
+  t.pass('audited on schedule twice');
+});
+
+t.test("an audit removes another location's users as ops of no location", async (t) => {
+  const s = await setup(t, { adminToken: ADMIN_TOKEN });
+  // Location B syncs user 501 to the terminal; the terminal then moves to this location (A).
+  const apiB = as(s, await newLocation(s, 'Other site'));
+  t.equal((await apiB('POST', '/api/users', { pin: 501, first_name: 'Theirs' })).status, 201);
+  t.equal((await apiB('POST', '/api/devices', { sn: 'AUDIT-MOVE', name: 'm' })).status, 201);
+  const sim = await s.terminal('AUDIT-MOVE', 'v3', {}, false);
+  await s.until(() => sim.users().has('501'), "B's user on the terminal");
+  // Unassigned and assigned to A by the admin API: its move deletes run; then the user comes back at the keypad.
+  t.equal((await apiB('DELETE', '/api/devices/AUDIT-MOVE')).status, 200);
+  t.equal((await s.api('POST', '/api/devices', { sn: 'AUDIT-MOVE', name: 'm' })).status, 201);
+  await s.until(() => !sim.users().has('501'), 'the move deletes ran');
+  sim.keypad('501', { name: 'Theirs' });
+  t.equal((await s.api('POST', '/api/devices/AUDIT-MOVE/audit')).status, 202);
+  await s.until(() => !sim.users().has('501'), 'the audit deleted it');
+  const mine = await commands(s);
+  t.same(
+    mine.filter((c) => JSON.stringify(c).includes('501')),
+    [],
+    "none of this location's commands shows B's PIN",
+  );
+  t.notOk(JSON.stringify(mine.filter((c) => c.command === 'load-users')).includes('Theirs'), 'nor its name');
+});
+
+t.test('POST /api/devices/{sn}/audit: another location, unknown terminal, read token', async (t) => {
+  const s = await setup(t, { adminToken: ADMIN_TOKEN });
+  t.equal((await s.api('POST', '/api/devices/NOPE/audit')).status, 404);
+  t.equal((await as(s, await newLocation(s, 'B'))('POST', '/api/devices', { sn: 'AUDIT-B', name: 'b' })).status, 201);
+  t.equal((await s.api('POST', '/api/devices/AUDIT-B/audit')).status, 404, "another location's terminal is not found");
+  const read = (await admin(s, `/admin/locations/${s.app.locationId}/tokens`, { scope: 'read' })).body as { token: string };
+  t.equal((await s.api('POST', '/api/devices', { sn: 'AUDIT-A', name: 'a' })).status, 201);
+  const refused = await as(s, read.token)('POST', '/api/devices/AUDIT-A/audit');
+  t.equal(refused.status, 403, 'a read token may not start one');
+});
