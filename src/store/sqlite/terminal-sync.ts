@@ -96,7 +96,11 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
     },
     async owedPins(sn, op, window, locationId = null) {
       const total = (owedCount.get(sn, op, locationId, locationId) as { n: number }).n;
-      const rows = owedPage.all(sn, op, locationId, locationId, window.limit, window.offset) as { pin: number; since: string; code: number | null }[];
+      const rows = owedPage.all(sn, op, locationId, locationId, window.limit, window.offset) as {
+        pin: number;
+        since: string;
+        code: number | null;
+      }[];
       const items: OwedPin[] = rows.map((r) =>
         r.code === null ? { pin: r.pin, since: r.since } : { pin: r.pin, since: r.since, code: r.code },
       );
