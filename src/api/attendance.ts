@@ -7,6 +7,7 @@
  * - GET /api/attendance.csv: the same filters as CSV, all matching records, streamed page by page.
  * Records are rendered by src/views/attendance.ts, as the event feed renders them.
  */
+import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import { csvRows, type CsvCell } from '../csv-out.js';
@@ -50,7 +51,7 @@ const CSV_PAGE = 250;
  * cursor feed). Records arriving during the export are included.
  */
 export const CSV_MAX_ROWS = 1_000_000;
-/** Exports of one location running at once on this node; one more gets 429 EXPORT_BUSY. */
+/** Exports of one location running at once, across nodes; one more gets 429 EXPORT_BUSY. */
 export const EXPORTS_PER_LOCATION = 2;
 /** Retry-After of EXPORT_BUSY (seconds). */
 const EXPORT_RETRY_AFTER_S = 10;
@@ -109,25 +110,40 @@ const csvLine = (v: View): CsvCell[] => CSV_COLUMNS.map((c) => v[c]);
 /** Lets timers and I/O (other requests, /healthz) run before the next page. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Running exports per location; `take` gives a release function (idempotent) or throws EXPORT_BUSY. */
-function exportSlots(): (locationId: number) => () => void {
-  const running = new Map<number, number>();
-  return (locationId) => {
-    const n = running.get(locationId) ?? 0;
-    if (n >= EXPORTS_PER_LOCATION) {
-      throw new BioGateError('EXPORT_BUSY', `${EXPORTS_PER_LOCATION} exports of this location are running: retry when one ends`, {
-        headers: { 'Retry-After': String(EXPORT_RETRY_AFTER_S) },
-      });
+/** How long an export's slot outlives its node: renewed every third of it while the export runs. */
+const EXPORT_LEASE_MS = 60_000;
+
+/**
+ * Running exports per location, across nodes: slot `i` of a location is the store lease
+ * `export:<location>:<i>`, held under a name of this export's own and renewed while it runs (a node
+ * that dies frees it within EXPORT_LEASE_MS). `take` gives a release function (idempotent) or throws
+ * EXPORT_BUSY.
+ */
+function exportSlots(store: Store, clock: Clock): (locationId: number) => Promise<() => void> {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const acquire = (name: string, holder: string) => {
+    const now = clock.now().getTime();
+    return store.cluster.acquireLease(name, holder, iso(now), iso(now + EXPORT_LEASE_MS));
+  };
+  return async (locationId) => {
+    const holder = `export:${randomUUID()}`;
+    for (let slot = 0; slot < EXPORTS_PER_LOCATION; slot++) {
+      const name = `export:${locationId}:${slot}`;
+      if (!(await acquire(name, holder))) continue;
+      const renew = setInterval(() => void acquire(name, holder).catch(() => undefined), EXPORT_LEASE_MS / 3);
+      renew.unref();
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        clearInterval(renew);
+        // Not released (store unreachable): the lease runs out on its own.
+        store.cluster.releaseLease(name, holder).catch(() => undefined);
+      };
     }
-    running.set(locationId, n + 1);
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      const left = (running.get(locationId) ?? 1) - 1;
-      if (left > 0) running.set(locationId, left);
-      else running.delete(locationId);
-    };
+    throw new BioGateError('EXPORT_BUSY', `${EXPORTS_PER_LOCATION} exports of this location are running: retry when one ends`, {
+      headers: { 'Retry-After': String(EXPORT_RETRY_AFTER_S) },
+    });
   };
 }
 
@@ -148,7 +164,7 @@ async function* csvPages(store: Store, locationId: number, filter: AttendanceFil
 }
 
 export function attendanceRoutes(store: Store, clock: Clock): ApiRoute[] {
-  const takeExportSlot = exportSlots();
+  const takeExportSlot = exportSlots(store, clock);
   return [
     defineRoute({
       method: 'GET',
@@ -205,7 +221,7 @@ export function attendanceRoutes(store: Store, clock: Clock): ApiRoute[] {
         const filter = filterOf(query);
         const now = clock.now().toISOString();
         const locationId = caller.location.id;
-        const release = takeExportSlot(locationId);
+        const release = await takeExportSlot(locationId);
         try {
           const count = await store.attendance.count(locationId, filter, CSV_MAX_ROWS + 1, now);
           if (count > CSV_MAX_ROWS) throw invalid(['query'], `more than ${CSV_MAX_ROWS} records match: narrow from/to`, 'value_error');

@@ -4,7 +4,8 @@
  *   in arrival order; a client that stops reading holds the export up (backpressure) while the
  *   gateway goes on answering others.
  * - At most 2 exports of a location run at once: a third gets 429 EXPORT_BUSY with Retry-After;
- *   another location is not affected; a slot is free again once an export ends or its client leaves.
+ *   another location is not affected; a slot is free again once an export ends or its client leaves;
+ *   the slots are leases in the store, so a second gateway on the same store counts the same exports.
  * Both HTTP engines; real app, records stored through the port (as attendance-feed.test.ts does).
  * SQLite only (a body larger than the socket buffers takes 60,000 punches to seed).
  */
@@ -90,6 +91,11 @@ for (const engine of ['uws', 'node'] as const) {
     t.equal(third.status, 429, 'a third export of the location is refused');
     t.match(await third.json(), { code: 'EXPORT_BUSY' });
     t.match(third.headers.get('retry-after'), /^\d+$/, 'with Retry-After');
+    // The slots are the store's: a second gateway on the same store refuses the location's third export too.
+    const node2 = await startApp(t, { clock, storeUrl: s.storeUrl, env: { BIOGATE_HTTP_ENGINE: engine } });
+    const onNode2 = await fetch(`${node2.url}/api/attendance.csv`, { headers: bearer(s.token) });
+    t.equal(onNode2.status, 429, 'the third export, asked of another node, is refused');
+    t.match(await onNode2.json(), { code: 'EXPORT_BUSY' });
     const elsewhere = await fetch(`${s.url}/api/attendance.csv`, { headers: bearer(other.token.token) });
     t.equal(elsewhere.status, 200, 'another location exports meanwhile');
     t.equal((await elsewhere.text()).split('\r\n').length, 3);
