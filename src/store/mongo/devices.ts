@@ -1,6 +1,6 @@
 /** Devices (unsharded: looked up by serial number; unique serial_number). */
 import type { Filter } from 'mongodb';
-import type { Device, DevicesPort, DeviceSessionPatch, DeviceState } from '../ports/index.js';
+import { DEVICE_SESSION_FIELDS, type Device, type DevicesPort, type DeviceState } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { Collections, DeviceDoc } from './schema.js';
 import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';
@@ -28,19 +28,7 @@ const toDevice = ({
   registration_accepted_at: registration_accepted_at ?? null,
 });
 
-const SESSION_FIELDS = [
-  'registry_code',
-  'session_id',
-  'registered_at',
-  'options',
-  'version',
-  'state',
-  'last_seen',
-  'last_address',
-  'token_bound_at',
-  'token_bound_address',
-  'registration_accepted_at',
-] as const satisfies readonly (keyof DeviceSessionPatch)[];
+const SESSION_FIELDS = DEVICE_SESSION_FIELDS;
 
 const defaultName = (sn: string) => `Device ${sn}`;
 

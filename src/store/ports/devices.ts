@@ -69,22 +69,22 @@ export interface DeviceFilter {
   readonly online?: { readonly value: boolean; readonly since: Iso };
 }
 
-export type DeviceSessionPatch = Partial<
-  Pick<
-    Device,
-    | 'registry_code'
-    | 'session_id'
-    | 'registered_at'
-    | 'options'
-    | 'version'
-    | 'state'
-    | 'last_seen'
-    | 'last_address'
-    | 'token_bound_at'
-    | 'token_bound_address'
-    | 'registration_accepted_at'
-  >
->;
+/** What a terminal's own requests change on its record (handshake, polls, registration): one list for both adapters. */
+export const DEVICE_SESSION_FIELDS = [
+  'registry_code',
+  'session_id',
+  'registered_at',
+  'options',
+  'version',
+  'state',
+  'last_seen',
+  'last_address',
+  'token_bound_at',
+  'token_bound_address',
+  'registration_accepted_at',
+] as const satisfies readonly (keyof Device)[];
+
+export type DeviceSessionPatch = Partial<Pick<Device, (typeof DEVICE_SESSION_FIELDS)[number]>>;
 
 export interface DevicesPort {
   getBySerial(sn: string): Promise<Device | undefined>;

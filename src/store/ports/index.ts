@@ -6,6 +6,7 @@ export type * from './users.js';
 export { USER_FIELDS } from './users.js';
 export type * from './templates.js';
 export type * from './devices.js';
+export { DEVICE_SESSION_FIELDS } from './devices.js';
 export type * from './commands.js';
 export type * from './command-records.js';
 export type * from './command-transitions.js';

@@ -1,4 +1,4 @@
-import type { Device, DevicesPort, DeviceState } from '../ports/index.js';
+import { DEVICE_SESSION_FIELDS, type Device, type DevicesPort, type DeviceState } from '../ports/index.js';
 import { json, likePattern, type Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -27,19 +27,7 @@ const toDevice = (r: Row): Device => ({
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
 
-const SESSION_COLUMNS = [
-  'registry_code',
-  'session_id',
-  'registered_at',
-  'options',
-  'version',
-  'state',
-  'last_seen',
-  'last_address',
-  'token_bound_at',
-  'token_bound_address',
-  'registration_accepted_at',
-] as const;
+const SESSION_COLUMNS = DEVICE_SESSION_FIELDS;
 const JSON_COLUMNS = new Set<string>(['options', 'state']);
 
 const networks = (list: readonly string[] | null | undefined): string | null => (list ? JSON.stringify(list) : null);
