@@ -22,12 +22,15 @@ export const BOUNDS: readonly Bound[] = [
     scenario: 'fanout',
     figure: /held by all/,
     text:
-      'SQLite writes on the event loop. 180,000 sync ops (9,000 active users × 20 terminals) in about 31 s is some 170 µs of the ' +
-      "gateway's one thread per op, with no single hot spot: COMMITs 10.5 %, the event appends (three events an op) 9.9 %, the " +
-      'claim `UPDATE` 8.4 % (it moves the row between partial indexes), `finish` 6.7 %, queueing 8 %, GC 6.9 %. Four times larger ' +
-      'replies (`BIOGATE_BATCH_MAX_COMMANDS=200`) gave 28.6 s against 30.9 s: the rows each op writes (insert, claim, finish, three ' +
-      'events, each with its indexes) are the bound, not the commits. Going further needs fewer rows per user and terminal (one command ' +
-      'record per reply of sync ops, say), a change of the command model.',
+      'SQLite writes on the event loop: 180,000 sync ops (9,000 active users × 20 terminals), each inserted, claimed, finished and ' +
+      "announced (three events an op), each row with its indexes. In the 31-s run (commit 9a63258) that was some 170 µs of the gateway's " +
+      'one thread per op with no single hot spot (COMMITs 10.5 %, event appends 9.9 %, the claim `UPDATE` 8.4 %, `finish` 6.7 %); four ' +
+      'times larger replies (`BIOGATE_BATCH_MAX_COMMANDS=200`) gave 28.6 s against 30.9 s, so the rows are the bound, not the commits. ' +
+      'Since the per-terminal sync state (issue #31) the same import costs the gateway about twice the CPU (67 CPU-seconds for 123 s of ' +
+      "wall time at load average 7–8): a profile puts 40 % of its samples in `store/sqlite/commands.ts` and 26 % in the op's " +
+      'compare-and-set `UPDATE … RETURNING *` alone (`cas`: claim, finish), the event appends 6 %, the sync-state counts ' +
+      '(`terminal-sync.ts`) 3 %, GC 4 %. Reaching 10 s needs fewer rows per user and terminal (one command record per reply of sync ops, ' +
+      'say), a change of the command model.',
   },
   {
     scenario: 'ingest',
@@ -56,6 +59,16 @@ export const BOUNDS: readonly Bound[] = [
       'collection (at 18,000 terminals the reserved heap grew 51 → 518 MiB of an RSS growth of 518 MiB; about 3 KB a terminal is ' +
       'native memory outside V8). 10 KB needs both less live state and held polls that leave no JavaScript garbage. RLIMIT_NOFILE ' +
       '20,000 caps the 50,000 level at 18,000 terminals (one socket per terminal on each side of loopback).',
+  },
+  {
+    scenario: 'chaos',
+    figure: /each holding exactly the roster/,
+    text:
+      "The audit (issue #31 item 2: reading each terminal's user table every BIOGATE_AUDIT_INTERVAL_S) is not in this build, so " +
+      'what a terminal holds beyond its confirmed lines is invisible to the gateway: the keypad users stay on every terminal and ' +
+      'a wiped terminal stays empty while its state reads `in_sync`. The states alone (not profiled): a refused or unconfirmed ' +
+      'line is sent again only after its back-off (here at most 10 s, found by the 10-s sweep of sent commands), and each resend ' +
+      'is refused or lost again 5 % of the time, so the last drifts take several rounds.',
   },
   {
     scenario: 'roundtrip',

@@ -51,7 +51,7 @@ export const chaosScenario: Scenario = {
   async run(ctx: Context): Promise<Figure[]> {
     const auditS = ctx.smoke ? 10 : 30;
     const size: Sizes = ctx.smoke
-      ? { terminals: 4, users: 10, wipes: 1, keypadUsers: 2, auditS, limitS: 12, pollDelayMs: 250 }
+      ? { terminals: 4, users: 10, wipes: 1, keypadUsers: 2, auditS, limitS: 8, pollDelayMs: 250 }
       : { terminals: 200, users: 200, wipes: 10, keypadUsers: 10, auditS, limitS: 4 * auditS, pollDelayMs: 500 };
     const serials = Array.from({ length: size.terminals }, (_, i) => serial(i));
     const roster = new Set(Array.from({ length: size.users }, (_, i) => String(300_000 + i)));
