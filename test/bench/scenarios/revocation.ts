@@ -56,8 +56,8 @@ export const revocationScenario: Scenario = {
   },
 };
 
-/** Imports the roster and waits until its ops are queued for the last terminal (the fan-out of an
- *  import runs in the background, in the order of the terminals). */
+/** Imports the roster and waits until the last terminal owes all of it (the fan-out of an import runs
+ *  in the background, a few users at a time to every terminal: the last chunk completes every terminal). */
 async function importRoster(gw: Gateway, pins: readonly number[], lastSn: string): Promise<void> {
   const imported = await call(
     gw,
