@@ -14,6 +14,7 @@ import { profileGatewaysInto } from './lib/gateway.js';
 import { detectGenerator, WRK_THREADS, type GeneratorName } from './lib/load.js';
 import { currentCommit, resultsMarkdown } from './lib/results.js';
 import { apiScenario } from './scenarios/api.js';
+import { chaosScenario } from './scenarios/chaos.js';
 import { devicesScenario } from './scenarios/devices.js';
 import { exportScenario } from './scenarios/export.js';
 import { fanoutScenario } from './scenarios/fanout.js';
@@ -21,6 +22,7 @@ import { ingestScenario } from './scenarios/ingest.js';
 import { microScenarios } from './scenarios/micro.js';
 import { mqttScenario } from './scenarios/mqtt.js';
 import { pollScenario } from './scenarios/poll.js';
+import { revocationScenario } from './scenarios/revocation.js';
 import { roundtripScenario } from './scenarios/roundtrip.js';
 import { webhookFairnessScenario } from './scenarios/webhook-fairness.js';
 import { webhooksScenario } from './scenarios/webhooks.js';
@@ -30,6 +32,8 @@ export const SCENARIOS: readonly Scenario[] = [
   ingestScenario,
   apiScenario,
   fanoutScenario,
+  revocationScenario,
+  chaosScenario,
   webhooksScenario,
   webhookFairnessScenario,
   mqttScenario,

@@ -17,12 +17,15 @@ export type FleetRequest =
   /** start this slice's terminals up to `count` (those already started keep running) */
   | { readonly op: 'start'; readonly count: number }
   | { readonly op: 'serials' }
+  /** what the terminals' own user tables hold of these PINs */
+  | { readonly op: 'census'; readonly pins: readonly string[] }
   | { readonly op: 'stop' };
 
 /** worker → parent */
 export type FleetReport =
   | { readonly op: 'online'; readonly n: number }
   | { readonly op: 'serials'; readonly online: readonly string[] }
+  | { readonly op: 'census'; readonly holdingAll: number; readonly holdingAny: number }
   | { readonly op: 'stopped' };
 
 let devices: SimulatedDevice[] = [];
@@ -55,6 +58,18 @@ process.on('message', (m: FleetRequest) => {
     case 'serials':
       send({ op: 'serials', online: devices.filter((d) => d.stats.online).map((d) => d.sn) });
       return;
+    case 'census': {
+      let holdingAll = 0;
+      let holdingAny = 0;
+      for (const d of devices.slice(0, started)) {
+        const users = d.users();
+        const held = m.pins.reduce((n, pin) => n + (users.has(pin) ? 1 : 0), 0);
+        if (held === m.pins.length) holdingAll++;
+        if (held > 0) holdingAny++;
+      }
+      send({ op: 'census', holdingAll, holdingAny });
+      return;
+    }
     case 'stop':
       clearInterval(reporter);
       void Promise.all(devices.map((d) => d.stop())).finally(() => {

@@ -6,7 +6,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createSimulatedDevice, type SimProtocol, type SimulatedDevice } from '../../../src/simulator/index.js';
+import {
+  createSimulatedDevice,
+  type SimProtocol,
+  type SimulatedDevice,
+  type SimulatedDeviceOptions,
+} from '../../../src/simulator/index.js';
 import type { FleetReport, FleetRequest } from './fleet-worker.js';
 import { sleep } from './stats.js';
 
@@ -24,15 +29,29 @@ export interface Fleet extends Terminals {
   readonly devices: readonly SimulatedDevice[];
 }
 
-/** A fleet in child processes: counts only, and the serials online when asked. */
+/** What the terminals of a remote fleet hold of some PINs, by their own user tables. */
+export interface Census {
+  /** terminals holding every one of the PINs */
+  readonly holdingAll: number;
+  /** terminals holding at least one of them */
+  readonly holdingAny: number;
+}
+
+/** A fleet in child processes: counts only, the serials online and a census of their user tables when asked. */
 export interface RemoteFleet extends Terminals {
   onlineSerials(): Promise<string[]>;
+  census(pins: readonly string[]): Promise<Census>;
 }
+
+/** The simulator's convergence faults (`biogate simulate --refuse-rate …`), per terminal. */
+export type Faults = Pick<SimulatedDeviceOptions, 'refuseRate' | 'loseRate' | 'wipeAfterS' | 'keypadUsers'>;
 
 export interface FleetOptions {
   timeoutMs: number;
   pollDelayMs?: number;
   log?: (line: string) => void;
+  /** faults of terminal `i` (default: none) */
+  faultsOf?: (i: number) => Faults;
   /** Whole time allowed for starting and waiting: past it no more terminals are started and the
    *  fleet is what came online (the scenario reports how many), so a saturated machine cannot
    *  stretch a run without bound. Default: none. */
@@ -40,8 +59,8 @@ export interface FleetOptions {
 }
 
 /** One simulated terminal as every bench fleet runs it (here and in ./fleet-worker.ts). */
-export const simulated = (url: string, sn: string, protocol: SimProtocol, pollDelayMs: number): SimulatedDevice =>
-  createSimulatedDevice({ url, sn, protocol, pollDelayMs, fast: true, requestTimeoutMs: 60_000, retryDelayMs: 1_000 });
+export const simulated = (url: string, sn: string, protocol: SimProtocol, pollDelayMs: number, faults: Faults = {}): SimulatedDevice =>
+  createSimulatedDevice({ url, sn, protocol, pollDelayMs, fast: true, requestTimeoutMs: 60_000, retryDelayMs: 1_000, ...faults });
 
 export async function startFleet(
   url: string,
@@ -49,7 +68,7 @@ export async function startFleet(
   protocolOf: (i: number) => SimProtocol,
   opts: FleetOptions,
 ): Promise<Fleet> {
-  const devices = serials.map((sn, i) => simulated(url, sn, protocolOf(i), opts.pollDelayMs ?? 1));
+  const devices = serials.map((sn, i) => simulated(url, sn, protocolOf(i), opts.pollDelayMs ?? 1, opts.faultsOf?.(i)));
   let started = 0;
   const fleet: Fleet = {
     devices,
@@ -87,6 +106,10 @@ export async function startFleetProcesses(
     size: serials.length,
     online: () => workers.reduce((n, w) => n + w.online, 0),
     onlineSerials: async () => (await Promise.all(workers.map((w) => w.serials()))).flat(),
+    census: async (pins) => {
+      const parts = await Promise.all(workers.map((w) => w.census(pins)));
+      return { holdingAll: parts.reduce((n, c) => n + c.holdingAll, 0), holdingAny: parts.reduce((n, c) => n + c.holdingAny, 0) };
+    },
     stop: async () => {
       await Promise.all(workers.map((w) => w.stop()));
     },
@@ -110,6 +133,7 @@ interface Worker {
   readonly online: number;
   start(count: number): void;
   serials(): Promise<string[]>;
+  census(pins: readonly string[]): Promise<Census>;
   stop(): Promise<void>;
 }
 
@@ -117,6 +141,7 @@ function worker(url: string, serials: readonly string[], protocol: SimProtocol, 
   const child: ChildProcess = fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let online = 0;
   let asked: ((s: string[]) => void)[] = [];
+  let counted: ((c: Census) => void)[] = [];
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void exit.then(() => {
@@ -124,10 +149,13 @@ function worker(url: string, serials: readonly string[], protocol: SimProtocol, 
     online = 0;
     for (const resolve of asked) resolve([]);
     asked = [];
+    for (const resolve of counted) resolve({ holdingAll: 0, holdingAny: 0 });
+    counted = [];
   });
   child.on('message', (m: FleetReport) => {
     if (m.op === 'online') online = m.n;
     else if (m.op === 'serials') asked.shift()?.([...m.online]);
+    else if (m.op === 'census') counted.shift()?.({ holdingAll: m.holdingAll, holdingAny: m.holdingAny });
   });
   const send = (m: FleetRequest): void => {
     if (!exited && child.connected) child.send(m);
@@ -147,6 +175,13 @@ function worker(url: string, serials: readonly string[], protocol: SimProtocol, 
       return new Promise<string[]>((resolve) => {
         asked.push(resolve);
         send({ op: 'serials' });
+      });
+    },
+    census(pins) {
+      if (exited) return Promise.resolve({ holdingAll: 0, holdingAny: 0 });
+      return new Promise<Census>((resolve) => {
+        counted.push(resolve);
+        send({ op: 'census', pins });
       });
     },
     async stop() {

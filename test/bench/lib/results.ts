@@ -22,12 +22,16 @@ export const BOUNDS: readonly Bound[] = [
     scenario: 'fanout',
     figure: /held by all/,
     text:
-      'SQLite writes on the event loop. 180,000 sync ops (9,000 active users × 20 terminals) in about 31 s is some 170 µs of the ' +
-      "gateway's one thread per op, with no single hot spot: COMMITs 10.5 %, the event appends (three events an op) 9.9 %, the " +
-      'claim `UPDATE` 8.4 % (it moves the row between partial indexes), `finish` 6.7 %, queueing 8 %, GC 6.9 %. Four times larger ' +
-      'replies (`BIOGATE_BATCH_MAX_COMMANDS=200`) gave 28.6 s against 30.9 s: the rows each op writes (insert, claim, finish, three ' +
-      'events, each with its indexes) are the bound, not the commits. Going further needs fewer rows per user and terminal (one command ' +
-      'record per reply of sync ops, say), a change of the command model.',
+      'SQLite writes on the event loop: 180,000 sync ops (9,000 active users × 20 terminals), each inserted, claimed, finished and ' +
+      "announced (three events an op), each row with its indexes. In the 31-s run (commit 9a63258) that was some 170 µs of the gateway's " +
+      'one thread per op with no single hot spot (COMMITs 10.5 %, event appends 9.9 %, the claim `UPDATE` 8.4 %, `finish` 6.7 %); four ' +
+      'times larger replies (`BIOGATE_BATCH_MAX_COMMANDS=200`) gave 28.6 s against 30.9 s, so the rows are the bound, not the commits. ' +
+      'At commit f7de497 the same import costs the gateway more CPU: 67 CPU-seconds (all its threads) for ' +
+      '123 s of wall time at load average 7–8, where the whole import took 31 s of wall time then, its work on one thread. A profile ' +
+      "puts 40 % of its samples in `store/sqlite/commands.ts` and 26 % in the op's " +
+      'compare-and-set `UPDATE … RETURNING *` alone (`cas`: claim, finish), the event appends 6 %, the sync-state counts ' +
+      '(`terminal-sync.ts`) 3 %, GC 4 %. Reaching 10 s needs fewer rows per user and terminal (one command record per reply of sync ops, ' +
+      'say), a change of the command model.',
   },
   {
     scenario: 'ingest',
@@ -56,6 +60,28 @@ export const BOUNDS: readonly Bound[] = [
       'collection (at 18,000 terminals the reserved heap grew 51 → 518 MiB of an RSS growth of 518 MiB; about 3 KB a terminal is ' +
       'native memory outside V8). 10 KB needs both less live state and held polls that leave no JavaScript garbage. RLIMIT_NOFILE ' +
       '20,000 caps the 50,000 level at 18,000 terminals (one socket per terminal on each side of loopback).',
+  },
+  {
+    scenario: 'chaos',
+    figure: /each holding exactly the roster/,
+    text:
+      "The audit (issue #31 item 2: reading each terminal's user table every BIOGATE_AUDIT_INTERVAL_S) is not in this build, so " +
+      'what a terminal holds beyond its confirmed lines is invisible to the gateway: the keypad users stay on every terminal and ' +
+      'a wiped terminal stays empty while its state reads `in_sync`. The states alone (not profiled): a refused or unconfirmed ' +
+      'line is sent again only after its back-off (here at most 10 s, found by the 10-s sweep of sent commands), and each resend ' +
+      'is refused or lost again 5 % of the time, so the last drifts take several rounds.',
+  },
+  {
+    scenario: 'revocation',
+    figure: /p99 DELETE→confirmed by all/,
+    text:
+      'Measured only on a busy machine so far (load average 8–10 on the 2 cores). Each deletion is 1,000 sync ops: 1,000 held polls ' +
+      "answered, 1,000 results posted and polls held again, each terminal's sync state derived again from the store (syncing, then " +
+      '`in_sync`, a `device.sync` event each). A profile of the deletion phase: the gateway idle 9.7 % of it; SQLite most of the ' +
+      'rest (`sqlite/commands.ts` 15.7 %, better-sqlite3 12.3 % (COMMITs among it), reading device rows (`devices.getBySerial`) ' +
+      '7.3 %, `sqlite/terminal-sync.ts` 6.3 %), the HTTP layer 10.3 %, GC 6.5 %: some 2 ms of its thread per terminal and ' +
+      'deletion, while the 1,000 simulated terminals (one child process) take the other core. Next: a run on an idle machine, ' +
+      'then fewer store reads per confirmed line.',
   },
   {
     scenario: 'roundtrip',
