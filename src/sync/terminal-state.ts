@@ -116,12 +116,16 @@ export function createTerminalState(deps: TerminalStateDeps) {
   async function refresh(sn: string): Promise<void> {
     const pins = confirmedPins.get(sn);
     confirmedPins.delete(sn);
-    if (pins && pins.size > 0)
+    const device = await store.devices.getBySerial(sn);
+    if (pins && pins.size > 0) {
+      // The confirmations since the last refresh, written once (a reply confirms up to 50 lines).
+      const latest = [...pins.values()].reduce((a, b) => (a > b ? a : b));
+      await store.terminalSync.confirmed(sn, device?.location_id ?? null, latest);
       await store.terminalSync.clearRefusals(
         sn,
         [...pins].map(([pin, at]) => ({ pin, at })),
       );
-    const device = await store.devices.getBySerial(sn);
+    }
     if (!device) return;
     // Unassigned: nothing is owed to it any more.
     if (device.location_id === null) await store.terminalSync.clearRefusals(sn);
@@ -156,9 +160,6 @@ export function createTerminalState(deps: TerminalStateDeps) {
         pins.set(pinOf(command), at);
         if (command.params?.['op'] === 'user.delete')
           deps.onRevocationConfirmed?.(Math.max(0, (Date.parse(at) - Date.parse(command.created_at)) / 1000));
-        store.terminalSync
-          .confirmed(command.sn, command.location_id, at)
-          .catch((err: unknown) => log.warn({ err, sn: command.sn }, 'terminal sync state: confirmation not stored'));
       }
       touch(command.sn);
     }),

@@ -116,6 +116,8 @@ for (const d of DIALECTS) {
     await s.until(async () => (await s.sync(sn)).state === 'in_sync', 'in_sync');
     t.equal(((await s.api('GET', `/api/commands/${op.id}`)).body as Command).status, 'success');
     t.ok(sim.users().has('8'));
+    // Confirmations are written with the next state refresh (at most 250 ms later), once per refresh.
+    await s.until(async () => (await s.sync(sn)).last_confirmed_at !== null, 'last_confirmed_at');
     t.ok((await s.sync(sn)).last_confirmed_at, 'last_confirmed_at set');
   });
 
