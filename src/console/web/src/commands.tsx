@@ -44,6 +44,9 @@ export function useLiveCommands(session: Session & { kind: 'location' }, filter:
   return { data, error, reload: () => setTick((n) => n + 1) };
 }
 
+/** The anchor of a command's row in a CommandTable (the device page links its audit's query there). */
+export const commandAnchor = (id: number): string => `command-${id}`;
+
 export function CommandTable({ page, zone, showSn }: { page: Page<Command> | null; zone: string; showSn: boolean }) {
   if (!page) return <p>Loading…</p>;
   if (page.data.length === 0) return <p>No commands.</p>;
@@ -64,7 +67,7 @@ export function CommandTable({ page, zone, showSn }: { page: Page<Command> | nul
         </thead>
         <tbody>
           {page.data.map((c) => (
-            <tr key={c.id} data-command={c.id}>
+            <tr key={c.id} id={commandAnchor(c.id)} data-command={c.id}>
               <td>{c.id}</td>
               <td>{c.command}</td>
               {showSn && <td>{c.sn ?? '—'}</td>}

@@ -6,7 +6,9 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Session } from './api.js';
-import type { DeviceSync, OwedPin, Page, SyncDetail } from './api-types.js';
+import type { Command, DeviceSync, OwedPin, Page, SyncDetail } from './api-types.js';
+import { AuditControl } from './audit.js';
+import { openStream } from './stream.js';
 import { SyncFacts } from './sync-state.js';
 import { formatLocal } from './time.js';
 import { HeaderRow, Notice, Pager, useLoad } from './ui.js';
@@ -46,9 +48,31 @@ function PinTable({ id, caption, page, zone, codes }: { id: string; caption: str
 /** The list with the most pages drives the shared pager. */
 const longest = (d: SyncDetail): Page<OwedPin> => [d.missing, d.extra, d.refused].reduce((a, b) => (b.total_pages > a.total_pages ? b : a));
 
+/** Roster commands of a terminal: the audit's query and the user lines (repairs among them). */
+const ROSTER_COMMANDS: ReadonlySet<string> = new Set(['load-users', 'sync-users']);
+const BURST_MS = 300;
+
+const later = (a: string | null, b: string | null): string | null => (a === null ? b : b === null || a >= b ? a : b);
+
+/**
+ * The state the stream announced (`live`: it follows every stored state change), else the detail's; the
+ * times are the later of the two, as they only move forward and the detail may be the newer (an audit
+ * sets its time without a state change, so without an event).
+ */
+function newest(live: DeviceSync | undefined, loaded: DeviceSync | undefined): DeviceSync | undefined {
+  if (!live || !loaded) return live ?? loaded;
+  return {
+    ...live,
+    last_confirmed_at: later(live.last_confirmed_at, loaded.last_confirmed_at),
+    last_audit_at: later(live.last_audit_at, loaded.last_audit_at),
+  };
+}
+
 /**
  * `live` is the state the stream last announced (`devices/<sn>/sync`); each new one loads the PIN lists
- * again, so the lists follow the state without a reload.
+ * again, so the lists follow the state without a reload. The end of the terminal's roster commands (and of
+ * an audit started here) loads them again too: an audit sets the last audit time and its repairs may settle
+ * without a state change, which no sync event announces.
  */
 export function SyncSection({
   session,
@@ -67,9 +91,31 @@ export function SyncSection({
     () => api<SyncDetail>(session.token, 'GET', `/api/devices/${encodeURIComponent(sn)}/sync${query({ page, limit: LIMIT })}`),
     [sn, page, live],
   );
+  // Repairs and audits end without a sync event when the state they pass through is never stored: the
+  // end of each of this terminal's roster commands loads the detail again (once per burst of them).
+  const reload = detail.reload;
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const close = openStream({
+      token: session.token,
+      topics: ['commands/+'],
+      onMessage: (m) => {
+        const c = m.payload as Command | null;
+        if (!c || c.sn !== sn || !ROSTER_COMMANDS.has(c.command) || (c.status !== 'success' && c.status !== 'failed')) return;
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          reload();
+        }, BURST_MS);
+      },
+    });
+    return () => {
+      close();
+      if (timer !== undefined) clearTimeout(timer);
+    };
+  }, [session.token, sn, reload]);
   const d = detail.data;
-  // The stream's state is at least as new as the detail's; the detail's stands in until one arrives.
-  const state: DeviceSync | undefined = live ?? (d ? { ...d, refused: d.refused.total } : undefined);
+  const loaded: DeviceSync | undefined = d ? { ...d, refused: d.refused.total } : undefined;
+  const state = newest(live, loaded);
   return (
     <section aria-labelledby="sync-h">
       <h2 id="sync-h">Roster sync</h2>
@@ -77,6 +123,7 @@ export function SyncSection({
       <dl class="facts sync-facts">
         <SyncFacts sync={state} zone={zone} times />
       </dl>
+      <AuditControl session={session} sn={sn} onDone={detail.reload} />
       {d && (
         <>
           <PinTable

@@ -58,7 +58,7 @@ export function SyncFacts({ sync, zone, times = false }: { sync: DeviceSync | un
           <dt>Last confirmed</dt>
           <dd>{formatLocal(sync.last_confirmed_at, zone)}</dd>
           <dt>Last audit</dt>
-          <dd>{sync.last_audit_at === null ? 'never' : formatLocal(sync.last_audit_at, zone)}</dd>
+          <dd class="sync-audit">{sync.last_audit_at === null ? 'never' : formatLocal(sync.last_audit_at, zone)}</dd>
         </>
       )}
     </>
