@@ -17,7 +17,8 @@ export interface BusEvents {
   /** A terminal's roster sync state changed (src/sync/terminal-state.ts). */
   'device.sync': { location_id: number | null; sn: string; sync: SyncViewData };
   'device.conflict': { location_id: number | null; sn: string; addresses: readonly string[] };
-  'command.updated': { location_id: number | null; command: Command };
+  /** `feed_event`: the outbox marker the command's transition was written under (src/events/outbox.ts). */
+  'command.updated': { location_id: number | null; command: Command; feed_event?: string };
   /** New pending work for a device (commands or sync ops): held polls are released. */
   'mailbox.changed': { location_id: number | null; sn: string };
   /** `feed_event`: the outbox marker the records were written under (src/events/outbox.ts). */

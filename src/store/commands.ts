@@ -32,12 +32,13 @@ export function commandsPort(records: CommandRecords): CommandsPort {
       );
       return ids.filter((_, i) => won[i] !== undefined);
     },
-    finish(id, outcome, now, attempt) {
+    finish(id, outcome, now, attempt, feedEvent) {
       const change = {
         response: outcome.response ?? null,
         error_message: outcome.error_message ?? null,
         result: outcome.result ?? null,
         acknowledged_at: now,
+        ...(feedEvent === undefined ? {} : { feed_event: feedEvent }),
         updated_at: now,
       };
       return setOne(attempt === undefined ? { id } : { id, sent_at: attempt }, {
@@ -69,12 +70,18 @@ export function commandsPort(records: CommandRecords): CommandsPort {
     expire(now) {
       return setMany({ expiredBy: now }, { rule: T.expire, change: { error_message: EXPIRED, updated_at: now } });
     },
-    requeue(id, now) {
+    requeue(id, now, feedEvent) {
       // Sent again: an op renders the user's state at dispatch (render.ts), so a late re-run undoes
       // nothing. When a newer pending op for the same (sn, sync_key) already carries the change, the
-      // one-pending-op-per-key rule keeps this one from going back: it is superseded instead.
-      const change = { sent_at: null, result: null, response: null, nextAttempt: true as const, updated_at: now };
-      return setOne({ id }, { rule: T.requeue, change, otherwise: supersededOp(now), lines: supersededLines(now) });
+      // one-pending-op-per-key rule keeps this one from going back: it is superseded instead. The
+      // outbox marker goes with either (both are announced), never with the lines.
+      const marker = feedEvent === undefined ? {} : { feed_event: feedEvent };
+      const change = { sent_at: null, result: null, response: null, nextAttempt: true as const, ...marker, updated_at: now };
+      const otherwise = supersededOp(now);
+      return setOne(
+        { id },
+        { rule: T.requeue, change, otherwise: { ...otherwise, change: { ...otherwise.change, ...marker } }, lines: supersededLines(now) },
+      );
     },
     progress(id, progress, now) {
       const change = {

@@ -54,7 +54,11 @@ interface DeviceLeaseDoc {
 }
 
 /** Where the outbox rows of each table live (./schema.ts). */
-const OUTBOX_COLLECTION: Readonly<Record<OutboxTable, string>> = { attendance: 'attendance', door_events: 'door_events' };
+const OUTBOX_COLLECTION: Readonly<Record<OutboxTable, string>> = {
+  attendance: 'attendance',
+  door_events: 'door_events',
+  commands: 'commands',
+};
 
 const toEvent = (d: EventDoc): StoredEvent => ({
   id: d._id,
@@ -121,10 +125,14 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
       const stored = batch.length === 0 ? [] : await insertEvents(batch);
       // After the events: a crash in between leaves the markers, and the sweep finds the events stored.
       for (const s of settle) {
+        // With its marker: only rows still carrying it (a row written again since owes the newer event).
         if (s.ids.length > 0)
           await db
             .collection<{ _id: number; feed_event?: string }>(OUTBOX_COLLECTION[s.table])
-            .updateMany({ _id: { $in: [...s.ids] } }, { $unset: { feed_event: '' } });
+            .updateMany(
+              { _id: { $in: [...s.ids] }, ...(s.marker === undefined ? {} : { feed_event: s.marker }) },
+              { $unset: { feed_event: '' } },
+            );
       }
       return stored;
     },

@@ -22,6 +22,7 @@ const toCommand = ({
   idem: _idem,
   sync_slot: _slot,
   composite: _composite,
+  feed_event: _feedEvent,
   group_id,
   ...rest
 }: CommandDoc): Command => ({
@@ -95,6 +96,7 @@ function fields(rule: CommandTransition, ch: CommandChange, composite: boolean):
   if (ch.response !== undefined) set.response = ch.response;
   if (ch.error_message !== undefined) set.error_message = ch.error_message;
   if (ch.result !== undefined && !(ch.compositeKeepsResult && composite)) set.result = toJson(ch.result);
+  if (ch.feed_event !== undefined) set.feed_event = ch.feed_event;
   set.updated_at = ch.updated_at;
   return set;
 }
@@ -317,6 +319,14 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     },
     async children(parentId) {
       return (await c.commands.find({ parent_id: parentId }).sort({ _id: 1 }).toArray()).map(toCommand);
+    },
+    async unannounced(limit) {
+      const docs = await c.commands
+        .find({ feed_event: { $exists: true } })
+        .sort({ feed_event: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({ marker: d.feed_event as string, record: toCommand(d) }));
     },
     async syncedPinsElsewhere(sn, locationId) {
       // Once per assignment, by serial number: a broadcast query in a sharded cluster (see the header).

@@ -53,6 +53,8 @@ export type AttendanceDoc = Stored<Attendance> & { feed_event?: string };
  *   command out of `pending` sets it back to `#<id>` in the same single-document update.
  */
 export type CommandDoc = Omit<Stored<Command>, 'params' | 'result' | 'group_id'> & {
+  /** The outbox marker of the command.updated event the last transition still owes (absent once stored; ../ports/cluster.ts OutboxTable). */
+  feed_event?: string;
   params: string | null;
   result: string | null;
   idem: string;
@@ -224,6 +226,7 @@ const INDEXES: Readonly<
     { name: 'parent', key: { parent_id: 1, _id: 1 } },
     { name: 'status_updated_at', key: { status: 1, updated_at: 1 } },
     { name: 'group_status', key: { group_id: 1, status: 1 } },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, sparse: true },
   ],
   attendance: [
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },

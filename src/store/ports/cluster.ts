@@ -52,18 +52,28 @@ export function oneLocation(events: readonly { readonly location_id: number }[])
 }
 
 /**
- * The feed outbox: rows a terminal was told OK for (attendance, door events) are written carrying a
- * marker of the feed event they still owe (`feed_event`), in the same write as the row itself. The
- * append that stores the event clears the marker (ClusterPort.appendEvents `settle`), so a crash or
- * an outage between the two leaves the marker for the feed's sweep (src/events/outbox.ts).
+ * The feed outbox: rows a terminal was told OK for (attendance, door events) and command transitions
+ * (a result a terminal posted, and the transitions that follow from it) are written carrying a marker
+ * of the feed event they still owe (`feed_event`), in the same write as the row itself. The append
+ * that stores the event clears the marker (ClusterPort.appendEvents `settle`), so a crash or an
+ * outage between the two leaves the marker for the feed's sweep (src/events/outbox.ts).
+ * A command is written again by its next transition: its marker is then the newer one, which owes
+ * the event of the command as it now stands.
  */
-export type OutboxTable = 'attendance' | 'door_events';
+export type OutboxTable = 'attendance' | 'door_events' | 'commands';
 
 /** Rows whose owed feed event (`event`, its id) an append stores: their markers are cleared with it. */
 export interface OutboxSettle {
   readonly event: string;
   readonly table: OutboxTable;
   readonly ids: readonly number[];
+  /**
+   * The marker the event is owed under (always given for `commands`). When set, only rows still
+   * carrying it are cleared: a row written again under a newer marker keeps that one, and the
+   * event is stored unless it was stored before (SQLite: no row carries a marker any more;
+   * MongoDB: its id is stored).
+   */
+  readonly marker?: string;
 }
 
 /** A row still owing its feed event, with the marker it was written under. */

@@ -1,4 +1,5 @@
 /** The commands port: queued device commands, their mailbox order and their status transitions (command-transitions.ts). */
+import type { Unannounced } from './cluster.js';
 import type { Iso, Page, Window } from './records.js';
 
 export type CommandStatus = 'pending' | 'sent' | 'success' | 'failed';
@@ -104,8 +105,10 @@ export interface CommandsPort {
   /**
    * Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final.
    * With `attempt`, only the attempt sent at that instant (an answer to an attempt that was re-queued meanwhile changes nothing).
+   * `feedEvent`: the command is written carrying this outbox marker (OutboxTable in ./cluster.ts), in
+   * the same write; given only for a command that is announced (top-level, of a location).
    */
-  finish(id: number, outcome: CommandOutcome, now: Iso, attempt?: Iso): Promise<Command | undefined>;
+  finish(id: number, outcome: CommandOutcome, now: Iso, attempt?: Iso, feedEvent?: string): Promise<Command | undefined>;
   /**
    * pending → failed with `message`, atomically: undefined when the command is no longer pending (a
    * poll claimed it meanwhile). Cancellation uses it so a sent command is never marked cancelled.
@@ -133,9 +136,12 @@ export interface CommandsPort {
   sentBefore(cutoff: Iso, limit: number, after?: Pick<Command, 'sent_at' | 'id'>): Promise<readonly Command[]>;
   /**
    * sent → pending again (re-sends of sync ops, with back-off); increments attempts, clears progress, and
-   * supersedes the child lines of the attempt that went unanswered.
+   * supersedes the child lines of the attempt that went unanswered. `feedEvent`: as for finish, on
+   * the command (back to pending, or superseded), not on its lines.
    */
-  requeue(id: number, now: Iso): Promise<Command | undefined>;
+  requeue(id: number, now: Iso, feedEvent?: string): Promise<Command | undefined>;
+  /** Commands still owing their feed event (written with a marker not cleared yet), by marker then id, at most `limit`. */
+  unannounced(limit: number): Promise<readonly Unannounced<Command>[]>;
   /** Child lines of a multi-line command (of every attempt; see ATTEMPT_SUPERSEDED). */
   children(parentId: number): Promise<readonly Command[]>;
   /**

@@ -98,6 +98,7 @@ function assignments(rule: CommandTransition, c: CommandChange): { sql: string; 
   if (c.acknowledged_at !== undefined)
     put("acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END", c.acknowledged_at);
   if (c.nextAttempt) sets.push('attempts = attempts + 1');
+  if (c.feed_event !== undefined) put('feed_event = ?', c.feed_event);
   put('updated_at = ?', c.updated_at);
   return { sql: sets.join(', '), args };
 }
@@ -144,6 +145,8 @@ export function sqliteCommands(db: Db): CommandsPort {
     "SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?",
   );
   const childrenOf = q('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
+  // The marker follows COLUMNS in each row (the partial index commands_feed_event serves it).
+  const owing = q('SELECT *, feed_event FROM commands WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?');
   /** The one row a statement returns, as a command. */
   const one = (sql: string, ...args: unknown[]): Command | undefined => {
     const r = q(sql).get(...args);
@@ -299,6 +302,9 @@ export function sqliteCommands(db: Db): CommandsPort {
     },
     async children(parentId) {
       return childrenOf.all(parentId).map(toCommand);
+    },
+    async unannounced(limit) {
+      return owing.all(limit).map((r) => ({ marker: r[COLUMNS.length] as string, record: toCommand(r) }));
     },
     async syncedPinsElsewhere(sn, locationId) {
       const rows = db

@@ -127,4 +127,12 @@ UPDATE devices SET first_contact_at = COALESCE(last_seen, registered_at, created
   WHERE last_seen IS NOT NULL OR registered_at IS NOT NULL OR version IS NOT NULL;
 `,
   },
+  {
+    version: 26,
+    name: 'feed outbox: a command transition carries the marker of the command.updated event it still owes (issue #32)',
+    sql: `
+ALTER TABLE commands ADD COLUMN feed_event TEXT;
+CREATE INDEX commands_feed_event ON commands(feed_event) WHERE feed_event IS NOT NULL;
+`,
+  },
 ];
