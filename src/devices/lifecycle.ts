@@ -15,13 +15,16 @@
  * back (its `sent` was never announced, see `delivered`). A preset answered with a refusal and
  * retried in its fallback form [COMMANDS §2.5] stays `sent` to the API (`publicStatus`).
  *
- * Feed outbox (src/events/outbox.ts): a finish (a terminal's result, an ack timeout, a composite
- * settled) and a re-queue write the command with a marker in the same store write, and their event
- * carries it: a crash or an outage before the event is stored leaves it owed to the feed's sweep.
+ * Feed outbox (src/events/outbox.ts): every transition announced here except a delivery (create,
+ * finish from a terminal's result or an ack timeout, a composite settled, re-queue, cancel, expiry,
+ * unassignment) writes the command with a marker in the same store write, and its event carries it:
+ * a crash or an outage before the event is stored leaves it owed to the feed's sweep. A set-many
+ * (expiry, unassignment, a cancelled group) writes one marker, on the announced commands only.
  */
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/types.js';
-import type { Command, CommandOutcome } from '../store/ports/index.js';
+import type { Command, CommandOutcome, NewCommand } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
 import { commandMarker } from '../events/outbox.js';
 
@@ -29,7 +32,9 @@ import { commandMarker } from '../events/outbox.js';
 const memberOf = (c: Command): number | undefined => (c.group_id !== null && c.group_id !== c.id ? c.group_id : undefined);
 
 export interface CommandLifecycle {
-  /** New records (API queueing, sync ops): one event each. */
+  /** Stores a new command with the outbox marker of its event, and announces it. */
+  create(input: NewCommand, now: string): Promise<Command>;
+  /** New records stored elsewhere (sync ops): one event each, not in the outbox. */
   created(commands: readonly Command[]): void;
   /**
    * Finishes a pending or sent command (no-op when already final). `sameAttempt`: only if it is still
@@ -114,6 +119,12 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
   }
 
   return {
+    async create(input, at) {
+      const marker = commandMarker({ parent_id: input.parent_id ?? null, location_id: input.location_id });
+      const command = await store.commands.create(marker === undefined ? input : { ...input, feed_event: marker }, at);
+      announce(command, marker);
+      return command;
+    },
     created(commands) {
       for (const c of commands) announce(c);
     },
@@ -125,11 +136,13 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       return done;
     },
     async cancel(command) {
-      const done = await store.commands.failIfPending(command.id, 'cancelled', now());
+      const marker = commandMarker(command);
+      const done = await store.commands.failIfPending(command.id, 'cancelled', now(), marker);
       if (!done) return undefined;
-      const members = done.group_id === done.id ? await store.commands.failGroupPending(done.id, 'cancelled', now()) : [];
-      for (const m of members) announce(m);
-      await finished([done]);
+      const membersMarker = randomUUID();
+      const members = done.group_id === done.id ? await store.commands.failGroupPending(done.id, 'cancelled', now(), membersMarker) : [];
+      for (const m of members) announce(m, membersMarker);
+      await finished([done], marker);
       return done;
     },
     async claimed(commands, sentAt) {
@@ -168,10 +181,12 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       return again;
     },
     async expire() {
-      await finished(await store.commands.expire(now()));
+      const marker = randomUUID();
+      await finished(await store.commands.expire(now(), marker), marker);
     },
     async failPendingFor(sn, message) {
-      await finished(await store.commands.failPendingFor(sn, message, now()));
+      const marker = randomUUID();
+      await finished(await store.commands.failPendingFor(sn, message, now(), marker), marker);
     },
     settleGroup,
   };

@@ -125,3 +125,28 @@ t.test('a live result clears its marker with its event: nothing is owed afterwar
   t.equal(await app.app.feed.sweep(), 0);
   t.same(statuses(await commandEvents(app, id)), ['pending', 'sent', 'success'], 'a sweep adds nothing');
 });
+
+t.test('API-made command changes whose feed append fails are stored at the next start, as the commands stand', async (t) => {
+  const first = await startApp(t, { config: { longpollS: 0 } });
+  t.equal((await api(first, 'POST', '/api/devices', { sn: 'CMDOUT04' })).res.status, 201);
+  fault(true);
+  const queued = await api(first, 'POST', '/api/commands', { sn: 'CMDOUT04', command: 'check' });
+  t.equal(queued.res.status, 201, 'queued');
+  const kept = (queued.body as { id: number }).id;
+  const other = await api(first, 'POST', '/api/commands', { sn: 'CMDOUT04', command: 'reboot' });
+  const cancelled = (other.body as { id: number }).id;
+  t.equal((await api(first, 'DELETE', `/api/commands/${cancelled}`)).res.status, 200, 'cancelled');
+  await first.app.feed.settled();
+  t.same(statuses(await commandEvents(first, kept)), [], 'no event stored yet');
+  t.same(statuses(await commandEvents(first, cancelled)), []);
+  await first.close();
+  fault(false);
+
+  const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+  t.same(statuses(await commandEvents(second, kept, first.locationId)), ['pending'], 'the queued command is announced');
+  const events = await commandEvents(second, cancelled, first.locationId);
+  t.same(statuses(events), ['failed'], 'the cancelled one as it stands: failed (its newer marker replaced the older)');
+  const last = events.at(-1);
+  t.equal(last?.type === 'command.updated' ? last.data.command['error_message'] : undefined, 'cancelled');
+  t.same(await second.app.store.commands.unannounced(10), [], 'nothing owed any more');
+});

@@ -44,6 +44,8 @@ export type NewCommand = Pick<Command, 'location_id' | 'sn' | 'command' | 'param
   Partial<Pick<Command, 'sync_key' | 'parent_id' | 'created_by_token_id' | 'idempotency_key' | 'group_id'>> & {
     /** A composite record: its group is its own id, and it is never delivered itself. */
     readonly composite?: boolean;
+    /** The outbox marker of the event announcing the new command (OutboxTable in ./cluster.ts), written with it. */
+    readonly feed_event?: string;
   };
 
 /** error_message of a sent sync op that a newer pending op for the same device and user replaced (requeue, unclaim). */
@@ -113,7 +115,7 @@ export interface CommandsPort {
    * pending → failed with `message`, atomically: undefined when the command is no longer pending (a
    * poll claimed it meanwhile). Cancellation uses it so a sent command is never marked cancelled.
    */
-  failIfPending(id: number, message: string, now: Iso): Promise<Command | undefined>;
+  failIfPending(id: number, message: string, now: Iso, feedEvent?: string): Promise<Command | undefined>;
   /**
    * A claimed batch whose reply never reached the device: sent → pending again for each id still
    * sent since `sentAt` (attempts unchanged, progress cleared; a composite keeps its counts); child
@@ -123,12 +125,16 @@ export interface CommandsPort {
   /** Whether any member of the group is still pending or sent. */
   groupOutstanding(groupId: number): Promise<boolean>;
   groupCounts(groupId: number): Promise<GroupCounts>;
-  /** Pending members of a group → failed with `message` (a cancelled composite). Returns them. */
-  failGroupPending(groupId: number, message: string, now: Iso): Promise<readonly Command[]>;
+  /**
+   * Pending members of a group → failed with `message` (a cancelled composite). Returns them.
+   * `feedEvent` here and below: the outbox marker written on each command changed that is announced
+   * (top-level, of a location); child lines and commands without a location never carry one.
+   */
+  failGroupPending(groupId: number, message: string, now: Iso, feedEvent?: string): Promise<readonly Command[]>;
   /** Pending → failed for every command of the device (unassignment). Returns the failed commands. */
-  failPendingFor(sn: string, message: string, now: Iso): Promise<readonly Command[]>;
+  failPendingFor(sn: string, message: string, now: Iso, feedEvent?: string): Promise<readonly Command[]>;
   /** Pending commands whose expires_at is past → failed. Returns them. */
-  expire(now: Iso): Promise<readonly Command[]>;
+  expire(now: Iso, feedEvent?: string): Promise<readonly Command[]>;
   /**
    * Sent top-level commands with sent_at older than the cutoff (ack timeout sweep), by (sent_at, id);
    * `after` pages on: only those after that command in this order.
