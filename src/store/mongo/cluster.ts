@@ -53,6 +53,12 @@ interface DeviceLeaseDoc {
   presence?: 'online' | 'offline' | null;
 }
 
+/** The outbox field of a row of any OutboxTable. */
+interface OutboxRow {
+  _id: number;
+  feed_event?: string;
+}
+
 /** Where the outbox rows of each table live (./schema.ts). */
 const OUTBOX_COLLECTION: Readonly<Record<OutboxTable, string>> = {
   attendance: 'attendance',
@@ -124,15 +130,18 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
       const batch = all.filter((e) => !present.has(e.id));
       const stored = batch.length === 0 ? [] : await insertEvents(batch);
       // After the events: a crash in between leaves the markers, and the sweep finds the events stored.
-      for (const s of settle) {
-        // With its marker: only rows still carrying it (a row written again since owes the newer event).
-        if (s.ids.length > 0)
-          await db
-            .collection<{ _id: number; feed_event?: string }>(OUTBOX_COLLECTION[s.table])
-            .updateMany(
-              { _id: { $in: [...s.ids] }, ...(s.marker === undefined ? {} : { feed_event: s.marker }) },
-              { $unset: { feed_event: '' } },
-            );
+      // One unordered bulk write per collection (a batch of command results settles hundreds of rows).
+      for (const table of new Set(settle.map((s) => s.table))) {
+        const ops = settle
+          .filter((s) => s.table === table && s.ids.length > 0)
+          .map((s) => ({
+            updateMany: {
+              // With its marker: only rows still carrying it (a row written again since owes the newer event).
+              filter: { _id: { $in: [...s.ids] }, ...(s.marker === undefined ? {} : { feed_event: s.marker }) },
+              update: { $unset: { feed_event: '' as const } },
+            },
+          }));
+        if (ops.length > 0) await db.collection<OutboxRow>(OUTBOX_COLLECTION[table]).bulkWrite(ops, { ordered: false });
       }
       return stored;
     },
