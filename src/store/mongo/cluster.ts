@@ -13,7 +13,7 @@
  * Sharding: `events` shards on `location_id` (its unique key starts with it); `event_seqs` and
  * `leases` are small and stay unsharded, like `counters`.
  */
-import type { ChangeStream, ChangeStreamInsertDocument, Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type ChangeStream, type ChangeStreamInsertDocument, type Collection, type Db } from 'mongodb';
 import {
   EVENT_PRUNE_BATCH,
   oneLocation,
@@ -106,17 +106,33 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
     }
   };
 
-  /** Stores one location's events under its next seqs. */
-  const insertEvents = async (batch: readonly Omit<StoredEvent, 'seq'>[]): Promise<StoredEvent[]> => {
+  /**
+   * Stores one location's events under its next seqs. `outbox`: ids of outbox events, which another
+   * node may store at the same moment (both sweeping): such an id found stored already is left out
+   * (its seq a gap) and the rest of the batch still goes in.
+   */
+  const insertEvents = async (batch: readonly Omit<StoredEvent, 'seq'>[], outbox: ReadonlySet<string>): Promise<StoredEvent[]> => {
     const last = await takeSeqs(oneLocation(batch), batch.length);
     const stored = batch.map((e, i) => ({ ...e, seq: last - batch.length + 1 + i }));
+    const taken = new Set<string>();
     // Ordered: a failure part-way leaves a prefix stored and the rest as a gap the feed skips
     // (the same as a node dying between taking its seqs and writing).
-    await events.insertMany(
-      stored.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })),
-      { ordered: true },
-    );
-    return stored;
+    for (let rest = stored; rest.length > 0;) {
+      try {
+        await events.insertMany(
+          rest.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })),
+          { ordered: true },
+        );
+        break;
+      } catch (e) {
+        const at = e instanceof MongoBulkWriteError && isDuplicateKey(e) ? [e.writeErrors].flat()[0]?.index : undefined;
+        const dup = at === undefined ? undefined : rest[at];
+        if (at === undefined || !dup || !outbox.has(dup.id)) throw e;
+        taken.add(dup.id);
+        rest = rest.slice(at + 1);
+      }
+    }
+    return taken.size === 0 ? stored : stored.filter((e) => !taken.has(e.id));
   };
 
   return {
@@ -128,7 +144,7 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
           ? new Set<string>()
           : new Set((await events.find({ _id: { $in: all.map((e) => e.id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
       const batch = all.filter((e) => !present.has(e.id));
-      const stored = batch.length === 0 ? [] : await insertEvents(batch);
+      const stored = batch.length === 0 ? [] : await insertEvents(batch, new Set(settle.map((s) => s.event)));
       // After the events: a crash in between leaves the markers, and the sweep finds the events stored.
       // One unordered bulk write per collection (a batch of command results settles hundreds of rows).
       for (const table of new Set(settle.map((s) => s.table))) {
