@@ -14,7 +14,7 @@ import type { Store } from '../../src/store/types.js';
 import { attendanceContract } from './fixtures/attendance.js';
 import { clusterContract } from './fixtures/cluster.js';
 import { commandsContract } from './fixtures/commands.js';
-import { commandsOutboxContract } from './fixtures/commands-outbox.js';
+import { commandsOutboxContract, devicesOutboxContract } from './fixtures/commands-outbox.js';
 import { deviceRecordsContract } from './fixtures/device-records.js';
 import { devicesContract } from './fixtures/devices.js';
 import { doorEventsContract } from './fixtures/door-events.js';
@@ -39,6 +39,7 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   devicesContract(define);
   commandsContract(define);
   commandsOutboxContract(define);
+  devicesOutboxContract(define);
   attendanceContract(define);
   deviceRecordsContract(define);
   doorEventsContract(define);

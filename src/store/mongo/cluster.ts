@@ -64,6 +64,7 @@ const OUTBOX_COLLECTION: Readonly<Record<OutboxTable, string>> = {
   attendance: 'attendance',
   door_events: 'door_events',
   commands: 'commands',
+  devices: 'devices',
 };
 
 const toEvent = (d: EventDoc): StoredEvent => ({

@@ -52,15 +52,15 @@ export function oneLocation(events: readonly { readonly location_id: number }[])
 }
 
 /**
- * The feed outbox: rows a terminal was told OK for (attendance, door events) and command transitions
- * (a result a terminal posted, and the transitions that follow from it) are written carrying a marker
+ * The feed outbox: rows a terminal was told OK for (attendance, door events), command transitions
+ * and an operator's device changes (assign, unassign, registration reset) are written carrying a marker
  * of the feed event they still owe (`feed_event`), in the same write as the row itself. The append
  * that stores the event clears the marker (ClusterPort.appendEvents `settle`), so a crash or an
  * outage between the two leaves the marker for the feed's sweep (src/events/outbox.ts).
- * A command is written again by its next transition: its marker is then the newer one, which owes
- * the event of the command as it now stands.
+ * A command is written again by its next transition, a device by the operator's next change: its
+ * marker is then the newer one, which owes the event of the row as it now stands.
  */
-export type OutboxTable = 'attendance' | 'door_events' | 'commands';
+export type OutboxTable = 'attendance' | 'door_events' | 'commands' | 'devices';
 
 /** Rows whose owed feed event (`event`, its id) an append stores: their markers are cleared with it. */
 export interface OutboxSettle {
@@ -68,7 +68,7 @@ export interface OutboxSettle {
   readonly table: OutboxTable;
   readonly ids: readonly number[];
   /**
-   * The marker the event is owed under (always given for `commands`). When set, only rows still
+   * The marker the event is owed under (always given for `commands` and `devices`). When set, only rows still
    * carrying it are cleared: a row written again under a newer marker keeps that one, and the
    * event is stored unless it was stored before (SQLite: no row carries a marker any more;
    * MongoDB: its id is stored).
