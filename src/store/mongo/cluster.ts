@@ -20,6 +20,7 @@ import {
   prunablePrefix,
   type ClusterPort,
   type DeviceLease,
+  type OutboxSettle,
   type OutboxTable,
   type StoredEvent,
 } from '../ports/index.js';
@@ -136,6 +137,27 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
     return taken.size === 0 ? stored : stored.filter((e) => !taken.has(e.id));
   };
 
+  /**
+   * Events of marked settles (OutboxSettle.marker) none of whose rows carries a marker any more: that
+   * event, or a newer one of the same rows, was stored before (as on SQLite); not stored again.
+   */
+  const settledBefore = async (settle: readonly OutboxSettle[]): Promise<Set<string>> => {
+    const gone = new Set<string>();
+    for (const table of new Set(settle.filter((s) => s.marker !== undefined).map((s) => s.table))) {
+      const marked = settle.filter((s) => s.table === table && s.marker !== undefined);
+      const carrying = new Set(
+        (
+          await db
+            .collection<OutboxRow>(OUTBOX_COLLECTION[table])
+            .find({ _id: { $in: marked.flatMap((s) => [...s.ids]) }, feed_event: { $exists: true } }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((d) => d._id),
+      );
+      for (const s of marked) if (!s.ids.some((id) => carrying.has(id))) gone.add(s.event);
+    }
+    return gone;
+  };
+
   return {
     async appendEvents(all, settle = []) {
       // With outbox rows: an event a sweep offers again after a crash between the insert and the
@@ -144,7 +166,8 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
         settle.length === 0 || all.length === 0
           ? new Set<string>()
           : new Set((await events.find({ _id: { $in: all.map((e) => e.id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
-      const batch = all.filter((e) => !present.has(e.id));
+      const gone = all.length === 0 ? new Set<string>() : await settledBefore(settle);
+      const batch = all.filter((e) => !present.has(e.id) && !gone.has(e.id));
       const stored = batch.length === 0 ? [] : await insertEvents(batch, new Set(settle.map((s) => s.event)));
       // After the events: a crash in between leaves the markers, and the sweep finds the events stored.
       // One unordered bulk write per collection (a batch of command results settles hundreds of rows).

@@ -70,8 +70,8 @@ export interface OutboxSettle {
   /**
    * The marker the event is owed under (always given for `commands` and `devices`). When set, only rows still
    * carrying it are cleared: a row written again under a newer marker keeps that one, and the
-   * event is stored unless it was stored before (SQLite: no row carries a marker any more;
-   * MongoDB: its id is stored).
+   * event is still stored. When none of its rows carries a marker any more, this event or a newer
+   * one of the same rows was stored before: it is not stored (a sweep's stale offer).
    */
   readonly marker?: string;
 }
@@ -107,9 +107,9 @@ export interface ClusterPort {
    * (taken atomically: two nodes never get the same). One write for the lot: the feed appends what
    * accumulated while the previous append ran (group commit). Returns them with their seqs.
    * `settle`: outbox rows whose markers are cleared in the same write (SQLite: one transaction;
-   * MongoDB: right after the insert). An outbox event stored before is not stored again (SQLite: its
-   * rows carry no marker any more; MongoDB: its id is stored, as after a crash between the insert and
-   * the clearing), so a sweep offering it again changes nothing.
+   * MongoDB: right after the insert). An outbox event stored before is not stored again (its
+   * rows carry no marker any more; MongoDB also: its id is stored, as after a crash between the insert
+   * and the clearing), so a sweep offering it again changes nothing.
    */
   appendEvents(events: readonly Omit<StoredEvent, 'seq'>[], settle?: readonly OutboxSettle[]): Promise<readonly StoredEvent[]>;
   /** Events of a location with seq > after, in seq order. */
