@@ -21,12 +21,11 @@
  * a crash or an outage before the event is stored leaves it owed to the feed's sweep. A set-many
  * (expiry, unassignment, a cancelled group) writes one marker, on the announced commands only.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/types.js';
 import type { Command, CommandOutcome, NewCommand } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
-import { commandMarker } from '../events/outbox.js';
+import { commandMarker, newMarker } from '../events/outbox.js';
 
 /** A member of a composite's group (not the composite itself). */
 const memberOf = (c: Command): number | undefined => (c.group_id !== null && c.group_id !== c.id ? c.group_id : undefined);
@@ -139,7 +138,7 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       const marker = commandMarker(command);
       const done = await store.commands.failIfPending(command.id, 'cancelled', now(), marker);
       if (!done) return undefined;
-      const membersMarker = randomUUID();
+      const membersMarker = newMarker();
       const members = done.group_id === done.id ? await store.commands.failGroupPending(done.id, 'cancelled', now(), membersMarker) : [];
       for (const m of members) announce(m, membersMarker);
       await finished([done], marker);
@@ -181,11 +180,11 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       return again;
     },
     async expire() {
-      const marker = randomUUID();
+      const marker = newMarker();
       await finished(await store.commands.expire(now(), marker), marker);
     },
     async failPendingFor(sn, message) {
-      const marker = randomUUID();
+      const marker = newMarker();
       await finished(await store.commands.failPendingFor(sn, message, now(), marker), marker);
     },
     settleGroup,
