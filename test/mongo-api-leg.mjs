@@ -45,6 +45,9 @@ const EXTRA = [
   'test/webhooks/cli.test.ts',
   'test/devices/poll-snapshot.test.ts',
   'test/perf/users-list-plan.test.ts',
+  'test/hardening/event-outbox.test.ts',
+  'test/hardening/command-outbox.test.ts',
+  'test/hardening/device-outbox.test.ts',
 ];
 
 const url = process.env.BIOGATE_TEST_MONGO_URL;

@@ -3,13 +3,16 @@
  * `POST /admin/devices/{sn}/assign` and `biogate device assign`, so each gets the same checks
  * (another location's device, the comm-key rule) and the same effects (the roster queued on a
  * first assignment, `device.updated` on the bus, the operator's log line). Unassigning and
- * resetting a registration likewise serve the API and the CLI alike.
+ * resetting a registration likewise serve the API and the CLI alike. Each writes the device with the
+ * outbox marker of its `device.updated` (src/events/outbox.ts): a crash or an outage before the event
+ * is stored leaves it owed to the feed's sweep.
  */
 import { BioGateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { Device, Location, ProtocolVersion } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
+import { newMarker } from '../events/outbox.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import { checkDeviceQuota, DEFAULT_QUOTAS } from '../locations/quotas.js';
 
@@ -74,13 +77,15 @@ export async function assignDevice(
   }
   if (!ours) await checkDeviceQuota(deps.store, location.id, deps.quotaDevices ?? DEFAULT_QUOTAS.devices);
   // The store's assignment stays the atomic check: two locations racing for one serial cannot both win.
-  const { outcome, device } = await deps.store.devices.assign(location.id, sn, input, now.toISOString());
+  // The feed outbox (src/events/outbox.ts): the write carries the marker of its device.updated.
+  const marker = newMarker();
+  const { outcome, device } = await deps.store.devices.assign(location.id, sn, input, now.toISOString(), marker);
   if (outcome === 'other-location') throw otherLocation();
   if (outcome === 'assigned') {
     await deps.sync.queueAssignment(location.id, sn);
     deps.log?.info({ sn, location_id: location.id }, 'device assigned');
   }
-  deps.bus.emit('device.updated', { location_id: location.id, device });
+  deps.bus.emit('device.updated', { location_id: location.id, device, feed_event: marker });
   return { outcome, device };
 }
 
@@ -95,12 +100,13 @@ export async function unassignDevice(
   sn: string,
   now: Date,
 ): Promise<boolean> {
-  const before = await deps.store.devices.unassign(location.id, sn, now.toISOString());
+  const marker = newMarker();
+  const before = await deps.store.devices.unassign(location.id, sn, now.toISOString(), marker);
   if (!before) return false;
   await deps.lifecycle.failPendingFor(sn, 'device unassigned');
   deps.log?.info({ sn, location_id: location.id }, 'device unassigned');
   const after = await deps.store.devices.getBySerial(sn);
-  if (after) deps.bus.emit('device.updated', { location_id: location.id, device: after });
+  if (after) deps.bus.emit('device.updated', { location_id: location.id, device: after, feed_event: marker });
   return true;
 }
 
@@ -111,8 +117,9 @@ export async function resetRegistration(
   sn: string,
   now: Date,
 ): Promise<Device | undefined> {
-  const device = await deps.store.devices.resetRegistration(location.id, sn, now.toISOString());
-  if (device) deps.bus.emit('device.updated', { location_id: location.id, device });
+  const marker = newMarker();
+  const device = await deps.store.devices.resetRegistration(location.id, sn, now.toISOString(), marker);
+  if (device) deps.bus.emit('device.updated', { location_id: location.id, device, feed_event: marker });
   return device;
 }
 

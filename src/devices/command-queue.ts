@@ -129,7 +129,7 @@ export function createCommandQueue(deps: CommandQueueDeps) {
    */
   async function queueSyncUsers(req: QueueRequest, command: Command, now: Date): Promise<Command> {
     const expires_at = new Date(now.getTime() + SYNC_USERS_EXPIRY_S * 1000).toISOString();
-    const audit = await store.commands.create(
+    const audit = await lifecycle.create(
       {
         location_id: req.location.id,
         sn: req.sn,
@@ -142,7 +142,6 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       },
       now.toISOString(),
     );
-    lifecycle.created([audit]);
     const { commands } = await deps.queueRoster(req.location.id, req.sn, { groupId: command.id });
     const progress = { queued: commands + 1, load_users_id: audit.id };
     return (await store.commands.progress(command.id, { result: progress }, now.toISOString())) ?? command;
@@ -193,7 +192,7 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       const composite = spec.id === 'sync-users';
       let command: Command;
       try {
-        command = await store.commands.create(
+        command = await lifecycle.create(
           {
             location_id: req.location.id,
             sn: req.sn,
@@ -215,7 +214,6 @@ export function createCommandQueue(deps: CommandQueueDeps) {
         if (winner) return { command: winner, replayed: true };
         throw err;
       }
-      lifecycle.created([command]);
       if (known !== null && !composite) {
         // [COMMANDS §2.3, §2.4] a preset the device's dialect cannot express (or the device is known to
         // refuse) fails at once, with the reason, instead of waiting for the device to poll.

@@ -14,17 +14,26 @@
  * re-queued (sent → pending, with back-off), and a batch whose reply never reached the terminal is put
  * back (its `sent` was never announced, see `delivered`). A preset answered with a refusal and
  * retried in its fallback form [COMMANDS §2.5] stays `sent` to the API (`publicStatus`).
+ *
+ * Feed outbox (src/events/outbox.ts): every transition announced here except a delivery (create,
+ * finish from a terminal's result or an ack timeout, a composite settled, re-queue, cancel, expiry,
+ * unassignment) writes the command with a marker in the same store write, and its event carries it:
+ * a crash or an outage before the event is stored leaves it owed to the feed's sweep. A set-many
+ * (expiry, unassignment, a cancelled group) writes one marker, on the announced commands only.
  */
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/types.js';
-import type { Command, CommandOutcome } from '../store/ports/index.js';
+import type { Command, CommandOutcome, NewCommand } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
+import { commandMarker, newMarker } from '../events/outbox.js';
 
 /** A member of a composite's group (not the composite itself). */
 const memberOf = (c: Command): number | undefined => (c.group_id !== null && c.group_id !== c.id ? c.group_id : undefined);
 
 export interface CommandLifecycle {
-  /** New records (API queueing, sync ops): one event each. */
+  /** Stores a new command with the outbox marker of its event, and announces it. */
+  create(input: NewCommand, now: string): Promise<Command>;
+  /** New records stored elsewhere (sync ops): one event each, not in the outbox. */
   created(commands: readonly Command[]): void;
   /**
    * Finishes a pending or sent command (no-op when already final). `sameAttempt`: only if it is still
@@ -62,16 +71,22 @@ export interface CommandLifecycle {
 export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: EventBus }): CommandLifecycle {
   const { store, clock, bus } = deps;
   const now = () => clock.now().toISOString();
-  const announce = (c: Command | undefined): void => {
+  /** `feedEvent`: the outbox marker the transition was written under. */
+  const announce = (c: Command | undefined, feedEvent?: string): void => {
     // Child lines of a multi-line command are not API records.
-    if (c && c.parent_id === null) bus.emit('command.updated', { location_id: c.location_id, command: c });
+    if (c && c.parent_id === null)
+      bus.emit('command.updated', {
+        location_id: c.location_id,
+        command: c,
+        ...(feedEvent === undefined ? {} : { feed_event: feedEvent }),
+      });
   };
   /** Announces the finished commands and settles the groups they belong to. */
-  const finished = async (commands: readonly (Command | undefined)[]): Promise<void> => {
+  const finished = async (commands: readonly (Command | undefined)[], feedEvent?: string): Promise<void> => {
     const groups = new Set<number>();
     for (const c of commands) {
       if (!c) continue;
-      announce(c);
+      announce(c, feedEvent);
       const g = memberOf(c);
       if (g !== undefined) groups.add(g);
     }
@@ -87,6 +102,7 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
     const prior = composite.result !== null && typeof composite.result === 'object' ? (composite.result as Record<string, unknown>) : {};
     const result = { ...prior, queued: n.success + n.failed, delivered: n.success, failed, superseded: n.superseded };
     const summary = `${n.success} of ${n.success + n.failed} operations acknowledged by the device, ${failed} failed${n.superseded > 0 ? `, ${n.superseded} replaced by newer changes` : ''}`;
+    const marker = commandMarker(composite);
     announce(
       await store.commands.finish(
         groupId,
@@ -94,26 +110,38 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
           ? { status: 'success', response: summary, result }
           : { status: 'failed', error_message: summary, response: summary, result },
         now(),
+        undefined,
+        marker,
       ),
+      marker,
     );
   }
 
   return {
+    async create(input, at) {
+      const marker = commandMarker({ parent_id: input.parent_id ?? null, location_id: input.location_id });
+      const command = await store.commands.create(marker === undefined ? input : { ...input, feed_event: marker }, at);
+      announce(command, marker);
+      return command;
+    },
     created(commands) {
       for (const c of commands) announce(c);
     },
     async finish(command, outcome, options) {
       const attempt = options?.sameAttempt === true && command.sent_at !== null ? command.sent_at : undefined;
-      const done = await store.commands.finish(command.id, outcome, now(), attempt);
-      await finished([done]);
+      const marker = commandMarker(command);
+      const done = await store.commands.finish(command.id, outcome, now(), attempt, marker);
+      await finished([done], marker);
       return done;
     },
     async cancel(command) {
-      const done = await store.commands.failIfPending(command.id, 'cancelled', now());
+      const marker = commandMarker(command);
+      const done = await store.commands.failIfPending(command.id, 'cancelled', now(), marker);
       if (!done) return undefined;
-      const members = done.group_id === done.id ? await store.commands.failGroupPending(done.id, 'cancelled', now()) : [];
-      for (const m of members) announce(m);
-      await finished([done]);
+      const membersMarker = newMarker();
+      const members = done.group_id === done.id ? await store.commands.failGroupPending(done.id, 'cancelled', now(), membersMarker) : [];
+      for (const m of members) announce(m, membersMarker);
+      await finished([done], marker);
       return done;
     },
     async claimed(commands, sentAt) {
@@ -138,10 +166,11 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       await store.commands.unclaim(ids, sentAt, now());
     },
     async requeue(command) {
-      const again = await store.commands.requeue(command.id, now());
+      const marker = commandMarker(command);
+      const again = await store.commands.requeue(command.id, now(), marker);
       // A newer op for the same user superseded it (failed): that one carries the change.
-      if (again?.status === 'failed') await finished([again]);
-      else announce(again);
+      if (again?.status === 'failed') await finished([again], marker);
+      else announce(again, marker);
       if (again?.status === 'pending') bus.emit('mailbox.changed', { location_id: again.location_id, sn: again.sn });
       return again;
     },
@@ -151,10 +180,12 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       return again;
     },
     async expire() {
-      await finished(await store.commands.expire(now()));
+      const marker = newMarker();
+      await finished(await store.commands.expire(now(), marker), marker);
     },
     async failPendingFor(sn, message) {
-      await finished(await store.commands.failPendingFor(sn, message, now()));
+      const marker = newMarker();
+      await finished(await store.commands.failPendingFor(sn, message, now(), marker), marker);
     },
     settleGroup,
   };

@@ -12,12 +12,21 @@ import type { SyncViewData } from '../views/device-sync.js';
 export interface BusEvents {
   'device.online': { location_id: number | null; sn: string; at: string };
   'device.offline': { location_id: number | null; sn: string; at: string };
-  /** `changed_options`: set by a terminal's session update, the option keys it set or changed (the event carries only these). */
-  'device.updated': { location_id: number | null; device: Device; changed_options?: Readonly<Record<string, string>> };
+  /**
+   * `changed_options`: set by a terminal's session update, the option keys it set or changed (the event carries only these).
+   * `feed_event`: the outbox marker an operator's change was written under (src/events/outbox.ts).
+   */
+  'device.updated': {
+    location_id: number | null;
+    device: Device;
+    changed_options?: Readonly<Record<string, string>>;
+    feed_event?: string;
+  };
   /** A terminal's roster sync state changed (src/sync/terminal-state.ts). */
   'device.sync': { location_id: number | null; sn: string; sync: SyncViewData };
   'device.conflict': { location_id: number | null; sn: string; addresses: readonly string[] };
-  'command.updated': { location_id: number | null; command: Command };
+  /** `feed_event`: the outbox marker the command's transition was written under (src/events/outbox.ts). */
+  'command.updated': { location_id: number | null; command: Command; feed_event?: string };
   /** New pending work for a device (commands or sync ops): held polls are released. */
   'mailbox.changed': { location_id: number | null; sn: string };
   /** `feed_event`: the outbox marker the records were written under (src/events/outbox.ts). */

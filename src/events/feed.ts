@@ -12,8 +12,9 @@
  *   the change stream, from others) pass on strictly by seq; a hole is fetched, then skipped.
  * - ./feed-watch.ts: the store's watch brings what other nodes append, and says when it cannot.
  *
- * ./outbox.ts: attendance and door events are written with an outbox marker; what a crash or a long
- * outage kept from the feed is swept into it at start and every SWEEP_EVERY_MS.
+ * ./outbox.ts: attendance, door events and command transitions (results a terminal posted, and what
+ * follows from them) are written with an outbox marker; what a crash or a long outage kept from the
+ * feed is swept into it at start and every SWEEP_EVERY_MS.
  *
  * System events (location 0, ./system-events.ts) carry signals between nodes, such as "this node now
  * serves device X"; they never reach public subscribers.

@@ -1,19 +1,29 @@
 /**
- * The feed outbox (issue #32): attendance and door events a terminal was told OK for owe their feed
- * events even across a crash or a long store outage.
+ * The feed outbox (issue #32): facts whose feed events must survive a crash or a long store outage
+ * between the data and its event: attendance and door events a terminal was told OK for, command
+ * transitions (src/devices/lifecycle.ts: a result a terminal posted and what follows from it, an ack
+ * timeout, an API client's queueing and cancelling, expiry, unassignment) and an operator's device
+ * changes (src/devices/assignment.ts: assign, unassign, registration reset).
  *
  * Invariants:
  * - The rows are written carrying a marker (`feed_event`, one per store write) in the same write as
  *   the rows themselves (ClusterPort OutboxTable); the append that stores their feed event clears it
  *   (SQLite: in the same transaction; MongoDB: right after, and a repeat of the same id is skipped).
  * - A feed event's id follows from its marker and its first row id, so the live path and a sweep
- *   name the same event alike and it is stored once.
+ *   name the same event alike and it is stored once (by two nodes sweeping at once as well).
+ * - A command or a device carries at most one marker: its latest marked write's. The append of an
+ *   earlier write's event clears only its own marker, so the newer event stays owed; a sweep offers
+ *   the row as stored, which is what its latest write's event said live. A device's marker is
+ *   stored with the location whose feed owes it (an unassigned device has none of its own).
+ * - Only rows whose event is stored are marked (commands: top-level, of a location): every marker
+ *   has an event that clears it. Not in the outbox: sync ops queued by src/sync/, deliveries
+ *   (`sent`), a terminal's session updates of its device, user.changed.
  * - The sweep (at start, then every SWEEP_EVERY_MS for markers older than SWEEP_AGE_MS) hands every
  *   row still carrying a marker to the appender, as the event it would have been; markers the
- *   appender is working on now are left to it.
+ *   appender is working on now are left to it. It reads at most SWEEP_PAGE rows per table and round.
  */
-import { createHash } from 'node:crypto';
-import type { Attendance, OutboxSettle, StoredDoorEvent, Unannounced } from '../store/ports/index.js';
+import { createHash, randomUUID } from 'node:crypto';
+import type { Attendance, Command, OutboxSettle, StoredDoorEvent, Unannounced } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
 import type { BusEvents } from './bus.js';
 
@@ -54,17 +64,40 @@ export function outboxOf(name: keyof BusEvents, payload: unknown): FactOutbox | 
     const eventId = outboxEventId(p.feed_event, p.record.id);
     return { eventId, settle: { event: eventId, table: 'door_events', ids: [p.record.id] } };
   }
+  if (name === 'device.updated') {
+    const p = payload as BusEvents['device.updated'];
+    if (p.feed_event === undefined) return undefined;
+    const eventId = outboxEventId(p.feed_event, p.device.id);
+    return { eventId, settle: { event: eventId, table: 'devices', ids: [p.device.id], marker: p.feed_event } };
+  }
+  if (name === 'command.updated') {
+    const p = payload as BusEvents['command.updated'];
+    if (p.feed_event === undefined) return undefined;
+    const eventId = outboxEventId(p.feed_event, p.command.id);
+    return { eventId, settle: { event: eventId, table: 'commands', ids: [p.command.id], marker: p.feed_event } };
+  }
   return undefined;
 }
+
+/** A new marker for a command's transition, when the command is one that is announced (top-level, of a location). */
+export function commandMarker(command: Pick<Command, 'parent_id' | 'location_id'>): string | undefined {
+  return command.parent_id === null && command.location_id !== null ? randomUUID() : undefined;
+}
+
+/** A new marker for one store write (its rows' events are derived from it with their ids). */
+export const newMarker = (): string => randomUUID();
 
 /** An event the sweep found owed, as the bus event that would have carried it. */
 export type Owed =
   | { readonly name: 'attendance.recorded'; readonly payload: BusEvents['attendance.recorded'] }
-  | { readonly name: 'door.event'; readonly payload: BusEvents['door.event'] };
+  | { readonly name: 'door.event'; readonly payload: BusEvents['door.event'] }
+  | { readonly name: 'command.updated'; readonly payload: BusEvents['command.updated'] }
+  | { readonly name: 'device.updated'; readonly payload: BusEvents['device.updated'] };
 
 /**
  * One round of the sweep: the owed events of up to a page of rows per table, rows written before
- * `before` (all when undefined). Attendance rows of one marker form one event, as they did live.
+ * `before` (all when undefined). Attendance rows of one marker form one event, as they did live; a
+ * command or a device is one event, the row as stored.
  */
 export async function owedEvents(store: Store, before: string | undefined): Promise<Owed[]> {
   const young = (r: { created_at: string }) => before !== undefined && r.created_at >= before;
@@ -88,6 +121,16 @@ export async function owedEvents(store: Store, before: string | undefined): Prom
     if (young(row.record)) continue;
     const record: StoredDoorEvent = row.record;
     owed.push({ name: 'door.event', payload: { location_id: record.location_id, record, feed_event: row.marker } });
+  }
+  for (const row of await store.commands.unannounced(SWEEP_PAGE)) {
+    const command: Command = row.record;
+    // The marker is as old as the transition that wrote it.
+    if (young({ created_at: command.updated_at ?? command.created_at })) continue;
+    owed.push({ name: 'command.updated', payload: { location_id: command.location_id, command, feed_event: row.marker } });
+  }
+  for (const row of await store.devices.unannounced(SWEEP_PAGE)) {
+    if (young({ created_at: row.record.updated_at ?? row.record.created_at })) continue;
+    owed.push({ name: 'device.updated', payload: { location_id: row.location_id, device: row.record, feed_event: row.marker } });
   }
   return owed;
 }

@@ -21,6 +21,9 @@ const supersededLines = (now: Iso): CommandCas => ({
 /** A sync op that a newer pending op for the same user replaced while it was out. */
 const supersededOp = (now: Iso): CommandCas => ({ rule: T.supersede, change: { error_message: SYNC_SUPERSEDED, updated_at: now } });
 
+/** The outbox marker a change writes (ports/cluster.ts OutboxTable), when one is given. */
+const marked = (feedEvent: string | undefined): { feed_event?: string } => (feedEvent === undefined ? {} : { feed_event: feedEvent });
+
 export function commandsPort(records: CommandRecords): CommandsPort {
   const { setOne, setEach, setMany, ...reads } = records;
   return {
@@ -32,12 +35,13 @@ export function commandsPort(records: CommandRecords): CommandsPort {
       );
       return ids.filter((_, i) => won[i] !== undefined);
     },
-    finish(id, outcome, now, attempt) {
+    finish(id, outcome, now, attempt, feedEvent) {
       const change = {
         response: outcome.response ?? null,
         error_message: outcome.error_message ?? null,
         result: outcome.result ?? null,
         acknowledged_at: now,
+        ...marked(feedEvent),
         updated_at: now,
       };
       return setOne(attempt === undefined ? { id } : { id, sent_at: attempt }, {
@@ -45,8 +49,8 @@ export function commandsPort(records: CommandRecords): CommandsPort {
         change,
       });
     },
-    failIfPending(id, message, now) {
-      return setOne({ id }, { rule: T.cancel, change: { error_message: message, updated_at: now } });
+    failIfPending(id, message, now, feedEvent) {
+      return setOne({ id }, { rule: T.cancel, change: { error_message: message, ...marked(feedEvent), updated_at: now } });
     },
     async unclaim(ids, sentAt, now) {
       const back = await setEach(
@@ -60,21 +64,30 @@ export function commandsPort(records: CommandRecords): CommandsPort {
       );
       return back.filter((c): c is Command => c?.status === 'pending');
     },
-    failGroupPending(groupId, message, now) {
-      return setMany({ group: groupId }, { rule: T.failPending, change: { error_message: message, updated_at: now } });
+    failGroupPending(groupId, message, now, feedEvent) {
+      return setMany(
+        { group: groupId },
+        { rule: T.failPending, change: { error_message: message, ...marked(feedEvent), updated_at: now } },
+      );
     },
-    failPendingFor(sn, message, now) {
-      return setMany({ sn }, { rule: T.failPending, change: { error_message: message, updated_at: now } });
+    failPendingFor(sn, message, now, feedEvent) {
+      return setMany({ sn }, { rule: T.failPending, change: { error_message: message, ...marked(feedEvent), updated_at: now } });
     },
-    expire(now) {
-      return setMany({ expiredBy: now }, { rule: T.expire, change: { error_message: EXPIRED, updated_at: now } });
+    expire(now, feedEvent) {
+      return setMany({ expiredBy: now }, { rule: T.expire, change: { error_message: EXPIRED, ...marked(feedEvent), updated_at: now } });
     },
-    requeue(id, now) {
+    requeue(id, now, feedEvent) {
       // Sent again: an op renders the user's state at dispatch (render.ts), so a late re-run undoes
       // nothing. When a newer pending op for the same (sn, sync_key) already carries the change, the
-      // one-pending-op-per-key rule keeps this one from going back: it is superseded instead.
-      const change = { sent_at: null, result: null, response: null, nextAttempt: true as const, updated_at: now };
-      return setOne({ id }, { rule: T.requeue, change, otherwise: supersededOp(now), lines: supersededLines(now) });
+      // one-pending-op-per-key rule keeps this one from going back: it is superseded instead. The
+      // outbox marker goes with either (both are announced), never with the lines.
+      const marker = marked(feedEvent);
+      const change = { sent_at: null, result: null, response: null, nextAttempt: true as const, ...marker, updated_at: now };
+      const otherwise = supersededOp(now);
+      return setOne(
+        { id },
+        { rule: T.requeue, change, otherwise: { ...otherwise, change: { ...otherwise.change, ...marker } }, lines: supersededLines(now) },
+      );
     },
     progress(id, progress, now) {
       const change = {

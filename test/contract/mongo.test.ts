@@ -70,6 +70,7 @@ if (!url) {
         names,
         [
           '_id_',
+          'feed_event',
           'group_status',
           'location_id_desc',
           'location_idem_unique',

@@ -14,6 +14,7 @@ import type { Store } from '../../src/store/types.js';
 import { attendanceContract } from './fixtures/attendance.js';
 import { clusterContract } from './fixtures/cluster.js';
 import { commandsContract } from './fixtures/commands.js';
+import { commandsOutboxContract, devicesOutboxContract } from './fixtures/commands-outbox.js';
 import { deviceRecordsContract } from './fixtures/device-records.js';
 import { devicesContract } from './fixtures/devices.js';
 import { doorEventsContract } from './fixtures/door-events.js';
@@ -37,6 +38,8 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   templatesContract(define);
   devicesContract(define);
   commandsContract(define);
+  commandsOutboxContract(define);
+  devicesOutboxContract(define);
   attendanceContract(define);
   deviceRecordsContract(define);
   doorEventsContract(define);

@@ -13,13 +13,14 @@
  * Sharding: `events` shards on `location_id` (its unique key starts with it); `event_seqs` and
  * `leases` are small and stay unsharded, like `counters`.
  */
-import type { ChangeStream, ChangeStreamInsertDocument, Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type ChangeStream, type ChangeStreamInsertDocument, type Collection, type Db } from 'mongodb';
 import {
   EVENT_PRUNE_BATCH,
   oneLocation,
   prunablePrefix,
   type ClusterPort,
   type DeviceLease,
+  type OutboxSettle,
   type OutboxTable,
   type StoredEvent,
 } from '../ports/index.js';
@@ -53,8 +54,19 @@ interface DeviceLeaseDoc {
   presence?: 'online' | 'offline' | null;
 }
 
+/** The outbox field of a row of any OutboxTable. */
+interface OutboxRow {
+  _id: number;
+  feed_event?: string;
+}
+
 /** Where the outbox rows of each table live (./schema.ts). */
-const OUTBOX_COLLECTION: Readonly<Record<OutboxTable, string>> = { attendance: 'attendance', door_events: 'door_events' };
+const OUTBOX_COLLECTION: Readonly<Record<OutboxTable, string>> = {
+  attendance: 'attendance',
+  door_events: 'door_events',
+  commands: 'commands',
+  devices: 'devices',
+};
 
 const toEvent = (d: EventDoc): StoredEvent => ({
   id: d._id,
@@ -96,17 +108,54 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
     }
   };
 
-  /** Stores one location's events under its next seqs. */
-  const insertEvents = async (batch: readonly Omit<StoredEvent, 'seq'>[]): Promise<StoredEvent[]> => {
+  /**
+   * Stores one location's events under its next seqs. `outbox`: ids of outbox events, which another
+   * node may store at the same moment (both sweeping): such an id found stored already is left out
+   * (its seq a gap) and the rest of the batch still goes in.
+   */
+  const insertEvents = async (batch: readonly Omit<StoredEvent, 'seq'>[], outbox: ReadonlySet<string>): Promise<StoredEvent[]> => {
     const last = await takeSeqs(oneLocation(batch), batch.length);
     const stored = batch.map((e, i) => ({ ...e, seq: last - batch.length + 1 + i }));
+    const taken = new Set<string>();
     // Ordered: a failure part-way leaves a prefix stored and the rest as a gap the feed skips
     // (the same as a node dying between taking its seqs and writing).
-    await events.insertMany(
-      stored.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })),
-      { ordered: true },
-    );
-    return stored;
+    for (let rest = stored; rest.length > 0;) {
+      try {
+        await events.insertMany(
+          rest.map((e) => ({ _id: e.id, location_id: e.location_id, seq: e.seq, type: e.type, at: e.at, node: e.node, data: e.data })),
+          { ordered: true },
+        );
+        break;
+      } catch (e) {
+        const at = e instanceof MongoBulkWriteError && isDuplicateKey(e) ? [e.writeErrors].flat()[0]?.index : undefined;
+        const dup = at === undefined ? undefined : rest[at];
+        if (at === undefined || !dup || !outbox.has(dup.id)) throw e;
+        taken.add(dup.id);
+        rest = rest.slice(at + 1);
+      }
+    }
+    return taken.size === 0 ? stored : stored.filter((e) => !taken.has(e.id));
+  };
+
+  /**
+   * Events of marked settles (OutboxSettle.marker) none of whose rows carries a marker any more: that
+   * event, or a newer one of the same rows, was stored before (as on SQLite); not stored again.
+   */
+  const settledBefore = async (settle: readonly OutboxSettle[]): Promise<Set<string>> => {
+    const gone = new Set<string>();
+    for (const table of new Set(settle.filter((s) => s.marker !== undefined).map((s) => s.table))) {
+      const marked = settle.filter((s) => s.table === table && s.marker !== undefined);
+      const carrying = new Set(
+        (
+          await db
+            .collection<OutboxRow>(OUTBOX_COLLECTION[table])
+            .find({ _id: { $in: marked.flatMap((s) => [...s.ids]) }, feed_event: { $exists: true } }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((d) => d._id),
+      );
+      for (const s of marked) if (!s.ids.some((id) => carrying.has(id))) gone.add(s.event);
+    }
+    return gone;
   };
 
   return {
@@ -117,14 +166,22 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
         settle.length === 0 || all.length === 0
           ? new Set<string>()
           : new Set((await events.find({ _id: { $in: all.map((e) => e.id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
-      const batch = all.filter((e) => !present.has(e.id));
-      const stored = batch.length === 0 ? [] : await insertEvents(batch);
+      const gone = all.length === 0 ? new Set<string>() : await settledBefore(settle);
+      const batch = all.filter((e) => !present.has(e.id) && !gone.has(e.id));
+      const stored = batch.length === 0 ? [] : await insertEvents(batch, new Set(settle.map((s) => s.event)));
       // After the events: a crash in between leaves the markers, and the sweep finds the events stored.
-      for (const s of settle) {
-        if (s.ids.length > 0)
-          await db
-            .collection<{ _id: number; feed_event?: string }>(OUTBOX_COLLECTION[s.table])
-            .updateMany({ _id: { $in: [...s.ids] } }, { $unset: { feed_event: '' } });
+      // One unordered bulk write per collection (a batch of command results settles hundreds of rows).
+      for (const table of new Set(settle.map((s) => s.table))) {
+        const ops = settle
+          .filter((s) => s.table === table && s.ids.length > 0)
+          .map((s) => ({
+            updateMany: {
+              // With its marker: only rows still carrying it (a row written again since owes the newer event).
+              filter: { _id: { $in: [...s.ids] }, ...(s.marker === undefined ? {} : { feed_event: s.marker }) },
+              update: { $unset: { feed_event: '' as const } },
+            },
+          }));
+        if (ops.length > 0) await db.collection<OutboxRow>(OUTBOX_COLLECTION[table]).bulkWrite(ops, { ordered: false });
       }
       return stored;
     },

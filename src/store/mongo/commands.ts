@@ -22,6 +22,7 @@ const toCommand = ({
   idem: _idem,
   sync_slot: _slot,
   composite: _composite,
+  feed_event: _feedEvent,
   group_id,
   ...rest
 }: CommandDoc): Command => ({
@@ -70,6 +71,7 @@ function newDoc(id: number, c: NewCommand, now: string): CommandDoc {
     idempotency_key: key,
     group_id: c.composite ? id : (c.group_id ?? null),
     ...(c.composite ? { composite: true as const } : {}),
+    ...(c.feed_event === undefined ? {} : { feed_event: c.feed_event }),
     created_at: now,
     updated_at: null,
     idem: key === null ? own(id) : idemKey(tokenId, key),
@@ -95,6 +97,7 @@ function fields(rule: CommandTransition, ch: CommandChange, composite: boolean):
   if (ch.response !== undefined) set.response = ch.response;
   if (ch.error_message !== undefined) set.error_message = ch.error_message;
   if (ch.result !== undefined && !(ch.compositeKeepsResult && composite)) set.result = toJson(ch.result);
+  if (ch.feed_event !== undefined) set.feed_event = ch.feed_event;
   set.updated_at = ch.updated_at;
   return set;
 }
@@ -199,10 +202,14 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
   /** Per command (the slot to release is per document); a crash midway leaves the rest for the next call. */
   const setMany = async (selector: CommandSelector, step: CommandCas): Promise<Command[]> => {
     const candidates = await c.commands
-      .find({ ...selection(selector), ...guard(step.rule) }, { projection: { _id: 1 } })
+      .find({ ...selection(selector), ...guard(step.rule) }, { projection: { _id: 1, parent_id: 1, location_id: 1 } })
       .sort({ _id: 1 })
       .toArray();
-    const changed = await mapLimit(candidates, PARALLEL, (d) => setOne({ id: d._id }, step));
+    // The outbox marker only on the commands that are announced (top-level, of a location).
+    const { feed_event: _marker, ...unmarked } = step.change;
+    const plain = { ...step, change: unmarked };
+    const stepOf = (d: Pick<CommandDoc, 'parent_id' | 'location_id'>) => (d.parent_id === null && d.location_id !== null ? step : plain);
+    const changed = await mapLimit(candidates, PARALLEL, (d) => setOne({ id: d._id }, stepOf(d)));
     return changed.filter((x): x is Command => x !== undefined);
   };
 
@@ -317,6 +324,14 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     },
     async children(parentId) {
       return (await c.commands.find({ parent_id: parentId }).sort({ _id: 1 }).toArray()).map(toCommand);
+    },
+    async unannounced(limit) {
+      const docs = await c.commands
+        .find({ feed_event: { $exists: true } })
+        .sort({ feed_event: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({ marker: d.feed_event as string, record: toCommand(d) }));
     },
     async syncedPinsElsewhere(sn, locationId, ever = false) {
       // Once per assignment, by serial number: a broadcast query in a sharded cluster (see the header).

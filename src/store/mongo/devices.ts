@@ -15,6 +15,8 @@ const toDevice = ({
   token_bound_address,
   registration_accepted_at,
   first_contact_at: _firstContact,
+  feed_event: _feedEvent,
+  feed_location: _feedLocation,
   ...rest
 }: DeviceDoc): Device => ({
   id: _id,
@@ -27,6 +29,10 @@ const toDevice = ({
   token_bound_address: token_bound_address ?? null,
   registration_accepted_at: registration_accepted_at ?? null,
 });
+
+/** The outbox marker an operator's change writes, with the location whose feed owes its event. */
+const marked = (feedEvent: string | undefined, locationId: number): Pick<DeviceDoc, 'feed_event' | 'feed_location'> =>
+  feedEvent === undefined ? {} : { feed_event: feedEvent, feed_location: locationId };
 
 const SESSION_FIELDS = DEVICE_SESSION_FIELDS;
 
@@ -120,8 +126,8 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         return r.modifiedCount === 1;
       });
     },
-    assign(locationId, sn, input, now) {
-      const set: Partial<DeviceDoc> = { updated_at: now };
+    assign(locationId, sn, input, now, feedEvent) {
+      const set: Partial<DeviceDoc> = { updated_at: now, ...marked(feedEvent, locationId) };
       if (input.name !== null) set.name = input.name;
       if (input.version_override !== undefined) set.version_override = input.version_override;
       if (input.comm_key_hash !== undefined) set.comm_key_hash = input.comm_key_hash;
@@ -186,19 +192,22 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       // Conditioned again: a device assigned or seen since the read stays.
       return (await c.devices.deleteMany({ _id: { $in: ids }, ...stale })).deletedCount;
     },
-    async unassign(locationId, sn, now) {
+    async unassign(locationId, sn, now, feedEvent) {
       // One conditional update; returnDocument 'before' gives the device as it was, and only to
       // the caller that unassigned it (a repeat finds nothing: idempotent).
       const before = await c.devices.findOneAndUpdate(
         { serial_number: sn, location_id: locationId },
-        { $set: { location_id: null, comm_key_hash: null, allowed_networks: null, updated_at: now }, $unset: { assigned_at: '' } },
+        {
+          $set: { location_id: null, comm_key_hash: null, allowed_networks: null, updated_at: now, ...marked(feedEvent, locationId) },
+          $unset: { assigned_at: '' },
+        },
         { returnDocument: 'before' },
       );
       // Devices assigned before device_locations existed are recorded when they leave (SQLite's migration seeds them).
       if (before) await seen(locationId, sn, before.assigned_at ?? now);
       return maybe(before, toDevice);
     },
-    async resetRegistration(locationId, sn, now) {
+    async resetRegistration(locationId, sn, now, feedEvent) {
       const doc = await c.devices.findOneAndUpdate(
         { serial_number: sn, location_id: locationId },
         {
@@ -209,11 +218,20 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
             token_bound_address: null,
             registration_accepted_at: now,
             updated_at: now,
+            ...marked(feedEvent, locationId),
           },
         },
         { returnDocument: 'after' },
       );
       return maybe(doc, toDevice);
+    },
+    async unannounced(limit) {
+      const docs = await c.devices
+        .find({ feed_event: { $exists: true } })
+        .sort({ feed_event: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({ marker: d.feed_event as string, location_id: d.feed_location as number, record: toDevice(d) }));
     },
     async updateSession(sn, patch, now) {
       const set: Record<string, unknown> = {};

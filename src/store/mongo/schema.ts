@@ -40,6 +40,9 @@ export type DeviceDoc = Omit<
   registration_accepted_at?: string | null;
   /** Set once by claimFirstContact (absent on devices recorded before it existed). */
   first_contact_at?: string | null;
+  /** The outbox marker of the device.updated an operator's change still owes, and the location whose feed owes it (../ports/cluster.ts OutboxTable). */
+  feed_event?: string;
+  feed_location?: number;
 };
 /** `feed_event`: the outbox marker of the feed event the punch still owes (absent once stored; ../ports/cluster.ts OutboxTable). */
 export type AttendanceDoc = Stored<Attendance> & { feed_event?: string };
@@ -53,6 +56,8 @@ export type AttendanceDoc = Stored<Attendance> & { feed_event?: string };
  *   command out of `pending` sets it back to `#<id>` in the same single-document update.
  */
 export type CommandDoc = Omit<Stored<Command>, 'params' | 'result' | 'group_id'> & {
+  /** The outbox marker of the command.updated event the last transition still owes (absent once stored; ../ports/cluster.ts OutboxTable). */
+  feed_event?: string;
   params: string | null;
   result: string | null;
   idem: string;
@@ -218,6 +223,7 @@ const INDEXES: Readonly<
     { name: 'serial_unique', key: { serial_number: 1 }, unique: true },
     { name: 'location_serial', key: { location_id: 1, serial_number: 1 } },
     { name: 'unassigned_seen', key: { location_id: 1, last_seen: 1, created_at: 1 } },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, sparse: true },
   ],
   commands: [
     { name: 'location_idem_unique', key: { location_id: 1, idem: 1 }, unique: true },
@@ -229,6 +235,7 @@ const INDEXES: Readonly<
     { name: 'parent', key: { parent_id: 1, _id: 1 } },
     { name: 'status_updated_at', key: { status: 1, updated_at: 1 } },
     { name: 'group_status', key: { group_id: 1, status: 1 } },
+    { name: 'feed_event', key: { feed_event: 1, _id: 1 }, sparse: true },
   ],
   attendance: [
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },

@@ -52,18 +52,28 @@ export function oneLocation(events: readonly { readonly location_id: number }[])
 }
 
 /**
- * The feed outbox: rows a terminal was told OK for (attendance, door events) are written carrying a
- * marker of the feed event they still owe (`feed_event`), in the same write as the row itself. The
- * append that stores the event clears the marker (ClusterPort.appendEvents `settle`), so a crash or
- * an outage between the two leaves the marker for the feed's sweep (src/events/outbox.ts).
+ * The feed outbox: rows a terminal was told OK for (attendance, door events), command transitions
+ * and an operator's device changes (assign, unassign, registration reset) are written carrying a marker
+ * of the feed event they still owe (`feed_event`), in the same write as the row itself. The append
+ * that stores the event clears the marker (ClusterPort.appendEvents `settle`), so a crash or an
+ * outage between the two leaves the marker for the feed's sweep (src/events/outbox.ts).
+ * A command is written again by its next transition, a device by the operator's next change: its
+ * marker is then the newer one, which owes the event of the row as it now stands.
  */
-export type OutboxTable = 'attendance' | 'door_events';
+export type OutboxTable = 'attendance' | 'door_events' | 'commands' | 'devices';
 
 /** Rows whose owed feed event (`event`, its id) an append stores: their markers are cleared with it. */
 export interface OutboxSettle {
   readonly event: string;
   readonly table: OutboxTable;
   readonly ids: readonly number[];
+  /**
+   * The marker the event is owed under (always given for `commands` and `devices`). When set, only rows still
+   * carrying it are cleared: a row written again under a newer marker keeps that one, and the
+   * event is still stored. When none of its rows carries a marker any more, this event or a newer
+   * one of the same rows was stored before: it is not stored (a sweep's stale offer).
+   */
+  readonly marker?: string;
 }
 
 /** A row still owing its feed event, with the marker it was written under. */
@@ -97,9 +107,9 @@ export interface ClusterPort {
    * (taken atomically: two nodes never get the same). One write for the lot: the feed appends what
    * accumulated while the previous append ran (group commit). Returns them with their seqs.
    * `settle`: outbox rows whose markers are cleared in the same write (SQLite: one transaction;
-   * MongoDB: right after the insert). An outbox event stored before is not stored again (SQLite: its
-   * rows carry no marker any more; MongoDB: its id is stored, as after a crash between the insert and
-   * the clearing), so a sweep offering it again changes nothing.
+   * MongoDB: right after the insert). An outbox event stored before is not stored again (its
+   * rows carry no marker any more; MongoDB also: its id is stored, as after a crash between the insert
+   * and the clearing), so a sweep offering it again changes nothing.
    */
   appendEvents(events: readonly Omit<StoredEvent, 'seq'>[], settle?: readonly OutboxSettle[]): Promise<readonly StoredEvent[]>;
   /** Events of a location with seq > after, in seq order. */

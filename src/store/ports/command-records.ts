@@ -28,6 +28,11 @@ export interface CommandChange {
   readonly acknowledged_at?: Iso;
   /** Adds one to attempts (a new attempt). */
   readonly nextAttempt?: true;
+  /**
+   * The outbox marker of the feed event this change owes (ports/cluster.ts OutboxTable); absent:
+   * unchanged. A set-many writes it only on top-level commands of a location (those announced).
+   */
+  readonly feed_event?: string;
   readonly updated_at: Iso;
 }
 

@@ -1,4 +1,5 @@
 /** The commands port: queued device commands, their mailbox order and their status transitions (command-transitions.ts). */
+import type { Unannounced } from './cluster.js';
 import type { Iso, Page, Window } from './records.js';
 
 export type CommandStatus = 'pending' | 'sent' | 'success' | 'failed';
@@ -43,6 +44,8 @@ export type NewCommand = Pick<Command, 'location_id' | 'sn' | 'command' | 'param
   Partial<Pick<Command, 'sync_key' | 'parent_id' | 'created_by_token_id' | 'idempotency_key' | 'group_id'>> & {
     /** A composite record: its group is its own id, and it is never delivered itself. */
     readonly composite?: boolean;
+    /** The outbox marker of the event announcing the new command (OutboxTable in ./cluster.ts), written with it. */
+    readonly feed_event?: string;
   };
 
 /** error_message of a sent sync op that a newer pending op for the same device and user replaced (requeue, unclaim). */
@@ -104,13 +107,15 @@ export interface CommandsPort {
   /**
    * Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final.
    * With `attempt`, only the attempt sent at that instant (an answer to an attempt that was re-queued meanwhile changes nothing).
+   * `feedEvent`: the command is written carrying this outbox marker (OutboxTable in ./cluster.ts), in
+   * the same write; given only for a command that is announced (top-level, of a location).
    */
-  finish(id: number, outcome: CommandOutcome, now: Iso, attempt?: Iso): Promise<Command | undefined>;
+  finish(id: number, outcome: CommandOutcome, now: Iso, attempt?: Iso, feedEvent?: string): Promise<Command | undefined>;
   /**
    * pending → failed with `message`, atomically: undefined when the command is no longer pending (a
    * poll claimed it meanwhile). Cancellation uses it so a sent command is never marked cancelled.
    */
-  failIfPending(id: number, message: string, now: Iso): Promise<Command | undefined>;
+  failIfPending(id: number, message: string, now: Iso, feedEvent?: string): Promise<Command | undefined>;
   /**
    * A claimed batch whose reply never reached the device: sent → pending again for each id still
    * sent since `sentAt` (attempts unchanged, progress cleared; a composite keeps its counts); child
@@ -120,12 +125,16 @@ export interface CommandsPort {
   /** Whether any member of the group is still pending or sent. */
   groupOutstanding(groupId: number): Promise<boolean>;
   groupCounts(groupId: number): Promise<GroupCounts>;
-  /** Pending members of a group → failed with `message` (a cancelled composite). Returns them. */
-  failGroupPending(groupId: number, message: string, now: Iso): Promise<readonly Command[]>;
+  /**
+   * Pending members of a group → failed with `message` (a cancelled composite). Returns them.
+   * `feedEvent` here and below: the outbox marker written on each command changed that is announced
+   * (top-level, of a location); child lines and commands without a location never carry one.
+   */
+  failGroupPending(groupId: number, message: string, now: Iso, feedEvent?: string): Promise<readonly Command[]>;
   /** Pending → failed for every command of the device (unassignment). Returns the failed commands. */
-  failPendingFor(sn: string, message: string, now: Iso): Promise<readonly Command[]>;
+  failPendingFor(sn: string, message: string, now: Iso, feedEvent?: string): Promise<readonly Command[]>;
   /** Pending commands whose expires_at is past → failed. Returns them. */
-  expire(now: Iso): Promise<readonly Command[]>;
+  expire(now: Iso, feedEvent?: string): Promise<readonly Command[]>;
   /**
    * Sent top-level commands with sent_at older than the cutoff (ack timeout sweep), by (sent_at, id);
    * `after` pages on: only those after that command in this order.
@@ -133,9 +142,12 @@ export interface CommandsPort {
   sentBefore(cutoff: Iso, limit: number, after?: Pick<Command, 'sent_at' | 'id'>): Promise<readonly Command[]>;
   /**
    * sent → pending again (re-sends of sync ops, with back-off); increments attempts, clears progress, and
-   * supersedes the child lines of the attempt that went unanswered.
+   * supersedes the child lines of the attempt that went unanswered. `feedEvent`: as for finish, on
+   * the command (back to pending, or superseded), not on its lines.
    */
-  requeue(id: number, now: Iso): Promise<Command | undefined>;
+  requeue(id: number, now: Iso, feedEvent?: string): Promise<Command | undefined>;
+  /** Commands still owing their feed event (written with a marker not cleared yet), by marker then id, at most `limit`. */
+  unannounced(limit: number): Promise<readonly Unannounced<Command>[]>;
   /** Child lines of a multi-line command (of every attempt; see ATTEMPT_SUPERSEDED). */
   children(parentId: number): Promise<readonly Command[]>;
   /**

@@ -1,4 +1,5 @@
 /** The devices port: terminals by serial number, their assignment to a location and their session. */
+import type { Unannounced } from './cluster.js';
 import type { Iso, Page, Window } from './records.js';
 import type { ProtocolVersion } from '../../../protocols/index.js';
 
@@ -86,6 +87,17 @@ export const DEVICE_SESSION_FIELDS = [
 
 export type DeviceSessionPatch = Partial<Pick<Device, (typeof DEVICE_SESSION_FIELDS)[number]>>;
 
+/** A device whose `device.updated` is still owed (the feed outbox, OutboxTable in ./cluster.ts). */
+export interface OwedDevice extends Unannounced<Device> {
+  /** The location whose feed owes it: the device's, or the one it was unassigned from. */
+  readonly location_id: number;
+}
+
+/**
+ * `feedEvent` of assign, unassign and resetRegistration: the device is written carrying this outbox
+ * marker, with the location whose feed owes the event, in the same write (an operator's change
+ * announced as `device.updated`).
+ */
 export interface DevicesPort {
   getBySerial(sn: string): Promise<Device | undefined>;
   /** A device of this location (undefined when unassigned or elsewhere). */
@@ -117,6 +129,7 @@ export interface DevicesPort {
       allowed_networks?: readonly string[] | null;
     },
     now: Iso,
+    feedEvent?: string,
   ): Promise<{ outcome: 'assigned' | 'already' | 'other-location'; device: Device }>;
   /** Whether `sn` was ever assigned to the location (BIOGATE_DEVICE_CLAIM=admin); the record survives unassignment and eviction. */
   seenIn(locationId: number, sn: string): Promise<boolean>;
@@ -128,13 +141,15 @@ export interface DevicesPort {
    */
   evictUnassigned(before: Iso, limit: number): Promise<number>;
   /** Unassigns when it belongs to the location; idempotent. Returns the device as it was, if it was. */
-  unassign(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
+  unassign(locationId: number, sn: string, now: Iso, feedEvent?: string): Promise<Device | undefined>;
   /**
    * Operator-triggered (re-)registration [PUSH-v3 §3.3]: forgets the registry code, session and token binding
    * of the location's device and sets `registration_accepted_at`, so the terminal's next registry request
    * registers it. Undefined when the device is not the location's.
    */
-  resetRegistration(locationId: number, sn: string, now: Iso): Promise<Device | undefined>;
+  resetRegistration(locationId: number, sn: string, now: Iso, feedEvent?: string): Promise<Device | undefined>;
+  /** Devices still owing their feed event, by marker then id, at most `limit`. */
+  unannounced(limit: number): Promise<readonly OwedDevice[]>;
   /** Session/presence fields written by the device runtime. */
   updateSession(sn: string, patch: DeviceSessionPatch, now: Iso): Promise<Device | undefined>;
   /** Write-behind of last_seen for many devices at once. */

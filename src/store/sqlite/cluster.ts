@@ -15,9 +15,9 @@ import {
   type ClusterPort,
   type DeviceLease,
   type OutboxSettle,
-  type OutboxTable,
   type StoredEvent,
 } from '../ports/index.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
 /** How often a watch asks whether another process wrote: the delay of a CLI change reaching the gateway. */
@@ -40,16 +40,28 @@ export function sqliteCluster(db: Db): ClusterPort {
     'INSERT INTO event_seqs (location_id, seq) VALUES (?, ?) ON CONFLICT (location_id) DO UPDATE SET seq = seq + excluded.seq RETURNING seq',
   );
   const insertEvent = db.prepare('INSERT INTO events (location_id, seq, id, type, at, node, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const settled: Readonly<Record<OutboxTable, string>> = {
-    attendance: 'UPDATE attendance SET feed_event = NULL WHERE id IN (SELECT value FROM json_each(?)) AND feed_event IS NOT NULL',
-    door_events: 'UPDATE door_events SET feed_event = NULL WHERE id IN (SELECT value FROM json_each(?)) AND feed_event IS NOT NULL',
+  const rows = 'id IN (SELECT value FROM json_each(?))';
+  // Prepared once per text (a batch of command results settles hundreds of rows in one append).
+  const statements = new Map<string, Statement>();
+  const stmt = (sql: string): Statement => {
+    let st = statements.get(sql);
+    if (!st) statements.set(sql, (st = db.prepare(sql)));
+    return st;
+  };
+  /** Clears a settle's markers; false when the event was stored before (see OutboxSettle.marker). */
+  const settleOne = (s: OutboxSettle): boolean => {
+    const list = JSON.stringify(s.ids);
+    if (s.marker === undefined)
+      return stmt(`UPDATE ${s.table} SET feed_event = NULL WHERE ${rows} AND feed_event IS NOT NULL`).run(list).changes > 0;
+    if (stmt(`UPDATE ${s.table} SET feed_event = NULL WHERE ${rows} AND feed_event = ?`).run(list, s.marker).changes > 0) return true;
+    // Written again under a newer marker before this event was stored: it is owed as well.
+    return stmt(`SELECT 1 FROM ${s.table} WHERE ${rows} AND feed_event IS NOT NULL LIMIT 1`).get(list) !== undefined;
   };
   // The outbox markers are cleared in the same transaction as the events are stored: an event whose
   // rows carry no marker any more was stored before, and is not stored twice.
   const append = db.transaction((all: readonly Omit<StoredEvent, 'seq'>[], settle: readonly OutboxSettle[]): StoredEvent[] => {
     const before = new Set<string>();
-    for (const s of settle)
-      if (s.ids.length > 0 && db.prepare(settled[s.table]).run(JSON.stringify(s.ids)).changes === 0) before.add(s.event);
+    for (const s of settle) if (s.ids.length > 0 && !settleOne(s)) before.add(s.event);
     const events = before.size === 0 ? all : all.filter((e) => !before.has(e.id));
     if (events.length === 0) return [];
     const locationId = oneLocation(events);

@@ -80,8 +80,11 @@ const statusIn = (statuses: readonly CommandStatus[]): string =>
 const guard = (rule: CommandTransition): string =>
   rule.compositeFrom ? `(${statusIn(rule.from)} OR (composite = 1 AND ${statusIn(rule.compositeFrom)}))` : statusIn(rule.from);
 
-/** SET clauses and their arguments for a rule's change, in a fixed order (so one text per shape: statements are cached by text). */
-function assignments(rule: CommandTransition, c: CommandChange): { sql: string; args: unknown[] } {
+/**
+ * SET clauses and their arguments for a rule's change, in a fixed order (so one text per shape: statements are cached by text).
+ * `many`: a set-many, whose outbox marker goes only on the commands that are announced.
+ */
+function assignments(rule: CommandTransition, c: CommandChange, many = false): { sql: string; args: unknown[] } {
   const sets: string[] = [];
   const args: unknown[] = [];
   const put = (sql: string, value: unknown) => {
@@ -98,6 +101,11 @@ function assignments(rule: CommandTransition, c: CommandChange): { sql: string; 
   if (c.acknowledged_at !== undefined)
     put("acknowledged_at = CASE WHEN status = 'sent' THEN ? ELSE acknowledged_at END", c.acknowledged_at);
   if (c.nextAttempt) sets.push('attempts = attempts + 1');
+  if (c.feed_event !== undefined)
+    put(
+      many ? 'feed_event = CASE WHEN parent_id IS NULL AND location_id IS NOT NULL THEN ? ELSE feed_event END' : 'feed_event = ?',
+      c.feed_event,
+    );
   put('updated_at = ?', c.updated_at);
   return { sql: sets.join(', '), args };
 }
@@ -116,8 +124,8 @@ export function sqliteCommands(db: Db): CommandsPort {
   /** A statement that returns command rows: `*` stands for COLUMNS, rows are arrays. */
   const q = rawReader(db, COLUMNS);
   const insert = q(
-    `INSERT INTO commands (location_id, sn, command, params, priority, origin, status, expires_at, sync_key, parent_id, created_by_token_id, idempotency_key, group_id, composite, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    `INSERT INTO commands (location_id, sn, command, params, priority, origin, status, expires_at, sync_key, parent_id, created_by_token_id, idempotency_key, group_id, composite, created_at, feed_event)
+     VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
   );
   // A composite's group is its own id, known once the row exists.
   const ownGroup = q('UPDATE commands SET group_id = id WHERE id = ? RETURNING *');
@@ -144,6 +152,8 @@ export function sqliteCommands(db: Db): CommandsPort {
     "SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?",
   );
   const childrenOf = q('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
+  // The marker follows COLUMNS in each row (the partial index commands_feed_event serves it).
+  const owing = q('SELECT *, feed_event FROM commands WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?');
   /** The one row a statement returns, as a command. */
   const one = (sql: string, ...args: unknown[]): Command | undefined => {
     const r = q(sql).get(...args);
@@ -164,6 +174,7 @@ export function sqliteCommands(db: Db): CommandsPort {
     c.group_id ?? null,
     c.composite ? 1 : 0,
     now,
+    c.feed_event ?? null,
   ];
 
   /** One compare-and-set statement on a command; undefined when it did not apply or a unique index refused it. */
@@ -197,7 +208,7 @@ export function sqliteCommands(db: Db): CommandsPort {
       return db.transaction(() => targets.map((t) => apply(t, step(t)))).immediate();
     },
     async setMany(selector, step) {
-      const set = assignments(step.rule, step.change);
+      const set = assignments(step.rule, step.change, true);
       const where = selection(selector);
       return q(`UPDATE commands SET ${set.sql} WHERE ${where.sql} AND ${guard(step.rule)} RETURNING *`)
         .all(...set.args, ...where.args)
@@ -299,6 +310,9 @@ export function sqliteCommands(db: Db): CommandsPort {
     },
     async children(parentId) {
       return childrenOf.all(parentId).map(toCommand);
+    },
+    async unannounced(limit) {
+      return owing.all(limit).map((r) => ({ marker: r[COLUMNS.length] as string, record: toCommand(r) }));
     },
     async syncedPinsElsewhere(sn, locationId, ever = false) {
       const rows = db

@@ -102,14 +102,14 @@ export function sqliteDevices(db: Db): DevicesPort {
         1
       );
     },
-    async assign(locationId, sn, input, now) {
+    async assign(locationId, sn, input, now, feedEvent) {
       return db
         .transaction(() => {
           const existing = bySerial.get(sn) as Row | undefined;
           if (!existing) {
             const r = db
               .prepare(
-                'INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, allowed_networks, assigned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+                'INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, allowed_networks, assigned_at, created_at, feed_event, feed_location) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
               )
               .get(
                 sn,
@@ -120,6 +120,8 @@ export function sqliteDevices(db: Db): DevicesPort {
                 networks(input.allowed_networks),
                 now,
                 now,
+                feedEvent ?? null,
+                feedEvent === undefined ? null : locationId,
               ) as Row;
             return { outcome: 'assigned' as const, device: toDevice(r) };
           }
@@ -147,6 +149,10 @@ export function sqliteDevices(db: Db): DevicesPort {
             sets.push('assigned_at = ?');
             args.push(now);
           }
+          if (feedEvent !== undefined) {
+            sets.push('feed_event = ?', 'feed_location = ?');
+            args.push(feedEvent, locationId);
+          }
           const r = db.prepare(`UPDATE devices SET ${sets.join(', ')} WHERE id = ? RETURNING *`).get(...args, existing['id']) as Row;
           return { outcome: owner === null ? ('assigned' as const) : ('already' as const), device: toDevice(r) };
         })
@@ -173,7 +179,7 @@ export function sqliteDevices(db: Db): DevicesPort {
         )
         .run(before, limit).changes;
     },
-    async unassign(locationId, sn, now) {
+    async unassign(locationId, sn, now, feedEvent) {
       // One write transaction: the CLI and the server share the file, and only the caller that
       // actually unassigned may get the device back (idempotent: the next one gets undefined).
       return db
@@ -181,20 +187,25 @@ export function sqliteDevices(db: Db): DevicesPort {
           const before = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as
             Row | undefined;
           if (!before) return undefined;
+          const marker = feedEvent === undefined ? '' : ', feed_event = ?, feed_location = ?';
           db.prepare(
-            'UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ? WHERE id = ?',
-          ).run(now, before['id']);
+            `UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ?${marker} WHERE id = ?`,
+          ).run(now, ...(feedEvent === undefined ? [] : [feedEvent, locationId]), before['id']);
           return toDevice(before);
         })
         .immediate();
     },
-    async resetRegistration(locationId, sn, now) {
+    async resetRegistration(locationId, sn, now, feedEvent) {
       const r = db
         .prepare(
-          'UPDATE devices SET registry_code = NULL, session_id = NULL, token_bound_at = NULL, token_bound_address = NULL, registration_accepted_at = ?, updated_at = ? WHERE serial_number = ? AND location_id = ? RETURNING *',
+          'UPDATE devices SET registry_code = NULL, session_id = NULL, token_bound_at = NULL, token_bound_address = NULL, registration_accepted_at = ?, updated_at = ?, feed_event = COALESCE(?, feed_event), feed_location = COALESCE(?, feed_location) WHERE serial_number = ? AND location_id = ? RETURNING *',
         )
-        .get(now, now, sn, locationId) as Row | undefined;
+        .get(now, now, feedEvent ?? null, feedEvent === undefined ? null : locationId, sn, locationId) as Row | undefined;
       return r && toDevice(r);
+    },
+    async unannounced(limit) {
+      const rows = db.prepare('SELECT * FROM devices WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?').all(limit) as Row[];
+      return rows.map((r) => ({ marker: r['feed_event'] as string, location_id: r['feed_location'] as number, record: toDevice(r) }));
     },
     async updateSession(sn, patch, now) {
       const sets: string[] = [];

@@ -128,6 +128,17 @@ UPDATE devices SET first_contact_at = COALESCE(last_seen, registered_at, created
 `,
   },
   {
+    version: 26,
+    name: 'feed outbox: command transitions and device changes carry the marker of the event they still owe (issue #32)',
+    sql: `
+ALTER TABLE commands ADD COLUMN feed_event TEXT;
+CREATE INDEX commands_feed_event ON commands(feed_event) WHERE feed_event IS NOT NULL;
+ALTER TABLE devices ADD COLUMN feed_event TEXT;
+ALTER TABLE devices ADD COLUMN feed_location INTEGER;
+CREATE INDEX devices_feed_event ON devices(feed_event) WHERE feed_event IS NOT NULL;
+`,
+  },
+  {
     version: 30,
     // Issue #31 item 2: the audit outstanding per terminal, claimed by compare-and-set across nodes.
     name: 'terminal audits: when the outstanding audit started and its query command',

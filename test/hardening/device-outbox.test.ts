@@ -1,0 +1,90 @@
+// Issue #32 item 11 for an operator's device changes: assigning and unassigning a terminal
+// (POST/DELETE /api/devices) store the device, then `device.updated` goes to the feed. The store's
+// feed append is made to fail with the adapter's test fault hook (BIOGATE_TEST_FAULTS=cluster.appendEvents,
+// src/store/test-faults.ts) right after the device was written: it keeps its outbox marker, and the
+// feed's sweep stores the event at the next start, once, in the feed of the location it concerns, with
+// the device as stored. Runs on the store of BIOGATE_TEST_API_STORE (SQLite by default; MongoDB with
+// BIOGATE_TEST_API_STORE=mongodb).
+import t from 'tap';
+import type { AnyFeedEvent } from '../../src/events/types.js';
+import { TEST_FAULTS_ENV } from '../../src/store/test-faults.js';
+import { bearer, fetchJson, jsonBody, startApp, type StartedApp } from '../helpers/app.js';
+
+const FAULT = 'cluster.appendEvents';
+const previous = process.env[TEST_FAULTS_ENV];
+process.env[TEST_FAULTS_ENV] = ''; // the hook is installed, no fault yet
+t.teardown(() => {
+  if (previous === undefined) delete process.env[TEST_FAULTS_ENV];
+  else process.env[TEST_FAULTS_ENV] = previous;
+});
+const fault = (on: boolean) => void (process.env[TEST_FAULTS_ENV] = on ? FAULT : '');
+
+/** The device.updated events of one serial in a location's feed, as a consumer resuming from seq 0 reads them. */
+async function deviceEvents(app: StartedApp, sn: string, locationId: number): Promise<AnyFeedEvent[]> {
+  await app.app.feed.settled();
+  const seen: AnyFeedEvent[] = [];
+  const sub = app.app.feed.subscribe({ locationId, after: 0 }, (e) => seen.push(e));
+  const last = await app.app.feed.latestSeq(locationId);
+  for (let i = 0; i < 200 && (seen.at(-1)?.seq ?? 0) < last; i++) await new Promise((r) => setTimeout(r, 10));
+  sub.close();
+  return seen.filter((e) => e.type === 'device.updated' && e.data.sn === sn);
+}
+
+const located = (events: readonly AnyFeedEvent[]) =>
+  events.map((e) => (e.type === 'device.updated' ? e.data.device['location_id'] : undefined));
+
+t.test('assign and unassign whose feed append fails: their device.updated are stored at the next start, once', async (t) => {
+  const first = await startApp(t, { config: { longpollS: 0 } });
+  const api = (method: string, path: string, body?: unknown) =>
+    fetchJson(
+      `${first.url}${path}`,
+      body === undefined ? { method, headers: bearer(first.token) } : jsonBody(method, body, bearer(first.token)),
+    );
+  fault(true);
+  t.equal((await api('POST', '/api/devices', { sn: 'DEVOUT01', name: 'Front door' })).res.status, 201, 'assigned');
+  t.equal((await api('POST', '/api/devices', { sn: 'DEVOUT02' })).res.status, 201);
+  t.equal((await api('DELETE', '/api/devices/DEVOUT02')).res.status, 200, 'unassigned');
+  await first.app.feed.settled();
+  t.same(located(await deviceEvents(first, 'DEVOUT01', first.locationId)), [], 'no event stored yet');
+  t.same(
+    (await first.app.store.devices.unannounced(10)).map((u) => [u.record.serial_number, u.location_id]).sort(),
+    [
+      ['DEVOUT01', first.locationId],
+      ['DEVOUT02', first.locationId],
+    ],
+    'both devices owe their event to the location',
+  );
+  await first.close();
+  fault(false);
+
+  const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+  const assigned = await deviceEvents(second, 'DEVOUT01', first.locationId);
+  t.same(located(assigned), [first.locationId], 'the assignment reaches the feed after the restart');
+  const view = (await fetchJson(`${second.url}/api/devices/DEVOUT01`, { headers: bearer(first.token) })).body as Record<string, unknown>;
+  const data: Record<string, unknown> = assigned[0]?.type === 'device.updated' ? assigned[0].data.device : {};
+  t.same([data['name'], data['location_id']], [view['name'], first.locationId], 'the device as stored');
+  t.equal(view['name'], 'Front door');
+  t.same(
+    located(await deviceEvents(second, 'DEVOUT02', first.locationId)),
+    [null],
+    'the unassignment, in the feed of the location it left',
+  );
+  t.same(await second.app.store.devices.unannounced(10), [], 'nothing owed any more');
+  const ids = (await deviceEvents(second, 'DEVOUT01', first.locationId)).map((e) => e.id);
+  await second.close();
+
+  const third = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+  t.same(
+    (await deviceEvents(third, 'DEVOUT01', first.locationId)).map((e) => e.id),
+    ids,
+    'another restart adds nothing',
+  );
+});
+
+t.test('a live assignment clears its marker with its event', async (t) => {
+  const app = await startApp(t, { config: { longpollS: 0 } });
+  t.equal((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'DEVOUT03' }, bearer(app.token)))).res.status, 201);
+  t.same(located(await deviceEvents(app, 'DEVOUT03', app.locationId)), [app.locationId]);
+  t.same(await app.app.store.devices.unannounced(10), [], 'no device owes an event');
+  t.equal(await app.app.feed.sweep(), 0);
+});
