@@ -173,7 +173,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     sync,
     terminals,
     intervalS: config.auditIntervalS,
-    created: lifecycle.created,
+    create: lifecycle.create,
     ...auditCounters(metrics),
   });
   const commands = createCommandQueue({

@@ -23,7 +23,7 @@ import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { Command, Device, Location } from '../store/ports/index.js';
+import type { Command, Device, Location, NewCommand } from '../store/ports/index.js';
 import { profileOf } from '../devices/render.js';
 import { phaseAt } from '../time/access-window.js';
 import type { SyncQueue } from './queue.js';
@@ -49,8 +49,8 @@ export interface AuditDeps {
   readonly sync: SyncQueue;
   readonly terminals: TerminalState;
   readonly intervalS: number;
-  /** Announces commands just created (devices/lifecycle.ts `created`). */
-  readonly created: (commands: readonly Command[]) => void;
+  /** Creates and announces a command, its event owed by the outbox (devices/lifecycle.ts `create`). */
+  readonly create: (input: NewCommand, at: string) => Promise<Command>;
   /** Counts an audit started, and each repair it queued. */
   readonly onAudit?: (trigger: AuditTrigger) => void;
   readonly onRepair?: (kind: 'extra' | 'missing' | 'stale', n: number) => void;
@@ -106,7 +106,7 @@ export function createAudit(deps: AuditDeps) {
       // The claimed query ended without an answer to compare (failed, expired): asked for now, start anew.
       if (trigger !== 'api') return undefined;
     }
-    const command = await store.commands.create(
+    const command = await deps.create(
       {
         location_id: locationId,
         sn,
@@ -119,7 +119,6 @@ export function createAudit(deps: AuditDeps) {
       now.toISOString(),
     );
     await store.terminalSync.auditCommand(sn, command.id);
-    deps.created([command]);
     deps.bus.emit('mailbox.changed', { location_id: locationId, sn });
     deps.onAudit?.(trigger);
     log.info({ sn, id: command.id, trigger }, 'audit: reading the terminal user table');
