@@ -103,8 +103,13 @@ export function createAudit(deps: AuditDeps) {
       const [record] = await store.terminalSync.get([sn]);
       const outstanding = record?.audit_command_id == null ? undefined : await store.commands.getById(record.audit_command_id);
       if (outstanding && (outstanding.status === 'pending' || outstanding.status === 'sent')) return outstanding;
-      // The claimed query ended without an answer to compare (failed, expired): asked for now, start anew.
-      if (trigger !== 'api') return undefined;
+      // Still being created by whoever claimed it a moment ago: that one goes ahead.
+      if (!outstanding && record?.audit_started_at != null && now.getTime() - Date.parse(record.audit_started_at) < 60_000)
+        return undefined;
+      // The claimed query ended without an answer to compare (failed: its result lost, expired): claimed
+      // anew by compare-and-set on its start (of several nodes one wins); the schedule asks again only an
+      // interval after the failed one started.
+      if (!(await store.terminalSync.claimAudit(sn, locationId, now.toISOString(), now.toISOString()))) return undefined;
     }
     const command = await deps.create(
       {

@@ -97,6 +97,24 @@ t.test('the schedule audits each terminal an interval after the last audit', asy
   t.pass('audited on schedule twice');
 });
 
+t.test('an audit whose query never answered does not hold back the next one', async (t) => {
+  const s = await setup(t, { auditIntervalS: 10 });
+  t.equal((await s.api('POST', '/api/users', { pin: 31, first_name: 'Lost' })).status, 201);
+  const sim = await s.terminal('AUDIT-LOST', 'v3', { keypadUsers: 1 });
+  await s.until(async () => sim.users().has('31') && (await s.sync('AUDIT-LOST')).state === 'in_sync', 'roster held');
+  sim.setFaults({ loseRate: 1 });
+  s.clock.advance(11_000);
+  const queries = async () => commands(s, '&command=load-users');
+  await s.until(async () => (await queries()).some((c) => c.status === 'sent'), 'the audit query sent, its result lost', 30_000);
+  t.ok(sim.users().has('90001'), 'nothing compared: the keypad user stays');
+  sim.setFaults({ loseRate: 0 });
+  s.clock.advance(31_000);
+  await s.app.app.hub.sweepCommands();
+  await s.until(async () => (await queries()).some((c) => c.status === 'failed'), 'the query failed after the ack timeout');
+  await s.until(() => !sim.users().has('90001'), 'the next scheduled audit removed the keypad user', 30_000);
+  t.equal((await queries()).length, 2, 'a second query replaced the failed one');
+});
+
 t.test("an audit removes another location's users as ops of no location", async (t) => {
   const s = await setup(t, { adminToken: ADMIN_TOKEN });
   // Location B syncs user 501 to the terminal; the terminal then moves to this location (A).
