@@ -65,11 +65,11 @@ export const BOUNDS: readonly Bound[] = [
     scenario: 'chaos',
     figure: /each holding exactly the roster/,
     text:
-      "The audit (issue #31 item 2: reading each terminal's user table every BIOGATE_AUDIT_INTERVAL_S) is not in this build, so " +
-      'what a terminal holds beyond its confirmed lines is invisible to the gateway: the keypad users stay on every terminal and ' +
-      'a wiped terminal stays empty while its state reads `in_sync`. The states alone (not profiled): a refused or unconfirmed ' +
-      'line is sent again only after its back-off (here at most 10 s, found by the 10-s sweep of sent commands), and each resend ' +
-      'is refused or lost again 5 % of the time, so the last drifts take several rounds.',
+      'With the audit, every terminal ends up holding exactly the roster (keypad users deleted, wiped terminals refilled), but the ' +
+      'last refused lines keep a terminal or two in `drift` past two intervals: a refused line is sent again only after its ' +
+      'back-off (here at most 10 s, found by the 10-s sweep of sent commands), each resend is refused again 5 % of the time, and ' +
+      "an audit's repairs (the keypad users' deletes) are lines like any other. An audit whose query result is lost is replaced at " +
+      'the next interval only. Not profiled.',
   },
   {
     scenario: 'revocation',
