@@ -8,17 +8,10 @@
 import t, { type Test } from 'tap';
 import { SWEEP_AGE_MS } from '../../src/events/outbox.js';
 import type { AnyFeedEvent } from '../../src/events/types.js';
-import { TEST_FAULTS_ENV } from '../../src/store/test-faults.js';
 import { bearer, fakeClock, fetchJson, jsonBody, startApp, type FakeClock, type StartedApp } from '../helpers/app.js';
+import { storeFault } from '../helpers/faults.js';
 
-const FAULT = 'cluster.appendEvents';
-const previous = process.env[TEST_FAULTS_ENV];
-process.env[TEST_FAULTS_ENV] = ''; // the hook is installed, no fault yet
-t.teardown(() => {
-  if (previous === undefined) delete process.env[TEST_FAULTS_ENV];
-  else process.env[TEST_FAULTS_ENV] = previous;
-});
-const fault = (on: boolean) => void (process.env[TEST_FAULTS_ENV] = on ? FAULT : '');
+const fault = storeFault(t, 'cluster.appendEvents');
 
 const api = (app: StartedApp, method: string, path: string, body?: unknown) =>
   fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));

@@ -7,17 +7,10 @@
 // BIOGATE_TEST_API_STORE=mongodb).
 import t from 'tap';
 import type { AnyFeedEvent } from '../../src/events/types.js';
-import { TEST_FAULTS_ENV } from '../../src/store/test-faults.js';
 import { bearer, fetchJson, jsonBody, startApp, type StartedApp } from '../helpers/app.js';
+import { storeFault } from '../helpers/faults.js';
 
-const FAULT = 'cluster.appendEvents';
-const previous = process.env[TEST_FAULTS_ENV];
-process.env[TEST_FAULTS_ENV] = ''; // the hook is installed, no fault yet
-t.teardown(() => {
-  if (previous === undefined) delete process.env[TEST_FAULTS_ENV];
-  else process.env[TEST_FAULTS_ENV] = previous;
-});
-const fault = (on: boolean) => void (process.env[TEST_FAULTS_ENV] = on ? FAULT : '');
+const fault = storeFault(t, 'cluster.appendEvents');
 
 /** The device.updated events of one serial in a location's feed, as a consumer resuming from seq 0 reads them. */
 async function deviceEvents(app: StartedApp, sn: string, locationId: number): Promise<AnyFeedEvent[]> {

@@ -9,17 +9,10 @@ import t, { type Test } from 'tap';
 import { SWEEP_AGE_MS } from '../../src/events/outbox.js';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
-import { TEST_FAULTS_ENV } from '../../src/store/test-faults.js';
 import { bearer, fakeClock, fetchJson, jsonBody, startApp, type FakeClock, type StartedApp } from '../helpers/app.js';
+import { storeFault } from '../helpers/faults.js';
 
-const FAULT = 'cluster.appendEvents';
-const previous = process.env[TEST_FAULTS_ENV];
-process.env[TEST_FAULTS_ENV] = ''; // the hook is installed, no fault yet
-t.teardown(() => {
-  if (previous === undefined) delete process.env[TEST_FAULTS_ENV];
-  else process.env[TEST_FAULTS_ENV] = previous;
-});
-const fault = (on: boolean) => void (process.env[TEST_FAULTS_ENV] = on ? FAULT : '');
+const fault = storeFault(t, 'cluster.appendEvents');
 
 // [PUSH-v3 §7.2] rtlog lines: four door events, one of them (pin 1001, event 0) also a punch.
 const RTLOG = [

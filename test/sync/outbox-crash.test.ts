@@ -5,17 +5,10 @@
 // restart on the same store the start-up sweep brings every terminal to the location's active users.
 import t, { type Test } from 'tap';
 import { createSimulatedDevice, type SimulatedDevice } from '../../src/simulator/index.js';
-import { TEST_FAULTS_ENV } from '../../src/store/test-faults.js';
 import { bearer, fetchJson, freePort, jsonBody, startApp, waitFor, type StartedApp } from '../helpers/app.js';
+import { storeFault } from '../helpers/faults.js';
 
-const FAULT = 'commands.enqueueSync';
-const previous = process.env[TEST_FAULTS_ENV];
-process.env[TEST_FAULTS_ENV] = ''; // the hook is installed, no fault yet
-t.teardown(() => {
-  if (previous === undefined) delete process.env[TEST_FAULTS_ENV];
-  else process.env[TEST_FAULTS_ENV] = previous;
-});
-const fault = (on: boolean) => void (process.env[TEST_FAULTS_ENV] = on ? FAULT : '');
+const fault = storeFault(t, 'commands.enqueueSync');
 
 const api = (app: StartedApp) => async (method: string, path: string, body?: unknown) => {
   const { res, body: parsed } = await fetchJson(
