@@ -164,7 +164,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const lifecycle = createCommandLifecycle({ store, clock, bus });
   const sync = createSyncQueue(store, clock, bus);
   const terminals = createTerminalState({ store, clock, bus, log: logger, onRevocationConfirmed: revocationLatency(metrics) });
-  const outbox = createSyncOutbox({ store, sync, clock, log: logger });
+  const outbox = createSyncOutbox({ store, sync, clock, bus, log: logger });
   const audit = createAudit({
     store,
     clock,
@@ -237,7 +237,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       void feed
         .signal('device.claimed', { sn, owner: nodeId, previous })
         .catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
-    jobs: [...backgroundJobs({ store, clock, log: logger, config, webhooks }), audit.job],
+    jobs: [...backgroundJobs({ store, clock, log: logger, config, webhooks }), audit.job, terminals.job],
   });
   followCluster({
     feed,

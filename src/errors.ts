@@ -42,6 +42,7 @@ export const ERROR_CATALOG = {
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not for this method.' },
   COMMAND_ALREADY_SENT: { status: 409, description: 'The command left the queue already and cannot be cancelled.' },
   DEVICE_ASSIGNED: { status: 409, description: 'The device is assigned to a location: unassign it first (admin API, CLI).' },
+  AUDIT_STARTING: { status: 409, description: 'An audit of the terminal is being started by another request or node: retry shortly.' },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     description: 'The body is larger than BIOGATE_BODY_LIMIT_MB, or an import has more than 10,000 items.',

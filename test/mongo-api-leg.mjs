@@ -48,6 +48,8 @@ const EXTRA = [
   'test/hardening/event-outbox.test.ts',
   'test/hardening/command-outbox.test.ts',
   'test/hardening/device-outbox.test.ts',
+  'test/hardening/user-event-outbox.test.ts',
+  'test/hardening/sync-state-outbox.test.ts',
 ];
 
 const url = process.env.BIOGATE_TEST_MONGO_URL;

@@ -10,13 +10,13 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
-import { csvRows, type CsvCell } from '../csv-out.js';
+import { csvRows } from '../csv-out.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { Attendance, AttendanceCursor, AttendanceFilter } from '../store/ports/index.js';
 import { instantOf } from '../validation/input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
-import { AttendanceView, attendanceView } from '../views/attendance.js';
+import { AttendanceView, attendanceCsvCells, attendanceView, CSV_COLUMNS } from '../views/attendance.js';
 import { DateOrDateTime, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const Instant = DateOrDateTime;
@@ -55,22 +55,6 @@ export const CSV_MAX_ROWS = 1_000_000;
 export const EXPORTS_PER_LOCATION = 2;
 /** Retry-After of EXPORT_BUSY (seconds). */
 const EXPORT_RETRY_AFTER_S = 10;
-export const CSV_COLUMNS = [
-  'id',
-  'sn',
-  'pin',
-  'user_id',
-  'timestamp',
-  'local_time',
-  'status',
-  'status_label',
-  'verify',
-  'verify_label',
-  'work_code',
-  'created_at',
-] as const;
-
-type View = ReturnType<typeof attendanceView>;
 
 function toInstant(v: string, end: boolean, name: string): string {
   const d = instantOf(v.length === 10 ? `${v}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : v);
@@ -104,8 +88,6 @@ export function decodeCursor(text: string): AttendanceCursor | null {
   }
   return { id, created_at: m[2] as string };
 }
-
-const csvLine = (v: View): CsvCell[] => CSV_COLUMNS.map((c) => v[c]);
 
 /** Lets timers and I/O (other requests, /healthz) run before the next page. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -156,7 +138,7 @@ async function* csvPages(store: Store, locationId: number, filter: AttendanceFil
   let after: AttendanceCursor | null = null;
   for (;;) {
     const rows = await store.attendance.listAfter(locationId, after, filter, CSV_PAGE, now);
-    if (rows.length > 0) yield csvRows(rows.map((r) => csvLine(attendanceView(r))));
+    if (rows.length > 0) yield csvRows(rows.map(attendanceCsvCells));
     if (rows.length < CSV_PAGE) return;
     after = rows.at(-1) as Attendance;
     await nextTurn();

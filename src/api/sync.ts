@@ -13,7 +13,7 @@ import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 export interface SyncRoutesDeps {
   readonly store: Store;
   readonly terminals: TerminalState;
-  readonly audit: Pick<Audit, 'start'>;
+  readonly audit: Pick<Audit, 'request'>;
 }
 
 const PinPage = pageOf(OwedPinView);
@@ -71,12 +71,13 @@ export function syncRoutes(deps: SyncRoutesDeps): ApiRoute[] {
           'An audit already outstanding is answered instead of starting a second.',
         tags,
         responses: { 202: CommandView },
-        errors: ['DEVICE_NOT_FOUND'],
+        errors: ['DEVICE_NOT_FOUND', 'AUDIT_STARTING'],
       },
       handler: async ({ caller, params }) => {
         const device = await store.devices.get(caller.location.id, params.device_serial);
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        const command = await deps.audit.start(device, 'api');
+        const command = await deps.audit.request(device);
+        // Unassigned meanwhile.
         if (!command) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
         return json(202, commandView(command, caller.location));
       },

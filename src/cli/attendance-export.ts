@@ -1,27 +1,17 @@
 /**
  * `biogate attendance export --location ID --from T --to T [--format csv|jsonl]`: the location's
  * punches in [from, to], newest first (the store's order), streamed page by page to stdout so
- * a year of records never sits in memory. CSV through src/csv-out.ts (RFC 4180 quoting).
+ * a year of records never sits in memory. The columns and fields of `GET /api/attendance.csv` and the
+ * API's records (src/views/attendance.ts); CSV through src/csv-out.ts (RFC 4180 quoting, LF line ends).
  */
 import { csvRows } from '../csv-out.js';
 import { instantOf } from '../validation/input.js';
 import { BioGateError } from '../errors.js';
-import type { Attendance } from '../store/ports/index.js';
+import { attendanceCsvCells, attendanceView, CSV_COLUMNS } from '../views/attendance.js';
 import { UsageError, type Flags } from './args.js';
 import { withStore, type CliIo } from './io.js';
 
 const PAGE = 1000;
-const COLUMNS = [
-  'id',
-  'sn',
-  'pin',
-  'user_id',
-  'timestamp',
-  'local_time',
-  'status',
-  'verify',
-  'work_code',
-] as const satisfies readonly (keyof Attendance)[];
 
 function instantFlag(f: Flags, name: string): string {
   const raw = f.string(name, true) as string;
@@ -44,16 +34,15 @@ export async function attendanceExport(f: Flags, io: CliIo): Promise<number> {
   if (format !== 'csv' && format !== 'jsonl') throw new UsageError(`--format must be csv or jsonl, got "${format}"`);
   return withStore(io, async (store) => {
     if (!(await store.locations.get(locationId))) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${locationId} not found`);
-    if (format === 'csv') await write(io, csvRows([[...COLUMNS]], 'lf'));
+    if (format === 'csv') await write(io, csvRows([CSV_COLUMNS], 'lf'));
     for (let offset = 0; ; offset += PAGE) {
       const page = await store.attendance.list(locationId, { from, to }, { offset, limit: PAGE });
-      const rows = page.items.map((a) => COLUMNS.map((c) => a[c]));
-      if (rows.length > 0) {
+      if (page.items.length > 0) {
         await write(
           io,
           format === 'csv'
-            ? csvRows(rows, 'lf')
-            : page.items.map((a) => JSON.stringify(Object.fromEntries(COLUMNS.map((c) => [c, a[c]])))).join('\n') + '\n',
+            ? csvRows(page.items.map(attendanceCsvCells), 'lf')
+            : page.items.map((a) => JSON.stringify(attendanceView(a))).join('\n') + '\n',
         );
       }
       if (page.items.length < PAGE) return 0;

@@ -120,7 +120,7 @@ export class Delivery {
     return {
       ...codec.replies.commands(batch.lines as QueuedLine[]),
       onSettled: (delivered) => {
-        if (delivered) lifecycle.delivered(batch.announce);
+        if (delivered) lifecycle.delivered(batch.announce, batch.marker);
         else putBack();
       },
     };

@@ -15,11 +15,13 @@
  * back (its `sent` was never announced, see `delivered`). A preset answered with a refusal and
  * retried in its fallback form [COMMANDS §2.5] stays `sent` to the API (`publicStatus`).
  *
- * Feed outbox (src/events/outbox.ts): every transition announced here except a delivery (create,
- * finish from a terminal's result or an ack timeout, a composite settled, re-queue, cancel, expiry,
- * unassignment) writes the command with a marker in the same store write, and its event carries it:
- * a crash or an outage before the event is stored leaves it owed to the feed's sweep. A set-many
- * (expiry, unassignment, a cancelled group) writes one marker, on the announced commands only.
+ * Feed outbox (src/events/outbox.ts): every transition announced here (create, the claim of a
+ * delivery, finish from a terminal's result or an ack timeout, a composite settled, re-queue, cancel,
+ * expiry, unassignment) writes the command with a marker in the same store write, and its event
+ * carries it: a crash or an outage before the event is stored leaves it owed to the feed's sweep. A
+ * set-many (expiry, unassignment, a cancelled group) and a claim write one marker, on the announced
+ * commands only. A claimed batch that never reached the terminal is put back without its event; its
+ * marker stays until the next claim's replaces it (or the sweep announces the command as it stands).
  */
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/types.js';
@@ -48,12 +50,13 @@ export interface CommandLifecycle {
    * what it wrote: no read again). Returns what `delivered` will announce and every id
    * `undelivered` would put back.
    */
-  claimed(commands: readonly Command[], sentAt: string): Promise<{ announce: readonly Command[]; ids: readonly number[] }>;
+  claimed(commands: readonly Command[], sentAt: string, marker: string): Promise<{ announce: readonly Command[]; ids: readonly number[] }>;
   /**
    * The reply reached the terminal: its commands are `sent` for everyone. Synchronous, so the event
-   * goes out before the terminal can answer (events stay in order).
+   * goes out before the terminal can answer (events stay in order). `marker`: the claim's outbox
+   * marker (see announcesClaim).
    */
-  delivered(announce: readonly Command[]): void;
+  delivered(announce: readonly Command[], marker: string): void;
   /** A claimed batch did not reach the terminal: back to pending, nothing announced. */
   undelivered(ids: readonly number[], sentAt: string): Promise<void>;
   /** A sent sync op with no result goes again (documented sent → pending). */
@@ -66,6 +69,15 @@ export interface CommandLifecycle {
   failPendingFor(sn: string, message: string): Promise<void>;
   /** Settles a composite once none of its members is outstanding. */
   settleGroup(groupId: number): Promise<void>;
+}
+
+/**
+ * Whether a claim of this command (as read before the claim) is announced as `sent`, so written with
+ * the claim's outbox marker: top-level commands of a location, except a fallback re-delivery, which
+ * was `sent` all along (publicStatus): not a transition.
+ */
+export function announcesClaim(c: Pick<Command, 'parent_id' | 'location_id' | 'attempts' | 'origin'>): boolean {
+  return c.parent_id === null && c.location_id !== null && (c.attempts === 0 || c.origin === 'sync');
 }
 
 export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: EventBus }): CommandLifecycle {
@@ -144,23 +156,22 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       await finished([done], marker);
       return done;
     },
-    async claimed(commands, sentAt) {
+    async claimed(commands, sentAt, marker) {
       const out: Command[] = [];
       const ids: number[] = [];
       for (const c of commands) {
-        // A fallback re-delivery was `sent` all along (publicStatus): not a transition.
-        if (c.attempts === 0 || c.origin === 'sync') out.push(c);
+        if (announcesClaim(c)) out.push(c);
         const g = memberOf(c);
         // pending → sent for the composite, once: the claim is conditional.
-        if (g === undefined || (await store.commands.claim([g], new Map(), sentAt)).length === 0) continue;
+        if (g === undefined || (await store.commands.claim([g], new Map(), sentAt, { marker, ids: new Set([g]) })).length === 0) continue;
         ids.push(g);
         const composite = await store.commands.getById(g);
         if (composite) out.push(composite);
       }
       return { announce: out, ids };
     },
-    delivered(commands) {
-      for (const c of commands) announce(c);
+    delivered(commands, marker) {
+      for (const c of commands) announce(c, marker);
     },
     async undelivered(ids, sentAt) {
       await store.commands.unclaim(ids, sentAt, now());

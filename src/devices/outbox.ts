@@ -8,6 +8,8 @@ import type { Command, Device, Location } from '../store/ports/index.js';
 import type { Progress } from './progress.js';
 import { render, type Rendered } from './render.js';
 import { finishCommand, type ResultContext } from './results.js';
+import { announcesClaim } from './lifecycle.js';
+import { newMarker } from '../events/outbox.js';
 
 /** What a rendered command leaves with it for its results. */
 function progressFrom(r: Rendered): Progress | undefined {
@@ -26,8 +28,9 @@ function progressFrom(r: Rendered): Progress | undefined {
  */
 export interface Batch {
   readonly lines: readonly QueuedLine[];
-  /** The records to announce as `sent` once the reply reached the terminal. */
+  /** The records to announce as `sent` once the reply reached the terminal, under the claim's outbox marker. */
   readonly announce: readonly Command[];
+  readonly marker: string;
   /** Every claimed id (child lines and composites included) and the claim's time, for putting them back. */
   readonly ids: readonly number[];
   readonly sentAt: string;
@@ -35,7 +38,7 @@ export interface Batch {
   readonly drained?: boolean;
 }
 
-export const EMPTY_BATCH: Batch = { lines: [], announce: [], ids: [], sentAt: '' };
+export const EMPTY_BATCH: Batch = { lines: [], announce: [], marker: '', ids: [], sentAt: '' };
 const DRAINED: Batch = { ...EMPTY_BATCH, drained: true };
 
 /**
@@ -133,7 +136,10 @@ export async function takeBatch(
   }
   if (lines.length === 0) return EMPTY_BATCH;
   const sentAt = now();
-  const won = new Set(await store.commands.claim([...wire.keys()], wire, sentAt));
+  // The `sent` events are owed by the feed outbox from the claim on (src/events/outbox.ts).
+  const marker = newMarker();
+  const announced = new Set(pending.filter((c) => wire.has(c.id) && announcesClaim(c)).map((c) => c.id));
+  const won = new Set(await store.commands.claim([...wire.keys()], wire, sentAt, { marker, ids: announced }));
   // Nothing but this unit wrote since the render (SQLite, no yield): the lines are the store's.
   if (!store.isolated()) await putBackStaleSyncOps(ctx, codec, device, location, pending, won, renderedFor, sentAt);
   const claimed: Command[] = [];
@@ -147,6 +153,6 @@ export async function takeBatch(
     claimed.push((extra?.progress && (await store.commands.progress(command.id, { result: extra.progress }, sentAt))) || sent);
     if (extra?.fullAttlog) await ctx.updateDevice({ state: { ...device.state, attlogReupload: true } });
   }
-  const { announce, ids } = await ctx.lifecycle.claimed(claimed, sentAt);
-  return { lines: lines.filter((l) => won.has(l.id as number)), announce, ids: [...won, ...ids], sentAt };
+  const { announce, ids } = await ctx.lifecycle.claimed(claimed, sentAt, marker);
+  return { lines: lines.filter((l) => won.has(l.id as number)), announce, marker, ids: [...won, ...ids], sentAt };
 }

@@ -22,8 +22,11 @@ export interface BusEvents {
     changed_options?: Readonly<Record<string, string>>;
     feed_event?: string;
   };
-  /** A terminal's roster sync state changed (src/sync/terminal-state.ts). */
-  'device.sync': { location_id: number | null; sn: string; sync: SyncViewData };
+  /**
+   * A terminal's roster sync state changed (src/sync/terminal-state.ts), emitted with `emitStored` under
+   * `feed_event`, a fresh id: the change's outbox marker stays until the event is stored.
+   */
+  'device.sync': { location_id: number | null; sn: string; sync: SyncViewData; feed_event?: string };
   'device.conflict': { location_id: number | null; sn: string; addresses: readonly string[] };
   /** `feed_event`: the outbox marker the command's transition was written under (src/events/outbox.ts). */
   'command.updated': { location_id: number | null; command: Command; feed_event?: string };
@@ -33,12 +36,16 @@ export interface BusEvents {
   'attendance.recorded': { location_id: number; records: readonly Attendance[]; feed_event?: string };
   /** A door or alarm event as stored (src/devices/door-events.ts); only new ones, not re-sent duplicates. */
   'door.event': { location_id: number; record: StoredDoorEvent; feed_event?: string };
-  'user.changed': { location_id: number; pins: readonly number[]; change: 'upserted' | 'deactivated' | 'deleted' };
+  /**
+   * The users' state after a change: active (`upserted`), inactive (`deactivated`), gone (`deleted`). Emitted by
+   * the sync outbox (src/sync/outbox.ts) with `emitStored` under `feed_event`, a fresh id its entries stay owed for.
+   */
+  'user.changed': { location_id: number; pins: readonly number[]; change: 'upserted' | 'deactivated' | 'deleted'; feed_event?: string };
 }
 
 export type BusEventName = keyof BusEvents;
-/** May be async: a rejected promise is caught and reported like a throw. */
-type Listener<K extends BusEventName> = (payload: BusEvents[K]) => void | Promise<void>;
+/** May be async: a rejected promise is caught and reported like a throw; `false` tells emitStored it was not kept. */
+type Listener<K extends BusEventName> = (payload: BusEvents[K]) => void | boolean | Promise<void | boolean>;
 
 export class EventBus {
   readonly #listeners = new Map<BusEventName, Set<Listener<never>>>();
@@ -64,6 +71,31 @@ export class EventBus {
         this.#report(err, event);
       }
     }
+  }
+
+  /**
+   * Emits, then waits for the listeners that answer with a promise: true unless one said false or
+   * failed. The feed answers for an outbox event whether it was stored (src/events/feed-appender.ts),
+   * so a producer keeps what it owes until it was.
+   */
+  async emitStored<K extends BusEventName>(event: K, payload: BusEvents[K]): Promise<boolean> {
+    const answers: Promise<boolean>[] = [];
+    for (const listener of this.#listeners.get(event) ?? []) {
+      try {
+        const result: unknown = (listener as Listener<K>)(payload);
+        if (isThenable(result))
+          answers.push(
+            Promise.resolve(result).then(
+              (r) => r !== false,
+              (err: unknown) => (this.#report(err, event), false),
+            ),
+          );
+      } catch (err) {
+        this.#report(err, event);
+        answers.push(Promise.resolve(false));
+      }
+    }
+    return (await Promise.all(answers)).every(Boolean);
   }
 
   /** The error callback itself must not throw into the producer. */

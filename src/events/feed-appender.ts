@@ -12,7 +12,8 @@
  *   then it is logged as lost and the pump goes on (an outbox fact's rows keep their marker: the
  *   sweep of ./outbox.ts stores it later).
  * - An outbox fact's event is appended under its outbox id, with its rows' markers cleared in the
- *   same store write; its id is `owed` from add() until that write ends.
+ *   same store write; its id is `owed` from add() until that write ends, and add() gives its outcome:
+ *   true once it is stored (or found stored before), false once given up (its owner keeps it owed).
  * - settled() resolves once what was emitted before it is stored and handed to `stored`.
  */
 import { randomUUID } from 'node:crypto';
@@ -52,25 +53,32 @@ export class FeedAppender {
   readonly #chains = new Map<number, Promise<void>>();
   /** Per location: facts emitted and not yet handed to an append, in emission order. */
   readonly #waiting = new Map<number, FeedFact[]>();
-  /** Outbox event ids added and not yet through their append. */
-  readonly #owed = new Set<string>();
+  /** Outbox event ids added and not yet through their append, with their outcome. */
+  readonly #owed = new Map<string, { readonly outcome: Promise<boolean>; readonly settle: (stored: boolean) => void }>();
   #stopped = false;
 
   constructor(deps: AppenderDeps) {
     this.#deps = deps;
   }
 
-  /** Queues a fact of a location; ignored once stopped. */
-  add(locationId: number, fact: FeedFact): void {
-    if (this.#stopped) return;
+  /**
+   * Queues a fact of a location; ignored once stopped. For an outbox fact, resolves whether its event
+   * was stored (never rejects).
+   */
+  add(locationId: number, fact: FeedFact): Promise<boolean> | undefined {
+    if (this.#stopped) return fact.outbox ? Promise.resolve(false) : undefined;
+    let outcome: Promise<boolean> | undefined;
     if (fact.outbox) {
-      if (this.#owed.has(fact.outbox.eventId)) return; // the sweep offering what the live path is storing
-      this.#owed.add(fact.outbox.eventId);
+      const owed = this.#owed.get(fact.outbox.eventId);
+      if (owed) return owed.outcome; // the sweep offering what the live path is storing
+      let settle: (stored: boolean) => void = () => {};
+      outcome = new Promise<boolean>((resolve) => (settle = resolve));
+      this.#owed.set(fact.outbox.eventId, { outcome, settle });
     }
     const waiting = this.#waiting.get(locationId);
     if (waiting) {
       waiting.push(fact);
-      return;
+      return outcome;
     }
     this.#waiting.set(locationId, [fact]);
     // Started after the current turn of the event loop, so facts emitted together (a reply's 50
@@ -85,6 +93,7 @@ export class FeedAppender {
         if (this.#chains.get(locationId) === chain) this.#chains.delete(locationId);
       });
     this.#chains.set(locationId, chain);
+    return outcome;
   }
 
   /** Stores events at once, without waiting for a pump (node-to-node signals), and hands them on. */
@@ -126,10 +135,13 @@ export class FeedAppender {
       }
       const drafts: Omit<StoredEvent, 'seq'>[] = [];
       const settle: OutboxSettle[] = [];
+      /** Outbox ids whose event goes in this append (a fact whose draft failed stays owed). */
+      const drafted = new Set<string>();
       for (const fact of batch) {
         try {
           const draft = await this.#outlasting(fact.draft);
-          if (fact.outbox) settle.push(fact.outbox.settle);
+          if (fact.outbox?.settle) settle.push(fact.outbox.settle);
+          if (fact.outbox) drafted.add(fact.outbox.eventId);
           if (draft)
             drafts.push({
               id: fact.outbox?.eventId ?? randomUUID(),
@@ -148,8 +160,10 @@ export class FeedAppender {
           );
         }
       }
+      let stored = false;
       try {
         if (drafts.length > 0 || settle.length > 0) await this.#outlasting(() => this.append(drafts, settle));
+        stored = true;
       } catch (err) {
         this.#deps.log.error(
           { err, events: drafts.length, location_id: locationId, outbox: settle.length },
@@ -158,7 +172,11 @@ export class FeedAppender {
             : 'event feed: events could not be stored; consumers miss them',
         );
       } finally {
-        for (const fact of batch) if (fact.outbox) this.#owed.delete(fact.outbox.eventId);
+        for (const fact of batch) {
+          if (!fact.outbox) continue;
+          this.#owed.get(fact.outbox.eventId)?.settle(stored && drafted.has(fact.outbox.eventId));
+          this.#owed.delete(fact.outbox.eventId);
+        }
       }
     }
   }

@@ -129,7 +129,7 @@ export class ClusterFeed implements EventFeed {
       if (owed.length === 0) break;
       for (const o of owed) {
         offered.add(o.id);
-        this.#publish(o.name, o.payload);
+        void this.#publish(o.name, o.payload);
       }
       await this.#appender.settled();
       total += owed.length;
@@ -192,11 +192,12 @@ export class ClusterFeed implements EventFeed {
     await this.#appender.settled();
   }
 
-  #publish<K extends BusEventName>(name: K, payload: BusEvents[K]): void {
+  /** For an outbox event, whether it was stored (EventBus.emitStored waits for it). */
+  #publish<K extends BusEventName>(name: K, payload: BusEvents[K]): Promise<boolean> | undefined {
     const locationId = (payload as { location_id: number | null }).location_id;
-    if (locationId === null) return;
+    if (locationId === null) return undefined;
     const outbox = outboxOf(name, payload);
-    this.#appender.add(locationId, { name, draft: () => draftOf(this.#ctx, name, payload), ...(outbox ? { outbox } : {}) });
+    return this.#appender.add(locationId, { name, draft: () => draftOf(this.#ctx, name, payload), ...(outbox ? { outbox } : {}) });
   }
 
   #location(id: number): Promise<Location | null> {

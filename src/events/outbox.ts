@@ -1,9 +1,11 @@
 /**
  * The feed outbox (issue #32): facts whose feed events must survive a crash or a long store outage
  * between the data and its event: attendance and door events a terminal was told OK for, command
- * transitions (src/devices/lifecycle.ts: a result a terminal posted and what follows from it, an ack
- * timeout, an API client's queueing and cancelling, expiry, unassignment) and an operator's device
- * changes (src/devices/assignment.ts: assign, unassign, registration reset).
+ * transitions (src/devices/lifecycle.ts: a delivery, a result a terminal posted and what follows from
+ * it, an ack timeout, an API client's queueing and cancelling, expiry, unassignment; sync ops as
+ * src/sync/enqueue.ts queues them) and an operator's device changes (src/devices/assignment.ts:
+ * assign, unassign, registration reset). `user.changed` is owed by the sync outbox instead
+ * (src/sync/outbox.ts): its entry stays until the event is stored (EventBus.emitStored).
  *
  * Invariants:
  * - The rows are written carrying a marker (`feed_event`, one per store write) in the same write as
@@ -16,8 +18,8 @@
  *   the row as stored, which is what its latest write's event said live. A device's marker is
  *   stored with the location whose feed owes it (an unassigned device has none of its own).
  * - Only rows whose event is stored are marked (commands: top-level, of a location): every marker
- *   has an event that clears it. Not in the outbox: sync ops queued by src/sync/, deliveries
- *   (`sent`), a terminal's session updates of its device, user.changed.
+ *   has an event that clears it. Not in the outbox: a terminal's session updates of its device (its
+ *   options, presence), whose next report repeats them.
  * - The sweep (at start, then every SWEEP_EVERY_MS for markers older than SWEEP_AGE_MS) hands every
  *   row still carrying a marker to the appender, as the event it would have been; markers the
  *   appender is working on now are left to it. It reads at most SWEEP_PAGE rows per table and round.
@@ -34,10 +36,13 @@ export const SWEEP_AGE_MS = 120_000;
 /** Rows read per table and sweep round. */
 const SWEEP_PAGE = 5_000;
 
-/** What an event owes the outbox: its id, and the rows whose markers its append clears. */
+/**
+ * What an event owes the outbox: its id, and the rows whose markers its append clears (none for an
+ * event whose owner keeps it owed until told it was stored: the sync outbox's user.changed).
+ */
 export interface FactOutbox {
   readonly eventId: string;
-  readonly settle: OutboxSettle;
+  readonly settle?: OutboxSettle;
 }
 
 /** A UUID-shaped id derived from a marker and a row id (RFC 4122 layout, version 5 bits). */
@@ -75,6 +80,10 @@ export function outboxOf(name: keyof BusEvents, payload: unknown): FactOutbox | 
     if (p.feed_event === undefined) return undefined;
     const eventId = outboxEventId(p.feed_event, p.command.id);
     return { eventId, settle: { event: eventId, table: 'commands', ids: [p.command.id], marker: p.feed_event } };
+  }
+  if (name === 'user.changed' || name === 'device.sync') {
+    const p = payload as BusEvents['user.changed' | 'device.sync'];
+    return p.feed_event === undefined ? undefined : { eventId: p.feed_event };
   }
   return undefined;
 }

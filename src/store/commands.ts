@@ -28,10 +28,18 @@ export function commandsPort(records: CommandRecords): CommandsPort {
   const { setOne, setEach, setMany, ...reads } = records;
   return {
     ...reads,
-    async claim(ids, wire, now) {
+    async claim(ids, wire, now, announced) {
       const won = await setEach(
         ids.map((id) => ({ id })),
-        ({ id }) => ({ rule: T.claim, change: { sent_at: now, wire: wire.get(id) ?? null, updated_at: now } }),
+        ({ id }) => ({
+          rule: T.claim,
+          change: {
+            sent_at: now,
+            wire: wire.get(id) ?? null,
+            ...marked(announced?.ids.has(id) ? announced.marker : undefined),
+            updated_at: now,
+          },
+        }),
       );
       return ids.filter((_, i) => won[i] !== undefined);
     },

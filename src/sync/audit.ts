@@ -19,7 +19,9 @@
  *   demand (POST /api/devices/{sn}/audit).
  */
 import { codecOfDevice, effectiveVersion, heldUserDiffers, type UserRecord } from '../../protocols/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
+import { BioGateError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
@@ -31,6 +33,9 @@ import type { TerminalState } from './terminal-state.js';
 
 /** An audit query unanswered this long no longer holds the terminal's claim. */
 const STALE_MS = 15 * 60_000;
+/** An API request waits this long for the query of an audit another caller just claimed. */
+const JOIN_WAIT_MS = 2_000;
+const JOIN_POLL_MS = 50;
 /** Below every sync op: the table is read once the lines owed before it were handed out. */
 export const AUDIT_PRIORITY = -40;
 /** A heartbeat count equal to the last one checked is checked again only after this long. */
@@ -63,8 +68,19 @@ export interface ReportedCounts {
 
 export function createAudit(deps: AuditDeps) {
   const { store, clock, log, sync } = deps;
-  /** The last user count checked per terminal, and when: a count seen again is not checked again soon. */
+  /**
+   * The last user count checked per terminal, and when: a count seen again is not checked again soon.
+   * Entries older than RECHECK_MS decide nothing; they are dropped whenever the map has grown by
+   * its own size since the last drop, so it holds about the terminals heard from in an hour.
+   */
   const checked = new Map<string, { users: number; at: number }>();
+  let dropAt = 1_024;
+  const remember = (sn: string, users: number, nowMs: number): void => {
+    checked.set(sn, { users, at: nowMs });
+    if (checked.size < dropAt) return;
+    for (const [key, entry] of checked) if (nowMs - entry.at >= RECHECK_MS) checked.delete(key);
+    dropAt = Math.max(1_024, checked.size * 2);
+  };
 
   async function wantedPins(location: Location, device: Device): Promise<Set<number>> {
     const active = new Set(await store.users.activePins(location.id));
@@ -101,15 +117,14 @@ export function createAudit(deps: AuditDeps) {
     );
     if (!claimed) {
       const [record] = await store.terminalSync.get([sn]);
-      const outstanding = record?.audit_command_id == null ? undefined : await store.commands.getById(record.audit_command_id);
+      const commandId = record?.audit_command_id ?? null;
+      const outstanding = commandId === null ? undefined : await store.commands.getById(commandId);
       if (outstanding && (outstanding.status === 'pending' || outstanding.status === 'sent')) return outstanding;
-      // Still being created by whoever claimed it a moment ago: that one goes ahead.
-      if (!outstanding && record?.audit_started_at != null && now.getTime() - Date.parse(record.audit_started_at) < 60_000)
-        return undefined;
-      // The claimed query ended without an answer to compare (failed: its result lost, expired): claimed
-      // anew by compare-and-set on its start (of several nodes one wins); the schedule asks again only an
-      // interval after the failed one started.
-      if (!(await store.terminalSync.claimAudit(sn, locationId, now.toISOString(), now.toISOString()))) return undefined;
+      // Still being created by whoever claimed it a moment ago: that one goes ahead (see `request`).
+      if (commandId === null) return undefined;
+      // The claimed query ended without an answer to compare (failed: its result lost, cancelled,
+      // expired; or pruned): claimed anew by compare-and-set on that query (of several nodes one wins).
+      if (!(await store.terminalSync.reclaimAudit(sn, commandId, now.toISOString()))) return undefined;
     }
     const command = await deps.create(
       {
@@ -181,6 +196,23 @@ export function createAudit(deps: AuditDeps) {
     else log.debug({ sn, ...repairs }, 'audit: the terminal holds its roster');
   }
 
+  /**
+   * An audit on request (the API): started now, or the one outstanding. A caller that claimed it a
+   * moment ago may still be creating its query: its command is waited for up to JOIN_WAIT_MS.
+   * @throws AUDIT_STARTING when none appeared by then (its claimer died mid-way; free after STALE_MS)
+   */
+  async function request(device: Device): Promise<Command | undefined> {
+    if (device.location_id === null) return undefined;
+    const deadline = Date.now() + JOIN_WAIT_MS;
+    for (;;) {
+      const command = await start(device, 'api');
+      if (command) return command;
+      if (Date.now() >= deadline)
+        throw new BioGateError('AUDIT_STARTING', `An audit of ${device.serial_number} is being started: retry shortly`);
+      await sleep(JOIN_POLL_MS);
+    }
+  }
+
   /** A v2 heartbeat's counts: an audit when the user count disagrees with the roster and nothing is owed. */
   async function onCounts(device: Device, counts: ReportedCounts): Promise<void> {
     const users = counts.users;
@@ -193,7 +225,7 @@ export function createAudit(deps: AuditDeps) {
     // Lines owed: the count is on its way to change; compared (and remembered) once nothing is owed.
     const owed = (await store.terminalSync.owed([sn])).get(sn);
     if (owed && owed.owed > 0) return;
-    checked.set(sn, { users, at: nowMs });
+    remember(sn, users, nowMs);
     const location = await store.locations.get(locationId);
     if (!location) return;
     const wanted = (await wantedPins(location, device)).size;
@@ -225,13 +257,13 @@ export function createAudit(deps: AuditDeps) {
 
   return {
     start,
+    request,
     reconcile,
     onCounts,
     /** The scheduled audits as a singleton job (one node runs it at a time). */
     job: { name: 'sync-audit', everyMs: Math.min(Math.max((deps.intervalS * 1000) / 4, 2_500), 60_000), run: runSchedule },
-    forget(sn: string): void {
-      checked.delete(sn);
-    },
+    /** How many terminals' counts are remembered (tests: the map stays bounded). */
+    remembered: (): number => checked.size,
   };
 }
 

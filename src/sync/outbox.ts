@@ -10,11 +10,18 @@
  *   period (a crash between a write and its ops, another node that died mid-fan-out).
  *
  * Processing is idempotent (ops coalesce per device and user, and render from the user's data at
- * dispatch time), so two nodes or a request and a sweep may process the same entry. An entry marked
+ * dispatch time), so two nodes or a request and a sweep may process the same entry. The entries
+ * also owe the `user.changed` event of their users' state: an entry is removed only once that event
+ * is stored in the feed, so it is announced at least once (twice when two processors meet, or when
+ * a crash falls between the event and the removal; on MongoDB an entry whose write never happened
+ * announces the unchanged state). An entry marked
  * again while it was processed (a newer write) is not removed; its users are queued once more from
  * their now current state, so a slow processor cannot leave a stale op behind a newer one.
  */
+import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { BioGateError } from '../errors.js';
+import type { EventBus } from '../events/bus.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
@@ -41,56 +48,110 @@ export interface SyncOutbox {
   start(): void;
   /** Stops the timer and waits for a running drain. */
   stop(): Promise<void>;
-  /** Resolves when no background drain runs. */
+  /** Resolves when no background drain runs and every request's events are stored (or given up). */
   idle(): Promise<void>;
 }
 
-export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: Clock; log: Logger }): SyncOutbox {
-  const { store, sync, clock, log } = deps;
+/** Of the PINs processed, the users' state now (the `change` of their user.changed). */
+interface UserStates {
+  readonly upserted: readonly number[];
+  readonly deactivated: readonly number[];
+  readonly deleted: readonly number[];
+}
+
+const NONE: SyncCounts = { devices: 0, commands: 0 };
+
+export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: Clock; bus: EventBus; log: Logger }): SyncOutbox {
+  const { store, sync, clock, bus, log } = deps;
   let running: Promise<void> | undefined;
   let next: Date | undefined;
   let timer: NodeJS.Timeout | undefined;
   /** Set by stop(): a background drain ends after its current chunk (the rest stays in the outbox). */
   let stopping = false;
+  /** Requests' chunks whose events are being stored before their entries go. */
+  const settling = new Set<Promise<void>>();
 
-  /** The ops for the users' current state; returns the counts. */
-  async function queueCurrent(locationId: number, pins: readonly number[]): Promise<SyncCounts> {
-    // No device, nothing owed: the users are not read (an import before any device is assigned;
-    // the assignment queues the roster). Counted per chunk, like queueUsers reads its devices.
-    if ((await store.devices.count(locationId)) === 0) return { devices: 0, commands: 0 };
-    const active = new Set((await store.users.getMany(locationId, pins)).filter((u) => u.is_active).map((u) => u.pin));
+  /** The ops for the users' current state, and that state: active, inactive, gone. */
+  async function queueCurrent(locationId: number, pins: readonly number[]): Promise<{ counts: SyncCounts; state: UserStates }> {
+    const users = await store.users.getMany(locationId, pins);
+    const active = new Set(users.filter((u) => u.is_active).map((u) => u.pin));
+    const inactive = new Set(users.filter((u) => !u.is_active).map((u) => u.pin));
+    const state: UserStates = {
+      upserted: pins.filter((p) => active.has(p)),
+      deactivated: pins.filter((p) => inactive.has(p)),
+      deleted: pins.filter((p) => !active.has(p) && !inactive.has(p)),
+    };
+    // No device, nothing owed (an import before any device is assigned; the assignment queues the
+    // roster). Counted per chunk, like queueUsers reads its devices.
+    if ((await store.devices.count(locationId)) === 0) return { counts: NONE, state };
     // Revocations first [API-CONTRACT §5]: their ops also rank first in the mailbox.
-    const none: SyncCounts = { devices: 0, commands: 0 };
     const gone = pins.filter((p) => !active.has(p));
-    const kept = pins.filter((p) => active.has(p));
-    const deleted = gone.length > 0 ? await sync.queueUsers(locationId, gone, 'user.delete') : none;
-    const upserted = kept.length > 0 ? await sync.queueUsers(locationId, kept, 'user.upsert') : none;
-    return { devices: Math.max(deleted.devices, upserted.devices), commands: deleted.commands + upserted.commands };
+    const deleted = gone.length > 0 ? await sync.queueUsers(locationId, gone, 'user.delete') : NONE;
+    const upserted = state.upserted.length > 0 ? await sync.queueUsers(locationId, state.upserted, 'user.upsert') : NONE;
+    return { counts: { devices: Math.max(deleted.devices, upserted.devices), commands: deleted.commands + upserted.commands }, state };
   }
 
-  /** Entries of one location, in chunks of about OUTBOX_CHUNK_OPS ops; yields between chunks when asked. */
+  /**
+   * `user.changed` for what these entries owe, each stored in the feed before the entries go (a
+   * fresh id per announcement: a crash in between announces again, at least once). False when the
+   * feed could not store one (the entries stay for the sweep).
+   */
+  async function announce(locationId: number, state: UserStates): Promise<boolean> {
+    for (const change of ['upserted', 'deactivated', 'deleted'] as const) {
+      const pins = state[change];
+      if (pins.length === 0) continue;
+      if (!(await bus.emitStored('user.changed', { location_id: locationId, pins, change, feed_event: randomUUID() }))) return false;
+    }
+    return true;
+  }
+
+  /** Announces a processed chunk, then removes its entries; false when an event was not stored (they stay). */
+  async function settle(locationId: number, chunk: readonly OutboxEntry[], state: UserStates): Promise<boolean> {
+    if (!(await announce(locationId, state))) return false;
+    // Marked again meanwhile (a newer write): queued once more from the state now; that entry
+    // stays, and its own processing announces it.
+    const missed = await store.syncOutbox.done(chunk);
+    if (missed.length > 0)
+      await queueCurrent(
+        locationId,
+        missed.map((e) => e.pin),
+      );
+    return true;
+  }
+
+  /**
+   * Entries of one location, in chunks of about OUTBOX_CHUNK_OPS ops. In the background (`yielding`)
+   * each chunk is announced and removed before the next, with a turn of the event loop between them;
+   * a request does not wait for its events (an outage would hold its answer for the feed's minute):
+   * they are stored and the entries removed after it answered (`settling`, awaited by idle()).
+   */
   async function processLocation(locationId: number, entries: readonly OutboxEntry[], yielding: boolean): Promise<SyncCounts> {
     const devices = (await store.devices.listAssigned(locationId)).length;
     const size = Math.max(1, Math.floor(OUTBOX_CHUNK_OPS / Math.max(1, devices)));
     let commands = 0;
     for (let i = 0; i < entries.length; i += size) {
       const chunk = entries.slice(i, i + size);
-      commands += (
-        await queueCurrent(
-          locationId,
-          chunk.map((e) => e.pin),
+      const queued = await queueCurrent(
+        locationId,
+        chunk.map((e) => e.pin),
+      );
+      commands += queued.counts.commands;
+      if (yielding) {
+        if (!(await settle(locationId, chunk, queued.state)))
+          throw new BioGateError('STORE_UNAVAILABLE', 'a user.changed event could not be stored; the outbox sweep announces it');
+        await yieldToLoop();
+        if (stopping) break;
+        continue;
+      }
+      const settled: Promise<void> = settle(locationId, chunk, queued.state)
+        .then(
+          (stored) => {
+            if (!stored) log.warn({ location: locationId, users: chunk.length }, 'user.changed not stored: left to the outbox sweep');
+          },
+          (err: unknown) => log.error({ err, location: locationId }, 'sync outbox: settling a write failed; the sweep retries'),
         )
-      ).commands;
-      const missed = await store.syncOutbox.done(chunk);
-      if (missed.length > 0)
-        commands += (
-          await queueCurrent(
-            locationId,
-            missed.map((e) => e.pin),
-          )
-        ).commands;
-      if (yielding) await yieldToLoop();
-      if (yielding && stopping) break;
+        .finally(() => settling.delete(settled));
+      settling.add(settled);
     }
     return { devices, commands };
   }
@@ -158,9 +219,13 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
       stopping = true;
       next = undefined;
       await running;
+      await Promise.all(settling);
     },
     idle: async () => {
-      while (running) await running;
+      while (running || settling.size > 0) {
+        await running;
+        await Promise.all(settling);
+      }
     },
   };
 }

@@ -9,6 +9,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/types.js';
 import type { Device, NewCommand } from '../store/ports/index.js';
 import { crossedEdge, phaseAt } from '../time/access-window.js';
+import { enqueueAnnounced } from './enqueue.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
 
 export interface QueueUsersOptions {
@@ -108,10 +109,9 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     let total = 0;
     const now = clock.now().toISOString();
     for (let i = 0; i < ops.length; i += BATCH) {
-      const { created, replaced, inserted } = await store.commands.enqueueSync(ops.slice(i, i + BATCH), now);
-      total += created + replaced;
       // Each new op is a command record: announced once, like every transition (devices/lifecycle.ts).
-      for (const command of inserted) bus.emit('command.updated', { location_id: command.location_id, command });
+      const { created, replaced } = await enqueueAnnounced({ store, bus }, ops.slice(i, i + BATCH), now);
+      total += created + replaced;
     }
     return total;
   }

@@ -2,6 +2,8 @@
  * Per-terminal roster state (issue #31): what each terminal still owes to be what its location says,
  * derived from the store every time it is asked (owed sync ops, refusals, confirmations: two nodes
  * share one store, nothing lives only in memory), and announced as `device.sync` when it changes.
+ * A change is stored by compare-and-set with the outbox marker of its event (src/events/outbox.ts),
+ * cleared once the feed stored the event; a crash or an outage in between leaves it to the sweep job.
  *
  * State of a terminal:
  * - `unknown`: not assigned, or it never connected (what it holds is not known);
@@ -11,8 +13,10 @@
  *
  * The store port is ../store/ports/terminal-sync.ts; the audit (issue #31 item 2) adds `last_audit_at`.
  */
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
+import { newMarker, SWEEP_AGE_MS, SWEEP_EVERY_MS } from '../events/outbox.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { Command, Device, OwedCounts, TerminalSyncRecord, TerminalSyncState, Window } from '../store/ports/index.js';
@@ -20,6 +24,8 @@ import { owedPinView, SYNC_STATES, type SyncViewData } from '../views/device-syn
 
 /** A state refresh of one terminal waits this long for more changes (a reply's 50 results are one refresh). */
 const REFRESH_MS = 250;
+/** Terminals read per sweep round. */
+const SWEEP_PAGE = 500;
 
 export interface TerminalStateDeps {
   readonly store: Store;
@@ -133,8 +139,44 @@ export function createTerminalState(deps: TerminalStateDeps) {
     const [record] = (await store.terminalSync.get([sn])) as (TerminalSyncRecord | undefined)[];
     if (record?.state === current.state) return;
     const now = clock.now().toISOString();
-    const won = await store.terminalSync.setState(sn, device.location_id, record?.state ?? null, current.state, current.reason, now);
-    if (won) bus.emit('device.sync', { location_id: device.location_id ?? record?.location_id ?? null, sn, sync: current });
+    const marker = newMarker();
+    const won = await store.terminalSync.setState(
+      sn,
+      device.location_id,
+      record?.state ?? null,
+      current.state,
+      current.reason,
+      now,
+      marker,
+    );
+    if (won) await announce(sn, device.location_id ?? record?.location_id ?? null, current, marker);
+  }
+
+  /** `device.sync`, owed under `marker` until the feed stored it (else the sweep announces it later). */
+  async function announce(sn: string, locationId: number | null, sync: SyncViewData, marker: string): Promise<void> {
+    if (await bus.emitStored('device.sync', { location_id: locationId, sn, sync, feed_event: randomUUID() }))
+      await store.terminalSync.announced(sn, marker);
+  }
+
+  /**
+   * The outbox sweep of state changes whose event a crash or an outage kept from the feed (changed
+   * before `before`): each terminal's state as it is now is announced, once stored as changed.
+   */
+  async function sweepUnannounced(before: string): Promise<number> {
+    const owed = await store.terminalSync.unannounced(before, SWEEP_PAGE);
+    for (const { sn, marker } of owed) {
+      const device = await store.devices.getBySerial(sn);
+      const [record] = (await store.terminalSync.get([sn])) as (TerminalSyncRecord | undefined)[];
+      if (!device) {
+        await store.terminalSync.announced(sn, marker);
+        continue;
+      }
+      const current = await view(device);
+      // Changed since: a new change (and its own event) replaces the owed one.
+      if (record?.state !== current.state) await refresh(sn);
+      else await announce(sn, device.location_id ?? record.location_id, current, marker);
+    }
+    return owed.length;
   }
 
   /** Schedules a refresh (several changes in a short while are one). */
@@ -212,6 +254,13 @@ export function createTerminalState(deps: TerminalStateDeps) {
       for (const c of owed.values()) if (c.oldest !== null && (oldest === null || c.oldest < oldest)) oldest = c.oldest;
       return { devices: devices.length, ...counts, revocations_owed: revocations, oldest_owed_at: oldest };
     },
+    /** The outbox sweep as a singleton job: state changes older than SWEEP_AGE_MS whose event is owed. */
+    job: {
+      name: 'sync-state-outbox',
+      everyMs: SWEEP_EVERY_MS,
+      run: () => sweepUnannounced(new Date(clock.now().getTime() - SWEEP_AGE_MS).toISOString()),
+    },
+    sweepUnannounced,
     stop(): void {
       for (const off of unsubscribe) off();
       for (const timer of due.values()) clearTimeout(timer);

@@ -15,6 +15,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { Location, NewCommand } from '../store/ports/index.js';
+import { enqueueAnnounced } from './enqueue.js';
 import { SYNC_PRIORITY } from './lanes.js';
 import { TIME_SYNC_COMMAND } from '../devices/render.js';
 
@@ -55,8 +56,7 @@ export function createTimeSync(deps: { store: Store; clock: Clock; bus: EventBus
       expires_at,
       sync_key: TIME_SYNC_KEY,
     }));
-    const r = await store.commands.enqueueSync(ops, now.toISOString());
-    for (const command of r.inserted) bus.emit('command.updated', { location_id: command.location_id, command });
+    await enqueueAnnounced({ store, bus }, ops, now.toISOString());
     for (const d of devices) bus.emit('mailbox.changed', { location_id: location.id, sn: d.serial_number });
     log.info(
       { location: location.id, timezone: location.timezone, devices: devices.length },

@@ -1,12 +1,11 @@
 /**
- * What a user write does beyond the store: the device access it changes (sync the upserts, revoke
- * the deactivations), announced on the bus, and the sync ops its outbox entry owes the devices.
+ * What a user write does beyond the store: the sync ops its outbox entry owes the devices and the
+ * `user.changed` event it owes the feed, both from the outbox (src/sync/outbox.ts).
  */
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { User } from '../store/ports/index.js';
 import { createSyncOutbox, type SyncOutbox } from '../sync/outbox.js';
 import type { SyncCounts, SyncQueue } from '../sync/queue.js';
 
@@ -25,36 +24,13 @@ export interface UsersDeps {
   readonly quotaUsers?: number;
 }
 
-/** What a write did to device access: sync the upserts, revoke the deactivations. */
-export interface WriteEffect {
-  readonly upserted: number[];
-  readonly revoked: number[];
-}
-
-export function effectOf(before: Map<number, User>, after: readonly { user: User; changed: boolean }[]): WriteEffect {
-  const upserted: number[] = [];
-  const revoked: number[] = [];
-  for (const { user, changed } of after) {
-    if (!changed) continue;
-    if (user.is_active) upserted.push(user.pin);
-    else if (before.get(user.pin)?.is_active) revoked.push(user.pin);
-  }
-  return { upserted, revoked };
-}
-
-/** Tells listeners what a write changed (its sync ops come from the outbox). */
-export function announce(deps: UsersDeps, locationId: number, effect: WriteEffect): void {
-  if (effect.upserted.length > 0) deps.bus.emit('user.changed', { location_id: locationId, pins: effect.upserted, change: 'upserted' });
-  if (effect.revoked.length > 0) deps.bus.emit('user.changed', { location_id: locationId, pins: effect.revoked, change: 'deactivated' });
-}
-
 const NOTHING: SyncCounts = { devices: 0, commands: 0 };
 
 const silent: Logger = createLogger({ level: 'silent' });
 
 /** The outbox processor of `deps`, or one for this call (the CLI without a server). */
 export function outboxOf(deps: UsersDeps): SyncOutbox {
-  return deps.outbox ?? createSyncOutbox({ store: deps.store, sync: deps.sync, clock: deps.clock, log: deps.log ?? silent });
+  return deps.outbox ?? createSyncOutbox({ store: deps.store, sync: deps.sync, clock: deps.clock, bus: deps.bus, log: deps.log ?? silent });
 }
 
 /**
@@ -68,7 +44,7 @@ export async function flushOutbox(deps: UsersDeps, locationId: number, pins: rea
   try {
     return await outbox.flush(locationId, pins);
   } catch (err) {
-    deps.log?.error({ err, location: locationId, users: pins.length }, 'sync ops deferred to the outbox sweep');
+    deps.log?.error({ err, location: locationId, users: pins.length }, 'sync ops or user.changed deferred to the outbox sweep');
     return NOTHING;
   }
 }

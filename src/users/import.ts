@@ -7,7 +7,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { BioGateError, type ValidationIssue } from '../errors.js';
 import type { Location, User, UserFields } from '../store/ports/index.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
-import { announce, effectOf, outboxOf, type UsersDeps } from './effects.js';
+import { outboxOf, type UsersDeps } from './effects.js';
 import { toUserFields } from './input.js';
 import { ImportItem } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
@@ -84,7 +84,6 @@ export async function importUsers(
     }
     if (!options.dryRun) {
       const results = await deps.store.users.upsertMany(location.id, writes, deps.clock.now().toISOString());
-      announce(deps, location.id, effectOf(existing, results));
       processed.push(...results.map((r) => r.user));
     }
     onProgress?.(Math.min(items.length, i + chunk.length + errors.length));

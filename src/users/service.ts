@@ -1,13 +1,13 @@
 /**
  * Writing users one at a time or by PIN list, with their sync effects: the store write, the
- * outbox flush that queues the devices' ops, and the `user.changed` announcement. REST and the
+ * outbox flush that queues the devices' ops and announces `user.changed`. REST and the
  * CLI call these; they only parse requests and render views.
  */
 import { BioGateError } from '../errors.js';
 import type { Location, User } from '../store/ports/index.js';
 import type { SyncCounts } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
-import { announce, effectOf, flushOutbox, type UsersDeps } from './effects.js';
+import { flushOutbox, type UsersDeps } from './effects.js';
 import { checkUserFields } from './input.js';
 import { UserWrite } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
@@ -36,7 +36,6 @@ export async function upsertUser(
   if (!before && (await userRoom(deps.store, location.id, quota)) === 0) throw quotaExceeded('users', quota);
   const result = await deps.store.users.upsert(location.id, pin, checked.fields, deps.clock.now().toISOString());
   await flushOutbox(deps, location.id, [pin]);
-  announce(deps, location.id, effectOf(new Map(before ? [[before.pin, before]] : []), [result]));
   return { user: result.user, created: result.created };
 }
 
@@ -50,7 +49,6 @@ export async function clearUsers(
   const clearedPins = cleared.map((u) => u.pin);
   const flushed = await flushOutbox(deps, location.id, clearedPins);
   const counts = flushed.devices > 0 ? flushed : { ...flushed, devices: (await deps.store.devices.listAssigned(location.id)).length };
-  if (clearedPins.length > 0) deps.bus.emit('user.changed', { location_id: location.id, pins: clearedPins, change: 'deactivated' });
   return { cleared, counts };
 }
 
@@ -61,7 +59,6 @@ export async function deleteUser(deps: UsersDeps, location: Location, pin: numbe
   // outbox entry outlives the user until they are.
   if (!user && (await deps.store.syncOutbox.get(location.id, [pin])).length === 0) throw notFound(pin);
   await flushOutbox(deps, location.id, [pin]);
-  if (user) deps.bus.emit('user.changed', { location_id: location.id, pins: [pin], change: 'deleted' });
 }
 
 /** One stored user. @throws USER_NOT_FOUND */

@@ -45,3 +45,25 @@ export function attendanceView({ location_id: _l, ...a }: Attendance) {
     created_at: a.created_at,
   };
 }
+
+/** The CSV export's columns, REST and CLI alike: every field of the view, in its order. */
+export const CSV_COLUMNS = [
+  'id',
+  'sn',
+  'pin',
+  'user_id',
+  'timestamp',
+  'local_time',
+  'status',
+  'status_label',
+  'verify',
+  'verify_label',
+  'work_code',
+  'created_at',
+] as const satisfies readonly (keyof ReturnType<typeof attendanceView>)[];
+
+/** A record's CSV cells, in CSV_COLUMNS order. */
+export const attendanceCsvCells = (a: Attendance) => {
+  const v = attendanceView(a);
+  return CSV_COLUMNS.map((c) => v[c]);
+};

@@ -6,7 +6,7 @@
  * time past it the way real time would.
  */
 import t from 'tap';
-import { CSV_COLUMNS } from '../../src/api/attendance.js';
+import { CSV_COLUMNS } from '../../src/views/attendance.js';
 import type { NewAttendance } from '../../src/store/ports/index.js';
 import { TEST_STORE, fakeClock } from '../helpers/app.js';
 import { gateway, locsOf, type Json, type Page } from './client.js';

@@ -6,6 +6,7 @@
 import t, { type Test } from 'tap';
 import { bearer, fetchJson, startApp, type StartedApp } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
+import { CSV_COLUMNS } from '../../src/views/attendance.js';
 
 async function setup(tt: Parameters<typeof startApp>[0]) {
   const app = await startApp(tt);
@@ -183,8 +184,8 @@ t.test('attendance export: csv and jsonl between --from and --to, newest first',
   t.equal(csv.code, 0);
   t.equal(csv.stderr, '');
   const lines = csv.stdout.split('\n');
-  t.equal(lines[0], 'id,sn,pin,user_id,timestamp,local_time,status,verify,work_code');
-  t.match(lines[1], /^\d+,ATT20001,1002,,2026-03-02T09:30:00\.000Z,2026-03-02 09:30:00,1,1,/);
+  t.equal(lines[0], CSV_COLUMNS.join(','), 'the columns of GET /api/attendance.csv');
+  t.match(lines[1], /^\d+,ATT20001,1002,,2026-03-02T09:30:00\.000Z,2026-03-02 09:30:00,1,check-out,1,fingerprint,0,/);
   t.match(lines[2], /^\d+,ATT20001,1001,,2026-03-01T08:00:00\.000Z,/);
   t.equal(lines.length, 4, 'header, two rows, final newline');
 
@@ -207,7 +208,7 @@ t.test('attendance export: csv and jsonl between --from and --to, newest first',
     records.map((r) => r.pin),
     ['10,"03', '1002', '1001'],
   );
-  t.strictSame(Object.keys(records[0] ?? {}), ['id', 'sn', 'pin', 'user_id', 'timestamp', 'local_time', 'status', 'verify', 'work_code']);
+  t.strictSame(Object.keys(records[0] ?? {}), [...CSV_COLUMNS], 'the fields of the API record');
 
   await refusals(t, env, [
     [['attendance', 'export', '--location', L, '--to', '2026-03-03'], 2, 'biogate attendance export: --from is required\n'],

@@ -149,3 +149,20 @@ t.test('POST /api/devices/{sn}/audit: another location, unknown terminal, read t
   const refused = await as(s, read.token)('POST', '/api/devices/AUDIT-A/audit');
   t.equal(refused.status, 403, 'a read token may not start one');
 });
+
+t.test('POST /api/devices/{sn}/audit: concurrent requests all answer 202 with the one audit outstanding', async (t) => {
+  const s = await setup(t);
+  t.equal((await s.api('POST', '/api/devices', { sn: 'AUDIT-RACE', name: 'r' })).status, 201);
+  for (let round = 0; round < 3; round++) {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => s.api('POST', '/api/devices/AUDIT-RACE/audit')));
+    t.same(
+      answers.map((a) => a.status),
+      Array(8).fill(202),
+      `round ${round}: every request is answered 202`,
+    );
+    t.equal(new Set(answers.map((a) => (a.body as Command).id)).size, 1, `round ${round}: one audit, the same for all`);
+    // The terminal never answers: cancel it so the next round starts a fresh one.
+    const id = (answers[0]?.body as Command).id;
+    await s.api('DELETE', `/api/commands/${id}`);
+  }
+});

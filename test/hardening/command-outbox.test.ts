@@ -143,3 +143,28 @@ t.test('API-made command changes whose feed append fails are stored at the next 
   t.equal(last?.type === 'command.updated' ? last.data.command['error_message'] : undefined, 'cancelled');
   t.same(await second.app.store.commands.unannounced(10), [], 'nothing owed any more');
 });
+
+t.test('a delivery whose sent event the feed could not store: the event is stored at the next start', async (t) => {
+  const first = await startApp(t, { config: { longpollS: 0 } });
+  const sn = 'CMDOUT09';
+  t.equal((await api(first, 'POST', '/api/devices', { sn })).res.status, 201);
+  await (await fetch(`${first.url}/iclock/cdata?SN=${sn}&options=all&pushver=2.4.1`)).text();
+  const queued = await api(first, 'POST', '/api/commands', { sn, command: 'check' });
+  const id = (queued.body as { id: number }).id;
+  await first.app.feed.settled();
+  t.same(statuses(await commandEvents(first, id)), ['pending'], 'queued: announced');
+  fault(true);
+  t.match(await (await fetch(`${first.url}/iclock/getrequest?SN=${sn}`)).text(), new RegExp(`^C:${id}:`), 'the command goes out');
+  await first.app.feed.settled();
+  t.equal((await first.app.store.commands.getById(id))?.status, 'sent', 'the claim is stored');
+  await first.close();
+  fault(false);
+
+  const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+  await second.app.feed.sweep();
+  t.same(
+    statuses(await commandEvents(second, id, first.locationId)),
+    ['pending', 'sent'],
+    'the sent event reaches the feed after the restart',
+  );
+});

@@ -7,7 +7,7 @@
  * Real app; punches go in through a terminal's ATTLOG upload, as at a site.
  */
 import t from 'tap';
-import { CSV_COLUMNS } from '../../src/api/attendance.js';
+import { CSV_COLUMNS } from '../../src/views/attendance.js';
 import { csvRows } from '../../src/csv-out.js';
 import { bearer, fakeClock, fetchJson, jsonBody, logCapture, startApp } from '../helpers/app.js';
 

@@ -170,17 +170,22 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
       const batch = all.filter((e) => !present.has(e.id) && !gone.has(e.id));
       const stored = batch.length === 0 ? [] : await insertEvents(batch, new Set(settle.map((s) => s.event)));
       // After the events: a crash in between leaves the markers, and the sweep finds the events stored.
-      // One unordered bulk write per collection (a batch of command results settles hundreds of rows).
+      // One unordered bulk write per collection, one update per marker (a batch of sync ops shares its write's).
       for (const table of new Set(settle.map((s) => s.table))) {
-        const ops = settle
-          .filter((s) => s.table === table && s.ids.length > 0)
-          .map((s) => ({
-            updateMany: {
-              // With its marker: only rows still carrying it (a row written again since owes the newer event).
-              filter: { _id: { $in: [...s.ids] }, ...(s.marker === undefined ? {} : { feed_event: s.marker }) },
-              update: { $unset: { feed_event: '' as const } },
-            },
-          }));
+        const byMarker = new Map<string | undefined, number[]>();
+        for (const s of settle) {
+          if (s.table !== table || s.ids.length === 0) continue;
+          const ids = byMarker.get(s.marker);
+          if (ids) ids.push(...s.ids);
+          else byMarker.set(s.marker, [...s.ids]);
+        }
+        const ops = [...byMarker].map(([marker, ids]) => ({
+          updateMany: {
+            // With its marker: only rows still carrying it (a row written again since owes the newer event).
+            filter: { _id: { $in: ids }, ...(marker === undefined ? {} : { feed_event: marker }) },
+            update: { $unset: { feed_event: '' as const } },
+          },
+        }));
         if (ops.length > 0) await db.collection<OutboxRow>(OUTBOX_COLLECTION[table]).bulkWrite(ops, { ordered: false });
       }
       return stored;

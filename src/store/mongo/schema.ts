@@ -129,6 +129,8 @@ export interface SyncTerminalDoc {
   /** An audit claimed and not yet compared (claimAudit, audited). */
   audit_open?: boolean;
   changed_at: string;
+  /** The outbox marker of the last change's device.sync event, until it is stored (absent then). */
+  sync_event?: string;
 }
 
 /** A refused PIN on a terminal; `_id` is `<sn>:<pin>`. */
@@ -203,10 +205,7 @@ export function collections(db: Db): Collections {
 
 /** Index names are fixed so that creating them again is a no-op (createIndexes is idempotent). */
 const INDEXES: Readonly<
-  Record<
-    Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'deviceLocations' | 'meta' | 'syncTerminals'>,
-    IndexDescription[]
-  >
+  Record<Exclude<keyof Collections, 'counters' | 'locations' | 'jobs' | 'markers' | 'deviceLocations' | 'meta'>, IndexDescription[]>
 > = {
   tokens: [
     { name: 'hash_unique', key: { hash: 1 }, unique: true },
@@ -262,6 +261,7 @@ const INDEXES: Readonly<
     { name: 'since', key: { since: 1 } },
   ],
   syncRefusals: [{ name: 'sn_since', key: { sn: 1, since: 1, pin: 1 } }],
+  syncTerminals: [{ name: 'sync_event', key: { sync_event: 1, changed_at: 1 }, sparse: true }],
 };
 
 /** Counters hold the last id handed out per collection. */

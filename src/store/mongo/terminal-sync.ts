@@ -84,6 +84,13 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
         throw e;
       }
     },
+    async reclaimAudit(sn, commandId, now) {
+      const r = await c.syncTerminals.updateOne(
+        { _id: sn, audit_command_id: commandId },
+        { $set: { audit_started_at: now, audit_command_id: null, audit_open: true } },
+      );
+      return r.modifiedCount === 1;
+    },
     async auditCommand(sn, commandId) {
       await c.syncTerminals.updateOne({ _id: sn }, { $set: { audit_command_id: commandId } });
     },
@@ -94,7 +101,7 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
         { $set: { last_audit_at: at } },
       );
     },
-    async setState(sn, locationId, from, to, reason, now) {
+    async setState(sn, locationId, from, to, reason, now, marker) {
       if (from === null) {
         try {
           await c.syncTerminals.insertOne({
@@ -107,6 +114,7 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
             audit_started_at: null,
             audit_command_id: null,
             changed_at: now,
+            ...(marker === undefined ? {} : { sync_event: marker }),
           });
           return true;
         } catch (e) {
@@ -114,11 +122,23 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
           throw e;
         }
       }
+      const set = { location_id: locationId, state: to, reason, changed_at: now };
       const r = await c.syncTerminals.updateOne(
         { _id: sn, state: from },
-        { $set: { location_id: locationId, state: to, reason, changed_at: now } },
+        marker === undefined ? { $set: set, $unset: { sync_event: '' } } : { $set: { ...set, sync_event: marker } },
       );
       return r.modifiedCount === 1;
+    },
+    async announced(sn, marker) {
+      await c.syncTerminals.updateOne({ _id: sn, sync_event: marker }, { $unset: { sync_event: '' } });
+    },
+    async unannounced(before, limit) {
+      const docs = await c.syncTerminals
+        .find({ sync_event: { $exists: true }, changed_at: { $lt: before } }, { projection: { _id: 1, sync_event: 1 } })
+        .sort({ changed_at: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({ sn: d._id, marker: d.sync_event as string }));
     },
     async confirmed(sn, locationId, at) {
       await c.syncTerminals

@@ -102,8 +102,16 @@ export interface CommandsPort {
   sentOf(locationId: number, sn: string, command: string, limit: number): Promise<readonly Command[]>;
   /** Pending top-level commands of a device; with `origin`, only those (the mailbox bound counts API commands only). */
   countPending(sn: string, origin?: CommandOrigin): Promise<number>;
-  /** Atomic pending → sent for each id; returns the ids this caller won (safe across nodes). */
-  claim(ids: readonly number[], wire: ReadonlyMap<number, string>, now: Iso): Promise<readonly number[]>;
+  /**
+   * Atomic pending → sent for each id; returns the ids this caller won (safe across nodes). `marked`:
+   * the ids whose `sent` is announced, written with the outbox marker of that event (src/events/outbox.ts).
+   */
+  claim(
+    ids: readonly number[],
+    wire: ReadonlyMap<number, string>,
+    now: Iso,
+    marked?: { readonly marker: string; readonly ids: ReadonlySet<number> },
+  ): Promise<readonly number[]>;
   /**
    * Finishes a command that is sent (or pending, for failures before dispatch). No-op when already final.
    * With `attempt`, only the attempt sent at that instant (an answer to an attempt that was re-queued meanwhile changes nothing).

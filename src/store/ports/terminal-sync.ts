@@ -54,7 +54,8 @@ export interface TerminalSyncPort {
   get(sns: readonly string[]): Promise<readonly TerminalSyncRecord[]>;
   /**
    * Compare-and-set of the state: written only when the stored state is `from` (null: no record yet).
-   * True when this caller changed it (of several nodes one announces the change).
+   * True when this caller changed it (of several nodes one announces the change). `marker`: the
+   * outbox marker of the change's `device.sync` event, kept until `announced` (src/sync/terminal-state.ts).
    */
   setState(
     sn: string,
@@ -63,7 +64,12 @@ export interface TerminalSyncPort {
     to: TerminalSyncState,
     reason: string | null,
     now: Iso,
+    marker?: string,
   ): Promise<boolean>;
+  /** The `device.sync` event owed under `marker` is stored: the marker goes, unless a newer change replaced it. */
+  announced(sn: string, marker: string): Promise<void>;
+  /** Terminals whose last state change's `device.sync` event is still owed, changed before `before`, oldest first. */
+  unannounced(before: Iso, limit: number): Promise<readonly { readonly sn: string; readonly marker: string }[]>;
   /** last_confirmed_at moves forward to `at`, never back (creates the record as `unknown` if needed). */
   confirmed(sn: string, locationId: number | null, at: Iso): Promise<void>;
   /**
@@ -74,6 +80,11 @@ export interface TerminalSyncPort {
   claimAudit(sn: string, locationId: number, staleBefore: Iso, now: Iso): Promise<boolean>;
   /** The query command of the audit just claimed. */
   auditCommand(sn: string, commandId: number): Promise<void>;
+  /**
+   * Claims a new audit in place of the outstanding one whose query `commandId` ended without an answer
+   * (failed, cancelled, expired), by compare-and-set on that command: of several callers one wins.
+   */
+  reclaimAudit(sn: string, commandId: number, now: Iso): Promise<boolean>;
   /** An audit's comparison was made at `at`: last_audit_at moves forward to it. */
   audited(sn: string, at: Iso): Promise<void>;
   /** Owed ops per serial (every serial asked for is in the map). */

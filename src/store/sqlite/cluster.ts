@@ -48,20 +48,45 @@ export function sqliteCluster(db: Db): ClusterPort {
     if (!st) statements.set(sql, (st = db.prepare(sql)));
     return st;
   };
-  /** Clears a settle's markers; false when the event was stored before (see OutboxSettle.marker). */
-  const settleOne = (s: OutboxSettle): boolean => {
-    const list = JSON.stringify(s.ids);
-    if (s.marker === undefined)
-      return stmt(`UPDATE ${s.table} SET feed_event = NULL WHERE ${rows} AND feed_event IS NOT NULL`).run(list).changes > 0;
-    if (stmt(`UPDATE ${s.table} SET feed_event = NULL WHERE ${rows} AND feed_event = ?`).run(list, s.marker).changes > 0) return true;
-    // Written again under a newer marker before this event was stored: it is owed as well.
-    return stmt(`SELECT 1 FROM ${s.table} WHERE ${rows} AND feed_event IS NOT NULL LIMIT 1`).get(list) !== undefined;
+  /**
+   * Clears the settles' markers, one UPDATE per table and marker (a batch of sync ops shares its
+   * write's marker); returns the events stored before (see OutboxSettle.marker): marked settles none of
+   * whose rows it cleared and none of whose rows carries a newer marker.
+   */
+  const settleAll = (settle: readonly OutboxSettle[]): Set<string> => {
+    const groups = new Map<string, OutboxSettle[]>();
+    for (const s of settle) {
+      if (s.ids.length === 0) continue;
+      const key = `${s.table}\u0000${s.marker ?? ''}`;
+      const group = groups.get(key);
+      if (group) group.push(s);
+      else groups.set(key, [s]);
+    }
+    const before = new Set<string>();
+    for (const group of groups.values()) {
+      const { table, marker } = group[0] as OutboxSettle;
+      const list = JSON.stringify(group.flatMap((s) => s.ids));
+      const cleared = new Set(
+        (marker === undefined
+          ? stmt(`UPDATE ${table} SET feed_event = NULL WHERE ${rows} AND feed_event IS NOT NULL RETURNING id`).all(list)
+          : stmt(`UPDATE ${table} SET feed_event = NULL WHERE ${rows} AND feed_event = ? RETURNING id`).all(list, marker)
+        ).map((r) => (r as { id: number }).id),
+      );
+      for (const s of group) {
+        if (s.ids.some((id) => cleared.has(id))) continue;
+        // Written again under a newer marker before this event was stored: it is owed as well.
+        const newer =
+          marker !== undefined &&
+          stmt(`SELECT 1 FROM ${table} WHERE ${rows} AND feed_event IS NOT NULL LIMIT 1`).get(JSON.stringify(s.ids)) !== undefined;
+        if (!newer) before.add(s.event);
+      }
+    }
+    return before;
   };
   // The outbox markers are cleared in the same transaction as the events are stored: an event whose
   // rows carry no marker any more was stored before, and is not stored twice.
   const append = db.transaction((all: readonly Omit<StoredEvent, 'seq'>[], settle: readonly OutboxSettle[]): StoredEvent[] => {
-    const before = new Set<string>();
-    for (const s of settle) if (s.ids.length > 0 && !settleOne(s)) before.add(s.event);
+    const before = settleAll(settle);
     const events = before.size === 0 ? all : all.filter((e) => !before.has(e.id));
     if (events.length === 0) return [];
     const locationId = oneLocation(events);

@@ -147,4 +147,13 @@ ALTER TABLE sync_terminals ADD COLUMN audit_started_at TEXT;
 ALTER TABLE sync_terminals ADD COLUMN audit_command_id INTEGER;
 `,
   },
+  {
+    version: 31,
+    // Issue #32 item 11: a terminal's sync state change keeps the marker of its device.sync event until stored.
+    name: 'feed outbox: sync state changes carry the marker of the device.sync event they still owe',
+    sql: `
+ALTER TABLE sync_terminals ADD COLUMN sync_event TEXT;
+CREATE INDEX sync_terminals_sync_event ON sync_terminals(changed_at) WHERE sync_event IS NOT NULL;
+`,
+  },
 ];

@@ -30,9 +30,14 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
      ON CONFLICT (sn, pin) DO UPDATE SET code = excluded.code, message = excluded.message, at = excluded.at`,
   );
   const setState = db.prepare(
-    `INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (sn) DO UPDATE SET location_id = excluded.location_id, state = excluded.state, reason = excluded.reason, changed_at = excluded.changed_at
+    `INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at, sync_event) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (sn) DO UPDATE SET location_id = excluded.location_id, state = excluded.state, reason = excluded.reason,
+       changed_at = excluded.changed_at, sync_event = excluded.sync_event
      WHERE sync_terminals.state = ?`,
+  );
+  const announced = db.prepare('UPDATE sync_terminals SET sync_event = NULL WHERE sn = ? AND sync_event = ?');
+  const unannounced = db.prepare(
+    'SELECT sn, sync_event AS marker FROM sync_terminals WHERE sync_event IS NOT NULL AND changed_at < ? ORDER BY changed_at LIMIT ?',
   );
   const confirmed = db.prepare(
     `INSERT INTO sync_terminals (sn, location_id, state, last_confirmed_at, changed_at) VALUES (?, ?, 'unknown', ?, ?)
@@ -50,6 +55,13 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
     async claimAudit(sn, locationId, staleBefore, now) {
       return claimAudit.run(sn, locationId, now, now, staleBefore).changes === 1;
     },
+    async reclaimAudit(sn, commandId, now) {
+      return (
+        db
+          .prepare('UPDATE sync_terminals SET audit_started_at = ?, audit_command_id = NULL WHERE sn = ? AND audit_command_id = ?')
+          .run(now, sn, commandId).changes === 1
+      );
+    },
     async auditCommand(sn, commandId) {
       db.prepare('UPDATE sync_terminals SET audit_command_id = ? WHERE sn = ?').run(commandId, sn);
     },
@@ -64,16 +76,22 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
         )
         .all(JSON.stringify(sns)) as TerminalSyncRecord[];
     },
-    async setState(sn, locationId, from, to, reason, now) {
+    async setState(sn, locationId, from, to, reason, now, marker) {
       if (from === null) {
         const r = db
           .prepare(
-            'INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (sn) DO NOTHING',
+            'INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at, sync_event) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (sn) DO NOTHING',
           )
-          .run(sn, locationId, to, reason, now);
+          .run(sn, locationId, to, reason, now, marker ?? null);
         return r.changes === 1;
       }
-      return setState.run(sn, locationId, to, reason, now, from).changes === 1;
+      return setState.run(sn, locationId, to, reason, now, marker ?? null, from).changes === 1;
+    },
+    async announced(sn, marker) {
+      announced.run(sn, marker);
+    },
+    async unannounced(before, limit) {
+      return unannounced.all(before, limit) as { sn: string; marker: string }[];
     },
     async confirmed(sn, locationId, at) {
       confirmed.run(sn, locationId, at, at);
