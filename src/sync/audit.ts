@@ -186,7 +186,7 @@ export function createAudit(deps: AuditDeps) {
     await sync.queueTo(locationId, sn, ours, 'user.delete', group);
     await sync.queueTo(locationId, sn, [...missing, ...stale], 'user.upsert', group);
     await store.terminalSync.audited(sn, clock.now().toISOString());
-    deps.terminals.touch(sn);
+    deps.terminals.audited(sn);
     if (extra.length > 0) deps.onRepair?.('extra', extra.length);
     if (missing.length > 0) deps.onRepair?.('missing', missing.length);
     if (stale.length > 0) deps.onRepair?.('stale', stale.length);

@@ -61,6 +61,8 @@ const pinOf = (c: Command) => Number(c.params?.['pin']);
 export function createTerminalState(deps: TerminalStateDeps) {
   const { store, clock, bus, log } = deps;
   const due = new Map<string, NodeJS.Timeout>();
+  /** Terminals whose next refresh announces their state even if it did not change (an audit compared). */
+  const announceNext = new Set<string>();
   /** PINs confirmed per terminal since the last refresh, with when: refusals up to then are forgotten. */
   const confirmedPins = new Map<string, Map<number, string>>();
 
@@ -118,7 +120,10 @@ export function createTerminalState(deps: TerminalStateDeps) {
     return (await views([d])).get(d.serial_number) as SyncViewData;
   }
 
-  /** Recomputes one terminal's state; announces `device.sync` when this call changed the stored state. */
+  /**
+   * Recomputes one terminal's state; announces `device.sync` when this call changed the stored state
+   * (or wrote it again, after an audit: the compare-and-set from the state to itself still decides one node).
+   */
   async function refresh(sn: string): Promise<void> {
     const pins = confirmedPins.get(sn);
     confirmedPins.delete(sn);
@@ -137,7 +142,9 @@ export function createTerminalState(deps: TerminalStateDeps) {
     if (device.location_id === null) await store.terminalSync.clearRefusals(sn);
     const current = await view(device);
     const [record] = (await store.terminalSync.get([sn])) as (TerminalSyncRecord | undefined)[];
-    if (record?.state === current.state) return;
+    // An audit's comparison changed last_audit_at: announced as well, so retained copies show it.
+    const forced = announceNext.delete(sn);
+    if (record?.state === current.state && !forced) return;
     const now = clock.now().toISOString();
     const marker = newMarker();
     const won = await store.terminalSync.setState(
@@ -253,6 +260,11 @@ export function createTerminalState(deps: TerminalStateDeps) {
       }
       for (const c of owed.values()) if (c.oldest !== null && (oldest === null || c.oldest < oldest)) oldest = c.oldest;
       return { devices: devices.length, ...counts, revocations_owed: revocations, oldest_owed_at: oldest };
+    },
+    /** An audit compared the terminal (last_audit_at moved): its state is announced at the next refresh, changed or not. */
+    audited(sn: string): void {
+      announceNext.add(sn);
+      touch(sn);
     },
     /** The outbox sweep as a singleton job: state changes older than SWEEP_AGE_MS whose event is owed. */
     job: {

@@ -4,6 +4,7 @@
 // showing in this location's commands. Both dialects, over HTTP, on the store of this run (SQLite, or
 // MongoDB in the MongoDB leg).
 import t from 'tap';
+import { feedEvents } from '../helpers/feed.js';
 import { ADMIN_TOKEN, bearer, fetchJson, jsonBody } from '../helpers/app.js';
 import { setup, type Setup } from './helpers.js';
 
@@ -28,6 +29,15 @@ const newLocation = async (s: Setup, name: string) => ((await admin(s, '/admin/l
 const pinsOf = (sim: { users(): ReadonlyMap<string, unknown> }) => [...sim.users().keys()].sort((a, b) => Number(a) - Number(b));
 const commands = async (s: Setup, filter = '') =>
   ((await s.api('GET', `/api/commands?limit=100${filter}`)).body as { data: Command[] }).data;
+
+/** The device.sync events of `sn` in the feed: `state` or `state@last_audit_at` each. */
+async function syncEvents(s: Setup, sn: string): Promise<string[]> {
+  return (await feedEvents(s.app.app, s.app.locationId)).flatMap((e) =>
+    e.type === 'device.sync' && e.data.sn === sn
+      ? [e.data.sync.last_audit_at ? `${String(e.data.sync.state)}@${String(e.data.sync.last_audit_at)}` : String(e.data.sync.state)]
+      : [],
+  );
+}
 
 for (const protocol of ['v2', 'v3'] as const) {
   t.test(`${protocol}: an audit on demand deletes keypad users, sends lost and edited users again`, async (t) => {
@@ -165,4 +175,17 @@ t.test('POST /api/devices/{sn}/audit: concurrent requests all answer 202 with th
     const id = (answers[0]?.body as Command).id;
     await s.api('DELETE', `/api/commands/${id}`);
   }
+});
+
+t.test('an audit that finds nothing to repair is still announced as device.sync (last_audit_at moved)', async (t) => {
+  const s = await setup(t);
+  t.equal((await s.api('POST', '/api/users', { pin: 1, first_name: 'Ann' })).status, 201);
+  const sim = await s.terminal('AUDIT-QUIET', 'v3');
+  await s.until(async () => sim.users().has('1') && (await syncEvents(s, 'AUDIT-QUIET')).at(-1) === 'in_sync', 'in sync, announced');
+  t.equal((await s.api('POST', '/api/devices/AUDIT-QUIET/audit')).status, 202);
+  await s.until(async () => (await s.sync('AUDIT-QUIET')).last_audit_at !== null, 'the audit compared');
+  const at = (await s.sync('AUDIT-QUIET')).last_audit_at as string;
+  t.equal((await s.sync('AUDIT-QUIET')).state, 'in_sync', 'nothing changed');
+  await s.until(async () => (await syncEvents(s, 'AUDIT-QUIET')).includes(`in_sync@${at}`), 'a device.sync event carrying it');
+  t.pass('announced, so retained copies (MQTT devices/<sn>/sync) show last_audit_at');
 });

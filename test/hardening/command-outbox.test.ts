@@ -10,6 +10,7 @@ import { SWEEP_AGE_MS } from '../../src/events/outbox.js';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { bearer, fakeClock, fetchJson, jsonBody, startApp, type FakeClock, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
+import { feedEvents } from '../helpers/feed.js';
 
 const fault = storeFault(t, 'cluster.appendEvents');
 
@@ -39,12 +40,7 @@ async function answer(app: StartedApp, sn: string, id: number, code: number): Pr
 
 /** The command.updated events of one command in the feed, as a consumer resuming from seq 0 reads them. */
 async function commandEvents(app: StartedApp, id: number, locationId = app.locationId): Promise<AnyFeedEvent[]> {
-  await app.app.feed.settled();
-  const seen: AnyFeedEvent[] = [];
-  const sub = app.app.feed.subscribe({ locationId, after: 0 }, (e) => seen.push(e));
-  const last = await app.app.feed.latestSeq(locationId);
-  for (let i = 0; i < 200 && (seen.at(-1)?.seq ?? 0) < last; i++) await new Promise((r) => setTimeout(r, 10));
-  sub.close();
+  const seen = await feedEvents(app.app, locationId);
   return seen.filter((e) => e.type === 'command.updated' && e.data.command['id'] === id);
 }
 

@@ -9,17 +9,13 @@ import t from 'tap';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { bearer, fetchJson, jsonBody, startApp, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
+import { feedEvents } from '../helpers/feed.js';
 
 const fault = storeFault(t, 'cluster.appendEvents');
 
 /** The device.updated events of one serial in a location's feed, as a consumer resuming from seq 0 reads them. */
 async function deviceEvents(app: StartedApp, sn: string, locationId: number): Promise<AnyFeedEvent[]> {
-  await app.app.feed.settled();
-  const seen: AnyFeedEvent[] = [];
-  const sub = app.app.feed.subscribe({ locationId, after: 0 }, (e) => seen.push(e));
-  const last = await app.app.feed.latestSeq(locationId);
-  for (let i = 0; i < 200 && (seen.at(-1)?.seq ?? 0) < last; i++) await new Promise((r) => setTimeout(r, 10));
-  sub.close();
+  const seen = await feedEvents(app.app, locationId);
   return seen.filter((e) => e.type === 'device.updated' && e.data.sn === sn);
 }
 

@@ -7,10 +7,10 @@
 // BIOGATE_TEST_API_STORE (SQLite by default; MongoDB with BIOGATE_TEST_API_STORE=mongodb).
 import t, { type Test } from 'tap';
 import { SWEEP_AGE_MS } from '../../src/events/outbox.js';
-import type { AnyFeedEvent } from '../../src/events/types.js';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
 import { bearer, fakeClock, fetchJson, jsonBody, startApp, type FakeClock, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
+import { feedEvents } from '../helpers/feed.js';
 
 const fault = storeFault(t, 'cluster.appendEvents');
 
@@ -42,12 +42,7 @@ async function terminal(t: Test, app: StartedApp, sn: string) {
 
 /** The upload's events in the feed, as a resuming consumer (stream, webhooks, MQTT) reads them from seq 0. */
 async function uploadEvents(app: StartedApp, locationId = app.locationId): Promise<{ door: number[]; punches: string[]; ids: string[] }> {
-  await app.app.feed.settled();
-  const seen: AnyFeedEvent[] = [];
-  const sub = app.app.feed.subscribe({ locationId, after: 0 }, (e) => seen.push(e));
-  const last = await app.app.feed.latestSeq(locationId);
-  for (let i = 0; i < 200 && (seen.at(-1)?.seq ?? 0) < last; i++) await new Promise((r) => setTimeout(r, 10));
-  sub.close();
+  const seen = await feedEvents(app.app, locationId);
   const mine = seen.filter((e) => e.type === 'door.event' || e.type === 'attendance.recorded');
   return {
     door: mine.flatMap((e) => (e.type === 'door.event' ? [e.data.device_index as number] : [])).sort(),

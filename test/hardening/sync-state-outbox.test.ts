@@ -5,12 +5,12 @@
 // directly on the restarted gateway's store and bus) announces the state. Runs on the store of
 // BIOGATE_TEST_API_STORE (SQLite by default; MongoDB with BIOGATE_TEST_API_STORE=mongodb).
 import t from 'tap';
-import type { AnyFeedEvent } from '../../src/events/types.js';
 import { createLogger } from '../../src/log.js';
 import { createTerminalState } from '../../src/sync/terminal-state.js';
 import { systemClock } from '../../src/clock.js';
 import { bearer, fetchJson, jsonBody, startApp, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
+import { feedEvents } from '../helpers/feed.js';
 
 const fault = storeFault(t, 'cluster.appendEvents');
 
@@ -24,12 +24,7 @@ const call = async (app: StartedApp, method: string, path: string, body?: unknow
 
 /** The device.sync states of `sn` in the location's feed, as a consumer resuming from seq 0 reads them. */
 async function syncStates(app: StartedApp, locationId: number, sn: string): Promise<string[]> {
-  await app.app.feed.settled();
-  const seen: AnyFeedEvent[] = [];
-  const sub = app.app.feed.subscribe({ locationId, after: 0 }, (e) => seen.push(e));
-  const last = await app.app.feed.latestSeq(locationId);
-  for (let i = 0; i < 300 && (seen.at(-1)?.seq ?? 0) < last; i++) await new Promise((r) => setTimeout(r, 10));
-  sub.close();
+  const seen = await feedEvents(app.app, locationId);
   return seen.flatMap((e) => (e.type === 'device.sync' && e.data.sn === sn ? [String(e.data.sync.state)] : []));
 }
 

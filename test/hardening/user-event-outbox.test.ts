@@ -5,9 +5,9 @@
 // and the next start (or the periodic sweep) stores the events. Runs on the store of
 // BIOGATE_TEST_API_STORE (SQLite by default; MongoDB with BIOGATE_TEST_API_STORE=mongodb).
 import t from 'tap';
-import type { AnyFeedEvent } from '../../src/events/types.js';
 import { bearer, fetchJson, jsonBody, startApp, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
+import { feedEvents } from '../helpers/feed.js';
 
 const fault = storeFault(t, 'cluster.appendEvents');
 
@@ -21,12 +21,7 @@ const call = async (app: StartedApp, method: string, path: string, body?: unknow
 
 /** The location's user.changed events as a consumer resuming from seq 0 reads them: `change:pin` each. */
 async function userChanges(app: StartedApp, locationId: number): Promise<string[]> {
-  await app.app.feed.settled();
-  const seen: AnyFeedEvent[] = [];
-  const sub = app.app.feed.subscribe({ locationId, after: 0 }, (e) => seen.push(e));
-  const last = await app.app.feed.latestSeq(locationId);
-  for (let i = 0; i < 300 && (seen.at(-1)?.seq ?? 0) < last; i++) await new Promise((r) => setTimeout(r, 10));
-  sub.close();
+  const seen = await feedEvents(app.app, locationId);
   return seen.flatMap((e) => (e.type === 'user.changed' ? e.data.pins.map((p) => `${e.data.change}:${p}`) : [])).sort();
 }
 
@@ -98,13 +93,8 @@ t.test('the sync ops a user write queues are announced pending even when the fee
   fault(false);
 
   const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
-  await second.app.feed.settled();
   await second.app.feed.sweep();
-  const seen: AnyFeedEvent[] = [];
-  const sub = second.app.feed.subscribe({ locationId: first.locationId, after: 0 }, (e) => seen.push(e));
-  const last = await second.app.feed.latestSeq(first.locationId);
-  for (let i = 0; i < 300 && (seen.at(-1)?.seq ?? 0) < last; i++) await new Promise((r) => setTimeout(r, 10));
-  sub.close();
+  const seen = await feedEvents(second.app, first.locationId);
   const pending = seen.filter(
     (e) => e.type === 'command.updated' && e.data.command['id'] === ops[0]?.id && e.data.command['status'] === 'pending',
   );
