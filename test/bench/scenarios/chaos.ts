@@ -81,7 +81,9 @@ export const chaosScenario: Scenario = {
           faultsOf,
         });
         try {
-          return [await converge(ctx, size, fleet, roster, t0, async () => (await call(gw, 'GET', '/api/sync')).body as SyncSummary)];
+          const result = await converge(ctx, size, fleet, roster, t0, async () => (await call(gw, 'GET', '/api/sync')).body as SyncSummary);
+          if (result.met === false) await explain(ctx, (path) => call(gw, 'GET', path));
+          return [result];
         } finally {
           await fleet.stop();
         }
@@ -89,6 +91,17 @@ export const chaosScenario: Scenario = {
     );
   },
 };
+
+/** Not converged: what the gateway says of up to three terminals still in drift or syncing (their reasons and owed PINs). */
+async function explain(ctx: Context, get: (path: string) => Promise<{ status: number; body: unknown }>): Promise<void> {
+  for (const state of ['drift', 'syncing'] as const) {
+    const listed = (await get(`/api/devices?sync_state=${state}&limit=3`)).body as { data?: { sn: string }[] };
+    for (const { sn } of listed.data ?? []) {
+      const detail = (await get(`/api/devices/${sn}/sync`)).body as Record<string, unknown>;
+      ctx.log(`    ${state} ${sn}: ${JSON.stringify(detail)}`);
+    }
+  }
+}
 
 /** What the terminals' own tables hold against the roster. */
 function tables(fleet: Fleet, roster: ReadonlySet<string>): { exact: number; missing: number; extra: number } {
