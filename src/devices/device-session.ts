@@ -13,6 +13,7 @@ import { withFirmware } from './capabilities.js';
 import { inLanguage } from './decode.js';
 import { LogBudget } from './log-budget.js';
 import { mergeOptions, optionLimitsFor } from './session.js';
+import { newMarker } from '../events/outbox.js';
 
 type SessionDeps = Pick<ActorDeps, 'store' | 'clock' | 'bus' | 'config'>;
 
@@ -40,8 +41,12 @@ export class DeviceSession {
     this.#changed = changed;
   }
 
+  /** The location of the device as last read or written (whose feed owes its device.updated). */
+  #locationId: number | null = null;
+
   /** Resolves codec and language from `device` (the record as read or written now); returns it. */
   observe(device: Device | undefined): Device | undefined {
+    this.#locationId = device?.location_id ?? null;
     const version = effectiveVersion(device);
     if (version !== this.#version) {
       this.#version = version;
@@ -103,9 +108,17 @@ export class DeviceSession {
       const state = withFirmware(current, merged.options);
       patch = { ...patch, options: merged.options, ...(state !== current || patch.state !== undefined ? { state } : {}) };
     }
-    const device = this.observe(await this.#deps.store.devices.updateSession(this.#sn, patch, this.#now()));
+    // Owed to the location's feed from this write on (src/events/outbox.ts); an unassigned device has no feed.
+    const marked = this.#locationId === null ? undefined : { feedEvent: newMarker(), locationId: this.#locationId };
+    const device = this.observe(await this.#deps.store.devices.updateSession(this.#sn, patch, this.#now(), marked));
     this.#changed();
-    if (device) this.#deps.bus.emit('device.updated', { location_id: device.location_id, device, changed_options: changedOptions });
+    if (device)
+      this.#deps.bus.emit('device.updated', {
+        location_id: device.location_id,
+        device,
+        changed_options: changedOptions,
+        ...(marked ? { feed_event: marked.feedEvent } : {}),
+      });
     return device;
   }
 

@@ -18,8 +18,8 @@
  *   the row as stored, which is what its latest write's event said live. A device's marker is
  *   stored with the location whose feed owes it (an unassigned device has none of its own).
  * - Only rows whose event is stored are marked (commands: top-level, of a location): every marker
- *   has an event that clears it. Not in the outbox: a terminal's session updates of its device (its
- *   options, presence), whose next report repeats them.
+ *   has an event that clears it. Not in the outbox: presence (device.online/offline), which follows
+ *   the terminals' polls and leases rather than a write of its own.
  * - The sweep (at start, then every SWEEP_EVERY_MS for markers older than SWEEP_AGE_MS) hands every
  *   row still carrying a marker to the appender, as the event it would have been; markers the
  *   appender is working on now are left to it. It reads at most SWEEP_PAGE rows per table and round.

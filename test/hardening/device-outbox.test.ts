@@ -77,3 +77,29 @@ t.test('a live assignment clears its marker with its event', async (t) => {
   t.same(await app.app.store.devices.unannounced(10), [], 'no device owes an event');
   t.equal(await app.app.feed.sweep(), 0);
 });
+
+t.test("a terminal's own update whose feed append fails: its device.updated is stored at the next start", async (t) => {
+  const first = await startApp(t, { config: { longpollS: 0 } });
+  const sn = 'DEVOUT09';
+  t.equal((await fetchJson(`${first.url}/api/devices`, jsonBody('POST', { sn }, bearer(first.token)))).res.status, 201);
+  await first.app.feed.settled();
+  const before = (await deviceEvents(first, sn, first.locationId)).length;
+  fault(true);
+  // [PUSH-v2 §4.1] the handshake reports the terminal's firmware and options: a session update of its device.
+  const hello = await fetch(`${first.url}/iclock/cdata?SN=${sn}&options=all&pushver=2.4.1&language=83`);
+  t.equal(hello.status, 200, 'the terminal is answered');
+  await hello.text();
+  await first.app.feed.settled();
+  t.equal((await deviceEvents(first, sn, first.locationId)).length, before, 'its event is not in the feed');
+  t.same(
+    (await first.app.store.devices.unannounced(10)).map((u) => [u.record.serial_number, u.location_id]),
+    [[sn, first.locationId]],
+    'the device owes it to its location',
+  );
+  await first.close();
+  fault(false);
+
+  const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+  t.equal((await deviceEvents(second, sn, first.locationId)).length, before + 1, 'the update reaches the feed after the restart');
+  t.same(await second.app.store.devices.unannounced(10), [], 'nothing owed any more');
+});

@@ -233,14 +233,14 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         .toArray();
       return docs.map((d) => ({ marker: d.feed_event as string, location_id: d.feed_location as number, record: toDevice(d) }));
     },
-    async updateSession(sn, patch, now) {
+    async updateSession(sn, patch, now, marked) {
       const set: Record<string, unknown> = {};
       // A key present with the value undefined is stored as null (the driver's BSON default).
       for (const key of SESSION_FIELDS) if (key in patch) set[key] = key === 'options' || key === 'state' ? toJson(patch[key]) : patch[key];
       if (Object.keys(set).length === 0) return bySerial(sn);
       const doc = await c.devices.findOneAndUpdate(
         { serial_number: sn },
-        { $set: { ...set, updated_at: now } },
+        { $set: { ...set, ...(marked ? { feed_event: marked.feedEvent, feed_location: marked.locationId } : {}), updated_at: now } },
         { returnDocument: 'after' },
       );
       return maybe(doc, toDevice);

@@ -150,8 +150,16 @@ export interface DevicesPort {
   resetRegistration(locationId: number, sn: string, now: Iso, feedEvent?: string): Promise<Device | undefined>;
   /** Devices still owing their feed event, by marker then id, at most `limit`. */
   unannounced(limit: number): Promise<readonly OwedDevice[]>;
-  /** Session/presence fields written by the device runtime. */
-  updateSession(sn: string, patch: DeviceSessionPatch, now: Iso): Promise<Device | undefined>;
+  /**
+   * Session/presence fields written by the device runtime; `marked`: the outbox marker of the
+   * device.updated event this write owes the location's feed (src/events/outbox.ts).
+   */
+  updateSession(
+    sn: string,
+    patch: DeviceSessionPatch,
+    now: Iso,
+    marked?: { readonly feedEvent: string; readonly locationId: number },
+  ): Promise<Device | undefined>;
   /** Write-behind of last_seen for many devices at once. */
   touchMany(entries: readonly { sn: string; last_seen: Iso; last_address: string | null }[]): Promise<void>;
 }

@@ -207,7 +207,7 @@ export function sqliteDevices(db: Db): DevicesPort {
       const rows = db.prepare('SELECT * FROM devices WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?').all(limit) as Row[];
       return rows.map((r) => ({ marker: r['feed_event'] as string, location_id: r['feed_location'] as number, record: toDevice(r) }));
     },
-    async updateSession(sn, patch, now) {
+    async updateSession(sn, patch, now, marked) {
       const sets: string[] = [];
       const args: unknown[] = [];
       for (const col of SESSION_COLUMNS) {
@@ -217,6 +217,10 @@ export function sqliteDevices(db: Db): DevicesPort {
         args.push(JSON_COLUMNS.has(col) && v !== null && v !== undefined ? JSON.stringify(v) : (v ?? null));
       }
       if (sets.length === 0) return this.getBySerial(sn);
+      if (marked) {
+        sets.push('feed_event = ?', 'feed_location = ?');
+        args.push(marked.feedEvent, marked.locationId);
+      }
       const r = db
         .prepare(`UPDATE devices SET ${sets.join(', ')}, updated_at = ? WHERE serial_number = ? RETURNING *`)
         .get(...args, now, sn) as Row | undefined;
