@@ -12,6 +12,7 @@ import type { Command } from '../store/ports/index.js';
 import { DeviceActor } from './actor.js';
 import type { ActorDeps, ActorReply, PushRequest } from './actor-types.js';
 import type { EventBus } from '../events/bus.js';
+import { SWEEP_AGE_MS, SWEEP_EVERY_MS } from '../events/outbox.js';
 import type { FirmwareCache } from './firmware.js';
 import type { DeviceGuard } from './guard.js';
 import type { CommandLifecycle } from './lifecycle.js';
@@ -200,6 +201,12 @@ export class Hub {
     const jobs: SingletonJob[] = [
       { name: 'commands', everyMs: 10_000, run: () => this.sweepCommands() },
       { name: 'presence-orphans', everyMs: 5_000, run: () => this.sweepOrphans() },
+      // Presence changes whose event a crash or an outage kept from the feed (markers two minutes old).
+      {
+        name: 'presence-outbox',
+        everyMs: SWEEP_EVERY_MS,
+        run: () => this.presence.sweepUnannounced(new Date(this.#deps.clock.now().getTime() - SWEEP_AGE_MS).toISOString()),
+      },
       { name: 'access-windows', everyMs: 30_000, run: () => this.sweepAccessWindows() },
       ...(this.#deps.config.retentionDays > 0 ? [{ name: 'retention', everyMs: 3_600_000, run: () => this.pruneRetention() }] : []),
       ...(this.#deps.jobs ?? []),

@@ -21,8 +21,10 @@
  * once (`located`): its location's consumers (MQTT availability, webhooks) never heard it.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
 import { BioGateError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
+import { newMarker } from '../events/outbox.js';
 import type { Store } from '../store/types.js';
 import type { Logger } from '../log.js';
 
@@ -128,10 +130,27 @@ export class Presence {
     if (locationId !== null) this.bus.emit('device.online', { location_id: locationId, sn, at: new Date(now).toISOString() });
   }
 
-  /** Compare-and-set in the store; only the node that changed it emits the transition. */
+  /**
+   * Compare-and-set in the store; only the node that changed it emits the transition. The change keeps
+   * the outbox marker of its event until the feed stored it (else `sweepUnannounced` announces it).
+   */
   async #announce(sn: string, locationId: number | null, to: 'online' | 'offline', now: number): Promise<void> {
-    if (await this.store.cluster.setPresence(sn, to))
-      this.bus.emit(to === 'online' ? 'device.online' : 'device.offline', { location_id: locationId, sn, at: new Date(now).toISOString() });
+    const at = new Date(now).toISOString();
+    const marker = newMarker();
+    if (await this.store.cluster.setPresence(sn, to, marker, at)) await this.#emitStored(sn, locationId, to, at, marker);
+  }
+
+  async #emitStored(sn: string, locationId: number | null, to: 'online' | 'offline', at: string, marker: string): Promise<void> {
+    const payload = { location_id: locationId, sn, at, feed_event: randomUUID() };
+    if (await this.bus.emitStored(to === 'online' ? 'device.online' : 'device.offline', payload))
+      await this.store.cluster.presenceAnnounced(sn, marker);
+  }
+
+  /** The outbox sweep: presence changes made before `before` whose event a crash or an outage kept from the feed. */
+  async sweepUnannounced(before: string): Promise<number> {
+    const owed = await this.store.cluster.unannouncedPresence(before, 500);
+    for (const o of owed) await this.#emitStored(o.sn, o.location_id, o.presence, o.at, o.marker);
+    return owed.length;
   }
 
   #announceFailed(err: unknown, sn: string): void {

@@ -10,8 +10,9 @@ import type { Attendance, Command, Device, StoredDoorEvent } from '../store/port
 import type { SyncViewData } from '../views/device-sync.js';
 
 export interface BusEvents {
-  'device.online': { location_id: number | null; sn: string; at: string };
-  'device.offline': { location_id: number | null; sn: string; at: string };
+  /** `feed_event`: set when emitted with `emitStored` (src/devices/presence.ts: the change's marker stays until stored). */
+  'device.online': { location_id: number | null; sn: string; at: string; feed_event?: string };
+  'device.offline': { location_id: number | null; sn: string; at: string; feed_event?: string };
   /**
    * `changed_options`: set by a terminal's session update, the option keys it set or changed (the event carries only these).
    * `feed_event`: the outbox marker an operator's change was written under (src/events/outbox.ts).

@@ -18,8 +18,10 @@
  *   the row as stored, which is what its latest write's event said live. A device's marker is
  *   stored with the location whose feed owes it (an unassigned device has none of its own).
  * - Only rows whose event is stored are marked (commands: top-level, of a location): every marker
- *   has an event that clears it. Not in the outbox: presence (device.online/offline), which follows
- *   the terminals' polls and leases rather than a write of its own.
+ *   has an event that clears it.
+ * - Owed by their producer instead (EventBus.emitStored, a fresh event id each time: at least once):
+ *   user.changed (src/sync/outbox.ts), device.sync (src/sync/terminal-state.ts), device.online and
+ *   device.offline (src/devices/presence.ts); each keeps its own marker until the event is stored.
  * - The sweep (at start, then every SWEEP_EVERY_MS for markers older than SWEEP_AGE_MS) hands every
  *   row still carrying a marker to the appender, as the event it would have been; markers the
  *   appender is working on now are left to it. It reads at most SWEEP_PAGE rows per table and round.
@@ -81,8 +83,8 @@ export function outboxOf(name: keyof BusEvents, payload: unknown): FactOutbox | 
     const eventId = outboxEventId(p.feed_event, p.command.id);
     return { eventId, settle: { event: eventId, table: 'commands', ids: [p.command.id], marker: p.feed_event } };
   }
-  if (name === 'user.changed' || name === 'device.sync') {
-    const p = payload as BusEvents['user.changed' | 'device.sync'];
+  if (name === 'user.changed' || name === 'device.sync' || name === 'device.online' || name === 'device.offline') {
+    const p = payload as BusEvents['user.changed' | 'device.sync' | 'device.online' | 'device.offline'];
     return p.feed_event === undefined ? undefined : { eventId: p.feed_event };
   }
   return undefined;

@@ -103,3 +103,27 @@ t.test("a terminal's own update whose feed append fails: its device.updated is s
   t.equal((await deviceEvents(second, sn, first.locationId)).length, before + 1, 'the update reaches the feed after the restart');
   t.same(await second.app.store.devices.unannounced(10), [], 'nothing owed any more');
 });
+
+t.test('a presence change whose event the feed could not store is announced by the outbox sweep', async (t) => {
+  const first = await startApp(t, { config: { longpollS: 0 } });
+  const sn = 'DEVOUT10';
+  t.equal((await fetchJson(`${first.url}/api/devices`, jsonBody('POST', { sn }, bearer(first.token)))).res.status, 201);
+  fault(true);
+  await (await fetch(`${first.url}/iclock/cdata?SN=${sn}&options=all&pushver=2.4.1`)).text();
+  let owed: readonly { sn: string; presence: string }[] = [];
+  for (let i = 0; i < 200 && owed.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    owed = await first.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10);
+  }
+  t.match(owed, [{ sn, presence: 'online' }], 'online is stored, its event owed');
+  const online = async (app: StartedApp) =>
+    (await feedEvents(app.app, first.locationId)).filter((e) => e.type === 'device.online' && e.data.sn === sn).length;
+  t.equal(await online(first), 0, 'and not in the feed');
+  await first.close();
+  fault(false);
+
+  const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+  t.equal(await second.app.hub.presence.sweepUnannounced('9999-12-31T00:00:00.000Z'), 1, 'the sweep finds it');
+  t.equal(await online(second), 1, 'device.online reaches the feed');
+  t.same(await second.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10), [], 'nothing owed any more');
+});

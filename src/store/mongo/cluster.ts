@@ -52,6 +52,9 @@ interface DeviceLeaseDoc {
   owner_node?: string | null;
   lease_until?: string | null;
   presence?: 'online' | 'offline' | null;
+  /** The outbox marker of the last presence change's event, and when, until it is stored. */
+  presence_event?: string;
+  presence_at?: string;
 }
 
 /** The outbox field of a row of any OutboxTable. */
@@ -93,7 +96,10 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
     { name: 'location_seq_unique', key: { location_id: 1, seq: 1 }, unique: true },
     { name: 'at', key: { at: 1 } },
   ]);
-  await devices.createIndexes([{ name: 'presence_last_seen', key: { presence: 1, last_seen: 1 } }]);
+  await devices.createIndexes([
+    { name: 'presence_last_seen', key: { presence: 1, last_seen: 1 } },
+    { name: 'presence_event', key: { presence_event: 1, presence_at: 1 }, sparse: true },
+  ]);
 
   /** Takes `n` sequence numbers of a location; returns the last of them. */
   const takeSeqs = async (locationId: number, n: number): Promise<number> => {
@@ -254,8 +260,32 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
       const d = await devices.findOne({ serial_number: sn }, { projection: LEASE_FIELDS });
       return d ? toLease(d) : undefined;
     },
-    async setPresence(sn, to) {
-      return (await devices.updateOne({ serial_number: sn, presence: { $ne: to } }, { $set: { presence: to } })).modifiedCount === 1;
+    async setPresence(sn, to, marker, now) {
+      const update =
+        marker === undefined
+          ? { $set: { presence: to }, $unset: { presence_event: '' as const, presence_at: '' as const } }
+          : { $set: { presence: to, presence_event: marker, presence_at: now ?? new Date().toISOString() } };
+      return (await devices.updateOne({ serial_number: sn, presence: { $ne: to } }, update)).modifiedCount === 1;
+    },
+    async presenceAnnounced(sn, marker) {
+      await devices.updateOne({ serial_number: sn, presence_event: marker }, { $unset: { presence_event: '', presence_at: '' } });
+    },
+    async unannouncedPresence(before, limit) {
+      const docs = await devices
+        .find(
+          { presence_event: { $exists: true }, presence_at: { $lt: before } },
+          { projection: { serial_number: 1, location_id: 1, presence: 1, presence_event: 1, presence_at: 1 } },
+        )
+        .sort({ presence_at: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({
+        sn: d.serial_number,
+        location_id: d.location_id ?? null,
+        presence: d.presence === 'online' ? ('online' as const) : ('offline' as const),
+        marker: d.presence_event as string,
+        at: d.presence_at as string,
+      }));
     },
     async staleOnline(before, now, limit) {
       const docs = await devices

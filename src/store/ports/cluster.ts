@@ -144,8 +144,18 @@ export interface ClusterPort {
    */
   claimDevice(sn: string, node: string, until: Iso): Promise<DeviceLease | undefined>;
   deviceLease(sn: string): Promise<DeviceLease | undefined>;
-  /** Compare-and-set of the announced presence: true when this call changed it (the caller emits the event). */
-  setPresence(sn: string, to: 'online' | 'offline'): Promise<boolean>;
+  /**
+   * Compare-and-set of the announced presence: true when this call changed it (the caller emits the
+   * event). `marker`: the outbox marker of that event, kept with `now` until `presenceAnnounced`.
+   */
+  setPresence(sn: string, to: 'online' | 'offline', marker?: string, now?: Iso): Promise<boolean>;
+  /** The presence event owed under `marker` is stored: the marker goes, unless a newer change replaced it. */
+  presenceAnnounced(sn: string, marker: string): Promise<void>;
+  /** Devices whose presence change (before `before`) still owes its event, oldest first. */
+  unannouncedPresence(
+    before: Iso,
+    limit: number,
+  ): Promise<readonly { sn: string; location_id: number | null; presence: 'online' | 'offline'; marker: string; at: Iso }[]>;
   /** Devices announced online whose last_seen is before `before` and whose owner's lease ended before `now`. */
   staleOnline(before: Iso, now: Iso, limit: number): Promise<readonly { sn: string; location_id: number | null }[]>;
 }

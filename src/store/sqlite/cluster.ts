@@ -206,11 +206,28 @@ export function sqliteCluster(db: Db): ClusterPort {
       const r = leaseOf.get(sn) as DeviceLease | undefined;
       return r && { ...r };
     },
-    async setPresence(sn, to) {
+    async setPresence(sn, to, marker, now) {
       return (
-        db.prepare('UPDATE devices SET presence = ? WHERE serial_number = ? AND (presence IS NULL OR presence <> ?)').run(to, sn, to)
-          .changes === 1
+        db
+          .prepare(
+            'UPDATE devices SET presence = ?, presence_event = ?, presence_at = ? WHERE serial_number = ? AND (presence IS NULL OR presence <> ?)',
+          )
+          .run(to, marker ?? null, marker === undefined ? null : (now ?? null), sn, to).changes === 1
       );
+    },
+    async presenceAnnounced(sn, marker) {
+      db.prepare('UPDATE devices SET presence_event = NULL, presence_at = NULL WHERE serial_number = ? AND presence_event = ?').run(
+        sn,
+        marker,
+      );
+    },
+    async unannouncedPresence(before, limit) {
+      return db
+        .prepare(
+          `SELECT serial_number AS sn, location_id, presence, presence_event AS marker, presence_at AS at FROM devices
+           WHERE presence_event IS NOT NULL AND presence_at < ? ORDER BY presence_at LIMIT ?`,
+        )
+        .all(before, limit) as { sn: string; location_id: number | null; presence: 'online' | 'offline'; marker: string; at: string }[];
     },
     async staleOnline(before, now, limit) {
       return db

@@ -156,4 +156,14 @@ ALTER TABLE sync_terminals ADD COLUMN sync_event TEXT;
 CREATE INDEX sync_terminals_sync_event ON sync_terminals(changed_at) WHERE sync_event IS NOT NULL;
 `,
   },
+  {
+    version: 32,
+    // Issue #32 item 11: a presence change keeps the marker of its device.online/offline event until stored.
+    name: 'feed outbox: presence changes carry the marker of the event they still owe',
+    sql: `
+ALTER TABLE devices ADD COLUMN presence_event TEXT;
+ALTER TABLE devices ADD COLUMN presence_at TEXT;
+CREATE INDEX devices_presence_event ON devices(presence_at) WHERE presence_event IS NOT NULL;
+`,
+  },
 ];
