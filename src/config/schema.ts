@@ -136,7 +136,7 @@ export const SETTINGS = {
     env: 'BIOGATE_SYNC_RETRY_MAX_S',
     unit: 's',
     description:
-      'Longest wait before a sync line that is unconfirmed or refused by the terminal is sent again: the wait starts at BIOGATE_ACK_TIMEOUT_S and doubles per re-send up to this. Owed lines are retried without limit while the terminal stays assigned.',
+      'Longest wait before a sync line that is unconfirmed or refused by the terminal is sent again: the wait starts at BIOGATE_ACK_TIMEOUT_S for an unconfirmed line (1 s for a refused one, which was answered) and doubles per re-send up to this. Owed lines are retried without limit while the terminal stays assigned.',
   }),
   auditIntervalS: setting(Type.Integer({ minimum: 10, maximum: 31_536_000, default: 86400 }), {
     env: 'BIOGATE_AUDIT_INTERVAL_S',

@@ -60,7 +60,7 @@ export interface CommandLifecycle {
   /** A claimed batch did not reach the terminal: back to pending, nothing announced. */
   undelivered(ids: readonly number[], sentAt: string): Promise<void>;
   /** A sent sync op with no result goes again (documented sent → pending). */
-  requeue(command: Command): Promise<Command | undefined>;
+  requeue(command: Command, options?: { readonly sameAttempt?: boolean }): Promise<Command | undefined>;
   /** The refused preset goes again in its fallback form: still `sent` to the API (publicStatus). */
   retry(command: Command, wire: string): Promise<Command | undefined>;
   /** Pending commands past their expiry fail. */
@@ -176,9 +176,10 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
     async undelivered(ids, sentAt) {
       await store.commands.unclaim(ids, sentAt, now());
     },
-    async requeue(command) {
+    async requeue(command, options) {
       const marker = commandMarker(command);
-      const again = await store.commands.requeue(command.id, now(), marker);
+      const attempt = options?.sameAttempt === true && command.sent_at !== null ? command.sent_at : undefined;
+      const again = await store.commands.requeue(command.id, now(), marker, attempt);
       // A newer op for the same user superseded it (failed): that one carries the change.
       if (again?.status === 'failed') await finished([again], marker);
       else announce(again, marker);

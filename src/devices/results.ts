@@ -16,6 +16,7 @@ import type { CommandLifecycle } from './lifecycle.js';
 import { finalExtras, progressOf, type Progress } from './progress.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import { sanitizeOptions } from './session.js';
+import { refusalBackoffMs } from './sweeps.js';
 
 export interface ResultContext {
   readonly sn: string;
@@ -229,11 +230,21 @@ async function complete(
 
 /**
  * A refused roster sync op stays `sent` (the terminal has it, unconfirmed) with the refusal in its
- * progress; the sweep sends it again once its back-off has passed, however often it is refused.
+ * progress, and is sent again however often it is refused: after refusalBackoffMs (this node's
+ * timer, for this attempt only), or by the sweep once its back-off passed should this node stop.
  */
 async function keepOwed(ctx: ResultContext, head: Command, code: number | null, message: string, response: string): Promise<void> {
   const refused = { ...(code !== null ? { code } : {}), message, at: now(ctx) };
   await mergeProgress(ctx, head, (p) => ({ ...p, refused }), response);
+  const again = setTimeout(
+    () => {
+      ctx.lifecycle
+        .requeue(head, { sameAttempt: true })
+        .catch((err: unknown) => ctx.log.warn({ err, id: head.id }, 'sending a refused sync line again failed; the sweep retries'));
+    },
+    refusalBackoffMs(ctx.config, head.attempts),
+  );
+  again.unref();
 }
 
 /**

@@ -33,6 +33,18 @@ export function syncBackoffMs(config: Pick<RuntimeConfig, 'ackTimeoutS' | 'syncR
   return Math.min(config.syncRetryMaxS, config.ackTimeoutS * 2 ** Math.min(attempts, 20)) * 1000;
 }
 
+/** The first re-send of a refused line waits this long; then twice as long per send (refusalBackoffMs). */
+const REFUSAL_FIRST_RETRY_MS = 1_000;
+
+/**
+ * Back-off of a sync op the terminal refused (it answered: no ack timeout to wait out) before it is
+ * sent again: a second, doubled per earlier send, at most BIOGATE_SYNC_RETRY_MAX_S. A refusal such as a
+ * read/write error (−3) is often transient; one that is not is sent again ever more rarely.
+ */
+export function refusalBackoffMs(config: Pick<RuntimeConfig, 'syncRetryMaxS'>, attempts: number): number {
+  return Math.min(config.syncRetryMaxS * 1000, REFUSAL_FIRST_RETRY_MS * 2 ** Math.min(attempts, 20));
+}
+
 /**
  * Expired pending commands fail (sync revocations carry no expiry: sync/queue.ts); sent commands
  * without a result after the ack timeout fail with "no result from device", except sync ops:

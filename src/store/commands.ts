@@ -84,7 +84,7 @@ export function commandsPort(records: CommandRecords): CommandsPort {
     expire(now, feedEvent) {
       return setMany({ expiredBy: now }, { rule: T.expire, change: { error_message: EXPIRED, ...marked(feedEvent), updated_at: now } });
     },
-    requeue(id, now, feedEvent) {
+    requeue(id, now, feedEvent, attempt) {
       // Sent again: an op renders the user's state at dispatch (render.ts), so a late re-run undoes
       // nothing. When a newer pending op for the same (sn, sync_key) already carries the change, the
       // one-pending-op-per-key rule keeps this one from going back: it is superseded instead. The
@@ -92,10 +92,12 @@ export function commandsPort(records: CommandRecords): CommandsPort {
       const marker = marked(feedEvent);
       const change = { sent_at: null, result: null, response: null, nextAttempt: true as const, ...marker, updated_at: now };
       const otherwise = supersededOp(now);
-      return setOne(
-        { id },
-        { rule: T.requeue, change, otherwise: { ...otherwise, change: { ...otherwise.change, ...marker } }, lines: supersededLines(now) },
-      );
+      return setOne(attempt === undefined ? { id } : { id, sent_at: attempt }, {
+        rule: T.requeue,
+        change,
+        otherwise: { ...otherwise, change: { ...otherwise.change, ...marker } },
+        lines: supersededLines(now),
+      });
     },
     progress(id, progress, now) {
       const change = {

@@ -148,3 +148,36 @@ for (const d of DIALECTS) {
     t.notOk(sim.users().has('22'), 'the revoked user is not on the terminal');
   });
 }
+
+for (const d of DIALECTS) {
+  t.test(`${d.protocol}: a refused line goes again about a second later, not after the ack timeout`, async (t) => {
+    // The fake clock creeps (10 ms a tick, half of real time): the sweep's back-off (the 30-s ack timeout
+    // and up) never passes, so only the refusal's own short back-off (devices/sweeps.ts refusalBackoffMs,
+    // a real timer) can send it again; each attempt still gets its own sent_at.
+    const s = await setup(t);
+    const creep = setInterval(() => s.clock.advance(10), 20);
+    t.teardown(() => clearInterval(creep));
+    const sn = `REFUSE-FAST-${d.protocol.toUpperCase()}`;
+    t.equal((await s.api('POST', '/api/users', { pin: 8, first_name: 'Walt' })).status, 201);
+    const sim = await s.terminal(sn, d.protocol);
+    await s.until(async () => sim.users().has('8') && (await s.sync(sn)).state === 'in_sync', 'user 8 on the terminal, in_sync');
+    sim.setFaults({ returnCodes: { [d.deleteLine(8)]: d.code } });
+    t.equal((await s.api('DELETE', '/api/users/8')).status, 200);
+    await s.until(() => linesAbout(sim, 8).some((c) => c.command === d.deleteLine(8) && c.returnCode === d.code), 'the refusal');
+    await s.until(
+      () => linesAbout(sim, 8).filter((c) => c.command === d.deleteLine(8)).length >= 3,
+      'two more sends of the refused line, the sweep never due',
+      10_000,
+    );
+    sim.setFaults({ returnCodes: {} });
+    await s
+      .until(async () => !sim.users().has('8') && (await s.sync(sn)).state === 'in_sync', 'accepted: deleted and in_sync', 15_000)
+      .catch(async (err: unknown) => {
+        const ops = ((await s.api('GET', '/api/commands?command=sync-users&limit=100')).body as { data: Command[] }).data;
+        throw new Error(
+          `${(err as Error).message}: ${JSON.stringify(ops.filter((c) => c.params?.pin === 8))} ${JSON.stringify(linesAbout(sim, 8))} ${JSON.stringify(await s.sync(sn))}`,
+        );
+      });
+    t.pass('the refused revocation landed without waiting for the sweep');
+  });
+}

@@ -151,9 +151,10 @@ export interface CommandsPort {
   /**
    * sent → pending again (re-sends of sync ops, with back-off); increments attempts, clears progress, and
    * supersedes the child lines of the attempt that went unanswered. `feedEvent`: as for finish, on
-   * the command (back to pending, or superseded), not on its lines.
+   * the command (back to pending, or superseded), not on its lines. `attempt`: only if it is still
+   * the attempt sent at that time (a later send is left alone).
    */
-  requeue(id: number, now: Iso, feedEvent?: string): Promise<Command | undefined>;
+  requeue(id: number, now: Iso, feedEvent?: string, attempt?: Iso): Promise<Command | undefined>;
   /** Commands still owing their feed event (written with a marker not cleared yet), by marker then id, at most `limit`. */
   unannounced(limit: number): Promise<readonly Unannounced<Command>[]>;
   /** Child lines of a multi-line command (of every attempt; see ATTEMPT_SUPERSEDED). */

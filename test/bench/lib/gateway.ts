@@ -1,7 +1,7 @@
 // BioGate as a separate process, the way an operator runs it (`biogate serve` with BIOGATE_* settings),
 // so the load generator and the simulated terminals never share its CPU time or heap.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -144,7 +144,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       });
       proc.once('exit', (code) => reject(new Error(`biogate serve exited with ${code} before listening: ${stderr}`)));
     });
-    proc.stdout?.resume();
+    // BIOGATE_BENCH_GATEWAY_LOG=FILE keeps the gateway's log (warn and above, JSON) for a look afterwards.
+    const keep = process.env['BIOGATE_BENCH_GATEWAY_LOG'];
+    if (keep) proc.stdout?.pipe(createWriteStream(keep, { flags: 'a' }));
+    else proc.stdout?.resume();
     const pid = proc.pid as number;
     let stopped = false;
     return {

@@ -95,8 +95,8 @@ export const chaosScenario: Scenario = {
 /** Not converged: what the gateway says of up to three terminals still in drift or syncing (their reasons and owed PINs). */
 async function explain(ctx: Context, get: (path: string) => Promise<{ status: number; body: unknown }>): Promise<void> {
   for (const state of ['drift', 'syncing'] as const) {
-    const listed = (await get(`/api/devices?sync_state=${state}&limit=3`)).body as { data?: { sn: string }[] };
-    for (const { sn } of listed.data ?? []) {
+    const listed = (await get(`/api/devices?sync_state=${state}&limit=3`)).body as { data?: { serial_number: string }[] };
+    for (const { serial_number: sn } of listed.data ?? []) {
       const detail = (await get(`/api/devices/${sn}/sync`)).body as Record<string, unknown>;
       ctx.log(`    ${state} ${sn}: ${JSON.stringify(detail)}`);
     }
