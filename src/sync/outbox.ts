@@ -30,6 +30,8 @@ import type { SyncCounts, SyncQueue } from './queue.js';
 
 /** Sync ops queued per chunk before yielding to the event loop. */
 export const OUTBOX_CHUNK_OPS = 500;
+/** Users announced in one user.changed event (per change) by a background drain. */
+const ANNOUNCE_PINS = 1_000;
 /** Entries read from the store per round. */
 const ROUND = 1_000;
 /** The periodic sweep leaves younger entries to the request that wrote them. */
@@ -105,7 +107,7 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
     return true;
   }
 
-  /** Announces a processed chunk, then removes its entries; false when an event was not stored (they stay). */
+  /** Announces processed chunks, then removes their entries; false when an event was not stored (they stay). */
   async function settle(locationId: number, chunk: readonly OutboxEntry[], state: UserStates): Promise<boolean> {
     if (!(await announce(locationId, state))) return false;
     // Marked again meanwhile (a newer write): queued once more from the state now; that entry
@@ -121,14 +123,25 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
 
   /**
    * Entries of one location, in chunks of about OUTBOX_CHUNK_OPS ops. In the background (`yielding`)
-   * each chunk is announced and removed before the next, with a turn of the event loop between them;
-   * a request does not wait for its events (an outage would hold its answer for the feed's minute):
-   * they are stored and the entries removed after it answered (`settling`, awaited by idle()).
+   * the chunks' events are announced ANNOUNCE_PINS users at a time (an import's users in a few events,
+   * as an import's chunks did) and their entries removed after, with a turn of the event loop between
+   * chunks; a request does not wait for its events (an outage would hold its answer for the feed's
+   * minute): they are stored and the entries removed after it answered (`settling`, awaited by idle()).
    */
   async function processLocation(locationId: number, entries: readonly OutboxEntry[], yielding: boolean): Promise<SyncCounts> {
     const devices = (await store.devices.listAssigned(locationId)).length;
     const size = Math.max(1, Math.floor(OUTBOX_CHUNK_OPS / Math.max(1, devices)));
     let commands = 0;
+    let held: OutboxEntry[] = [];
+    let heldState: UserStates = { upserted: [], deactivated: [], deleted: [] };
+    const release = async () => {
+      if (held.length === 0) return;
+      const [chunk, state] = [held, heldState];
+      held = [];
+      heldState = { upserted: [], deactivated: [], deleted: [] };
+      if (!(await settle(locationId, chunk, state)))
+        throw new BioGateError('STORE_UNAVAILABLE', 'a user.changed event could not be stored; the outbox sweep announces it');
+    };
     for (let i = 0; i < entries.length; i += size) {
       const chunk = entries.slice(i, i + size);
       const queued = await queueCurrent(
@@ -137,8 +150,13 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
       );
       commands += queued.counts.commands;
       if (yielding) {
-        if (!(await settle(locationId, chunk, queued.state)))
-          throw new BioGateError('STORE_UNAVAILABLE', 'a user.changed event could not be stored; the outbox sweep announces it');
+        held = held.concat(chunk);
+        heldState = {
+          upserted: [...heldState.upserted, ...queued.state.upserted],
+          deactivated: [...heldState.deactivated, ...queued.state.deactivated],
+          deleted: [...heldState.deleted, ...queued.state.deleted],
+        };
+        if (held.length >= ANNOUNCE_PINS) await release();
         await yieldToLoop();
         if (stopping) break;
         continue;
@@ -153,6 +171,7 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
         .finally(() => settling.delete(settled));
       settling.add(settled);
     }
+    await release();
     return { devices, commands };
   }
 

@@ -100,3 +100,18 @@ t.test('the sync ops a user write queues are announced pending even when the fee
   );
   t.equal(pending.length, 1, 'the op is announced pending once, after the restart');
 });
+
+t.test("an import's users are announced a thousand at a time, whatever the fan-out's chunks", async (t) => {
+  const app = await startApp(t, { config: { longpollS: 0 } });
+  for (const sn of ['UEVIMP01', 'UEVIMP02']) t.equal(await call(app, 'POST', '/api/devices', { sn }), 201);
+  const users = Array.from({ length: 2_500 }, (_, i) => ({ pin: 1_000 + i, first_name: `U${i}` }));
+  t.equal(await call(app, 'POST', '/api/users/import', users), 200);
+  await app.app.outbox.idle();
+  const events = (await feedEvents(app.app, app.locationId)).filter((e) => e.type === 'user.changed');
+  t.same(
+    events.map((e) => (e.type === 'user.changed' ? e.data.pins.length : 0)),
+    [1_000, 1_000, 500],
+    'three events, not one per chunk of ops (250 users with two terminals)',
+  );
+  t.same(await app.app.store.syncOutbox.due('9999-12-31T00:00:00.000Z', 10), [], 'nothing owed');
+});
