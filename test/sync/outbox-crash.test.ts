@@ -60,6 +60,8 @@ t.test('ops lost between a write and its queueing are recovered at start-up; a r
   ] as const)
     t.equal((await call('POST', '/api/users', { pin, first_name: name })).status, 201);
   await waitFor(holds(sims, { 1: 'Ann', 2: 'Bob', 3: 'Cid', 4: 'Dee' }), 30_000, 'the first roster on both terminals');
+  // Their entries go once their user.changed is stored, after the requests answered.
+  await first.app.outbox.idle();
 
   // The store fails every sync-op write from here on: the user writes still commit, with their outbox entries.
   fault(true);
