@@ -48,6 +48,15 @@ public final class TestMongoServer {
         }
     };
 
+    private static final Object FIND_AND_MODIFY = new Object();
+
+    private static boolean isFindAndModify(java.lang.reflect.Method method, Object[] args) {
+        if (!method.getName().equals("handleMessage") || args == null || args.length != 1) return false;
+        if (!(args[0] instanceof de.bwaldvogel.mongo.wire.message.MongoMessage message)) return false;
+        var keys = message.getDocument().keySet();
+        return !keys.isEmpty() && keys.iterator().next().equalsIgnoreCase("findAndModify");
+    }
+
     private final String host;
     private final MongoBackend backend;
     private MongoServer server;
@@ -65,6 +74,14 @@ public final class TestMongoServer {
             (proxy, method, args) -> {
                 if (method.getName().equals("close") && method.getParameterCount() == 0) return null;
                 try {
+                    // The memory backend's findAndModify reads, then writes: two at once on one document can
+                    // both read the same value (an $inc handed out twice). MongoDB makes it atomic per
+                    // document; so does this lock (one findAndModify at a time, everything else as it was).
+                    if (isFindAndModify(method, args)) {
+                        synchronized (FIND_AND_MODIFY) {
+                            return method.invoke(memory, args);
+                        }
+                    }
                     return method.invoke(memory, args);
                 } catch (InvocationTargetException e) {
                     throw e.getCause();
