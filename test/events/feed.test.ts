@@ -114,10 +114,17 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
 
   // Restart on the same store: numbering continues, and a consumer resumes across the restart.
   // The simulator's last exchanges (the new user's sync op, its sync state) may still be on their way to
-  // the subscriber: stop it, then wait until the subscriber holds all the store has.
-  await sim.stop();
-  await app.app.feed.settled();
-  const stored = await app.app.feed.latestSeq(locationId);
+  // the store: pause it (its exchange under way completes on the server too, where stop() would abort
+  // it client-side while the server still handles what it had received), let the outbox and the feed
+  // settle until the store's number holds still, then wait until the subscriber holds all the store has.
+  await sim.pause();
+  let stored = -1;
+  for (let seen = await app.app.feed.latestSeq(locationId); seen !== stored; seen = await app.app.feed.latestSeq(locationId)) {
+    stored = seen;
+    await app.app.outbox.idle();
+    await app.app.feed.settled();
+    await new Promise((r) => setTimeout(r, 100));
+  }
   await waitFor(() => (mine.at(-1)?.seq ?? 0) === stored, 5_000, 'every stored event delivered');
   const lastSeq = stored;
   await app.close();
