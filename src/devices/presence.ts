@@ -121,13 +121,23 @@ export class Presence {
   /**
    * The terminal's location changed (assigned, unassigned, moved): when it is online here, the new
    * location hears `device.online` now (not through the store's compare-and-set: the terminal was
-   * announced online already, to no location or another one).
+   * announced online already, to no location or another one). The event is owed in the store like a
+   * presence change (`owePresence`), so a crash or an outage before the feed stored it leaves it to the
+   * outbox sweep, which announces it to the location the device then belongs to.
    */
   located(sn: string, locationId: number | null, now: number): void {
     const entry = this.#seen.get(sn);
     if (!entry?.online || entry.locationId === locationId) return;
     entry.locationId = locationId;
-    if (locationId !== null) this.bus.emit('device.online', { location_id: locationId, sn, at: new Date(now).toISOString() });
+    if (locationId === null) return;
+    const at = new Date(now).toISOString();
+    const marker = newMarker();
+    void this.store.cluster
+      .owePresence(sn, marker, at)
+      .then((owed) =>
+        owed ? this.#emitStored(sn, locationId, 'online', at, marker) : this.bus.emit('device.online', { location_id: locationId, sn, at }),
+      )
+      .then(undefined, (err: unknown) => this.#announceFailed(err, sn));
   }
 
   /**

@@ -7,7 +7,7 @@
 // BIOGATE_TEST_API_STORE=mongodb).
 import t from 'tap';
 import type { AnyFeedEvent } from '../../src/events/types.js';
-import { bearer, fetchJson, jsonBody, startApp, type StartedApp } from '../helpers/app.js';
+import { bearer, fetchJson, jsonBody, startApp, waitFor, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
 import { feedEvents } from '../helpers/feed.js';
 
@@ -127,3 +127,36 @@ t.test('a presence change whose event the feed could not store is announced by t
   t.equal(await online(second), 1, 'device.online reaches the feed');
   t.same(await second.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10), [], 'nothing owed any more');
 });
+
+t.test(
+  'a terminal assigned while online whose device.online the feed could not store: the sweep announces it to its location',
+  async (t) => {
+    const first = await startApp(t, { config: { longpollS: 0 } });
+    const sn = 'DEVOUT11';
+    const poll = async (app: StartedApp) => (await fetch(`${app.url}/iclock/getrequest?SN=${sn}`)).text();
+    await (await fetch(`${first.url}/iclock/cdata?SN=${sn}&options=all&pushver=2.4.1`)).text();
+    await waitFor(() => first.app.hub.presence.isOnline(sn), 5_000, 'online, unassigned');
+    await first.app.feed.settled();
+    for (let i = 0; i < 200 && (await first.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10)).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    const online = async (app: StartedApp) =>
+      (await feedEvents(app.app, first.locationId)).filter((e) => e.type === 'device.online' && e.data.sn === sn).length;
+    fault(true);
+    t.equal((await fetchJson(`${first.url}/api/devices`, jsonBody('POST', { sn }, bearer(first.token)))).res.status, 201, 'assigned');
+    await poll(first);
+    let owed: readonly { sn: string; location_id: number | null }[] = [];
+    for (let i = 0; i < 200 && owed.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      owed = await first.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10);
+    }
+    t.match(owed, [{ sn, location_id: first.locationId, presence: 'online' }], "its location's device.online is owed");
+    t.equal(await online(first), 0, 'and not in the feed');
+    await first.close();
+    fault(false);
+
+    const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+    t.equal(await second.app.hub.presence.sweepUnannounced('9999-12-31T00:00:00.000Z'), 1, 'the sweep finds it');
+    t.equal(await online(second), 1, 'device.online reaches the feed of the location, once');
+    t.same(await second.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10), [], 'nothing owed any more');
+  },
+);

@@ -8,19 +8,11 @@ import t from 'tap';
 import { createLogger } from '../../src/log.js';
 import { createTerminalState } from '../../src/sync/terminal-state.js';
 import { systemClock } from '../../src/clock.js';
-import { bearer, fetchJson, jsonBody, startApp, type StartedApp } from '../helpers/app.js';
+import { apiStatus as call, startApp, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
 import { feedEvents } from '../helpers/feed.js';
 
 const fault = storeFault(t, 'cluster.appendEvents');
-
-const call = async (app: StartedApp, method: string, path: string, body?: unknown): Promise<number> =>
-  (
-    await fetchJson(
-      `${app.url}${path}`,
-      body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)),
-    )
-  ).res.status;
 
 /** The device.sync states of `sn` in the location's feed, as a consumer resuming from seq 0 reads them. */
 async function syncStates(app: StartedApp, locationId: number, sn: string): Promise<string[]> {

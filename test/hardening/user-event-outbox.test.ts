@@ -5,19 +5,11 @@
 // and the next start (or the periodic sweep) stores the events. Runs on the store of
 // BIOGATE_TEST_API_STORE (SQLite by default; MongoDB with BIOGATE_TEST_API_STORE=mongodb).
 import t from 'tap';
-import { bearer, fetchJson, jsonBody, startApp, type StartedApp } from '../helpers/app.js';
+import { apiStatus as call, startApp, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
 import { feedEvents } from '../helpers/feed.js';
 
 const fault = storeFault(t, 'cluster.appendEvents');
-
-const call = async (app: StartedApp, method: string, path: string, body?: unknown): Promise<number> =>
-  (
-    await fetchJson(
-      `${app.url}${path}`,
-      body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)),
-    )
-  ).res.status;
 
 /** The location's user.changed events as a consumer resuming from seq 0 reads them: `change:pin` each. */
 async function userChanges(app: StartedApp, locationId: number): Promise<string[]> {

@@ -272,6 +272,12 @@ export const jsonBody = (method: string, value: unknown, headers: Record<string,
   body: JSON.stringify(value),
 });
 
+/** One call of `app`'s REST API with its location token → the status code. */
+export async function apiStatus(app: StartedApp, method: string, path: string, body?: unknown): Promise<number> {
+  const init = body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token));
+  return (await fetchJson(`${app.url}${path}`, init)).res.status;
+}
+
 /** Rejects with a clear message when `p` takes longer than `ms`. */
 export async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -267,6 +267,10 @@ export async function mongoCluster(db: Db): Promise<ClusterPort> {
           : { $set: { presence: to, presence_event: marker, presence_at: now ?? new Date().toISOString() } };
       return (await devices.updateOne({ serial_number: sn, presence: { $ne: to } }, update)).modifiedCount === 1;
     },
+    async owePresence(sn, marker, now) {
+      const update = { $set: { presence_event: marker, presence_at: now } };
+      return (await devices.updateOne({ serial_number: sn, presence: 'online' }, update)).matchedCount === 1;
+    },
     async presenceAnnounced(sn, marker) {
       await devices.updateOne({ serial_number: sn, presence_event: marker }, { $unset: { presence_event: '', presence_at: '' } });
     },

@@ -149,6 +149,11 @@ export interface ClusterPort {
    * event). `marker`: the outbox marker of that event, kept with `now` until `presenceAnnounced`.
    */
   setPresence(sn: string, to: 'online' | 'offline', marker?: string, now?: Iso): Promise<boolean>;
+  /**
+   * A device announced online was assigned (its `device.online` reached no location yet): owe that
+   * event again under `marker`, as setPresence would. False when the store does not read it online.
+   */
+  owePresence(sn: string, marker: string, now: Iso): Promise<boolean>;
   /** The presence event owed under `marker` is stored: the marker goes, unless a newer change replaced it. */
   presenceAnnounced(sn: string, marker: string): Promise<void>;
   /** Devices whose presence change (before `before`) still owes its event, oldest first. */

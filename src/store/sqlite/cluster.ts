@@ -215,6 +215,13 @@ export function sqliteCluster(db: Db): ClusterPort {
           .run(to, marker ?? null, marker === undefined ? null : (now ?? null), sn, to).changes === 1
       );
     },
+    async owePresence(sn, marker, now) {
+      return (
+        db
+          .prepare("UPDATE devices SET presence_event = ?, presence_at = ? WHERE serial_number = ? AND presence = 'online'")
+          .run(marker, now, sn).changes === 1
+      );
+    },
     async presenceAnnounced(sn, marker) {
       db.prepare('UPDATE devices SET presence_event = NULL, presence_at = NULL WHERE serial_number = ? AND presence_event = ?').run(
         sn,
