@@ -19,7 +19,7 @@ import type { CommandLifecycle } from './lifecycle.js';
 import { Presence } from './presence.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import { createScheduler, type Scheduler, type SingletonJob } from './scheduler.js';
-import { pruneRetention, sweepCommands } from './sweeps.js';
+import { commandSweepEveryMs, pruneRetention, sweepCommands } from './sweeps.js';
 
 export type { SingletonJob } from './scheduler.js';
 
@@ -199,7 +199,7 @@ export class Hub {
     scheduler.every(60_000, () => this.evictIdle());
     // Cluster-wide.
     const jobs: SingletonJob[] = [
-      { name: 'commands', everyMs: 10_000, run: () => this.sweepCommands() },
+      { name: 'commands', everyMs: commandSweepEveryMs(this.#deps.config.ackTimeoutS), run: () => this.sweepCommands() },
       { name: 'presence-orphans', everyMs: 5_000, run: () => this.sweepOrphans() },
       // Presence changes whose event a crash or an outage kept from the feed (markers two minutes old).
       {

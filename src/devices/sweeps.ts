@@ -46,6 +46,13 @@ export function refusalBackoffMs(config: Pick<RuntimeConfig, 'syncRetryMaxS'>, a
 }
 
 /**
+ * How often the command sweep runs: every 10 s, or every half ack timeout when that is shorter (at
+ * least every 2 s), so a result that never came is acted on within half a timeout of its deadline
+ * rather than up to 10 s after it (a short BIOGATE_ACK_TIMEOUT_S would otherwise be mostly the sweep's wait).
+ */
+export const commandSweepEveryMs = (ackTimeoutS: number): number => Math.max(2_000, Math.min(10_000, (ackTimeoutS * 1000) / 2));
+
+/**
  * Expired pending commands fail (sync revocations carry no expiry: sync/queue.ts); sent commands
  * without a result after the ack timeout fail with "no result from device", except sync ops:
  * `sync-users` ops (unconfirmed, or refused by the terminal) are sent again once their back-off has

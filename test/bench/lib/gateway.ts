@@ -111,7 +111,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     BIOGATE_HOST: '127.0.0.1',
     BIOGATE_PORT: '0',
     BIOGATE_BOOTSTRAP: 'off',
-    BIOGATE_LOG_LEVEL: 'warn',
+    // BIOGATE_BENCH_GATEWAY_LOG_LEVEL (default warn): with BIOGATE_BENCH_GATEWAY_LOG, what the kept log holds.
+    BIOGATE_LOG_LEVEL: process.env['BIOGATE_BENCH_GATEWAY_LOG_LEVEL'] ?? 'warn',
     BIOGATE_LOG_FORMAT: 'json',
     BIOGATE_HTTP_ENGINE: options.engine,
     // A benchmark drives one location hard: no per-token rate limit, no cap on unassigned terminals.
@@ -144,7 +145,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       });
       proc.once('exit', (code) => reject(new Error(`biogate serve exited with ${code} before listening: ${stderr}`)));
     });
-    // BIOGATE_BENCH_GATEWAY_LOG=FILE keeps the gateway's log (warn and above, JSON) for a look afterwards.
+    // BIOGATE_BENCH_GATEWAY_LOG=FILE keeps the gateway's log (JSON, BIOGATE_BENCH_GATEWAY_LOG_LEVEL and above) for a look afterwards.
     const keep = process.env['BIOGATE_BENCH_GATEWAY_LOG'];
     if (keep) proc.stdout?.pipe(createWriteStream(keep, { flags: 'a' }));
     else proc.stdout?.resume();
