@@ -263,6 +263,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     hub,
     webhookPolicy,
     pokeWebhooks: webhooks.poke,
+    webhooksChanged: webhooks.subscriptionsChanged,
     terminals,
     audit,
   });

@@ -42,6 +42,7 @@ const EXTRA = [
   'test/webhooks/delivery.test.ts',
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',
+  'test/webhooks/poke-cache.test.ts',
   'test/webhooks/cli.test.ts',
   'test/devices/poll-snapshot.test.ts',
   'test/perf/users-list-plan.test.ts',

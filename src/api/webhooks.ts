@@ -62,6 +62,8 @@ export interface WebhookRouteDeps {
   readonly policy: DestinationPolicy;
   /** Asks the delivery job to run now (a test ping). */
   readonly poke: () => void;
+  /** A subscription was created or enabled here: this node's dispatcher looks its locations up again at once. */
+  readonly changed: () => void;
 }
 
 function requireFull(caller: Caller): void {
@@ -118,6 +120,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
           { url: body.url, events: body.events, description: body.description ?? null, attendance_batch: body.attendance_batch ?? 1 },
           clock.now().toISOString(),
         );
+        deps.changed();
         return json(201, { ...webhookView(subscription, 'full'), secret });
       },
     }),
@@ -182,6 +185,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         const w = await store.webhooks.update(caller.location.id, params.webhook_id, patch, now.toISOString());
         if (!w) throw notFound(params.webhook_id);
         if (body.enabled === true && !before.enabled) {
+          deps.changed();
           // Re-enabled: what failed while it was broken goes again (the same as a redeliver over the kept week).
           const since = new Date(now.getTime() - REENABLE_REQUEUE_MS).toISOString();
           await store.webhooks.requeueFailed(caller.location.id, w.id, since, null, now.toISOString(), MAX_REQUEUE);

@@ -46,6 +46,7 @@ export interface ApiParts {
   readonly hub: Hub;
   readonly webhookPolicy: DestinationPolicy;
   readonly pokeWebhooks: () => void;
+  readonly webhooksChanged: () => void;
   readonly terminals: TerminalState;
 }
 
@@ -83,7 +84,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
       onlineThresholdS: config.onlineThresholdS,
       assignment: { store, sync, bus, log, requireCommKey, quotaDevices: config.quotaDevices },
     }),
-    ...webhookRoutes({ store, clock, policy: p.webhookPolicy, poke: p.pokeWebhooks }),
+    ...webhookRoutes({ store, clock, policy: p.webhookPolicy, poke: p.pokeWebhooks, changed: p.webhooksChanged }),
   ];
   routes.push(
     openApiRoute(() => routes, packageVersion()),

@@ -38,9 +38,18 @@ export const JOB_NAME = 'webhooks';
 const JOB_EVERY_MS = 1_000;
 /** Same lease as the Hub gives a SingletonJob of this period (min 30 s), so poke and job agree on the holder. */
 const LEASE_MS = 30_000;
-const POKE_DELAY_MS = 50;
-/** How long a node trusts its list of locations that have enabled webhooks (feed events of others poke nothing). */
+/** Events within this long of each other make one kick (one listing, one wake of each lane). */
+const POKE_DELAY_MS = 5;
+/** A poke trusts a lease this node took until this long before it ends (the job renews it). */
+const LEASE_TRUST_MARGIN_MS = 10_000;
+/**
+ * How long a node trusts its list of locations that have enabled webhooks (feed events of others poke nothing).
+ * A location not in it is looked up again after WANTED_RECHECK_MS: a webhook created since, by the API on any node
+ * or by the CLI, is poked for within that, not only by the job. A location in it stays trusted WANTED_CACHE_MS (a
+ * webhook disabled since costs a poke or two, nothing else).
+ */
 const WANTED_CACHE_MS = 5_000;
+const WANTED_RECHECK_MS = 250;
 const PRUNE_EVERY_MS = 60_000;
 /** Delivered and failed deliveries are kept this long for GET /api/webhooks/{id}/deliveries. */
 export const DELIVERY_KEEP_MS = 7 * 86_400_000;
@@ -69,6 +78,10 @@ export interface WebhookDispatcher {
   runOnce(): Promise<void>;
   /** Kicks soon if this node holds the job lease (new events, a test ping, a redeliver). */
   poke(): void;
+  /** A subscription was created or enabled on this node: the next event looks the locations up again. */
+  subscriptionsChanged(): void;
+  /** Whether events of `locationId` poke (it has an enabled webhook, as this node last read it). */
+  wants(locationId: number): Promise<boolean>;
   /** Follows the feed (every node) to poke on events. */
   start(feed: EventFeed): void;
   stop(): Promise<void>;
@@ -173,22 +186,41 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   };
 
   let wantedCache: { at: number; ids: Promise<Set<number>> } | undefined;
-  const wanted = (locationId: number): Promise<boolean> => {
-    if (!wantedCache || Date.now() - wantedCache.at > WANTED_CACHE_MS) {
-      const ids = store.webhooks.listEnabled().then((subs) => new Set(subs.map((x) => x.location_id)));
-      ids.catch(() => (wantedCache = undefined));
-      wantedCache = { at: Date.now(), ids };
-    }
-    return wantedCache.ids.then((ids) => ids.has(locationId));
+  const listWanted = (now: number): Promise<Set<number>> => {
+    const ids = store.webhooks.listEnabled().then((subs) => new Set(subs.map((x) => x.location_id)));
+    const entry = { at: now, ids };
+    ids.catch(() => {
+      if (wantedCache === entry) wantedCache = undefined;
+    });
+    wantedCache = entry;
+    return ids;
+  };
+  const wanted = async (locationId: number): Promise<boolean> => {
+    const now = clock.now().getTime();
+    const cached = wantedCache;
+    if (!cached || now - cached.at > WANTED_CACHE_MS) return (await listWanted(now)).has(locationId);
+    if ((await cached.ids).has(locationId)) return true;
+    if (now - cached.at <= WANTED_RECHECK_MS) return false;
+    // Only one look-up of a newer listing at a time: later callers share it.
+    return ((wantedCache === cached ? await listWanted(now) : await wantedCache?.ids) ?? new Set<number>()).has(locationId);
+  };
+
+  /** The end of the job lease this node last took, for pokes (the lease is this node's until then). */
+  let leaseHeldUntil = Number.NEGATIVE_INFINITY;
+  const holdsLease = async (): Promise<boolean> => {
+    const now = clock.now().getTime();
+    if (now < leaseHeldUntil - LEASE_TRUST_MARGIN_MS) return true;
+    const until = now + LEASE_MS;
+    const held = await store.cluster.acquireLease(`job:${JOB_NAME}`, deps.node, new Date(now).toISOString(), new Date(until).toISOString());
+    leaseHeldUntil = held ? until : Number.NEGATIVE_INFINITY;
+    return held;
   };
 
   const poke = (): void => {
     if (stopped || pokeTimer) return;
     pokeTimer = setTimeout(() => {
       pokeTimer = undefined;
-      const now = clock.now().getTime();
-      void store.cluster
-        .acquireLease(`job:${JOB_NAME}`, deps.node, new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString())
+      void holdsLease()
         .then((held) => (held ? kick() : undefined))
         .catch((err: unknown) => log.warn({ err }, 'webhook: poke failed; the periodic job delivers'));
     }, POKE_DELAY_MS);
@@ -200,6 +232,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     kick,
     runOnce,
     poke,
+    wants: wanted,
+    subscriptionsChanged: () => void (wantedCache = undefined),
     start(feed) {
       // Only events of locations with webhooks: a poke costs a lease write, and every node pokes.
       feedSub = feed.subscribe({ locationId: null }, (e) => {
