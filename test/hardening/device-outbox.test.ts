@@ -6,6 +6,7 @@
 // the device as stored. Runs on the store of BIOGATE_TEST_API_STORE (SQLite by default; MongoDB with
 // BIOGATE_TEST_API_STORE=mongodb).
 import t from 'tap';
+import type * as Tap from 'tap';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { bearer, fetchJson, jsonBody, startApp, waitFor, type StartedApp } from '../helpers/app.js';
 import { storeFault } from '../helpers/faults.js';
@@ -104,28 +105,46 @@ t.test("a terminal's own update whose feed append fails: its device.updated is s
   t.same(await second.app.store.devices.unannounced(10), [], 'nothing owed any more');
 });
 
+const EVER = '9999-12-31T00:00:00.000Z';
+
+/** The presence events `app`'s store owes, once `settled` holds of them (polled every 25 ms, at most 5 s). */
+async function owedPresence(app: StartedApp, settled: (owed: readonly OwedPresence[]) => boolean): Promise<readonly OwedPresence[]> {
+  let owed = await app.app.store.cluster.unannouncedPresence(EVER, 10);
+  for (let i = 0; i < 200 && !settled(owed); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    owed = await app.app.store.cluster.unannouncedPresence(EVER, 10);
+  }
+  return owed;
+}
+type OwedPresence = Awaited<ReturnType<StartedApp['app']['store']['cluster']['unannouncedPresence']>>[number];
+
+/** How many device.online events of `sn` a consumer of `locationId`'s feed reads on `app`. */
+const onlineEvents = async (app: StartedApp, locationId: number, sn: string) =>
+  (await feedEvents(app.app, locationId)).filter((e) => e.type === 'device.online' && e.data.sn === sn).length;
+
+/**
+ * `first` owes one device.online it did not store: closed, then started again on its store without the fault,
+ * the presence outbox sweep stores it, once (`online` counts it in a feed).
+ */
+async function announcedAfterRestart(t: Tap.Test, first: StartedApp, online: (app: StartedApp) => Promise<number>): Promise<void> {
+  t.equal(await online(first), 0, 'not in the feed');
+  await first.close();
+  fault(false);
+  const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+  t.equal(await second.app.hub.presence.sweepUnannounced(EVER), 1, 'the sweep finds it');
+  t.equal(await online(second), 1, 'device.online reaches the feed, once');
+  t.same(await second.app.store.cluster.unannouncedPresence(EVER, 10), [], 'nothing owed any more');
+}
+
 t.test('a presence change whose event the feed could not store is announced by the outbox sweep', async (t) => {
   const first = await startApp(t, { config: { longpollS: 0 } });
   const sn = 'DEVOUT10';
   t.equal((await fetchJson(`${first.url}/api/devices`, jsonBody('POST', { sn }, bearer(first.token)))).res.status, 201);
   fault(true);
   await (await fetch(`${first.url}/iclock/cdata?SN=${sn}&options=all&pushver=2.4.1`)).text();
-  let owed: readonly { sn: string; presence: string }[] = [];
-  for (let i = 0; i < 200 && owed.length === 0; i++) {
-    await new Promise((r) => setTimeout(r, 25));
-    owed = await first.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10);
-  }
-  t.match(owed, [{ sn, presence: 'online' }], 'online is stored, its event owed');
-  const online = async (app: StartedApp) =>
-    (await feedEvents(app.app, first.locationId)).filter((e) => e.type === 'device.online' && e.data.sn === sn).length;
-  t.equal(await online(first), 0, 'and not in the feed');
-  await first.close();
-  fault(false);
-
-  const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
-  t.equal(await second.app.hub.presence.sweepUnannounced('9999-12-31T00:00:00.000Z'), 1, 'the sweep finds it');
-  t.equal(await online(second), 1, 'device.online reaches the feed');
-  t.same(await second.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10), [], 'nothing owed any more');
+  t.match(await owedPresence(first, (o) => o.length > 0), [{ sn, presence: 'online' }], 'online is stored, its event owed');
+  const online = (app: StartedApp) => onlineEvents(app, first.locationId, sn);
+  await announcedAfterRestart(t, first, online);
 });
 
 t.test(
@@ -137,26 +156,16 @@ t.test(
     await (await fetch(`${first.url}/iclock/cdata?SN=${sn}&options=all&pushver=2.4.1`)).text();
     await waitFor(() => first.app.hub.presence.isOnline(sn), 5_000, 'online, unassigned');
     await first.app.feed.settled();
-    for (let i = 0; i < 200 && (await first.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10)).length > 0; i++)
-      await new Promise((r) => setTimeout(r, 25));
-    const online = async (app: StartedApp) =>
-      (await feedEvents(app.app, first.locationId)).filter((e) => e.type === 'device.online' && e.data.sn === sn).length;
+    await owedPresence(first, (o) => o.length === 0);
+    const online = (app: StartedApp) => onlineEvents(app, first.locationId, sn);
     fault(true);
     t.equal((await fetchJson(`${first.url}/api/devices`, jsonBody('POST', { sn }, bearer(first.token)))).res.status, 201, 'assigned');
     await poll(first);
-    let owed: readonly { sn: string; location_id: number | null }[] = [];
-    for (let i = 0; i < 200 && owed.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      owed = await first.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10);
-    }
-    t.match(owed, [{ sn, location_id: first.locationId, presence: 'online' }], "its location's device.online is owed");
-    t.equal(await online(first), 0, 'and not in the feed');
-    await first.close();
-    fault(false);
-
-    const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
-    t.equal(await second.app.hub.presence.sweepUnannounced('9999-12-31T00:00:00.000Z'), 1, 'the sweep finds it');
-    t.equal(await online(second), 1, 'device.online reaches the feed of the location, once');
-    t.same(await second.app.store.cluster.unannouncedPresence('9999-12-31T00:00:00.000Z', 10), [], 'nothing owed any more');
+    t.match(
+      await owedPresence(first, (o) => o.length > 0),
+      [{ sn, location_id: first.locationId, presence: 'online' }],
+      "its location's device.online is owed",
+    );
+    await announcedAfterRestart(t, first, online);
   },
 );
