@@ -53,7 +53,7 @@ t.test('a missed target without a known bound, failed scenarios, no sections whe
   const md = resultsMarkdown(
     run(
       [
-        figure('poll', 'idle getrequest', 1, 'req/s', {
+        figure('codec', 'v2 decoder', 1, 'records/s', {
           baseline: 10,
           target: { on: 'ratio', goal: { atLeast: 0.5 }, text: 'ratio ≥ 0.5' },
         }),
@@ -61,7 +61,7 @@ t.test('a missed target without a known bound, failed scenarios, no sections whe
       [{ name: 'mqtt', error: 'boom' }],
     ),
   );
-  t.match(md, /- \*\*poll: idle getrequest\*\* \(target ratio ≥ 0\.5\): not analysed yet\./);
+  t.match(md, /- \*\*codec: v2 decoder\*\* \(target ratio ≥ 0\.5\): not analysed yet\./);
   t.match(md, /## Scenarios that failed\n\n- mqtt: boom\n/);
   t.notMatch(md, /## Notes/);
   const clean = resultsMarkdown(run([figure('codec', 'ATTLOG upload', 5, 'records/s')]));

@@ -48,9 +48,14 @@ export const webhooksScenario: Scenario = {
           const ms = await punchLatencies(gw, sn, arrivals, singles, 10, 10_000);
           const rate = await punchThroughput(gw, sn, arrivals, burst, 100_000);
           return [
-            figure('webhooks', `events delivered, burst of ${burst.toLocaleString('en-US')} punches`, rate, 'events/s'),
-            figure('webhooks', 'p50 punch→receiver', quantile(ms, 0.5), 'ms'),
+            figure('webhooks', `events delivered, burst of ${burst.toLocaleString('en-US')} punches`, rate, 'events/s', {
+              target: { on: 'value', goal: { atLeast: 5_000 }, text: '≥ 5,000 events/s' },
+            }),
+            figure('webhooks', 'p50 punch→receiver', quantile(ms, 0.5), 'ms', {
+              target: { on: 'value', goal: { atMost: 20 }, text: '≤ 20 ms' },
+            }),
             figure('webhooks', 'p99 punch→receiver', quantile(ms, 0.99), 'ms', {
+              target: { on: 'value', goal: { atMost: 100 }, text: '≤ 100 ms' },
               note: `${singles} single punches, one every 10 ms; every punch of both phases arrived`,
             }),
           ];
