@@ -62,6 +62,27 @@ interface UserStates {
 }
 
 const NONE: SyncCounts = { devices: 0, commands: 0 };
+/** Reads after queueing (queueCurrent): each a store read of the PINs whose op kind changed under the previous one. */
+const REREAD_ROUNDS = 3;
+
+/** The users' state after a change: active, inactive, gone. */
+function stateOf(pins: readonly number[], users: readonly { pin: number; is_active: boolean }[]): UserStates {
+  const active = new Set(users.filter((u) => u.is_active).map((u) => u.pin));
+  const inactive = new Set(users.filter((u) => !u.is_active).map((u) => u.pin));
+  return {
+    upserted: pins.filter((p) => active.has(p)),
+    deactivated: pins.filter((p) => inactive.has(p)),
+    deleted: pins.filter((p) => !active.has(p) && !inactive.has(p)),
+  };
+}
+
+/** The op kind each PIN's state asks for: an upsert for an active user, else a delete. */
+const kinds = (state: UserStates): Map<number, 'upsert' | 'delete'> =>
+  new Map([
+    ...state.upserted.map((p) => [p, 'upsert'] as const),
+    ...state.deactivated.map((p) => [p, 'delete'] as const),
+    ...state.deleted.map((p) => [p, 'delete'] as const),
+  ]);
 
 export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: Clock; bus: EventBus; log: Logger }): SyncOutbox {
   const { store, sync, clock, bus, log } = deps;
@@ -73,16 +94,41 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
   /** Requests' chunks whose events are being stored before their entries go. */
   const settling = new Set<Promise<void>>();
 
-  /** The ops for the users' current state, and that state: active, inactive, gone. */
+  /**
+   * The ops for the users' current state, and that state: active, inactive, gone.
+   *
+   * Another write may change these users while this queues from what it read (on MongoDB a write marks
+   * its entries before it changes the users, so a read in between sees the old state) and queue its own
+   * ops first: this op, written last, would then replace that write's newer one. So the users are read
+   * again once the ops are written, and the PINs whose op changed kind (upsert, delete) are queued once
+   * more: a change that shows only after that read queues its own ops after these.
+   */
   async function queueCurrent(locationId: number, pins: readonly number[]): Promise<{ counts: SyncCounts; state: UserStates }> {
+    const first = await queueState(locationId, pins);
+    let { counts } = first;
+    let state = first.state;
+    for (let round = 0, stale = pins; round < REREAD_ROUNDS && stale.length > 0; round++) {
+      const was = kinds(state);
+      const now = kinds(stateOf(stale, await store.users.getMany(locationId, stale)));
+      stale = stale.filter((p) => was.get(p) !== now.get(p));
+      if (stale.length === 0) break;
+      const again = await queueState(locationId, stale);
+      counts = { devices: Math.max(counts.devices, again.counts.devices), commands: counts.commands + again.counts.commands };
+      const moved = new Set(stale);
+      const keep = (list: readonly number[]) => list.filter((p) => !moved.has(p));
+      state = {
+        upserted: [...keep(state.upserted), ...again.state.upserted],
+        deactivated: [...keep(state.deactivated), ...again.state.deactivated],
+        deleted: [...keep(state.deleted), ...again.state.deleted],
+      };
+    }
+    return { counts, state };
+  }
+
+  async function queueState(locationId: number, pins: readonly number[]): Promise<{ counts: SyncCounts; state: UserStates }> {
     const users = await store.users.getMany(locationId, pins);
-    const active = new Set(users.filter((u) => u.is_active).map((u) => u.pin));
-    const inactive = new Set(users.filter((u) => !u.is_active).map((u) => u.pin));
-    const state: UserStates = {
-      upserted: pins.filter((p) => active.has(p)),
-      deactivated: pins.filter((p) => inactive.has(p)),
-      deleted: pins.filter((p) => !active.has(p) && !inactive.has(p)),
-    };
+    const state = stateOf(pins, users);
+    const active = new Set(state.upserted);
     // No device, nothing owed (an import before any device is assigned; the assignment queues the
     // roster). Counted per chunk, like queueUsers reads its devices.
     if ((await store.devices.count(locationId)) === 0) return { counts: NONE, state };
