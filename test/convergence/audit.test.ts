@@ -132,7 +132,13 @@ t.test("an audit removes another location's users as ops of no location", async 
   t.equal((await apiB('POST', '/api/users', { pin: 501, first_name: 'Theirs' })).status, 201);
   t.equal((await apiB('POST', '/api/devices', { sn: 'AUDIT-MOVE', name: 'm' })).status, 201);
   const sim = await s.terminal('AUDIT-MOVE', 'v3', {}, false);
-  await s.until(() => sim.users().has('501'), "B's user on the terminal");
+  // Held, and its op confirmed: a move deletes what the terminal confirmed (an op whose result is still on
+  // its way when the terminal moves is left to the audit).
+  const confirmed = async () =>
+    ((await apiB('GET', '/api/commands?command=sync-users&sn=AUDIT-MOVE')).body as { data: Command[] }).data.some(
+      (c) => c.params?.['pin'] === 501 && c.status === 'success',
+    );
+  await s.until(async () => sim.users().has('501') && (await confirmed()), "B's user on the terminal, confirmed");
   // Unassigned and assigned to A by the admin API: its move deletes run; then the user comes back at the keypad.
   t.equal((await apiB('DELETE', '/api/devices/AUDIT-MOVE')).status, 200);
   t.equal((await s.api('POST', '/api/devices', { sn: 'AUDIT-MOVE', name: 'm' })).status, 201);
