@@ -336,13 +336,16 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
     async syncedPinsElsewhere(sn, locationId, ever = false) {
       // Once per assignment, by serial number: a broadcast query in a sharded cluster (see the header).
       const docs = await c.commands
-        .find({ sn, origin: 'sync', status: 'success', parent_id: null }, { projection: { location_id: 1, params: 1 } })
+        .find(
+          { sn, origin: 'sync', status: { $in: ['success', 'sent'] }, parent_id: null },
+          { projection: { location_id: 1, status: 1, params: 1 } },
+        )
         .sort({ _id: 1 })
         .toArray();
       return lastSyncedElsewhere(
         docs.map((d) => {
           const p = fromJson<Record<string, unknown>>(d.params) ?? {};
-          return { location_id: d.location_id, pin: p['pin'], op: p['op'] };
+          return { location_id: d.location_id, status: d.status, pin: p['pin'], op: p['op'] };
         }),
         locationId,
         ever,

@@ -173,9 +173,10 @@ export interface CommandsPort {
    */
   retry(id: number, wire: string, now: Iso): Promise<Command | undefined>;
   /**
-   * Pins of users this device was sent by successful sync ops of locations other than
-   * `locationId` whose last op for that pin was not a delete (assignment cleanup); with `ever`, every
-   * PIN such an op carried, whatever its last op (the audit).
+   * Pins of users this device was sent by delivered sync ops (`success`, or `sent` with the result on
+   * its way) of locations other than `locationId` whose last delivered op for that pin was not a
+   * confirmed delete (assignment cleanup); with `ever`, every PIN such an op carried, whatever its last
+   * op (the audit). See store/sync-history.ts.
    */
   syncedPinsElsewhere(sn: string, locationId: number, ever?: boolean): Promise<readonly number[]>;
   /** Deletes finished commands (and their child lines) last updated before `before`. Returns how many top-level records went. */

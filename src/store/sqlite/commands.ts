@@ -317,10 +317,10 @@ export function sqliteCommands(db: Db): CommandsPort {
     async syncedPinsElsewhere(sn, locationId, ever = false) {
       const rows = db
         .prepare(
-          `SELECT location_id, json_extract(params, '$.pin') AS pin, json_extract(params, '$.op') AS op FROM commands
-           WHERE sn = ? AND origin = 'sync' AND status = 'success' AND parent_id IS NULL ORDER BY id`,
+          `SELECT location_id, status, json_extract(params, '$.pin') AS pin, json_extract(params, '$.op') AS op FROM commands
+           WHERE sn = ? AND origin = 'sync' AND status IN ('success', 'sent') AND parent_id IS NULL ORDER BY id`,
         )
-        .all(sn) as { location_id: number; pin: number; op: string }[];
+        .all(sn) as { location_id: number; status: string; pin: number; op: string }[];
       return lastSyncedElsewhere(rows, locationId, ever);
     },
     async prune(before, limit) {
