@@ -22,7 +22,9 @@ export function revocationLatency(metrics: MetricsRegistry): (seconds: number) =
 
 /** Audits started by trigger, and the repairs they queued by kind (sync/audit.ts). */
 export function auditCounters(metrics: MetricsRegistry): Pick<AuditDeps, 'onAudit' | 'onRepair'> {
-  const audits = metrics.register(new Counter('biogate_sync_audits_total', 'Roster audits started, by trigger (schedule, count, api)'));
+  const audits = metrics.register(
+    new Counter('biogate_sync_audits_total', 'Roster audits started, by trigger (initial, schedule, count, api)'),
+  );
   const repairs = metrics.register(
     new Counter('biogate_sync_audit_repairs_total', 'Users an audit found to repair, by kind (extra: deleted; missing, stale: sent again)'),
   );

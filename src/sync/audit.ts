@@ -14,7 +14,9 @@
  *   user not held, or held with other data, is sent again.
  * - The wanted roster: the location's active users; on a terminal that cannot store an access window,
  *   only those inside it now [API-CONTRACT §6].
- * - Started on schedule (BIOGATE_AUDIT_INTERVAL_S after the last one, or after assignment), when a v2
+ * - Started once a terminal's first roster after its assignment is delivered (nothing owed, no audit since
+ *   the assignment: what it held before BioGate, keypad enrolments, is found at once rather than an
+ *   interval later), on schedule (BIOGATE_AUDIT_INTERVAL_S after the last one, or after assignment), when a v2
  *   heartbeat's user count disagrees with the wanted roster while nothing is owed [PUSH-v2 §7.1], and on
  *   demand (POST /api/devices/{sn}/audit).
  */
@@ -44,7 +46,7 @@ const RECHECK_MS = 3_600_000;
 const PER_RUN = 500;
 const PAGE = 5_000;
 
-export type AuditTrigger = 'schedule' | 'count' | 'api';
+export type AuditTrigger = 'initial' | 'schedule' | 'count' | 'api';
 
 export interface AuditDeps {
   readonly store: Store;
@@ -234,7 +236,10 @@ export function createAudit(deps: AuditDeps) {
     await start(device, 'count');
   }
 
-  /** The scheduled audits: terminals whose last audit (or assignment) is an interval old. */
+  /**
+   * The scheduled audits: terminals whose last audit (or assignment) is an interval old, and terminals
+   * not audited since their assignment once nothing is owed to them (their first roster delivered).
+   */
   async function runSchedule(): Promise<number> {
     const now = clock.now().getTime();
     const dueBefore = new Date(now - deps.intervalS * 1000).toISOString();
@@ -243,13 +248,24 @@ export function createAudit(deps: AuditDeps) {
       if (!location.is_active) continue;
       const devices = (await store.devices.listAssigned(location.id)).filter((d) => d.last_seen !== null);
       const records = new Map((await store.terminalSync.get(devices.map((d) => d.serial_number))).map((r) => [r.sn, r]));
+      const latest = (times: readonly (string | null | undefined)[]) =>
+        times.filter((t): t is string => typeof t === 'string').reduce<string | null>((a, b) => (a === null || b > a ? b : a), null);
+      const audited = (d: Device) => {
+        const record = records.get(d.serial_number);
+        return latest([record?.last_audit_at, record?.audit_started_at]);
+      };
+      const unaudited = devices.filter((d) => {
+        const at = audited(d);
+        return d.assigned_at !== null && (at === null || at < d.assigned_at);
+      });
+      const owed = unaudited.length > 0 ? await store.terminalSync.owed(unaudited.map((d) => d.serial_number)) : new Map();
+      const settled = new Set(unaudited.filter((d) => (owed.get(d.serial_number)?.owed ?? 0) === 0));
       for (const d of devices) {
         if (started >= PER_RUN) return started;
-        const record = records.get(d.serial_number);
-        const since = [record?.last_audit_at, record?.audit_started_at, d.assigned_at].filter((t): t is string => typeof t === 'string');
-        const last = since.length > 0 ? since.reduce((a, b) => (a > b ? a : b)) : null;
-        if (last !== null && last >= dueBefore) continue;
-        if (await start(d, 'schedule')) started++;
+        const last = latest([audited(d), d.assigned_at]);
+        const due = last === null || last < dueBefore;
+        if (!due && !settled.has(d)) continue;
+        if (await start(d, due ? 'schedule' : 'initial')) started++;
       }
     }
     return started;

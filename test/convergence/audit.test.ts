@@ -90,39 +90,46 @@ t.test('v2: a wiped terminal gets its roster back after the heartbeat that repor
   await s.until(async () => (await s.sync('AUDIT-WIPE')).state === 'in_sync', 'in_sync');
 });
 
-t.test('the schedule audits each terminal an interval after the last audit', async (t) => {
-  const s = await setup(t, { auditIntervalS: 10 });
+t.test('the first audit follows the delivered roster; the schedule audits an interval after the last audit', async (t) => {
+  const s = await setup(t, { auditIntervalS: 10, adminToken: ADMIN_TOKEN });
   t.equal((await s.api('POST', '/api/users', { pin: 21, first_name: 'Sched' })).status, 201);
   const sim = await s.terminal('AUDIT-SCHED', 'v3', { keypadUsers: 1 });
-  await s.until(async () => sim.users().has('21') && (await s.sync('AUDIT-SCHED')).state === 'in_sync', 'roster held');
-  t.ok(sim.users().has('90001'), 'the keypad user is there until an audit');
-  s.clock.advance(11_000);
-  await s.until(() => !sim.users().has('90001'), 'the scheduled audit removed the keypad user', 30_000);
+  // No clock moves: the first audit needs no interval, only the roster delivered (nothing owed).
+  await s.until(() => sim.users().has('21') && !sim.users().has('90001'), 'the first audit removed the keypad user', 30_000);
   await s.until(async () => (await s.sync('AUDIT-SCHED')).last_audit_at !== null, 'last_audit_at');
   const first = (await s.sync('AUDIT-SCHED')).last_audit_at as string;
   sim.keypad('90005', { name: 'Later' });
   s.clock.advance(11_000);
   await s.until(() => !sim.users().has('90005'), 'the next interval audits again', 30_000);
   await s.until(async () => ((await s.sync('AUDIT-SCHED')).last_audit_at as string) > first, 'a later last_audit_at');
-  t.pass('audited on schedule twice');
+  const audits = (await commands(s, '&command=load-users')).filter((c) => c.created_by_token_id === null);
+  t.equal(audits.length, 2, 'two audits: the first after the roster, the next an interval later');
+  const metrics = await (await fetch(`${s.app.url}/metrics`, { headers: bearer(ADMIN_TOKEN) })).text();
+  t.match(metrics, /biogate_sync_audits_total\{trigger="initial"[^}]*\} 1\b/, 'the first counted as initial');
+  t.match(metrics, /biogate_sync_audits_total\{trigger="schedule"[^}]*\} 1\b/, 'the next as schedule');
 });
 
 t.test('an audit whose query never answered does not hold back the next one', async (t) => {
   const s = await setup(t, { auditIntervalS: 10 });
   t.equal((await s.api('POST', '/api/users', { pin: 31, first_name: 'Lost' })).status, 201);
-  const sim = await s.terminal('AUDIT-LOST', 'v3', { keypadUsers: 1 });
-  await s.until(async () => sim.users().has('31') && (await s.sync('AUDIT-LOST')).state === 'in_sync', 'roster held');
-  sim.setFaults({ loseRate: 1 });
-  s.clock.advance(11_000);
+  const sim = await s.terminal('AUDIT-LOST', 'v3');
+  await s.until(async () => sim.users().has('31') && (await s.sync('AUDIT-LOST')).last_audit_at !== null, 'roster held, first audit done');
   const queries = async () => commands(s, '&command=load-users');
-  await s.until(async () => (await queries()).some((c) => c.status === 'sent'), 'the audit query sent, its result lost', 30_000);
+  await s.until(async () => (await queries()).every((c) => c.status === 'success'), 'the first audit settled');
+  sim.keypad('90001', { name: 'Keypad' });
+  sim.setFaults({ loseRate: 1 });
+  const lost = sim.stats.resultsLost;
+  s.clock.advance(11_000);
+  await s.until(async () => (await queries()).some((c) => c.status === 'sent'), 'the audit query sent', 30_000);
+  // Faults back off only once the terminal dropped the query's result (it decides after uploading the table).
+  await s.until(() => sim.stats.resultsLost > lost, 'its result lost');
   t.ok(sim.users().has('90001'), 'nothing compared: the keypad user stays');
   sim.setFaults({ loseRate: 0 });
   s.clock.advance(31_000);
   await s.app.app.hub.sweepCommands();
   await s.until(async () => (await queries()).some((c) => c.status === 'failed'), 'the query failed after the ack timeout');
   await s.until(() => !sim.users().has('90001'), 'the next scheduled audit removed the keypad user', 30_000);
-  t.equal((await queries()).length, 2, 'a second query replaced the failed one');
+  t.equal((await queries()).length, 3, 'the first audit, the lost query, and a query that replaced it');
 });
 
 t.test("an audit removes another location's users as ops of no location", async (t) => {
@@ -153,6 +160,25 @@ t.test("an audit removes another location's users as ops of no location", async 
     "none of this location's commands shows B's PIN",
   );
   t.notOk(JSON.stringify(mine.filter((c) => c.command === 'load-users')).includes('Theirs'), 'nor its name');
+});
+
+t.test("a terminal moved while B's line is unconfirmed has B's user deleted by the move, not left to the audit", async (t) => {
+  const s = await setup(t, { adminToken: ADMIN_TOKEN });
+  const apiB = as(s, await newLocation(s, 'Other site'));
+  t.equal((await apiB('POST', '/api/devices', { sn: 'MOVE-SENT', name: 'm' })).status, 201);
+  const sim = await s.terminal('MOVE-SENT', 'v3', { loseRate: 1 }, false);
+  // The terminal applies B's line, its result is lost: the op stays `sent`.
+  t.equal((await apiB('POST', '/api/users', { pin: 502, first_name: 'Unconfirmed' })).status, 201);
+  const sent = async () =>
+    ((await apiB('GET', '/api/commands?command=sync-users&sn=MOVE-SENT')).body as { data: Command[] }).data.some(
+      (c) => c.params?.['pin'] === 502 && c.status === 'sent',
+    );
+  await s.until(async () => sim.users().has('502') && (await sent()), "B's user held, its op still sent");
+  t.equal((await apiB('DELETE', '/api/devices/MOVE-SENT')).status, 200);
+  sim.setFaults({ loseRate: 0 });
+  t.equal((await s.api('POST', '/api/devices', { sn: 'MOVE-SENT', name: 'm' })).status, 201);
+  await s.until(() => !sim.users().has('502'), 'the move deleted the unconfirmed user');
+  t.notOk(JSON.stringify(await commands(s)).includes('502'), "this location's commands do not show B's PIN");
 });
 
 t.test('POST /api/devices/{sn}/audit: another location, unknown terminal, read token', async (t) => {
