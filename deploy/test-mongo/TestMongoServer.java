@@ -2,6 +2,7 @@ import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.bson.Document;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -77,9 +78,13 @@ public final class TestMongoServer {
                     // The memory backend's findAndModify reads, then writes: two at once on one document can
                     // both read the same value (an $inc handed out twice). MongoDB makes it atomic per
                     // document; so does this lock (one findAndModify at a time, everything else as it was).
+                    // Its reply holds the stored document itself, encoded after the lock is released: the
+                    // next findAndModify could change it in between (a reply showing another writer's
+                    // value), so the reply is copied inside the lock.
                     if (isFindAndModify(method, args)) {
                         synchronized (FIND_AND_MODIFY) {
-                            return method.invoke(memory, args);
+                            Object reply = method.invoke(memory, args);
+                            return reply instanceof Document document ? document.cloneDeeply() : reply;
                         }
                     }
                     return method.invoke(memory, args);
