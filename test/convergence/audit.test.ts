@@ -139,8 +139,7 @@ t.test("an audit removes another location's users as ops of no location", async 
   t.equal((await apiB('POST', '/api/users', { pin: 501, first_name: 'Theirs' })).status, 201);
   t.equal((await apiB('POST', '/api/devices', { sn: 'AUDIT-MOVE', name: 'm' })).status, 201);
   const sim = await s.terminal('AUDIT-MOVE', 'v3', {}, false);
-  // Held, and its op confirmed: a move deletes what the terminal confirmed (an op whose result is still on
-  // its way when the terminal moves is left to the audit).
+  // Held, and its op confirmed (a line whose result is still on its way: the next case).
   const confirmed = async () =>
     ((await apiB('GET', '/api/commands?command=sync-users&sn=AUDIT-MOVE')).body as { data: Command[] }).data.some(
       (c) => c.params?.['pin'] === 501 && c.status === 'success',
