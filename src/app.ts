@@ -173,6 +173,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     sync,
     terminals,
     intervalS: config.auditIntervalS,
+    maxOutstanding: config.auditMaxOutstanding,
     create: lifecycle.create,
     ...auditCounters(metrics),
   });

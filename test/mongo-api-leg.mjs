@@ -39,6 +39,8 @@ const EXTRA = [
   'test/sync/access-window-mark.test.ts',
   'test/events/feed.test.ts',
   'test/convergence/audit.test.ts',
+  'test/convergence/audit-cap.test.ts',
+  'test/convergence/moved-terminal.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',

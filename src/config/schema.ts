@@ -144,6 +144,12 @@ export const SETTINGS = {
     description:
       "How often each assigned terminal's user table is read and compared with its location's roster (users it holds that it should not are deleted, missing ones sent again). A v2 heartbeat whose user count disagrees starts an audit sooner; POST /api/devices/{sn}/audit starts one now.",
   }),
+  auditMaxOutstanding: setting(Type.Integer({ minimum: 1, maximum: 10_000, default: 20 }), {
+    env: 'BIOGATE_AUDIT_MAX_OUTSTANDING',
+    unit: 'audits',
+    description:
+      "Scheduled audits (a terminal's first one after its roster was delivered included) outstanding at once across the deployment; the next runs of the audit job start the rest. Heartbeat-count and API audits are not counted against it.",
+  }),
   batchMaxCommands: setting(Type.Integer({ minimum: 1, maximum: 200, default: 50 }), {
     env: 'BIOGATE_BATCH_MAX_COMMANDS',
     unit: 'commands',

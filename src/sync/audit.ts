@@ -27,7 +27,7 @@ import { BioGateError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { Command, Device, Location, NewCommand } from '../store/ports/index.js';
+import type { Command, Device, Location, NewCommand, TerminalSyncRecord } from '../store/ports/index.js';
 import { profileOf } from '../devices/render.js';
 import { phaseAt } from '../time/access-window.js';
 import type { SyncQueue } from './queue.js';
@@ -44,6 +44,10 @@ export const AUDIT_PRIORITY = -40;
 const RECHECK_MS = 3_600_000;
 /** Terminals whose scheduled audit one run starts at most (the next run takes the rest). */
 const PER_RUN = 500;
+
+/** The latest of some ISO instants (they order as strings); null when none is given. */
+const latest = (times: readonly (string | null | undefined)[]): string | null =>
+  times.filter((t): t is string => typeof t === 'string').reduce<string | null>((a, b) => (a === null || b > a ? b : a), null);
 const PAGE = 5_000;
 
 export type AuditTrigger = 'initial' | 'schedule' | 'count' | 'api';
@@ -56,6 +60,8 @@ export interface AuditDeps {
   readonly sync: SyncQueue;
   readonly terminals: TerminalState;
   readonly intervalS: number;
+  /** Scheduled (and initial) audits outstanding at once, deployment-wide (BIOGATE_AUDIT_MAX_OUTSTANDING). */
+  readonly maxOutstanding: number;
   /** Creates and announces a command, its event owed by the outbox (devices/lifecycle.ts `create`). */
   readonly create: (input: NewCommand, at: string) => Promise<Command>;
   /** Counts an audit started, and each repair it queued. */
@@ -237,19 +243,39 @@ export function createAudit(deps: AuditDeps) {
   }
 
   /**
+   * Audits started and not yet compared, not stale, whose query has not ended (a query that failed or
+   * was cancelled holds nothing: the next start claims the terminal again).
+   */
+  async function countOutstanding(records: Iterable<TerminalSyncRecord>, staleBefore: string): Promise<number> {
+    let n = 0;
+    for (const r of records) {
+      if (r.audit_started_at === null || r.audit_started_at < staleBefore) continue;
+      if (r.last_audit_at !== null && r.last_audit_at >= r.audit_started_at) continue;
+      const query = r.audit_command_id === null ? undefined : await store.commands.getById(r.audit_command_id);
+      if (query && (query.status === 'failed' || query.status === 'success')) continue;
+      n++;
+    }
+    return n;
+  }
+
+  /**
    * The scheduled audits: terminals whose last audit (or assignment) is an interval old, and terminals
    * not audited since their assignment once nothing is owed to them (their first roster delivered).
+   * At most `maxOutstanding` of them are outstanding at once across the deployment (the job is a
+   * singleton): an audit reads a whole user table, and a thousand terminals assigned together must not
+   * read theirs at once ahead of the revocations and roster lines the store and the gateway owe.
    */
   async function runSchedule(): Promise<number> {
     const now = clock.now().getTime();
     const dueBefore = new Date(now - deps.intervalS * 1000).toISOString();
-    let started = 0;
+    const staleBefore = new Date(now - STALE_MS).toISOString();
+    const candidates: { device: Device; trigger: AuditTrigger }[] = [];
+    let outstanding = 0;
     for (const location of await store.locations.list()) {
       if (!location.is_active) continue;
       const devices = (await store.devices.listAssigned(location.id)).filter((d) => d.last_seen !== null);
       const records = new Map((await store.terminalSync.get(devices.map((d) => d.serial_number))).map((r) => [r.sn, r]));
-      const latest = (times: readonly (string | null | undefined)[]) =>
-        times.filter((t): t is string => typeof t === 'string').reduce<string | null>((a, b) => (a === null || b > a ? b : a), null);
+      outstanding += await countOutstanding(records.values(), staleBefore);
       const audited = (d: Device) => {
         const record = records.get(d.serial_number);
         return latest([record?.last_audit_at, record?.audit_started_at]);
@@ -261,12 +287,15 @@ export function createAudit(deps: AuditDeps) {
       const owed = unaudited.length > 0 ? await store.terminalSync.owed(unaudited.map((d) => d.serial_number)) : new Map();
       const settled = new Set(unaudited.filter((d) => (owed.get(d.serial_number)?.owed ?? 0) === 0));
       for (const d of devices) {
-        if (started >= PER_RUN) return started;
         const last = latest([audited(d), d.assigned_at]);
         const due = last === null || last < dueBefore;
-        if (!due && !settled.has(d)) continue;
-        if (await start(d, due ? 'schedule' : 'initial')) started++;
+        if (due || settled.has(d)) candidates.push({ device: d, trigger: due ? 'schedule' : 'initial' });
       }
+    }
+    let started = 0;
+    for (const { device, trigger } of candidates) {
+      if (started >= PER_RUN || outstanding + started >= deps.maxOutstanding) break;
+      if (await start(device, trigger)) started++;
     }
     return started;
   }

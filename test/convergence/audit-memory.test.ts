@@ -25,6 +25,7 @@ t.test('remembered counts older than the recheck interval are dropped as new ter
     sync,
     terminals: createTerminalState({ store, clock, bus, log }),
     intervalS: 86_400,
+    maxOutstanding: 50,
     create: createCommandLifecycle({ store, clock, bus }).create,
   });
   const report = async (prefix: string, n: number) => {

@@ -1,0 +1,62 @@
+// The audit job starts at most BIOGATE_AUDIT_MAX_OUTSTANDING scheduled (or first) audits outstanding at
+// once (src/sync/audit.ts `runSchedule`): a fleet assigned together does not read every user table at
+// once. An audit whose query failed holds no place. Emulated v3 terminals over HTTP whose results are
+// lost (their audit queries stay outstanding), on the store of this run.
+import t from 'tap';
+import { createCommandLifecycle } from '../../src/devices/lifecycle.js';
+import { createLogger } from '../../src/log.js';
+import { createSimulatedDevice } from '../../src/simulator/index.js';
+import { createAudit } from '../../src/sync/audit.js';
+import { createTerminalState } from '../../src/sync/terminal-state.js';
+import { bearer, fakeClock, fetchJson, jsonBody, startApp } from '../helpers/app.js';
+
+t.test('scheduled audits outstanding at once are capped; a failed query frees its place', async (t) => {
+  const clock = fakeClock('2026-03-01T08:00:00.000Z');
+  const app = await startApp(t, { clock, config: { longpollS: 1, ackTimeoutS: 30 } });
+  const sns = ['CAP-A', 'CAP-B', 'CAP-C'];
+  const sims = [];
+  for (const sn of sns) {
+    t.equal((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn }, bearer(app.token)))).res.status, 201);
+    // An empty roster: nothing owed, so each is due its first audit as soon as it has polled.
+    const sim = createSimulatedDevice({ url: app.url, sn, protocol: 'v3', pollDelayMs: 30, fast: true, loseRate: 1 });
+    t.teardown(() => sim.stop());
+    sim.start();
+    sims.push(sim);
+  }
+  const { store, bus, sync, hub } = app.app;
+  const polled = async () => (await Promise.all(sns.map((sn) => store.devices.getBySerial(sn)))).every((d) => d?.last_seen != null);
+  for (let i = 0; !(await polled()); i++) {
+    if (i > 2_000) throw new Error('terminals never polled');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  // The audit job as the app builds it (src/app.ts), on the app's store, with a cap of 2.
+  const log = createLogger({ level: 'silent' });
+  const audit = createAudit({
+    store,
+    clock,
+    bus,
+    log,
+    sync,
+    terminals: createTerminalState({ store, clock, bus, log }),
+    intervalS: 86_400,
+    maxOutstanding: 2,
+    create: createCommandLifecycle({ store, clock, bus }).create,
+  });
+  t.equal(await audit.job.run(), 2, 'two of the three started');
+  t.equal(await audit.job.run(), 0, 'none while both are outstanding');
+  const queries = async (status: string) =>
+    (await store.commands.list(app.locationId, { command: 'load-users' }, { offset: 0, limit: 10 })).items.filter(
+      (c) => c.status === status,
+    );
+  for (let i = 0; (await queries('sent')).length < 2; i++) {
+    if (i > 2_000) throw new Error('audit queries never sent');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  // Their results lost: after the ack timeout the queries fail, and their places are free.
+  clock.advance(31_000);
+  await hub.sweepCommands();
+  t.equal((await queries('failed')).length, 2, 'both queries failed: no result from the terminal');
+  t.equal(await audit.job.run(), 1, 'the third starts');
+  const started = new Set((await store.terminalSync.get(sns)).filter((r) => r.audit_started_at !== null).map((r) => r.sn));
+  t.same([...started].sort(), sns, 'each terminal had its first audit started');
+});
