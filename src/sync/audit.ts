@@ -27,7 +27,7 @@ import { BioGateError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { Command, Device, Location, NewCommand, TerminalSyncRecord } from '../store/ports/index.js';
+import type { Command, Device, Location, NewCommand, OwedCounts, TerminalSyncRecord } from '../store/ports/index.js';
 import { profileOf } from '../devices/render.js';
 import { phaseAt } from '../time/access-window.js';
 import type { SyncQueue } from './queue.js';
@@ -44,6 +44,15 @@ export const AUDIT_PRIORITY = -40;
 const RECHECK_MS = 3_600_000;
 /** Terminals whose scheduled audit one run starts at most (the next run takes the rest). */
 const PER_RUN = 500;
+
+/**
+ * Revocations on their way to a terminal defer its scheduled audit: a terminal reading out its table takes the
+ * next line one poll later, and a revocation must not wait for an audit. Not for long (DEFER_MS since the oldest
+ * line owed), and not for a refused line (an audit does not hold up what the terminal answered).
+ */
+const DEFER_MS = 10 * 60_000;
+const revoking = (o: OwedCounts | undefined, deferBefore: string): boolean =>
+  o !== undefined && o.revocations > 0 && o.refused === 0 && o.oldest !== null && o.oldest >= deferBefore;
 
 /** The latest of some ISO instants (they order as strings); null when none is given. */
 const latest = (times: readonly (string | null | undefined)[]): string | null =>
@@ -263,12 +272,14 @@ export function createAudit(deps: AuditDeps) {
    * not audited since their assignment once nothing is owed to them (their first roster delivered).
    * At most `maxOutstanding` of them are outstanding at once across the deployment (the job is a
    * singleton): an audit reads a whole user table, and a thousand terminals assigned together must not
-   * read theirs at once ahead of the revocations and roster lines the store and the gateway owe.
+   * read theirs at once ahead of the revocations and roster lines the store and the gateway owe. A scheduled
+   * audit waits while revocations are on their way to the terminal (`revoking`).
    */
   async function runSchedule(): Promise<number> {
     const now = clock.now().getTime();
     const dueBefore = new Date(now - deps.intervalS * 1000).toISOString();
     const staleBefore = new Date(now - STALE_MS).toISOString();
+    const deferBefore = new Date(now - DEFER_MS).toISOString();
     const candidates: { device: Device; trigger: AuditTrigger }[] = [];
     let outstanding = 0;
     for (const location of await store.locations.list()) {
@@ -280,16 +291,24 @@ export function createAudit(deps: AuditDeps) {
         const record = records.get(d.serial_number);
         return latest([record?.last_audit_at, record?.audit_started_at]);
       };
-      const unaudited = devices.filter((d) => {
-        const at = audited(d);
-        return d.assigned_at !== null && (at === null || at < d.assigned_at);
-      });
-      const owed = unaudited.length > 0 ? await store.terminalSync.owed(unaudited.map((d) => d.serial_number)) : new Map();
-      const settled = new Set(unaudited.filter((d) => (owed.get(d.serial_number)?.owed ?? 0) === 0));
+      const unaudited = new Set(
+        devices.filter((d) => {
+          const at = audited(d);
+          return d.assigned_at !== null && (at === null || at < d.assigned_at);
+        }),
+      );
+      const due = new Set(
+        devices.filter((d) => {
+          const last = latest([audited(d), d.assigned_at]);
+          return last === null || last < dueBefore;
+        }),
+      );
+      const asked = devices.filter((d) => unaudited.has(d) || due.has(d)).map((d) => d.serial_number);
+      const owed = asked.length > 0 ? await store.terminalSync.owed(asked) : new Map<string, OwedCounts>();
       for (const d of devices) {
-        const last = latest([audited(d), d.assigned_at]);
-        const due = last === null || last < dueBefore;
-        if (due || settled.has(d)) candidates.push({ device: d, trigger: due ? 'schedule' : 'initial' });
+        const o = owed.get(d.serial_number);
+        if (due.has(d) && !revoking(o, deferBefore)) candidates.push({ device: d, trigger: 'schedule' });
+        else if (!due.has(d) && unaudited.has(d) && (o?.owed ?? 0) === 0) candidates.push({ device: d, trigger: 'initial' });
       }
     }
     let started = 0;

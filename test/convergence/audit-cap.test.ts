@@ -1,7 +1,7 @@
 // The audit job starts at most BIOGATE_AUDIT_MAX_OUTSTANDING scheduled (or first) audits outstanding at
 // once (src/sync/audit.ts `runSchedule`): a fleet assigned together does not read every user table at
-// once. An audit whose query failed holds no place. Emulated v3 terminals over HTTP whose results are
-// lost (their audit queries stay outstanding), on the store of this run.
+// once. An audit whose query failed holds no place. A scheduled audit waits while a revocation is on its
+// way to the terminal, for at most 10 minutes. Emulated v3 terminals over HTTP, on the store of this run.
 import t from 'tap';
 import { createCommandLifecycle } from '../../src/devices/lifecycle.js';
 import { createLogger } from '../../src/log.js';
@@ -59,4 +59,48 @@ t.test('scheduled audits outstanding at once are capped; a failed query frees it
   t.equal(await audit.job.run(), 1, 'the third starts');
   const started = new Set((await store.terminalSync.get(sns)).filter((r) => r.audit_started_at !== null).map((r) => r.sn));
   t.same([...started].sort(), sns, 'each terminal had its first audit started');
+});
+
+t.test('a scheduled audit waits while a revocation is on its way to the terminal, for at most 10 minutes', async (t) => {
+  const clock = fakeClock('2026-03-01T08:00:00.000Z');
+  const app = await startApp(t, { clock, config: { longpollS: 1, ackTimeoutS: 30 } });
+  const api = (method: string, path: string, body?: unknown) =>
+    fetchJson(`${app.url}${path}`, body === undefined ? { method, headers: bearer(app.token) } : jsonBody(method, body, bearer(app.token)));
+  t.equal((await api('POST', '/api/users', { pin: 41, first_name: 'Leaving' })).res.status, 201);
+  t.equal((await api('POST', '/api/devices', { sn: 'DEFER-A' })).res.status, 201);
+  const sim = createSimulatedDevice({ url: app.url, sn: 'DEFER-A', protocol: 'v3', pollDelayMs: 30, fast: true });
+  t.teardown(() => sim.stop());
+  sim.start();
+  const { store, bus, sync } = app.app;
+  const owed = async () => (await store.terminalSync.owed(['DEFER-A'])).get('DEFER-A');
+  const until = async (what: string, condition: () => Promise<boolean> | boolean) => {
+    for (let i = 0; !(await condition()); i++) {
+      if (i > 2_000) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  await until('the roster held and confirmed', async () => sim.users().has('41') && (await owed())?.owed === 0);
+  await until('last_seen stored', async () => (await store.devices.getBySerial('DEFER-A'))?.last_seen != null);
+  const log = createLogger({ level: 'silent' });
+  const audit = createAudit({
+    store,
+    clock,
+    bus,
+    log,
+    sync,
+    terminals: createTerminalState({ store, clock, bus, log }),
+    intervalS: 10,
+    maxOutstanding: 20,
+    create: createCommandLifecycle({ store, clock, bus }).create,
+  });
+  t.equal(await audit.job.run(), 1, 'the first audit, the roster delivered');
+  await until('the first audit compared', async () => (await store.terminalSync.get(['DEFER-A']))[0]?.last_audit_at != null);
+  // The terminal stops polling; the user's delete is owed to it.
+  await sim.pause();
+  t.equal((await api('DELETE', '/api/users/41')).res.status, 200);
+  await until('the revocation owed', async () => (await owed())?.revocations === 1);
+  clock.advance(11_000);
+  t.equal(await audit.job.run(), 0, 'due, but a revocation is on its way: the audit waits');
+  clock.advance(10 * 60_000);
+  t.equal(await audit.job.run(), 1, 'ten minutes later it waits no longer');
 });
