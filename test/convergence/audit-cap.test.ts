@@ -3,12 +3,9 @@
 // once. An audit whose query failed holds no place. A scheduled audit waits while a revocation is on its
 // way to the terminal, for at most 10 minutes. Emulated v3 terminals over HTTP, on the store of this run.
 import t from 'tap';
-import { createCommandLifecycle } from '../../src/devices/lifecycle.js';
-import { createLogger } from '../../src/log.js';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
-import { createAudit } from '../../src/sync/audit.js';
-import { createTerminalState } from '../../src/sync/terminal-state.js';
 import { bearer, fakeClock, fetchJson, jsonBody, startApp } from '../helpers/app.js';
+import { auditOf } from './helpers.js';
 
 t.test('scheduled audits outstanding at once are capped; a failed query frees its place', async (t) => {
   const clock = fakeClock('2026-03-01T08:00:00.000Z');
@@ -23,25 +20,14 @@ t.test('scheduled audits outstanding at once are capped; a failed query frees it
     sim.start();
     sims.push(sim);
   }
-  const { store, bus, sync, hub } = app.app;
+  const { store, hub } = app.app;
   const polled = async () => (await Promise.all(sns.map((sn) => store.devices.getBySerial(sn)))).every((d) => d?.last_seen != null);
   for (let i = 0; !(await polled()); i++) {
     if (i > 2_000) throw new Error('terminals never polled');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   // The audit job as the app builds it (src/app.ts), on the app's store, with a cap of 2.
-  const log = createLogger({ level: 'silent' });
-  const audit = createAudit({
-    store,
-    clock,
-    bus,
-    log,
-    sync,
-    terminals: createTerminalState({ store, clock, bus, log }),
-    intervalS: 86_400,
-    maxOutstanding: 2,
-    create: createCommandLifecycle({ store, clock, bus }).create,
-  });
+  const audit = auditOf(app.app, clock, { intervalS: 86_400, maxOutstanding: 2 });
   t.equal(await audit.job.run(), 2, 'two of the three started');
   t.equal(await audit.job.run(), 0, 'none while both are outstanding');
   const queries = async (status: string) =>
@@ -71,7 +57,7 @@ t.test('a scheduled audit waits while a revocation is on its way to the terminal
   const sim = createSimulatedDevice({ url: app.url, sn: 'DEFER-A', protocol: 'v3', pollDelayMs: 30, fast: true });
   t.teardown(() => sim.stop());
   sim.start();
-  const { store, bus, sync } = app.app;
+  const { store } = app.app;
   const owed = async () => (await store.terminalSync.owed(['DEFER-A'])).get('DEFER-A');
   const until = async (what: string, condition: () => Promise<boolean> | boolean) => {
     for (let i = 0; !(await condition()); i++) {
@@ -81,18 +67,7 @@ t.test('a scheduled audit waits while a revocation is on its way to the terminal
   };
   await until('the roster held and confirmed', async () => sim.users().has('41') && (await owed())?.owed === 0);
   await until('last_seen stored', async () => (await store.devices.getBySerial('DEFER-A'))?.last_seen != null);
-  const log = createLogger({ level: 'silent' });
-  const audit = createAudit({
-    store,
-    clock,
-    bus,
-    log,
-    sync,
-    terminals: createTerminalState({ store, clock, bus, log }),
-    intervalS: 10,
-    maxOutstanding: 20,
-    create: createCommandLifecycle({ store, clock, bus }).create,
-  });
+  const audit = auditOf(app.app, clock, { intervalS: 10, maxOutstanding: 20 });
   t.equal(await audit.job.run(), 1, 'the first audit, the roster delivered');
   await until('the first audit compared', async () => (await store.terminalSync.get(['DEFER-A']))[0]?.last_audit_at != null);
   // The terminal stops polling; the user's delete is owed to it.

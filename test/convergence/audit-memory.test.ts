@@ -2,11 +2,8 @@
 // RECHECK_MS; what it remembers stays bounded by the terminals heard from within that time, not by
 // every serial ever heard (a gateway up for months, terminals coming and going).
 import t from 'tap';
-import { createCommandLifecycle } from '../../src/devices/lifecycle.js';
-import { createLogger } from '../../src/log.js';
-import { createAudit } from '../../src/sync/audit.js';
-import { createTerminalState } from '../../src/sync/terminal-state.js';
 import { bearer, fakeClock, fetchJson, jsonBody, startApp } from '../helpers/app.js';
+import { auditOf } from './helpers.js';
 
 t.test('remembered counts older than the recheck interval are dropped as new terminals report', async (t) => {
   const clock = fakeClock();
@@ -14,20 +11,7 @@ t.test('remembered counts older than the recheck interval are dropped as new ter
   t.equal((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'MEMO0001' }, bearer(app.token)))).res.status, 201);
   const device = await app.app.store.devices.get(app.locationId, 'MEMO0001');
   if (!device) throw new Error('no device');
-  // The audit as the app builds it (src/app.ts), on the app's store, bus and sync queue.
-  const { store, bus, sync } = app.app;
-  const log = createLogger({ level: 'silent' });
-  const audit = createAudit({
-    store,
-    clock,
-    bus,
-    log,
-    sync,
-    terminals: createTerminalState({ store, clock, bus, log }),
-    intervalS: 86_400,
-    maxOutstanding: 50,
-    create: createCommandLifecycle({ store, clock, bus }).create,
-  });
+  const audit = auditOf(app.app, clock, { intervalS: 86_400, maxOutstanding: 50 });
   const report = async (prefix: string, n: number) => {
     // A count equal to the (empty) roster: remembered, no audit started.
     for (let i = 0; i < n; i++) await audit.onCounts({ ...device, serial_number: `${prefix}${i}` }, { users: 0 });

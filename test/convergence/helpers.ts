@@ -1,6 +1,10 @@
 // Shared set-up of the convergence tests: the real app on port 0 with a fake clock, simulated v2 and v3
 // terminals over HTTP (src/simulator/ shares no code with the gateway), and the REST API.
 import type { Test } from 'tap';
+import { createCommandLifecycle } from '../../src/devices/lifecycle.js';
+import { createLogger } from '../../src/log.js';
+import { createAudit } from '../../src/sync/audit.js';
+import { createTerminalState } from '../../src/sync/terminal-state.js';
 import { createSimulatedDevice, type SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/index.js';
 import { bearer, fakeClock, fetchJson, jsonBody, startApp, type FakeClock, type StartedApp, type StartOptions } from '../helpers/app.js';
 
@@ -88,3 +92,22 @@ export async function setup(t: Test, config: StartOptions['config'] = {}): Promi
 /** Command lines a terminal executed about one PIN (any table), with their return codes. */
 export const linesAbout = (sim: SimulatedDevice, pin: number) =>
   sim.executed().filter((c) => new RegExp(`(?:^|[\\s\\t])(?:PIN|Pin)=${pin}(?:\\t|$)`).test(c.command));
+
+/**
+ * The audit as the app builds it (src/app.ts), on a started app's store, bus and sync queue, with its own
+ * settings: a test runs its job or its count check directly instead of waiting for the app's timers.
+ */
+export function auditOf(app: StartedApp['app'], clock: FakeClock, settings: { intervalS: number; maxOutstanding: number }) {
+  const { store, bus, sync } = app;
+  const log = createLogger({ level: 'silent' });
+  return createAudit({
+    store,
+    clock,
+    bus,
+    log,
+    sync,
+    terminals: createTerminalState({ store, clock, bus, log }),
+    ...settings,
+    create: createCommandLifecycle({ store, clock, bus }).create,
+  });
+}
