@@ -87,6 +87,10 @@ export function createLane(ctx: LaneContext, initial: WebhookSubscription): Lane
     }
     try {
       await collect();
+      // Read again after collecting: the secrets that sign are at least as new as every event collected (a
+      // listing read before a rotation would sign the events that follow it with the old secret alone).
+      const fresh = await store.webhooks.get(sub.location_id, sub.id);
+      if (fresh) sub = { ...fresh, cursor: Math.max(fresh.cursor, sub.cursor) };
       await send();
     } catch (err) {
       log.error({ err, webhook_id: sub.id, location_id: sub.location_id }, 'webhook: lane round failed');
