@@ -148,7 +148,7 @@ export const SETTINGS = {
     env: 'BIOGATE_AUDIT_MAX_OUTSTANDING',
     unit: 'audits',
     description:
-      "Scheduled audits (a terminal's first one after its roster was delivered included) outstanding at once across the deployment; the next runs of the audit job start the rest. Heartbeat-count and API audits are not counted against it.",
+      "Scheduled audits (a terminal's first one after its roster was delivered included) outstanding at once across the deployment; the next runs of the audit job start the rest. Heartbeat-count and API audits start regardless, and take a place while outstanding.",
   }),
   batchMaxCommands: setting(Type.Integer({ minimum: 1, maximum: 200, default: 50 }), {
     env: 'BIOGATE_BATCH_MAX_COMMANDS',

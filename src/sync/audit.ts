@@ -44,6 +44,7 @@ export const AUDIT_PRIORITY = -40;
 const RECHECK_MS = 3_600_000;
 /** Terminals whose scheduled audit one run starts at most (the next run takes the rest). */
 const PER_RUN = 500;
+const PAGE = 5_000;
 
 /**
  * Revocations on their way to a terminal defer its scheduled audit: a terminal reading out its table takes the
@@ -57,7 +58,6 @@ const revoking = (o: OwedCounts | undefined, deferBefore: string): boolean =>
 /** The latest of some ISO instants (they order as strings); null when none is given. */
 const latest = (times: readonly (string | null | undefined)[]): string | null =>
   times.filter((t): t is string => typeof t === 'string').reduce<string | null>((a, b) => (a === null || b > a ? b : a), null);
-const PAGE = 5_000;
 
 export type AuditTrigger = 'initial' | 'schedule' | 'count' | 'api';
 
