@@ -3,14 +3,14 @@
  * Nothing listens until start(); close() undoes it all in reverse order.
  */
 import { createCors, parseCorsOrigins } from './http/cors.js';
-import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/dispatcher.js';
-import { createCommandQueue, type CommandQueue } from './devices/command-queue.js';
+import { createWebhookDispatcher } from './webhooks/dispatcher.js';
+import { createCommandQueue } from './devices/command-queue.js';
 import { EventBus } from './events/bus.js';
 import { createCommandLifecycle } from './devices/lifecycle.js';
-import { createSyncQueue, type SyncQueue } from './sync/queue.js';
+import { createSyncQueue } from './sync/queue.js';
 import { sweepAccessWindowJob } from './sync/access-window-job.js';
-import { createSyncOutbox, type SyncOutbox } from './sync/outbox.js';
-import { createTimeSync, type TimeSync } from './sync/time-sync.js';
+import { createSyncOutbox } from './sync/outbox.js';
+import { createTimeSync } from './sync/time-sync.js';
 import { createRateLimiter } from './auth/rate-limit.js';
 import { createAdminAuth } from './auth/admin-token.js';
 import { createFirmwareCache } from './devices/firmware.js';
@@ -20,21 +20,19 @@ import { runtimeConfig, type RuntimeConfig } from './devices/runtime-config.js';
 import { createCredentials } from './auth/credentials.js';
 import { mountPushRoutes } from './push/routes.js';
 import { mountRoutes } from './api/mount.js';
-import type { ApiRoute } from './api/route.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Config } from './config/schema.js';
 import { trustedProxies } from './http/client-address.js';
 import { logEngine, resolveHttpEngine } from './http/engine.js';
-import { createHttpServer, type HttpServer } from './http/server.js';
+import { createHttpServer } from './http/server.js';
 import type { HttpRequest } from './http/types.js';
-import { createLocationService, type LocationService } from './locations/service.js';
-import { createAccessLog, type Logger } from './log.js';
+import { createLocationService } from './locations/service.js';
+import { createAccessLog } from './log.js';
 import { Counter, MetricsRegistry } from './ops/metrics.js';
 import { auditCounters, registerGauges, revocationLatency } from './app/gauges.js';
 import { createTerminalState } from './sync/terminal-state.js';
 import { createAudit } from './sync/audit.js';
 import { buildApiRoutes } from './app/api-routes.js';
-import { bootstrapBanner, bootstrapLocation, type Bootstrap } from './app/bootstrap.js';
+import { bootstrapBanner, bootstrapLocation } from './app/bootstrap.js';
 import { followCluster } from './app/cluster.js';
 import { httpResponseRecorder } from './app/http-metrics.js';
 import { mountOpsRoutes } from './ops/routes.js';
@@ -46,48 +44,13 @@ import { createLeadership } from './events/leader.js';
 import { startMqttBridge, type MqttBridge } from './bridge/mqtt/index.js';
 import { backgroundJobs } from './app/jobs.js';
 import { mqttWebSocketRoute } from './bridge/mqtt/websocket-route.js';
-import { mountStream, type Stream } from './realtime/index.js';
+import { mountStream } from './realtime/index.js';
 import { mountConsole } from './console/routes.js';
 import type { Store } from './store/types.js';
 
-export interface AppOptions {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly clock?: Clock;
-  /** Device runtime settings beyond the config (tests shorten idle eviction, say). */
-  readonly runtime?: Partial<RuntimeConfig>;
-  /** Where the one-time bootstrap token is printed (plain text, never the logger) [API-CONTRACT §7]. */
-  readonly announce?: (text: string) => void;
-  /** The API body timeout in ms (default API_BODY_TIMEOUT_MS, 10 s; tests shorten it). */
-  readonly apiBodyTimeoutMs?: number;
-}
+import type { App, AppOptions } from './app/types.js';
 
-export interface App {
-  readonly store: Store;
-  readonly http: HttpServer;
-  readonly locations: LocationService;
-  readonly metrics: MetricsRegistry;
-  readonly bus: EventBus;
-  readonly sync: SyncQueue;
-  readonly outbox: SyncOutbox;
-  readonly timeSync: TimeSync;
-  readonly commands: CommandQueue;
-  readonly hub: Hub;
-  /** The cluster-wide event feed every consumer reads. */
-  readonly feed: ClusterFeed;
-  /** GET /api/stream, the WebSocket stream. */
-  readonly stream: Stream;
-  /** The MQTT bridge once started; null when BIOGATE_MQTT=off. */
-  readonly mqtt: MqttBridge | null;
-  /** Outbound webhooks: the delivery job; `runOnce()` runs one pass. */
-  readonly webhooks: WebhookDispatcher;
-  /** This node's name (BIOGATE_NODE_ID or generated). */
-  readonly nodeId: string;
-  readonly apiRoutes: readonly ApiRoute[];
-  /** Runs bootstrap, binds the listener(s); resolves with the bound port (and the device port when configured). */
-  start(): Promise<{ port: number; devicePort: number | null; bootstrap: Bootstrap | null }>;
-  close(): Promise<void>;
-}
+export type { App, AppOptions };
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
@@ -329,8 +292,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   });
   if (config.mqtt === 'embedded') http.websocket(mqttWebSocketRoute(() => mqtt));
   mountOpsRoutes(http, { store, metrics, admin, isStopping: () => stopping });
-  // The web console: static pages on the public API and /api/stream only.
-  mountConsole(http);
+  mountConsole(http); // The web console: static pages on the public API and /api/stream only.
 
   return {
     store,
@@ -343,6 +305,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     timeSync,
     commands,
     hub,
+    terminals,
     feed,
     stream,
     get mqtt() {
@@ -390,7 +353,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         await outbox.stop();
         await webhooks.stop();
         await hub.stop();
-        terminals.stop();
+        await terminals.stop();
         await feed.stop();
         await store.close();
       })();

@@ -61,6 +61,8 @@ const pinOf = (c: Command) => Number(c.params?.['pin']);
 export function createTerminalState(deps: TerminalStateDeps) {
   const { store, clock, bus, log } = deps;
   const due = new Map<string, NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
+  let stopped = false;
   /** Terminals whose next refresh announces their state even if it did not change (an audit compared). */
   const announceNext = new Set<string>();
   /** PINs confirmed per terminal since the last refresh, with when: refusals up to then are forgotten. */
@@ -186,15 +188,32 @@ export function createTerminalState(deps: TerminalStateDeps) {
     return owed.length;
   }
 
+  /** Runs a scheduled refresh now; kept in `running` until it ends, so settled() and stop() can wait for it. */
+  function run(sn: string): void {
+    due.delete(sn);
+    const done = refresh(sn)
+      .catch((err: unknown) => log.warn({ err, sn }, 'terminal sync state: refresh failed'))
+      .finally(() => running.delete(done));
+    running.add(done);
+  }
+
   /** Schedules a refresh (several changes in a short while are one). */
   function touch(sn: string): void {
-    if (due.has(sn)) return;
-    const timer = setTimeout(() => {
-      due.delete(sn);
-      refresh(sn).catch((err: unknown) => log.warn({ err, sn }, 'terminal sync state: refresh failed'));
-    }, REFRESH_MS);
+    if (due.has(sn) || stopped) return;
+    const timer = setTimeout(() => run(sn), REFRESH_MS);
     timer.unref();
     due.set(sn, timer);
+  }
+
+  /** Every scheduled refresh is run now, and every refresh under way (and what it scheduled) has ended. */
+  async function settled(): Promise<void> {
+    while (due.size > 0 || running.size > 0) {
+      for (const [sn, timer] of due) {
+        clearTimeout(timer);
+        run(sn);
+      }
+      await Promise.all(running);
+    }
   }
 
   const unsubscribe = [
@@ -273,10 +292,12 @@ export function createTerminalState(deps: TerminalStateDeps) {
       run: () => sweepUnannounced(new Date(clock.now().getTime() - SWEEP_AGE_MS).toISOString()),
     },
     sweepUnannounced,
-    stop(): void {
+    settled,
+    /** No new refresh is scheduled; the scheduled ones are run (the store's state is left current) and awaited. */
+    async stop(): Promise<void> {
+      stopped = true;
       for (const off of unsubscribe) off();
-      for (const timer of due.values()) clearTimeout(timer);
-      due.clear();
+      await settled();
     },
   };
 }

@@ -1,10 +1,12 @@
 // Issue #31 item 3: a terminal's sync state change is a `device.sync` event on the feed, hence on the
 // WebSocket stream and MQTT (topic devices/<sn>/sync, retained) and webhooks; the gauges and the
-// revocation latency histogram are on /metrics.
+// revocation latency histogram are on /metrics. Closing the gateway runs the state refreshes it scheduled.
 import t from 'tap';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { topicMessages } from '../../src/events/topics.js';
 import { openStream, subscribe } from '../realtime/stream-client.js';
+import { apiStatus as call, startApp } from '../helpers/app.js';
+import { feedEvents } from '../helpers/feed.js';
 import { linesAbout, setup } from './helpers.js';
 
 t.test('device.sync on the feed and its topic; sync metrics', async (t) => {
@@ -56,4 +58,25 @@ t.test('device.sync on the feed and its topic; sync metrics', async (t) => {
   const after = await (await fetch(`${s.app.url}/metrics`)).text();
   t.match(after, /biogate_sync_revocation_seconds_count\{node="[^"]+"\} 1/, 'one revocation latency observed');
   t.match(after, /biogate_sync_devices\{state="in_sync",node="[^"]+"\} 1/);
+});
+
+t.test('a gateway closed right after a change leaves the stored sync state current and announced', async (t) => {
+  const first = await startApp(t, { config: { longpollS: 0 } });
+  const sn = 'EVT-CLOSE';
+  t.equal(await call(first, 'POST', '/api/devices', { sn }), 201);
+  await first.app.terminals.settled();
+  const before = (await first.app.store.terminalSync.get([sn]))[0]?.state;
+  t.equal(await call(first, 'POST', '/api/users', { pin: 61, first_name: 'Late' }), 201, 'a line is owed to the terminal');
+  await first.app.outbox.idle();
+  // Its state refresh is scheduled 250 ms out; closing now runs it instead of dropping it.
+  await first.close();
+
+  const second = await startApp(t, { storeUrl: first.storeUrl, config: { longpollS: 0 } });
+  t.not(before, 'syncing', 'nothing was owed before the user');
+  t.equal((await second.app.store.terminalSync.get([sn]))[0]?.state, 'syncing', 'the stored state is the one after the change');
+  t.same(await second.app.store.terminalSync.unannounced('9999-12-31T00:00:00.000Z', 10), [], 'and its event was stored');
+  const states = (await feedEvents(second.app, first.locationId)).flatMap((e) =>
+    e.type === 'device.sync' && e.data.sn === sn ? [e.data.sync.state] : [],
+  );
+  t.equal(states.at(-1), 'syncing', 'the feed ends with it');
 });

@@ -115,13 +115,15 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
   // Restart on the same store: numbering continues, and a consumer resumes across the restart.
   // The simulator's last exchanges (the new user's sync op, its sync state) may still be on their way to
   // the store: pause it (its exchange under way completes on the server too, where stop() would abort
-  // it client-side while the server still handles what it had received), let the outbox and the feed
-  // settle until the store's number holds still, then wait until the subscriber holds all the store has.
+  // it client-side while the server still handles what it had received), let the outbox, the terminal's
+  // sync state (refreshed 250 ms after a confirmation) and the feed settle until the store's number holds
+  // still, then wait until the subscriber holds all the store has.
   await sim.pause();
   let stored = -1;
   for (let seen = await app.app.feed.latestSeq(locationId); seen !== stored; seen = await app.app.feed.latestSeq(locationId)) {
     stored = seen;
     await app.app.outbox.idle();
+    await app.app.terminals.settled();
     await app.app.feed.settled();
     await new Promise((r) => setTimeout(r, 100));
   }
