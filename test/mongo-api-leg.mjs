@@ -41,6 +41,7 @@ const EXTRA = [
   'test/convergence/audit.test.ts',
   'test/convergence/audit-cap.test.ts',
   'test/convergence/moved-terminal.test.ts',
+  'test/areas/areas.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',

@@ -189,7 +189,10 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
             'missing',
           ),
         );
-        return json(outcome === 'assigned' ? 201 : 200, deviceView(device, location, now, deps.onlineThresholdS, 'full'));
+        return json(
+          outcome === 'assigned' ? 201 : 200,
+          deviceView(device, location, now, deps.onlineThresholdS, 'full', await deps.store.areas.names(location.id)),
+        );
       },
     }),
     defineRoute({

@@ -15,13 +15,14 @@ import { SyncStateSchema } from '../views/device-sync.js';
 import { CommandBody } from '../commands/schemas.js';
 import { CommandView } from '../views/command.js';
 import { DeviceStatusView, deviceStatusView } from '../views/device-status.js';
-import { DeviceView, deviceView, type DeviceAudience } from '../views/device.js';
+import { DeviceView, deviceView, type AreaNames, type DeviceAudience } from '../views/device.js';
 import { queueFromRequest } from './commands.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { CIDR_PATTERN, EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 import { canonicalCidr, MAX_ALLOWED_NETWORKS } from '../devices/networks.js';
 import { hashCommKey } from '../devices/trust.js';
 import { assignDevice, resetRegistration, unassignDevice } from '../devices/assignment.js';
+import { patchDevice } from '../users/areas.js';
 
 export interface DevicesDeps {
   readonly store: Store;
@@ -75,6 +76,11 @@ export const Serial = Type.String({
   description: 'Device serial number (letters, digits, - and _)',
 });
 const SerialParam = Type.Object({ device_serial: Serial });
+const DeviceName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' });
+/** An area of the location (GET /api/areas); null = none: the terminal holds every active user [issue #33]. */
+const AreaId = Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()], {
+  description: 'The area the terminal is in (GET /api/areas): it holds only the users listing it; null = every active user',
+});
 
 /** [PUSH-v3 §5] the registry code and session id log in as the terminal: only a full-scope token sees them. */
 const audienceOf = (caller: { token: { scope: string } }): DeviceAudience => (caller.token.scope === 'full' ? 'full' : 'masked');
@@ -87,8 +93,8 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
     return live && (!d.last_seen || live > d.last_seen) ? { ...d, last_seen: live } : d;
   };
   /** A device's view as every node shows it: online on another node counts (presence everywhere). */
-  const viewOf = (d: Device, location: Location, now: Date, audience: DeviceAudience) => {
-    const view = deviceView(fresh(d), location, now, deps.onlineThresholdS, audience);
+  const viewOf = (d: Device, location: Location, now: Date, audience: DeviceAudience, areas: AreaNames) => {
+    const view = deviceView(fresh(d), location, now, deps.onlineThresholdS, audience, areas);
     return !view.is_active && deps.onlineElsewhere?.(d.serial_number) ? { ...view, is_active: true } : view;
   };
   const find = async (locationId: number, sn: string) => {
@@ -134,10 +140,11 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           total = matching.length;
           items = matching.slice(offset, offset + query.limit);
         }
+        const areas = await store.areas.names(caller.location.id);
         return json(
           200,
           pageWrapper(
-            items.map((d) => ({ ...viewOf(d, caller.location, now, audienceOf(caller)), sync: syncOf.get(d.serial_number) })),
+            items.map((d) => ({ ...viewOf(d, caller.location, now, audienceOf(caller), areas), sync: syncOf.get(d.serial_number) })),
             total,
             query.page,
             query.limit,
@@ -151,7 +158,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       auth: 'location',
       body: Type.Object({
         sn: Serial,
-        name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\t\\r\\n\\u0000]+$' }), Type.Null()])),
+        name: Type.Optional(Type.Union([DeviceName, Type.Null()])),
         version: Type.Optional(
           Type.Union([protocolVersionSchema(), Type.Null()], {
             description: 'Pin the protocol dialect (2.0.0 or 3.0.0) instead of detecting it',
@@ -163,6 +170,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
             Type.Null(),
           ]),
         ),
+        area_id: Type.Optional(AreaId),
         allowed_networks: Type.Optional(
           Type.Union([
             Type.Array(
@@ -199,8 +207,11 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           body.allowed_networks === undefined || body.allowed_networks === null
             ? body.allowed_networks
             : allowedNetworks(body.allowed_networks);
+        if (typeof body.area_id === 'number' && (await store.areas.existing(caller.location.id, [body.area_id])).length === 0)
+          throw invalid(['body', 'area_id'], `no area ${body.area_id} in this location`, 'value_error');
         const input = {
           name: body.name ?? null,
+          ...(body.area_id !== undefined ? { area_id: body.area_id } : {}),
           ...(body.version !== undefined ? { version_override: body.version } : {}),
           ...(body.comm_key !== undefined ? { comm_key_hash: body.comm_key === null ? null : hashCommKey(body.comm_key) } : {}),
           ...(networks !== undefined ? { allowed_networks: networks === null || networks.length === 0 ? null : networks } : {}),
@@ -215,7 +226,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
           (rule) => invalid(['body', 'comm_key'], `a comm key is required: ${rule}`, 'missing'),
         );
         return json(outcome === 'assigned' ? 201 : 200, {
-          ...viewOf(device, caller.location, now, audienceOf(caller)),
+          ...viewOf(device, caller.location, now, audienceOf(caller), await store.areas.names(caller.location.id)),
           sync: await deps.terminals.view(device),
         });
       },
@@ -228,7 +239,33 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       doc: { summary: 'One device', tags, responses: { 200: DeviceView }, errors: ['DEVICE_NOT_FOUND'] },
       handler: async ({ caller, params }) => {
         const device = await find(caller.location.id, params.device_serial);
-        return json(200, { ...viewOf(device, caller.location, clock.now(), audienceOf(caller)), sync: await deps.terminals.view(device) });
+        return json(200, {
+          ...viewOf(device, caller.location, clock.now(), audienceOf(caller), await store.areas.names(caller.location.id)),
+          sync: await deps.terminals.view(device),
+        });
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/api/devices/{device_serial}',
+      auth: 'location',
+      params: SerialParam,
+      body: Type.Object({ name: Type.Optional(DeviceName), area_id: Type.Optional(AreaId) }, { additionalProperties: false }),
+      doc: {
+        summary: 'Rename a device or move it between areas (absent fields keep their value)',
+        description:
+          'A terminal moved into an area keeps only the users listing it; one moved out of every area (`area_id: null`) receives every active user. Exactly the difference is queued, deletions first.',
+        tags,
+        responses: { 200: DeviceView },
+        errors: ['DEVICE_NOT_FOUND', 'VALIDATION_FAILED'],
+      },
+      handler: async ({ caller, params, body }) => {
+        const device = fresh(await patchDevice(deps, caller.location, params.device_serial, body));
+        const areas = await store.areas.names(caller.location.id);
+        return json(200, {
+          ...viewOf(device, caller.location, clock.now(), audienceOf(caller), areas),
+          sync: await deps.terminals.view(device),
+        });
       },
     }),
     defineRoute({
@@ -276,7 +313,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, { ...viewOf(device, caller.location, clock.now(), 'full'), sync: await deps.terminals.view(device) });
+        return json(200, {
+          ...viewOf(device, caller.location, clock.now(), 'full', await store.areas.names(caller.location.id)),
+          sync: await deps.terminals.view(device),
+        });
       },
     }),
     defineRoute({
@@ -299,7 +339,10 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'accept-registration needs a token with the full scope');
         const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, { ...viewOf(device, caller.location, clock.now(), 'full'), sync: await deps.terminals.view(device) });
+        return json(200, {
+          ...viewOf(device, caller.location, clock.now(), 'full', await store.areas.names(caller.location.id)),
+          sync: await deps.terminals.view(device),
+        });
       },
     }),
     defineRoute({

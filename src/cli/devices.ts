@@ -37,8 +37,9 @@ export async function deviceList(f: Flags, io: CliIo): Promise<number> {
   return withStore(io, async (store, config) => {
     const location = await locationOf(store, f);
     const now = systemClock.now();
+    const areas = await store.areas.names(location.id);
     const views = (await all((w) => store.devices.list(location.id, {}, w))).map((d) =>
-      deviceView(d, location, now, config.onlineThresholdS, 'full'),
+      deviceView(d, location, now, config.onlineThresholdS, 'full', areas),
     );
     if (f.flag('json')) print(io, json(views));
     else if (views.length === 0) print(io, `No devices in location ${location.id}.`);
@@ -77,7 +78,8 @@ export async function deviceAssign(f: Flags, io: CliIo): Promise<number> {
           `Device ${sn} needs a comm key in this location: assign it through POST /api/devices with comm_key`,
         ),
     );
-    if (f.flag('json')) print(io, json(deviceView(device, location, now, config.onlineThresholdS, 'full')));
+    if (f.flag('json'))
+      print(io, json(deviceView(device, location, now, config.onlineThresholdS, 'full', await store.areas.names(location.id))));
     else
       print(
         io,
@@ -139,7 +141,8 @@ export async function deviceAcceptRegistration(f: Flags, io: CliIo): Promise<num
     const now = systemClock.now();
     const device = await resetRegistration({ store, bus }, location, sn, now);
     if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found in location ${location.id}`);
-    if (f.flag('json')) print(io, json(deviceView(device, location, now, config.onlineThresholdS, 'full')));
+    if (f.flag('json'))
+      print(io, json(deviceView(device, location, now, config.onlineThresholdS, 'full', await store.areas.names(location.id))));
     else print(io, `Registration of ${sn} accepted: its next registry request registers it.`);
     return 0;
   });

@@ -19,7 +19,11 @@ import { checkDeviceQuota, DEFAULT_QUOTAS } from '../locations/quotas.js';
 export interface AssignmentDeps {
   readonly store: Store;
   /** Queues the location's roster for a device just assigned (the sync queue's queueAssignment). */
-  readonly sync: { queueAssignment(locationId: number, sn: string): Promise<unknown> };
+  readonly sync: {
+    queueAssignment(locationId: number, sn: string): Promise<unknown>;
+    /** The terminal's area changed [issue #33]: the difference of the two rosters (src/sync/queue.ts). */
+    queueAreaMove(locationId: number, sn: string, from: number | null, to: number | null): Promise<unknown>;
+  };
   readonly bus: EventBus;
   readonly log?: Logger | undefined;
   /** BIOGATE_REQUIRE_COMM_KEY: every location refuses devices without a comm key. */
@@ -39,6 +43,8 @@ export interface AssignmentInput {
   readonly version_override?: ProtocolVersion | null;
   readonly comm_key_hash?: string | null;
   readonly allowed_networks?: readonly string[] | null;
+  /** An area of the location (the caller checked it); absent keeps the stored one. */
+  readonly area_id?: number | null;
 }
 
 export interface Assignment {
@@ -84,7 +90,7 @@ export async function assignDevice(
   if (outcome === 'assigned') {
     await deps.sync.queueAssignment(location.id, sn);
     deps.log?.info({ sn, location_id: location.id }, 'device assigned');
-  }
+  } else if (ours && ours.area_id !== device.area_id) await deps.sync.queueAreaMove(location.id, sn, ours.area_id, device.area_id);
   deps.bus.emit('device.updated', { location_id: location.id, device, feed_event: marker });
   return { outcome, device };
 }

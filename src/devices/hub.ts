@@ -25,7 +25,12 @@ export type { SingletonJob } from './scheduler.js';
 
 /** What the device runtime asks of user sync (sync/queue.ts SyncQueue has this shape). */
 export interface UserSync {
-  queueUsers(locationId: number, pins: readonly number[], op: 'user.upsert', options: { readonly exceptSn: string }): Promise<unknown>;
+  queueUsers(
+    locationId: number,
+    pins: readonly number[],
+    op: 'user.upsert',
+    options: { readonly exceptSn: string; readonly heldOnly: true },
+  ): Promise<unknown>;
 }
 
 export interface HubDeps {
@@ -166,8 +171,8 @@ export class Hub {
       ...this.#deps,
       presence: this.presence,
       onTemplatesChanged: async (locationId, pins, sourceSn) => {
-        // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices.
-        await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn });
+        // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices that hold its user.
+        await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn, heldOnly: true });
       },
       onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
       onStrayResult: () => this.#deps.onStrayResult?.(),

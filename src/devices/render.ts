@@ -15,7 +15,7 @@ import {
 } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Store } from '../store/types.js';
-import type { Command, Device, Location, Template, User } from '../store/ports/index.js';
+import { holdsUser, type Command, type Device, type Location, type Template, type User } from '../store/ports/index.js';
 import { phaseAt } from '../time/access-window.js';
 import { learnedRefusal } from './capabilities.js';
 
@@ -153,9 +153,10 @@ async function renderSync(
   // one), the last one it executes carries the newest state, so it converges. Not active
   // in the location (deleted, deactivated, another location's PIN) means revoke; a device that cannot
   // hold the access window does not hold the user outside it [API-CONTRACT §6].
+  // A terminal in an area holds only the users of that area [issue #33].
   const user = await store.users.get(location.id, pin);
   const outside = user !== undefined && !codec.storesUserWindow && phaseAt(user, location.timezone, now.getTime()) !== 'inside';
-  if (!user || !user.is_active || outside) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
+  if (!user || !holdsUser(device, user) || outside) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
   const base = userLines(codec, user, profile, ctx);
   if (!base.ok) return { ok: false, reason: base.reason };
   const refused = base.lines.map((l) => refusalOf(codec, device, l)).find((c) => c !== undefined);

@@ -83,8 +83,14 @@ export function outboxOf(name: keyof BusEvents, payload: unknown): FactOutbox | 
     const eventId = outboxEventId(p.feed_event, p.command.id);
     return { eventId, settle: { event: eventId, table: 'commands', ids: [p.command.id], marker: p.feed_event } };
   }
-  if (name === 'user.changed' || name === 'device.sync' || name === 'device.online' || name === 'device.offline') {
-    const p = payload as BusEvents['user.changed' | 'device.sync' | 'device.online' | 'device.offline'];
+  if (
+    name === 'user.changed' ||
+    name === 'area.changed' ||
+    name === 'device.sync' ||
+    name === 'device.online' ||
+    name === 'device.offline'
+  ) {
+    const p = payload as BusEvents['user.changed' | 'area.changed' | 'device.sync' | 'device.online' | 'device.offline'];
     return p.feed_event === undefined ? undefined : { eventId: p.feed_event };
   }
   return undefined;

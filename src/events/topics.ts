@@ -50,6 +50,7 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
     case 'door.event':
       return [{ topic: doorEventsTopic(event.data.sn), payload: event.data, retain: false }];
     case 'user.changed':
+    case 'area.changed':
       return [];
     default: {
       const never: never = event;

@@ -16,6 +16,7 @@ export const FEED_EVENT_TYPES = [
   'attendance.recorded',
   'door.event',
   'user.changed',
+  'area.changed',
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
@@ -39,6 +40,8 @@ export type DoorEventData = Record<string, unknown> & {
   door: number | null;
   meaning: string | null;
 };
+/** An area as GET /api/areas/{id} shows it (a deleted one: id and name). */
+export type AreaData = Record<string, unknown> & { id: number; name: string };
 /** An attendance record as GET /api/attendance shows it. */
 export type AttendanceData = Record<string, unknown> & {
   id: number;
@@ -66,6 +69,8 @@ export interface FeedPayloads {
   'door.event': DoorEventData;
   /** Users written, deactivated or deleted through the API. */
   'user.changed': { pins: number[]; change: 'upserted' | 'deactivated' | 'deleted' };
+  /** An area created, renamed or deleted (issue #33): the area as GET /api/areas/{id} shows it (deleted: its id and name). */
+  'area.changed': { area: AreaData; change: 'created' | 'updated' | 'deleted' };
 }
 
 export interface FeedEvent<K extends FeedEventType = FeedEventType> {

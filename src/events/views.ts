@@ -4,6 +4,7 @@
  * no comm-key hashes, wire strings, idempotency keys, no registry code or session id of a terminal; a large command `result` is cut to null with
  * `result_truncated: true` (GET /api/commands/{id} has it in full).
  */
+import { areaView } from '../views/area.js';
 import { attendanceView } from '../views/attendance.js';
 import { commandView } from '../views/command.js';
 import { deviceFeedView } from '../views/device.js';
@@ -31,7 +32,8 @@ export function commandData(c: Command, location: Location | null): CommandData 
 
 async function deviceData(ctx: ViewContext, device: Device, presence?: 'online' | 'offline', at?: string): Promise<DeviceData> {
   const location = device.location_id === null ? null : await ctx.location(device.location_id);
-  const view = deviceFeedView(device, location, ctx.now(), ctx.onlineThresholdS) as DeviceData;
+  const areas = device.location_id === null ? new Map<number, string>() : await ctx.store.areas.names(device.location_id);
+  const view = deviceFeedView(device, location, ctx.now(), ctx.onlineThresholdS, areas) as DeviceData;
   // The store's last_seen is written behind; the event knows the fresher truth.
   if (presence === 'online') return { ...view, is_active: true, last_seen: at ?? view['last_seen'] };
   if (presence === 'offline') return { ...view, is_active: false };
@@ -104,6 +106,11 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
     case 'user.changed': {
       const p = payload as BusEvents['user.changed'];
       return { type: 'user.changed', location_id: p.location_id, at, data: { pins: [...p.pins], change: p.change } };
+    }
+    case 'area.changed': {
+      const p = payload as BusEvents['area.changed'];
+      const area = 'devices_count' in p.area ? areaView(p.area) : { id: p.area.id, name: p.area.name };
+      return { type: 'area.changed', location_id: p.location_id, at, data: { area, change: p.change } };
     }
     default:
       return undefined;

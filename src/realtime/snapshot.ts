@@ -34,6 +34,7 @@ export async function retainedMessages(deps: SnapshotDeps, location: Location, f
   const out: TopicMessage[] = [];
   const wantsSync = deps.syncStates !== undefined && devices.some((d) => filters.some((f) => topicMatches(f, syncTopic(d.serial_number))));
   const syncOf = wantsSync && deps.syncStates ? await deps.syncStates(devices) : undefined;
+  const areas = await deps.store.areas.names(location.id);
   for (const stored of [...devices].sort((a, b) => a.serial_number.localeCompare(b.serial_number))) {
     const device = fresh(deps, stored);
     const online = isOnline(device.last_seen, now, deps.onlineThresholdS) || deps.onlineElsewhere?.(device.serial_number) === true;
@@ -44,7 +45,7 @@ export async function retainedMessages(deps: SnapshotDeps, location: Location, f
     if (filters.some((f) => topicMatches(f, state)))
       out.push({
         topic: state,
-        payload: { ...deviceFeedView(device, location, now, deps.onlineThresholdS), is_active: online },
+        payload: { ...deviceFeedView(device, location, now, deps.onlineThresholdS, areas), is_active: online },
         retain: true,
       });
     const sync = syncTopic(device.serial_number);

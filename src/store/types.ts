@@ -23,6 +23,7 @@ import type {
   TemplatesPort,
   TokensPort,
   UsersPort,
+  AreasPort,
   WebhooksPort,
 } from './ports/index.js';
 
@@ -31,6 +32,7 @@ export interface Store {
   readonly locations: LocationsPort;
   readonly tokens: TokensPort;
   readonly users: UsersPort;
+  readonly areas: AreasPort;
   readonly templates: TemplatesPort;
   readonly devices: DevicesPort;
   readonly commands: CommandsPort;

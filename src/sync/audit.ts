@@ -100,7 +100,7 @@ export function createAudit(deps: AuditDeps) {
   };
 
   async function wantedPins(location: Location, device: Device): Promise<Set<number>> {
-    const active = new Set(await store.users.activePins(location.id));
+    const active = new Set(await store.users.activePins(location.id, device.area_id));
     if (codecOfDevice(device).storesUserWindow) return active;
     const now = clock.now().getTime();
     for (const u of await store.users.withAccessWindow(location.id))

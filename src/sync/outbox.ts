@@ -25,7 +25,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { OutboxEntry } from '../store/ports/index.js';
+import { holdsUser, type Device, type OutboxEntry } from '../store/ports/index.js';
 import type { SyncCounts, SyncQueue } from './queue.js';
 
 /** Sync ops queued per chunk before yielding to the event loop. */
@@ -62,6 +62,10 @@ interface UserStates {
 }
 
 const NONE: SyncCounts = { devices: 0, commands: 0 };
+/** Per PIN, the areas its user left (OutboxEntry.areas). */
+type Left = ReadonlyMap<number, readonly number[]>;
+const NO_LEFT: Left = new Map();
+const leftOf = (entries: readonly OutboxEntry[]): Left => new Map(entries.flatMap((e) => (e.areas ? [[e.pin, e.areas] as const] : [])));
 /** Reads after queueing (queueCurrent): each a store read of the PINs whose op kind changed under the previous one. */
 const REREAD_ROUNDS = 3;
 
@@ -103,8 +107,12 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
    * again once the ops are written, and the PINs whose op changed kind (upsert, delete) are queued once
    * more: a change that shows only after that read queues its own ops after these.
    */
-  async function queueCurrent(locationId: number, pins: readonly number[]): Promise<{ counts: SyncCounts; state: UserStates }> {
-    const first = await queueState(locationId, pins);
+  async function queueCurrent(
+    locationId: number,
+    pins: readonly number[],
+    left: Left = NO_LEFT,
+  ): Promise<{ counts: SyncCounts; state: UserStates }> {
+    const first = await queueState(locationId, pins, left);
     let { counts } = first;
     let state = first.state;
     for (let round = 0, stale = pins; round < REREAD_ROUNDS && stale.length > 0; round++) {
@@ -112,7 +120,7 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
       const now = kinds(stateOf(stale, await store.users.getMany(locationId, stale)));
       stale = stale.filter((p) => was.get(p) !== now.get(p));
       if (stale.length === 0) break;
-      const again = await queueState(locationId, stale);
+      const again = await queueState(locationId, stale, left);
       counts = { devices: Math.max(counts.devices, again.counts.devices), commands: counts.commands + again.counts.commands };
       const moved = new Set(stale);
       const keep = (list: readonly number[]) => list.filter((p) => !moved.has(p));
@@ -125,18 +133,36 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
     return { counts, state };
   }
 
-  async function queueState(locationId: number, pins: readonly number[]): Promise<{ counts: SyncCounts; state: UserStates }> {
+  /**
+   * Revocations (gone or inactive users) go to every terminal of the location; an active user's upsert
+   * to the terminals that hold it (without an area, or of one of its areas), and its delete to the
+   * terminals of the areas it left (`left`, from the outbox entries) [issue #33].
+   */
+  async function queueState(locationId: number, pins: readonly number[], left: Left): Promise<{ counts: SyncCounts; state: UserStates }> {
     const users = await store.users.getMany(locationId, pins);
     const state = stateOf(pins, users);
     const active = new Set(state.upserted);
     // No device, nothing owed (an import before any device is assigned; the assignment queues the
     // roster). Counted per chunk, like queueUsers reads its devices.
     if ((await store.devices.count(locationId)) === 0) return { counts: NONE, state };
+    const byPin = new Map(users.map((u) => [u.pin, u]));
+    const holds = (d: Device, pin: number) => {
+      const user = byPin.get(pin);
+      return user !== undefined && holdsUser(d, user);
+    };
+    const leaves = (d: Device, pin: number) => d.area_id !== null && !holds(d, pin) && (left.get(pin)?.includes(d.area_id) ?? false);
     // Revocations first [API-CONTRACT §5]: their ops also rank first in the mailbox.
     const gone = pins.filter((p) => !active.has(p));
-    const deleted = gone.length > 0 ? await sync.queueUsers(locationId, gone, 'user.delete') : NONE;
-    const upserted = state.upserted.length > 0 ? await sync.queueUsers(locationId, state.upserted, 'user.upsert') : NONE;
-    return { counts: { devices: Math.max(deleted.devices, upserted.devices), commands: deleted.commands + upserted.commands }, state };
+    const moving = state.upserted.filter((p) => left.has(p));
+    const counts = [
+      gone.length > 0 ? await sync.queueUsers(locationId, gone, 'user.delete') : NONE,
+      moving.length > 0 ? await sync.queueUsers(locationId, moving, 'user.delete', { pairs: leaves }) : NONE,
+      state.upserted.length > 0 ? await sync.queueUsers(locationId, state.upserted, 'user.upsert', { pairs: holds }) : NONE,
+    ];
+    return {
+      counts: { devices: Math.max(...counts.map((c) => c.devices)), commands: counts.reduce((n, c) => n + c.commands, 0) },
+      state,
+    };
   }
 
   /**
@@ -163,6 +189,7 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
       await queueCurrent(
         locationId,
         missed.map((e) => e.pin),
+        leftOf(chunk),
       );
     return true;
   }
@@ -193,6 +220,7 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
       const queued = await queueCurrent(
         locationId,
         chunk.map((e) => e.pin),
+        leftOf(chunk),
       );
       commands += queued.counts.commands;
       if (yielding) {

@@ -7,7 +7,7 @@ import { codecOfDevice } from '../../protocols/index.js';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/types.js';
-import type { Device, NewCommand } from '../store/ports/index.js';
+import { holdsUser, type Device, type NewCommand } from '../store/ports/index.js';
 import { crossedEdge, phaseAt } from '../time/access-window.js';
 import { enqueueAnnounced } from './enqueue.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
@@ -17,6 +17,10 @@ export interface QueueUsersOptions {
   readonly exceptSn?: string;
   /** Only devices this accepts. */
   readonly only?: (device: Device) => boolean;
+  /** Only the (device, PIN) pairs this accepts (areas, issue #33: a user reaches the terminals that hold it). */
+  readonly pairs?: (device: Device, pin: number) => boolean;
+  /** Only the terminals that hold each user (holdsUser; read here): a template's upsert, say. */
+  readonly heldOnly?: boolean;
 }
 
 export interface SyncQueue {
@@ -27,13 +31,18 @@ export interface SyncQueue {
     op: 'user.upsert' | 'user.delete',
     options?: QueueUsersOptions,
   ): Promise<SyncCounts>;
-  /** Queues the location's whole active roster for one device (sync-users; its ops join the composite's group). */
+  /** Queues the roster the device holds (the location's active users, of its area if it has one) for it (sync-users; its ops join the composite's group). */
   queueRoster(locationId: number, sn: string, options?: GroupOption): Promise<SyncCounts>;
   /**
    * A device newly assigned to the location [API-CONTRACT §6]: users BioGate synced to it for another
    * location are deleted from it first, then the location's roster follows.
    */
   queueAssignment(locationId: number, sn: string): Promise<SyncCounts>;
+  /**
+   * A terminal moved from area `from` to area `to` (null: no area, every active user) [issue #33]: the
+   * users only the old roster holds are deleted from it, then those only the new one holds are sent.
+   */
+  queueAreaMove(locationId: number, sn: string, from: number | null, to: number | null): Promise<SyncCounts>;
   /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
   queueTo(
     locationId: number,
@@ -133,17 +142,27 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     if (devices.length === 0 || pins.length === 0) return { devices: devices.length, commands: 0 };
     const expires = expiry();
     const ops: NewCommand[] = [];
-    for (const d of devices) for (const pin of pins) ops.push(opFor(locationId, d.serial_number, pin, op, expires));
+    const reached = new Set<string>();
+    const users = options.heldOnly ? new Map((await store.users.getMany(locationId, pins)).map((u) => [u.pin, u])) : undefined;
+    const held = (d: Device, pin: number) => {
+      const user = users?.get(pin);
+      return user !== undefined && holdsUser(d, user);
+    };
+    for (const d of devices)
+      for (const pin of pins) {
+        if (options.pairs && !options.pairs(d, pin)) continue;
+        if (users && !held(d, pin)) continue;
+        ops.push(opFor(locationId, d.serial_number, pin, op, expires));
+        reached.add(d.serial_number);
+      }
     const commands = await enqueue(ops);
-    wake(
-      locationId,
-      devices.map((d) => d.serial_number),
-    );
-    return { devices: devices.length, commands };
+    wake(locationId, [...reached]);
+    return { devices: options.pairs || users ? reached.size : devices.length, commands };
   }
 
   async function queueRoster(locationId: number, sn: string, options: GroupOption = {}): Promise<SyncCounts> {
-    const pins = await store.users.activePins(locationId);
+    // A terminal in an area holds that area's users only [issue #33].
+    const pins = await store.users.activePins(locationId, (await store.devices.getBySerial(sn))?.area_id ?? null);
     const expires = expiry();
     const commands = await enqueue(pins.map((pin) => opFor(locationId, sn, pin, 'user.upsert', expires, options.groupId)));
     if (commands > 0) wake(locationId, [sn]);
@@ -198,6 +217,25 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
 
   return {
     queueRoster,
+    async queueAreaMove(locationId, sn, from, to) {
+      if (from === to) return { devices: 1, commands: 0 };
+      const before = new Set(await store.users.activePins(locationId, from));
+      const after = await store.users.activePins(locationId, to);
+      const now = new Set(after);
+      const deleted = await queueTo(
+        locationId,
+        sn,
+        [...before].filter((p) => !now.has(p)),
+        'user.delete',
+      );
+      const added = await queueTo(
+        locationId,
+        sn,
+        after.filter((p) => !before.has(p)),
+        'user.upsert',
+      );
+      return { devices: 1, commands: deleted + added };
+    },
     async queueAssignment(locationId, sn) {
       // Deletes first, confirmed before anything of this location leaves; a PIN both locations use is
       // deleted, then sent again with this location's data.
@@ -226,7 +264,7 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
             location.id,
             users.map((u) => u.pin),
             op,
-            { only: (d) => !codecOfDevice(d).storesUserWindow },
+            { only: (d) => !codecOfDevice(d).storesUserWindow, heldOnly: op === 'user.upsert' },
           );
           reached = Math.max(reached, r.devices);
           commands += r.commands;

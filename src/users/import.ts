@@ -54,6 +54,9 @@ export async function importUsers(
   for (let i = 0; i < valid.length; i += CHUNK) {
     const chunk = valid.slice(i, i + CHUNK);
     const existing = new Map((await deps.store.users.getMany(location.id, [...new Set(chunk.map((c) => c.pin))])).map((u) => [u.pin, u]));
+    // The areas the chunk names, checked at once: an item naming an area the location lacks is an error of its own.
+    const named = chunk.flatMap((c) => (Array.isArray(c.item['areas']) ? (c.item['areas'] as number[]) : []));
+    const known = new Set(named.length > 0 ? await deps.store.areas.existing(location.id, named) : []);
     const writes: { pin: number; fields: UserFields }[] = [];
     // A PIN written earlier in the batch exists by the time a later item is written, with the
     // validity window that item left (the later item's order check runs against it).
@@ -62,6 +65,8 @@ export async function importUsers(
       try {
         const seen = windows.get(c.pin) ?? existing.get(c.pin);
         const fields = toUserFields({ ...c.item, pin: c.pin }, seen, []);
+        const unknown = (fields.areas ?? []).filter((a) => !known.has(a));
+        if (unknown.length > 0) throw new BioGateError('VALIDATION_FAILED', `areas: no area ${unknown.join(', ')} in this location`);
         if (!existing.has(c.pin) && !added.has(c.pin)) {
           if (room === 0) throw quotaExceeded('users', quota);
           room--;

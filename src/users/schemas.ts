@@ -34,6 +34,11 @@ export const userFieldSchemas = {
   privilege: Privilege,
   group: Type.Integer({ minimum: 0, maximum: 99, description: 'Access control group 0 to 99' }),
   super_authorize: Type.Union([Type.Literal(0), Type.Literal(1)]),
+  areas: Type.Array(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), {
+    maxItems: 100,
+    description:
+      'Ids of the areas (GET /api/areas) whose terminals hold the user; [] = only terminals without an area. Replaces the stored list',
+  }),
 };
 
 export const UserWrite = Type.Object({
@@ -48,6 +53,7 @@ export const UserWrite = Type.Object({
   privilege: Type.Optional(Privilege),
   group: Type.Optional(userFieldSchemas.group),
   super_authorize: Type.Optional(userFieldSchemas.super_authorize),
+  areas: Type.Optional(userFieldSchemas.areas),
 });
 
 /** Import items: like UserWrite, but `pin` may be a string of digits [API-CONTRACT §5 Users]. */

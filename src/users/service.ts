@@ -8,6 +8,7 @@ import type { Location, User } from '../store/ports/index.js';
 import type { SyncCounts } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { flushOutbox, type UsersDeps } from './effects.js';
+import { unknownAreas } from './areas.js';
 import { checkUserFields } from './input.js';
 import { UserWrite } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
@@ -31,6 +32,7 @@ export async function upsertUser(
   const checked = checkUserFields(valid, pin === undefined ? 'unknown' : before, ['body']);
   // A first_name the schema rejected is reported once, by the schema.
   issues.push(...checked.issues.filter((i) => !failed.has(i.loc[1])));
+  issues.push(...(await unknownAreas(deps.store, location.id, checked.fields.areas, ['body', 'areas'])));
   if (issues.length > 0 || pin === undefined) throw new BioGateError('VALIDATION_FAILED', issues);
   const quota = deps.quotaUsers ?? DEFAULT_QUOTAS.users;
   if (!before && (await userRoom(deps.store, location.id, quota)) === 0) throw quotaExceeded('users', quota);

@@ -47,6 +47,12 @@ export const DeviceView = Type.Object({
       'How requests for this serial are authenticated: registration (v3 token bound), comm_key, or serial_only (anyone who knows the serial can act for it)',
   }),
   allowed_networks: Nullable(Type.Array(Type.String(), { description: 'CIDRs the device must connect from; null = any address' })),
+  area: Nullable(
+    Type.Object(
+      { id: Type.Integer(), name: Type.String() },
+      { description: 'The area the terminal is in: it holds only the users of that area. null = no area: every active user' },
+    ),
+  ),
   // Roster sync state: on GET /api/devices and GET /api/devices/{sn} (the detail is GET /api/devices/{sn}/sync).
   sync: Type.Optional(SyncView),
 });
@@ -80,8 +86,19 @@ const registrationBound = (d: Device): d is Device & { registry_code: string; se
  */
 export type DeviceAudience = 'full' | 'masked';
 
-export function deviceView(d: Device, location: Location | null, now: Date, thresholdS: number, audience: DeviceAudience) {
+/** Area names by id, of the device's location (areaNames in ../store/ports/areas.ts reads them). */
+export type AreaNames = ReadonlyMap<number, string>;
+
+export function deviceView(
+  d: Device,
+  location: Location | null,
+  now: Date,
+  thresholdS: number,
+  audience: DeviceAudience,
+  areas: AreaNames,
+) {
   const secrets = audience === 'full';
+  const areaName = d.area_id === null ? undefined : areas.get(d.area_id);
   return {
     id: d.id,
     name: d.name,
@@ -106,6 +123,7 @@ export function deviceView(d: Device, location: Location | null, now: Date, thre
     version_override: d.version_override,
     auth: authOf(d),
     allowed_networks: d.allowed_networks,
+    area: d.area_id === null || areaName === undefined ? null : { id: d.area_id, name: areaName },
   };
 }
 
@@ -113,8 +131,8 @@ export function deviceView(d: Device, location: Location | null, now: Date, thre
  * The device as the event feed, MQTT, the stream and webhooks carry it: the view without `registry_code`
  * and `session_id` (not even null), since those copies reach every subscriber and are stored.
  */
-export function deviceFeedView(d: Device, location: Location | null, now: Date, thresholdS: number) {
-  const { registry_code: _code, session_id: _session, ...rest } = deviceView(d, location, now, thresholdS, 'masked');
+export function deviceFeedView(d: Device, location: Location | null, now: Date, thresholdS: number, areas: AreaNames) {
+  const { registry_code: _code, session_id: _session, ...rest } = deviceView(d, location, now, thresholdS, 'masked', areas);
   return rest;
 }
 

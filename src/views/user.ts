@@ -39,6 +39,9 @@ export const UserView = Type.Object({
   privilege: Type.Integer(),
   group: Type.Integer(),
   super_authorize: Type.Integer(),
+  areas: Type.Array(Type.Integer(), {
+    description: 'Ids of the areas whose terminals hold the user, ascending; terminals without an area hold every active user',
+  }),
   has_biometric: Type.Boolean(),
   biometric_templates: Nullable(Type.Array(TemplateView)),
   created_at: IsoDateTime,
@@ -91,6 +94,7 @@ export function userView(
     privilege: u.privilege,
     group: u.group,
     super_authorize: u.super_authorize,
+    areas: [...u.areas],
     has_biometric: hasBiometric,
     biometric_templates: templates ? templates.map(templateView) : null,
     created_at: u.created_at,

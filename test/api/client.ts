@@ -194,13 +194,14 @@ export const USER_KEYS = [
   'privilege',
   'group',
   'super_authorize',
+  'areas',
   'has_biometric',
   'biometric_templates',
   'created_at',
   'updated_at',
 ] as const;
 
-/** SERVICE-SPEC DeviceResponse, plus the documented extras `version_override`, `auth` and `allowed_networks` (README "Security model") and `sync` (issue #31). */
+/** SERVICE-SPEC DeviceResponse, plus the documented extras `version_override`, `auth` and `allowed_networks` (README "Security model"), `sync` (issue #31) and `area` (issue #33). */
 export const DEVICE_KEYS = [
   'id',
   'name',
@@ -220,6 +221,7 @@ export const DEVICE_KEYS = [
   'auth',
   'allowed_networks',
   'registration',
+  'area',
   'sync',
 ] as const;
 

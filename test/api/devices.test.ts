@@ -53,6 +53,7 @@ t.test('POST /api/devices: 201 with every DeviceResponse field; never-connected 
       auth: 'serial_only',
       allowed_networks: null,
       registration: { bound: false, bound_at: null, bound_address: null, accepted_at: null },
+      area: null,
       sync: {
         state: 'unknown',
         owed: 0,

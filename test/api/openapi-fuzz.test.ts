@@ -228,6 +228,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
   const { a, url, started } = await gateway(t, { config: { adminToken: ADMIN_TOKEN } });
   // Generous timeouts: the MongoDB-compatible test server is slow under CI load.
   const slow = { timeoutMs: 30_000 };
+  const area = await a.api<{ id: number }>('POST', '/api/areas', { body: { name: 'Fuzzed area' }, ...slow });
   await a.api('POST', '/api/devices', { body: { sn: 'WALK1' }, ...slow });
   const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' }, ...slow });
   const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' }, ...slow });
@@ -244,6 +245,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
   t.equal(user.status, 201);
   t.equal(command.status, 201);
   t.equal(hook.status, 201);
+  t.equal(area.status, 201);
   t.equal(other.status, 201);
   doc = (await a.api<Doc>('GET', '/api/openapi.json', slow)).body as Doc;
 
@@ -255,6 +257,8 @@ t.test('every operation of the document: valid requests pass validation, invalid
     webhook_id: hook.body.id,
     url: 'https://example.com/hook',
     after: '0',
+    area_id: area.body.id,
+    areas: [area.body.id],
   };
   const call = client(url, a.token);
   const rank = (o: { method: string; path: string }) =>

@@ -140,6 +140,8 @@ t.test('every mounted route is documented, and every documented operation is ser
 t.test('scripted walk: every operation, built from the document, answers as documented', async (t) => {
   const { a, url, started } = await gateway(t, { config: { adminToken: ADMIN_TOKEN } });
   // Real records for the path parameters.
+  const area = await a.api<{ id: number }>('POST', '/api/areas', { body: { name: 'Walk area' } });
+  t.equal(area.status, 201);
   await a.api('POST', '/api/devices', { body: { sn: 'WALK1' } });
   const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' } });
   const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' } });
@@ -163,6 +165,8 @@ t.test('scripted walk: every operation, built from the document, answers as docu
     webhook_id: hook.body.id,
     url: 'https://example.com/hook',
     events: ['user.changed'],
+    area_id: area.body.id,
+    areas: [area.body.id],
   };
   const pathValue = (path: string, name: string): unknown =>
     name === 'id' ? (path.startsWith('/admin/tokens') ? spare.id : a.id) : sample({}, name, known);

@@ -73,6 +73,7 @@ t.test('POST /api/users creates (201) with the exact UserResponse field set and 
       privilege: 14,
       group: 5,
       super_authorize: 1,
+      areas: [],
       has_biometric: false,
       biometric_templates: null,
       created_at: START,

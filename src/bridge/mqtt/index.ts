@@ -169,8 +169,9 @@ async function seed(deps: MqttBridgeDeps, publisher: ReturnType<typeof createPub
   try {
     if (deps.isLeader && !deps.isLeader()) return;
     for (const location of await deps.store.locations.list()) {
+      const areas = await deps.store.areas.names(location.id);
       for (const device of await deps.store.devices.listAssigned(location.id)) {
-        publisher.seed(location.id, deviceFeedView(device, location, deps.clock.now(), deps.config.onlineThresholdS) as DeviceData);
+        publisher.seed(location.id, deviceFeedView(device, location, deps.clock.now(), deps.config.onlineThresholdS, areas) as DeviceData);
       }
     }
   } finally {

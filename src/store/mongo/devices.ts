@@ -14,6 +14,7 @@ const toDevice = ({
   token_bound_at,
   token_bound_address,
   registration_accepted_at,
+  area_id,
   first_contact_at: _firstContact,
   feed_event: _feedEvent,
   feed_location: _feedLocation,
@@ -28,6 +29,7 @@ const toDevice = ({
   token_bound_at: token_bound_at ?? null,
   token_bound_address: token_bound_address ?? null,
   registration_accepted_at: registration_accepted_at ?? null,
+  area_id: area_id ?? null,
 });
 
 /** The outbox marker an operator's change writes, with the location whose feed owes its event. */
@@ -132,6 +134,7 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       if (input.version_override !== undefined) set.version_override = input.version_override;
       if (input.comm_key_hash !== undefined) set.comm_key_hash = input.comm_key_hash;
       if (input.allowed_networks !== undefined) set.allowed_networks = input.allowed_networks === null ? null : [...input.allowed_networks];
+      if (input.area_id !== undefined) set.area_id = input.area_id;
       return settle('device assign', async () => {
         // One single-document update conditioned on the owner being this location or nobody, so
         // two locations racing cannot both win. `$min` sets assigned_at when it is absent (an
@@ -198,7 +201,14 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       const before = await c.devices.findOneAndUpdate(
         { serial_number: sn, location_id: locationId },
         {
-          $set: { location_id: null, comm_key_hash: null, allowed_networks: null, updated_at: now, ...marked(feedEvent, locationId) },
+          $set: {
+            location_id: null,
+            area_id: null,
+            comm_key_hash: null,
+            allowed_networks: null,
+            updated_at: now,
+            ...marked(feedEvent, locationId),
+          },
           $unset: { assigned_at: '' },
         },
         { returnDocument: 'before' },
@@ -206,6 +216,17 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       // Devices assigned before device_locations existed are recorded when they leave (SQLite's migration seeds them).
       if (before) await seen(locationId, sn, before.assigned_at ?? now);
       return maybe(before, toDevice);
+    },
+    async update(locationId, sn, patch, now, feedEvent) {
+      const set: Partial<DeviceDoc> = { updated_at: now, ...marked(feedEvent, locationId) };
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.area_id !== undefined) set.area_id = patch.area_id;
+      const before = await c.devices.findOneAndUpdate(
+        { serial_number: sn, location_id: locationId },
+        { $set: set },
+        { returnDocument: 'before' },
+      );
+      return before ? { before: toDevice(before), after: toDevice({ ...before, ...set }) } : undefined;
     },
     async resetRegistration(locationId, sn, now, feedEvent) {
       const doc = await c.devices.findOneAndUpdate(

@@ -26,6 +26,7 @@ export const BLOCK_SIZES: Readonly<Record<CounterName, number>> = {
   locations: 1,
   tokens: 1,
   devices: 10,
+  areas: 1,
   users: 50,
   templates: 50,
   commands: 100,

@@ -14,7 +14,18 @@
  */
 import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type { Attendance, Command, Device, Location, StoredDoorEvent, Template, TerminalSyncState, Token, User } from '../ports/index.js';
+import type {
+  Area,
+  Attendance,
+  Command,
+  Device,
+  Location,
+  StoredDoorEvent,
+  Template,
+  TerminalSyncState,
+  Token,
+  User,
+} from '../ports/index.js';
 
 /** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
 type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };
@@ -22,15 +33,25 @@ type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>
 /** `require_comm_key` is absent on documents written before it existed (false). */
 export type LocationDoc = Omit<Stored<Location>, 'require_comm_key'> & { require_comm_key?: boolean };
 export type TokenDoc = Stored<Token>;
-export type UserDoc = Stored<User>;
+/** `areas` is absent on documents written before it existed ([]). */
+export type UserDoc = Omit<Stored<User>, 'areas'> & { areas?: number[] };
+export type AreaDoc = Stored<Area>;
 export type TemplateDoc = Stored<Template>;
 /** `options` is JSON text; `assigned_at` is absent (not null) while unassigned, see devices.ts assign. */
 /** `state` is JSON text too, and absent on documents written before it existed. */
-/** `allowed_networks`, `token_bound_at` and the registration fields are absent on documents written before they existed. */
+/** `allowed_networks`, `token_bound_at`, the registration fields and `area_id` are absent on documents written before they existed. */
 export type DeviceDoc = Omit<
   Stored<Device>,
-  'options' | 'assigned_at' | 'state' | 'allowed_networks' | 'token_bound_at' | 'token_bound_address' | 'registration_accepted_at'
+  | 'options'
+  | 'assigned_at'
+  | 'state'
+  | 'allowed_networks'
+  | 'token_bound_at'
+  | 'token_bound_address'
+  | 'registration_accepted_at'
+  | 'area_id'
 > & {
+  area_id?: number | null;
   options: string | null;
   assigned_at?: string;
   state?: string | null;
@@ -91,6 +112,8 @@ export interface OutboxDoc {
   pin: number;
   rev: string;
   since: string;
+  /** The areas the user left (OutboxEntry.areas); absent when none. */
+  areas?: number[];
 }
 
 /** A job's high-water mark (JobState); `_id` is the job name. Unsharded, like counters. */
@@ -153,6 +176,7 @@ export interface Collections {
   readonly locations: Collection<LocationDoc>;
   readonly tokens: Collection<TokenDoc>;
   readonly users: Collection<UserDoc>;
+  readonly areas: Collection<AreaDoc>;
   readonly templates: Collection<TemplateDoc>;
   readonly devices: Collection<DeviceDoc>;
   readonly deviceLocations: Collection<DeviceLocationDoc>;
@@ -186,6 +210,7 @@ export function collections(db: Db): Collections {
     locations: db.collection<LocationDoc>('locations'),
     tokens: db.collection<TokenDoc>('tokens'),
     users: db.collection<UserDoc>('users'),
+    areas: db.collection<AreaDoc>('areas'),
     templates: db.collection<TemplateDoc>('templates'),
     devices: db.collection<DeviceDoc>('devices'),
     deviceLocations: db.collection<DeviceLocationDoc>('device_locations'),
@@ -214,7 +239,9 @@ const INDEXES: Readonly<
   users: [
     { name: 'location_pin_unique', key: { location_id: 1, pin: 1 }, unique: true },
     { name: 'location_active', key: { location_id: 1, is_active: 1, pin: 1 } },
+    { name: 'location_areas', key: { location_id: 1, areas: 1 } },
   ],
+  areas: [{ name: 'location', key: { location_id: 1, _id: 1 } }],
   templates: [
     { name: 'location_key_unique', key: { location_id: 1, user_pin: 1, type_index: 1, finger_id: 1, template_index: 1 }, unique: true },
   ],
@@ -222,6 +249,7 @@ const INDEXES: Readonly<
     { name: 'serial_unique', key: { serial_number: 1 }, unique: true },
     { name: 'location_serial', key: { location_id: 1, serial_number: 1 } },
     { name: 'unassigned_seen', key: { location_id: 1, last_seen: 1, created_at: 1 } },
+    { name: 'area', key: { area_id: 1 }, sparse: true },
     { name: 'feed_event', key: { feed_event: 1, _id: 1 }, sparse: true },
   ],
   commands: [
@@ -271,6 +299,7 @@ export const COUNTERS = [
   'users',
   'templates',
   'devices',
+  'areas',
   'commands',
   'attendance',
   'device_records',

@@ -11,18 +11,32 @@ import type { Collections, OutboxDoc } from './schema.js';
 import { mapLimit, PARALLEL, unlessDuplicate } from './util.js';
 
 const keyOf = (locationId: number, pin: number) => `${locationId}:${pin}`;
-const toEntry = ({ location_id, pin, rev, since }: OutboxDoc): OutboxEntry => ({ location_id, pin, rev, since });
+const toEntry = ({ location_id, pin, rev, since, areas }: OutboxDoc): OutboxEntry => ({
+  location_id,
+  pin,
+  rev,
+  since,
+  ...(areas && areas.length > 0 ? { areas } : {}),
+});
 
 export interface OutboxMarker {
-  /** Marks the pins (new revision each); returns the revisions of the entries this call created. */
-  mark(locationId: number, pins: readonly number[], now: string): Promise<Map<number, string>>;
+  /**
+   * Marks the pins (new revision each); returns the revisions of the entries this call created.
+   * `left`: per PIN, the areas the write takes the user out of, added to the entry's (OutboxEntry.areas).
+   */
+  mark(
+    locationId: number,
+    pins: readonly number[],
+    now: string,
+    left?: ReadonlyMap<number, readonly number[]>,
+  ): Promise<Map<number, string>>;
   /** Removes entries this call created for users the write left unchanged. */
   unmark(locationId: number, created: ReadonlyMap<number, string>, keep: (pin: number) => boolean): Promise<void>;
 }
 
 export function outboxMarker(c: Collections): OutboxMarker {
   return {
-    async mark(locationId, pins, now) {
+    async mark(locationId, pins, now, left) {
       const distinct = [...new Set(pins)];
       const created = new Map<number, string>();
       if (distinct.length === 0) return created;
@@ -31,7 +45,11 @@ export function outboxMarker(c: Collections): OutboxMarker {
         distinct.map((pin, i) => ({
           updateOne: {
             filter: { _id: keyOf(locationId, pin) },
-            update: { $set: { rev: revs[i] as string, since: now }, $setOnInsert: { location_id: locationId, pin } },
+            update: {
+              $set: { rev: revs[i] as string, since: now },
+              $setOnInsert: { location_id: locationId, pin },
+              ...(left?.get(pin)?.length ? { $addToSet: { areas: { $each: [...(left.get(pin) as number[])] } } } : {}),
+            },
             upsert: true,
           },
         })),

@@ -1,19 +1,23 @@
 /** Users of a location (sharded on location_id; unique (location_id, pin)). */
 import type { Collection, Filter } from 'mongodb';
-import { USER_FIELDS, type UpsertResult, type User, type UserFields, type UsersPort } from '../ports/index.js';
+import { normalAreas, USER_FIELDS, type UpsertResult, type User, type UserFields, type UsersPort } from '../ports/index.js';
 import { catchUp, isIdCollision, type Ids } from './ids.js';
 import type { Collections, UserDoc } from './schema.js';
 import { outboxMarker } from './sync-state.js';
 import { containsAny, ignoreDuplicates, mapLimit, maybe, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
 
-export const toUser = ({ _id, ...rest }: UserDoc): User => ({ id: _id, ...rest });
+export const toUser = ({ _id, areas, ...rest }: UserDoc): User => ({ id: _id, ...rest, areas: areas ?? [] });
 
 /** The keys a patch sets (absent and undefined keys keep stored values; null clears). */
 function patchOf(fields: UserFields): Partial<UserDoc> {
   const out: Record<string, unknown> = {};
-  for (const key of USER_FIELDS) if (fields[key] !== undefined) out[key] = fields[key];
+  for (const key of USER_FIELDS) if (fields[key] !== undefined) out[key] = key === 'areas' ? normalAreas(fields.areas ?? []) : fields[key];
   return out as Partial<UserDoc>;
 }
+
+/** A stored value and a patch's are the same (`areas` by its ids; absent `areas` is []). */
+const same = (stored: unknown, value: unknown): boolean =>
+  Array.isArray(value) ? JSON.stringify(stored ?? []) === JSON.stringify(value) : stored === value;
 
 /** A new user: the defaults, then the patch. */
 const newUser = (id: number, locationId: number, pin: number, set: Partial<UserDoc>, now: string): UserDoc => ({
@@ -30,6 +34,7 @@ const newUser = (id: number, locationId: number, pin: number, set: Partial<UserD
   privilege: 0,
   group: 0,
   super_authorize: 0,
+  areas: [],
   ...set,
   created_at: now,
   updated_at: null,
@@ -66,7 +71,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         // The update above found nothing to change, but a concurrent writer may have created or
         // changed the user since: if it now differs from this write, go again (settle retries).
         const record = existing as unknown as Record<string, unknown>;
-        if (Object.entries(set).some(([k, v]) => record[k] !== v)) return undefined;
+        if (Object.entries(set).some(([k, v]) => !same(record[k], v))) return undefined;
         return { user: toUser(existing), created: false, changed: false };
       }
       const doc = newUser(await ids('users'), locationId, pin, set, now);
@@ -124,7 +129,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       const seen = found.get(pin);
       if (!seen) return;
       const set = patchOf(fields);
-      const stale = Object.keys(set).filter((k) => seen[k as keyof UserDoc] !== set[k as keyof UserDoc]) as (keyof UserDoc)[];
+      const stale = Object.keys(set).filter((k) => !same(seen[k as keyof UserDoc], set[k as keyof UserDoc])) as (keyof UserDoc)[];
       if (stale.length === 0) {
         out[index] = { user: toUser(seen), created: false, changed: false };
         return;
@@ -145,9 +150,25 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     return out;
   };
 
+  /** Per PIN, the areas these writes take the user out of, read before the writes (OutboxMarker.mark). */
+  const leaving = async (locationId: number, items: readonly { pin: number; fields: UserFields }[]) => {
+    const left = new Map<number, number[]>();
+    const moving = items.filter((i) => i.fields.areas !== undefined);
+    if (moving.length === 0) return left;
+    const docs = await c.users
+      .find({ location_id: locationId, pin: { $in: moving.map((i) => i.pin) } }, { projection: { pin: 1, areas: 1 } })
+      .toArray();
+    const before = new Map(docs.map((d) => [d.pin, d.areas ?? []]));
+    for (const { pin, fields } of moving) {
+      const gone = (before.get(pin) ?? []).filter((a) => !(fields.areas ?? []).includes(a));
+      if (gone.length > 0) left.set(pin, [...(left.get(pin) ?? []), ...gone]);
+    }
+    return left;
+  };
+
   return {
     async upsert(locationId, pin, fields, now) {
-      const created = await outbox.mark(locationId, [pin], now);
+      const created = await outbox.mark(locationId, [pin], now, await leaving(locationId, [{ pin, fields }]));
       const r = await upsertOne(locationId, pin, fields, now);
       await outbox.unmark(locationId, created, () => r.changed);
       return r;
@@ -157,6 +178,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         locationId,
         items.map((i) => i.pin),
         now,
+        await leaving(locationId, items),
       );
       // A pin that repeats waits for its earlier item (rounds of distinct pins), so a later item
       // always sees the earlier one's result, as if run in order.
@@ -252,9 +274,9 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       await outbox.unmark(locationId, created, (pin) => off.has(pin));
       return out;
     },
-    async activePins(locationId) {
+    async activePins(locationId, areaId = null) {
       const docs = await c.users
-        .find({ location_id: locationId, is_active: true }, { projection: { pin: 1 } })
+        .find({ location_id: locationId, is_active: true, ...(areaId === null ? {} : { areas: areaId }) }, { projection: { pin: 1 } })
         .sort({ pin: 1 })
         .toArray();
       return docs.map((d) => d.pin);

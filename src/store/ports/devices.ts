@@ -10,6 +10,8 @@ export interface Device {
   readonly serial_number: string;
   readonly name: string;
   readonly location_id: number | null;
+  /** The area of the location the terminal is in (issue #33); null = none: it holds every active user. */
+  readonly area_id: number | null;
   readonly registry_code: string | null;
   readonly session_id: string | null;
   readonly registered_at: Iso | null;
@@ -127,10 +129,23 @@ export interface DevicesPort {
       version_override?: ProtocolVersion | null;
       comm_key_hash?: string | null;
       allowed_networks?: readonly string[] | null;
+      /** An area of the location, checked by the caller; absent keeps the stored one. */
+      area_id?: number | null;
     },
     now: Iso,
     feedEvent?: string,
   ): Promise<{ outcome: 'assigned' | 'already' | 'other-location'; device: Device }>;
+  /**
+   * The operator's patch of a device of the location (PATCH /api/devices/{sn}): absent keys keep their
+   * value. The device as it was and as it is; undefined when it is not the location's.
+   */
+  update(
+    locationId: number,
+    sn: string,
+    patch: { readonly name?: string; readonly area_id?: number | null },
+    now: Iso,
+    feedEvent?: string,
+  ): Promise<{ before: Device; after: Device } | undefined>;
   /** Whether `sn` was ever assigned to the location (BIOGATE_DEVICE_CLAIM=admin); the record survives unassignment and eviction. */
   seenIn(locationId: number, sn: string): Promise<boolean>;
   /** Deletes an unassigned device (the admin's): `assigned` and `missing` delete nothing. Atomic. */
@@ -140,7 +155,7 @@ export interface DevicesPort {
    * returns how many went. Idempotent: nodes sweeping at once delete each device once.
    */
   evictUnassigned(before: Iso, limit: number): Promise<number>;
-  /** Unassigns when it belongs to the location; idempotent. Returns the device as it was, if it was. */
+  /** Unassigns (its area, the location's, goes too) when it belongs to the location; idempotent. Returns the device as it was, if it was. */
   unassign(locationId: number, sn: string, now: Iso, feedEvent?: string): Promise<Device | undefined>;
   /**
    * Operator-triggered (re-)registration [PUSH-v3 §3.3]: forgets the registry code, session and token binding

@@ -5,6 +5,8 @@ export type * from './tokens.js';
 export type * from './users.js';
 export { USER_FIELDS } from './users.js';
 export type * from './templates.js';
+export type * from './areas.js';
+export { holdsUser, MAX_AREAS, normalAreas } from './areas.js';
 export type * from './devices.js';
 export { DEVICE_SESSION_FIELDS } from './devices.js';
 export type * from './commands.js';

@@ -13,6 +13,11 @@ export interface OutboxEntry {
   /** Changes with every write that marks the user: removal only takes the revision it processed. */
   readonly rev: string;
   readonly since: Iso;
+  /**
+   * The areas the user left by the writes this entry stands for (issue #33): the terminals of those
+   * areas may hold the user and are sent its delete; absent when no write changed the user's areas.
+   */
+  readonly areas?: readonly number[];
 }
 
 export interface SyncOutboxPort {

@@ -16,6 +16,8 @@ export interface User {
   readonly privilege: number;
   readonly group: number;
   readonly super_authorize: number;
+  /** The areas whose terminals hold the user (issue #33): ids, distinct and ascending; [] = only terminals without an area. */
+  readonly areas: readonly number[];
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
 }
@@ -35,6 +37,7 @@ export const USER_FIELDS = [
   'privilege',
   'group',
   'super_authorize',
+  'areas',
 ] as const satisfies readonly (keyof UserFields)[];
 
 export interface UserFilter {
@@ -70,8 +73,11 @@ export interface UsersPort {
   delete(locationId: number, pin: number, now?: Iso): Promise<User | undefined>;
   /** Sets is_active=false on the given pins (all users when null); returns the users that were active. */
   deactivate(locationId: number, pins: readonly number[] | null, now: Iso): Promise<readonly User[]>;
-  /** Pins of every active user, ascending. */
-  activePins(locationId: number): Promise<readonly number[]>;
+  /**
+   * Pins of every active user, ascending; with `areaId`, only those listing that area (a terminal of
+   * that area holds exactly these [issue #33]). `null` or absent: every active user.
+   */
+  activePins(locationId: number, areaId?: number | null): Promise<readonly number[]>;
   /** Active users with a start_time or end_time (the access-window scheduler). */
   withAccessWindow(locationId: number): Promise<readonly User[]>;
 }

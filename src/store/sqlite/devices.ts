@@ -8,6 +8,7 @@ const toDevice = (r: Row): Device => ({
   serial_number: r['serial_number'] as string,
   name: r['name'] as string,
   location_id: (r['location_id'] as number | null) ?? null,
+  area_id: (r['area_id'] as number | null) ?? null,
   registry_code: (r['registry_code'] as string | null) ?? null,
   session_id: (r['session_id'] as string | null) ?? null,
   registered_at: (r['registered_at'] as string | null) ?? null,
@@ -109,7 +110,7 @@ export function sqliteDevices(db: Db): DevicesPort {
           if (!existing) {
             const r = db
               .prepare(
-                'INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, allowed_networks, assigned_at, created_at, feed_event, feed_location) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+                'INSERT INTO devices (serial_number, name, location_id, version_override, comm_key_hash, allowed_networks, area_id, assigned_at, created_at, feed_event, feed_location) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
               )
               .get(
                 sn,
@@ -118,6 +119,7 @@ export function sqliteDevices(db: Db): DevicesPort {
                 input.version_override ?? null,
                 input.comm_key_hash ?? null,
                 networks(input.allowed_networks),
+                input.area_id ?? null,
                 now,
                 now,
                 feedEvent ?? null,
@@ -144,6 +146,10 @@ export function sqliteDevices(db: Db): DevicesPort {
           if (input.allowed_networks !== undefined) {
             sets.push('allowed_networks = ?');
             args.push(networks(input.allowed_networks));
+          }
+          if (input.area_id !== undefined) {
+            sets.push('area_id = ?');
+            args.push(input.area_id);
           }
           if (owner === null) {
             sets.push('assigned_at = ?');
@@ -189,9 +195,31 @@ export function sqliteDevices(db: Db): DevicesPort {
           if (!before) return undefined;
           const marker = feedEvent === undefined ? '' : ', feed_event = ?, feed_location = ?';
           db.prepare(
-            `UPDATE devices SET location_id = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ?${marker} WHERE id = ?`,
+            `UPDATE devices SET location_id = NULL, area_id = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ?${marker} WHERE id = ?`,
           ).run(now, ...(feedEvent === undefined ? [] : [feedEvent, locationId]), before['id']);
           return toDevice(before);
+        })
+        .immediate();
+    },
+    async update(locationId, sn, patch, now, feedEvent) {
+      return db
+        .transaction(() => {
+          const before = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as
+            Row | undefined;
+          if (!before) return undefined;
+          const r = db
+            .prepare(
+              'UPDATE devices SET name = ?, area_id = ?, updated_at = ?, feed_event = COALESCE(?, feed_event), feed_location = COALESCE(?, feed_location) WHERE id = ? RETURNING *',
+            )
+            .get(
+              patch.name ?? before['name'],
+              patch.area_id === undefined ? before['area_id'] : patch.area_id,
+              now,
+              feedEvent ?? null,
+              feedEvent === undefined ? null : locationId,
+              before['id'],
+            ) as Row;
+          return { before: toDevice(before), after: toDevice(r) };
         })
         .immediate();
     },

@@ -1,4 +1,5 @@
 /** The embedded store: SQLite through better-sqlite3, the zero-setup default. */
+import { sqliteAreas } from './areas.js';
 import type { Store } from '../types.js';
 import { sqliteAttendance } from './attendance.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -34,6 +35,7 @@ export function openSqliteStore(path: string): SqliteStore {
     locations: sqliteLocations(db),
     tokens: sqliteTokens(db),
     users: sqliteUsers(db),
+    areas: sqliteAreas(db),
     templates: sqliteTemplates(db),
     devices: sqliteDevices(db),
     commands: sqliteCommands(db),

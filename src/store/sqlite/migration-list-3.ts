@@ -166,4 +166,23 @@ ALTER TABLE devices ADD COLUMN presence_at TEXT;
 CREATE INDEX devices_presence_event ON devices(presence_at) WHERE presence_event IS NOT NULL;
 `,
   },
+  {
+    version: 33,
+    // Issue #33 item 1: areas; a terminal in at most one, a user in any (JSON array of ids, ascending).
+    name: 'areas: which terminals know which people',
+    sql: `
+CREATE TABLE areas (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL REFERENCES locations(id),
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT
+);
+CREATE INDEX areas_location ON areas(location_id, id);
+ALTER TABLE devices ADD COLUMN area_id INTEGER;
+CREATE INDEX devices_area ON devices(area_id) WHERE area_id IS NOT NULL;
+ALTER TABLE users ADD COLUMN areas TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE sync_outbox ADD COLUMN areas TEXT;
+`,
+  },
 ];

@@ -1,4 +1,12 @@
-import type { Template, TemplatesPort, UpsertResult, User, UserFields, UsersPort } from '../ports/index.js';
+import {
+  normalAreas,
+  type Template,
+  type TemplatesPort,
+  type UpsertResult,
+  type User,
+  type UserFields,
+  type UsersPort,
+} from '../ports/index.js';
 import { bool, jsonRowsReader, likePattern, positions, rawReader, type Db } from './db.js';
 import { outboxMarker } from './sync-state.js';
 
@@ -24,6 +32,7 @@ const USER_COLUMNS = [
   'super_authorize',
   'created_at',
   'updated_at',
+  'areas',
 ] as const;
 const at = positions(USER_COLUMNS);
 const toUser = (r: unknown[]): User => ({
@@ -42,6 +51,7 @@ const toUser = (r: unknown[]): User => ({
   super_authorize: r[at.super_authorize] as number,
   created_at: r[at.created_at] as string,
   updated_at: (r[at.updated_at] as string | null) ?? null,
+  areas: JSON.parse(r[at.areas] as string) as number[],
 });
 
 /** API field → column. */
@@ -56,8 +66,10 @@ const COLUMNS: Record<keyof UserFields, (typeof USER_COLUMNS)[number]> = {
   privilege: 'privilege',
   group: 'grp',
   super_authorize: 'super_authorize',
+  areas: 'areas',
 };
-const toColumn = (v: unknown): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
+const toColumn = (v: unknown): unknown =>
+  typeof v === 'boolean' ? (v ? 1 : 0) : Array.isArray(v) ? JSON.stringify(normalAreas(v as number[])) : v;
 
 export function sqliteUsers(db: Db): UsersPort {
   const q = rawReader(db, USER_COLUMNS);
@@ -65,20 +77,21 @@ export function sqliteUsers(db: Db): UsersPort {
   const many = jsonRowsReader(db, USER_COLUMNS);
   const get = q('SELECT * FROM users WHERE location_id = ? AND pin = ?');
   const insert = q(
-    `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, created_at)
-     VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @created_at) RETURNING *`,
+    `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, areas, created_at)
+     VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @areas, @created_at) RETURNING *`,
   );
 
   const counted = db.prepare('SELECT users FROM location_counts WHERE location_id = ?').pluck();
   const countOf = (locationId: number): number => (counted.get(locationId) as number | undefined) ?? 0;
   const mark = outboxMarker(db);
   /** Every changed user marks the sync outbox in the same transaction as the change. */
-  const marked = (r: UpsertResult, now: string): UpsertResult => {
-    if (r.changed) mark(r.user.location_id, r.user.pin, now);
+  const marked = ({ left, ...r }: UpsertResult & { left?: number[] }, now: string): UpsertResult => {
+    if (r.changed) mark(r.user.location_id, r.user.pin, now, left);
     return r;
   };
 
-  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): UpsertResult => {
+  /** `left`: the areas an update took the user out of (OutboxEntry.areas). */
+  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): UpsertResult & { left?: number[] } => {
     const existing = get.get(locationId, pin);
     if (!existing) {
       const r = insert.get({
@@ -94,6 +107,7 @@ export function sqliteUsers(db: Db): UsersPort {
         privilege: fields.privilege ?? 0,
         grp: fields.group ?? 0,
         super_authorize: fields.super_authorize ?? 0,
+        areas: JSON.stringify(normalAreas(fields.areas ?? [])),
         created_at: now,
       }) as unknown[];
       return { user: toUser(r), created: true, changed: true };
@@ -113,7 +127,9 @@ export function sqliteUsers(db: Db): UsersPort {
       now,
       existing[at.id],
     ) as unknown[];
-    return { user: toUser(r), created: false, changed: true };
+    const user = toUser(r);
+    const left = (JSON.parse(existing[at.areas] as string) as number[]).filter((a) => !user.areas.includes(a));
+    return { user, created: false, changed: true, ...(left.length > 0 ? { left } : {}) };
   };
 
   return {
@@ -213,8 +229,15 @@ export function sqliteUsers(db: Db): UsersPort {
         })
         .immediate();
     },
-    async activePins(locationId) {
-      return db.prepare('SELECT pin FROM users WHERE location_id = ? AND is_active = 1 ORDER BY pin').pluck().all(locationId) as number[];
+    async activePins(locationId, areaId = null) {
+      if (areaId === null)
+        return db.prepare('SELECT pin FROM users WHERE location_id = ? AND is_active = 1 ORDER BY pin').pluck().all(locationId) as number[];
+      return db
+        .prepare(
+          'SELECT pin FROM users WHERE location_id = ? AND is_active = 1 AND EXISTS (SELECT 1 FROM json_each(users.areas) WHERE value = ?) ORDER BY pin',
+        )
+        .pluck()
+        .all(locationId, areaId) as number[];
     },
     async withAccessWindow(locationId) {
       return q(

@@ -56,3 +56,8 @@ export type SyncDetail = Reply<'/api/devices/{device_serial}/sync', 'get'>;
 export type OwedPin = SyncDetail['missing']['data'][number];
 /** GET /api/sync: the location's terminals per sync state. */
 export type SyncSummary = Reply<'/api/sync', 'get'>;
+
+/** An area of the location (GET /api/areas/{id}): a terminal in it holds only the users listing it. */
+export type Area = Reply<'/api/areas/{area_id}', 'get'>;
+/** DeviceResponse.area: the terminal's area; null = none (it holds every active user). */
+export type AreaRef = NonNullable<Device['area']>;

@@ -1,7 +1,8 @@
-/** One terminal: status, roster sync (state and owed PINs), options, recent commands (live) and preset buttons. */
+/** One terminal: status, area, roster sync (state and owed PINs), options, recent commands (live) and preset buttons. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import type { Command, Device, DeviceSync } from './api-types.js';
+import { DeviceArea } from './areas.js';
 import { CommandTable, useLiveCommands } from './commands.js';
 import { AUTH_TEXT, firmware, mergeState, model } from './devices.js';
 import { presetsFor, type Preset } from './presets.js';
@@ -81,6 +82,13 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
             <dd>{AUTH_TEXT[d.auth] ?? d.auth}</dd>
           </dl>
         </section>
+      )}
+      {d && (
+        <DeviceArea
+          session={session}
+          device={d}
+          onChanged={(next) => setLive((l) => ({ ...l, device: mergeState(l.device ?? device.data ?? undefined, next) }))}
+        />
       )}
       {d && <SyncSection session={session} zone={zone} sn={sn} live={sync} />}
       {d && presets.length > 0 && (

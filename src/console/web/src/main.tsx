@@ -6,6 +6,7 @@ import { render, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LocationsPage, TokensPage } from './admin.js';
 import { UnassignedPage } from './unassigned.js';
+import { AreasPage } from './areas.js';
 import { loadSession, saveSession, signIn, UNAUTHORIZED_EVENT, type Session } from './api.js';
 import { AttendancePage } from './attendance.js';
 import { CommandsPage } from './commands.js';
@@ -75,6 +76,7 @@ const LOCATION_NAV: readonly NavItem[] = [
   { path: '/devices', label: 'Devices' },
   { path: '/sync', label: 'Sync' },
   { path: '/users', label: 'Users' },
+  { path: '/areas', label: 'Areas' },
   { path: '/commands', label: 'Commands' },
   { path: '/attendance', label: 'Attendance' },
 ];
@@ -162,6 +164,7 @@ function App() {
   if (device) page = <DevicePage session={session} zone={zone} sn={decodeURIComponent(device[1] as string)} />;
   else if (path === '/sync') page = <SyncPage session={session} zone={zone} />;
   else if (path.startsWith('/users')) page = <UsersPage session={session} />;
+  else if (path.startsWith('/areas')) page = <AreasPage session={session} />;
   else if (path.startsWith('/commands')) page = <CommandsPage session={session} zone={zone} />;
   else if (path.startsWith('/attendance')) page = <AttendancePage session={session} zone={zone} />;
   else page = <DevicesPage session={session} zone={zone} />;

@@ -1,7 +1,8 @@
-/** Users: search and paging, create/edit/deactivate/delete, and CSV import through POST /api/users/import. */
+/** Users: search and paging, create/edit (with the user's areas)/deactivate/delete, and CSV import through POST /api/users/import. */
 import { useState } from 'preact/hooks';
 import { api, query, type Session } from './api.js';
-import type { ImportReply, Reply, User } from './api-types.js';
+import type { Area, ImportReply, Reply, User } from './api-types.js';
+import { AreaChecks, allAreas, areaNames } from './areas.js';
 import { CsvError, parseUsersCsv } from './csv.js';
 import { errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
 
@@ -9,8 +10,16 @@ const PRIVILEGES: Record<number, string> = { 0: 'user', 2: 'enroller', 6: 'manag
 /** Rows per import request: small enough for steady progress, large enough to stay fast. */
 const CHUNK = 100;
 
-type Draft = { pin: string; first_name: string; last_name: string; card_no: string; privilege: string; is_active: boolean };
-const EMPTY: Draft = { pin: '', first_name: '', last_name: '', card_no: '', privilege: '0', is_active: true };
+type Draft = {
+  pin: string;
+  first_name: string;
+  last_name: string;
+  card_no: string;
+  privilege: string;
+  is_active: boolean;
+  areas: number[];
+};
+const EMPTY: Draft = { pin: '', first_name: '', last_name: '', card_no: '', privilege: '0', is_active: true, areas: [] };
 
 export function UsersPage({ session }: { session: Session & { kind: 'location' } }) {
   const [search, setSearch] = useState('');
@@ -20,6 +29,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
     () => api<Reply<'/api/users', 'get'>>(session.token, 'GET', `/api/users${query({ search: applied, page, limit: 20 })}`),
     [applied, page],
   );
+  const areas = useLoad(() => allAreas(session.token), [session.token]);
   const [editing, setEditing] = useState<{ draft: Draft; isNew: boolean } | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
@@ -34,6 +44,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       card_no: draft.card_no || null,
       privilege: Number(draft.privilege),
       is_active: draft.is_active,
+      areas: draft.areas,
     };
     try {
       await api(session.token, 'POST', '/api/users', body);
@@ -79,7 +90,16 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       </form>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {list.error && <Notice kind="error">{list.error}</Notice>}
-      {editing && <UserForm initial={editing.draft} isNew={editing.isNew} onSave={(d) => void save(d)} onCancel={() => setEditing(null)} />}
+      {areas.error && <Notice kind="error">{areas.error}</Notice>}
+      {editing && (
+        <UserForm
+          initial={editing.draft}
+          isNew={editing.isNew}
+          areas={areas.data ?? []}
+          onSave={(d) => void save(d)}
+          onCancel={() => setEditing(null)}
+        />
+      )}
       {list.data && (
         <p class="lead" aria-live="polite">
           {list.data.total} users{applied ? ` matching “${applied}”` : ''}.
@@ -96,6 +116,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                 <th scope="col">Card</th>
                 <th scope="col">Privilege</th>
                 <th scope="col">Biometrics</th>
+                <th scope="col">Areas</th>
                 <th scope="col">Status</th>
                 {writable && <th scope="col">Actions</th>}
               </tr>
@@ -108,6 +129,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                   <td>{u.card_no ?? '—'}</td>
                   <td>{PRIVILEGES[u.privilege] ?? u.privilege}</td>
                   <td>{u.has_biometric ? <span class="badge badge-on">enrolled</span> : <span class="badge badge-off">none</span>}</td>
+                  <td class="areas">{areaNames(u.areas, areas.data)}</td>
                   <td>{u.is_active ? 'active' : 'inactive'}</td>
                   {writable && (
                     <td class="row-actions">
@@ -124,6 +146,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                               card_no: u.card_no ?? '',
                               privilege: String(u.privilege),
                               is_active: u.is_active,
+                              areas: [...u.areas],
                             },
                           })
                         }
@@ -178,11 +201,13 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
 function UserForm({
   initial,
   isNew,
+  areas,
   onSave,
   onCancel,
 }: {
   initial: Draft;
   isNew: boolean;
+  areas: readonly Area[];
   onSave: (d: Draft) => void;
   onCancel: () => void;
 }) {
@@ -223,6 +248,7 @@ function UserForm({
           Active
         </label>
       </div>
+      <AreaChecks areas={areas} value={d.areas} onChange={(ids) => setD({ ...d, areas: ids })} />
       <FormActions onCancel={onCancel} />
     </form>
   );
