@@ -79,6 +79,18 @@ export interface SyncTemplate {
   readonly data: string;
 }
 
+/** One `userauthorize` row: a time zone and the doors (1-based) it opens [COMMANDS §3.2]. */
+export interface SyncRight {
+  readonly timezoneId: number;
+  readonly doors: readonly number[];
+}
+
+/** One `timezone` row: its id and the 30 packed values, Sun…Sat then Hol1…Hol3, three intervals each [PUSH-v3 §11.2]. */
+export interface SyncTimezone {
+  readonly id: number;
+  readonly values: readonly number[];
+}
+
 export type SyncOp =
   | {
       readonly op: 'user.upsert';
@@ -87,6 +99,13 @@ export type SyncOp =
       readonly doors?: readonly number[];
       /** v3 `AuthorizeTimezoneId`; default 1 */
       readonly timezoneId?: number;
+      /**
+       * v3 rights, one `userauthorize` row each after the user's rows are deleted (access levels); absent:
+       * the one row of `doors` and `timezoneId`; [] = the user is present and opens no door. Not on v2.
+       */
+      readonly rights?: readonly SyncRight[];
+      /** v3 `timezone` rows the rights name, sent before the user [PUSH-v3 §11.2]. Not on v2. */
+      readonly timezones?: readonly SyncTimezone[];
     }
   | { readonly op: 'user.delete'; readonly pin: number | string }
   | { readonly op: 'template.upsert'; readonly template: SyncTemplate }

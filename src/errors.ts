@@ -40,10 +40,13 @@ export const ERROR_CATALOG = {
   TOKEN_NOT_FOUND: { status: 404, description: 'No token with this id (admin API, CLI).' },
   WEBHOOK_NOT_FOUND: { status: 404, description: 'No webhook with this id in your location.' },
   AREA_NOT_FOUND: { status: 404, description: 'No area with this id in your location.' },
+  SCHEDULE_NOT_FOUND: { status: 404, description: 'No schedule with this id in your location.' },
+  ACCESS_LEVEL_NOT_FOUND: { status: 404, description: 'No access level with this id in your location.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not for this method.' },
   COMMAND_ALREADY_SENT: { status: 409, description: 'The command left the queue already and cannot be cancelled.' },
   DEVICE_ASSIGNED: { status: 409, description: 'The device is assigned to a location: unassign it first (admin API, CLI).' },
   AREA_IN_USE: { status: 409, description: 'Terminals are in the area: move them to another area (or none) first.' },
+  SCHEDULE_IN_USE: { status: 409, description: 'An access level names the schedule: change or delete the level first.' },
   AUDIT_STARTING: { status: 409, description: 'An audit of the terminal is being started by another request or node: retry shortly.' },
   PAYLOAD_TOO_LARGE: {
     status: 413,

@@ -1,5 +1,15 @@
 // Security PUSH command wire strings [COMMANDS §4, §5, §6 column v3; PUSH-v3 §11].
-import type { DeviceProfile, EncodeContext, EncodeFailure, EncodeResult, SyncOp, SyncTemplate, SyncUser } from '../commands.js';
+import type {
+  DeviceProfile,
+  EncodeContext,
+  EncodeFailure,
+  EncodeResult,
+  SyncOp,
+  SyncRight,
+  SyncTemplate,
+  SyncTimezone,
+  SyncUser,
+} from '../commands.js';
 import { checkAttendanceWindow, custom, doorBeyondLockCount, firmwareUpgrade, loadUsersPin, wire } from '../preset-common.js';
 import {
   invalid,
@@ -142,7 +152,9 @@ function enroll(p: EnrollParams, profile: DeviceProfile, context: EncodeContext)
 export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: EncodeContext): EncodeResult {
   switch (op.op) {
     case 'user.upsert':
-      return upsertUser(op.user, op.doors, op.timezoneId, profile, context);
+      return op.rights === undefined
+        ? upsertUser(op.user, op.doors, op.timezoneId, profile, context)
+        : upsertUserRights(op.user, op.rights, op.timezones ?? [], profile, context);
     case 'user.delete': {
       const pin = pinText(op.pin);
       if (isFailure(pin)) return pin;
@@ -189,6 +201,49 @@ function upsertUser(
     `DATA UPDATE user CardNo=${card}\tPin=${pin}\tPassword=${password}\tGroup=${group}\tStartTime=${start}\tEndTime=${end}\tName=${name}\tPrivilege=${privilege}`,
     `DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${tzId}\tAuthorizeDoorId=${mask}`,
   );
+}
+
+const TIMEZONE_FIELDS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Hol1', 'Hol2', 'Hol3'].flatMap((d) =>
+  [1, 2, 3].map((i) => `${d}Time${i}`),
+);
+
+/**
+ * [PUSH-v3 §11.2] Access levels: the `timezone` rows the rights name, the user, then its `userauthorize`
+ * rows replaced (deleted, then one per right; none: present, opens no door).
+ */
+function upsertUserRights(
+  user: SyncUser,
+  rights: readonly SyncRight[],
+  timezones: readonly SyncTimezone[],
+  profile: DeviceProfile,
+  context: EncodeContext,
+): EncodeResult {
+  const base = upsertUser(user, undefined, undefined, profile, context);
+  if (!base.ok) return base;
+  const pin = String(user.pin);
+  const lines: string[] = [];
+  for (const tz of timezones) {
+    if (
+      !Number.isInteger(tz.id) ||
+      tz.id < 1 ||
+      tz.values.length !== TIMEZONE_FIELDS.length ||
+      tz.values.some((v) => !Number.isInteger(v) || v < 0)
+    )
+      return invalid('invalid timezone row');
+    lines.push(`DATA UPDATE timezone TimezoneId=${tz.id}\t${TIMEZONE_FIELDS.map((f, i) => `${f}=${tz.values[i]}`).join('\t')}`);
+  }
+  lines.push(base.lines[0] as string, `DATA DELETE userauthorize Pin=${pin}`);
+  // Doors the terminal lacks (beyond its LockCount) are left out; a right with none left gives no row.
+  const limit = lockCount(profile) ?? 4;
+  for (const right of rights) {
+    if (!Number.isInteger(right.timezoneId) || right.timezoneId < 1) return invalid('invalid timezone id');
+    const doors = right.doors.filter((d) => d <= limit);
+    if (doors.length === 0) continue;
+    const mask = doorMaskFor(doors, profile);
+    if (isFailure(mask)) return mask;
+    lines.push(`DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${right.timezoneId}\tAuthorizeDoorId=${mask}`);
+  }
+  return wire(...lines);
 }
 
 /** [COMMANDS §3.2] Σ 2^(door−1); default all doors. */

@@ -6,6 +6,7 @@ import { adminRoutes } from '../api/admin.js';
 import { attendanceRoutes } from '../api/attendance.js';
 import { commandRoutes } from '../api/commands.js';
 import { deviceRecordRoutes } from '../api/device-records.js';
+import { accessRoutes } from '../api/access.js';
 import { areaRoutes } from '../api/areas.js';
 import { deviceRoutes } from '../api/devices.js';
 import { docsRoutes } from '../api/docs.js';
@@ -74,6 +75,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
       terminals: p.terminals,
     }),
     ...areaRoutes({ store, clock, bus, sync, log }),
+    ...accessRoutes({ store, clock, bus, sync, log }),
     ...syncRoutes({ store, terminals: p.terminals, audit: p.audit }),
     ...commandRoutes({ store, clock, commands: p.commands, lifecycle: p.lifecycle }),
     ...attendanceRoutes(store, clock),

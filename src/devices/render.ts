@@ -11,11 +11,24 @@ import {
   type EncodeContext,
   type EncodeResult,
   type ProtocolVersion,
+  type SyncOp,
   type SyncTemplate,
+  type SyncTimezone,
 } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Store } from '../store/types.js';
-import { holdsUser, type Command, type Device, type Location, type Template, type User } from '../store/ports/index.js';
+import {
+  ALWAYS_ID,
+  alwaysSchedule,
+  holdsUser,
+  packedSchedule,
+  rightsOn,
+  type Command,
+  type Device,
+  type Location,
+  type Template,
+  type User,
+} from '../store/ports/index.js';
 import { phaseAt } from '../time/access-window.js';
 import { learnedRefusal } from './capabilities.js';
 
@@ -88,10 +101,34 @@ const syncTemplate = (t: Template): SyncTemplate => ({
   data: t.data,
 });
 
-function userLines(codec: Codec, user: User, profile: DeviceProfile, ctx: EncodeContext): EncodeResult {
+/**
+ * The rights of a user with access levels on this terminal, and the schedules they name (issue #33 item 4):
+ * nothing for a user without levels (schedule 1 through every door, as before levels existed).
+ */
+async function accessOf(store: Store, location: Location, device: Device, user: User): Promise<Pick<SyncUserOp, 'rights' | 'timezones'>> {
+  if (user.access_levels.length === 0) return {};
+  const rights = rightsOn(device, await store.accessLevels.getMany(location.id, user.access_levels)) ?? [];
+  const timezones: SyncTimezone[] = [];
+  for (const id of new Set(rights.map((r) => r.timezoneId))) {
+    const schedule = id === ALWAYS_ID ? alwaysSchedule(location.id) : await store.schedules.get(location.id, id);
+    if (schedule) timezones.push({ id, values: packedSchedule(schedule.days) });
+  }
+  return { rights, timezones };
+}
+
+type SyncUserOp = Extract<SyncOp, { op: 'user.upsert' }>;
+
+function userLines(
+  codec: Codec,
+  user: User,
+  profile: DeviceProfile,
+  ctx: EncodeContext,
+  access: Pick<SyncUserOp, 'rights' | 'timezones'>,
+): EncodeResult {
   return codec.encodeSync(
     {
       op: 'user.upsert',
+      ...access,
       user: {
         pin: user.pin,
         firstName: user.first_name,
@@ -157,7 +194,7 @@ async function renderSync(
   const user = await store.users.get(location.id, pin);
   const outside = user !== undefined && !codec.storesUserWindow && phaseAt(user, location.timezone, now.getTime()) !== 'inside';
   if (!user || !holdsUser(device, user) || outside) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
-  const base = userLines(codec, user, profile, ctx);
+  const base = userLines(codec, user, profile, ctx, await accessOf(store, location, device, user));
   if (!base.ok) return { ok: false, reason: base.reason };
   const refused = base.lines.map((l) => refusalOf(codec, device, l)).find((c) => c !== undefined);
   if (refused !== undefined) return { ok: false, reason: learnedUnsupportedMessage(refused) };

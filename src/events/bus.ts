@@ -6,7 +6,7 @@
  * eventBus wraps each callback the same way), so no listener can cause an
  * unhandled rejection that ends the process.
  */
-import type { Attendance, Command, CountedArea, Device, StoredDoorEvent } from '../store/ports/index.js';
+import type { AccessLevel, Attendance, Command, CountedArea, Device, Schedule, StoredDoorEvent } from '../store/ports/index.js';
 import type { SyncViewData } from '../views/device-sync.js';
 
 export interface BusEvents {
@@ -42,6 +42,9 @@ export interface BusEvents {
    * the sync outbox (src/sync/outbox.ts) with `emitStored` under `feed_event`, a fresh id its entries stay owed for.
    */
   'user.changed': { location_id: number; pins: readonly number[]; change: 'upserted' | 'deactivated' | 'deleted'; feed_event?: string };
+  /** A schedule or access level created, changed or deleted (src/users/access.ts), emitted with `emitStored`. */
+  'schedule.changed': { location_id: number; schedule: Schedule; change: 'created' | 'updated' | 'deleted'; feed_event?: string };
+  'access_level.changed': { location_id: number; level: AccessLevel; change: 'created' | 'updated' | 'deleted'; feed_event?: string };
   /** An area created, renamed or deleted (src/users/areas.ts), emitted with `emitStored` under `feed_event`. */
   'area.changed': {
     location_id: number;

@@ -86,11 +86,14 @@ export function outboxOf(name: keyof BusEvents, payload: unknown): FactOutbox | 
   if (
     name === 'user.changed' ||
     name === 'area.changed' ||
+    name === 'schedule.changed' ||
+    name === 'access_level.changed' ||
     name === 'device.sync' ||
     name === 'device.online' ||
     name === 'device.offline'
   ) {
-    const p = payload as BusEvents['user.changed' | 'area.changed' | 'device.sync' | 'device.online' | 'device.offline'];
+    const p = payload as BusEvents[
+      'user.changed' | 'area.changed' | 'schedule.changed' | 'device.sync' | 'device.online' | 'device.offline'];
     return p.feed_event === undefined ? undefined : { eventId: p.feed_event };
   }
   return undefined;

@@ -51,6 +51,8 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
       return [{ topic: doorEventsTopic(event.data.sn), payload: event.data, retain: false }];
     case 'user.changed':
     case 'area.changed':
+    case 'schedule.changed':
+    case 'access_level.changed':
       return [];
     default: {
       const never: never = event;

@@ -17,6 +17,8 @@ export const FEED_EVENT_TYPES = [
   'door.event',
   'user.changed',
   'area.changed',
+  'schedule.changed',
+  'access_level.changed',
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
@@ -71,6 +73,10 @@ export interface FeedPayloads {
   'user.changed': { pins: number[]; change: 'upserted' | 'deactivated' | 'deleted' };
   /** An area created, renamed or deleted (issue #33): the area as GET /api/areas/{id} shows it (deleted: its id and name). */
   'area.changed': { area: AreaData; change: 'created' | 'updated' | 'deleted' };
+  /** A schedule created, changed or deleted (issue #33): as GET /api/schedules/{id} shows it. */
+  'schedule.changed': { schedule: Record<string, unknown> & { id: number; name: string }; change: 'created' | 'updated' | 'deleted' };
+  /** An access level created, changed or deleted (issue #33): as GET /api/access-levels/{id} shows it. */
+  'access_level.changed': { level: Record<string, unknown> & { id: number; name: string }; change: 'created' | 'updated' | 'deleted' };
 }
 
 export interface FeedEvent<K extends FeedEventType = FeedEventType> {

@@ -5,6 +5,7 @@
  * `result_truncated: true` (GET /api/commands/{id} has it in full).
  */
 import { areaView } from '../views/area.js';
+import { accessLevelView, scheduleView } from '../views/access.js';
 import { attendanceView } from '../views/attendance.js';
 import { commandView } from '../views/command.js';
 import { deviceFeedView } from '../views/device.js';
@@ -106,6 +107,14 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
     case 'user.changed': {
       const p = payload as BusEvents['user.changed'];
       return { type: 'user.changed', location_id: p.location_id, at, data: { pins: [...p.pins], change: p.change } };
+    }
+    case 'schedule.changed': {
+      const p = payload as BusEvents['schedule.changed'];
+      return { type: 'schedule.changed', location_id: p.location_id, at, data: { schedule: scheduleView(p.schedule), change: p.change } };
+    }
+    case 'access_level.changed': {
+      const p = payload as BusEvents['access_level.changed'];
+      return { type: 'access_level.changed', location_id: p.location_id, at, data: { level: accessLevelView(p.level), change: p.change } };
     }
     case 'area.changed': {
       const p = payload as BusEvents['area.changed'];

@@ -168,6 +168,10 @@ class Device implements SimulatedDevice {
     return this.#memory.templatesOf(pin);
   }
 
+  timezones(): ReadonlyMap<number, Readonly<Record<string, number>>> {
+    return this.#memory.timezones();
+  }
+
   authorizations(pin: string): readonly SimAuthorization[] {
     return this.#memory.authorizations().filter((a) => a.pin === pin);
   }

@@ -40,6 +40,9 @@ export interface DeviceMemory {
   authorizations(): readonly SimAuthorization[];
   /** replaces the row with the same pin and time zone id */
   putAuthorization(row: SimAuthorization): void;
+  /** [PUSH-v3 §11.2] `timezone` rows by TimezoneId: field → packed value. */
+  timezones(): ReadonlyMap<number, Readonly<Record<string, number>>>;
+  putTimezone(id: number, fields: Readonly<Record<string, number>>): void;
   deleteAuthorizations(match: (row: SimAuthorization) => boolean): number;
 
   readonly userPhotos: ReadonlyMap<string, number>;
@@ -85,6 +88,7 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
   const users = new Map<string, SimUser>();
   const templates = new Map<string, SimTemplate>();
   const authorizations = new Map<string, SimAuthorization>();
+  const timezones = new Map<number, Readonly<Record<string, number>>>();
   const userPhotos = new Map<string, number>();
   const bioPhotos = new Map<string, BioPhoto>();
   let log: SimAttendance[] = [];
@@ -159,6 +163,10 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
       authorizations.set(`${row.pin}\u0000${row.timezoneId}`, row);
     },
     deleteAuthorizations: (match) => removeWhere(authorizations, match),
+    timezones: () => timezones,
+    putTimezone(id, fields) {
+      timezones.set(id, fields);
+    },
 
     userPhotos,
     putUserPhoto(pin, size) {

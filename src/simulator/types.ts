@@ -232,6 +232,8 @@ export interface SimulatedDevice {
   users(): ReadonlyMap<string, SimUser>;
   templates(pin: string): readonly SimTemplate[];
   authorizations(pin: string): readonly SimAuthorization[];
+  /** [PUSH-v3 §11.2] the `timezone` rows received, by TimezoneId: field (`SunTime1` …) → packed value */
+  timezones(): ReadonlyMap<number, Readonly<Record<string, number>>>;
   attendanceLog(): readonly SimAttendance[];
   doors(): readonly DoorState[];
   deviceOptions(): ReadonlyMap<string, string>;

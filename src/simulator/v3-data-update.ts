@@ -18,6 +18,7 @@ type Update = (pin: string, f: FieldList, ctx: ExecutionContext) => number;
 /** [PUSH-v3 §11.2] `DATA UPDATE table k=v[\tk=v…]`; unknown columns answer −621. */
 export function update(tail: string, ctx: ExecutionContext): number {
   const [table, text] = splitWord(tail);
+  if (table === 'timezone') return putTimezone(parseTabFields(text), ctx);
   if (OTHER_TABLES.has(table)) return 0;
   const op = Object.hasOwn(UPDATES, table) ? UPDATES[table] : undefined;
   const columns = COLUMNS[table];
@@ -27,6 +28,21 @@ export function update(tail: string, ctx: ExecutionContext): number {
   if (f.malformed || !isValidPin(pin)) return C.malformed;
   if (unknownKey(f, columns)) return C.badField;
   return op(pin, f, ctx);
+}
+
+/** A `timezone` row: `TimezoneId` and up to 30 packed intervals (`SunTime1` … `Hol3Time3`), kept as received. */
+function putTimezone(f: FieldList, ctx: ExecutionContext): number {
+  const id = intField(f, 'TimezoneId', Number.NaN);
+  if (f.malformed || !Number.isInteger(id) || id < 1) return C.malformed;
+  const values: Record<string, number> = {};
+  for (const key of f.keys) {
+    if (key.toLowerCase() === 'timezoneid') continue;
+    const value = field(f, key) ?? '';
+    if (!/^(Sun|Mon|Tue|Wed|Thu|Fri|Sat|Hol[1-3])Time[1-3]$/i.test(key) || !/^\d+$/.test(value)) return C.badField;
+    values[key] = Number(value);
+  }
+  ctx.memory.putTimezone(id, values);
+  return 0;
 }
 
 function putTemplate(ctx: ExecutionContext, t: SimTemplate): number {

@@ -24,6 +24,8 @@ import type {
   TokensPort,
   UsersPort,
   AreasPort,
+  SchedulesPort,
+  AccessLevelsPort,
   WebhooksPort,
 } from './ports/index.js';
 
@@ -33,6 +35,8 @@ export interface Store {
   readonly tokens: TokensPort;
   readonly users: UsersPort;
   readonly areas: AreasPort;
+  readonly schedules: SchedulesPort;
+  readonly accessLevels: AccessLevelsPort;
   readonly templates: TemplatesPort;
   readonly devices: DevicesPort;
   readonly commands: CommandsPort;

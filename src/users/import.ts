@@ -57,6 +57,8 @@ export async function importUsers(
     // The areas the chunk names, checked at once: an item naming an area the location lacks is an error of its own.
     const named = chunk.flatMap((c) => (Array.isArray(c.item['areas']) ? (c.item['areas'] as number[]) : []));
     const known = new Set(named.length > 0 ? await deps.store.areas.existing(location.id, named) : []);
+    const levels = chunk.flatMap((c) => (Array.isArray(c.item['access_levels']) ? (c.item['access_levels'] as number[]) : []));
+    const knownLevels = new Set(levels.length > 0 ? (await deps.store.accessLevels.getMany(location.id, levels)).map((l) => l.id) : []);
     const writes: { pin: number; fields: UserFields }[] = [];
     // A PIN written earlier in the batch exists by the time a later item is written, with the
     // validity window that item left (the later item's order check runs against it).
@@ -67,6 +69,9 @@ export async function importUsers(
         const fields = toUserFields({ ...c.item, pin: c.pin }, seen, []);
         const unknown = (fields.areas ?? []).filter((a) => !known.has(a));
         if (unknown.length > 0) throw new BioGateError('VALIDATION_FAILED', `areas: no area ${unknown.join(', ')} in this location`);
+        const unknownLevel = (fields.access_levels ?? []).filter((l) => !knownLevels.has(l));
+        if (unknownLevel.length > 0)
+          throw new BioGateError('VALIDATION_FAILED', `access_levels: no access level ${unknownLevel.join(', ')} in this location`);
         if (!existing.has(c.pin) && !added.has(c.pin)) {
           if (room === 0) throw quotaExceeded('users', quota);
           room--;

@@ -39,6 +39,10 @@ export const userFieldSchemas = {
     description:
       'Ids of the areas (GET /api/areas) whose terminals hold the user; [] = only terminals without an area. Replaces the stored list',
   }),
+  access_levels: Type.Array(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), {
+    maxItems: 100,
+    description: 'Ids of the access levels (GET /api/access-levels); [] = schedule 1 through every door. Replaces the stored list',
+  }),
 };
 
 export const UserWrite = Type.Object({
@@ -54,6 +58,7 @@ export const UserWrite = Type.Object({
   group: Type.Optional(userFieldSchemas.group),
   super_authorize: Type.Optional(userFieldSchemas.super_authorize),
   areas: Type.Optional(userFieldSchemas.areas),
+  access_levels: Type.Optional(userFieldSchemas.access_levels),
 });
 
 /** Import items: like UserWrite, but `pin` may be a string of digits [API-CONTRACT §5 Users]. */

@@ -8,6 +8,7 @@ import type { Location, User } from '../store/ports/index.js';
 import type { SyncCounts } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { flushOutbox, type UsersDeps } from './effects.js';
+import { unknownLevels } from './access.js';
 import { unknownAreas } from './areas.js';
 import { checkUserFields } from './input.js';
 import { UserWrite } from './schemas.js';
@@ -33,6 +34,7 @@ export async function upsertUser(
   // A first_name the schema rejected is reported once, by the schema.
   issues.push(...checked.issues.filter((i) => !failed.has(i.loc[1])));
   issues.push(...(await unknownAreas(deps.store, location.id, checked.fields.areas, ['body', 'areas'])));
+  issues.push(...(await unknownLevels(deps.store, location.id, checked.fields.access_levels, ['body', 'access_levels'])));
   if (issues.length > 0 || pin === undefined) throw new BioGateError('VALIDATION_FAILED', issues);
   const quota = deps.quotaUsers ?? DEFAULT_QUOTAS.users;
   if (!before && (await userRoom(deps.store, location.id, quota)) === 0) throw quotaExceeded('users', quota);

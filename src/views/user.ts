@@ -42,6 +42,9 @@ export const UserView = Type.Object({
   areas: Type.Array(Type.Integer(), {
     description: 'Ids of the areas whose terminals hold the user, ascending; terminals without an area hold every active user',
   }),
+  access_levels: Type.Array(Type.Integer(), {
+    description: 'Ids of the access levels of the user, ascending; [] = schedule 1 through every door',
+  }),
   has_biometric: Type.Boolean(),
   biometric_templates: Nullable(Type.Array(TemplateView)),
   created_at: IsoDateTime,
@@ -95,6 +98,7 @@ export function userView(
     group: u.group,
     super_authorize: u.super_authorize,
     areas: [...u.areas],
+    access_levels: [...u.access_levels],
     has_biometric: hasBiometric,
     biometric_templates: templates ? templates.map(templateView) : null,
     created_at: u.created_at,

@@ -195,6 +195,7 @@ export const USER_KEYS = [
   'group',
   'super_authorize',
   'areas',
+  'access_levels',
   'has_biometric',
   'biometric_templates',
   'created_at',

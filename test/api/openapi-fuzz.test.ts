@@ -229,6 +229,14 @@ t.test('every operation of the document: valid requests pass validation, invalid
   // Generous timeouts: the MongoDB-compatible test server is slow under CI load.
   const slow = { timeoutMs: 30_000 };
   const area = await a.api<{ id: number }>('POST', '/api/areas', { body: { name: 'Fuzzed area' }, ...slow });
+  const schedule = await a.api<{ id: number }>('POST', '/api/schedules', {
+    body: { name: 'Walk hours', days: { mon: [{ start: '08:00', end: '17:00' }] } },
+    ...slow,
+  });
+  const level = await a.api<{ id: number }>('POST', '/api/access-levels', {
+    body: { name: 'Walk level', schedule_id: schedule.body.id, doors: [1], area_id: null },
+    ...slow,
+  });
   await a.api('POST', '/api/devices', { body: { sn: 'WALK1' }, ...slow });
   const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' }, ...slow });
   const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' }, ...slow });
@@ -259,6 +267,13 @@ t.test('every operation of the document: valid requests pass validation, invalid
     after: '0',
     area_id: area.body.id,
     areas: [area.body.id],
+    schedule_id: schedule.body.id,
+    access_level_id: level.body.id,
+    access_levels: [level.body.id],
+    doors: [1, 3],
+    // A schedule interval's start must be before its end (documented on IntervalSchema).
+    start: '08:30',
+    end: '17:30',
   };
   const call = client(url, a.token);
   const rank = (o: { method: string; path: string }) =>

@@ -142,6 +142,12 @@ t.test('scripted walk: every operation, built from the document, answers as docu
   // Real records for the path parameters.
   const area = await a.api<{ id: number }>('POST', '/api/areas', { body: { name: 'Walk area' } });
   t.equal(area.status, 201);
+  const schedule = await a.api<{ id: number }>('POST', '/api/schedules', {
+    body: { name: 'Walk hours', days: { mon: [{ start: '08:00', end: '17:00' }] } },
+  });
+  const level = await a.api<{ id: number }>('POST', '/api/access-levels', {
+    body: { name: 'Walk level', schedule_id: schedule.body.id, doors: [1], area_id: null },
+  });
   await a.api('POST', '/api/devices', { body: { sn: 'WALK1' } });
   const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' } });
   const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' } });
@@ -167,6 +173,13 @@ t.test('scripted walk: every operation, built from the document, answers as docu
     events: ['user.changed'],
     area_id: area.body.id,
     areas: [area.body.id],
+    schedule_id: schedule.body.id,
+    access_level_id: level.body.id,
+    access_levels: [level.body.id],
+    doors: [1, 3],
+    // A schedule interval's start must be before its end (documented on IntervalSchema).
+    start: '08:30',
+    end: '17:30',
   };
   const pathValue = (path: string, name: string): unknown =>
     name === 'id' ? (path.startsWith('/admin/tokens') ? spare.id : a.id) : sample({}, name, known);
@@ -199,6 +212,11 @@ t.test('scripted walk: every operation, built from the document, answers as docu
       const label = `${method} ${concrete}${query} ${body === undefined ? '' : JSON.stringify(body)}`;
       t.not(res.status, 500, `${label}: never 500`);
       t.ok(op.responses[String(res.status)], `${label}: status ${res.status} is documented`);
+      // The walk's own POST /api/access-levels named the schedule: its delete is refused as documented.
+      if (method === 'DELETE' && path === '/api/schedules/{schedule_id}') {
+        t.match(res, { status: 409, body: { code: 'SCHEDULE_IN_USE' } }, `${label}: 409 while a level names it`);
+        continue;
+      }
       t.ok(res.status >= 200 && res.status < 300, `${label}: 2xx (got ${res.status} ${JSON.stringify(res.body).slice(0, 200)})`);
       const schema = schemaOf.get(`${method} ${path}`)?.[res.status] as TSchema | null | undefined;
       if (schema) {

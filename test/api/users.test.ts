@@ -74,6 +74,7 @@ t.test('POST /api/users creates (201) with the exact UserResponse field set and 
       group: 5,
       super_authorize: 1,
       areas: [],
+      access_levels: [],
       has_biometric: false,
       biometric_templates: null,
       created_at: START,

@@ -27,6 +27,7 @@ export const BLOCK_SIZES: Readonly<Record<CounterName, number>> = {
   tokens: 1,
   devices: 10,
   areas: 1,
+  access_levels: 1,
   users: 50,
   templates: 50,
   commands: 100,

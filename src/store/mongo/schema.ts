@@ -15,6 +15,8 @@
 import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type {
+  AccessLevel,
+  Schedule,
   Area,
   Attendance,
   Command,
@@ -33,9 +35,12 @@ type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>
 /** `require_comm_key` is absent on documents written before it existed (false). */
 export type LocationDoc = Omit<Stored<Location>, 'require_comm_key'> & { require_comm_key?: boolean };
 export type TokenDoc = Stored<Token>;
-/** `areas` is absent on documents written before it existed ([]). */
-export type UserDoc = Omit<Stored<User>, 'areas'> & { areas?: number[] };
+/** `areas` and `access_levels` are absent on documents written before they existed ([]). */
+export type UserDoc = Omit<Stored<User>, 'areas' | 'access_levels'> & { areas?: number[]; access_levels?: number[] };
 export type AreaDoc = Stored<Area>;
+/** `_id` is `<location_id>:<id>`: schedule numbers are the location's own (the terminals' TimezoneId). */
+export type ScheduleDoc = { -readonly [K in keyof Schedule]: Schedule[K] } & { _id: string };
+export type AccessLevelDoc = Stored<AccessLevel>;
 export type TemplateDoc = Stored<Template>;
 /** `options` is JSON text; `assigned_at` is absent (not null) while unassigned, see devices.ts assign. */
 /** `state` is JSON text too, and absent on documents written before it existed. */
@@ -177,6 +182,8 @@ export interface Collections {
   readonly tokens: Collection<TokenDoc>;
   readonly users: Collection<UserDoc>;
   readonly areas: Collection<AreaDoc>;
+  readonly schedules: Collection<ScheduleDoc>;
+  readonly accessLevels: Collection<AccessLevelDoc>;
   readonly templates: Collection<TemplateDoc>;
   readonly devices: Collection<DeviceDoc>;
   readonly deviceLocations: Collection<DeviceLocationDoc>;
@@ -211,6 +218,8 @@ export function collections(db: Db): Collections {
     tokens: db.collection<TokenDoc>('tokens'),
     users: db.collection<UserDoc>('users'),
     areas: db.collection<AreaDoc>('areas'),
+    schedules: db.collection<ScheduleDoc>('schedules'),
+    accessLevels: db.collection<AccessLevelDoc>('access_levels'),
     templates: db.collection<TemplateDoc>('templates'),
     devices: db.collection<DeviceDoc>('devices'),
     deviceLocations: db.collection<DeviceLocationDoc>('device_locations'),
@@ -240,8 +249,14 @@ const INDEXES: Readonly<
     { name: 'location_pin_unique', key: { location_id: 1, pin: 1 }, unique: true },
     { name: 'location_active', key: { location_id: 1, is_active: 1, pin: 1 } },
     { name: 'location_areas', key: { location_id: 1, areas: 1 } },
+    { name: 'location_levels', key: { location_id: 1, access_levels: 1 } },
   ],
   areas: [{ name: 'location', key: { location_id: 1, _id: 1 } }],
+  schedules: [{ name: 'location', key: { location_id: 1, id: 1 } }],
+  accessLevels: [
+    { name: 'location', key: { location_id: 1, _id: 1 } },
+    { name: 'schedule', key: { location_id: 1, schedule_id: 1 } },
+  ],
   templates: [
     { name: 'location_key_unique', key: { location_id: 1, user_pin: 1, type_index: 1, finger_id: 1, template_index: 1 }, unique: true },
   ],
@@ -300,6 +315,7 @@ export const COUNTERS = [
   'templates',
   'devices',
   'areas',
+  'access_levels',
   'commands',
   'attendance',
   'device_records',

@@ -6,12 +6,20 @@ import type { Collections, UserDoc } from './schema.js';
 import { outboxMarker } from './sync-state.js';
 import { containsAny, ignoreDuplicates, mapLimit, maybe, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
 
-export const toUser = ({ _id, areas, ...rest }: UserDoc): User => ({ id: _id, ...rest, areas: areas ?? [] });
+export const toUser = ({ _id, areas, access_levels, ...rest }: UserDoc): User => ({
+  id: _id,
+  ...rest,
+  areas: areas ?? [],
+  access_levels: access_levels ?? [],
+});
 
 /** The keys a patch sets (absent and undefined keys keep stored values; null clears). */
 function patchOf(fields: UserFields): Partial<UserDoc> {
   const out: Record<string, unknown> = {};
-  for (const key of USER_FIELDS) if (fields[key] !== undefined) out[key] = key === 'areas' ? normalAreas(fields.areas ?? []) : fields[key];
+  for (const key of USER_FIELDS) {
+    const value = fields[key];
+    if (value !== undefined) out[key] = Array.isArray(value) ? normalAreas(value as number[]) : value;
+  }
   return out as Partial<UserDoc>;
 }
 
@@ -35,6 +43,7 @@ const newUser = (id: number, locationId: number, pin: number, set: Partial<UserD
   group: 0,
   super_authorize: 0,
   areas: [],
+  access_levels: [],
   ...set,
   created_at: now,
   updated_at: null,

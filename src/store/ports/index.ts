@@ -7,6 +7,8 @@ export { USER_FIELDS } from './users.js';
 export type * from './templates.js';
 export type * from './areas.js';
 export { holdsUser, MAX_AREAS, normalAreas } from './areas.js';
+export type * from './access.js';
+export { ALWAYS_ID, alwaysSchedule, MAX_SCHEDULES, packedSchedule, rightsOn, SCHEDULE_DAYS } from './access.js';
 export type * from './devices.js';
 export { DEVICE_SESSION_FIELDS } from './devices.js';
 export type * from './commands.js';

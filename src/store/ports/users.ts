@@ -18,6 +18,8 @@ export interface User {
   readonly super_authorize: number;
   /** The areas whose terminals hold the user (issue #33): ids, distinct and ascending; [] = only terminals without an area. */
   readonly areas: readonly number[];
+  /** The access levels (issue #33 item 4): ids, distinct and ascending; [] = schedule 1 through every door. */
+  readonly access_levels: readonly number[];
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
 }
@@ -38,6 +40,7 @@ export const USER_FIELDS = [
   'group',
   'super_authorize',
   'areas',
+  'access_levels',
 ] as const satisfies readonly (keyof UserFields)[];
 
 export interface UserFilter {

@@ -1,4 +1,5 @@
 /** The embedded store: SQLite through better-sqlite3, the zero-setup default. */
+import { sqliteAccessLevels, sqliteSchedules } from './access.js';
 import { sqliteAreas } from './areas.js';
 import type { Store } from '../types.js';
 import { sqliteAttendance } from './attendance.js';
@@ -36,6 +37,8 @@ export function openSqliteStore(path: string): SqliteStore {
     tokens: sqliteTokens(db),
     users: sqliteUsers(db),
     areas: sqliteAreas(db),
+    schedules: sqliteSchedules(db),
+    accessLevels: sqliteAccessLevels(db),
     templates: sqliteTemplates(db),
     devices: sqliteDevices(db),
     commands: sqliteCommands(db),

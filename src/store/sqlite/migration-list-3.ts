@@ -185,4 +185,32 @@ ALTER TABLE users ADD COLUMN areas TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE sync_outbox ADD COLUMN areas TEXT;
 `,
   },
+  {
+    version: 34,
+    // Issue #33 items 2 and 4: schedules numbered per location (the terminals' TimezoneId), access levels, a user's levels.
+    name: 'schedules and access levels',
+    sql: `
+CREATE TABLE schedules (
+  location_id INTEGER NOT NULL REFERENCES locations(id),
+  id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  days TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT,
+  PRIMARY KEY (location_id, id)
+);
+CREATE TABLE access_levels (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL REFERENCES locations(id),
+  name TEXT NOT NULL,
+  schedule_id INTEGER NOT NULL,
+  doors TEXT NOT NULL,
+  area_id INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT
+);
+CREATE INDEX access_levels_location ON access_levels(location_id, id);
+ALTER TABLE users ADD COLUMN access_levels TEXT NOT NULL DEFAULT '[]';
+`,
+  },
 ];

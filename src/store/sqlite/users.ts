@@ -33,6 +33,7 @@ const USER_COLUMNS = [
   'created_at',
   'updated_at',
   'areas',
+  'access_levels',
 ] as const;
 const at = positions(USER_COLUMNS);
 const toUser = (r: unknown[]): User => ({
@@ -52,6 +53,7 @@ const toUser = (r: unknown[]): User => ({
   created_at: r[at.created_at] as string,
   updated_at: (r[at.updated_at] as string | null) ?? null,
   areas: JSON.parse(r[at.areas] as string) as number[],
+  access_levels: JSON.parse(r[at.access_levels] as string) as number[],
 });
 
 /** API field → column. */
@@ -67,6 +69,7 @@ const COLUMNS: Record<keyof UserFields, (typeof USER_COLUMNS)[number]> = {
   group: 'grp',
   super_authorize: 'super_authorize',
   areas: 'areas',
+  access_levels: 'access_levels',
 };
 const toColumn = (v: unknown): unknown =>
   typeof v === 'boolean' ? (v ? 1 : 0) : Array.isArray(v) ? JSON.stringify(normalAreas(v as number[])) : v;
@@ -77,8 +80,8 @@ export function sqliteUsers(db: Db): UsersPort {
   const many = jsonRowsReader(db, USER_COLUMNS);
   const get = q('SELECT * FROM users WHERE location_id = ? AND pin = ?');
   const insert = q(
-    `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, areas, created_at)
-     VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @areas, @created_at) RETURNING *`,
+    `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, areas, access_levels, created_at)
+     VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @areas, @access_levels, @created_at) RETURNING *`,
   );
 
   const counted = db.prepare('SELECT users FROM location_counts WHERE location_id = ?').pluck();
@@ -108,6 +111,7 @@ export function sqliteUsers(db: Db): UsersPort {
         grp: fields.group ?? 0,
         super_authorize: fields.super_authorize ?? 0,
         areas: JSON.stringify(normalAreas(fields.areas ?? [])),
+        access_levels: JSON.stringify(normalAreas(fields.access_levels ?? [])),
         created_at: now,
       }) as unknown[];
       return { user: toUser(r), created: true, changed: true };

@@ -1,0 +1,186 @@
+/**
+ * Schedules and access levels (issue #33 items 2 and 4): when and through which doors a person may open.
+ * Each change reaches the terminals it affects as the users it concerns, synced again: rendering
+ * (devices/render.ts) derives every user's `userauthorize` rows and the `timezone` rows they name from
+ * the levels and schedules as they are at dispatch, so nothing else needs to be sent or kept in step.
+ */
+import { BioGateError, type ValidationIssue } from '../errors.js';
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../events/bus.js';
+import { newMarker } from '../events/outbox.js';
+import type { Logger } from '../log.js';
+import {
+  ALWAYS_ID,
+  alwaysSchedule,
+  SCHEDULE_DAYS,
+  type AccessLevel,
+  type AccessLevelFields,
+  type Location,
+  type Schedule,
+  type ScheduleDays,
+} from '../store/ports/index.js';
+import type { Store } from '../store/types.js';
+import type { SyncQueue } from '../sync/queue.js';
+
+export interface AccessDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly sync: Pick<SyncQueue, 'queueUsers'>;
+  readonly log?: Logger | undefined;
+}
+
+const scheduleNotFound = (id: number) => new BioGateError('SCHEDULE_NOT_FOUND', `Schedule ${id} not found`);
+const levelNotFound = (id: number) => new BioGateError('ACCESS_LEVEL_NOT_FOUND', `Access level ${id} not found`);
+const invalid = (loc: (string | number)[], msg: string) => new BioGateError('VALIDATION_FAILED', [{ loc, msg, type: 'value_error' }]);
+
+/** Days as stored: every day present (absent = no interval), each interval's start before its end. */
+export function scheduleDays(raw: Partial<Record<string, readonly { start: string; end: string }[]>>): ScheduleDays {
+  const issues: ValidationIssue[] = [];
+  const days = Object.fromEntries(
+    SCHEDULE_DAYS.map((d) => {
+      const list = raw[d] ?? [];
+      list.forEach((i, n) => {
+        if (i.start >= i.end) issues.push({ loc: ['body', 'days', d, n], msg: 'start must be before end', type: 'value_error' });
+      });
+      return [d, list.map((i) => ({ start: i.start, end: i.end }))];
+    }),
+  ) as unknown as ScheduleDays;
+  if (issues.length > 0) throw new BioGateError('VALIDATION_FAILED', issues);
+  return days;
+}
+
+/** Every user listing one of these levels synced again to the terminals that hold it. */
+async function resync(deps: AccessDeps, locationId: number, pins: readonly number[]): Promise<void> {
+  if (pins.length > 0) await deps.sync.queueUsers(locationId, pins, 'user.upsert', { heldOnly: true });
+}
+
+async function announce(
+  deps: AccessDeps,
+  name: 'schedule.changed' | 'access_level.changed',
+  locationId: number,
+  record: Schedule | AccessLevel,
+  change: 'created' | 'updated' | 'deleted',
+) {
+  const payload =
+    name === 'schedule.changed'
+      ? { location_id: locationId, schedule: record as Schedule, change }
+      : { location_id: locationId, level: record as AccessLevel, change };
+  if (!(await deps.bus.emitStored(name, { ...payload, feed_event: newMarker() } as never)))
+    deps.log?.warn({ location_id: locationId, id: record.id, change }, `${name} could not be stored in the feed`);
+}
+
+export async function listSchedules(deps: Pick<AccessDeps, 'store'>, location: Location): Promise<Schedule[]> {
+  return [alwaysSchedule(location.id), ...(await deps.store.schedules.list(location.id))];
+}
+
+export async function getSchedule(deps: Pick<AccessDeps, 'store'>, location: Location, id: number): Promise<Schedule> {
+  const s = id === ALWAYS_ID ? alwaysSchedule(location.id) : await deps.store.schedules.get(location.id, id);
+  if (!s) throw scheduleNotFound(id);
+  return s;
+}
+
+export async function createSchedule(deps: AccessDeps, location: Location, name: string, days: ScheduleDays): Promise<Schedule> {
+  const s = await deps.store.schedules.create(location.id, name.trim(), days, deps.clock.now().toISOString());
+  if (!s) throw invalid(['body'], 'a location holds at most 50 schedules, "Always" included');
+  await announce(deps, 'schedule.changed', location.id, s, 'created');
+  return s;
+}
+
+export async function updateSchedule(
+  deps: AccessDeps,
+  location: Location,
+  id: number,
+  name: string,
+  days: ScheduleDays,
+): Promise<Schedule> {
+  if (id === ALWAYS_ID) throw invalid(['path', 'schedule_id'], 'schedule 1, "Always", cannot be changed');
+  const s = await deps.store.schedules.update(location.id, id, name.trim(), days, deps.clock.now().toISOString());
+  if (!s) throw scheduleNotFound(id);
+  await announce(deps, 'schedule.changed', location.id, s, 'updated');
+  const levels = (await allLevels(deps.store, location.id)).filter((l) => l.schedule_id === id).map((l) => l.id);
+  await resync(deps, location.id, await deps.store.accessLevels.usersOf(location.id, levels));
+  return s;
+}
+
+/** @throws SCHEDULE_NOT_FOUND, SCHEDULE_IN_USE (an access level names it) */
+export async function deleteSchedule(deps: AccessDeps, location: Location, id: number): Promise<void> {
+  if (id === ALWAYS_ID) throw invalid(['path', 'schedule_id'], 'schedule 1, "Always", cannot be deleted');
+  const before = await deps.store.schedules.get(location.id, id);
+  const outcome = await deps.store.schedules.delete(location.id, id);
+  if (outcome === 'missing' || !before) throw scheduleNotFound(id);
+  if (outcome === 'in_use')
+    throw new BioGateError('SCHEDULE_IN_USE', `Schedule ${id} is named by an access level: change or delete the level first`);
+  await announce(deps, 'schedule.changed', location.id, before, 'deleted');
+}
+
+async function allLevels(store: Store, locationId: number): Promise<AccessLevel[]> {
+  const out: AccessLevel[] = [];
+  for (let offset = 0; ; offset += 500) {
+    const page = await store.accessLevels.list(locationId, { offset, limit: 500 });
+    out.push(...page.items);
+    if (page.items.length < 500) return out;
+  }
+}
+
+/** A level's schedule and area must be the location's (422 otherwise). */
+async function checkLevel(deps: AccessDeps, location: Location, f: AccessLevelFields): Promise<void> {
+  const issues: ValidationIssue[] = [];
+  if (f.schedule_id !== ALWAYS_ID && !(await deps.store.schedules.get(location.id, f.schedule_id)))
+    issues.push({ loc: ['body', 'schedule_id'], msg: `no schedule ${f.schedule_id} in this location`, type: 'value_error' });
+  if (f.area_id !== null && (await deps.store.areas.existing(location.id, [f.area_id])).length === 0)
+    issues.push({ loc: ['body', 'area_id'], msg: `no area ${f.area_id} in this location`, type: 'value_error' });
+  if (issues.length > 0) throw new BioGateError('VALIDATION_FAILED', issues);
+}
+
+const levelFields = (f: AccessLevelFields): AccessLevelFields => ({
+  name: f.name.trim(),
+  schedule_id: f.schedule_id,
+  doors: [...new Set(f.doors)].sort((a, b) => a - b),
+  area_id: f.area_id,
+});
+
+export async function getLevel(deps: Pick<AccessDeps, 'store'>, location: Location, id: number): Promise<AccessLevel> {
+  const l = await deps.store.accessLevels.get(location.id, id);
+  if (!l) throw levelNotFound(id);
+  return l;
+}
+
+export async function createLevel(deps: AccessDeps, location: Location, f: AccessLevelFields): Promise<AccessLevel> {
+  await checkLevel(deps, location, f);
+  const level = await deps.store.accessLevels.create(location.id, levelFields(f), deps.clock.now().toISOString());
+  await announce(deps, 'access_level.changed', location.id, level, 'created');
+  return level;
+}
+
+export async function updateLevel(deps: AccessDeps, location: Location, id: number, f: AccessLevelFields): Promise<AccessLevel> {
+  await checkLevel(deps, location, f);
+  const level = await deps.store.accessLevels.update(location.id, id, levelFields(f), deps.clock.now().toISOString());
+  if (!level) throw levelNotFound(id);
+  await announce(deps, 'access_level.changed', location.id, level, 'updated');
+  await resync(deps, location.id, await deps.store.accessLevels.usersOf(location.id, [id]));
+  return level;
+}
+
+/** The level goes; its users lose it and are synced again. */
+export async function deleteLevel(deps: AccessDeps, location: Location, id: number): Promise<void> {
+  const before = await deps.store.accessLevels.get(location.id, id);
+  const pins = await deps.store.accessLevels.delete(location.id, id);
+  if (!pins || !before) throw levelNotFound(id);
+  await announce(deps, 'access_level.changed', location.id, before, 'deleted');
+  await resync(deps, location.id, pins);
+}
+
+/** A user write's `access_levels` naming no level of the location, as issues at `loc`. */
+export async function unknownLevels(
+  store: Store,
+  locationId: number,
+  ids: readonly number[] | undefined,
+  loc: readonly (string | number)[],
+): Promise<ValidationIssue[]> {
+  if (!ids || ids.length === 0) return [];
+  const known = new Set((await store.accessLevels.getMany(locationId, ids)).map((l) => l.id));
+  return ids.flatMap((id, i) =>
+    known.has(id) ? [] : [{ loc: [...loc, i], msg: `no access level ${id} in this location`, type: 'value_error' }],
+  );
+}

@@ -1,0 +1,52 @@
+/** Schedule and access level records → their public views (issue #33 items 2 and 4). */
+import { Type } from 'typebox';
+import { SCHEDULE_DAYS, type AccessLevel, type Schedule } from '../store/ports/index.js';
+import { IsoDateTime, Nullable } from './common.js';
+
+export const HH_MM = Type.String({
+  pattern: '^([01]\\d|2[0-3]):[0-5]\\d$',
+  description: 'HH:MM, 00:00 to 23:59 (23:59 is the end of the day)',
+  examples: ['08:30', '17:30'],
+});
+export const IntervalSchema = Type.Object({ start: HH_MM, end: HH_MM }, { additionalProperties: false, description: 'start before end' });
+const DayList = Type.Array(IntervalSchema, { maxItems: 3, description: 'Up to three intervals' });
+export const DaysSchema = Type.Object(
+  Object.fromEntries(SCHEDULE_DAYS.map((d) => [d, DayList])) as Record<(typeof SCHEDULE_DAYS)[number], typeof DayList>,
+);
+export const DaysInput = Type.Partial(DaysSchema, { additionalProperties: false, description: 'Absent days have no interval' });
+
+export const ScheduleView = Type.Object({
+  id: Type.Integer({ description: 'The location\'s number 1–50, the terminals\' TimezoneId; 1 is "Always"' }),
+  name: Type.String(),
+  days: DaysSchema,
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+});
+
+export const AccessLevelView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  schedule_id: Type.Integer(),
+  doors: Type.Array(Type.Integer({ minimum: 1, maximum: 4 })),
+  area_id: Nullable(Type.Integer({ description: 'null = every terminal of the location' })),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+});
+
+export const scheduleView = (s: Schedule) => ({
+  id: s.id,
+  name: s.name,
+  days: Object.fromEntries(SCHEDULE_DAYS.map((d) => [d, s.days[d].map((i) => ({ start: i.start, end: i.end }))])),
+  created_at: s.created_at,
+  updated_at: s.updated_at,
+});
+
+export const accessLevelView = (l: AccessLevel) => ({
+  id: l.id,
+  name: l.name,
+  schedule_id: l.schedule_id,
+  doors: [...l.doors],
+  area_id: l.area_id,
+  created_at: l.created_at,
+  updated_at: l.updated_at,
+});
