@@ -25,6 +25,7 @@ export function createCodec(parts: VersionParts): Codec {
     version: parts.version,
     major,
     storesUserWindow: major === 3,
+    storesAccessTables: major === 3,
     decode: decodeRequest,
     // every preset's params are checked against the catalog once, including presets without params
     encodePreset: (command: PresetCommand, profile: DeviceProfile, context: EncodeContext): EncodeResult => {

@@ -173,6 +173,8 @@ export interface Codec {
   /** Whether the device's user record holds an access window (v3 StartTime/EndTime [COMMANDS §3.4]);
    *  v2 USERINFO has none, so the gateway enforces the window by deleting and re-adding the user. */
   readonly storesUserWindow: boolean;
+  /** Whether the dialect writes the access tables (`timezone`, `holiday`, `userauthorize` [PUSH-v3 §11.2]): v3. */
+  readonly storesAccessTables: boolean;
   /** @throws ProtocolError — and nothing else */
   decode(request: WireRequest, options?: DecodeOptions): DecodeResult;
   /** A preset's wire line(s) [COMMANDS §4, §6]. */

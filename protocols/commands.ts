@@ -79,6 +79,13 @@ export interface SyncTemplate {
   readonly data: string;
 }
 
+/** One `holiday` row: a day (`YYYYMMDD`), the holiday type 1–3 whose schedule intervals apply, yearly or not. */
+export interface SyncHoliday {
+  readonly date: string;
+  readonly type: 1 | 2 | 3;
+  readonly yearly: boolean;
+}
+
 /** One `userauthorize` row: a time zone and the doors (1-based) it opens [COMMANDS §3.2]. */
 export interface SyncRight {
   readonly timezoneId: number;
@@ -108,6 +115,8 @@ export type SyncOp =
       readonly timezones?: readonly SyncTimezone[];
     }
   | { readonly op: 'user.delete'; readonly pin: number | string }
+  /** v3 `holiday` table replaced: `DATA DELETE holiday *`, then one row per day. Not on v2. */
+  | { readonly op: 'holiday.replace'; readonly days: readonly SyncHoliday[] }
   | { readonly op: 'template.upsert'; readonly template: SyncTemplate }
   | {
       readonly op: 'template.delete';

@@ -42,6 +42,7 @@ export const ERROR_CATALOG = {
   AREA_NOT_FOUND: { status: 404, description: 'No area with this id in your location.' },
   SCHEDULE_NOT_FOUND: { status: 404, description: 'No schedule with this id in your location.' },
   ACCESS_LEVEL_NOT_FOUND: { status: 404, description: 'No access level with this id in your location.' },
+  HOLIDAY_NOT_FOUND: { status: 404, description: 'No holiday with this id in your location.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not for this method.' },
   COMMAND_ALREADY_SENT: { status: 409, description: 'The command left the queue already and cannot be cancelled.' },
   DEVICE_ASSIGNED: { status: 409, description: 'The device is assigned to a location: unassign it first (admin API, CLI).' },

@@ -106,6 +106,8 @@ export function encodeSyncV2(op: SyncOp, profile: DeviceProfile): EncodeResult {
       return upsertTemplate(op.template, profile, false);
     case 'template.delete':
       return deleteTemplates(op.pin, op.type, op.no, profile);
+    case 'holiday.replace':
+      return invalid('holidays need a terminal with the access tables (Security PUSH)');
     /* c8 ignore next 2 */
     default:
       return op satisfies never;

@@ -4,6 +4,7 @@ import type {
   EncodeContext,
   EncodeFailure,
   EncodeResult,
+  SyncHoliday,
   SyncOp,
   SyncRight,
   SyncTemplate,
@@ -171,6 +172,8 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
       return upsertTemplate(op.template, profile);
     case 'template.delete':
       return deleteTemplates(op.pin, op.type, op.no, profile);
+    case 'holiday.replace':
+      return replaceHolidays(op.days);
     /* c8 ignore next 2 */
     default:
       return op satisfies never;
@@ -242,6 +245,20 @@ function upsertUserRights(
     const mask = doorMaskFor(doors, profile);
     if (isFailure(mask)) return mask;
     lines.push(`DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${right.timezoneId}\tAuthorizeDoorId=${mask}`);
+  }
+  return wire(...lines);
+}
+
+/**
+ * The `holiday` table replaced [PUSH-v3 §11.3 `DATA DELETE holiday *`]: one row per day, `Holiday` the date
+ * (`YYYYMMDD`), `HolidayType` 1–3 (which `HolNTime` intervals of a schedule apply), `Loop` 1 yearly / 2 once
+ * (the vendor SDK's holiday table; PUSH-v3 §11.2 names the table, not its fields).
+ */
+function replaceHolidays(days: readonly SyncHoliday[]): EncodeResult {
+  const lines = ['DATA DELETE holiday *'];
+  for (const d of days) {
+    if (!/^\d{8}$/.test(d.date) || ![1, 2, 3].includes(d.type)) return invalid('invalid holiday row');
+    lines.push(`DATA UPDATE holiday Holiday=${d.date}\tHolidayType=${d.type}\tLoop=${d.yearly ? 1 : 2}`);
   }
   return wire(...lines);
 }

@@ -4,23 +4,43 @@
  */
 import { Type } from 'typebox';
 import { AREA_NAME } from '../views/area.js';
-import { AccessLevelView, accessLevelView, DaysInput, ScheduleView, scheduleView } from '../views/access.js';
+import { AccessLevelView, accessLevelView, DaysInput, HolidayView, holidayView, ScheduleView, scheduleView } from '../views/access.js';
+import { REAL_DATE_PATTERN } from '../validation/input.js';
 import {
+  createHoliday,
   createLevel,
   createSchedule,
+  deleteHoliday,
   deleteLevel,
   deleteSchedule,
+  getHoliday,
   getLevel,
   getSchedule,
   listSchedules,
   scheduleDays,
+  updateHoliday,
   updateLevel,
   updateSchedule,
   type AccessDeps,
+  type HolidayDeps,
 } from '../users/access.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
+const HolidayParam = Type.Object({ holiday_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+const DateText = (description: string) => Type.String({ pattern: `^${REAL_DATE_PATTERN}$`, description: `${description}, YYYY-MM-DD` });
+const HolidayBody = Type.Object(
+  {
+    name: AREA_NAME,
+    start_date: DateText('First day'),
+    end_date: DateText('Last day (on or after start_date, at most 366 days)'),
+    type: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], {
+      description: 'Which holiday intervals (holiday1–3) of the schedules apply',
+    }),
+    recurring: Type.Boolean({ description: 'Every year on the same dates' }),
+  },
+  { additionalProperties: false },
+);
 const ScheduleParam = Type.Object({ schedule_id: Type.Integer({ minimum: 1, maximum: 50 }) });
 const LevelParam = Type.Object({ access_level_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 const ScheduleBody = Type.Object({ name: AREA_NAME, days: DaysInput }, { additionalProperties: false });
@@ -40,7 +60,7 @@ const LevelBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function accessRoutes(deps: AccessDeps): ApiRoute[] {
+export function accessRoutes(deps: AccessDeps & HolidayDeps): ApiRoute[] {
   const tags = ['access'];
   // Levels first: the document lists them before the schedules they name (a walk deletes in that order).
   return [
@@ -172,6 +192,62 @@ export function accessRoutes(deps: AccessDeps): ApiRoute[] {
       },
       handler: async ({ caller, params }) => {
         await deleteSchedule(deps, caller.location, params.schedule_id);
+        return json(200, {});
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/holidays',
+      auth: 'location',
+      query: Type.Object(PageQuery),
+      doc: { summary: "The location's holidays, by start date", tags, responses: { 200: pageOf(HolidayView) } },
+      handler: async ({ caller, query }) => {
+        const all = await deps.store.holidays.list(caller.location.id);
+        const offset = (query.page - 1) * query.limit;
+        return json(200, pageWrapper(all.slice(offset, offset + query.limit).map(holidayView), all.length, query.page, query.limit));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/holidays',
+      auth: 'location',
+      body: HolidayBody,
+      doc: {
+        summary: 'Create a holiday: on its days the schedules use the intervals of its type',
+        description:
+          'Sent to the terminals that store the access tables (v3) as their `holiday` table, one row per day; at most 100 holidays per location.',
+        tags,
+        responses: { 201: HolidayView },
+        errors: ['VALIDATION_FAILED'],
+      },
+      handler: async ({ caller, body }) => json(201, holidayView(await createHoliday(deps, caller.location, body))),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/holidays/{holiday_id}',
+      auth: 'location',
+      params: HolidayParam,
+      doc: { summary: 'One holiday', tags, responses: { 200: HolidayView }, errors: ['HOLIDAY_NOT_FOUND'] },
+      handler: async ({ caller, params }) => json(200, holidayView(await getHoliday(deps, caller.location, params.holiday_id))),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/holidays/{holiday_id}',
+      auth: 'location',
+      params: HolidayParam,
+      body: HolidayBody,
+      doc: { summary: 'Replace a holiday', tags, responses: { 200: HolidayView }, errors: ['HOLIDAY_NOT_FOUND', 'VALIDATION_FAILED'] },
+      handler: async ({ caller, params, body }) =>
+        json(200, holidayView(await updateHoliday(deps, caller.location, params.holiday_id, body))),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/holidays/{holiday_id}',
+      auth: 'location',
+      params: HolidayParam,
+      doc: { summary: 'Delete a holiday', tags, responses: { 200: EmptyObject }, errors: ['HOLIDAY_NOT_FOUND'] },
+      handler: async ({ caller, params }) => {
+        await deleteHoliday(deps, caller.location, params.holiday_id);
         return json(200, {});
       },
     }),

@@ -21,6 +21,7 @@ import {
   ALWAYS_ID,
   alwaysSchedule,
   holdsUser,
+  holidayDays,
   packedSchedule,
   rightsOn,
   type Command,
@@ -34,6 +35,8 @@ import { learnedRefusal } from './capabilities.js';
 
 /** The system command that sets a terminal's clock; rendered when it leaves, with the time of that moment. */
 export const TIME_SYNC_COMMAND = 'time-sync';
+/** The system command that replaces a v3 terminal's `holiday` table with the location's holidays (issue #33 item 3). */
+export const HOLIDAY_SYNC_COMMAND = 'holiday-sync';
 
 export interface Rendered {
   /** Wire lines; the first carries the command's id. */
@@ -165,6 +168,13 @@ export async function render(
   const ctx: EncodeContext = { timeZone: location.timezone };
   // The location's time at dispatch, in the dialect's form (sync/time-sync.ts).
   if (command.origin === 'system' && command.command === TIME_SYNC_COMMAND) return fromEncode(codec.encodeTimeSync(now, location.timezone));
+  // The location's holidays as they are at dispatch: a newer change replaces a pending sync (one sync key).
+  if (command.origin === 'system' && command.command === HOLIDAY_SYNC_COMMAND) {
+    const days = (await store.holidays.list(location.id)).flatMap((h) =>
+      holidayDays(h).map((date) => ({ date, type: h.type, yearly: h.recurring })),
+    );
+    return fromEncode(codec.encodeSync({ op: 'holiday.replace', days }, profile, ctx));
+  }
   return command.origin === 'sync'
     ? renderSync(store, codec, command, device, location, profile, ctx, now)
     : renderPreset(store, codec, command, device, location, profile, ctx);

@@ -172,6 +172,10 @@ class Device implements SimulatedDevice {
     return this.#memory.timezones();
   }
 
+  holidays(): ReadonlyMap<string, Readonly<Record<string, string>>> {
+    return this.#memory.holidays();
+  }
+
   authorizations(pin: string): readonly SimAuthorization[] {
     return this.#memory.authorizations().filter((a) => a.pin === pin);
   }

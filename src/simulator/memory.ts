@@ -43,6 +43,10 @@ export interface DeviceMemory {
   /** [PUSH-v3 §11.2] `timezone` rows by TimezoneId: field → packed value. */
   timezones(): ReadonlyMap<number, Readonly<Record<string, number>>>;
   putTimezone(id: number, fields: Readonly<Record<string, number>>): void;
+  /** `holiday` rows by date (`YYYYMMDD`): field → value. */
+  holidays(): ReadonlyMap<string, Readonly<Record<string, string>>>;
+  putHoliday(date: string, fields: Readonly<Record<string, string>>): void;
+  clearHolidays(): void;
   deleteAuthorizations(match: (row: SimAuthorization) => boolean): number;
 
   readonly userPhotos: ReadonlyMap<string, number>;
@@ -89,6 +93,7 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
   const templates = new Map<string, SimTemplate>();
   const authorizations = new Map<string, SimAuthorization>();
   const timezones = new Map<number, Readonly<Record<string, number>>>();
+  const holidays = new Map<string, Readonly<Record<string, string>>>();
   const userPhotos = new Map<string, number>();
   const bioPhotos = new Map<string, BioPhoto>();
   let log: SimAttendance[] = [];
@@ -166,6 +171,13 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
     timezones: () => timezones,
     putTimezone(id, fields) {
       timezones.set(id, fields);
+    },
+    holidays: () => holidays,
+    putHoliday(date, fields) {
+      holidays.set(date, fields);
+    },
+    clearHolidays() {
+      holidays.clear();
     },
 
     userPhotos,

@@ -234,6 +234,8 @@ export interface SimulatedDevice {
   authorizations(pin: string): readonly SimAuthorization[];
   /** [PUSH-v3 §11.2] the `timezone` rows received, by TimezoneId: field (`SunTime1` …) → packed value */
   timezones(): ReadonlyMap<number, Readonly<Record<string, number>>>;
+  /** the `holiday` rows received, by `Holiday` date (`YYYYMMDD`): field → value */
+  holidays(): ReadonlyMap<string, Readonly<Record<string, string>>>;
   attendanceLog(): readonly SimAttendance[];
   doors(): readonly DoorState[];
   deviceOptions(): ReadonlyMap<string, string>;

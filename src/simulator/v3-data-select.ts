@@ -74,6 +74,10 @@ function rows(table: string, ctx: ExecutionContext, newOnly: boolean): Array<[Re
 export function remove(tail: string, ctx: ExecutionContext): number {
   const [table, text] = splitWord(tail);
   if (table === '') return C.malformed;
+  if (table === 'holiday' && text.trim() === '*') {
+    ctx.memory.clearHolidays();
+    return 0;
+  }
   if (OTHER_TABLES.has(table)) return 0;
   if (!Object.hasOwn(CONDITIONS, table)) return C.noTable;
   const cond = parseCondition(table, text, false);

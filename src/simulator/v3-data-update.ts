@@ -19,6 +19,7 @@ type Update = (pin: string, f: FieldList, ctx: ExecutionContext) => number;
 export function update(tail: string, ctx: ExecutionContext): number {
   const [table, text] = splitWord(tail);
   if (table === 'timezone') return putTimezone(parseTabFields(text), ctx);
+  if (table === 'holiday') return putHoliday(parseTabFields(text), ctx);
   if (OTHER_TABLES.has(table)) return 0;
   const op = Object.hasOwn(UPDATES, table) ? UPDATES[table] : undefined;
   const columns = COLUMNS[table];
@@ -42,6 +43,14 @@ function putTimezone(f: FieldList, ctx: ExecutionContext): number {
     values[key] = Number(value);
   }
   ctx.memory.putTimezone(id, values);
+  return 0;
+}
+
+/** A `holiday` row (`Holiday=YYYYMMDD`, `HolidayType`, `Loop`), kept as received. */
+function putHoliday(f: FieldList, ctx: ExecutionContext): number {
+  const date = field(f, 'Holiday');
+  if (f.malformed || date === undefined || !/^\d{8}$/.test(date)) return C.malformed;
+  ctx.memory.putHoliday(date, Object.fromEntries(f.keys.map((k) => [k, field(f, k) ?? ''])));
   return 0;
 }
 

@@ -26,6 +26,7 @@ import type {
   AreasPort,
   SchedulesPort,
   AccessLevelsPort,
+  HolidaysPort,
   WebhooksPort,
 } from './ports/index.js';
 
@@ -37,6 +38,7 @@ export interface Store {
   readonly areas: AreasPort;
   readonly schedules: SchedulesPort;
   readonly accessLevels: AccessLevelsPort;
+  readonly holidays: HolidaysPort;
   readonly templates: TemplatesPort;
   readonly devices: DevicesPort;
   readonly commands: CommandsPort;

@@ -11,6 +11,7 @@ import { holdsUser, type Device, type NewCommand } from '../store/ports/index.js
 import { crossedEdge, phaseAt } from '../time/access-window.js';
 import { enqueueAnnounced } from './enqueue.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
+import { HOLIDAY_SYNC_COMMAND } from '../devices/render.js';
 
 export interface QueueUsersOptions {
   /** Leave this device out (the one a template came from). */
@@ -43,6 +44,11 @@ export interface SyncQueue {
    * users only the old roster holds are deleted from it, then those only the new one holds are sent.
    */
   queueAreaMove(locationId: number, sn: string, from: number | null, to: number | null): Promise<SyncCounts>;
+  /**
+   * The location's holidays to its terminals that store the access tables (all, or `sn` alone): one
+   * pending `holiday-sync` per terminal, rendered from the holidays at dispatch (issue #33 item 3).
+   */
+  queueHolidays(locationId: number, sn?: string): Promise<SyncCounts>;
   /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
   queueTo(
     locationId: number,
@@ -215,8 +221,33 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     return created + replaced;
   }
 
+  async function queueHolidays(locationId: number, sn?: string): Promise<SyncCounts> {
+    const devices = (await store.devices.listAssigned(locationId)).filter(
+      (d) => (sn === undefined || d.serial_number === sn) && codecOfDevice(d).storesAccessTables,
+    );
+    if (devices.length === 0) return { devices: 0, commands: 0 };
+    const commands = await enqueue(
+      devices.map((d) => ({
+        location_id: locationId,
+        sn: d.serial_number,
+        command: HOLIDAY_SYNC_COMMAND,
+        params: null,
+        priority: SYNC_PRIORITY.time,
+        origin: 'system' as const,
+        expires_at: expiry(),
+        sync_key: 'system:holiday-sync',
+      })),
+    );
+    wake(
+      locationId,
+      devices.map((d) => d.serial_number),
+    );
+    return { devices: devices.length, commands };
+  }
+
   return {
     queueRoster,
+    queueHolidays,
     async queueAreaMove(locationId, sn, from, to) {
       if (from === to) return { devices: 1, commands: 0 };
       const before = new Set(await store.users.activePins(locationId, from));
@@ -241,7 +272,9 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
       // deleted, then sent again with this location's data.
       const deleted = await queueMoveDeletes(locationId, sn, await store.commands.syncedPinsElsewhere(sn, locationId));
       const roster = await queueRoster(locationId, sn);
-      return { devices: 1, commands: deleted + roster.commands };
+      // A terminal known to store the access tables gets the holidays (one first seen later gets them at the next change).
+      const holidays = (await store.holidays.list(locationId)).length > 0 ? await queueHolidays(locationId, sn) : { commands: 0 };
+      return { devices: 1, commands: deleted + roster.commands + holidays.commands };
     },
     async sweepAccessWindows(since, until) {
       let devices = 0;

@@ -15,6 +15,8 @@ import {
   SCHEDULE_DAYS,
   type AccessLevel,
   type AccessLevelFields,
+  type Holiday,
+  type HolidayFields,
   type Location,
   type Schedule,
   type ScheduleDays,
@@ -183,4 +185,50 @@ export async function unknownLevels(
   return ids.flatMap((id, i) =>
     known.has(id) ? [] : [{ loc: [...loc, i], msg: `no access level ${id} in this location`, type: 'value_error' }],
   );
+}
+
+const holidayNotFound = (id: number) => new BioGateError('HOLIDAY_NOT_FOUND', `Holiday ${id} not found`);
+/** Most holidays of one location; their days are one `holiday` row each on every v3 terminal. */
+export const MAX_HOLIDAYS = 100;
+
+/** end_date on or after start_date, at most 366 days (both real dates, checked by the schema). */
+function checkHoliday(f: HolidayFields): HolidayFields {
+  const days = (Date.parse(`${f.end_date}T00:00:00Z`) - Date.parse(`${f.start_date}T00:00:00Z`)) / 86_400_000 + 1;
+  if (days < 1) throw invalid(['body', 'end_date'], 'must not be before start_date');
+  if (days > 366) throw invalid(['body', 'end_date'], 'a holiday spans at most 366 days');
+  return { ...f, name: f.name.trim() };
+}
+
+/** Every terminal of the location that stores the access tables gets the holidays as they are now. */
+async function pushHolidays(deps: HolidayDeps, locationId: number): Promise<void> {
+  await deps.sync.queueHolidays(locationId);
+}
+
+export type HolidayDeps = Omit<AccessDeps, 'sync'> & { readonly sync: Pick<SyncQueue, 'queueHolidays'> };
+
+export async function getHoliday(deps: Pick<AccessDeps, 'store'>, location: Location, id: number): Promise<Holiday> {
+  const h = await deps.store.holidays.get(location.id, id);
+  if (!h) throw holidayNotFound(id);
+  return h;
+}
+
+export async function createHoliday(deps: HolidayDeps, location: Location, f: HolidayFields): Promise<Holiday> {
+  const fields = checkHoliday(f);
+  if ((await deps.store.holidays.list(location.id)).length >= MAX_HOLIDAYS)
+    throw invalid(['body'], `a location holds at most ${MAX_HOLIDAYS} holidays`);
+  const h = await deps.store.holidays.create(location.id, fields, deps.clock.now().toISOString());
+  await pushHolidays(deps, location.id);
+  return h;
+}
+
+export async function updateHoliday(deps: HolidayDeps, location: Location, id: number, f: HolidayFields): Promise<Holiday> {
+  const h = await deps.store.holidays.update(location.id, id, checkHoliday(f), deps.clock.now().toISOString());
+  if (!h) throw holidayNotFound(id);
+  await pushHolidays(deps, location.id);
+  return h;
+}
+
+export async function deleteHoliday(deps: HolidayDeps, location: Location, id: number): Promise<void> {
+  if (!(await deps.store.holidays.delete(location.id, id))) throw holidayNotFound(id);
+  await pushHolidays(deps, location.id);
 }

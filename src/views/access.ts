@@ -1,6 +1,6 @@
 /** Schedule and access level records → their public views (issue #33 items 2 and 4). */
 import { Type } from 'typebox';
-import { SCHEDULE_DAYS, type AccessLevel, type Schedule } from '../store/ports/index.js';
+import { SCHEDULE_DAYS, type AccessLevel, type Holiday, type Schedule } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
 export const HH_MM = Type.String({
@@ -49,4 +49,26 @@ export const accessLevelView = (l: AccessLevel) => ({
   area_id: l.area_id,
   created_at: l.created_at,
   updated_at: l.updated_at,
+});
+
+export const HolidayView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  start_date: Type.String({ format: 'date' }),
+  end_date: Type.String({ format: 'date' }),
+  type: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], { description: 'Which holiday intervals of the schedules apply' }),
+  recurring: Type.Boolean({ description: 'Every year on the same dates' }),
+  created_at: IsoDateTime,
+  updated_at: Nullable(IsoDateTime),
+});
+
+export const holidayView = (h: Holiday) => ({
+  id: h.id,
+  name: h.name,
+  start_date: h.start_date,
+  end_date: h.end_date,
+  type: h.type,
+  recurring: h.recurring,
+  created_at: h.created_at,
+  updated_at: h.updated_at,
 });

@@ -1,6 +1,6 @@
 /** Device records → their public views (SERVICE-SPEC DeviceResponse; the admin's unassigned terminals). */
 import { Type } from 'typebox';
-import { protocolVersionSchema } from '../../protocols/index.js';
+import { codecOfDevice, lockCount, protocolVersionSchema } from '../../protocols/index.js';
 import type { Device, Location } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 import { isOnline } from './device-status.js';
@@ -47,6 +47,16 @@ export const DeviceView = Type.Object({
       'How requests for this serial are authenticated: registration (v3 token bound), comm_key, or serial_only (anyone who knows the serial can act for it)',
   }),
   allowed_networks: Nullable(Type.Array(Type.String(), { description: 'CIDRs the device must connect from; null = any address' })),
+  access_control: Type.Object(
+    {
+      schedules: Type.Boolean({
+        description:
+          'Whether the terminal holds schedules and access levels (v3 access tables); false: a schedule-restricted user is delivered unrestricted',
+      }),
+      doors: Type.Integer({ description: 'Doors (locks) the terminal reports (LockCount), 1 when it reports none' }),
+    },
+    { description: 'What of the access rules (issue #33) this terminal can enforce' },
+  ),
   area: Nullable(
     Type.Object(
       { id: Type.Integer(), name: Type.String() },
@@ -123,6 +133,10 @@ export function deviceView(
     version_override: d.version_override,
     auth: authOf(d),
     allowed_networks: d.allowed_networks,
+    access_control: {
+      schedules: codecOfDevice(d).storesAccessTables,
+      doors: lockCount({ version: codecOfDevice(d).version, options: d.options ?? {} }) ?? 1,
+    },
     area: d.area_id === null || areaName === undefined ? null : { id: d.area_id, name: areaName },
   };
 }

@@ -223,6 +223,7 @@ export const DEVICE_KEYS = [
   'allowed_networks',
   'registration',
   'area',
+  'access_control',
   'sync',
 ] as const;
 

@@ -54,6 +54,7 @@ t.test('POST /api/devices: 201 with every DeviceResponse field; never-connected 
       allowed_networks: null,
       registration: { bound: false, bound_at: null, bound_address: null, accepted_at: null },
       area: null,
+      access_control: { schedules: false, doors: 1 },
       sync: {
         state: 'unknown',
         owed: 0,

@@ -233,6 +233,10 @@ t.test('every operation of the document: valid requests pass validation, invalid
     body: { name: 'Walk hours', days: { mon: [{ start: '08:00', end: '17:00' }] } },
     ...slow,
   });
+  const holiday = await a.api<{ id: number }>('POST', '/api/holidays', {
+    body: { name: 'Walk day', start_date: '2026-12-25', end_date: '2026-12-26', type: 1, recurring: true },
+    ...slow,
+  });
   const level = await a.api<{ id: number }>('POST', '/api/access-levels', {
     body: { name: 'Walk level', schedule_id: schedule.body.id, doors: [1], area_id: null },
     ...slow,
@@ -269,6 +273,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
     areas: [area.body.id],
     schedule_id: schedule.body.id,
     access_level_id: level.body.id,
+    holiday_id: holiday.body.id,
     access_levels: [level.body.id],
     doors: [1, 3],
     // A schedule interval's start must be before its end (documented on IntervalSchema).

@@ -145,6 +145,9 @@ t.test('scripted walk: every operation, built from the document, answers as docu
   const schedule = await a.api<{ id: number }>('POST', '/api/schedules', {
     body: { name: 'Walk hours', days: { mon: [{ start: '08:00', end: '17:00' }] } },
   });
+  const holiday = await a.api<{ id: number }>('POST', '/api/holidays', {
+    body: { name: 'Walk day', start_date: '2026-12-25', end_date: '2026-12-26', type: 1, recurring: true },
+  });
   const level = await a.api<{ id: number }>('POST', '/api/access-levels', {
     body: { name: 'Walk level', schedule_id: schedule.body.id, doors: [1], area_id: null },
   });
@@ -175,6 +178,7 @@ t.test('scripted walk: every operation, built from the document, answers as docu
     areas: [area.body.id],
     schedule_id: schedule.body.id,
     access_level_id: level.body.id,
+    holiday_id: holiday.body.id,
     access_levels: [level.body.id],
     doors: [1, 3],
     // A schedule interval's start must be before its end (documented on IntervalSchema).

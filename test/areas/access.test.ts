@@ -85,6 +85,12 @@ t.test('schedules and access levels on v3 terminals: timezone rows, door masks, 
   );
   t.equal(Object.keys(row ?? {}).length, 30, 'thirty values, Sun…Sat and three holiday types');
   t.ok(legacy.users().has('3'), 'a v2 terminal receives a schedule-restricted user');
+  t.match(
+    await s.api('GET', '/api/devices/ACC-V2'),
+    { body: { access_control: { schedules: false, doors: 1 } } },
+    'and says it cannot hold the schedule',
+  );
+  t.match(await s.api('GET', '/api/devices/ACC-LOBBY'), { body: { access_control: { schedules: true, doors: 4 } } });
 
   // A schedule changed: its users' terminals get the new row.
   t.equal(
@@ -98,6 +104,48 @@ t.test('schedules and access levels on v3 terminals: timezone rows, door masks, 
   t.equal((await s.api('DELETE', `/api/access-levels/${back.id}`)).status, 200);
   t.same(((await s.api('GET', '/api/users/1')).body as { access_levels: number[] }).access_levels, [front.id]);
   await s.until(() => lobby.authorizations('1')[0]?.doorMask === 1, 'door 1 only');
+
+  // Holidays: the v3 terminal's `holiday` table is replaced with one row per day; a v2 terminal is sent none.
+  const xmas = await created<{ id: number }>(s, '/api/holidays', {
+    name: 'Christmas',
+    start_date: '2026-12-24',
+    end_date: '2026-12-26',
+    type: 2,
+    recurring: true,
+  });
+  await s.until(() => lobby.holidays().size === 3, 'the three holiday rows');
+  t.same(lobby.holidays().get('20261225'), { Holiday: '20261225', HolidayType: '2', Loop: '1' });
+  t.equal(
+    (
+      await s.api('PUT', `/api/holidays/${xmas.id}`, {
+        name: 'Christmas',
+        start_date: '2026-12-25',
+        end_date: '2026-12-25',
+        type: 1,
+        recurring: false,
+      })
+    ).status,
+    200,
+  );
+  await s.until(() => lobby.holidays().size === 1, 'the table replaced');
+  t.same(lobby.holidays().get('20261225'), { Holiday: '20261225', HolidayType: '1', Loop: '2' });
+  t.notOk(
+    legacy.executed().some((c) => c.command.includes('holiday')),
+    'nothing of holidays reached the v2 terminal',
+  );
+  t.match(
+    await s.api('POST', '/api/holidays', { name: 'Long', start_date: '2026-01-01', end_date: '2027-01-02', type: 1, recurring: false }),
+    { status: 422 },
+  );
+  t.match(
+    await s.api('POST', '/api/holidays', { name: 'Back', start_date: '2026-01-02', end_date: '2026-01-01', type: 1, recurring: false }),
+    {
+      status: 422,
+      body: { detail: [{ loc: ['body', 'end_date'] }] },
+    },
+  );
+  t.equal((await s.api('DELETE', `/api/holidays/${xmas.id}`)).status, 200);
+  await s.until(() => lobby.holidays().size === 0, 'no holiday left on the terminal');
 
   // What is in use stays; "Always" never changes.
   t.match(await s.api('DELETE', `/api/schedules/${weekdays.id}`), { status: 409, body: { code: 'SCHEDULE_IN_USE' } });

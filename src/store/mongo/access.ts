@@ -1,7 +1,15 @@
 /** Schedules and access levels (../ports/access.ts); a user lists its levels in `users.access_levels`. */
-import { MAX_SCHEDULES, type AccessLevel, type AccessLevelsPort, type Schedule, type SchedulesPort } from '../ports/index.js';
+import {
+  MAX_SCHEDULES,
+  type AccessLevel,
+  type AccessLevelsPort,
+  type Holiday,
+  type HolidaysPort,
+  type Schedule,
+  type SchedulesPort,
+} from '../ports/index.js';
 import type { Ids } from './ids.js';
-import type { AccessLevelDoc, Collections, ScheduleDoc } from './schema.js';
+import type { AccessLevelDoc, Collections, HolidayDoc, ScheduleDoc } from './schema.js';
 import { isDuplicateKey, pageOf } from './util.js';
 
 const keyOf = (locationId: number, id: number) => `${locationId}:${id}`;
@@ -116,6 +124,36 @@ export function mongoAccessLevels(c: Collections, ids: Ids): AccessLevelsPort {
         .sort({ pin: 1 })
         .toArray();
       return docs.map((d) => d.pin);
+    },
+  };
+}
+
+const toHoliday = ({ _id, ...rest }: HolidayDoc): Holiday => ({ id: _id, ...rest });
+
+export function mongoHolidays(c: Collections, ids: Ids): HolidaysPort {
+  return {
+    async list(locationId) {
+      return (await c.holidays.find({ location_id: locationId }).sort({ start_date: 1, _id: 1 }).toArray()).map(toHoliday);
+    },
+    async get(locationId, id) {
+      const doc = await c.holidays.findOne({ _id: id, location_id: locationId });
+      return doc ? toHoliday(doc) : undefined;
+    },
+    async create(locationId, f, now) {
+      const doc: HolidayDoc = { _id: await ids('holidays'), location_id: locationId, ...f, created_at: now, updated_at: null };
+      await c.holidays.insertOne(doc);
+      return toHoliday(doc);
+    },
+    async update(locationId, id, f, now) {
+      const doc = await c.holidays.findOneAndUpdate(
+        { _id: id, location_id: locationId },
+        { $set: { ...f, updated_at: now } },
+        { returnDocument: 'after' },
+      );
+      return doc ? toHoliday(doc) : undefined;
+    },
+    async delete(locationId, id) {
+      return (await c.holidays.deleteOne({ _id: id, location_id: locationId })).deletedCount === 1;
     },
   };
 }

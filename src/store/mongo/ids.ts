@@ -28,6 +28,7 @@ export const BLOCK_SIZES: Readonly<Record<CounterName, number>> = {
   devices: 10,
   areas: 1,
   access_levels: 1,
+  holidays: 1,
   users: 50,
   templates: 50,
   commands: 100,

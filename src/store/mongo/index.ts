@@ -11,7 +11,7 @@
  * database cannot be reached" (mapped there to 503 STORE_UNAVAILABLE for every port method), and
  * `ping()` answers from the driver's topology view at once while no server is reachable.
  */
-import { mongoAccessLevels, mongoSchedules } from './access.js';
+import { mongoAccessLevels, mongoHolidays, mongoSchedules } from './access.js';
 import { mongoAreas } from './areas.js';
 import { MongoClient } from 'mongodb';
 import type { Store } from '../types.js';
@@ -72,6 +72,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     areas: mongoAreas(c, ids),
     schedules: mongoSchedules(c),
     accessLevels: mongoAccessLevels(c, ids),
+    holidays: mongoHolidays(c, ids),
     templates: mongoTemplates(c, ids),
     devices: mongoDevices(c, ids),
     commands: mongoCommands(c, ids),

@@ -16,6 +16,7 @@ import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type {
   AccessLevel,
+  Holiday,
   Schedule,
   Area,
   Attendance,
@@ -41,6 +42,7 @@ export type AreaDoc = Stored<Area>;
 /** `_id` is `<location_id>:<id>`: schedule numbers are the location's own (the terminals' TimezoneId). */
 export type ScheduleDoc = { -readonly [K in keyof Schedule]: Schedule[K] } & { _id: string };
 export type AccessLevelDoc = Stored<AccessLevel>;
+export type HolidayDoc = Stored<Holiday>;
 export type TemplateDoc = Stored<Template>;
 /** `options` is JSON text; `assigned_at` is absent (not null) while unassigned, see devices.ts assign. */
 /** `state` is JSON text too, and absent on documents written before it existed. */
@@ -184,6 +186,7 @@ export interface Collections {
   readonly areas: Collection<AreaDoc>;
   readonly schedules: Collection<ScheduleDoc>;
   readonly accessLevels: Collection<AccessLevelDoc>;
+  readonly holidays: Collection<HolidayDoc>;
   readonly templates: Collection<TemplateDoc>;
   readonly devices: Collection<DeviceDoc>;
   readonly deviceLocations: Collection<DeviceLocationDoc>;
@@ -220,6 +223,7 @@ export function collections(db: Db): Collections {
     areas: db.collection<AreaDoc>('areas'),
     schedules: db.collection<ScheduleDoc>('schedules'),
     accessLevels: db.collection<AccessLevelDoc>('access_levels'),
+    holidays: db.collection<HolidayDoc>('holidays'),
     templates: db.collection<TemplateDoc>('templates'),
     devices: db.collection<DeviceDoc>('devices'),
     deviceLocations: db.collection<DeviceLocationDoc>('device_locations'),
@@ -257,6 +261,7 @@ const INDEXES: Readonly<
     { name: 'location', key: { location_id: 1, _id: 1 } },
     { name: 'schedule', key: { location_id: 1, schedule_id: 1 } },
   ],
+  holidays: [{ name: 'location', key: { location_id: 1, start_date: 1, _id: 1 } }],
   templates: [
     { name: 'location_key_unique', key: { location_id: 1, user_pin: 1, type_index: 1, finger_id: 1, template_index: 1 }, unique: true },
   ],
@@ -316,6 +321,7 @@ export const COUNTERS = [
   'devices',
   'areas',
   'access_levels',
+  'holidays',
   'commands',
   'attendance',
   'device_records',

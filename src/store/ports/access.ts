@@ -117,3 +117,38 @@ export function rightsOn(
   }
   return [...bySchedule].sort(([a], [b]) => a - b).map(([timezoneId, doors]) => ({ timezoneId, doors: [...doors].sort((a, b) => a - b) }));
 }
+
+/** A holiday (issue #33 item 3): days whose schedules use the intervals of its type instead of the weekday's. */
+export interface Holiday {
+  readonly id: number;
+  readonly location_id: number;
+  readonly name: string;
+  /** `YYYY-MM-DD`, inclusive; end_date ≥ start_date, at most 366 days. */
+  readonly start_date: string;
+  readonly end_date: string;
+  readonly type: 1 | 2 | 3;
+  /** Every year on the same dates. */
+  readonly recurring: boolean;
+  readonly created_at: Iso;
+  readonly updated_at: Iso | null;
+}
+
+export type HolidayFields = Pick<Holiday, 'name' | 'start_date' | 'end_date' | 'type' | 'recurring'>;
+
+export interface HolidaysPort {
+  /** By start date, then id. */
+  list(locationId: number): Promise<readonly Holiday[]>;
+  get(locationId: number, id: number): Promise<Holiday | undefined>;
+  create(locationId: number, fields: HolidayFields, now: Iso): Promise<Holiday>;
+  update(locationId: number, id: number, fields: HolidayFields, now: Iso): Promise<Holiday | undefined>;
+  delete(locationId: number, id: number): Promise<boolean>;
+}
+
+/** The days of a holiday, `YYYYMMDD` each (the terminals' `holiday` rows). */
+export function holidayDays(h: Pick<Holiday, 'start_date' | 'end_date'>): string[] {
+  const out: string[] = [];
+  const end = Date.parse(`${h.end_date}T00:00:00Z`);
+  for (let t = Date.parse(`${h.start_date}T00:00:00Z`); t <= end && out.length <= 366; t += 86_400_000)
+    out.push(new Date(t).toISOString().slice(0, 10).replaceAll('-', ''));
+  return out;
+}

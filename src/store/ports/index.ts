@@ -8,7 +8,7 @@ export type * from './templates.js';
 export type * from './areas.js';
 export { holdsUser, MAX_AREAS, normalAreas } from './areas.js';
 export type * from './access.js';
-export { ALWAYS_ID, alwaysSchedule, MAX_SCHEDULES, packedSchedule, rightsOn, SCHEDULE_DAYS } from './access.js';
+export { ALWAYS_ID, alwaysSchedule, holidayDays, MAX_SCHEDULES, packedSchedule, rightsOn, SCHEDULE_DAYS } from './access.js';
 export type * from './devices.js';
 export { DEVICE_SESSION_FIELDS } from './devices.js';
 export type * from './commands.js';

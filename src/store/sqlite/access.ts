@@ -1,5 +1,13 @@
 /** Schedules and access levels (../ports/access.ts); a user lists its levels as a JSON array in `users.access_levels`. */
-import { MAX_SCHEDULES, type AccessLevel, type AccessLevelsPort, type Schedule, type SchedulesPort } from '../ports/index.js';
+import {
+  MAX_SCHEDULES,
+  type AccessLevel,
+  type AccessLevelsPort,
+  type Holiday,
+  type HolidaysPort,
+  type Schedule,
+  type SchedulesPort,
+} from '../ports/index.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -134,6 +142,49 @@ export function sqliteAccessLevels(db: Db): AccessLevelsPort {
         )
         .pluck()
         .all(locationId, JSON.stringify([...new Set(ids)])) as number[];
+    },
+  };
+}
+
+const toHoliday = (r: Row): Holiday => ({
+  id: r['id'] as number,
+  location_id: r['location_id'] as number,
+  name: r['name'] as string,
+  start_date: r['start_date'] as string,
+  end_date: r['end_date'] as string,
+  type: r['type'] as Holiday['type'],
+  recurring: r['recurring'] === 1,
+  created_at: r['created_at'] as string,
+  updated_at: (r['updated_at'] as string | null) ?? null,
+});
+
+export function sqliteHolidays(db: Db): HolidaysPort {
+  return {
+    async list(locationId) {
+      return (db.prepare('SELECT * FROM holidays WHERE location_id = ? ORDER BY start_date, id').all(locationId) as Row[]).map(toHoliday);
+    },
+    async get(locationId, id) {
+      const r = db.prepare('SELECT * FROM holidays WHERE location_id = ? AND id = ?').get(locationId, id) as Row | undefined;
+      return r && toHoliday(r);
+    },
+    async create(locationId, f, now) {
+      const r = db
+        .prepare(
+          'INSERT INTO holidays (location_id, name, start_date, end_date, type, recurring, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+        )
+        .get(locationId, f.name, f.start_date, f.end_date, f.type, f.recurring ? 1 : 0, now) as Row;
+      return toHoliday(r);
+    },
+    async update(locationId, id, f, now) {
+      const r = db
+        .prepare(
+          'UPDATE holidays SET name = ?, start_date = ?, end_date = ?, type = ?, recurring = ?, updated_at = ? WHERE location_id = ? AND id = ? RETURNING *',
+        )
+        .get(f.name, f.start_date, f.end_date, f.type, f.recurring ? 1 : 0, now, locationId, id) as Row | undefined;
+      return r && toHoliday(r);
+    },
+    async delete(locationId, id) {
+      return db.prepare('DELETE FROM holidays WHERE location_id = ? AND id = ?').run(locationId, id).changes === 1;
     },
   };
 }

@@ -1,5 +1,5 @@
 /** The embedded store: SQLite through better-sqlite3, the zero-setup default. */
-import { sqliteAccessLevels, sqliteSchedules } from './access.js';
+import { sqliteAccessLevels, sqliteHolidays, sqliteSchedules } from './access.js';
 import { sqliteAreas } from './areas.js';
 import type { Store } from '../types.js';
 import { sqliteAttendance } from './attendance.js';
@@ -39,6 +39,7 @@ export function openSqliteStore(path: string): SqliteStore {
     areas: sqliteAreas(db),
     schedules: sqliteSchedules(db),
     accessLevels: sqliteAccessLevels(db),
+    holidays: sqliteHolidays(db),
     templates: sqliteTemplates(db),
     devices: sqliteDevices(db),
     commands: sqliteCommands(db),

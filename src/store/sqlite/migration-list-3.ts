@@ -188,7 +188,7 @@ ALTER TABLE sync_outbox ADD COLUMN areas TEXT;
   {
     version: 34,
     // Issue #33 items 2 and 4: schedules numbered per location (the terminals' TimezoneId), access levels, a user's levels.
-    name: 'schedules and access levels',
+    name: 'schedules, access levels and holidays',
     sql: `
 CREATE TABLE schedules (
   location_id INTEGER NOT NULL REFERENCES locations(id),
@@ -211,6 +211,18 @@ CREATE TABLE access_levels (
 );
 CREATE INDEX access_levels_location ON access_levels(location_id, id);
 ALTER TABLE users ADD COLUMN access_levels TEXT NOT NULL DEFAULT '[]';
+CREATE TABLE holidays (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL REFERENCES locations(id),
+  name TEXT NOT NULL,
+  start_date TEXT NOT NULL,
+  end_date TEXT NOT NULL,
+  type INTEGER NOT NULL,
+  recurring INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT
+);
+CREATE INDEX holidays_location ON holidays(location_id, start_date);
 `,
   },
 ];

@@ -61,3 +61,17 @@ export type SyncSummary = Reply<'/api/sync', 'get'>;
 export type Area = Reply<'/api/areas/{area_id}', 'get'>;
 /** DeviceResponse.area: the terminal's area; null = none (it holds every active user). */
 export type AreaRef = NonNullable<Device['area']>;
+
+/** A schedule of the location (GET /api/schedules/{id}, a terminal time zone): per day up to three intervals; 1 is "Always". */
+export type Schedule = Reply<'/api/schedules/{schedule_id}', 'get'>;
+/** A schedule's days, every one present ([] = no interval). */
+export type ScheduleDays = Schedule['days'];
+export type ScheduleDay = keyof ScheduleDays;
+/** One interval of a day: `HH:MM`, start before end. */
+export type Interval = ScheduleDays['mon'][number];
+/** POST and PUT /api/schedules: a name and the days (an absent day has no interval). */
+export type ScheduleInput = Body<'/api/schedules', 'post'>;
+/** An access level (GET /api/access-levels/{id}): a schedule, doors and an area (null = every terminal). */
+export type AccessLevel = Reply<'/api/access-levels/{access_level_id}', 'get'>;
+/** POST and PUT /api/access-levels (PUT takes the whole body). */
+export type AccessLevelInput = Body<'/api/access-levels', 'post'>;

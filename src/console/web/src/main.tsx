@@ -6,6 +6,7 @@ import { render, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LocationsPage, TokensPage } from './admin.js';
 import { UnassignedPage } from './unassigned.js';
+import { AccessLevelsPage } from './access-levels.js';
 import { AreasPage } from './areas.js';
 import { loadSession, saveSession, signIn, UNAUTHORIZED_EVENT, type Session } from './api.js';
 import { AttendancePage } from './attendance.js';
@@ -13,6 +14,7 @@ import { CommandsPage } from './commands.js';
 import { DevicePage } from './device.js';
 import { DevicesPage } from './devices.js';
 import { BASE, navigate, onLinkClick, usePath } from './router.js';
+import { SchedulesPage } from './schedules.js';
 import { SyncPage } from './sync.js';
 import { UsersPage } from './users.js';
 import { errorText, Notice } from './ui.js';
@@ -77,6 +79,8 @@ const LOCATION_NAV: readonly NavItem[] = [
   { path: '/sync', label: 'Sync' },
   { path: '/users', label: 'Users' },
   { path: '/areas', label: 'Areas' },
+  { path: '/schedules', label: 'Schedules' },
+  { path: '/access-levels', label: 'Access levels' },
   { path: '/commands', label: 'Commands' },
   { path: '/attendance', label: 'Attendance' },
 ];
@@ -165,6 +169,8 @@ function App() {
   else if (path === '/sync') page = <SyncPage session={session} zone={zone} />;
   else if (path.startsWith('/users')) page = <UsersPage session={session} />;
   else if (path.startsWith('/areas')) page = <AreasPage session={session} />;
+  else if (path.startsWith('/schedules')) page = <SchedulesPage session={session} />;
+  else if (path.startsWith('/access-levels')) page = <AccessLevelsPage session={session} />;
   else if (path.startsWith('/commands')) page = <CommandsPage session={session} zone={zone} />;
   else if (path.startsWith('/attendance')) page = <AttendancePage session={session} zone={zone} />;
   else page = <DevicesPage session={session} zone={zone} />;

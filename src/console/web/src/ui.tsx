@@ -45,6 +45,17 @@ export function CommandStatus({ status }: { status: string }) {
   return <span class={`badge ${STATUS_CLASS[status] ?? ''}`}>{status}</span>;
 }
 
+/** Every item of a page-numbered list, read at the API's largest page (100), at most 100 pages. */
+export async function allPages<T>(load: (page: number, limit: number) => Promise<Page<T>>): Promise<T[]> {
+  const out: T[] = [];
+  for (let page = 1; page <= 100; page++) {
+    const p = await load(page, 100);
+    out.push(...p.data);
+    if (!p.has_next) break;
+  }
+  return out;
+}
+
 /** Loads on mount and whenever `deps` change; `reload()` loads again. */
 export function useLoad<T>(
   load: () => Promise<T>,

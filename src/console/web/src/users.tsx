@@ -1,7 +1,11 @@
-/** Users: search and paging, create/edit (with the user's areas)/deactivate/delete, and CSV import through POST /api/users/import. */
+/**
+ * Users: search and paging, create/edit (with the user's areas and access levels)/deactivate/delete, and CSV import
+ * through POST /api/users/import.
+ */
 import { useState } from 'preact/hooks';
 import { api, query, type Session } from './api.js';
-import type { Area, ImportReply, Reply, User } from './api-types.js';
+import type { AccessLevel, Area, ImportReply, Reply, User } from './api-types.js';
+import { allLevels, LevelChecks, levelNames } from './access-levels.js';
 import { AreaChecks, allAreas, areaNames } from './areas.js';
 import { CsvError, parseUsersCsv } from './csv.js';
 import { errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
@@ -18,8 +22,9 @@ type Draft = {
   privilege: string;
   is_active: boolean;
   areas: number[];
+  access_levels: number[];
 };
-const EMPTY: Draft = { pin: '', first_name: '', last_name: '', card_no: '', privilege: '0', is_active: true, areas: [] };
+const EMPTY: Draft = { pin: '', first_name: '', last_name: '', card_no: '', privilege: '0', is_active: true, areas: [], access_levels: [] };
 
 export function UsersPage({ session }: { session: Session & { kind: 'location' } }) {
   const [search, setSearch] = useState('');
@@ -30,6 +35,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
     [applied, page],
   );
   const areas = useLoad(() => allAreas(session.token), [session.token]);
+  const levels = useLoad(() => allLevels(session.token), [session.token]);
   const [editing, setEditing] = useState<{ draft: Draft; isNew: boolean } | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
@@ -45,6 +51,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       privilege: Number(draft.privilege),
       is_active: draft.is_active,
       areas: draft.areas,
+      access_levels: draft.access_levels,
     };
     try {
       await api(session.token, 'POST', '/api/users', body);
@@ -91,11 +98,13 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {list.error && <Notice kind="error">{list.error}</Notice>}
       {areas.error && <Notice kind="error">{areas.error}</Notice>}
+      {levels.error && <Notice kind="error">{levels.error}</Notice>}
       {editing && (
         <UserForm
           initial={editing.draft}
           isNew={editing.isNew}
           areas={areas.data ?? []}
+          levels={levels.data ?? []}
           onSave={(d) => void save(d)}
           onCancel={() => setEditing(null)}
         />
@@ -117,6 +126,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                 <th scope="col">Privilege</th>
                 <th scope="col">Biometrics</th>
                 <th scope="col">Areas</th>
+                <th scope="col">Access levels</th>
                 <th scope="col">Status</th>
                 {writable && <th scope="col">Actions</th>}
               </tr>
@@ -130,6 +140,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                   <td>{PRIVILEGES[u.privilege] ?? u.privilege}</td>
                   <td>{u.has_biometric ? <span class="badge badge-on">enrolled</span> : <span class="badge badge-off">none</span>}</td>
                   <td class="areas">{areaNames(u.areas, areas.data)}</td>
+                  <td class="levels">{levelNames(u.access_levels, levels.data)}</td>
                   <td>{u.is_active ? 'active' : 'inactive'}</td>
                   {writable && (
                     <td class="row-actions">
@@ -147,6 +158,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                               privilege: String(u.privilege),
                               is_active: u.is_active,
                               areas: [...u.areas],
+                              access_levels: [...u.access_levels],
                             },
                           })
                         }
@@ -202,12 +214,14 @@ function UserForm({
   initial,
   isNew,
   areas,
+  levels,
   onSave,
   onCancel,
 }: {
   initial: Draft;
   isNew: boolean;
   areas: readonly Area[];
+  levels: readonly AccessLevel[];
   onSave: (d: Draft) => void;
   onCancel: () => void;
 }) {
@@ -249,6 +263,7 @@ function UserForm({
         </label>
       </div>
       <AreaChecks areas={areas} value={d.areas} onChange={(ids) => setD({ ...d, areas: ids })} />
+      <LevelChecks levels={levels} value={d.access_levels} onChange={(ids) => setD({ ...d, access_levels: ids })} />
       <FormActions onCancel={onCancel} />
     </form>
   );

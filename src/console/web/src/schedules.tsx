@@ -1,0 +1,323 @@
+/**
+ * Schedules: when a person may open, per day of the week and per holiday type up to three intervals (a terminal
+ * time zone, numbered 1–50 per location). Schedule 1, "Always", is built in and cannot be changed or deleted; a
+ * schedule an access level names cannot be deleted (409 SCHEDULE_IN_USE). The Schedules page (GET, POST, PUT and
+ * DELETE /api/schedules); access levels name a schedule (access-levels.tsx).
+ */
+import { useState } from 'preact/hooks';
+import { api, ApiError, query, request, type Session } from './api.js';
+import type { Interval, Reply, Schedule, ScheduleDay, ScheduleDays, ScheduleInput } from './api-types.js';
+import { allPages, errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+
+const LIMIT = 20;
+/** Schedule 1, "Always": every day, all day; the API refuses to change or delete it. */
+export const ALWAYS_ID = 1;
+/** Intervals a day holds at most (a terminal's time zone row has three per day). */
+const SLOTS = 3;
+
+/** Monday first, then the holiday types; a run of days in a summary never crosses from Sunday into the holidays. */
+const WEEK: readonly ScheduleDay[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+const HOLIDAYS: readonly ScheduleDay[] = ['holiday1', 'holiday2', 'holiday3'];
+const ALL_DAYS: readonly ScheduleDay[] = [...WEEK, ...HOLIDAYS];
+const SHORT: Record<ScheduleDay, string> = {
+  mon: 'Mon',
+  tue: 'Tue',
+  wed: 'Wed',
+  thu: 'Thu',
+  fri: 'Fri',
+  sat: 'Sat',
+  sun: 'Sun',
+  holiday1: 'Holiday 1',
+  holiday2: 'Holiday 2',
+  holiday3: 'Holiday 3',
+};
+const LONG: Record<ScheduleDay, string> = {
+  mon: 'Monday',
+  tue: 'Tuesday',
+  wed: 'Wednesday',
+  thu: 'Thursday',
+  fri: 'Friday',
+  sat: 'Saturday',
+  sun: 'Sunday',
+  holiday1: 'Holiday type 1',
+  holiday2: 'Holiday type 2',
+  holiday3: 'Holiday type 3',
+};
+
+type Msg = { kind: 'ok' | 'error'; text: string } | null;
+/** One interval as typed: both ends empty = no interval. */
+type Slot = { start: string; end: string };
+type Draft = { name: string; days: Record<ScheduleDay, Slot[]> };
+
+/** Every schedule of the location, "Always" first (at most 50). */
+export function allSchedules(token: string): Promise<Schedule[]> {
+  return allPages((page, limit) => api<Reply<'/api/schedules', 'get'>>(token, 'GET', `/api/schedules${query({ page, limit })}`));
+}
+
+const times = (list: readonly Interval[]) => list.map((i) => `${i.start}–${i.end}`).join(', ');
+
+/**
+ * A schedule's days in one line: runs of consecutive days with the same intervals, runs with the same intervals
+ * together ("Mon–Fri 08:30–12:00, 13:00–17:30; Sat 09:00–12:00"); days without an interval are left out.
+ */
+export function weekSummary(days: ScheduleDays): string {
+  const runs: { from: ScheduleDay; to: ScheduleDay; text: string }[] = [];
+  for (const group of [WEEK, HOLIDAYS])
+    group.forEach((day, n) => {
+      const text = times(days[day]);
+      const last = runs[runs.length - 1];
+      if (n > 0 && last && last.text === text) last.to = day;
+      else runs.push({ from: day, to: day, text });
+    });
+  const byTimes = new Map<string, string[]>();
+  for (const r of runs) {
+    if (r.text === '') continue;
+    const to = HOLIDAYS.includes(r.to) ? r.to.slice(-1) : SHORT[r.to];
+    byTimes.set(r.text, [...(byTimes.get(r.text) ?? []), r.from === r.to ? SHORT[r.from] : `${SHORT[r.from]}–${to}`]);
+  }
+  if (byTimes.size === 0) return 'No interval: never opens';
+  return [...byTimes].map(([text, labels]) => `${labels.join(', ')} ${text}`).join('; ');
+}
+
+function draftOf(s: Schedule | null): Draft {
+  const days = Object.fromEntries(
+    ALL_DAYS.map((d) => {
+      const list = s?.days[d] ?? [];
+      return [d, Array.from({ length: SLOTS }, (_, n) => ({ start: list[n]?.start ?? '', end: list[n]?.end ?? '' }))];
+    }),
+  ) as Record<ScheduleDay, Slot[]>;
+  return { name: s?.name ?? '', days };
+}
+
+/** The API's body from a draft, or its first problem in words (an interval needs both ends, the start first). */
+function inputOf(d: Draft): ScheduleInput | string {
+  const days: ScheduleInput['days'] = {};
+  for (const day of ALL_DAYS) {
+    const list: Interval[] = [];
+    for (const [n, s] of d.days[day].entries()) {
+      if (s.start === '' && s.end === '') continue;
+      const where = `${LONG[day]}, interval ${n + 1}`;
+      if (s.start === '' || s.end === '') return `${where}: give both a start and an end, or neither.`;
+      if (s.start >= s.end) return `${where}: the start must be before the end.`;
+      list.push({ start: s.start, end: s.end });
+    }
+    if (list.length > 0) days[day] = list;
+  }
+  return { name: d.name.trim(), days };
+}
+
+/** A 409 SCHEDULE_IN_USE said in words: the access levels that name the schedule and what to do about them. */
+async function deleteRefusal(token: string, s: Schedule, err: unknown): Promise<string> {
+  if (!(err instanceof ApiError && err.code === 'SCHEDULE_IN_USE')) return `“${s.name}” was not deleted: ${errorText(err)}`;
+  const levels = await allPages((page, limit) =>
+    api<Reply<'/api/access-levels', 'get'>>(token, 'GET', `/api/access-levels${query({ page, limit })}`),
+  ).catch(() => []);
+  const names = levels.filter((l) => l.schedule_id === s.id).map((l) => `“${l.name}”`);
+  return (
+    `“${s.name}” was not deleted: access levels still use this schedule${names.length > 0 ? ` (${names.join(', ')})` : ''}. ` +
+    'Give each of them another schedule on the Access levels page, or delete them, then delete the schedule.'
+  );
+}
+
+export function SchedulesPage({ session }: { session: Session & { kind: 'location' } }) {
+  const [page, setPage] = useState(1);
+  const list = useLoad(
+    () => api<Reply<'/api/schedules', 'get'>>(session.token, 'GET', `/api/schedules${query({ page, limit: LIMIT })}`),
+    [page],
+  );
+  const [editing, setEditing] = useState<{ schedule: Schedule | null } | null>(null);
+  const [formError, setFormError] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Schedule | null>(null);
+  const [message, setMessage] = useState<Msg>(null);
+  const writable = session.me.token?.scope !== 'read';
+
+  const open = (schedule: Schedule | null) => {
+    setFormError(null);
+    setMessage(null);
+    setEditing({ schedule });
+  };
+  const done = (text: string) => {
+    setMessage({ kind: 'ok', text });
+    list.reload();
+  };
+  const save = async (target: Schedule | null, draft: Draft) => {
+    const body = inputOf(draft);
+    if (typeof body === 'string') {
+      setFormError(body);
+      return;
+    }
+    try {
+      const s = target
+        ? await api<Schedule>(session.token, 'PUT', `/api/schedules/${target.id}`, body)
+        : await api<Schedule>(session.token, 'POST', '/api/schedules', body);
+      setEditing(null);
+      done(target ? `Schedule “${s.name}” saved.` : `Schedule “${s.name}” created.`);
+    } catch (err) {
+      setFormError(errorText(err));
+    }
+  };
+  const remove = async (s: Schedule) => {
+    try {
+      await request(session.token, 'DELETE', `/api/schedules/${s.id}`);
+      done(`Schedule “${s.name}” deleted.`);
+    } catch (err) {
+      setMessage({ kind: 'error', text: await deleteRefusal(session.token, s, err) });
+      list.reload();
+    }
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Schedules</h1>
+      <p class="lead">
+        A schedule says when a person may open: up to three intervals a day, for each day of the week and each holiday type. Access levels
+        name a schedule (Access levels page). “Always”, every day all day, is built in.
+      </p>
+      {writable && (
+        <div class="filters">
+          <button type="button" onClick={() => open(null)}>
+            New schedule
+          </button>
+        </div>
+      )}
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {editing && (
+        <ScheduleForm
+          key={editing.schedule?.id ?? 'new'}
+          initial={editing.schedule}
+          error={formError}
+          onCancel={() => setEditing(null)}
+          onSave={(d) => void save(editing.schedule, d)}
+        />
+      )}
+      {list.data && (
+        <p class="lead" aria-live="polite">
+          {list.data.total === 1 ? '1 schedule' : `${list.data.total} schedules`}.
+        </p>
+      )}
+      {list.data && list.data.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Schedules</caption>
+            <thead>
+              <HeaderRow columns={writable ? ['Name', 'When', 'Actions'] : ['Name', 'When']} />
+            </thead>
+            <tbody>
+              {list.data.data.map((s) => (
+                <tr key={s.id} data-schedule={s.id}>
+                  <td>{s.name}</td>
+                  <td class="when">{weekSummary(s.days)}</td>
+                  {writable &&
+                    (s.id === ALWAYS_ID ? (
+                      <td class="hint">Built in: cannot be changed</td>
+                    ) : (
+                      <td class="row-actions">
+                        <button type="button" aria-label={`Edit schedule ${s.name}`} onClick={() => open(s)}>
+                          Edit
+                        </button>
+                        <button type="button" class="danger" aria-label={`Delete schedule ${s.name}`} onClick={() => setDeleting(s)}>
+                          Delete
+                        </button>
+                      </td>
+                    ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={list.data} onPage={setPage} label="Schedules" />
+      <TypedConfirm
+        open={deleting !== null}
+        title={`Delete schedule “${deleting?.name ?? ''}”?`}
+        word={deleting?.name ?? ''}
+        action="Delete"
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => {
+          const s = deleting;
+          setDeleting(null);
+          if (s) void remove(s);
+        }}
+      >
+        <p>A schedule an access level names cannot be deleted: give the level another schedule first.</p>
+      </TypedConfirm>
+    </>
+  );
+}
+
+/** The schedule form: a name, then a row per day with three intervals (start and end of type time). */
+function ScheduleForm({
+  initial,
+  error,
+  onSave,
+  onCancel,
+}: {
+  initial: Schedule | null;
+  error: string | null;
+  onSave: (d: Draft) => void;
+  onCancel: () => void;
+}) {
+  const [d, setD] = useState(() => draftOf(initial));
+  const setSlot = (day: ScheduleDay, n: number, end: keyof Slot, value: string) =>
+    setD({ ...d, days: { ...d.days, [day]: d.days[day].map((s, i) => (i === n ? { ...s, [end]: value } : s)) } });
+  const slotInput = (day: ScheduleDay, n: number, s: Slot, end: keyof Slot) => (
+    <input
+      type="time"
+      value={s[end]}
+      aria-label={`${LONG[day]}, interval ${n + 1}, ${end}`}
+      onInput={(e) => setSlot(day, n, end, e.currentTarget.value)}
+    />
+  );
+  const copyMonday = () =>
+    setD({ ...d, days: { ...d.days, ...Object.fromEntries(WEEK.slice(1, 5).map((day) => [day, d.days.mon.map((s) => ({ ...s }))])) } });
+  return (
+    <form
+      class="panel"
+      aria-labelledby="schedule-form-h"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(d);
+      }}
+    >
+      <h2 id="schedule-form-h">{initial ? `Edit schedule “${initial.name}”` : 'New schedule'}</h2>
+      <div class="form-grid">
+        <label>
+          Name
+          <input value={d.name} required maxLength={100} onInput={(e) => setD({ ...d, name: e.currentTarget.value })} />
+        </label>
+      </div>
+      <p class="hint" id="schedule-days-hint">
+        Each interval runs from its start to its end (23:59 is the end of the day); leave both empty for no interval. A day without an
+        interval never opens. On a holiday the intervals of its type apply instead of the weekday's.
+      </p>
+      <div class="actions">
+        <button type="button" onClick={copyMonday}>
+          Copy Monday to Tuesday–Friday
+        </button>
+      </div>
+      <div class="table-wrap">
+        <table aria-describedby="schedule-days-hint">
+          <caption>Intervals</caption>
+          <thead>
+            <HeaderRow columns={['Day', ...Array.from({ length: SLOTS }, (_, n) => `Interval ${n + 1}`)]} />
+          </thead>
+          <tbody>
+            {ALL_DAYS.map((day) => (
+              <tr key={day} data-day={day}>
+                <th scope="row">{LONG[day]}</th>
+                {d.days[day].map((s, n) => (
+                  <td key={n}>
+                    {slotInput(day, n, s, 'start')} <span aria-hidden="true">–</span> {slotInput(day, n, s, 'end')}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {error && <Notice kind="error">{error}</Notice>}
+      <FormActions onCancel={onCancel} />
+    </form>
+  );
+}
