@@ -5,10 +5,6 @@
  * the levels and schedules as they are at dispatch, so nothing else needs to be sent or kept in step.
  */
 import { BioGateError, type ValidationIssue } from '../errors.js';
-import type { Clock } from '../clock.js';
-import type { EventBus } from '../events/bus.js';
-import { newMarker } from '../events/outbox.js';
-import type { Logger } from '../log.js';
 import {
   ALWAYS_ID,
   alwaysSchedule,
@@ -22,15 +18,10 @@ import {
   type ScheduleDays,
 } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
+import { announceRule, type RuleDeps } from './effects.js';
 import type { SyncQueue } from '../sync/queue.js';
 
-export interface AccessDeps {
-  readonly store: Store;
-  readonly clock: Clock;
-  readonly bus: EventBus;
-  readonly sync: Pick<SyncQueue, 'queueUsers'>;
-  readonly log?: Logger | undefined;
-}
+export type AccessDeps = RuleDeps<Pick<SyncQueue, 'queueUsers'>>;
 
 const scheduleNotFound = (id: number) => new BioGateError('SCHEDULE_NOT_FOUND', `Schedule ${id} not found`);
 const levelNotFound = (id: number) => new BioGateError('ACCESS_LEVEL_NOT_FOUND', `Access level ${id} not found`);
@@ -57,20 +48,16 @@ async function resync(deps: AccessDeps, locationId: number, pins: readonly numbe
   if (pins.length > 0) await deps.sync.queueUsers(locationId, pins, 'user.upsert', { heldOnly: true });
 }
 
-async function announce(
+const announce = (
   deps: AccessDeps,
   name: 'schedule.changed' | 'access_level.changed',
   locationId: number,
   record: Schedule | AccessLevel,
   change: 'created' | 'updated' | 'deleted',
-) {
-  const payload =
-    name === 'schedule.changed'
-      ? { location_id: locationId, schedule: record as Schedule, change }
-      : { location_id: locationId, level: record as AccessLevel, change };
-  if (!(await deps.bus.emitStored(name, { ...payload, feed_event: newMarker() } as never)))
-    deps.log?.warn({ location_id: locationId, id: record.id, change }, `${name} could not be stored in the feed`);
-}
+) =>
+  name === 'schedule.changed'
+    ? announceRule(deps, name, { location_id: locationId, schedule: record as Schedule, change }, record.id)
+    : announceRule(deps, name, { location_id: locationId, level: record as AccessLevel, change }, record.id);
 
 export async function listSchedules(deps: Pick<AccessDeps, 'store'>, location: Location): Promise<Schedule[]> {
   return [alwaysSchedule(location.id), ...(await deps.store.schedules.list(location.id))];
@@ -173,20 +160,6 @@ export async function deleteLevel(deps: AccessDeps, location: Location, id: numb
   await resync(deps, location.id, pins);
 }
 
-/** A user write's `access_levels` naming no level of the location, as issues at `loc`. */
-export async function unknownLevels(
-  store: Store,
-  locationId: number,
-  ids: readonly number[] | undefined,
-  loc: readonly (string | number)[],
-): Promise<ValidationIssue[]> {
-  if (!ids || ids.length === 0) return [];
-  const known = new Set((await store.accessLevels.getMany(locationId, ids)).map((l) => l.id));
-  return ids.flatMap((id, i) =>
-    known.has(id) ? [] : [{ loc: [...loc, i], msg: `no access level ${id} in this location`, type: 'value_error' }],
-  );
-}
-
 const holidayNotFound = (id: number) => new BioGateError('HOLIDAY_NOT_FOUND', `Holiday ${id} not found`);
 /** Most holidays of one location; their days are one `holiday` row each on every v3 terminal. */
 export const MAX_HOLIDAYS = 100;
@@ -204,7 +177,7 @@ async function pushHolidays(deps: HolidayDeps, locationId: number): Promise<void
   await deps.sync.queueHolidays(locationId);
 }
 
-export type HolidayDeps = Omit<AccessDeps, 'sync'> & { readonly sync: Pick<SyncQueue, 'queueHolidays'> };
+export type HolidayDeps = RuleDeps<Pick<SyncQueue, 'queueHolidays'>>;
 
 export async function getHoliday(deps: Pick<AccessDeps, 'store'>, location: Location, id: number): Promise<Holiday> {
   const h = await deps.store.holidays.get(location.id, id);

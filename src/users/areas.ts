@@ -5,35 +5,22 @@
  * (revocations first). The roster each terminal holds is `holdsUser` (../store/ports/areas.ts), the one
  * rule rendering (devices/render.ts), the outbox (sync/outbox.ts), the roster queue and the audit share.
  */
-import { BioGateError, type ValidationIssue } from '../errors.js';
-import type { Clock } from '../clock.js';
-import type { EventBus } from '../events/bus.js';
+import { BioGateError } from '../errors.js';
 import { newMarker } from '../events/outbox.js';
-import type { Logger } from '../log.js';
 import { MAX_AREAS, type CountedArea, type Device, type Location } from '../store/ports/index.js';
-import type { Store } from '../store/types.js';
+import { announceRule, type RuleDeps } from './effects.js';
 import type { SyncCounts, SyncQueue } from '../sync/queue.js';
 
-export interface AreasDeps {
-  readonly store: Store;
-  readonly clock: Clock;
-  readonly bus: EventBus;
-  readonly sync: Pick<SyncQueue, 'queueAreaMove'>;
-  readonly log?: Logger | undefined;
-}
+export type AreasDeps = RuleDeps<Pick<SyncQueue, 'queueAreaMove'>>;
 
 const notFound = (id: number) => new BioGateError('AREA_NOT_FOUND', `Area ${id} not found`);
 
-/** `area.changed` on the feed; the change itself is done, so a feed outage is logged, not thrown. */
-async function announce(
+const announce = (
   deps: AreasDeps,
   locationId: number,
   area: CountedArea | { id: number; name: string },
   change: 'created' | 'updated' | 'deleted',
-) {
-  const stored = await deps.bus.emitStored('area.changed', { location_id: locationId, area, change, feed_event: newMarker() });
-  if (!stored) deps.log?.warn({ location_id: locationId, area: area.id, change }, 'area.changed could not be stored in the feed');
-}
+) => announceRule(deps, 'area.changed', { location_id: locationId, area, change }, area.id);
 
 export async function createArea(deps: AreasDeps, location: Location, name: string): Promise<CountedArea> {
   if ((await deps.store.areas.list(location.id, { offset: 0, limit: 0 })).total >= MAX_AREAS)
@@ -66,18 +53,6 @@ export async function deleteArea(deps: AreasDeps, location: Location, id: number
   if (outcome === 'in_use')
     throw new BioGateError('AREA_IN_USE', `Area ${id} still has terminals: move them to another area (or none) first`);
   await announce(deps, location.id, { id, name: before.name }, 'deleted');
-}
-
-/** A user write's `areas` naming no area of the location, as issues at `loc` (the list's path). */
-export async function unknownAreas(
-  store: Store,
-  locationId: number,
-  ids: readonly number[] | undefined,
-  loc: readonly (string | number)[],
-): Promise<ValidationIssue[]> {
-  if (!ids || ids.length === 0) return [];
-  const known = new Set(await store.areas.existing(locationId, ids));
-  return ids.flatMap((id, i) => (known.has(id) ? [] : [{ loc: [...loc, i], msg: `no area ${id} in this location`, type: 'value_error' }]));
 }
 
 /**

@@ -3,7 +3,8 @@
  * `user.changed` event it owes the feed, both from the outbox (src/sync/outbox.ts).
  */
 import type { Clock } from '../clock.js';
-import type { EventBus } from '../events/bus.js';
+import type { BusEvents, EventBus } from '../events/bus.js';
+import { newMarker } from '../events/outbox.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import { createSyncOutbox, type SyncOutbox } from '../sync/outbox.js';
@@ -47,4 +48,29 @@ export async function flushOutbox(deps: UsersDeps, locationId: number, pins: rea
     deps.log?.error({ err, location: locationId, users: pins.length }, 'sync ops or user.changed deferred to the outbox sweep');
     return NOTHING;
   }
+}
+
+/** What the access-rule services (areas.ts, access.ts) need; `sync`, the part of the queue each uses. */
+export interface RuleDeps<S> {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly sync: S;
+  readonly log?: Logger | undefined;
+}
+
+type RuleEvent = 'area.changed' | 'schedule.changed' | 'access_level.changed';
+
+/**
+ * A rule's change on the feed, stored right after its write: the change is done, so a feed outage is logged,
+ * not thrown (announced at most once; nothing on a terminal depends on it).
+ */
+export async function announceRule<K extends RuleEvent>(
+  deps: Pick<RuleDeps<unknown>, 'bus' | 'log'>,
+  name: K,
+  payload: Omit<BusEvents[K], 'feed_event'>,
+  id: number,
+): Promise<void> {
+  if (!(await deps.bus.emitStored(name, { ...payload, feed_event: newMarker() } as BusEvents[K])))
+    deps.log?.warn({ location_id: payload.location_id, id, change: payload.change }, `${name} could not be stored in the feed`);
 }

@@ -3,18 +3,39 @@
  * outbox flush that queues the devices' ops and announces `user.changed`. REST and the
  * CLI call these; they only parse requests and render views.
  */
-import { BioGateError } from '../errors.js';
-import type { Location, User } from '../store/ports/index.js';
+import { BioGateError, type ValidationIssue } from '../errors.js';
+import type { Store } from '../store/types.js';
+import type { Location, User, UserFields } from '../store/ports/index.js';
 import type { SyncCounts } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { flushOutbox, type UsersDeps } from './effects.js';
-import { unknownLevels } from './access.js';
-import { unknownAreas } from './areas.js';
 import { checkUserFields } from './input.js';
 import { UserWrite } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
 
 const notFound = (pin: number) => new BioGateError('USER_NOT_FOUND', `User ${pin} not found`);
+
+/** The ids a user write names (`areas`, `access_levels`) that are no record of the location, as issues (issue #33). */
+async function unknownReferences(store: Store, locationId: number, fields: UserFields): Promise<ValidationIssue[]> {
+  const references = [
+    { key: 'areas', what: 'area', ids: fields.areas, known: (ids: readonly number[]) => store.areas.existing(locationId, ids) },
+    {
+      key: 'access_levels',
+      what: 'access level',
+      ids: fields.access_levels,
+      known: async (ids: readonly number[]) => (await store.accessLevels.getMany(locationId, ids)).map((l) => l.id),
+    },
+  ];
+  const issues: ValidationIssue[] = [];
+  for (const { key, what, ids, known } of references) {
+    if (!ids || ids.length === 0) continue;
+    const found = new Set(await known(ids));
+    ids.forEach((id, i) => {
+      if (!found.has(id)) issues.push({ loc: ['body', key, i], msg: `no ${what} ${id} in this location`, type: 'value_error' });
+    });
+  }
+  return issues;
+}
 
 /**
  * Creates or updates the user a raw body names by PIN. Schema problems and the rules that need the
@@ -33,8 +54,7 @@ export async function upsertUser(
   const checked = checkUserFields(valid, pin === undefined ? 'unknown' : before, ['body']);
   // A first_name the schema rejected is reported once, by the schema.
   issues.push(...checked.issues.filter((i) => !failed.has(i.loc[1])));
-  issues.push(...(await unknownAreas(deps.store, location.id, checked.fields.areas, ['body', 'areas'])));
-  issues.push(...(await unknownLevels(deps.store, location.id, checked.fields.access_levels, ['body', 'access_levels'])));
+  issues.push(...(await unknownReferences(deps.store, location.id, checked.fields)));
   if (issues.length > 0 || pin === undefined) throw new BioGateError('VALIDATION_FAILED', issues);
   const quota = deps.quotaUsers ?? DEFAULT_QUOTAS.users;
   if (!before && (await userRoom(deps.store, location.id, quota)) === 0) throw quotaExceeded('users', quota);

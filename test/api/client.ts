@@ -296,3 +296,37 @@ export function prng(seed: number): () => number {
     return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * The access records of issue #33 (an area, a schedule, a holiday, a level) created through the API for a walk
+ * over the OpenAPI document, and the values its samples take for their ids and the fields with rules the schema
+ * cannot state (a level's doors, an interval's start before its end). Throws when one is refused.
+ */
+export async function accessRecords(api: Call, options: Pick<CallOptions, 'timeoutMs'> = {}): Promise<Json> {
+  const created = async (path: string, body: unknown) => {
+    const r = await api<{ id: number }>('POST', path, { body, ...options });
+    if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.id;
+  };
+  const area = await created('/api/areas', { name: 'Walk area' });
+  const schedule = await created('/api/schedules', { name: 'Walk hours', days: { mon: [{ start: '08:00', end: '17:00' }] } });
+  const holiday = await created('/api/holidays', {
+    name: 'Walk day',
+    start_date: '2026-12-25',
+    end_date: '2026-12-26',
+    type: 1,
+    recurring: true,
+  });
+  const level = await created('/api/access-levels', { name: 'Walk level', schedule_id: schedule, doors: [1], area_id: null });
+  return {
+    area_id: area,
+    areas: [area],
+    schedule_id: schedule,
+    access_level_id: level,
+    holiday_id: holiday,
+    access_levels: [level],
+    doors: [1, 3],
+    start: '08:30',
+    end: '17:30',
+  };
+}

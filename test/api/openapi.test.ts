@@ -10,7 +10,7 @@ import t from 'tap';
 import type { TSchema } from 'typebox';
 import { compiled, issuesFrom } from '../../src/validation/schema.js';
 import { ADMIN_TOKEN } from '../helpers/app.js';
-import { client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
+import { accessRecords, client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
 
 interface Schema {
   type?: string | string[];
@@ -140,17 +140,7 @@ t.test('every mounted route is documented, and every documented operation is ser
 t.test('scripted walk: every operation, built from the document, answers as documented', async (t) => {
   const { a, url, started } = await gateway(t, { config: { adminToken: ADMIN_TOKEN } });
   // Real records for the path parameters.
-  const area = await a.api<{ id: number }>('POST', '/api/areas', { body: { name: 'Walk area' } });
-  t.equal(area.status, 201);
-  const schedule = await a.api<{ id: number }>('POST', '/api/schedules', {
-    body: { name: 'Walk hours', days: { mon: [{ start: '08:00', end: '17:00' }] } },
-  });
-  const holiday = await a.api<{ id: number }>('POST', '/api/holidays', {
-    body: { name: 'Walk day', start_date: '2026-12-25', end_date: '2026-12-26', type: 1, recurring: true },
-  });
-  const level = await a.api<{ id: number }>('POST', '/api/access-levels', {
-    body: { name: 'Walk level', schedule_id: schedule.body.id, doors: [1], area_id: null },
-  });
+  const access = await accessRecords(a.api);
   await a.api('POST', '/api/devices', { body: { sn: 'WALK1' } });
   const user = await a.api<UserResponse>('POST', '/api/users', { body: { pin: 1001, first_name: 'Walk' } });
   const command = await a.api<CommandResponse>('POST', '/api/commands', { body: { sn: 'WALK1', command: 'reboot' } });
@@ -174,16 +164,7 @@ t.test('scripted walk: every operation, built from the document, answers as docu
     webhook_id: hook.body.id,
     url: 'https://example.com/hook',
     events: ['user.changed'],
-    area_id: area.body.id,
-    areas: [area.body.id],
-    schedule_id: schedule.body.id,
-    access_level_id: level.body.id,
-    holiday_id: holiday.body.id,
-    access_levels: [level.body.id],
-    doors: [1, 3],
-    // A schedule interval's start must be before its end (documented on IntervalSchema).
-    start: '08:30',
-    end: '17:30',
+    ...access,
   };
   const pathValue = (path: string, name: string): unknown =>
     name === 'id' ? (path.startsWith('/admin/tokens') ? spare.id : a.id) : sample({}, name, known);
