@@ -115,6 +115,8 @@ export type SyncOp =
       readonly timezones?: readonly SyncTimezone[];
     }
   | { readonly op: 'user.delete'; readonly pin: number | string }
+  /** v3 door settings: lock open time and normal-open time zone (0 = none) [PUSH-v3 §11.6]. Not on v2. */
+  | { readonly op: 'door.set'; readonly door: number; readonly unlockSeconds: number; readonly keepOpenTimezoneId: number }
   /** v3 `holiday` table replaced: `DATA DELETE holiday *`, then one row per day. Not on v2. */
   | { readonly op: 'holiday.replace'; readonly days: readonly SyncHoliday[] }
   | { readonly op: 'template.upsert'; readonly template: SyncTemplate }

@@ -107,7 +107,8 @@ export function encodeSyncV2(op: SyncOp, profile: DeviceProfile): EncodeResult {
     case 'template.delete':
       return deleteTemplates(op.pin, op.type, op.no, profile);
     case 'holiday.replace':
-      return invalid('holidays need a terminal with the access tables (Security PUSH)');
+    case 'door.set':
+      return invalid(`${op.op}: needs a terminal with the access tables (Security PUSH)`);
     /* c8 ignore next 2 */
     default:
       return op satisfies never;

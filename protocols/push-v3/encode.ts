@@ -174,6 +174,8 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
       return deleteTemplates(op.pin, op.type, op.no, profile);
     case 'holiday.replace':
       return replaceHolidays(op.days);
+    case 'door.set':
+      return setDoor(op.door, op.unlockSeconds, op.keepOpenTimezoneId, profile);
     /* c8 ignore next 2 */
     default:
       return op satisfies never;
@@ -261,6 +263,15 @@ function replaceHolidays(days: readonly SyncHoliday[]): EncodeResult {
     lines.push(`DATA UPDATE holiday Holiday=${d.date}\tHolidayType=${d.type}\tLoop=${d.yearly ? 1 : 2}`);
   }
   return wire(...lines);
+}
+
+/** [PUSH-v3 §11.6] `SET OPTIONS Door<n>Drivertime=<s>,Door<n>KeepOpenTimeZone=<id>`: a door the terminal has, 1–254 s. */
+function setDoor(door: number, seconds: number, timezoneId: number, profile: DeviceProfile): EncodeResult {
+  const limit = lockCount(profile) ?? 1;
+  if (!Number.isInteger(door) || door < 1 || door > limit) return invalid(`door must be 1 to ${limit}`);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 254) return invalid('unlock seconds must be 1 to 254');
+  if (!Number.isInteger(timezoneId) || timezoneId < 0 || timezoneId > 50) return invalid('invalid timezone id');
+  return wire(`SET OPTIONS Door${door}Drivertime=${seconds},Door${door}KeepOpenTimeZone=${timezoneId}`);
 }
 
 /** [COMMANDS §3.2] Σ 2^(door−1); default all doors. */

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { AREA_NAME } from '../views/area.js';
 import { AccessLevelView, accessLevelView, DaysInput, HolidayView, holidayView, ScheduleView, scheduleView } from '../views/access.js';
 import { REAL_DATE_PATTERN } from '../validation/input.js';
+import { Serial } from './devices.js';
 import {
   createHoliday,
   createLevel,
@@ -22,7 +23,10 @@ import {
   updateLevel,
   updateSchedule,
   type AccessDeps,
+  type DoorDeps,
   type HolidayDeps,
+  listDoors,
+  setDoor,
 } from '../users/access.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { EmptyObject, PageQuery, pageOf, pageWrapper } from './schemas.js';
@@ -38,6 +42,21 @@ const HolidayBody = Type.Object(
       description: 'Which holiday intervals (holiday1–3) of the schedules apply',
     }),
     recurring: Type.Boolean({ description: 'Every year on the same dates' }),
+  },
+  { additionalProperties: false },
+);
+const DoorParams = Type.Object({ device_serial: Serial, door: Type.Integer({ minimum: 1, maximum: 4 }) });
+const DoorView = Type.Object({
+  door: Type.Integer({ minimum: 1, maximum: 4 }),
+  unlock_seconds: Type.Union([Type.Integer({ minimum: 1, maximum: 254 }), Type.Null()], { description: 'null: not set by BioGate' }),
+  normal_open_schedule_id: Type.Union([Type.Integer({ minimum: 1, maximum: 50 }), Type.Null()], { description: 'null: never kept open' }),
+});
+const DoorBody = Type.Object(
+  {
+    unlock_seconds: Type.Integer({ minimum: 1, maximum: 254, description: 'Seconds the lock stays open (Door<n>Drivertime)' }),
+    normal_open_schedule_id: Type.Union([Type.Integer({ minimum: 1, maximum: 50 }), Type.Null()], {
+      description: 'The schedule during which the door stays open (Door<n>KeepOpenTimeZone); null = never',
+    }),
   },
   { additionalProperties: false },
 );
@@ -60,7 +79,7 @@ const LevelBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function accessRoutes(deps: AccessDeps & HolidayDeps): ApiRoute[] {
+export function accessRoutes(deps: AccessDeps & HolidayDeps & DoorDeps): ApiRoute[] {
   const tags = ['access'];
   // Levels first: the document lists them before the schedules they name (a walk deletes in that order).
   return [
@@ -250,6 +269,35 @@ export function accessRoutes(deps: AccessDeps & HolidayDeps): ApiRoute[] {
         await deleteHoliday(deps, caller.location, params.holiday_id);
         return json(200, {});
       },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/devices/{device_serial}/doors',
+      auth: 'location',
+      params: Type.Object({ device_serial: Serial }),
+      doc: {
+        summary: "A terminal's doors (1 to its reported lock count) with the settings BioGate gave them",
+        tags,
+        responses: { 200: Type.Object({ data: Type.Array(DoorView) }) },
+        errors: ['DEVICE_NOT_FOUND'],
+      },
+      handler: async ({ caller, params }) => json(200, { data: await listDoors(deps, caller.location, params.device_serial) }),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/devices/{device_serial}/doors/{door}',
+      auth: 'location',
+      params: DoorParams,
+      body: DoorBody,
+      doc: {
+        summary: "Set a door's unlock time and normal-open schedule",
+        description:
+          'Sent to a terminal that stores the access tables as `SET OPTIONS Door<n>Drivertime=<s>,Door<n>KeepOpenTimeZone=<schedule or 0>`; a door beyond its reported lock count is 422.',
+        tags,
+        responses: { 200: DoorView },
+        errors: ['DEVICE_NOT_FOUND', 'VALIDATION_FAILED'],
+      },
+      handler: async ({ caller, params, body }) => json(200, await setDoor(deps, caller.location, params.device_serial, params.door, body)),
     }),
   ];
 }

@@ -37,6 +37,8 @@ import { learnedRefusal } from './capabilities.js';
 export const TIME_SYNC_COMMAND = 'time-sync';
 /** The system command that replaces a v3 terminal's `holiday` table with the location's holidays (issue #33 item 3). */
 export const HOLIDAY_SYNC_COMMAND = 'holiday-sync';
+/** The system command that sends one door's settings (`params.door`) as stored when it leaves (issue #33 item 5). */
+export const DOOR_SETTINGS_COMMAND = 'door-settings';
 
 export interface Rendered {
   /** Wire lines; the first carries the command's id. */
@@ -174,6 +176,18 @@ export async function render(
       holidayDays(h).map((date) => ({ date, type: h.type, yearly: h.recurring })),
     );
     return fromEncode(codec.encodeSync({ op: 'holiday.replace', days }, profile, ctx));
+  }
+  if (command.origin === 'system' && command.command === DOOR_SETTINGS_COMMAND) {
+    const door = Number(command.params?.['door']);
+    const setting = device.doors[String(door)];
+    if (!setting) return { ok: false, reason: `door ${door} has no settings` };
+    const op = {
+      op: 'door.set' as const,
+      door,
+      unlockSeconds: setting.unlock_seconds,
+      keepOpenTimezoneId: setting.normal_open_schedule_id ?? 0,
+    };
+    return fromEncode(codec.encodeSync(op, profile, ctx));
   }
   return command.origin === 'sync'
     ? renderSync(store, codec, command, device, location, profile, ctx, now)

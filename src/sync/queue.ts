@@ -11,7 +11,7 @@ import { holdsUser, type Device, type NewCommand } from '../store/ports/index.js
 import { crossedEdge, phaseAt } from '../time/access-window.js';
 import { enqueueAnnounced } from './enqueue.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
-import { HOLIDAY_SYNC_COMMAND } from '../devices/render.js';
+import { DOOR_SETTINGS_COMMAND, HOLIDAY_SYNC_COMMAND } from '../devices/render.js';
 
 export interface QueueUsersOptions {
   /** Leave this device out (the one a template came from). */
@@ -49,6 +49,8 @@ export interface SyncQueue {
    * pending `holiday-sync` per terminal, rendered from the holidays at dispatch (issue #33 item 3).
    */
   queueHolidays(locationId: number, sn?: string): Promise<SyncCounts>;
+  /** One door's settings to the terminal: one pending `door-settings` per door, rendered from the device at dispatch. */
+  queueDoor(locationId: number, sn: string, door: number): Promise<SyncCounts>;
   /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
   queueTo(
     locationId: number,
@@ -221,21 +223,26 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     return created + replaced;
   }
 
-  async function queueHolidays(locationId: number, sn?: string): Promise<SyncCounts> {
-    const devices = (await store.devices.listAssigned(locationId)).filter(
-      (d) => (sn === undefined || d.serial_number === sn) && codecOfDevice(d).storesAccessTables,
-    );
+  /** System commands of the access tables, one pending per terminal and key (a newer one replaces it). */
+  async function queueSystem(
+    locationId: number,
+    devices: readonly Device[],
+    command: string,
+    params: Record<string, unknown> | null,
+    syncKey: string,
+  ): Promise<SyncCounts> {
     if (devices.length === 0) return { devices: 0, commands: 0 };
+    const expires_at = expiry();
     const commands = await enqueue(
       devices.map((d) => ({
         location_id: locationId,
         sn: d.serial_number,
-        command: HOLIDAY_SYNC_COMMAND,
-        params: null,
+        command,
+        params,
         priority: SYNC_PRIORITY.time,
         origin: 'system' as const,
-        expires_at: expiry(),
-        sync_key: 'system:holiday-sync',
+        expires_at,
+        sync_key: syncKey,
       })),
     );
     wake(
@@ -245,9 +252,20 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     return { devices: devices.length, commands };
   }
 
+  async function queueHolidays(locationId: number, sn?: string): Promise<SyncCounts> {
+    const devices = (await store.devices.listAssigned(locationId)).filter(
+      (d) => (sn === undefined || d.serial_number === sn) && codecOfDevice(d).storesAccessTables,
+    );
+    return queueSystem(locationId, devices, HOLIDAY_SYNC_COMMAND, null, 'system:holiday-sync');
+  }
+
   return {
     queueRoster,
     queueHolidays,
+    async queueDoor(locationId, sn, door) {
+      const device = await store.devices.get(locationId, sn);
+      return queueSystem(locationId, device ? [device] : [], DOOR_SETTINGS_COMMAND, { door }, `system:door:${door}`);
+    },
     async queueAreaMove(locationId, sn, from, to) {
       if (from === to) return { devices: 1, commands: 0 };
       const before = new Set(await store.users.activePins(locationId, from));

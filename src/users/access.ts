@@ -4,6 +4,8 @@
  * (devices/render.ts) derives every user's `userauthorize` rows and the `timezone` rows they name from
  * the levels and schedules as they are at dispatch, so nothing else needs to be sent or kept in step.
  */
+import { codecOfDevice, lockCount } from '../../protocols/index.js';
+import { newMarker } from '../events/outbox.js';
 import { BioGateError, type ValidationIssue } from '../errors.js';
 import {
   ALWAYS_ID,
@@ -11,6 +13,8 @@ import {
   SCHEDULE_DAYS,
   type AccessLevel,
   type AccessLevelFields,
+  type Device,
+  type DoorSetting,
   type Holiday,
   type HolidayFields,
   type Location,
@@ -96,6 +100,11 @@ export async function updateSchedule(
 export async function deleteSchedule(deps: AccessDeps, location: Location, id: number): Promise<void> {
   if (id === ALWAYS_ID) throw invalid(['path', 'schedule_id'], 'schedule 1, "Always", cannot be deleted');
   const before = await deps.store.schedules.get(location.id, id);
+  // A door kept open by it (the devices' door settings) holds it too.
+  const doors = (await deps.store.devices.listAssigned(location.id)).some((d) =>
+    Object.values(d.doors).some((s) => s.normal_open_schedule_id === id),
+  );
+  if (before && doors) throw new BioGateError('SCHEDULE_IN_USE', `Schedule ${id} keeps a door open: change the door's settings first`);
   const outcome = await deps.store.schedules.delete(location.id, id);
   if (outcome === 'missing' || !before) throw scheduleNotFound(id);
   if (outcome === 'in_use')
@@ -204,4 +213,42 @@ export async function updateHoliday(deps: HolidayDeps, location: Location, id: n
 export async function deleteHoliday(deps: HolidayDeps, location: Location, id: number): Promise<void> {
   if (!(await deps.store.holidays.delete(location.id, id))) throw holidayNotFound(id);
   await pushHolidays(deps, location.id);
+}
+
+export type DoorDeps = RuleDeps<Pick<SyncQueue, 'queueDoor'>>;
+
+/** A terminal's doors: 1 to the lock count it reports (1 when it reports none), each with its settings or nulls. */
+export async function listDoors(deps: Pick<AccessDeps, 'store'>, location: Location, sn: string) {
+  const device = await deps.store.devices.get(location.id, sn);
+  if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found`);
+  return Array.from({ length: doorsOf(device) }, (_, i) => doorView(device, i + 1));
+}
+
+const doorsOf = (device: Device): number => lockCount({ version: codecOfDevice(device).version, options: device.options ?? {} }) ?? 1;
+
+const doorView = (device: Device, door: number) => ({
+  door,
+  unlock_seconds: device.doors[String(door)]?.unlock_seconds ?? null,
+  normal_open_schedule_id: device.doors[String(door)]?.normal_open_schedule_id ?? null,
+});
+
+/**
+ * A door's settings stored on the terminal's record (`device.updated`) and sent to it as
+ * `SET OPTIONS Door<n>Drivertime=…,Door<n>KeepOpenTimeZone=…` when it stores the access tables.
+ * @throws DEVICE_NOT_FOUND; VALIDATION_FAILED for a door beyond its lock count or a schedule of no location's
+ */
+export async function setDoor(deps: DoorDeps, location: Location, sn: string, door: number, setting: DoorSetting) {
+  const device = await deps.store.devices.get(location.id, sn);
+  if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found`);
+  if (door > doorsOf(device)) throw invalid(['path', 'door'], `the terminal reports ${doorsOf(device)} door(s)`);
+  const schedule = setting.normal_open_schedule_id;
+  if (schedule !== null && schedule !== ALWAYS_ID && !(await deps.store.schedules.get(location.id, schedule)))
+    throw invalid(['body', 'normal_open_schedule_id'], `no schedule ${schedule} in this location`);
+  const marker = newMarker();
+  const doors = { ...device.doors, [String(door)]: { unlock_seconds: setting.unlock_seconds, normal_open_schedule_id: schedule } };
+  const r = await deps.store.devices.update(location.id, sn, { doors }, deps.clock.now().toISOString(), marker);
+  if (!r) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found`);
+  deps.bus.emit('device.updated', { location_id: location.id, device: r.after, feed_event: marker });
+  if (codecOfDevice(r.after).storesAccessTables) await deps.sync.queueDoor(location.id, sn, door);
+  return doorView(r.after, door);
 }

@@ -322,10 +322,12 @@ export async function accessRecords(api: Call, options: Pick<CallOptions, 'timeo
     area_id: area,
     areas: [area],
     schedule_id: schedule,
+    normal_open_schedule_id: schedule,
     access_level_id: level,
     holiday_id: holiday,
     access_levels: [level],
     doors: [1, 3],
+    door: 1,
     start: '08:30',
     end: '17:30',
   };

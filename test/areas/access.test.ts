@@ -147,6 +147,39 @@ t.test('schedules and access levels on v3 terminals: timezone rows, door masks, 
   t.equal((await s.api('DELETE', `/api/holidays/${xmas.id}`)).status, 200);
   await s.until(() => lobby.holidays().size === 0, 'no holiday left on the terminal');
 
+  // Doors: 1 to the reported lock count; the settings leave as SET OPTIONS; a schedule keeping a door open is in use.
+  const doors = (await s.api('GET', '/api/devices/ACC-LOBBY/doors')).body as { data: unknown[] };
+  t.equal(doors.data.length, 4, 'a door per lock');
+  const open = await created<{ id: number }>(s, '/api/schedules', {
+    name: 'Lobby hours',
+    days: { mon: [{ start: '08:00', end: '18:00' }] },
+  });
+  t.match(await s.api('PUT', '/api/devices/ACC-LOBBY/doors/2', { unlock_seconds: 7, normal_open_schedule_id: open.id }), {
+    status: 200,
+    body: { door: 2, unlock_seconds: 7, normal_open_schedule_id: open.id },
+  });
+  await s.until(
+    () => lobby.executed().some((c) => c.command === `SET OPTIONS Door2Drivertime=7,Door2KeepOpenTimeZone=${open.id}`),
+    'the door options',
+  );
+  t.match(await s.api('GET', '/api/devices/ACC-LOBBY/doors'), {
+    body: {
+      data: [
+        { door: 1, unlock_seconds: null },
+        { door: 2, unlock_seconds: 7 },
+      ],
+    },
+  });
+  t.match(await s.api('PUT', '/api/devices/ACC-V2/doors/2', { unlock_seconds: 5, normal_open_schedule_id: null }), {
+    status: 422,
+    body: { detail: [{ loc: ['path', 'door'] }] },
+  });
+  t.match(
+    await s.api('DELETE', `/api/schedules/${open.id}`),
+    { status: 409, body: { code: 'SCHEDULE_IN_USE' } },
+    'a door is kept open by it',
+  );
+
   // What is in use stays; "Always" never changes.
   t.match(await s.api('DELETE', `/api/schedules/${weekdays.id}`), { status: 409, body: { code: 'SCHEDULE_IN_USE' } });
   t.match(await s.api('PUT', '/api/schedules/1', { name: 'Never', days: {} }), { status: 422 });

@@ -8,6 +8,7 @@
 import t from 'tap';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { giveOnUsersPage, mainNav, readToken, signedIn } from './pages.js';
 
 const PIN = 43;
 const SCHEDULE = 'Office hours';
@@ -38,12 +39,8 @@ t.test('console: schedules and access levels in Chromium', { skip: NO_BROWSER },
   t.equal((await api('POST', '/api/users', { body: { pin: PIN, first_name: 'Grace' } })).status, 201, 'a user');
 
   const b = await openBrowser(t, () => url);
-  const page = await b.page();
-  await page.goto(`${url}/console/`);
-  await page.getByLabel('API token').fill(g.a.token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  const page = await signedIn(b, url, g.a.token);
+  const nav = mainNav(page);
   let scheduleId = 0;
   let levelId = 0;
   const scheduleRow = (id: number) => page.locator(`tr[data-schedule="${id}"]`);
@@ -132,25 +129,8 @@ t.test('console: schedules and access levels in Chromium', { skip: NO_BROWSER },
   });
 
   await t.test('the users page gives the user the level', async (t) => {
-    await nav('Users');
-    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
-    const user = page.locator(`tr[data-pin="${PIN}"]`);
-    await user.waitFor();
-    t.equal(await user.locator('td.levels').innerText(), '—', 'no level at first');
-    await page.getByRole('button', { name: `Edit user ${PIN}` }).click();
-    const form = page.getByRole('form', { name: `Edit user ${PIN}` });
-    await form.getByRole('group', { name: 'Access levels' }).getByLabel(LEVEL).check();
-    await form.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(`User ${PIN} saved.`).waitFor();
-    t.same((await api<{ access_levels: number[] }>('GET', `/api/users/${PIN}`)).body.access_levels, [levelId], 'the API lists the level');
-    await user.locator('td.levels', { hasText: LEVEL }).waitFor();
-    t.equal(await user.locator('td.levels').innerText(), LEVEL, 'the row names it');
-
-    await page.getByRole('button', { name: `Edit user ${PIN}` }).click();
-    t.equal(await form.getByRole('group', { name: 'Access levels' }).getByLabel(LEVEL).isChecked(), true, 'the form shows it checked');
-    await b.axe(t, page, 'users (access levels)');
-    await b.shot(page, 'users-levels');
-    await form.getByRole('button', { name: 'Cancel' }).click();
+    const o = { pin: PIN, group: 'Access levels', cell: 'td.levels', field: 'access_levels', name: LEVEL, id: levelId, what: 'level' };
+    await giveOnUsersPage(t, b, page, api, { ...o, shot: 'users-levels' });
   });
 
   await t.test('deleting the schedule the level names is refused, in words', async (t) => {
@@ -180,12 +160,7 @@ t.test('console: schedules and access levels in Chromium', { skip: NO_BROWSER },
   });
 
   await t.test('a read token sees both lists and no way to change them', async (t) => {
-    const issued = await g.started.app.locations.issueToken({ location_id: g.a.id, scope: 'read' });
-    const p = await b.page();
-    await p.goto(`${url}/console/`);
-    await p.getByLabel('API token').fill(issued.token);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await p.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
+    const p = await signedIn(b, url, (await readToken(g)).token);
     await p.goto(`${url}/console/schedules`);
     await p.locator(`tr[data-schedule="${scheduleId}"]`).waitFor();
     t.equal(await p.getByRole('button', { name: /schedule/i }).count(), 0, 'no new, edit or delete of a schedule');

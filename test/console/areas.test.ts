@@ -7,6 +7,7 @@
 import t from 'tap';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { giveOnUsersPage, mainNav, signedIn } from './pages.js';
 
 const SN = 'AREA-DOCK';
 const PIN = 41;
@@ -30,12 +31,8 @@ t.test('console: areas in Chromium', { skip: NO_BROWSER }, async (t) => {
   const deviceArea = async () => (await api<{ area: { id: number; name: string } | null }>('GET', `/api/devices/${SN}`)).body.area;
 
   const b = await openBrowser(t, () => url);
-  const page = await b.page();
-  await page.goto(`${url}/console/`);
-  await page.getByLabel('API token').fill(g.a.token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  const page = await signedIn(b, url, g.a.token);
+  const nav = mainNav(page);
   let id = 0;
   const row = () => page.locator(`tr[data-area="${id}"]`);
 
@@ -91,25 +88,8 @@ t.test('console: areas in Chromium', { skip: NO_BROWSER }, async (t) => {
   });
 
   await t.test('the users page gives the user the area', async (t) => {
-    await nav('Users');
-    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
-    const user = page.locator(`tr[data-pin="${PIN}"]`);
-    await user.waitFor();
-    t.equal(await user.locator('td.areas').innerText(), '—', 'no area at first');
-    await page.getByRole('button', { name: `Edit user ${PIN}` }).click();
-    const form = page.getByRole('form', { name: `Edit user ${PIN}` });
-    await form.getByRole('group', { name: 'Areas' }).getByLabel(AREA).check();
-    await form.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(`User ${PIN} saved.`).waitFor();
-    t.same((await api<{ areas: number[] }>('GET', `/api/users/${PIN}`)).body.areas, [id], 'the API lists the area for the user');
-    await user.locator('td.areas', { hasText: AREA }).waitFor();
-    t.equal(await user.locator('td.areas').innerText(), AREA, 'the row names it');
-
-    await page.getByRole('button', { name: `Edit user ${PIN}` }).click();
-    t.equal(await form.getByRole('group', { name: 'Areas' }).getByLabel(AREA).isChecked(), true, 'the form shows it checked');
-    await b.axe(t, page, 'users (areas)');
-    await b.shot(page, 'users-areas');
-    await form.getByRole('button', { name: 'Cancel' }).click();
+    const o = { pin: PIN, group: 'Areas', cell: 'td.areas', field: 'areas', name: AREA, id, what: 'area', shot: 'users-areas' };
+    await giveOnUsersPage(t, b, page, api, o);
   });
 
   await t.test('the Areas page counts the terminal and the user as the API does', async (t) => {

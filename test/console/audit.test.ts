@@ -14,6 +14,7 @@ import { createSimulatedDevice } from '../../src/simulator/index.js';
 import { gateway } from '../api/client.js';
 import { fakeClock } from '../helpers/app.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { readToken, signedIn } from './pages.js';
 
 const SN = 'AUDIT-CONSOLE';
 const KEYPAD = ['90001', '90002'];
@@ -75,11 +76,7 @@ t.test('console: "Audit now" removes keypad users and shows the audit, in Chromi
   const zone = (await api<{ timezone: string }>('GET', '/api/me')).body.timezone || 'UTC';
 
   const b = await openBrowser(t, () => url);
-  const page = await b.page();
-  await page.goto(`${url}/console/`);
-  await page.getByLabel('API token').fill(g.a.token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
+  const page = await signedIn(b, url, g.a.token);
   await page.goto(`${url}/console/devices/${SN}`);
   await page.getByRole('heading', { name: 'Keypad door', level: 1 }).waitFor();
   const section = page.getByRole('region', { name: 'Roster sync' });
@@ -134,12 +131,8 @@ t.test('console: "Audit now" removes keypad users and shows the audit, in Chromi
   });
 
   await t.test('a read token gets the reason, not the button', async (t) => {
-    const issued = await g.started.app.locations.issueToken({ location_id: g.a.id, scope: 'read' });
-    const p = await b.page();
-    await p.goto(`${url}/console/`);
-    await p.getByLabel('API token').fill(issued.token);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await p.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
+    const issued = await readToken(g);
+    const p = await signedIn(b, url, issued.token);
     await p.goto(`${url}/console/devices/${SN}`);
     const readSection = p.getByRole('region', { name: 'Roster sync' });
     await readSection.locator('dd.sync-audit').waitFor();

@@ -12,6 +12,7 @@ import { createSimulatedDevice } from '../../src/simulator/index.js';
 import { gateway } from '../api/client.js';
 import { ADMIN_TOKEN } from '../helpers/app.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { readToken, signedIn } from './pages.js';
 
 const ZONE = 'Asia/Tokyo';
 const SN = 'CONSOLE1';
@@ -265,12 +266,8 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
   });
 
   await t.test('a token revoked meanwhile signs the console out, saying why', async (t) => {
-    const issued = await g.started.app.locations.issueToken({ location_id: g.a.id, scope: 'read' });
-    const p = await b.page();
-    await p.goto(`${url}/console/`);
-    await p.getByLabel('API token').fill(issued.token);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await p.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
+    const issued = await readToken(g);
+    const p = await signedIn(b, url, issued.token);
     t.equal(await p.getByText('Add a terminal').count(), 0, 'a read token cannot assign');
     await p.getByRole('link', { name: 'Front door' }).click();
     await p.getByRole('heading', { name: 'Front door', level: 1 }).waitFor();

@@ -9,6 +9,7 @@ import t from 'tap';
 import { createSimulatedDevice, type SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/index.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { signedIn } from './pages.js';
 
 const OK = 'SYNC-OK';
 const DRIFT = 'SYNC-DRIFT';
@@ -49,11 +50,7 @@ t.test('console: roster sync state and drift in Chromium', { skip: NO_BROWSER },
   const syncOf = async (sn: string) => (await api<{ sync: Sync }>('GET', `/api/devices/${sn}`)).body.sync;
 
   const b = await openBrowser(t, () => url);
-  const page = await b.page();
-  await page.goto(`${url}/console/`);
-  await page.getByLabel('API token').fill(g.a.token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
+  const page = await signedIn(b, url, g.a.token);
   await page.getByText('Live updates on').waitFor();
   const okCard = page.locator(`li[data-sn="${OK}"]`);
   const driftCard = page.locator(`li[data-sn="${DRIFT}"]`);

@@ -15,6 +15,7 @@ const toDevice = ({
   token_bound_address,
   registration_accepted_at,
   area_id,
+  door_settings,
   first_contact_at: _firstContact,
   feed_event: _feedEvent,
   feed_location: _feedLocation,
@@ -30,6 +31,7 @@ const toDevice = ({
   token_bound_address: token_bound_address ?? null,
   registration_accepted_at: registration_accepted_at ?? null,
   area_id: area_id ?? null,
+  doors: door_settings ?? {},
 });
 
 /** The outbox marker an operator's change writes, with the location whose feed owes its event. */
@@ -204,6 +206,7 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
           $set: {
             location_id: null,
             area_id: null,
+            door_settings: null,
             comm_key_hash: null,
             allowed_networks: null,
             updated_at: now,
@@ -221,6 +224,7 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
       const set: Partial<DeviceDoc> = { updated_at: now, ...marked(feedEvent, locationId) };
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.area_id !== undefined) set.area_id = patch.area_id;
+      if (patch.doors !== undefined) set.door_settings = { ...patch.doors };
       const before = await c.devices.findOneAndUpdate(
         { serial_number: sn, location_id: locationId },
         { $set: set },

@@ -16,6 +16,7 @@ import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type {
   AccessLevel,
+  DoorSetting,
   Holiday,
   Schedule,
   Area,
@@ -57,8 +58,10 @@ export type DeviceDoc = Omit<
   | 'token_bound_address'
   | 'registration_accepted_at'
   | 'area_id'
+  | 'doors'
 > & {
   area_id?: number | null;
+  door_settings?: Record<string, DoorSetting> | null;
   options: string | null;
   assigned_at?: string;
   state?: string | null;

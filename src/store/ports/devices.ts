@@ -12,6 +12,8 @@ export interface Device {
   readonly location_id: number | null;
   /** The area of the location the terminal is in (issue #33); null = none: it holds every active user. */
   readonly area_id: number | null;
+  /** The operator's door settings by door number (issue #33 item 5); a door absent keeps the terminal's own. */
+  readonly doors: Readonly<Record<string, DoorSetting>>;
   readonly registry_code: string | null;
   readonly session_id: string | null;
   readonly registered_at: Iso | null;
@@ -44,6 +46,14 @@ export interface Device {
   readonly assigned_at: Iso | null;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
+}
+
+/** A door's settings as the operator set them (PUT /api/devices/{sn}/doors/{n}). */
+export interface DoorSetting {
+  /** Seconds the lock stays open, 1–254 (`Door<n>Drivertime`). */
+  readonly unlock_seconds: number;
+  /** The schedule during which the door stays open (`Door<n>KeepOpenTimeZone`); null = never. */
+  readonly normal_open_schedule_id: number | null;
 }
 
 /** Runtime knowledge about one device, persisted so eviction and restarts keep it. */
@@ -142,7 +152,7 @@ export interface DevicesPort {
   update(
     locationId: number,
     sn: string,
-    patch: { readonly name?: string; readonly area_id?: number | null },
+    patch: { readonly name?: string; readonly area_id?: number | null; readonly doors?: Readonly<Record<string, DoorSetting>> },
     now: Iso,
     feedEvent?: string,
   ): Promise<{ before: Device; after: Device } | undefined>;

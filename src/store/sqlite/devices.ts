@@ -1,4 +1,4 @@
-import { DEVICE_SESSION_FIELDS, type Device, type DevicesPort, type DeviceState } from '../ports/index.js';
+import { DEVICE_SESSION_FIELDS, type Device, type DevicesPort, type DeviceState, type DoorSetting } from '../ports/index.js';
 import { json, likePattern, type Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -9,6 +9,7 @@ const toDevice = (r: Row): Device => ({
   name: r['name'] as string,
   location_id: (r['location_id'] as number | null) ?? null,
   area_id: (r['area_id'] as number | null) ?? null,
+  doors: json<Record<string, DoorSetting>>(r['door_settings']) ?? {},
   registry_code: (r['registry_code'] as string | null) ?? null,
   session_id: (r['session_id'] as string | null) ?? null,
   registered_at: (r['registered_at'] as string | null) ?? null,
@@ -195,7 +196,7 @@ export function sqliteDevices(db: Db): DevicesPort {
           if (!before) return undefined;
           const marker = feedEvent === undefined ? '' : ', feed_event = ?, feed_location = ?';
           db.prepare(
-            `UPDATE devices SET location_id = NULL, area_id = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ?${marker} WHERE id = ?`,
+            `UPDATE devices SET location_id = NULL, area_id = NULL, door_settings = NULL, assigned_at = NULL, comm_key_hash = NULL, allowed_networks = NULL, updated_at = ?${marker} WHERE id = ?`,
           ).run(now, ...(feedEvent === undefined ? [] : [feedEvent, locationId]), before['id']);
           return toDevice(before);
         })
@@ -209,11 +210,12 @@ export function sqliteDevices(db: Db): DevicesPort {
           if (!before) return undefined;
           const r = db
             .prepare(
-              'UPDATE devices SET name = ?, area_id = ?, updated_at = ?, feed_event = COALESCE(?, feed_event), feed_location = COALESCE(?, feed_location) WHERE id = ? RETURNING *',
+              'UPDATE devices SET name = ?, area_id = ?, door_settings = ?, updated_at = ?, feed_event = COALESCE(?, feed_event), feed_location = COALESCE(?, feed_location) WHERE id = ? RETURNING *',
             )
             .get(
               patch.name ?? before['name'],
               patch.area_id === undefined ? before['area_id'] : patch.area_id,
+              patch.doors === undefined ? before['door_settings'] : JSON.stringify(patch.doors),
               now,
               feedEvent ?? null,
               feedEvent === undefined ? null : locationId,

@@ -225,4 +225,10 @@ CREATE TABLE holidays (
 CREATE INDEX holidays_location ON holidays(location_id, start_date);
 `,
   },
+  {
+    version: 35,
+    // Issue #33 item 5: the operator's door settings per terminal (JSON by door number).
+    name: 'door settings',
+    sql: `ALTER TABLE devices ADD COLUMN door_settings TEXT;`,
+  },
 ];

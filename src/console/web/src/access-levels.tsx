@@ -6,11 +6,12 @@
  * (POST /api/users with `access_levels`).
  */
 import { useState } from 'preact/hooks';
-import { api, query, request, type Session } from './api.js';
+import { api, query, type Session } from './api.js';
 import type { AccessLevel, AccessLevelInput, Area, Reply, Schedule } from './api-types.js';
 import { allAreas } from './areas.js';
 import { ALWAYS_ID, allSchedules, weekSummary } from './schedules.js';
-import { allPages, errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+import { ConfirmRemove, NewRecord, RecordCount, RowActions, useRecordForm, useRecords } from './record-list.js';
+import { allPages, Form, FormActions, IdChecks, type IdChoice, Messages, NamedOptions, Notice, Pager, Table, useLoad } from './ui.js';
 
 const LIMIT = 20;
 const DOORS = [1, 2, 3, 4] as const;
@@ -18,7 +19,6 @@ const DOORS = [1, 2, 3, 4] as const;
 const EVERY = '';
 export const EVERY_TERMINAL = 'Every terminal';
 
-type Msg = { kind: 'ok' | 'error'; text: string } | null;
 /** The form as typed: the selects' values are ids as strings. */
 type Draft = { name: string; schedule: string; doors: number[]; area: string };
 
@@ -43,53 +43,16 @@ function inputOf(d: Draft): AccessLevelInput | string {
 }
 
 export function AccessLevelsPage({ session }: { session: Session & { kind: 'location' } }) {
-  const [page, setPage] = useState(1);
-  const list = useLoad(
-    () => api<Reply<'/api/access-levels', 'get'>>(session.token, 'GET', `/api/access-levels${query({ page, limit: LIMIT })}`),
-    [page],
-  );
+  const records = useRecords<AccessLevel>(session, { path: '/api/access-levels', noun: 'Access level', limit: LIMIT });
+  const { list, writable } = records;
+  const form = useRecordForm<AccessLevel, Draft, AccessLevelInput>(session, records, {
+    path: '/api/access-levels',
+    noun: 'Access level',
+    inputOf,
+  });
+  const { editing } = form;
   const schedules = useLoad(() => allSchedules(session.token), [session.token]);
   const areas = useLoad(() => allAreas(session.token), [session.token]);
-  const [editing, setEditing] = useState<{ level: AccessLevel | null } | null>(null);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<AccessLevel | null>(null);
-  const [message, setMessage] = useState<Msg>(null);
-  const writable = session.me.token?.scope !== 'read';
-
-  const open = (level: AccessLevel | null) => {
-    setFormError(null);
-    setMessage(null);
-    setEditing({ level });
-  };
-  const done = (text: string) => {
-    setMessage({ kind: 'ok', text });
-    list.reload();
-  };
-  const save = async (target: AccessLevel | null, draft: Draft) => {
-    const body = inputOf(draft);
-    if (typeof body === 'string') {
-      setFormError(body);
-      return;
-    }
-    try {
-      const l = target
-        ? await api<AccessLevel>(session.token, 'PUT', `/api/access-levels/${target.id}`, body)
-        : await api<AccessLevel>(session.token, 'POST', '/api/access-levels', body);
-      setEditing(null);
-      done(target ? `Access level “${l.name}” saved.` : `Access level “${l.name}” created.`);
-    } catch (err) {
-      setFormError(errorText(err));
-    }
-  };
-  const remove = async (l: AccessLevel) => {
-    try {
-      await request(session.token, 'DELETE', `/api/access-levels/${l.id}`);
-      done(`Access level “${l.name}” deleted.`);
-    } catch (err) {
-      setMessage({ kind: 'error', text: `“${l.name}” was not deleted: ${errorText(err)}` });
-      list.reload();
-    }
-  };
 
   return (
     <>
@@ -98,81 +61,42 @@ export function AccessLevelsPage({ session }: { session: Session & { kind: 'loca
         An access level opens doors on a schedule, on the terminals of one area or on every terminal. Give users their levels on the Users
         page; a user without any level opens at any time through every door.
       </p>
-      {writable && (
-        <div class="filters">
-          <button type="button" onClick={() => open(null)}>
-            New access level
-          </button>
-        </div>
-      )}
-      {message && <Notice kind={message.kind}>{message.text}</Notice>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
-      {schedules.error && <Notice kind="error">{schedules.error}</Notice>}
-      {areas.error && <Notice kind="error">{areas.error}</Notice>}
+      {writable && <NewRecord label="New access level" onClick={() => form.open(null)} />}
+      <Messages message={records.message} errors={[list.error, schedules.error, areas.error]} />
       {editing && (
         <LevelForm
-          key={editing.level?.id ?? 'new'}
-          initial={editing.level}
+          key={editing.record?.id ?? 'new'}
+          initial={editing.record}
           schedules={schedules.data ?? []}
           areas={areas.data ?? []}
-          error={formError}
-          onCancel={() => setEditing(null)}
-          onSave={(d) => void save(editing.level, d)}
+          error={form.formError}
+          onCancel={form.close}
+          onSave={(d) => void form.save(editing.record, d)}
         />
       )}
-      {list.data && (
-        <p class="lead" aria-live="polite">
-          {list.data.total === 1 ? '1 access level' : `${list.data.total} access levels`}.
-        </p>
-      )}
+      <RecordCount page={list.data} one="access level" many="access levels" />
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Access levels</caption>
-            <thead>
-              <HeaderRow columns={['Name', 'Schedule', 'Doors', 'Area', ...(writable ? ['Actions'] : [])]} />
-            </thead>
-            <tbody>
-              {list.data.data.map((l) => (
-                <tr key={l.id} data-level={l.id}>
-                  <td>{l.name}</td>
-                  <td class="schedule">{nameOf(schedules.data, l.schedule_id)}</td>
-                  <td class="doors">{l.doors.join(', ')}</td>
-                  <td class="area">{l.area_id === null ? EVERY_TERMINAL : nameOf(areas.data, l.area_id)}</td>
-                  {writable && (
-                    <td class="row-actions">
-                      <button type="button" aria-label={`Edit access level ${l.name}`} onClick={() => open(l)}>
-                        Edit
-                      </button>
-                      <button type="button" class="danger" aria-label={`Delete access level ${l.name}`} onClick={() => setDeleting(l)}>
-                        Delete
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Access levels" columns={['Name', 'Schedule', 'Doors', 'Area', ...(writable ? ['Actions'] : [])]}>
+          {list.data.data.map((l) => (
+            <tr key={l.id} data-level={l.id}>
+              <td>{l.name}</td>
+              <td class="schedule">{nameOf(schedules.data, l.schedule_id)}</td>
+              <td class="doors">{l.doors.join(', ')}</td>
+              <td class="area">{l.area_id === null ? EVERY_TERMINAL : nameOf(areas.data, l.area_id)}</td>
+              {writable && (
+                <RowActions noun="access level" name={l.name} onEdit={() => form.open(l)} onDelete={() => records.setDeleting(l)} />
+              )}
+            </tr>
+          ))}
+        </Table>
       )}
-      <Pager page={list.data} onPage={setPage} label="Access levels" />
-      <TypedConfirm
-        open={deleting !== null}
-        title={`Delete access level “${deleting?.name ?? ''}”?`}
-        word={deleting?.name ?? ''}
-        action="Delete"
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => {
-          const l = deleting;
-          setDeleting(null);
-          if (l) void remove(l);
-        }}
-      >
+      <Pager page={list.data} onPage={records.setPage} label="Access levels" />
+      <ConfirmRemove records={records} noun="access level">
         <p>
           Users given this level lose it and are synced again. A user left without any level opens at any time through every door
           (“Always”).
         </p>
-      </TypedConfirm>
+      </ConfirmRemove>
     </>
   );
 }
@@ -210,14 +134,7 @@ function LevelForm({
     areaOptions.unshift({ id: Number(d.area), name: `#${d.area}` });
   const chosen = schedules.find((s) => String(s.id) === d.schedule);
   return (
-    <form
-      class="panel"
-      aria-labelledby="level-form-h"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave(d);
-      }}
-    >
+    <Form class="panel" aria-labelledby="level-form-h" onSubmit={() => onSave(d)}>
       <h2 id="level-form-h">{initial ? `Edit access level “${initial.name}”` : 'New access level'}</h2>
       <div class="form-grid">
         <label>
@@ -231,22 +148,14 @@ function LevelForm({
             aria-describedby="level-schedule-when"
             onChange={(e) => setD({ ...d, schedule: e.currentTarget.value })}
           >
-            {scheduleOptions.map((s) => (
-              <option key={s.id} value={String(s.id)}>
-                {s.name}
-              </option>
-            ))}
+            <NamedOptions list={scheduleOptions} />
           </select>
         </label>
         <label>
           Area
           <select value={d.area} onChange={(e) => setD({ ...d, area: e.currentTarget.value })}>
             <option value={EVERY}>{EVERY_TERMINAL}</option>
-            {areaOptions.map((a) => (
-              <option key={a.id} value={String(a.id)}>
-                {a.name}
-              </option>
-            ))}
+            <NamedOptions list={areaOptions} />
           </select>
         </label>
       </div>
@@ -270,38 +179,18 @@ function LevelForm({
       </fieldset>
       {error && <Notice kind="error">{error}</Notice>}
       <FormActions onCancel={onCancel} />
-    </form>
+    </Form>
   );
 }
 
 /** The user form's access levels: one checkbox per level of the location; the value is the checked ids, ascending. */
-export function LevelChecks({
-  levels,
-  value,
-  onChange,
-}: {
-  levels: readonly AccessLevel[];
-  value: readonly number[];
-  onChange: (ids: number[]) => void;
-}) {
-  return (
-    <fieldset class="levels">
-      <legend>Access levels</legend>
-      <p class="hint">
-        Without a level the user opens at any time through every door. With levels, a terminal opens for the user through the doors of the
-        levels that apply to it, in their schedules, and through no door where none applies.
-        {levels.length === 0 && ' This location has no access levels yet (Access levels page).'}
-      </p>
-      {levels.map((l) => (
-        <label key={l.id} class="check">
-          <input
-            type="checkbox"
-            checked={value.includes(l.id)}
-            onChange={(e) => onChange(e.currentTarget.checked ? [...value, l.id].sort((x, y) => x - y) : value.filter((id) => id !== l.id))}
-          />
-          {l.name}
-        </label>
-      ))}
-    </fieldset>
+export function LevelChecks({ levels, value, onChange }: { levels: readonly AccessLevel[] } & IdChoice) {
+  const hint = (
+    <>
+      Without a level the user opens at any time through every door. With levels, a terminal opens for the user through the doors of the
+      levels that apply to it, in their schedules, and through no door where none applies.
+      {levels.length === 0 && ' This location has no access levels yet (Access levels page).'}
+    </>
   );
+  return <IdChecks class="levels" legend="Access levels" hint={hint} list={levels} value={value} onChange={onChange} />;
 }

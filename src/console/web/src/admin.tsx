@@ -3,13 +3,12 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import type { CreatedLocation, CreatedToken, Location, Scope, Token } from './api-types.js';
 import { formatLocal } from './time.js';
-import { errorText, FormActions, HeaderRow, Notice, TypedConfirm, useLoad } from './ui.js';
+import { ConfirmNamed } from './record-list.js';
+import { DangerButton, errorText, Form, FormActions, Messages, type Msg, Notice, Table, useLoad } from './ui.js';
 
 const UTC = 'UTC';
 /** The browser's zone list where it has one (the server checks the name either way). */
 const ZONES: readonly string[] = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
-
-type Msg = { kind: 'ok' | 'error'; text: string } | null;
 
 export function LocationsPage({ token }: { token: string }) {
   const list = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
@@ -39,11 +38,10 @@ export function LocationsPage({ token }: { token: string }) {
           <option key={z} value={z} />
         ))}
       </datalist>
-      <form
+      <Form
         class="filters"
         aria-labelledby="new-location-h"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           api<CreatedLocation>(token, 'POST', '/admin/locations', { name: name.trim(), timezone: zone.trim() }).then(
             (r) => {
               setCreated(r);
@@ -69,7 +67,7 @@ export function LocationsPage({ token }: { token: string }) {
         <button type="submit" class="primary">
           Create
         </button>
-      </form>
+      </Form>
       {created && (
         <ShownOnce
           title={`Location “${created.location.name}” created (id ${created.location.id}). Its first token:`}
@@ -77,8 +75,7 @@ export function LocationsPage({ token }: { token: string }) {
           onDone={() => setCreated(null)}
         />
       )}
-      {message && <Notice kind={message.kind}>{message.text}</Notice>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
+      <Messages message={message} errors={[list.error]} />
       {editing && (
         <EditLocation
           location={editing}
@@ -87,59 +84,46 @@ export function LocationsPage({ token }: { token: string }) {
         />
       )}
       {list.data && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Locations</caption>
-            <thead>
-              <HeaderRow columns={['Id', 'Name', 'Time zone', 'Users', 'Devices', 'State', 'Actions']} />
-            </thead>
-            <tbody>
-              {list.data.map((l) => (
-                <tr key={l.id} data-location={l.id}>
-                  <td>{l.id}</td>
-                  <td>{l.name}</td>
-                  <td>{l.timezone}</td>
-                  <td>{l.users_count}</td>
-                  <td>{l.devices_count}</td>
-                  <td>{l.is_active ? 'active' : 'disabled'}</td>
-                  <td class="row-actions">
-                    <button type="button" aria-label={`Edit location ${l.name}`} onClick={() => setEditing(l)}>
-                      Edit
-                    </button>
-                    {l.is_active ? (
-                      <button type="button" class="danger" aria-label={`Disable location ${l.name}`} onClick={() => setDisabling(l)}>
-                        Disable
-                      </button>
-                    ) : (
-                      <button
-                        type="button"
-                        aria-label={`Enable location ${l.name}`}
-                        onClick={() => void patch(l.id, { is_active: true }, `Location ${l.id} enabled.`)}
-                      >
-                        Enable
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Locations" columns={['Id', 'Name', 'Time zone', 'Users', 'Devices', 'State', 'Actions']}>
+          {list.data.map((l) => (
+            <tr key={l.id} data-location={l.id}>
+              <td>{l.id}</td>
+              <td>{l.name}</td>
+              <td>{l.timezone}</td>
+              <td>{l.users_count}</td>
+              <td>{l.devices_count}</td>
+              <td>{l.is_active ? 'active' : 'disabled'}</td>
+              <td class="row-actions">
+                <button type="button" aria-label={`Edit location ${l.name}`} onClick={() => setEditing(l)}>
+                  Edit
+                </button>
+                {l.is_active ? (
+                  <DangerButton label={`Disable location ${l.name}`} onClick={() => setDisabling(l)}>
+                    Disable
+                  </DangerButton>
+                ) : (
+                  <button
+                    type="button"
+                    aria-label={`Enable location ${l.name}`}
+                    onClick={() => void patch(l.id, { is_active: true }, `Location ${l.id} enabled.`)}
+                  >
+                    Enable
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
-      <TypedConfirm
-        open={disabling !== null}
-        title={`Disable location “${disabling?.name ?? ''}”?`}
-        word={disabling?.name ?? ''}
+      <ConfirmNamed
+        pending={disabling}
+        noun="location"
         action="Disable"
-        onCancel={() => setDisabling(null)}
-        onConfirm={() => {
-          const l = disabling;
-          setDisabling(null);
-          if (l) void patch(l.id, { is_active: false }, `Location ${l.id} disabled.`);
-        }}
+        onClose={() => setDisabling(null)}
+        onConfirm={(l) => void patch(l.id, { is_active: false }, `Location ${l.id} disabled.`)}
       >
         <p>Its tokens get 403 until it is enabled again. Terminals keep working.</p>
-      </TypedConfirm>
+      </ConfirmNamed>
     </>
   );
 }
@@ -156,14 +140,7 @@ function EditLocation({
   const [name, setName] = useState(location.name);
   const [zone, setZone] = useState(location.timezone);
   return (
-    <form
-      class="panel"
-      aria-labelledby="edit-location-h"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave({ name: name.trim(), timezone: zone.trim() });
-      }}
-    >
+    <Form class="panel" aria-labelledby="edit-location-h" onSubmit={() => onSave({ name: name.trim(), timezone: zone.trim() })}>
       <h2 id="edit-location-h">Edit location {location.id}</h2>
       <div class="form-grid">
         <label>
@@ -176,7 +153,7 @@ function EditLocation({
         </label>
       </div>
       <FormActions onCancel={onCancel} />
-    </form>
+    </Form>
   );
 }
 
@@ -265,14 +242,7 @@ export function TokensPage({ token }: { token: string }) {
           ))}
         </select>
       </label>
-      <form
-        class="filters"
-        aria-labelledby="new-token-h"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create();
-        }}
-      >
+      <Form class="filters" aria-labelledby="new-token-h" onSubmit={() => void create()}>
         <h2 id="new-token-h" class="inline-h">
           New token
         </h2>
@@ -295,38 +265,29 @@ export function TokensPage({ token }: { token: string }) {
         <button type="submit" class="primary" disabled={!selected}>
           Create token
         </button>
-      </form>
+      </Form>
       {issued && <ShownOnce title="Token created." token={issued} onDone={() => setIssued(null)} />}
-      {message && <Notice kind={message.kind}>{message.text}</Notice>}
-      {tokens.error && <Notice kind="error">{tokens.error}</Notice>}
+      <Messages message={message} errors={[tokens.error]} />
       {tokens.data && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Tokens of the location</caption>
-            <thead>
-              <HeaderRow columns={['Id', 'Scope', 'Label', 'Created', 'Expires', 'State', 'Actions']} />
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
-                <tr key={t.id} data-token={t.id}>
-                  <td>{t.id}</td>
-                  <td>{t.scope}</td>
-                  <td>{t.label ?? '—'}</td>
-                  <td>{formatLocal(t.created_at, UTC)}</td>
-                  <td>{t.expires_at ? formatLocal(t.expires_at, UTC) : 'never'}</td>
-                  <td>{t.revoked_at ? 'revoked' : 'valid'}</td>
-                  <td>
-                    {!t.revoked_at && (
-                      <button type="button" class="danger" aria-label={`Revoke token ${t.id}`} onClick={() => void revoke(t)}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Tokens of the location" columns={['Id', 'Scope', 'Label', 'Created', 'Expires', 'State', 'Actions']}>
+          {tokens.data.map((t) => (
+            <tr key={t.id} data-token={t.id}>
+              <td>{t.id}</td>
+              <td>{t.scope}</td>
+              <td>{t.label ?? '—'}</td>
+              <td>{formatLocal(t.created_at, UTC)}</td>
+              <td>{t.expires_at ? formatLocal(t.expires_at, UTC) : 'never'}</td>
+              <td>{t.revoked_at ? 'revoked' : 'valid'}</td>
+              <td>
+                {!t.revoked_at && (
+                  <DangerButton label={`Revoke token ${t.id}`} onClick={() => void revoke(t)}>
+                    Revoke
+                  </DangerButton>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <p class="hint">Times in UTC.</p>
     </>

@@ -5,26 +5,33 @@
  * (POST /api/users with `areas`).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, query, request, type Session } from './api.js';
+import { api, ApiError, query, type Session } from './api.js';
 import type { Area, AreaRef, Device, Reply } from './api-types.js';
-import { errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+import { ConfirmRemove, RecordCount, RowActions, useRecords } from './record-list.js';
+import {
+  allPages,
+  errorText,
+  Form,
+  FormActions,
+  IdChecks,
+  type IdChoice,
+  Messages,
+  type Msg,
+  NamedOptions,
+  Notice,
+  Pager,
+  Table,
+  useLoad,
+} from './ui.js';
 
 const LIMIT = 20;
 /** The select's value for "no area" (an area id is never empty). */
 const NONE = '';
 export const NO_AREA = 'No area (every user)';
 
-type Msg = { kind: 'ok' | 'error'; text: string } | null;
-
 /** Every area of the location (the API pages at 100). */
-export async function allAreas(token: string): Promise<Area[]> {
-  const out: Area[] = [];
-  for (let page = 1; page <= 100; page++) {
-    const p = await api<Reply<'/api/areas', 'get'>>(token, 'GET', `/api/areas${query({ page, limit: 100 })}`);
-    out.push(...p.data);
-    if (!p.has_next) break;
-  }
-  return out;
+export function allAreas(token: string): Promise<Area[]> {
+  return allPages((page, limit) => api<Reply<'/api/areas', 'get'>>(token, 'GET', `/api/areas${query({ page, limit })}`));
 }
 
 /** A user's areas by name, in the order of `ids`; an id the list does not (yet) hold shows as `#id`. */
@@ -45,18 +52,11 @@ function deleteRefusal(area: Area, err: unknown): string {
 }
 
 export function AreasPage({ session }: { session: Session & { kind: 'location' } }) {
-  const [page, setPage] = useState(1);
-  const list = useLoad(() => api<Reply<'/api/areas', 'get'>>(session.token, 'GET', `/api/areas${query({ page, limit: LIMIT })}`), [page]);
+  const records = useRecords<Area>(session, { path: '/api/areas', noun: 'Area', limit: LIMIT, refusal: deleteRefusal });
+  const { list, message, setMessage, writable, done } = records;
   const [name, setName] = useState('');
   const [renaming, setRenaming] = useState<Area | null>(null);
-  const [deleting, setDeleting] = useState<Area | null>(null);
-  const [message, setMessage] = useState<Msg>(null);
-  const writable = session.me.token?.scope !== 'read';
 
-  const done = (text: string) => {
-    setMessage({ kind: 'ok', text });
-    list.reload();
-  };
   const create = async (next: string) => {
     try {
       const a = await api<Area>(session.token, 'POST', '/api/areas', { name: next });
@@ -75,16 +75,6 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
       setMessage({ kind: 'error', text: errorText(err) });
     }
   };
-  const remove = async (area: Area) => {
-    try {
-      await request(session.token, 'DELETE', `/api/areas/${area.id}`);
-      done(`Area “${area.name}” deleted.`);
-    } catch (err) {
-      setMessage({ kind: 'error', text: deleteRefusal(area, err) });
-      // The counts the refusal rests on may have changed since the list was loaded.
-      list.reload();
-    }
-  };
 
   return (
     <>
@@ -94,14 +84,7 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
         choose a terminal's area on its device page.
       </p>
       {writable && (
-        <form
-          class="filters"
-          aria-labelledby="new-area-h"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create(name.trim());
-          }}
-        >
+        <Form class="filters" aria-labelledby="new-area-h" onSubmit={() => void create(name.trim())}>
           <h2 id="new-area-h" class="inline-h">
             New area
           </h2>
@@ -112,60 +95,29 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
           <button type="submit" class="primary" disabled={name.trim() === ''}>
             Create
           </button>
-        </form>
+        </Form>
       )}
-      {message && <Notice kind={message.kind}>{message.text}</Notice>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
+      <Messages message={message} errors={[list.error]} />
       {renaming && <RenameArea area={renaming} onCancel={() => setRenaming(null)} onSave={(next) => void rename(renaming, next)} />}
-      {list.data && (
-        <p class="lead" aria-live="polite">
-          {list.data.total === 1 ? '1 area' : `${list.data.total} areas`}.
-        </p>
-      )}
+      <RecordCount page={list.data} one="area" many="areas" />
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Areas</caption>
-            <thead>
-              <HeaderRow columns={writable ? ['Name', 'Terminals', 'Users', 'Actions'] : ['Name', 'Terminals', 'Users']} />
-            </thead>
-            <tbody>
-              {list.data.data.map((a) => (
-                <tr key={a.id} data-area={a.id}>
-                  <td>{a.name}</td>
-                  <td data-count="devices">{a.devices_count}</td>
-                  <td data-count="users">{a.users_count}</td>
-                  {writable && (
-                    <td class="row-actions">
-                      <button type="button" aria-label={`Rename area ${a.name}`} onClick={() => setRenaming(a)}>
-                        Rename
-                      </button>
-                      <button type="button" class="danger" aria-label={`Delete area ${a.name}`} onClick={() => setDeleting(a)}>
-                        Delete
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Areas" columns={writable ? ['Name', 'Terminals', 'Users', 'Actions'] : ['Name', 'Terminals', 'Users']}>
+          {list.data.data.map((a) => (
+            <tr key={a.id} data-area={a.id}>
+              <td>{a.name}</td>
+              <td data-count="devices">{a.devices_count}</td>
+              <td data-count="users">{a.users_count}</td>
+              {writable && (
+                <RowActions noun="area" name={a.name} edit="Rename" onEdit={() => setRenaming(a)} onDelete={() => records.setDeleting(a)} />
+              )}
+            </tr>
+          ))}
+        </Table>
       )}
-      <Pager page={list.data} onPage={setPage} label="Areas" />
-      <TypedConfirm
-        open={deleting !== null}
-        title={`Delete area “${deleting?.name ?? ''}”?`}
-        word={deleting?.name ?? ''}
-        action="Delete"
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => {
-          const a = deleting;
-          setDeleting(null);
-          if (a) void remove(a);
-        }}
-      >
+      <Pager page={list.data} onPage={records.setPage} label="Areas" />
+      <ConfirmRemove records={records} noun="area">
         <p>An area with terminals in it cannot be deleted: move its terminals first. Users listing the area lose it from their areas.</p>
-      </TypedConfirm>
+      </ConfirmRemove>
     </>
   );
 }
@@ -173,14 +125,7 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
 function RenameArea({ area, onSave, onCancel }: { area: Area; onSave: (name: string) => void; onCancel: () => void }) {
   const [name, setName] = useState(area.name);
   return (
-    <form
-      class="panel"
-      aria-labelledby="rename-area-h"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave(name.trim());
-      }}
-    >
+    <Form class="panel" aria-labelledby="rename-area-h" onSubmit={() => onSave(name.trim())}>
       <h2 id="rename-area-h">Rename area “{area.name}”</h2>
       <div class="form-grid">
         <label>
@@ -189,7 +134,7 @@ function RenameArea({ area, onSave, onCancel }: { area: Area; onSave: (name: str
         </label>
       </div>
       <FormActions onCancel={onCancel} />
-    </form>
+    </Form>
   );
 }
 
@@ -245,29 +190,18 @@ export function DeviceArea({
         )}
       </p>
       {writable && (
-        <form
-          class="filters"
-          aria-label="Change the terminal's area"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save();
-          }}
-        >
+        <Form class="filters" aria-label="Change the terminal's area" onSubmit={() => void save()}>
           <label>
             Area
             <select value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
               <option value={NONE}>{NO_AREA}</option>
-              {options.map((a) => (
-                <option key={a.id} value={String(a.id)}>
-                  {a.name}
-                </option>
-              ))}
+              <NamedOptions list={options} />
             </select>
           </label>
           <button type="submit" class="primary" disabled={choice === current}>
             Save area
           </button>
-        </form>
+        </Form>
       )}
       {areas.error && <Notice kind="error">{areas.error}</Notice>}
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
@@ -276,32 +210,12 @@ export function DeviceArea({
 }
 
 /** The user form's areas: one checkbox per area of the location; the value is the checked ids, ascending. */
-export function AreaChecks({
-  areas,
-  value,
-  onChange,
-}: {
-  areas: readonly Area[];
-  value: readonly number[];
-  onChange: (ids: number[]) => void;
-}) {
-  return (
-    <fieldset class="areas">
-      <legend>Areas</legend>
-      <p class="hint">
-        Terminals in a checked area receive this user; terminals in no area receive every active user.
-        {areas.length === 0 && ' This location has no areas yet (Areas page).'}
-      </p>
-      {areas.map((a) => (
-        <label key={a.id} class="check">
-          <input
-            type="checkbox"
-            checked={value.includes(a.id)}
-            onChange={(e) => onChange(e.currentTarget.checked ? [...value, a.id].sort((x, y) => x - y) : value.filter((id) => id !== a.id))}
-          />
-          {a.name}
-        </label>
-      ))}
-    </fieldset>
+export function AreaChecks({ areas, value, onChange }: { areas: readonly Area[] } & IdChoice) {
+  const hint = (
+    <>
+      Terminals in a checked area receive this user; terminals in no area receive every active user.
+      {areas.length === 0 && ' This location has no areas yet (Areas page).'}
+    </>
   );
+  return <IdChecks class="areas" legend="Areas" hint={hint} list={areas} value={value} onChange={onChange} />;
 }

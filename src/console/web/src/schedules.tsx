@@ -5,9 +5,10 @@
  * DELETE /api/schedules); access levels name a schedule (access-levels.tsx).
  */
 import { useState } from 'preact/hooks';
-import { api, ApiError, query, request, type Session } from './api.js';
+import { api, ApiError, query, type Session } from './api.js';
 import type { Interval, Reply, Schedule, ScheduleDay, ScheduleDays, ScheduleInput } from './api-types.js';
-import { allPages, errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+import { ConfirmRemove, NewRecord, RecordCount, RowActions, useRecordForm, useRecords } from './record-list.js';
+import { allPages, errorText, Form, FormActions, HeaderRow, Messages, Notice, Pager, Table } from './ui.js';
 
 const LIMIT = 20;
 /** Schedule 1, "Always": every day, all day; the API refuses to change or delete it. */
@@ -44,7 +45,6 @@ const LONG: Record<ScheduleDay, string> = {
   holiday3: 'Holiday type 3',
 };
 
-type Msg = { kind: 'ok' | 'error'; text: string } | null;
 /** One interval as typed: both ends empty = no interval. */
 type Slot = { start: string; end: string };
 type Draft = { name: string; days: Record<ScheduleDay, Slot[]> };
@@ -120,51 +120,15 @@ async function deleteRefusal(token: string, s: Schedule, err: unknown): Promise<
 }
 
 export function SchedulesPage({ session }: { session: Session & { kind: 'location' } }) {
-  const [page, setPage] = useState(1);
-  const list = useLoad(
-    () => api<Reply<'/api/schedules', 'get'>>(session.token, 'GET', `/api/schedules${query({ page, limit: LIMIT })}`),
-    [page],
-  );
-  const [editing, setEditing] = useState<{ schedule: Schedule | null } | null>(null);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<Schedule | null>(null);
-  const [message, setMessage] = useState<Msg>(null);
-  const writable = session.me.token?.scope !== 'read';
-
-  const open = (schedule: Schedule | null) => {
-    setFormError(null);
-    setMessage(null);
-    setEditing({ schedule });
-  };
-  const done = (text: string) => {
-    setMessage({ kind: 'ok', text });
-    list.reload();
-  };
-  const save = async (target: Schedule | null, draft: Draft) => {
-    const body = inputOf(draft);
-    if (typeof body === 'string') {
-      setFormError(body);
-      return;
-    }
-    try {
-      const s = target
-        ? await api<Schedule>(session.token, 'PUT', `/api/schedules/${target.id}`, body)
-        : await api<Schedule>(session.token, 'POST', '/api/schedules', body);
-      setEditing(null);
-      done(target ? `Schedule “${s.name}” saved.` : `Schedule “${s.name}” created.`);
-    } catch (err) {
-      setFormError(errorText(err));
-    }
-  };
-  const remove = async (s: Schedule) => {
-    try {
-      await request(session.token, 'DELETE', `/api/schedules/${s.id}`);
-      done(`Schedule “${s.name}” deleted.`);
-    } catch (err) {
-      setMessage({ kind: 'error', text: await deleteRefusal(session.token, s, err) });
-      list.reload();
-    }
-  };
+  const records = useRecords<Schedule>(session, {
+    path: '/api/schedules',
+    noun: 'Schedule',
+    limit: LIMIT,
+    refusal: (s, err) => deleteRefusal(session.token, s, err),
+  });
+  const { list, writable } = records;
+  const form = useRecordForm<Schedule, Draft, ScheduleInput>(session, records, { path: '/api/schedules', noun: 'Schedule', inputOf });
+  const { editing } = form;
 
   return (
     <>
@@ -173,75 +137,38 @@ export function SchedulesPage({ session }: { session: Session & { kind: 'locatio
         A schedule says when a person may open: up to three intervals a day, for each day of the week and each holiday type. Access levels
         name a schedule (Access levels page). “Always”, every day all day, is built in.
       </p>
-      {writable && (
-        <div class="filters">
-          <button type="button" onClick={() => open(null)}>
-            New schedule
-          </button>
-        </div>
-      )}
-      {message && <Notice kind={message.kind}>{message.text}</Notice>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {writable && <NewRecord label="New schedule" onClick={() => form.open(null)} />}
+      <Messages message={records.message} errors={[list.error]} />
       {editing && (
         <ScheduleForm
-          key={editing.schedule?.id ?? 'new'}
-          initial={editing.schedule}
-          error={formError}
-          onCancel={() => setEditing(null)}
-          onSave={(d) => void save(editing.schedule, d)}
+          key={editing.record?.id ?? 'new'}
+          initial={editing.record}
+          error={form.formError}
+          onCancel={form.close}
+          onSave={(d) => void form.save(editing.record, d)}
         />
       )}
-      {list.data && (
-        <p class="lead" aria-live="polite">
-          {list.data.total === 1 ? '1 schedule' : `${list.data.total} schedules`}.
-        </p>
-      )}
+      <RecordCount page={list.data} one="schedule" many="schedules" />
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Schedules</caption>
-            <thead>
-              <HeaderRow columns={writable ? ['Name', 'When', 'Actions'] : ['Name', 'When']} />
-            </thead>
-            <tbody>
-              {list.data.data.map((s) => (
-                <tr key={s.id} data-schedule={s.id}>
-                  <td>{s.name}</td>
-                  <td class="when">{weekSummary(s.days)}</td>
-                  {writable &&
-                    (s.id === ALWAYS_ID ? (
-                      <td class="hint">Built in: cannot be changed</td>
-                    ) : (
-                      <td class="row-actions">
-                        <button type="button" aria-label={`Edit schedule ${s.name}`} onClick={() => open(s)}>
-                          Edit
-                        </button>
-                        <button type="button" class="danger" aria-label={`Delete schedule ${s.name}`} onClick={() => setDeleting(s)}>
-                          Delete
-                        </button>
-                      </td>
-                    ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Schedules" columns={writable ? ['Name', 'When', 'Actions'] : ['Name', 'When']}>
+          {list.data.data.map((s) => (
+            <tr key={s.id} data-schedule={s.id}>
+              <td>{s.name}</td>
+              <td class="when">{weekSummary(s.days)}</td>
+              {writable &&
+                (s.id === ALWAYS_ID ? (
+                  <td class="hint">Built in: cannot be changed</td>
+                ) : (
+                  <RowActions noun="schedule" name={s.name} onEdit={() => form.open(s)} onDelete={() => records.setDeleting(s)} />
+                ))}
+            </tr>
+          ))}
+        </Table>
       )}
-      <Pager page={list.data} onPage={setPage} label="Schedules" />
-      <TypedConfirm
-        open={deleting !== null}
-        title={`Delete schedule “${deleting?.name ?? ''}”?`}
-        word={deleting?.name ?? ''}
-        action="Delete"
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => {
-          const s = deleting;
-          setDeleting(null);
-          if (s) void remove(s);
-        }}
-      >
+      <Pager page={list.data} onPage={records.setPage} label="Schedules" />
+      <ConfirmRemove records={records} noun="schedule">
         <p>A schedule an access level names cannot be deleted: give the level another schedule first.</p>
-      </TypedConfirm>
+      </ConfirmRemove>
     </>
   );
 }
@@ -272,14 +199,7 @@ function ScheduleForm({
   const copyMonday = () =>
     setD({ ...d, days: { ...d.days, ...Object.fromEntries(WEEK.slice(1, 5).map((day) => [day, d.days.mon.map((s) => ({ ...s }))])) } });
   return (
-    <form
-      class="panel"
-      aria-labelledby="schedule-form-h"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave(d);
-      }}
-    >
+    <Form class="panel" aria-labelledby="schedule-form-h" onSubmit={() => onSave(d)}>
       <h2 id="schedule-form-h">{initial ? `Edit schedule “${initial.name}”` : 'New schedule'}</h2>
       <div class="form-grid">
         <label>
@@ -318,6 +238,6 @@ function ScheduleForm({
       </div>
       {error && <Notice kind="error">{error}</Notice>}
       <FormActions onCancel={onCancel} />
-    </form>
+    </Form>
   );
 }

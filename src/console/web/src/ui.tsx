@@ -4,6 +4,9 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 import type { Page } from './api-types.js';
 
+/** A page's last outcome, said once above its list. */
+export type Msg = { kind: 'ok' | 'error'; text: string } | null;
+
 export function errorText(err: unknown): string {
   if (err instanceof ApiError) return `${err.message} (${err.code})`;
   return err instanceof Error ? err.message : String(err);
@@ -15,6 +18,23 @@ export function Notice({ kind, children }: { kind: 'error' | 'ok' | 'info'; chil
     <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
       {children}
     </div>
+  );
+}
+
+/** The page's message, then each load error that is set, in the order given. */
+export function Messages({ message, errors }: { message: Msg; errors: readonly (string | null)[] }) {
+  return (
+    <>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {errors.map(
+        (e, i) =>
+          e && (
+            <Notice key={i} kind="error">
+              {e}
+            </Notice>
+          ),
+      )}
+    </>
   );
 }
 
@@ -133,6 +153,61 @@ export function TypedConfirm(props: {
   );
 }
 
+/**
+ * The typed confirmation of an action on `pending` (null: closed). Confirming closes it and hands the record to
+ * `onConfirm`; cancelling (or Escape) calls `onClose`.
+ */
+export function ConfirmRecord<T>(props: {
+  pending: T | null;
+  title: string;
+  word: string;
+  action: string;
+  onClose: () => void;
+  onConfirm: (record: T) => void;
+  children?: ComponentChildren;
+}) {
+  const { pending, onClose, onConfirm } = props;
+  return (
+    <TypedConfirm
+      open={pending !== null}
+      title={props.title}
+      word={props.word}
+      action={props.action}
+      onCancel={onClose}
+      onConfirm={() => {
+        onClose();
+        if (pending !== null) onConfirm(pending);
+      }}
+    >
+      {props.children}
+    </TypedConfirm>
+  );
+}
+
+/** A row's destructive button (Delete, Disable), named for the screen reader by `label`. */
+export function DangerButton({ label, onClick, children }: { label: string; onClick: () => void; children: ComponentChildren }) {
+  return (
+    <button type="button" class="danger" aria-label={label} onClick={onClick}>
+      {children}
+    </button>
+  );
+}
+
+/** A table in its scrolling wrapper: a caption for screen readers, one header per column, the rows. */
+export function Table({ caption, columns, children }: { caption: string; columns: readonly string[]; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="sr-only">{caption}</caption>
+        <thead>
+          <HeaderRow columns={columns} />
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /** The Cancel / Save pair that ends an edit form (the form's submit saves). */
 export function FormActions({ onCancel }: { onCancel: () => void }) {
   return (
@@ -157,5 +232,69 @@ export function HeaderRow({ columns }: { columns: readonly string[] }) {
         </th>
       ))}
     </tr>
+  );
+}
+
+/** A form that stays on the page: submitting calls `onSubmit` instead of navigating. */
+export function Form({
+  onSubmit,
+  children,
+  ...attrs
+}: {
+  onSubmit: () => void;
+  children: ComponentChildren;
+  class: string;
+  role?: 'search';
+  'aria-label'?: string;
+  'aria-labelledby'?: string;
+}) {
+  return (
+    <form
+      {...attrs}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
+/** A select's options, one per named record, valued by id. */
+export function NamedOptions({ list }: { list: readonly { id: number; name: string }[] }) {
+  return (
+    <>
+      {list.map((x) => (
+        <option key={x.id} value={String(x.id)}>
+          {x.name}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** One checkbox per named record, under `legend`; the value is the checked ids, ascending. */
+export type IdChoice = { value: readonly number[]; onChange: (ids: number[]) => void };
+
+export function IdChecks(
+  props: { class: string; legend: string; hint: ComponentChildren; list: readonly { id: number; name: string }[] } & IdChoice,
+) {
+  const { value, onChange } = props;
+  return (
+    <fieldset class={props.class}>
+      <legend>{props.legend}</legend>
+      <p class="hint">{props.hint}</p>
+      {props.list.map((x) => (
+        <label key={x.id} class="check">
+          <input
+            type="checkbox"
+            checked={value.includes(x.id)}
+            onChange={(e) => onChange(e.currentTarget.checked ? [...value, x.id].sort((a, b) => a - b) : value.filter((id) => id !== x.id))}
+          />
+          {x.name}
+        </label>
+      ))}
+    </fieldset>
   );
 }

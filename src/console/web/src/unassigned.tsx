@@ -3,11 +3,9 @@ import { useState } from 'preact/hooks';
 import { api, query } from './api.js';
 import type { Location, Reply } from './api-types.js';
 import { formatLocal } from './time.js';
-import { errorText, HeaderRow, Notice, Pager, useLoad } from './ui.js';
+import { errorText, Messages, type Msg, Pager, Table, useLoad } from './ui.js';
 
 const UTC = 'UTC';
-
-type Msg = { kind: 'ok' | 'error'; text: string } | null;
 
 export function UnassignedPage({ token }: { token: string }) {
   const [page, setPage] = useState(1);
@@ -36,45 +34,36 @@ export function UnassignedPage({ token }: { token: string }) {
     <>
       <h1 tabIndex={-1}>Unassigned terminals</h1>
       <p class="lead">Terminals that contacted the gateway without belonging to a location (times in UTC).</p>
-      {message && <Notice kind={message.kind}>{message.text}</Notice>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
+      <Messages message={message} errors={[list.error]} />
       {list.data && list.data.data.length === 0 && <p>None.</p>}
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Unassigned terminals</caption>
-            <thead>
-              <HeaderRow columns={['Serial', 'First contact', 'Last contact', 'Address', 'Protocol', 'Assign to']} />
-            </thead>
-            <tbody>
-              {list.data.data.map((d) => (
-                <tr key={d.serial_number} data-sn={d.serial_number}>
-                  <td>{d.serial_number}</td>
-                  <td>{formatLocal(d.first_seen, UTC)}</td>
-                  <td>{formatLocal(d.last_seen, UTC)}</td>
-                  <td>{d.last_address ?? '—'}</td>
-                  <td>{d.version ?? '—'}</td>
-                  <td class="row-actions">
-                    <select
-                      aria-label={`Location for ${d.serial_number}`}
-                      value={target[d.serial_number] ?? String(locations.data?.[0]?.id ?? '')}
-                      onChange={(e) => setTarget({ ...target, [d.serial_number]: e.currentTarget.value })}
-                    >
-                      {(locations.data ?? []).map((l) => (
-                        <option key={l.id} value={l.id}>
-                          {l.name}
-                        </option>
-                      ))}
-                    </select>
-                    <button type="button" aria-label={`Assign ${d.serial_number}`} onClick={() => void assign(d.serial_number)}>
-                      Assign
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Unassigned terminals" columns={['Serial', 'First contact', 'Last contact', 'Address', 'Protocol', 'Assign to']}>
+          {list.data.data.map((d) => (
+            <tr key={d.serial_number} data-sn={d.serial_number}>
+              <td>{d.serial_number}</td>
+              <td>{formatLocal(d.first_seen, UTC)}</td>
+              <td>{formatLocal(d.last_seen, UTC)}</td>
+              <td>{d.last_address ?? '—'}</td>
+              <td>{d.version ?? '—'}</td>
+              <td class="row-actions">
+                <select
+                  aria-label={`Location for ${d.serial_number}`}
+                  value={target[d.serial_number] ?? String(locations.data?.[0]?.id ?? '')}
+                  onChange={(e) => setTarget({ ...target, [d.serial_number]: e.currentTarget.value })}
+                >
+                  {(locations.data ?? []).map((l) => (
+                    <option key={l.id} value={l.id}>
+                      {l.name}
+                    </option>
+                  ))}
+                </select>
+                <button type="button" aria-label={`Assign ${d.serial_number}`} onClick={() => void assign(d.serial_number)}>
+                  Assign
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <Pager page={list.data} onPage={setPage} label="Unassigned terminals" />
     </>

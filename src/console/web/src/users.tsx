@@ -8,7 +8,20 @@ import type { AccessLevel, Area, ImportReply, Reply, User } from './api-types.js
 import { allLevels, LevelChecks, levelNames } from './access-levels.js';
 import { AreaChecks, allAreas, areaNames } from './areas.js';
 import { CsvError, parseUsersCsv } from './csv.js';
-import { errorText, FormActions, HeaderRow, Notice, Pager, TypedConfirm, useLoad } from './ui.js';
+import {
+  ConfirmRecord,
+  DangerButton,
+  errorText,
+  Form,
+  FormActions,
+  HeaderRow,
+  Messages,
+  type Msg,
+  Notice,
+  Pager,
+  Table,
+  useLoad,
+} from './ui.js';
 
 const PRIVILEGES: Record<number, string> = { 0: 'user', 2: 'enroller', 6: 'manager', 14: 'administrator' };
 /** Rows per import request: small enough for steady progress, large enough to stay fast. */
@@ -38,7 +51,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
   const levels = useLoad(() => allLevels(session.token), [session.token]);
   const [editing, setEditing] = useState<{ draft: Draft; isNew: boolean } | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [message, setMessage] = useState<Msg>(null);
   const writable = session.me.token?.scope !== 'read';
 
   const save = async (draft: Draft) => {
@@ -75,11 +88,10 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
   return (
     <>
       <h1 tabIndex={-1}>Users</h1>
-      <form
+      <Form
         class="filters"
         role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           setPage(1);
           setApplied(search.trim());
         }}
@@ -94,11 +106,8 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
             New user
           </button>
         )}
-      </form>
-      {message && <Notice kind={message.kind}>{message.text}</Notice>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
-      {areas.error && <Notice kind="error">{areas.error}</Notice>}
-      {levels.error && <Notice kind="error">{levels.error}</Notice>}
+      </Form>
+      <Messages message={message} errors={[list.error, areas.error, levels.error]} />
       {editing && (
         <UserForm
           initial={editing.draft}
@@ -115,96 +124,78 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
         </p>
       )}
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Users by PIN</caption>
-            <thead>
-              <tr>
-                <th scope="col">PIN</th>
-                <th scope="col">Name</th>
-                <th scope="col">Card</th>
-                <th scope="col">Privilege</th>
-                <th scope="col">Biometrics</th>
-                <th scope="col">Areas</th>
-                <th scope="col">Access levels</th>
-                <th scope="col">Status</th>
-                {writable && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((u) => (
-                <tr key={u.pin} data-pin={u.pin}>
-                  <td>{u.pin}</td>
-                  <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
-                  <td>{u.card_no ?? '—'}</td>
-                  <td>{PRIVILEGES[u.privilege] ?? u.privilege}</td>
-                  <td>{u.has_biometric ? <span class="badge badge-on">enrolled</span> : <span class="badge badge-off">none</span>}</td>
-                  <td class="areas">{areaNames(u.areas, areas.data)}</td>
-                  <td class="levels">{levelNames(u.access_levels, levels.data)}</td>
-                  <td>{u.is_active ? 'active' : 'inactive'}</td>
-                  {writable && (
-                    <td class="row-actions">
-                      <button
-                        type="button"
-                        aria-label={`Edit user ${u.pin}`}
-                        onClick={() =>
-                          setEditing({
-                            isNew: false,
-                            draft: {
-                              pin: String(u.pin),
-                              first_name: u.first_name ?? '',
-                              last_name: u.last_name ?? '',
-                              card_no: u.card_no ?? '',
-                              privilege: String(u.privilege),
-                              is_active: u.is_active,
-                              areas: [...u.areas],
-                              access_levels: [...u.access_levels],
-                            },
-                          })
-                        }
-                      >
-                        Edit
-                      </button>
-                      <button
-                        type="button"
-                        aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} user ${u.pin}`}
-                        onClick={() => void setActive(u, !u.is_active)}
-                      >
-                        {u.is_active ? 'Deactivate' : 'Activate'}
-                      </button>
-                      <button type="button" class="danger" aria-label={`Delete user ${u.pin}`} onClick={() => setDeleting(u)}>
-                        Delete
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="Users by PIN"
+          columns={['PIN', 'Name', 'Card', 'Privilege', 'Biometrics', 'Areas', 'Access levels', 'Status', ...(writable ? ['Actions'] : [])]}
+        >
+          {list.data.data.map((u) => (
+            <tr key={u.pin} data-pin={u.pin}>
+              <td>{u.pin}</td>
+              <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
+              <td>{u.card_no ?? '—'}</td>
+              <td>{PRIVILEGES[u.privilege] ?? u.privilege}</td>
+              <td>{u.has_biometric ? <span class="badge badge-on">enrolled</span> : <span class="badge badge-off">none</span>}</td>
+              <td class="areas">{areaNames(u.areas, areas.data)}</td>
+              <td class="levels">{levelNames(u.access_levels, levels.data)}</td>
+              <td>{u.is_active ? 'active' : 'inactive'}</td>
+              {writable && (
+                <td class="row-actions">
+                  <button
+                    type="button"
+                    aria-label={`Edit user ${u.pin}`}
+                    onClick={() =>
+                      setEditing({
+                        isNew: false,
+                        draft: {
+                          pin: String(u.pin),
+                          first_name: u.first_name ?? '',
+                          last_name: u.last_name ?? '',
+                          card_no: u.card_no ?? '',
+                          privilege: String(u.privilege),
+                          is_active: u.is_active,
+                          areas: [...u.areas],
+                          access_levels: [...u.access_levels],
+                        },
+                      })
+                    }
+                  >
+                    Edit
+                  </button>
+                  <button
+                    type="button"
+                    aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} user ${u.pin}`}
+                    onClick={() => void setActive(u, !u.is_active)}
+                  >
+                    {u.is_active ? 'Deactivate' : 'Activate'}
+                  </button>
+                  <DangerButton label={`Delete user ${u.pin}`} onClick={() => setDeleting(u)}>
+                    Delete
+                  </DangerButton>
+                </td>
+              )}
+            </tr>
+          ))}
+        </Table>
       )}
       <Pager page={list.data} onPage={setPage} label="Users" />
-      <TypedConfirm
-        open={deleting !== null}
+      <ConfirmRecord
+        pending={deleting}
         title={`Delete user ${deleting?.pin ?? ''}?`}
         word={deleting ? String(deleting.pin) : ''}
         action="Delete"
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => {
-          const u = deleting;
-          setDeleting(null);
-          if (!u) return;
-          api(session.token, 'DELETE', `/api/users/${u.pin}`).then(
+        onClose={() => setDeleting(null)}
+        onConfirm={(u) =>
+          void api(session.token, 'DELETE', `/api/users/${u.pin}`).then(
             () => {
               setMessage({ kind: 'ok', text: `User ${u.pin} deleted.` });
               list.reload();
             },
             (err: unknown) => setMessage({ kind: 'error', text: errorText(err) }),
-          );
-        }}
+          )
+        }
       >
         <p>The user is removed from BioGate and from every terminal of the location.</p>
-      </TypedConfirm>
+      </ConfirmRecord>
       {writable && <ImportSection session={session} onDone={list.reload} />}
     </>
   );
@@ -233,14 +224,7 @@ function UserForm({
     </label>
   );
   return (
-    <form
-      class="panel"
-      aria-labelledby="user-form-h"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave(d);
-      }}
-    >
+    <Form class="panel" aria-labelledby="user-form-h" onSubmit={() => onSave(d)}>
       <h2 id="user-form-h">{isNew ? 'New user' : `Edit user ${d.pin}`}</h2>
       <div class="form-grid">
         {field('pin', 'PIN', { required: true, inputMode: 'numeric', pattern: '[0-9]{1,8}', readOnly: !isNew })}
@@ -265,7 +249,7 @@ function UserForm({
       <AreaChecks areas={areas} value={d.areas} onChange={(ids) => setD({ ...d, areas: ids })} />
       <LevelChecks levels={levels} value={d.access_levels} onChange={(ids) => setD({ ...d, access_levels: ids })} />
       <FormActions onCancel={onCancel} />
-    </form>
+    </Form>
   );
 }
 
