@@ -33,7 +33,9 @@ export function commandData(c: Command, location: Location | null): CommandData 
 
 async function deviceData(ctx: ViewContext, device: Device, presence?: 'online' | 'offline', at?: string): Promise<DeviceData> {
   const location = device.location_id === null ? null : await ctx.location(device.location_id);
-  const areas = device.location_id === null ? new Map<number, string>() : await ctx.store.areas.names(device.location_id);
+  // Only a terminal in an area costs the read (presence events of every terminal come through here).
+  const areas =
+    device.location_id === null || device.area_id === null ? new Map<number, string>() : await ctx.store.areas.names(device.location_id);
   const view = deviceFeedView(device, location, ctx.now(), ctx.onlineThresholdS, areas) as DeviceData;
   // The store's last_seen is written behind; the event knows the fresher truth.
   if (presence === 'online') return { ...view, is_active: true, last_seen: at ?? view['last_seen'] };

@@ -71,6 +71,13 @@ t.test('areas: who is on which terminal, and exactly the difference when people 
   t.equal(moved.status, 200, 'PATCH /api/devices/{sn}');
   t.same((moved.body as { area: unknown }).area, { id: b.id, name: b.name });
   await s.until(() => held(inA).join() === '1,2,3', 'the Office roster on the moved terminal');
+  await s.until(
+    () =>
+      feed.some(
+        (e) => e.type === 'device.updated' && e.data.sn === 'AREA-A' && (e.data.device['area'] as { id?: number } | null)?.id === b.id,
+      ),
+    'device.updated names the new area',
+  );
   t.equal(linesAbout(inA, 3).length, before3, 'a user of both areas gets no line');
 
   // Out of every area: it holds every active user again; and a rename through PATCH.
