@@ -695,7 +695,7 @@ t.test('expiry: expires_in, and the default per preset', async (t) => {
 
 t.test('sync-users: 201 pending (not success before any terminal got anything); cancellable while nothing was delivered', async (t) => {
   const clock = fakeClock(START);
-  const { a } = await gateway(t, { clock });
+  const { a, started } = await gateway(t, { clock });
   await a.api('POST', '/api/users/import', {
     body: [
       { pin: 1, first_name: 'A' },
@@ -703,6 +703,7 @@ t.test('sync-users: 201 pending (not success before any terminal got anything); 
       { pin: 3, first_name: 'Off', is_active: false },
     ],
   });
+  await started.app.outbox.idle(); // the import's background fan-out, before the device exists
   await a.api('POST', '/api/devices', { body: { sn: 'SYNC1' } });
   clock.advance(1000);
   const res = await queue(a.api, { sn: 'SYNC1', command: 'sync-users' });

@@ -365,7 +365,7 @@ t.test('DELETE /api/devices/{sn}: idempotent, fails pending commands, leaves for
 });
 
 t.test('assigning a device queues sync-users for each active user', async (t) => {
-  const { a } = await gateway(t);
+  const { a, started } = await gateway(t);
   await a.api('POST', '/api/users/import', {
     body: [
       { pin: 11, first_name: 'A' },
@@ -374,6 +374,9 @@ t.test('assigning a device queues sync-users for each active user', async (t) =>
       { pin: 14, first_name: 'Inactive', is_active: false },
     ],
   });
+  // The import's fan-out runs in the background; a drain still running when the device is assigned
+  // would also send it the inactive user's delete (a fourth record).
+  await started.app.outbox.idle();
   t.equal((await a.api<Page<CommandResponse>>('GET', '/api/commands')).body.total, 0, 'no device, no sync');
   t.equal((await a.api('POST', '/api/devices', { body: { sn: 'ROSTER1' } })).status, 201);
   const cmds = await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users');

@@ -235,6 +235,10 @@ export async function startApp(t: Teardown, options: StartOptions = {}): Promise
     announce: (text) => void announced.push(text),
   });
   const { port, bootstrap } = await app.start();
+  // The start-up recovery drain of the sync outbox runs in the background (sync/outbox.ts start);
+  // a test's first writes must not meet it (it may queue a user's op a second time, after a device
+  // the test assigns in between, and exact command counts would then vary with the machine's load).
+  await app.outbox.idle();
   const scheme = config.tlsCert ? 'https' : 'http';
   return {
     url: `${scheme}://127.0.0.1:${port}`,
