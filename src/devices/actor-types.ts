@@ -21,6 +21,8 @@ export interface ActorDeps {
   readonly firmware: FirmwareCache;
   /** Template changes fan out to the location's other devices (sync). */
   readonly onTemplatesChanged: (locationId: number, pins: readonly number[], sourceSn: string) => Promise<void>;
+  /** A terminal of the location is now known to store the access tables (registered as v3): they follow its roster. */
+  readonly onAccessTablesStored: (locationId: number, sn: string) => Promise<void>;
   /** Counts uploads of tables BioGate does not know (acknowledged so the device does not resend them). */
   readonly onUnknownTable: (table: string) => void;
   /** An audit or a sync-users query found these users on the device (sync/audit.ts compares and repairs). */

@@ -31,6 +31,7 @@ export interface UserSync {
     op: 'user.upsert',
     options: { readonly exceptSn: string; readonly heldOnly: true },
   ): Promise<unknown>;
+  queueAccessTables(locationId: number, sn: string): Promise<unknown>;
 }
 
 export interface HubDeps {
@@ -173,6 +174,9 @@ export class Hub {
       onTemplatesChanged: async (locationId, pins, sourceSn) => {
         // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices that hold its user.
         await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn, heldOnly: true });
+      },
+      onAccessTablesStored: async (locationId, sn) => {
+        await this.#deps.sync.queueAccessTables(locationId, sn);
       },
       onUnknownTable: (table) => this.#deps.onUnknownTable?.(/^[A-Za-z0-9_:.-]{1,32}$/.test(table) ? table : 'other'),
       onStrayResult: () => this.#deps.onStrayResult?.(),

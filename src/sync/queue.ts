@@ -51,6 +51,11 @@ export interface SyncQueue {
   queueHolidays(locationId: number, sn?: string): Promise<SyncCounts>;
   /** One door's settings to the terminal: one pending `door-settings` per door, rendered from the device at dispatch. */
   queueDoor(locationId: number, sn: string, door: number): Promise<SyncCounts>;
+  /**
+   * The location's tables a terminal stores besides its roster (holidays, its doors' settings), when it
+   * is assigned or is first known to store them (a terminal assigned before it ever registered as v3).
+   */
+  queueAccessTables(locationId: number, sn: string): Promise<SyncCounts>;
   /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
   queueTo(
     locationId: number,
@@ -259,13 +264,28 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     return queueSystem(locationId, devices, HOLIDAY_SYNC_COMMAND, null, 'system:holiday-sync');
   }
 
+  async function queueDoors(locationId: number, sn: string, doors?: readonly number[]): Promise<SyncCounts> {
+    const device = await store.devices.get(locationId, sn);
+    if (!device) return { devices: 0, commands: 0 };
+    let commands = 0;
+    for (const door of doors ?? Object.keys(device.doors).map(Number))
+      commands += (await queueSystem(locationId, [device], DOOR_SETTINGS_COMMAND, { door }, `system:door:${door}`)).commands;
+    return { devices: 1, commands };
+  }
+
+  async function queueAccessTables(locationId: number, sn: string): Promise<SyncCounts> {
+    const device = await store.devices.get(locationId, sn);
+    if (!device || !codecOfDevice(device).storesAccessTables) return { devices: 0, commands: 0 };
+    const holidays = (await store.holidays.list(locationId)).length > 0 ? await queueHolidays(locationId, sn) : { commands: 0 };
+    const doors = await queueDoors(locationId, sn);
+    return { devices: 1, commands: holidays.commands + doors.commands };
+  }
+
   return {
     queueRoster,
     queueHolidays,
-    async queueDoor(locationId, sn, door) {
-      const device = await store.devices.get(locationId, sn);
-      return queueSystem(locationId, device ? [device] : [], DOOR_SETTINGS_COMMAND, { door }, `system:door:${door}`);
-    },
+    queueDoor: (locationId, sn, door) => queueDoors(locationId, sn, [door]),
+    queueAccessTables,
     async queueAreaMove(locationId, sn, from, to) {
       if (from === to) return { devices: 1, commands: 0 };
       const before = new Set(await store.users.activePins(locationId, from));
@@ -290,9 +310,9 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
       // deleted, then sent again with this location's data.
       const deleted = await queueMoveDeletes(locationId, sn, await store.commands.syncedPinsElsewhere(sn, locationId));
       const roster = await queueRoster(locationId, sn);
-      // A terminal known to store the access tables gets the holidays (one first seen later gets them at the next change).
-      const holidays = (await store.holidays.list(locationId)).length > 0 ? await queueHolidays(locationId, sn) : { commands: 0 };
-      return { devices: 1, commands: deleted + roster.commands + holidays.commands };
+      // A terminal known to store the access tables gets them now; one not yet known gets them when it registers (devices/hub.ts).
+      const tables = await queueAccessTables(locationId, sn);
+      return { devices: 1, commands: deleted + roster.commands + tables.commands };
     },
     async sweepAccessWindows(since, until) {
       let devices = 0;

@@ -221,3 +221,29 @@ t.test('schedules and levels: validation and limits', async (t) => {
   });
   t.equal((await s.api('GET', '/api/users/1')).status, 404);
 });
+
+t.test('a v3 terminal assigned before its first contact gets the holidays and its door settings when it registers', async (t) => {
+  const s = await setup(t);
+  await created(s, '/api/holidays', { name: 'New Year', start_date: '2027-01-01', end_date: '2027-01-01', type: 1, recurring: true });
+  t.equal((await s.api('POST', '/api/devices', { sn: 'ACC-EARLY', name: 'Early' })).status, 201);
+  t.match(await s.api('GET', '/api/devices/ACC-EARLY'), { body: { access_control: { schedules: false } } }, 'not known to store them yet');
+  t.equal((await s.api('PUT', '/api/devices/ACC-EARLY/doors/1', { unlock_seconds: 9, normal_open_schedule_id: null })).status, 200);
+  const total = async (query: string) => ((await s.api('GET', `/api/commands?${query}`)).body as { total: number }).total;
+  t.equal(await total('sn=ACC-EARLY&command=holiday-sync'), 0, 'nothing queued for an unknown terminal');
+
+  const early = await s.terminal('ACC-EARLY', 'v3', { lockCount: 2 }, false);
+  await s.until(() => early.holidays().size === 1, 'the holiday table after registration');
+  t.same(early.holidays().get('20270101'), { Holiday: '20270101', HolidayType: '1', Loop: '1' });
+  await s.until(
+    () => early.executed().some((c) => c.command === 'SET OPTIONS Door1Drivertime=9,Door1KeepOpenTimeZone=0'),
+    'the door options after registration',
+  );
+  t.match(await s.api('GET', '/api/devices/ACC-EARLY'), { body: { access_control: { schedules: true, doors: 2 } } });
+
+  // Registering again (terminals re-register on every connection) queues nothing more.
+  const before = await total('sn=ACC-EARLY');
+  await early.pause();
+  await early.handshake();
+  await early.pollOnce();
+  t.equal(await total('sn=ACC-EARLY'), before, 'no second holiday or door command');
+});

@@ -17,7 +17,7 @@ import { apiScenario } from './scenarios/api.js';
 import { chaosScenario } from './scenarios/chaos.js';
 import { devicesScenario } from './scenarios/devices.js';
 import { exportScenario } from './scenarios/export.js';
-import { fanoutScenario } from './scenarios/fanout.js';
+import { fanoutAreasScenario, fanoutScenario } from './scenarios/fanout.js';
 import { ingestScenario } from './scenarios/ingest.js';
 import { microScenarios } from './scenarios/micro.js';
 import { mqttScenario } from './scenarios/mqtt.js';
@@ -32,6 +32,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ingestScenario,
   apiScenario,
   fanoutScenario,
+  fanoutAreasScenario,
   revocationScenario,
   chaosScenario,
   webhooksScenario,

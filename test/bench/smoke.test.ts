@@ -18,6 +18,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   roundtrip: [/p50 POST→success/, /p90 POST→success/, /p99 POST→success/],
   devices: [/terminals online/, /RSS per terminal/, /terminals online/, /RSS per terminal/],
   fanout: [/held by all/],
+  'fanout-areas': [/over 4 areas held by all/],
   revocation: [/p50 DELETE→confirmed by all/, /p99 DELETE→confirmed by all/],
   chaos: [/terminals in_sync, each holding exactly the roster/],
   webhooks: [/events delivered/, /p50 punch→receiver/, /p99 punch→receiver/],

@@ -13,7 +13,17 @@ import type { ResultContext } from '../results.js';
 
 export interface HandlerContext extends Pick<
   ActorDeps,
-  'store' | 'bus' | 'clock' | 'config' | 'firmware' | 'presence' | 'guard' | 'onTemplatesChanged' | 'onUnknownTable' | 'onReportedCounts'
+  | 'store'
+  | 'bus'
+  | 'clock'
+  | 'config'
+  | 'firmware'
+  | 'presence'
+  | 'guard'
+  | 'onTemplatesChanged'
+  | 'onAccessTablesStored'
+  | 'onUnknownTable'
+  | 'onReportedCounts'
 > {
   readonly sn: string;
   readonly log: Logger;

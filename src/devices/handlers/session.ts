@@ -3,8 +3,8 @@
  * [PUSH-v3 §3], options, heartbeats and the exchanges that only keep the terminal seen, time requests.
  */
 import { randomBytes } from 'node:crypto';
-import { codecFor, detectVersion, PROTOCOL_V3, registryCodeFrom, sessionIdFrom } from '../../../protocols/index.js';
-import type { Location } from '../../store/ports/index.js';
+import { codecFor, codecOfDevice, detectVersion, PROTOCOL_V3, registryCodeFrom, sessionIdFrom } from '../../../protocols/index.js';
+import type { Device, Location } from '../../store/ports/index.js';
 import { finishCommand } from '../results.js';
 import { nowIso, type Handler, type HandlerContext } from './context.js';
 
@@ -14,9 +14,16 @@ async function restarted(ctx: HandlerContext, location: Location): Promise<void>
   for (const command of sent) await finishCommand(ctx.results, command, { status: 'success', result: { note: 'device restarted' } });
 }
 
+/** Issue #33: a terminal assigned before it was known to store the access tables (first seen as v3) gets them now. */
+async function tablesLearned(ctx: HandlerContext, before: boolean, device: Device | undefined): Promise<void> {
+  const locationId = device?.location_id ?? null;
+  if (!before && locationId !== null && codecOfDevice(device).storesAccessTables) await ctx.onAccessTablesStored(locationId, ctx.sn);
+}
+
 export const handshake: Handler<'handshake'> = async (ctx, state, event) => {
   const { session } = ctx;
   let device = state.device;
+  const tablesBefore = codecOfDevice(device).storesAccessTables;
   const version = detectVersion(state.req.wire, device?.version_override ?? undefined);
   const pushver = event.pushVersion;
   // [PUSH-v3 §3.2] a terminal whose first contact speaks Security PUSH registers next: allowed.
@@ -31,6 +38,7 @@ export const handshake: Handler<'handshake'> = async (ctx, state, event) => {
       ...(event.language ? { Language: event.language } : {}),
     },
   });
+  await tablesLearned(ctx, tablesBefore, device);
   const location = await session.location(device);
   if (location) await restarted(ctx, location);
   const registration =
@@ -69,6 +77,7 @@ export const registration: Handler<'registration'> = async (ctx, state, event) =
   const session_id = device?.session_id ?? sessionIdFrom(randomBytes(16));
   // [PUSH-v3 §3] a terminal that registers speaks Security PUSH, unless an operator said otherwise.
   const version = device?.version_override ?? PROTOCOL_V3;
+  const tablesBefore = codecOfDevice(device).storesAccessTables;
   state.device = await ctx.session.update({
     registry_code,
     session_id,
@@ -77,6 +86,7 @@ export const registration: Handler<'registration'> = async (ctx, state, event) =
     ...(first ? { registration_accepted_at: nowIso(ctx) } : {}),
     options: event.options.values,
   });
+  await tablesLearned(ctx, tablesBefore, state.device);
   return codecFor(version).replies.registry(registry_code);
 };
 
