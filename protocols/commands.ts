@@ -119,6 +119,8 @@ export type SyncOp =
   | { readonly op: 'door.set'; readonly door: number; readonly unlockSeconds: number; readonly keepOpenTimezoneId: number }
   /** v3 `holiday` table replaced: `DATA DELETE holiday *`, then one row per day. Not on v2. */
   | { readonly op: 'holiday.replace'; readonly days: readonly SyncHoliday[] }
+  /** v3 the `userauthorize` table read out (an audit of the rights) [PUSH-v3 §10.4]. Not on v2. */
+  | { readonly op: 'rights.query' }
   | { readonly op: 'template.upsert'; readonly template: SyncTemplate }
   | {
       readonly op: 'template.delete';

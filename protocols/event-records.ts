@@ -45,6 +45,14 @@ export interface AttendanceRecord {
   readonly extra: readonly string[];
 }
 
+/** [PUSH-v3 §10.4] a `userauthorize` row a query answered: one right of a user (the table has no upload form). */
+export interface UserRightRecord {
+  readonly pin: string;
+  readonly timezoneId: number;
+  /** door 1 = 1, 2 = 2, 3 = 4, 4 = 8 [COMMANDS §3.2] */
+  readonly doorMask: number;
+}
+
 export interface UserRecord {
   readonly pin: string;
   readonly name: string;

@@ -24,6 +24,7 @@ import type {
   OperationLog,
   RecordSource,
   UserRecord,
+  UserRightRecord,
 } from './event-records.js';
 
 export type * from './biometric-records.js';
@@ -75,6 +76,11 @@ export interface UsersEvent {
   readonly type: 'users';
   readonly source: RecordSource;
   readonly records: readonly UserRecord[];
+}
+export interface UserRightsEvent {
+  readonly type: 'userRights';
+  readonly source: RecordSource;
+  readonly records: readonly UserRightRecord[];
 }
 export interface FingerprintTemplatesEvent {
   readonly type: 'fingerprintTemplates';
@@ -207,6 +213,7 @@ export type DeviceEvent =
   | TimeRequestEvent
   | AttendanceEvent
   | UsersEvent
+  | UserRightsEvent
   | FingerprintTemplatesEvent
   | FaceTemplatesEvent
   | FingerVeinTemplatesEvent

@@ -108,6 +108,7 @@ export function encodeSyncV2(op: SyncOp, profile: DeviceProfile): EncodeResult {
       return deleteTemplates(op.pin, op.type, op.no, profile);
     case 'holiday.replace':
     case 'door.set':
+    case 'rights.query':
       return invalid(`${op.op}: needs a terminal with the access tables (Security PUSH)`);
     /* c8 ignore next 2 */
     default:

@@ -174,6 +174,8 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
       return deleteTemplates(op.pin, op.type, op.no, profile);
     case 'holiday.replace':
       return replaceHolidays(op.days);
+    case 'rights.query':
+      return wire('DATA QUERY tablename=userauthorize,fielddesc=*,filter=*');
     case 'door.set':
       return setDoor(op.door, op.unlockSeconds, op.keepOpenTimezoneId, profile);
     /* c8 ignore next 2 */
@@ -238,17 +240,34 @@ function upsertUserRights(
     lines.push(`DATA UPDATE timezone TimezoneId=${tz.id}\t${TIMEZONE_FIELDS.map((f, i) => `${f}=${tz.values[i]}`).join('\t')}`);
   }
   lines.push(base.lines[0] as string, `DATA DELETE userauthorize Pin=${pin}`);
-  // Doors the terminal lacks (beyond its LockCount) are left out; a right with none left gives no row.
+  const rows = userauthorizeRows(rights, profile);
+  if (isFailure(rows)) return rows;
+  for (const row of rows)
+    lines.push(`DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${row.timezoneId}\tAuthorizeDoorId=${row.doorMask}`);
+  return wire(...lines);
+}
+
+/**
+ * The `userauthorize` rows a user upsert leaves on the terminal [COMMANDS §3.2]: without rights (no access
+ * level) schedule 1 through every door; otherwise one row per right, doors the terminal lacks (beyond its
+ * LockCount) left out and a right with none left giving no row. The rights audit compares with these.
+ */
+export function userauthorizeRows(
+  rights: readonly SyncRight[] | undefined,
+  profile: DeviceProfile,
+): { timezoneId: number; doorMask: number }[] | EncodeFailure {
+  if (rights === undefined) return [{ timezoneId: 1, doorMask: allDoorsMask(profile) }];
   const limit = lockCount(profile) ?? 4;
+  const rows: { timezoneId: number; doorMask: number }[] = [];
   for (const right of rights) {
     if (!Number.isInteger(right.timezoneId) || right.timezoneId < 1) return invalid('invalid timezone id');
     const doors = right.doors.filter((d) => d <= limit);
     if (doors.length === 0) continue;
     const mask = doorMaskFor(doors, profile);
     if (isFailure(mask)) return mask;
-    lines.push(`DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${right.timezoneId}\tAuthorizeDoorId=${mask}`);
+    rows.push({ timezoneId: right.timezoneId, doorMask: mask });
   }
-  return wire(...lines);
+  return rows;
 }
 
 /**

@@ -14,6 +14,7 @@ import type {
   FingerVeinTemplate,
   UserPhoto,
   UserRecord,
+  UserRightRecord,
 } from '../events.js';
 import { isBase64 } from './base64.js';
 import { parseCard } from './card.js';
@@ -60,6 +61,15 @@ export function userRecord(kv: KeyValues): UserRecord | undefined {
     endTime: str(kv.endtime),
     disabled: flagOrNull(kv.disable),
   };
+}
+
+/** v3 `userauthorize` [PUSH-v3 §10.4]: a right needs its time zone and door mask (non-negative integers). */
+export function userRight(kv: KeyValues): UserRightRecord | undefined {
+  const pin = pinOf(kv);
+  const timezoneId = intOrNull(kv.authorizetimezoneid);
+  const doorMask = intOrNull(kv.authorizedoorid);
+  if (pin === undefined || timezoneId === null || doorMask === null || timezoneId < 0 || doorMask < 0) return undefined;
+  return { pin, timezoneId, doorMask };
 }
 
 /** v2 `FP` / `FINGERTMP` and v3 `templatev10`. */

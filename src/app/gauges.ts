@@ -26,7 +26,10 @@ export function auditCounters(metrics: MetricsRegistry): Pick<AuditDeps, 'onAudi
     new Counter('biogate_sync_audits_total', 'Roster audits started, by trigger (initial, schedule, count, api)'),
   );
   const repairs = metrics.register(
-    new Counter('biogate_sync_audit_repairs_total', 'Users an audit found to repair, by kind (extra: deleted; missing, stale: sent again)'),
+    new Counter(
+      'biogate_sync_audit_repairs_total',
+      'Users an audit found to repair, by kind (extra: deleted; missing, stale, rights: sent again)',
+    ),
   );
   return { onAudit: (trigger) => audits.inc({ trigger }), onRepair: (kind, n) => repairs.inc({ kind }, n) };
 }

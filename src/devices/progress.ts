@@ -3,7 +3,7 @@
  * field while it is `sent` (CommandsPort.progress), so a restart or an evicted actor loses none of
  * it. The final result replaces it when the command finishes.
  */
-import type { AttendanceWindow, UserRecord } from '../../protocols/index.js';
+import type { AttendanceWindow, UserRecord, UserRightRecord } from '../../protocols/index.js';
 import type { Command } from '../store/ports/index.js';
 
 export interface Progress {
@@ -17,6 +17,10 @@ export interface Progress {
   readonly head?: { readonly return_code: number; readonly raw: string };
   /** Users the device uploaded in answer to load-users: one per PIN, at most MAX_LOADED_USERS (mergeUsers). */
   readonly users?: readonly UserRecord[];
+  /** `userauthorize` rows that answered a rights audit, at most MAX_LOADED_RIGHTS. */
+  readonly rights?: readonly UserRightRecord[];
+  /** The answer held more than MAX_LOADED_RIGHTS rows: nothing of it is compared. */
+  readonly rights_overflow?: true;
   /** Attendance rows that answered check-attendance: received, and stored as new. */
   readonly attendance?: { readonly received: number; readonly stored: number };
   /** A roster sync op the terminal refused: kept owed, sent again with back-off (devices/sweeps.ts). */
@@ -38,6 +42,9 @@ export function finalExtras(p: Progress): Record<string, unknown> {
     ...(p.attendance !== undefined ? { records: p.attendance.received, stored: p.attendance.stored } : {}),
   };
 }
+
+/** Most `userauthorize` rows a rights audit keeps (four per user of a full terminal); beyond, the audit compares none. */
+export const MAX_LOADED_RIGHTS = 4 * 100_000;
 
 /** Most users a load-users command keeps (a terminal holds far fewer; uploads beyond are dropped). */
 export const MAX_LOADED_USERS = 100_000;

@@ -39,6 +39,8 @@ export const TIME_SYNC_COMMAND = 'time-sync';
 export const HOLIDAY_SYNC_COMMAND = 'holiday-sync';
 /** The system command that sends one door's settings (`params.door`) as stored when it leaves (issue #33 item 5). */
 export const DOOR_SETTINGS_COMMAND = 'door-settings';
+/** The system command that reads a v3 terminal's `userauthorize` table for the rights audit (sync/audit.ts). */
+export const RIGHTS_AUDIT_COMMAND = 'rights-audit';
 
 export interface Rendered {
   /** Wire lines; the first carries the command's id. */
@@ -110,7 +112,12 @@ const syncTemplate = (t: Template): SyncTemplate => ({
  * The rights of a user with access levels on this terminal, and the schedules they name (issue #33 item 4):
  * nothing for a user without levels (schedule 1 through every door, as before levels existed).
  */
-async function accessOf(store: Store, location: Location, device: Device, user: User): Promise<Pick<SyncUserOp, 'rights' | 'timezones'>> {
+export async function accessOf(
+  store: Store,
+  location: Location,
+  device: Device,
+  user: User,
+): Promise<Pick<SyncUserOp, 'rights' | 'timezones'>> {
   if (user.access_levels.length === 0) return {};
   const rights = rightsOn(device, await store.accessLevels.getMany(location.id, user.access_levels)) ?? [];
   const timezones: SyncTimezone[] = [];
@@ -177,6 +184,8 @@ export async function render(
     );
     return fromEncode(codec.encodeSync({ op: 'holiday.replace', days }, profile, ctx));
   }
+  if (command.origin === 'system' && command.command === RIGHTS_AUDIT_COMMAND)
+    return fromEncode(codec.encodeSync({ op: 'rights.query' }, profile, ctx));
   if (command.origin === 'system' && command.command === DOOR_SETTINGS_COMMAND) {
     const door = Number(command.params?.['door']);
     const setting = device.doors[String(door)];

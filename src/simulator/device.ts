@@ -226,6 +226,11 @@ class Device implements SimulatedDevice {
     this.#push.reportInfo();
   }
 
+  keypadRights(pin: string, rows: readonly Omit<SimAuthorization, 'pin'>[]): void {
+    this.#memory.deleteAuthorizations((a) => a.pin === pin);
+    for (const row of rows) this.#memory.putAuthorization({ ...row, pin });
+  }
+
   /** Users enrolled at the keypad: PINs from 90001 up that the server never sent. */
   #addKeypadUsers(n: number): void {
     for (let i = 1; i <= n; i++) this.#memory.putUser({ pin: String(90_000 + i), name: `Keypad ${i}` });

@@ -249,4 +249,6 @@ export interface SimulatedDevice {
   wipe(): void;
   /** a change made at the terminal's keypad: the user's fields changed (or enrolled), or with null deleted */
   keypad(pin: string, change: Partial<Omit<SimUser, 'pin' | 'uid'>> | null): void;
+  /** a user's access rights changed at the terminal's menu: its `userauthorize` rows replaced by these */
+  keypadRights(pin: string, rows: readonly Omit<SimAuthorization, 'pin'>[]): void;
 }

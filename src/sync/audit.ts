@@ -20,7 +20,7 @@
  *   heartbeat's user count disagrees with the wanted roster while nothing is owed [PUSH-v2 §7.1], and on
  *   demand (POST /api/devices/{sn}/audit).
  */
-import { codecOfDevice, effectiveVersion, heldUserDiffers, type UserRecord } from '../../protocols/index.js';
+import { codecOfDevice, effectiveVersion, heldUserDiffers, type UserRecord, type UserRightRecord } from '../../protocols/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
@@ -30,7 +30,9 @@ import type { Store } from '../store/types.js';
 import type { Command, Device, Location, NewCommand, OwedCounts, TerminalSyncRecord } from '../store/ports/index.js';
 import { profileOf } from '../devices/render.js';
 import { phaseAt } from '../time/access-window.js';
+import { SYNC_PRIORITY } from './lanes.js';
 import type { SyncQueue } from './queue.js';
+import { auditsRights, staleRights } from './rights-audit.js';
 import type { TerminalState } from './terminal-state.js';
 
 /** An audit query unanswered this long no longer holds the terminal's claim. */
@@ -39,7 +41,7 @@ const STALE_MS = 15 * 60_000;
 const JOIN_WAIT_MS = 2_000;
 const JOIN_POLL_MS = 50;
 /** Below every sync op: the table is read once the lines owed before it were handed out. */
-export const AUDIT_PRIORITY = -40;
+export const AUDIT_PRIORITY = SYNC_PRIORITY.audit;
 /** A heartbeat count equal to the last one checked is checked again only after this long. */
 const RECHECK_MS = 3_600_000;
 /** Terminals whose scheduled audit one run starts at most (the next run takes the rest). */
@@ -75,7 +77,7 @@ export interface AuditDeps {
   readonly create: (input: NewCommand, at: string) => Promise<Command>;
   /** Counts an audit started, and each repair it queued. */
   readonly onAudit?: (trigger: AuditTrigger) => void;
-  readonly onRepair?: (kind: 'extra' | 'missing' | 'stale', n: number) => void;
+  readonly onRepair?: (kind: 'extra' | 'missing' | 'stale' | 'rights', n: number) => void;
 }
 
 /** What a v2 heartbeat reports of the terminal's tables [PUSH-v2 §7.1]. */
@@ -204,6 +206,9 @@ export function createAudit(deps: AuditDeps) {
     await sync.queueTo(locationId, sn, [...missing, ...stale], 'user.upsert', group);
     await store.terminalSync.audited(sn, clock.now().toISOString());
     deps.terminals.audited(sn);
+    // An audit's rights follow its roster: read once the repairs above were handed out (rights-audit.ts). A
+    // sync-users command's own query (groupId) is not an audit: it ends with its group.
+    if (groupId === null && auditsRights(device)) await sync.queueRightsAudit(locationId, sn);
     if (extra.length > 0) deps.onRepair?.('extra', extra.length);
     if (missing.length > 0) deps.onRepair?.('missing', missing.length);
     if (stale.length > 0) deps.onRepair?.('stale', stale.length);
@@ -211,6 +216,29 @@ export function createAudit(deps: AuditDeps) {
     if (extra.length + missing.length + stale.length > 0)
       log.info({ sn, ...repairs }, 'audit: the terminal differs from its roster; repairs queued');
     else log.debug({ sn, ...repairs }, 'audit: the terminal holds its roster');
+  }
+
+  /** A rights audit's answer: the users whose `userauthorize` rows differ from their levels' are sent again. */
+  async function reconcileRights(locationId: number, sn: string, held: readonly UserRightRecord[]): Promise<void> {
+    const device = await store.devices.getBySerial(sn);
+    const location = await store.locations.get(locationId);
+    if (!device || !location || device.location_id !== locationId) return;
+    const [wanted, owed] = await Promise.all([wantedPins(location, device), owedPins(sn)]);
+    const stale = await staleRights(
+      store,
+      location,
+      device,
+      [...wanted].filter((pin) => !owed.has(pin)),
+      held,
+    );
+    await sync.queueTo(locationId, sn, stale, 'user.upsert');
+    if (stale.length > 0) {
+      deps.onRepair?.('rights', stale.length);
+      log.info(
+        { sn, rows: held.length, stale: stale.length },
+        'audit: rights on the terminal differ from the access levels; users sent again',
+      );
+    } else log.debug({ sn, rows: held.length }, 'audit: the terminal holds the rights of its access levels');
   }
 
   /**
@@ -323,6 +351,7 @@ export function createAudit(deps: AuditDeps) {
     start,
     request,
     reconcile,
+    reconcileRights,
     onCounts,
     /** The scheduled audits as a singleton job (one node runs it at a time). */
     job: { name: 'sync-audit', everyMs: Math.min(Math.max((deps.intervalS * 1000) / 4, 2_500), 60_000), run: runSchedule },

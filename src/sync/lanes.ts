@@ -18,6 +18,8 @@ export const SYNC_PRIORITY = {
   upsert: -20,
   /** template.upsert, after the user exists on the device. */
   template: -30,
+  /** Reads of the terminal's tables for an audit (roster, rights): after every line owed before them. */
+  audit: -40,
 } as const;
 
 export type SyncOp = 'user.upsert' | 'user.delete' | 'template.upsert';

@@ -11,7 +11,7 @@ import { holdsUser, type Device, type NewCommand } from '../store/ports/index.js
 import { crossedEdge, phaseAt } from '../time/access-window.js';
 import { enqueueAnnounced } from './enqueue.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
-import { DOOR_SETTINGS_COMMAND, HOLIDAY_SYNC_COMMAND } from '../devices/render.js';
+import { DOOR_SETTINGS_COMMAND, HOLIDAY_SYNC_COMMAND, RIGHTS_AUDIT_COMMAND } from '../devices/render.js';
 
 export interface QueueUsersOptions {
   /** Leave this device out (the one a template came from). */
@@ -56,6 +56,8 @@ export interface SyncQueue {
    * is assigned or is first known to store them (a terminal assigned before it ever registered as v3).
    */
   queueAccessTables(locationId: number, sn: string): Promise<SyncCounts>;
+  /** A read of the terminal's `userauthorize` table (sync/rights-audit.ts): one pending per terminal, below every sync op. */
+  queueRightsAudit(locationId: number, sn: string): Promise<SyncCounts>;
   /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
   queueTo(
     locationId: number,
@@ -235,6 +237,7 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     command: string,
     params: Record<string, unknown> | null,
     syncKey: string,
+    priority: number = SYNC_PRIORITY.time,
   ): Promise<SyncCounts> {
     if (devices.length === 0) return { devices: 0, commands: 0 };
     const expires_at = expiry();
@@ -244,7 +247,7 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
         sn: d.serial_number,
         command,
         params,
-        priority: SYNC_PRIORITY.time,
+        priority,
         origin: 'system' as const,
         expires_at,
         sync_key: syncKey,
@@ -286,6 +289,10 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     queueHolidays,
     queueDoor: (locationId, sn, door) => queueDoors(locationId, sn, [door]),
     queueAccessTables,
+    async queueRightsAudit(locationId, sn) {
+      const device = await store.devices.get(locationId, sn);
+      return queueSystem(locationId, device ? [device] : [], RIGHTS_AUDIT_COMMAND, null, 'system:rights-audit', SYNC_PRIORITY.audit);
+    },
     async queueAreaMove(locationId, sn, from, to) {
       if (from === to) return { devices: 1, commands: 0 };
       const before = new Set(await store.users.activePins(locationId, from));

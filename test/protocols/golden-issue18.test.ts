@@ -22,14 +22,14 @@ const only = <T extends DeviceEvent['type']>(r: DecodeResult, type: T): Extract<
 };
 const ctx = { timeZone: ZONE };
 
-t.test('B25 tables kept unparsed: one raw record each, counted per record; a declared count mismatch is -731', async (t) => {
+t.test('B25 rights decoded, other tables kept unparsed: counted per record; a declared count mismatch is -731', async (t) => {
   const f = fx3('b25-raw-tables-record-counts-vendor.http');
   const auth = decodeExchange(f, 1, v3);
-  t.same(only(auth, 'rawRecords').records, [
-    'userauthorize pin=1\tauthorizetimezoneid=1\tauthorizedoorid=1',
-    'userauthorize pin=2\tauthorizetimezoneid=1\tauthorizedoorid=3',
+  t.same(only(auth, 'userRights').records, [
+    { pin: '1', timezoneId: 1, doorMask: 1 },
+    { pin: '2', timezoneId: 1, doorMask: 3 },
   ]);
-  t.same(only(auth, 'rawRecords').source, {
+  t.same(only(auth, 'userRights').source, {
     kind: 'query',
     cmdId: '512',
     table: 'userauthorize',

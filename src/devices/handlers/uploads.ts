@@ -11,7 +11,7 @@ import { afterMove } from '../device-move.js';
 import { MAX_RAW_RECORD_CHARS, textReply } from '../actor-types.js';
 import { doorEventBusPayload, doorEventsFromRtlog } from '../door-events.js';
 import { SAMPLES_PER_REQUEST, truncateBytes } from '../log-budget.js';
-import { MAX_LOADED_USERS, mergeUsers, progressOf } from '../progress.js';
+import { MAX_LOADED_RIGHTS, MAX_LOADED_USERS, mergeUsers, progressOf } from '../progress.js';
 import { addProgress } from '../results.js';
 import { fromAttlog, punchFromAccess, punchFromRtlog, recordPunches, recordTemplates, type Punch } from '../uploads.js';
 import { nowIso, type Handler, type HandlerContext } from './context.js';
@@ -136,6 +136,22 @@ export const users: Handler<'users'> = async (ctx, state, event) => {
         ctx.log.warn({ cmd_id: cmdId, dropped, suppressed, max: MAX_LOADED_USERS }, 'load-users: users beyond the cap dropped');
     }
   }
+  state.accepted += event.records.length;
+  return undefined;
+};
+
+/**
+ * `userauthorize` rows answering a rights audit [PUSH-v3 §10.4] (the table has no upload form): kept on the
+ * query's progress; an answer beyond MAX_LOADED_RIGHTS marks it overflowed and is compared with nothing.
+ */
+export const userRights: Handler<'userRights'> = async (ctx, state, event) => {
+  const cmdId = event.source.kind === 'query' ? Number(event.source.cmdId) : undefined;
+  if (cmdId !== undefined && Number.isSafeInteger(cmdId))
+    await addProgress(ctx.results, cmdId, (p) => {
+      if (p.rights_overflow === true) return p;
+      const rights = [...(p.rights ?? []), ...event.records];
+      return rights.length > MAX_LOADED_RIGHTS ? { ...p, rights: [], rights_overflow: true } : { ...p, rights };
+    });
   state.accepted += event.records.length;
   return undefined;
 };

@@ -1,0 +1,57 @@
+/**
+ * The rights audit (issue #33 item 7): on a terminal that stores the access tables, each user's
+ * `userauthorize` rows as read from it against the rows its access levels give there.
+ *
+ * Invariants:
+ * - Started after a roster audit has compared the user table (sync/audit.ts `reconcile`): one pending
+ *   `rights-audit` query per terminal (its sync key), below every sync op, so it reads the table once the
+ *   repairs queued before it were handed out.
+ * - A user with access levels must hold exactly the rows they give on this terminal (userauthorizeRows);
+ *   a user without holds schedule 1 through every door, and other rows of theirs are left alone (they
+ *   grant nothing more than that right does). A user whose rows differ is sent again: the upsert replaces
+ *   a levelled user's rows whole, and adds the missing right of one without levels.
+ * - Users not wanted here are the roster audit's (deleted with their rows); users with a line owed are
+ *   left to that line.
+ */
+import { codecOfDevice, effectiveVersion, userauthorizeRows, type UserRightRecord } from '../../protocols/index.js';
+import { accessOf, profileOf } from '../devices/render.js';
+import type { Device, Location } from '../store/ports/index.js';
+import type { Store } from '../store/types.js';
+
+const PAGE = 5_000;
+const key = (r: { timezoneId: number; doorMask: number }) => `${r.timezoneId}:${r.doorMask}`;
+
+/** True when the terminal keeps per-user rights BioGate can read back (Security PUSH). */
+export const auditsRights = (device: Device): boolean => codecOfDevice(device).storesAccessTables;
+
+/** Of `pins` (wanted on the terminal, nothing owed), those whose rows there differ from their levels'. */
+export async function staleRights(
+  store: Store,
+  location: Location,
+  device: Device,
+  pins: readonly number[],
+  held: readonly UserRightRecord[],
+): Promise<number[]> {
+  const rowsByPin = new Map<number, Set<string>>();
+  for (const r of held) {
+    if (!/^\d{1,8}$/.test(r.pin)) continue;
+    const pin = Number(r.pin);
+    const rows = rowsByPin.get(pin) ?? new Set<string>();
+    rows.add(key(r));
+    rowsByPin.set(pin, rows);
+  }
+  const profile = profileOf(device, effectiveVersion(device));
+  const stale: number[] = [];
+  for (let i = 0; i < pins.length; i += PAGE) {
+    for (const user of await store.users.getMany(location.id, pins.slice(i, i + PAGE))) {
+      const { rights } = await accessOf(store, location, device, user);
+      const wanted = userauthorizeRows(rights, profile);
+      if (!Array.isArray(wanted)) continue; // not renderable: the sync op reports why
+      const has = rowsByPin.get(user.pin) ?? new Set<string>();
+      const differs =
+        rights === undefined ? !wanted.every((r) => has.has(key(r))) : has.size !== wanted.length || !wanted.every((r) => has.has(key(r)));
+      if (differs) stale.push(user.pin);
+    }
+  }
+  return stale;
+}

@@ -1,0 +1,79 @@
+// Issue #33 item 7: the rights a v3 terminal holds are audited like its roster. After the roster audit
+// compares the user table, BioGate reads the terminal's `userauthorize` table [PUSH-v3 §10.4] and sends
+// again every user whose rows differ from what their access levels give there: a right widened or
+// removed at the terminal's menu is put back; a user without levels keeps schedule 1 through every door.
+import t from 'tap';
+import { setup } from '../convergence/helpers.js';
+
+interface Command {
+  id: number;
+  command: string;
+  status: string;
+  params: Record<string, unknown> | null;
+}
+
+t.test('v3: rights changed at the terminal are put back by the audit; matching rights queue nothing', async (t) => {
+  const s = await setup(t);
+  const created = async (path: string, body: unknown) => {
+    const r = await s.api('POST', path, body);
+    if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body as { id: number };
+  };
+  const weekdays = await created('/api/schedules', {
+    name: 'Weekdays',
+    days: { mon: [{ start: '08:00', end: '18:00' }], tue: [{ start: '08:00', end: '18:00' }] },
+  });
+  const front = await created('/api/access-levels', { name: 'Front', schedule_id: weekdays.id, doors: [1], area_id: null });
+  for (const [pin, access_levels] of [
+    [1, [front.id]],
+    [2, []],
+  ] as const)
+    t.equal((await s.api('POST', '/api/users', { pin, first_name: `U${pin}`, access_levels })).status, 201);
+
+  const sim = await s.terminal('RIGHTS-V3', 'v3', { lockCount: 2 });
+  const rows = (pin: string) =>
+    sim
+      .authorizations(pin)
+      .map((a) => `${a.timezoneId}:${a.doorMask}`)
+      .sort();
+  await s.until(() => rows('1').join() === `${weekdays.id}:1` && rows('2').join() === '1:3', 'the rights of the levels');
+  // An audit of a terminal holding its rights: the rights audit that follows finds nothing to repair.
+  t.equal((await s.api('POST', '/api/devices/RIGHTS-V3/audit')).status, 202);
+  const audits = async () =>
+    ((await s.api('GET', '/api/commands?sn=RIGHTS-V3&command=rights-audit&limit=100')).body as { data: Command[] }).data;
+  await s.until(async () => (await audits()).some((c) => c.status === 'success'), 'the first rights audit answered');
+  const upserts = async () =>
+    ((await s.api('GET', '/api/commands?sn=RIGHTS-V3&command=sync-users&limit=100')).body as { total: number }).total;
+  const before = await upserts();
+
+  // At the terminal's menu: user 1 given every door at any time, user 2's right removed.
+  sim.keypadRights('1', [
+    { timezoneId: weekdays.id, doorMask: 1 },
+    { timezoneId: 1, doorMask: 3 },
+  ]);
+  sim.keypadRights('2', []);
+  t.equal((await s.api('POST', '/api/devices/RIGHTS-V3/audit')).status, 202);
+  await s.until(() => rows('1').join() === `${weekdays.id}:1` && rows('2').join() === '1:3', 'the rights put back', 30_000);
+  t.equal(await upserts(), before + 2, 'the two users sent again, nobody else');
+
+  // A user without levels with an extra right (no more than schedule 1 through every door gives) is left alone.
+  await s.until(async () => (await audits()).every((c) => c.status !== 'pending' && c.status !== 'sent'), 'that audit done');
+  sim.keypadRights('2', [
+    { timezoneId: 1, doorMask: 3 },
+    { timezoneId: weekdays.id, doorMask: 2 },
+  ]);
+  const settled = (await audits()).length;
+  t.equal((await s.api('POST', '/api/devices/RIGHTS-V3/audit')).status, 202);
+  await s.until(async () => (await audits()).length > settled && (await audits()).every((c) => c.status === 'success'), 'the next audit');
+  t.equal(await upserts(), before + 2, 'nothing more queued');
+});
+
+t.test('v2: no rights audit (the v2 user table carries no per-door rights)', async (t) => {
+  const s = await setup(t);
+  t.equal((await s.api('POST', '/api/users', { pin: 1, first_name: 'U1' })).status, 201);
+  const sim = await s.terminal('RIGHTS-V2', 'v2');
+  await s.until(() => sim.users().has('1'), 'the user');
+  t.equal((await s.api('POST', '/api/devices/RIGHTS-V2/audit')).status, 202);
+  await s.until(async () => (await s.sync('RIGHTS-V2')).last_audit_at !== null, 'the roster audit');
+  t.equal(((await s.api('GET', '/api/commands?sn=RIGHTS-V2&command=rights-audit')).body as { total: number }).total, 0);
+});
