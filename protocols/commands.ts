@@ -111,12 +111,12 @@ export type SyncOp =
        * the one row of `doors` and `timezoneId`; [] = the user is present and opens no door. Not on v2.
        */
       readonly rights?: readonly SyncRight[];
-      /** v3 `timezone` rows the rights name, sent before the user [PUSH-v3 §11.2]. Not on v2. */
-      readonly timezones?: readonly SyncTimezone[];
     }
   | { readonly op: 'user.delete'; readonly pin: number | string }
   /** v3 door settings: lock open time and normal-open time zone (0 = none) [PUSH-v3 §11.6]. Not on v2. */
   | { readonly op: 'door.set'; readonly door: number; readonly unlockSeconds: number; readonly keepOpenTimezoneId: number }
+  /** v3 `timezone` rows written (the location's schedules; rights name them by id) [PUSH-v3 §11.2]. Not on v2. */
+  | { readonly op: 'timezones.set'; readonly timezones: readonly SyncTimezone[] }
   /** v3 `holiday` table replaced: `DATA DELETE holiday *`, then one row per day. Not on v2. */
   | { readonly op: 'holiday.replace'; readonly days: readonly SyncHoliday[] }
   /** v3 the `userauthorize` table read out (an audit of the rights) [PUSH-v3 §10.4]. Not on v2. */

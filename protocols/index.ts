@@ -69,6 +69,8 @@ export function codecOfDevice(device: VersionFacts | undefined): Codec {
 export function countRecords(events: readonly DeviceEvent[]): number {
   let n = 0;
   for (const event of events) {
+    // typed rights are the same rows as the raw records beside them (push-v3/tabledata.ts)
+    if (event.type === 'userRights') continue;
     if ('records' in event) n += event.records.length;
     else if (event.type === 'unknownRecords') n += event.lines.length;
     else if (event.type === 'unknownTable') n += rawLineCount(event.body);

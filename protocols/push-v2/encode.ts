@@ -107,6 +107,7 @@ export function encodeSyncV2(op: SyncOp, profile: DeviceProfile): EncodeResult {
     case 'template.delete':
       return deleteTemplates(op.pin, op.type, op.no, profile);
     case 'holiday.replace':
+    case 'timezones.set':
     case 'door.set':
     case 'rights.query':
       return invalid(`${op.op}: needs a terminal with the access tables (Security PUSH)`);

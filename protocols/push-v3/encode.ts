@@ -155,7 +155,7 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
     case 'user.upsert':
       return op.rights === undefined
         ? upsertUser(op.user, op.doors, op.timezoneId, profile, context)
-        : upsertUserRights(op.user, op.rights, op.timezones ?? [], profile, context);
+        : upsertUserRights(op.user, op.rights, profile, context);
     case 'user.delete': {
       const pin = pinText(op.pin);
       if (isFailure(pin)) return pin;
@@ -174,6 +174,8 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
       return deleteTemplates(op.pin, op.type, op.no, profile);
     case 'holiday.replace':
       return replaceHolidays(op.days);
+    case 'timezones.set':
+      return setTimezones(op.timezones);
     case 'rights.query':
       return wire('DATA QUERY tablename=userauthorize,fielddesc=*,filter=*');
     case 'door.set':
@@ -215,19 +217,23 @@ const TIMEZONE_FIELDS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Hol1'
 );
 
 /**
- * [PUSH-v3 §11.2] Access levels: the `timezone` rows the rights name, the user, then its `userauthorize`
- * rows replaced (deleted, then one per right; none: present, opens no door).
+ * [PUSH-v3 §11.2] Access levels: the user, then its `userauthorize` rows replaced (deleted, then one per
+ * right; none: present, opens no door). The `timezone` rows they name travel on their own (timezones.set).
  */
-function upsertUserRights(
-  user: SyncUser,
-  rights: readonly SyncRight[],
-  timezones: readonly SyncTimezone[],
-  profile: DeviceProfile,
-  context: EncodeContext,
-): EncodeResult {
+function upsertUserRights(user: SyncUser, rights: readonly SyncRight[], profile: DeviceProfile, context: EncodeContext): EncodeResult {
   const base = upsertUser(user, undefined, undefined, profile, context);
   if (!base.ok) return base;
   const pin = String(user.pin);
+  const lines: string[] = [base.lines[0] as string, `DATA DELETE userauthorize Pin=${pin}`];
+  const rows = userauthorizeRows(rights, profile);
+  if (isFailure(rows)) return rows;
+  for (const row of rows)
+    lines.push(`DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${row.timezoneId}\tAuthorizeDoorId=${row.doorMask}`);
+  return wire(...lines);
+}
+
+/** [PUSH-v3 §11.2] `timezone` rows, one per schedule: each value `(startHHMM << 16) | endHHMM`, 0 for no interval. */
+function setTimezones(timezones: readonly SyncTimezone[]): EncodeResult {
   const lines: string[] = [];
   for (const tz of timezones) {
     if (
@@ -239,12 +245,7 @@ function upsertUserRights(
       return invalid('invalid timezone row');
     lines.push(`DATA UPDATE timezone TimezoneId=${tz.id}\t${TIMEZONE_FIELDS.map((f, i) => `${f}=${tz.values[i]}`).join('\t')}`);
   }
-  lines.push(base.lines[0] as string, `DATA DELETE userauthorize Pin=${pin}`);
-  const rows = userauthorizeRows(rights, profile);
-  if (isFailure(rows)) return rows;
-  for (const row of rows)
-    lines.push(`DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${row.timezoneId}\tAuthorizeDoorId=${row.doorMask}`);
-  return wire(...lines);
+  return lines.length === 0 ? invalid('no timezone rows') : wire(...lines);
 }
 
 /**

@@ -21,9 +21,10 @@ import { attendancePhoto } from '../push-v2/photo.js';
 
 /**
  * Rows of a known table: a leading `${table} ` (any case) is stripped [PUSH-v3 §7.4], pairs are parsed
- * by key (field order differs between firmware [PUSH-v3 §7.2]); `userauthorize` answers an audit of the
- * rights. Tables BioGate does not parse (`timezone`, `holiday`, `identitycard`, `workcode`…) are kept raw, one string per
- * record [PUSH-v3 §10.4]; a body with NUL bytes is binary and kept whole.
+ * by key (field order differs between firmware [PUSH-v3 §7.2]). Tables BioGate does not parse
+ * (`userauthorize`, `timezone`, `holiday`, `identitycard`, `workcode`…) are kept raw, one string per
+ * record [PUSH-v3 §10.4]; `userauthorize` rows are also typed (`userRights`, a rights audit's answer); a body
+ * with NUL bytes is binary and kept whole.
  */
 export function decodeRows(table: string, body: Uint8Array, text: string, source: RecordSource): Decoded {
   const t = table.toLowerCase();
@@ -31,8 +32,14 @@ export function decodeRows(table: string, body: Uint8Array, text: string, source
   switch (t) {
     case 'user':
       return collect(rows(), userRecord, (records) => ({ type: 'users', source, records }));
-    case 'userauthorize':
-      return collect(rows(), userRight, (records) => ({ type: 'userRights', source, records }));
+    case 'userauthorize': {
+      // Kept raw like the other access tables, and typed too: the answer of a rights audit is compared.
+      const records = splitLines(text);
+      const rights = rowMaps(t, text).flatMap((row) => userRight(row.kv) ?? []);
+      const events: DeviceEvent[] = records.length > 0 ? [{ type: 'rawRecords', source, records }] : [];
+      if (rights.length > 0) events.push({ type: 'userRights', source, records: rights });
+      return { events, rejected: [] };
+    }
     case 'templatev10':
       return collect(rows(), fingerprintTemplate, (records) => ({ type: 'fingerprintTemplates', source, records }));
     case 'biodata':

@@ -13,12 +13,10 @@ import {
   type ProtocolVersion,
   type SyncOp,
   type SyncTemplate,
-  type SyncTimezone,
 } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Store } from '../store/types.js';
 import {
-  ALWAYS_ID,
   alwaysSchedule,
   holdsUser,
   holidayDays,
@@ -39,6 +37,8 @@ export const TIME_SYNC_COMMAND = 'time-sync';
 export const HOLIDAY_SYNC_COMMAND = 'holiday-sync';
 /** The system command that sends one door's settings (`params.door`) as stored when it leaves (issue #33 item 5). */
 export const DOOR_SETTINGS_COMMAND = 'door-settings';
+/** The system command that writes the location's schedules as the terminal's `timezone` rows, as they are at dispatch. */
+export const TIMEZONE_SYNC_COMMAND = 'timezone-sync';
 /** The system command that reads a v3 terminal's `userauthorize` table for the rights audit (sync/audit.ts). */
 export const RIGHTS_AUDIT_COMMAND = 'rights-audit';
 
@@ -109,34 +109,18 @@ const syncTemplate = (t: Template): SyncTemplate => ({
 });
 
 /**
- * The rights of a user with access levels on this terminal, and the schedules they name (issue #33 item 4):
- * nothing for a user without levels (schedule 1 through every door, as before levels existed).
+ * The rights of a user with access levels on this terminal (issue #33 item 4): nothing for a user
+ * without levels (schedule 1 through every door, as before levels existed). The schedules they name are
+ * the terminal's `timezone` table, sent on their own (TIMEZONE_SYNC_COMMAND).
  */
-export async function accessOf(
-  store: Store,
-  location: Location,
-  device: Device,
-  user: User,
-): Promise<Pick<SyncUserOp, 'rights' | 'timezones'>> {
+export async function accessOf(store: Store, location: Location, device: Device, user: User): Promise<Pick<SyncUserOp, 'rights'>> {
   if (user.access_levels.length === 0) return {};
-  const rights = rightsOn(device, await store.accessLevels.getMany(location.id, user.access_levels)) ?? [];
-  const timezones: SyncTimezone[] = [];
-  for (const id of new Set(rights.map((r) => r.timezoneId))) {
-    const schedule = id === ALWAYS_ID ? alwaysSchedule(location.id) : await store.schedules.get(location.id, id);
-    if (schedule) timezones.push({ id, values: packedSchedule(schedule.days) });
-  }
-  return { rights, timezones };
+  return { rights: rightsOn(device, await store.accessLevels.getMany(location.id, user.access_levels)) ?? [] };
 }
 
 type SyncUserOp = Extract<SyncOp, { op: 'user.upsert' }>;
 
-function userLines(
-  codec: Codec,
-  user: User,
-  profile: DeviceProfile,
-  ctx: EncodeContext,
-  access: Pick<SyncUserOp, 'rights' | 'timezones'>,
-): EncodeResult {
+function userLines(codec: Codec, user: User, profile: DeviceProfile, ctx: EncodeContext, access: Pick<SyncUserOp, 'rights'>): EncodeResult {
   return codec.encodeSync(
     {
       op: 'user.upsert',
@@ -183,6 +167,11 @@ export async function render(
       holidayDays(h).map((date) => ({ date, type: h.type, yearly: h.recurring })),
     );
     return fromEncode(codec.encodeSync({ op: 'holiday.replace', days }, profile, ctx));
+  }
+  if (command.origin === 'system' && command.command === TIMEZONE_SYNC_COMMAND) {
+    const schedules = [alwaysSchedule(location.id), ...(await store.schedules.list(location.id))];
+    const timezones = schedules.map((s) => ({ id: s.id, values: packedSchedule(s.days) }));
+    return fromEncode(codec.encodeSync({ op: 'timezones.set', timezones }, profile, ctx));
   }
   if (command.origin === 'system' && command.command === RIGHTS_AUDIT_COMMAND)
     return fromEncode(codec.encodeSync({ op: 'rights.query' }, profile, ctx));

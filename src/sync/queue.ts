@@ -11,7 +11,7 @@ import { holdsUser, type Device, type NewCommand } from '../store/ports/index.js
 import { crossedEdge, phaseAt } from '../time/access-window.js';
 import { enqueueAnnounced } from './enqueue.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
-import { DOOR_SETTINGS_COMMAND, HOLIDAY_SYNC_COMMAND, RIGHTS_AUDIT_COMMAND } from '../devices/render.js';
+import { DOOR_SETTINGS_COMMAND, HOLIDAY_SYNC_COMMAND, RIGHTS_AUDIT_COMMAND, TIMEZONE_SYNC_COMMAND } from '../devices/render.js';
 
 export interface QueueUsersOptions {
   /** Leave this device out (the one a template came from). */
@@ -49,6 +49,11 @@ export interface SyncQueue {
    * pending `holiday-sync` per terminal, rendered from the holidays at dispatch (issue #33 item 3).
    */
   queueHolidays(locationId: number, sn?: string): Promise<SyncCounts>;
+  /**
+   * The location's schedules to its terminals that store the access tables (all, or `sn` alone): one pending
+   * `timezone-sync` per terminal, rendered from the schedules at dispatch (issue #33 item 2).
+   */
+  queueTimezones(locationId: number, sn?: string): Promise<SyncCounts>;
   /** One door's settings to the terminal: one pending `door-settings` per door, rendered from the device at dispatch. */
   queueDoor(locationId: number, sn: string, door: number): Promise<SyncCounts>;
   /**
@@ -260,11 +265,19 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     return { devices: devices.length, commands };
   }
 
-  async function queueHolidays(locationId: number, sn?: string): Promise<SyncCounts> {
-    const devices = (await store.devices.listAssigned(locationId)).filter(
+  /** Assigned terminals of the location (all, or `sn` alone) that store the access tables. */
+  async function tableHolders(locationId: number, sn?: string): Promise<Device[]> {
+    return (await store.devices.listAssigned(locationId)).filter(
       (d) => (sn === undefined || d.serial_number === sn) && codecOfDevice(d).storesAccessTables,
     );
-    return queueSystem(locationId, devices, HOLIDAY_SYNC_COMMAND, null, 'system:holiday-sync');
+  }
+
+  async function queueHolidays(locationId: number, sn?: string): Promise<SyncCounts> {
+    return queueSystem(locationId, await tableHolders(locationId, sn), HOLIDAY_SYNC_COMMAND, null, 'system:holiday-sync');
+  }
+
+  async function queueTimezones(locationId: number, sn?: string): Promise<SyncCounts> {
+    return queueSystem(locationId, await tableHolders(locationId, sn), TIMEZONE_SYNC_COMMAND, null, 'system:timezone-sync');
   }
 
   async function queueDoors(locationId: number, sn: string, doors?: readonly number[]): Promise<SyncCounts> {
@@ -279,14 +292,17 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
   async function queueAccessTables(locationId: number, sn: string): Promise<SyncCounts> {
     const device = await store.devices.get(locationId, sn);
     if (!device || !codecOfDevice(device).storesAccessTables) return { devices: 0, commands: 0 };
+    // Schedule 1 ("Always") is the terminal's own default: the table is sent once the location has others.
+    const timezones = (await store.schedules.list(locationId)).length > 0 ? await queueTimezones(locationId, sn) : { commands: 0 };
     const holidays = (await store.holidays.list(locationId)).length > 0 ? await queueHolidays(locationId, sn) : { commands: 0 };
     const doors = await queueDoors(locationId, sn);
-    return { devices: 1, commands: holidays.commands + doors.commands };
+    return { devices: 1, commands: timezones.commands + holidays.commands + doors.commands };
   }
 
   return {
     queueRoster,
     queueHolidays,
+    queueTimezones,
     queueDoor: (locationId, sn, door) => queueDoors(locationId, sn, [door]),
     queueAccessTables,
     async queueRightsAudit(locationId, sn) {

@@ -21,11 +21,10 @@ import {
   type Schedule,
   type ScheduleDays,
 } from '../store/ports/index.js';
-import type { Store } from '../store/types.js';
 import { announceRule, type RuleDeps } from './effects.js';
 import type { SyncQueue } from '../sync/queue.js';
 
-export type AccessDeps = RuleDeps<Pick<SyncQueue, 'queueUsers'>>;
+export type AccessDeps = RuleDeps<Pick<SyncQueue, 'queueUsers' | 'queueTimezones'>>;
 
 const scheduleNotFound = (id: number) => new BioGateError('SCHEDULE_NOT_FOUND', `Schedule ${id} not found`);
 const levelNotFound = (id: number) => new BioGateError('ACCESS_LEVEL_NOT_FOUND', `Access level ${id} not found`);
@@ -77,6 +76,7 @@ export async function createSchedule(deps: AccessDeps, location: Location, name:
   const s = await deps.store.schedules.create(location.id, name.trim(), days, deps.clock.now().toISOString());
   if (!s) throw invalid(['body'], 'a location holds at most 50 schedules, "Always" included');
   await announce(deps, 'schedule.changed', location.id, s, 'created');
+  await deps.sync.queueTimezones(location.id);
   return s;
 }
 
@@ -91,8 +91,8 @@ export async function updateSchedule(
   const s = await deps.store.schedules.update(location.id, id, name.trim(), days, deps.clock.now().toISOString());
   if (!s) throw scheduleNotFound(id);
   await announce(deps, 'schedule.changed', location.id, s, 'updated');
-  const levels = (await allLevels(deps.store, location.id)).filter((l) => l.schedule_id === id).map((l) => l.id);
-  await resync(deps, location.id, await deps.store.accessLevels.usersOf(location.id, levels));
+  // The rights name the schedule by id: only the terminals' `timezone` rows change, not a user's lines.
+  await deps.sync.queueTimezones(location.id);
   return s;
 }
 
@@ -110,15 +110,6 @@ export async function deleteSchedule(deps: AccessDeps, location: Location, id: n
   if (outcome === 'in_use')
     throw new BioGateError('SCHEDULE_IN_USE', `Schedule ${id} is named by an access level: change or delete the level first`);
   await announce(deps, 'schedule.changed', location.id, before, 'deleted');
-}
-
-async function allLevels(store: Store, locationId: number): Promise<AccessLevel[]> {
-  const out: AccessLevel[] = [];
-  for (let offset = 0; ; offset += 500) {
-    const page = await store.accessLevels.list(locationId, { offset, limit: 500 });
-    out.push(...page.items);
-    if (page.items.length < 500) return out;
-  }
 }
 
 /** A level's schedule and area must be the location's (422 otherwise). */

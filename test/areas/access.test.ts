@@ -92,13 +92,20 @@ t.test('schedules and access levels on v3 terminals: timezone rows, door masks, 
   );
   t.match(await s.api('GET', '/api/devices/ACC-LOBBY'), { body: { access_control: { schedules: true, doors: 4 } } });
 
-  // A schedule changed: its users' terminals get the new row.
+  // A schedule changed: the terminals get the new row, and no user is sent again (rights name it by id).
+  const syncOps = async () => ((await s.api('GET', '/api/commands?command=sync-users&limit=1')).body as { total: number }).total;
+  const opsBefore = await syncOps();
   t.equal(
     (await s.api('PUT', `/api/schedules/${weekdays.id}`, { name: 'Weekdays', days: { mon: [{ start: '07:00', end: '19:00' }] } })).status,
     200,
   );
   await s.until(() => lobby.timezones().get(weekdays.id)?.['MonTime1'] === packed(700, 1900), 'the changed schedule on the terminal');
   t.equal(lobby.timezones().get(weekdays.id)?.['TueTime1'], 0);
+  t.equal(await syncOps(), opsBefore, 'one timezone-sync per terminal, no user lines');
+  t.notOk(
+    legacy.executed().some((c) => c.command.includes('timezone')),
+    'nothing of the timezone table reached the v2 terminal',
+  );
 
   // A level deleted: its users lose it and their rows are replaced.
   t.equal((await s.api('DELETE', `/api/access-levels/${back.id}`)).status, 200);
@@ -162,6 +169,8 @@ t.test('schedules and access levels on v3 terminals: timezone rows, door masks, 
     () => lobby.executed().some((c) => c.command === `SET OPTIONS Door2Drivertime=7,Door2KeepOpenTimeZone=${open.id}`),
     'the door options',
   );
+  // No access level names it, yet the terminal holds its row: the door's setting refers to it.
+  await s.until(() => lobby.timezones().get(open.id)?.['MonTime1'] === packed(800, 1800), 'the door schedule on the terminal');
   t.match(await s.api('GET', '/api/devices/ACC-LOBBY/doors'), {
     body: {
       data: [

@@ -66,6 +66,11 @@ t.test('v3: rights changed at the terminal are put back by the audit; matching r
   t.equal((await s.api('POST', '/api/devices/RIGHTS-V3/audit')).status, 202);
   await s.until(async () => (await audits()).length > settled && (await audits()).every((c) => c.status === 'success'), 'the next audit');
   t.equal(await upserts(), before + 2, 'nothing more queued');
+  t.match(
+    await s.api('GET', '/api/devices/RIGHTS-V3/records?table=userauthorize'),
+    { status: 200, body: { total: 0 } },
+    "the audits' answers are compared, not kept as records",
+  );
 });
 
 t.test('v2: no rights audit (the v2 user table carries no per-door rights)', async (t) => {

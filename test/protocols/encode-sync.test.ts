@@ -1,7 +1,7 @@
 // User and template sync operations (COMMANDS §5) byte for byte, with the §3 parameter encodings.
 import t from 'tap';
 import type { DeviceProfile, EncodeContext, EncodeResult, SyncOp } from '../../protocols/codec.js';
-import { codecFor } from '../../protocols/index.js';
+import { codecFor, userauthorizeRows } from '../../protocols/index.js';
 
 const v2 = codecFor('2.0.0');
 const v3 = codecFor('3.0.0');
@@ -285,4 +285,32 @@ t.test('v2 fingerprint fallback to BIODATA on -1002 / -11 / -12 (COMMANDS §2.5)
     'no version: no fallback',
   );
   t.equal(v3.syncFallback(op, -1002, P3()), undefined);
+});
+
+t.test('v3 access tables: timezone rows, the rights query and the userauthorize rows of a user (PUSH-v3 §11.2, §10.4)', async (t) => {
+  const values = Array.from({ length: 30 }, (_, i) => (i === 1 ? 830 * 65_536 + 1200 : 0));
+  const row = `TimezoneId=2\t${['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Hol1', 'Hol2', 'Hol3']
+    .flatMap((d) => [1, 2, 3].map((i) => `${d}Time${i}`))
+    .map((f, i) => `${f}=${values[i]}`)
+    .join('\t')}`;
+  t.same(s3({ op: 'timezones.set', timezones: [{ id: 2, values }] }), lines(`DATA UPDATE timezone ${row}`));
+  t.same(s3({ op: 'timezones.set', timezones: [{ id: 0, values }] }), invalid('invalid timezone row'));
+  t.same(s3({ op: 'timezones.set', timezones: [{ id: 2, values: [1] }] }), invalid('invalid timezone row'));
+  t.same(s3({ op: 'timezones.set', timezones: [] }), invalid('no timezone rows'));
+  t.same(s2({ op: 'timezones.set', timezones: [{ id: 2, values }] }).ok, false, 'not on v2');
+  t.same(s3({ op: 'rights.query' }), lines('DATA QUERY tablename=userauthorize,fielddesc=*,filter=*'));
+  t.same(s2({ op: 'rights.query' }).ok, false, 'not on v2');
+  // Levels over doors 1 and 3 on a two-lock terminal: door 3 is left out.
+  t.same(
+    userauthorizeRows(
+      [
+        { timezoneId: 2, doors: [1, 3] },
+        { timezoneId: 3, doors: [3] },
+      ],
+      P3({ LockCount: '2' }),
+    ),
+    [{ timezoneId: 2, doorMask: 1 }],
+  );
+  t.same(userauthorizeRows(undefined, P3({ LockCount: '4' })), [{ timezoneId: 1, doorMask: 15 }], 'no levels: schedule 1, every door');
+  t.same(userauthorizeRows([{ timezoneId: 0, doors: [1] }], P3()), invalid('invalid timezone id'));
 });

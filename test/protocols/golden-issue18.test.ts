@@ -22,14 +22,14 @@ const only = <T extends DeviceEvent['type']>(r: DecodeResult, type: T): Extract<
 };
 const ctx = { timeZone: ZONE };
 
-t.test('B25 rights decoded, other tables kept unparsed: counted per record; a declared count mismatch is -731', async (t) => {
+t.test('B25 tables kept unparsed: one raw record each, counted per record; a declared count mismatch is -731', async (t) => {
   const f = fx3('b25-raw-tables-record-counts-vendor.http');
   const auth = decodeExchange(f, 1, v3);
-  t.same(only(auth, 'userRights').records, [
-    { pin: '1', timezoneId: 1, doorMask: 1 },
-    { pin: '2', timezoneId: 1, doorMask: 3 },
+  t.same(only(auth, 'rawRecords').records, [
+    'userauthorize pin=1\tauthorizetimezoneid=1\tauthorizedoorid=1',
+    'userauthorize pin=2\tauthorizetimezoneid=1\tauthorizedoorid=3',
   ]);
-  t.same(only(auth, 'userRights').source, {
+  t.same(only(auth, 'rawRecords').source, {
     kind: 'query',
     cmdId: '512',
     table: 'userauthorize',
@@ -37,6 +37,14 @@ t.test('B25 rights decoded, other tables kept unparsed: counted per record; a de
     packCount: 1,
     packIndex: 1,
   });
+  t.same(
+    only(auth, 'userRights').records,
+    [
+      { pin: '1', timezoneId: 1, doorMask: 1 },
+      { pin: '2', timezoneId: 1, doorMask: 3 },
+    ],
+    'and typed, for a rights audit',
+  );
   t.equal(replyFor(v3, auth).body, 'userauthorize=2', 'was userauthorize=1 whatever the size');
   const tz = decodeExchange(f, 2, v3);
   t.equal(only(tz, 'rawRecords').records.length, 2);

@@ -8,6 +8,7 @@ import { inAttendanceWindow, type RecordSource } from '../../../protocols/index.
 import type { PresetId } from '../../../protocols/catalog.js';
 import type { Device, Location } from '../../store/ports/index.js';
 import { afterMove } from '../device-move.js';
+import { RIGHTS_AUDIT_COMMAND } from '../render.js';
 import { MAX_RAW_RECORD_CHARS, textReply } from '../actor-types.js';
 import { doorEventBusPayload, doorEventsFromRtlog } from '../door-events.js';
 import { SAMPLES_PER_REQUEST, truncateBytes } from '../log-budget.js';
@@ -144,17 +145,26 @@ export const users: Handler<'users'> = async (ctx, state, event) => {
  * `userauthorize` rows answering a rights audit [PUSH-v3 §10.4] (the table has no upload form): kept on the
  * query's progress; an answer beyond MAX_LOADED_RIGHTS marks it overflowed and is compared with nothing.
  */
-export const userRights: Handler<'userRights'> = async (ctx, state, event) => {
-  const cmdId = event.source.kind === 'query' ? Number(event.source.cmdId) : undefined;
-  if (cmdId !== undefined && Number.isSafeInteger(cmdId))
-    await addProgress(ctx.results, cmdId, (p) => {
+export const userRights: Handler<'userRights'> = async (ctx, _state, event) => {
+  const audit = await rightsAuditOf(ctx, event.source);
+  if (audit !== undefined)
+    await addProgress(ctx.results, audit, (p) => {
       if (p.rights_overflow === true) return p;
       const rights = [...(p.rights ?? []), ...event.records];
       return rights.length > MAX_LOADED_RIGHTS ? { ...p, rights: [], rights_overflow: true } : { ...p, rights };
     });
-  state.accepted += event.records.length;
+  // Counted once, by the raw records of the same rows.
   return undefined;
 };
+
+/** The rights audit a `userauthorize` query answer belongs to (sync/rights-audit.ts), if it is one. */
+async function rightsAuditOf(ctx: HandlerContext, source: RecordSource): Promise<number | undefined> {
+  if (source.kind !== 'query' || source.table.toLowerCase() !== 'userauthorize') return undefined;
+  const id = Number(source.cmdId);
+  if (!Number.isSafeInteger(id)) return undefined;
+  const command = await ctx.store.commands.getById(id);
+  return command?.origin === 'system' && command.command === RIGHTS_AUDIT_COMMAND && command.sn === ctx.sn ? id : undefined;
+}
 
 /** Acknowledged, not stored: BioGate keeps no photos or operation logs (README "Device protocol"). */
 export const notKept: Handler<'userPhotos' | 'bioPhotos' | 'attendancePhotos' | 'operationLogs'> = (ctx, state, event) => {
@@ -189,6 +199,8 @@ export const unknownRecords: Handler<'unknownRecords'> = (ctx, state, event) => 
 export const rawRecords: Handler<'rawRecords'> = async (ctx, state, event) => {
   state.accepted += event.records.length;
   if (event.unknown) ctx.onUnknownTable(event.source.table);
+  // A rights audit's answer is compared (userRights), not kept: a daily read of every right would crowd the records.
+  if ((await rightsAuditOf(ctx, event.source)) !== undefined) return undefined;
   const { device, location } = state;
   if (!device || !location) {
     ctx.log.debug({ table: event.source.table, records: event.records.length }, 'records of an unassigned device acknowledged, not stored');
