@@ -53,6 +53,19 @@ export interface UserRightRecord {
   readonly doorMask: number;
 }
 
+/** [PUSH-v3 §11.2] a `timezone` row a query answered: its id and the 30 packed intervals (null: not sent). */
+export interface TimezoneRecord {
+  readonly id: number;
+  readonly values: readonly (number | null)[];
+}
+
+/** A `holiday` row a query answered: `Holiday` (`YYYYMMDD`), `HolidayType`, `Loop` (1 yearly, 2 once). */
+export interface HolidayRecord {
+  readonly date: string;
+  readonly type: number;
+  readonly loop: number;
+}
+
 export interface UserRecord {
   readonly pin: string;
   readonly name: string;

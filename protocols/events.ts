@@ -25,6 +25,8 @@ import type {
   RecordSource,
   UserRecord,
   UserRightRecord,
+  TimezoneRecord,
+  HolidayRecord,
 } from './event-records.js';
 
 export type * from './biometric-records.js';
@@ -81,6 +83,18 @@ export interface UserRightsEvent {
   readonly type: 'userRights';
   readonly source: RecordSource;
   readonly records: readonly UserRightRecord[];
+}
+/** `timezone` rows a query answered, typed beside their raw records (the access audit). */
+export interface TimezoneRowsEvent {
+  readonly type: 'timezoneRows';
+  readonly source: RecordSource;
+  readonly records: readonly TimezoneRecord[];
+}
+/** `holiday` rows a query answered, typed beside their raw records (the access audit). */
+export interface HolidayRowsEvent {
+  readonly type: 'holidayRows';
+  readonly source: RecordSource;
+  readonly records: readonly HolidayRecord[];
 }
 export interface FingerprintTemplatesEvent {
   readonly type: 'fingerprintTemplates';
@@ -214,6 +228,8 @@ export type DeviceEvent =
   | AttendanceEvent
   | UsersEvent
   | UserRightsEvent
+  | TimezoneRowsEvent
+  | HolidayRowsEvent
   | FingerprintTemplatesEvent
   | FaceTemplatesEvent
   | FingerVeinTemplatesEvent

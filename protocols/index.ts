@@ -31,6 +31,7 @@ export { capabilityKey, endsBatch } from './capability.js';
 export * from './catalog.js';
 export { registryCodeFrom, sessionIdFrom, assumedToken } from './push-v3/session.js';
 export { userauthorizeRows } from './push-v3/encode.js';
+export { holidayRows } from './push-v3/access-tables.js';
 export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk-time.js';
 export { isTimeZone, offsetMinutes, wallClockIn } from './shared/zoned-time.js';
 export { parseCard, cardToHex } from './shared/card.js';
@@ -70,7 +71,7 @@ export function countRecords(events: readonly DeviceEvent[]): number {
   let n = 0;
   for (const event of events) {
     // typed rights are the same rows as the raw records beside them (push-v3/tabledata.ts)
-    if (event.type === 'userRights') continue;
+    if (event.type === 'userRights' || event.type === 'timezoneRows' || event.type === 'holidayRows') continue;
     if ('records' in event) n += event.records.length;
     else if (event.type === 'unknownRecords') n += event.lines.length;
     else if (event.type === 'unknownTable') n += rawLineCount(event.body);

@@ -191,7 +191,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     onStrayResult: () => strayResults.inc({}),
     onSyncRefused: terminals.refused,
     onDeviceUsers: audit.reconcile,
-    onDeviceRights: audit.reconcileRights,
+    onAccessTables: audit.reconcileAccess,
     onReportedCounts: audit.onCounts,
     maxActors: config.maxActors,
     guard: createDeviceGuard(metrics, clock),

@@ -43,7 +43,7 @@ const EXTRA = [
   'test/convergence/moved-terminal.test.ts',
   'test/areas/areas.test.ts',
   'test/areas/access.test.ts',
-  'test/areas/rights-audit.test.ts',
+  'test/areas/access-audit.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',

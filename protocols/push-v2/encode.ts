@@ -109,7 +109,7 @@ export function encodeSyncV2(op: SyncOp, profile: DeviceProfile): EncodeResult {
     case 'holiday.replace':
     case 'timezones.set':
     case 'door.set':
-    case 'rights.query':
+    case 'access.query':
       return invalid(`${op.op}: needs a terminal with the access tables (Security PUSH)`);
     /* c8 ignore next 2 */
     default:

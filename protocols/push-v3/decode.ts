@@ -53,7 +53,7 @@ function receivedRecords(decoded: Routed['decoded']): number | undefined {
   for (const event of decoded.events) {
     if (event.type === 'unknownTable') return undefined;
     // typed rights are the same rows as the raw records beside them (tabledata.ts)
-    if (event.type === 'userRights') continue;
+    if (event.type === 'userRights' || event.type === 'timezoneRows' || event.type === 'holidayRows') continue;
     if ('records' in event) n += event.records.length;
   }
   return n;

@@ -40,6 +40,7 @@ import { zkEncode } from '../shared/zk-time.js';
 import { zonedWallClock } from '../shared/zoned-time.js';
 import { biodataParts, templateData } from '../template-fields.js';
 import { deviceLacks, noWireFormV3, SYNC_USERS_COMPOSITE } from '../unsupported.js';
+import { holidayRows, TIMEZONE_FIELDS } from './access-tables.js';
 
 /** [PUSH-v3 §11.5] `CONTROL DEVICE AABBCCDD`, each byte `%02X`. Inputs are range-checked by the caller. */
 const control = (aa: number, bb: number, cc: number, dd: number): string =>
@@ -176,8 +177,9 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
       return replaceHolidays(op.days);
     case 'timezones.set':
       return setTimezones(op.timezones);
-    case 'rights.query':
-      return wire('DATA QUERY tablename=userauthorize,fielddesc=*,filter=*');
+    case 'access.query':
+      // [PUSH-v3 §10.4] each table answers in querydata packets under its own line's id
+      return wire(...['userauthorize', 'timezone', 'holiday'].map((t) => `DATA QUERY tablename=${t},fielddesc=*,filter=*`));
     case 'door.set':
       return setDoor(op.door, op.unlockSeconds, op.keepOpenTimezoneId, profile);
     /* c8 ignore next 2 */
@@ -211,10 +213,6 @@ function upsertUser(
     `DATA UPDATE userauthorize Pin=${pin}\tAuthorizeTimezoneId=${tzId}\tAuthorizeDoorId=${mask}`,
   );
 }
-
-const TIMEZONE_FIELDS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Hol1', 'Hol2', 'Hol3'].flatMap((d) =>
-  [1, 2, 3].map((i) => `${d}Time${i}`),
-);
 
 /**
  * [PUSH-v3 §11.2] Access levels: the user, then its `userauthorize` rows replaced (deleted, then one per
@@ -278,9 +276,9 @@ export function userauthorizeRows(
  */
 function replaceHolidays(days: readonly SyncHoliday[]): EncodeResult {
   const lines = ['DATA DELETE holiday *'];
-  for (const d of days) {
+  for (const d of holidayRows(days)) {
     if (!/^\d{8}$/.test(d.date) || ![1, 2, 3].includes(d.type)) return invalid('invalid holiday row');
-    lines.push(`DATA UPDATE holiday Holiday=${d.date}\tHolidayType=${d.type}\tLoop=${d.yearly ? 1 : 2}`);
+    lines.push(`DATA UPDATE holiday Holiday=${d.date}\tHolidayType=${d.type}\tLoop=${d.loop}`);
   }
   return wire(...lines);
 }

@@ -18,6 +18,7 @@ import {
   userRight,
 } from '../shared/records.js';
 import { attendancePhoto } from '../push-v2/photo.js';
+import { holidayRow, timezoneRow } from './access-tables.js';
 
 /**
  * Rows of a known table: a leading `${table} ` (any case) is stripped [PUSH-v3 §7.4], pairs are parsed
@@ -32,14 +33,27 @@ export function decodeRows(table: string, body: Uint8Array, text: string, source
   switch (t) {
     case 'user':
       return collect(rows(), userRecord, (records) => ({ type: 'users', source, records }));
-    case 'userauthorize': {
-      // Kept raw like the other access tables, and typed too: the answer of a rights audit is compared.
-      const records = splitLines(text);
-      const rights = rowMaps(t, text).flatMap((row) => userRight(row.kv) ?? []);
-      const events: DeviceEvent[] = records.length > 0 ? [{ type: 'rawRecords', source, records }] : [];
-      if (rights.length > 0) events.push({ type: 'userRights', source, records: rights });
-      return { events, rejected: [] };
-    }
+    case 'userauthorize':
+      return rawAndTyped(
+        text,
+        source,
+        rows().flatMap((row) => userRight(row.kv) ?? []),
+        (records) => ({ type: 'userRights', source, records }),
+      );
+    case 'timezone':
+      return rawAndTyped(
+        text,
+        source,
+        rows().flatMap((row) => timezoneRow(row.kv) ?? []),
+        (records) => ({ type: 'timezoneRows', source, records }),
+      );
+    case 'holiday':
+      return rawAndTyped(
+        text,
+        source,
+        rows().flatMap((row) => holidayRow(row.kv) ?? []),
+        (records) => ({ type: 'holidayRows', source, records }),
+      );
     case 'templatev10':
       return collect(rows(), fingerprintTemplate, (records) => ({ type: 'fingerprintTemplates', source, records }));
     case 'biodata':
@@ -64,6 +78,17 @@ export function decodeRows(table: string, body: Uint8Array, text: string, source
       return { events: records.length > 0 ? [{ type: 'rawRecords', source, records }] : [], rejected: [] };
     }
   }
+}
+
+/**
+ * The access tables are kept raw like other unparsed tables, and typed too (the access audit compares
+ * them): the typed event is the same rows, not counted again (decode.ts receivedRecords, countRecords).
+ */
+function rawAndTyped<T>(text: string, source: RecordSource, typed: T[], wrap: (records: T[]) => DeviceEvent): Decoded {
+  const records = splitLines(text);
+  const events: DeviceEvent[] = records.length > 0 ? [{ type: 'rawRecords', source, records }] : [];
+  if (typed.length > 0) events.push(wrap(typed));
+  return { events, rejected: [] };
 }
 
 /** Records of a table body: lines, except that a photo record broken before `content=` is joined. */

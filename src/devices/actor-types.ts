@@ -1,5 +1,5 @@
 /** What a device actor is given (one set shared by every actor), what it is asked and what it answers. */
-import type { Charset, DecodeResult, DeviceReply, UserRecord, UserRightRecord, WireRequest } from '../../protocols/index.js';
+import type { Charset, DecodeResult, DeviceReply, UserRecord, WireRequest } from '../../protocols/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
@@ -10,6 +10,7 @@ import type { DeviceGuard } from './guard.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import type { Presence } from './presence.js';
 import type { RuntimeConfig } from './runtime-config.js';
+import type { AccessTablesHeld } from './progress.js';
 
 export interface ActorDeps {
   readonly store: Store;
@@ -27,8 +28,8 @@ export interface ActorDeps {
   readonly onUnknownTable: (table: string) => void;
   /** An audit or a sync-users query found these users on the device (sync/audit.ts compares and repairs). */
   readonly onDeviceUsers: (locationId: number, sn: string, users: readonly UserRecord[], groupId: number | null) => Promise<void>;
-  /** A rights audit read the terminal's `userauthorize` rows (sync/audit.ts compares and repairs). */
-  readonly onDeviceRights: (locationId: number, sn: string, rights: readonly UserRightRecord[]) => Promise<void>;
+  /** An access audit read the terminal's access tables (sync/audit.ts compares and repairs). */
+  readonly onAccessTables: (locationId: number, sn: string, held: AccessTablesHeld) => Promise<void>;
   /** The counts a v2 heartbeat reported [PUSH-v2 §7.1] (sync/audit.ts). */
   readonly onReportedCounts: (device: Device, counts: { readonly users: number | null }) => Promise<void>;
   /** A roster sync line refused by the terminal (results.ts ResultContext.onSyncRefused). */

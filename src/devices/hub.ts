@@ -49,7 +49,7 @@ export interface HubDeps {
   readonly onStrayResult?: () => void;
   /** The users a terminal reported for an audit or a sync-users query (sync/audit.ts compares and repairs). */
   readonly onDeviceUsers?: ActorDeps['onDeviceUsers'];
-  readonly onDeviceRights?: ActorDeps['onDeviceRights'];
+  readonly onAccessTables?: ActorDeps['onAccessTables'];
   /** A v2 heartbeat's counts (sync/audit.ts: an audit when they disagree with the roster). */
   readonly onReportedCounts?: ActorDeps['onReportedCounts'];
   /** A roster sync line refused by a terminal (sync/terminal-state.ts records it); default: nothing. */
@@ -185,7 +185,7 @@ export class Hub {
       onTakeover: (moved, previous) => this.#deps.onTakeover?.(moved, previous),
       feedTrusted: this.#deps.feedTrusted ?? (() => false),
       onDeviceUsers: async (locationId, deviceSn, users, groupId) => this.#deps.onDeviceUsers?.(locationId, deviceSn, users, groupId),
-      onDeviceRights: async (locationId, deviceSn, rights) => this.#deps.onDeviceRights?.(locationId, deviceSn, rights),
+      onAccessTables: async (locationId, deviceSn, held) => this.#deps.onAccessTables?.(locationId, deviceSn, held),
       onReportedCounts: async (device, counts) => this.#deps.onReportedCounts?.(device, counts),
     };
   }

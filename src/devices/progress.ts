@@ -3,7 +3,7 @@
  * field while it is `sent` (CommandsPort.progress), so a restart or an evicted actor loses none of
  * it. The final result replaces it when the command finishes.
  */
-import type { AttendanceWindow, UserRecord, UserRightRecord } from '../../protocols/index.js';
+import type { AttendanceWindow, HolidayRecord, TimezoneRecord, UserRecord, UserRightRecord } from '../../protocols/index.js';
 import type { Command } from '../store/ports/index.js';
 
 export interface Progress {
@@ -17,10 +17,10 @@ export interface Progress {
   readonly head?: { readonly return_code: number; readonly raw: string };
   /** Users the device uploaded in answer to load-users: one per PIN, at most MAX_LOADED_USERS (mergeUsers). */
   readonly users?: readonly UserRecord[];
-  /** `userauthorize` rows that answered a rights audit, at most MAX_LOADED_RIGHTS. */
-  readonly rights?: readonly UserRightRecord[];
-  /** The answer held more than MAX_LOADED_RIGHTS rows: nothing of it is compared. */
-  readonly rights_overflow?: true;
+  /** The access tables that answered an access audit, at most MAX_ACCESS_ROWS rows in all. */
+  readonly access?: AccessTablesHeld;
+  /** The answer held more than MAX_ACCESS_ROWS rows: nothing of it is compared. */
+  readonly access_overflow?: true;
   /** Attendance rows that answered check-attendance: received, and stored as new. */
   readonly attendance?: { readonly received: number; readonly stored: number };
   /** A roster sync op the terminal refused: kept owed, sent again with back-off (devices/sweeps.ts). */
@@ -43,8 +43,15 @@ export function finalExtras(p: Progress): Record<string, unknown> {
   };
 }
 
-/** Most `userauthorize` rows a rights audit keeps (four per user of a full terminal); beyond, the audit compares none. */
-export const MAX_LOADED_RIGHTS = 4 * 100_000;
+/** What an access audit read from a v3 terminal [PUSH-v3 §10.4]: its `userauthorize`, `timezone` and `holiday` rows. */
+export interface AccessTablesHeld {
+  readonly rights: readonly UserRightRecord[];
+  readonly timezones: readonly TimezoneRecord[];
+  readonly holidays: readonly HolidayRecord[];
+}
+
+/** Most access-table rows an access audit keeps (four rights per user of a full terminal); beyond, it compares none. */
+export const MAX_ACCESS_ROWS = 4 * 100_000;
 
 /** Most users a load-users command keeps (a terminal holds far fewer; uploads beyond are dropped). */
 export const MAX_LOADED_USERS = 100_000;

@@ -39,8 +39,8 @@ export const HOLIDAY_SYNC_COMMAND = 'holiday-sync';
 export const DOOR_SETTINGS_COMMAND = 'door-settings';
 /** The system command that writes the location's schedules as the terminal's `timezone` rows, as they are at dispatch. */
 export const TIMEZONE_SYNC_COMMAND = 'timezone-sync';
-/** The system command that reads a v3 terminal's `userauthorize` table for the rights audit (sync/audit.ts). */
-export const RIGHTS_AUDIT_COMMAND = 'rights-audit';
+/** The system command that reads a v3 terminal's access tables for the access audit (sync/access-audit.ts). */
+export const ACCESS_AUDIT_COMMAND = 'access-audit';
 
 export interface Rendered {
   /** Wire lines; the first carries the command's id. */
@@ -173,8 +173,8 @@ export async function render(
     const timezones = schedules.map((s) => ({ id: s.id, values: packedSchedule(s.days) }));
     return fromEncode(codec.encodeSync({ op: 'timezones.set', timezones }, profile, ctx));
   }
-  if (command.origin === 'system' && command.command === RIGHTS_AUDIT_COMMAND)
-    return fromEncode(codec.encodeSync({ op: 'rights.query' }, profile, ctx));
+  if (command.origin === 'system' && command.command === ACCESS_AUDIT_COMMAND)
+    return fromEncode(codec.encodeSync({ op: 'access.query' }, profile, ctx));
   if (command.origin === 'system' && command.command === DOOR_SETTINGS_COMMAND) {
     const door = Number(command.params?.['door']);
     const setting = device.doors[String(door)];

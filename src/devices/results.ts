@@ -4,23 +4,19 @@
  * once every line has answered. Partial outcomes are persisted as progress (./progress.ts), so an
  * actor evicted or a gateway restarted between two lines loses nothing.
  */
-import {
-  CHECK_ATTENDANCE_BOTH_FORMATS_FAILED,
-  type Codec,
-  type CommandResult,
-  type UserRecord,
-  type UserRightRecord,
-} from '../../protocols/index.js';
+import { CHECK_ATTENDANCE_BOTH_FORMATS_FAILED, type Codec, type CommandResult, type UserRecord } from '../../protocols/index.js';
 import type { PresetId } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { type Store } from '../store/types.js';
 import { ATTEMPT_SUPERSEDED, type Command, type CommandOutcome, type Device, type DeviceSessionPatch } from '../store/ports/index.js';
 import { learn, learnedRefusal } from './capabilities.js';
-import { RIGHTS_AUDIT_COMMAND } from './render.js';
+import { ACCESS_AUDIT_COMMAND } from './render.js';
 import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
-import { finalExtras, progressOf, type Progress } from './progress.js';
+import { finalExtras, progressOf, type AccessTablesHeld, type Progress } from './progress.js';
+
+const NOTHING_HELD: AccessTablesHeld = { rights: [], timezones: [], holidays: [] };
 import type { RuntimeConfig } from './runtime-config.js';
 import { sanitizeOptions } from './session.js';
 import { refusalBackoffMs } from './sweeps.js';
@@ -45,8 +41,8 @@ export interface ResultContext {
   readonly onSyncRefused: (sn: string, command: Command, code: number, message: string) => Promise<void>;
   /** The users a device reported for an audit or a sync-users query (load-users of origin 'system'). */
   readonly onDeviceUsers: (locationId: number, sn: string, users: readonly UserRecord[], groupId: number | null) => Promise<void>;
-  /** A rights audit's answer: the terminal's `userauthorize` rows (sync/audit.ts compares and repairs). */
-  readonly onDeviceRights: (locationId: number, sn: string, rights: readonly UserRightRecord[]) => Promise<void>;
+  /** An access audit's answer: the terminal's access tables (sync/audit.ts compares and repairs). */
+  readonly onAccessTables: (locationId: number, sn: string, held: AccessTablesHeld) => Promise<void>;
 }
 
 const now = (ctx: ResultContext) => ctx.clock.now().toISOString();
@@ -196,9 +192,9 @@ async function complete(
       await ctx.updateDevice({ options });
       data = { ...options };
     }
-  } else if (head.origin === 'system' && head.command === RIGHTS_AUDIT_COMMAND) {
-    if (head.location_id !== null && outcome.status === 'success' && progress.rights_overflow !== true)
-      await ctx.onDeviceRights(head.location_id, ctx.sn, progress.rights ?? []);
+  } else if (head.origin === 'system' && head.command === ACCESS_AUDIT_COMMAND) {
+    if (head.location_id !== null && outcome.status === 'success' && progress.access_overflow !== true)
+      await ctx.onAccessTables(head.location_id, ctx.sn, progress.access ?? NOTHING_HELD);
   } else if (preset === 'load-users') {
     data = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
     if (head.origin === 'system' && head.location_id !== null && outcome.status === 'success') {

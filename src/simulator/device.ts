@@ -231,6 +231,15 @@ class Device implements SimulatedDevice {
     for (const row of rows) this.#memory.putAuthorization({ ...row, pin });
   }
 
+  keypadTimezone(id: number, fields: Readonly<Record<string, number>>): void {
+    this.#memory.putTimezone(id, fields);
+  }
+
+  keypadHolidays(fields: readonly Readonly<Record<string, string>>[]): void {
+    this.#memory.clearHolidays();
+    for (const f of fields) this.#memory.putHoliday(f['Holiday'] ?? '', f);
+  }
+
   /** Users enrolled at the keypad: PINs from 90001 up that the server never sent. */
   #addKeypadUsers(n: number): void {
     for (let i = 1; i <= n; i++) this.#memory.putUser({ pin: String(90_000 + i), name: `Keypad ${i}` });

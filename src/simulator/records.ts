@@ -48,6 +48,16 @@ export const biodataRecordV3 = (t: SimTemplate): string =>
   `biodata pin=${t.pin}\tno=${t.no}\tindex=${t.index}\tvalid=${t.valid}\tduress=${t.duress}\ttype=${t.type}` +
   `\tmajorver=${t.majorVer}\tminorver=${t.minorVer}\tformat=${t.format}\ttmp=${t.tmp}`;
 
+/** `timezone` row as a query answer: its id and the intervals as received. */
+export const timezoneRecord = (id: number, fields: Readonly<Record<string, number>>): string =>
+  [`timezone timezoneid=${id}`, ...Object.entries(fields).map(([k, v]) => `${k.toLowerCase()}=${v}`)].join('\t');
+
+/** `holiday` row as a query answer: its fields as received. */
+export const holidayRecord = (fields: Readonly<Record<string, string>>): string =>
+  `holiday ${Object.entries(fields)
+    .map(([k, v]) => `${k.toLowerCase()}=${v}`)
+    .join('\t')}`;
+
 /** `userauthorize` row as a query answer (the table has no upload form, [PUSH-v3 §7.4]). */
 export const userauthorizeRecord = (a: SimAuthorization): string =>
   `userauthorize pin=${a.pin}\tauthorizetimezoneid=${a.timezoneId}\tauthorizedoorid=${a.doorMask}`;

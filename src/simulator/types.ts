@@ -251,4 +251,8 @@ export interface SimulatedDevice {
   keypad(pin: string, change: Partial<Omit<SimUser, 'pin' | 'uid'>> | null): void;
   /** a user's access rights changed at the terminal's menu: its `userauthorize` rows replaced by these */
   keypadRights(pin: string, rows: readonly Omit<SimAuthorization, 'pin'>[]): void;
+  /** a `timezone` row written at the terminal's menu (`SunTime1` … `Hol3Time3` → packed value) */
+  keypadTimezone(id: number, fields: Readonly<Record<string, number>>): void;
+  /** the `holiday` table replaced at the terminal's menu (each row: `Holiday`, `HolidayType`, `Loop`) */
+  keypadHolidays(fields: readonly Readonly<Record<string, string>>[]): void;
 }

@@ -9,6 +9,8 @@ import {
   templatev10Record,
   transactionRecord,
   userauthorizeRecord,
+  timezoneRecord,
+  holidayRecord,
   userpicRecord,
   userRecordV3,
 } from './records.js';
@@ -64,6 +66,10 @@ function rows(table: string, ctx: ExecutionContext, newOnly: boolean): Array<[Re
         .attendance()
         .filter((a) => !newOnly || a.index > m.uploadedUpTo)
         .map((a) => [{ pin: a.pin }, transactionRecord(a)]);
+    case 'timezone':
+      return [...m.timezones()].map(([id, fields]) => [{}, timezoneRecord(id, fields)]);
+    case 'holiday':
+      return [...m.holidays().values()].map((fields) => [{}, holidayRecord(fields)]);
     default:
       return OTHER_TABLES.has(table) ? [] : undefined;
   }

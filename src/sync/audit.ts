@@ -20,7 +20,7 @@
  *   heartbeat's user count disagrees with the wanted roster while nothing is owed [PUSH-v2 §7.1], and on
  *   demand (POST /api/devices/{sn}/audit).
  */
-import { codecOfDevice, effectiveVersion, heldUserDiffers, type UserRecord, type UserRightRecord } from '../../protocols/index.js';
+import { codecOfDevice, effectiveVersion, heldUserDiffers, type UserRecord } from '../../protocols/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
@@ -32,7 +32,8 @@ import { profileOf } from '../devices/render.js';
 import { phaseAt } from '../time/access-window.js';
 import { SYNC_PRIORITY } from './lanes.js';
 import type { SyncQueue } from './queue.js';
-import { auditsRights, staleRights } from './rights-audit.js';
+import { auditsRights, holidaysDiffer, staleRights, timezonesDiffer } from './access-audit.js';
+import type { AccessTablesHeld } from '../devices/progress.js';
 import type { TerminalState } from './terminal-state.js';
 
 /** An audit query unanswered this long no longer holds the terminal's claim. */
@@ -77,7 +78,7 @@ export interface AuditDeps {
   readonly create: (input: NewCommand, at: string) => Promise<Command>;
   /** Counts an audit started, and each repair it queued. */
   readonly onAudit?: (trigger: AuditTrigger) => void;
-  readonly onRepair?: (kind: 'extra' | 'missing' | 'stale' | 'rights', n: number) => void;
+  readonly onRepair?: (kind: 'extra' | 'missing' | 'stale' | 'rights' | 'timezones' | 'holidays', n: number) => void;
 }
 
 /** What a v2 heartbeat reports of the terminal's tables [PUSH-v2 §7.1]. */
@@ -206,9 +207,9 @@ export function createAudit(deps: AuditDeps) {
     await sync.queueTo(locationId, sn, [...missing, ...stale], 'user.upsert', group);
     await store.terminalSync.audited(sn, clock.now().toISOString());
     deps.terminals.audited(sn);
-    // An audit's rights follow its roster: read once the repairs above were handed out (rights-audit.ts). A
+    // An audit's rights follow its roster: read once the repairs above were handed out (access-audit.ts). A
     // sync-users command's own query (groupId) is not an audit: it ends with its group.
-    if (groupId === null && auditsRights(device)) await sync.queueRightsAudit(locationId, sn);
+    if (groupId === null && auditsRights(device)) await sync.queueAccessAudit(locationId, sn);
     if (extra.length > 0) deps.onRepair?.('extra', extra.length);
     if (missing.length > 0) deps.onRepair?.('missing', missing.length);
     if (stale.length > 0) deps.onRepair?.('stale', stale.length);
@@ -218,8 +219,11 @@ export function createAudit(deps: AuditDeps) {
     else log.debug({ sn, ...repairs }, 'audit: the terminal holds its roster');
   }
 
-  /** A rights audit's answer: the users whose `userauthorize` rows differ from their levels' are sent again. */
-  async function reconcileRights(locationId: number, sn: string, held: readonly UserRightRecord[]): Promise<void> {
+  /**
+   * An access audit's answer: users whose `userauthorize` rows differ from their levels' are sent again,
+   * and a `timezone` or `holiday` table that differs from the location's is sent again whole.
+   */
+  async function reconcileAccess(locationId: number, sn: string, held: AccessTablesHeld): Promise<void> {
     const device = await store.devices.getBySerial(sn);
     const location = await store.locations.get(locationId);
     if (!device || !location || device.location_id !== locationId) return;
@@ -229,16 +233,18 @@ export function createAudit(deps: AuditDeps) {
       location,
       device,
       [...wanted].filter((pin) => !owed.has(pin)),
-      held,
+      held.rights,
     );
     await sync.queueTo(locationId, sn, stale, 'user.upsert');
-    if (stale.length > 0) {
-      deps.onRepair?.('rights', stale.length);
-      log.info(
-        { sn, rows: held.length, stale: stale.length },
-        'audit: rights on the terminal differ from the access levels; users sent again',
-      );
-    } else log.debug({ sn, rows: held.length }, 'audit: the terminal holds the rights of its access levels');
+    const timezones = await timezonesDiffer(store, location, held.timezones);
+    const holidays = await holidaysDiffer(store, location, held.holidays);
+    if (timezones) await sync.queueTimezones(locationId, sn);
+    if (holidays) await sync.queueHolidays(locationId, sn);
+    const found = { rights: stale.length, timezones: timezones ? 1 : 0, holidays: holidays ? 1 : 0 };
+    for (const [kind, n] of Object.entries(found)) if (n > 0) deps.onRepair?.(kind as keyof typeof found, n);
+    if (stale.length > 0 || timezones || holidays)
+      log.info({ sn, ...found }, 'audit: the access tables differ from the location; repairs queued');
+    else log.debug({ sn, rows: held.rights.length }, 'audit: the terminal holds the access tables of its location');
   }
 
   /**
@@ -351,7 +357,7 @@ export function createAudit(deps: AuditDeps) {
     start,
     request,
     reconcile,
-    reconcileRights,
+    reconcileAccess,
     onCounts,
     /** The scheduled audits as a singleton job (one node runs it at a time). */
     job: { name: 'sync-audit', everyMs: Math.min(Math.max((deps.intervalS * 1000) / 4, 2_500), 60_000), run: runSchedule },

@@ -11,7 +11,7 @@ import { holdsUser, type Device, type NewCommand } from '../store/ports/index.js
 import { crossedEdge, phaseAt } from '../time/access-window.js';
 import { enqueueAnnounced } from './enqueue.js';
 import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
-import { DOOR_SETTINGS_COMMAND, HOLIDAY_SYNC_COMMAND, RIGHTS_AUDIT_COMMAND, TIMEZONE_SYNC_COMMAND } from '../devices/render.js';
+import { DOOR_SETTINGS_COMMAND, HOLIDAY_SYNC_COMMAND, ACCESS_AUDIT_COMMAND, TIMEZONE_SYNC_COMMAND } from '../devices/render.js';
 
 export interface QueueUsersOptions {
   /** Leave this device out (the one a template came from). */
@@ -61,8 +61,8 @@ export interface SyncQueue {
    * is assigned or is first known to store them (a terminal assigned before it ever registered as v3).
    */
   queueAccessTables(locationId: number, sn: string): Promise<SyncCounts>;
-  /** A read of the terminal's `userauthorize` table (sync/rights-audit.ts): one pending per terminal, below every sync op. */
-  queueRightsAudit(locationId: number, sn: string): Promise<SyncCounts>;
+  /** A read of the terminal's `userauthorize` table (sync/access-audit.ts): one pending per terminal, below every sync op. */
+  queueAccessAudit(locationId: number, sn: string): Promise<SyncCounts>;
   /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
   queueTo(
     locationId: number,
@@ -305,9 +305,9 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     queueTimezones,
     queueDoor: (locationId, sn, door) => queueDoors(locationId, sn, [door]),
     queueAccessTables,
-    async queueRightsAudit(locationId, sn) {
+    async queueAccessAudit(locationId, sn) {
       const device = await store.devices.get(locationId, sn);
-      return queueSystem(locationId, device ? [device] : [], RIGHTS_AUDIT_COMMAND, null, 'system:rights-audit', SYNC_PRIORITY.audit);
+      return queueSystem(locationId, device ? [device] : [], ACCESS_AUDIT_COMMAND, null, 'system:access-audit', SYNC_PRIORITY.audit);
     },
     async queueAreaMove(locationId, sn, from, to) {
       if (from === to) return { devices: 1, commands: 0 };

@@ -298,8 +298,15 @@ t.test('v3 access tables: timezone rows, the rights query and the userauthorize 
   t.same(s3({ op: 'timezones.set', timezones: [{ id: 2, values: [1] }] }), invalid('invalid timezone row'));
   t.same(s3({ op: 'timezones.set', timezones: [] }), invalid('no timezone rows'));
   t.same(s2({ op: 'timezones.set', timezones: [{ id: 2, values }] }).ok, false, 'not on v2');
-  t.same(s3({ op: 'rights.query' }), lines('DATA QUERY tablename=userauthorize,fielddesc=*,filter=*'));
-  t.same(s2({ op: 'rights.query' }).ok, false, 'not on v2');
+  t.same(
+    s3({ op: 'access.query' }),
+    lines(
+      'DATA QUERY tablename=userauthorize,fielddesc=*,filter=*',
+      'DATA QUERY tablename=timezone,fielddesc=*,filter=*',
+      'DATA QUERY tablename=holiday,fielddesc=*,filter=*',
+    ),
+  );
+  t.same(s2({ op: 'access.query' }).ok, false, 'not on v2');
   // Levels over doors 1 and 3 on a two-lock terminal: door 3 is left out.
   t.same(
     userauthorizeRows(

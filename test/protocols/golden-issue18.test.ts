@@ -48,6 +48,15 @@ t.test('B25 tables kept unparsed: one raw record each, counted per record; a dec
   t.equal(replyFor(v3, auth).body, 'userauthorize=2', 'was userauthorize=1 whatever the size');
   const tz = decodeExchange(f, 2, v3);
   t.equal(only(tz, 'rawRecords').records.length, 2);
+  const nulls = (n: number) => Array.from({ length: n }, () => null);
+  t.same(
+    only(tz, 'timezoneRows').records,
+    [
+      { id: 1, values: [0, 0, ...nulls(28)] },
+      { id: 2, values: [35_390_000, 0, ...nulls(28)] },
+    ],
+    'typed too; intervals not sent are null (never equal to a schedule)',
+  );
   t.equal(replyFor(v3, tz).body, 'timezone=2');
   const holiday = decodeExchange(f, 3, v3);
   t.same(holiday.events, [], 'nothing of a mismatching packet is kept');

@@ -8,7 +8,7 @@ import type { Handled, HandlerContext, RequestState } from './context.js';
 import { fileRequest } from './files.js';
 import { commandResults, doorStates, queryCount, queryOptions, remoteUserLookup } from './results.js';
 import { configRequest, handshake, heartbeat, keepAlive, options, registration, timeRequest } from './session.js';
-import { errorLogs, notKept, punches, rawRecords, templates, unknownRecords, unknownTable, userRights, users } from './uploads.js';
+import { accessRows, errorLogs, notKept, punches, rawRecords, templates, unknownRecords, unknownTable, users } from './uploads.js';
 
 export function dispatch(ctx: HandlerContext, state: RequestState, event: DeviceEvent): Promise<Handled> | Handled {
   switch (event.type) {
@@ -40,7 +40,9 @@ export function dispatch(ctx: HandlerContext, state: RequestState, event: Device
     case 'users':
       return users(ctx, state, event);
     case 'userRights':
-      return userRights(ctx, state, event);
+    case 'timezoneRows':
+    case 'holidayRows':
+      return accessRows(ctx, state, event);
     case 'userPhotos':
     case 'bioPhotos':
     case 'attendancePhotos':

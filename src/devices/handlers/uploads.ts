@@ -8,11 +8,11 @@ import { inAttendanceWindow, type RecordSource } from '../../../protocols/index.
 import type { PresetId } from '../../../protocols/catalog.js';
 import type { Device, Location } from '../../store/ports/index.js';
 import { afterMove } from '../device-move.js';
-import { RIGHTS_AUDIT_COMMAND } from '../render.js';
+import { ACCESS_AUDIT_COMMAND } from '../render.js';
 import { MAX_RAW_RECORD_CHARS, textReply } from '../actor-types.js';
 import { doorEventBusPayload, doorEventsFromRtlog } from '../door-events.js';
 import { SAMPLES_PER_REQUEST, truncateBytes } from '../log-budget.js';
-import { MAX_LOADED_RIGHTS, MAX_LOADED_USERS, mergeUsers, progressOf } from '../progress.js';
+import { MAX_ACCESS_ROWS, MAX_LOADED_USERS, mergeUsers, progressOf } from '../progress.js';
 import { addProgress } from '../results.js';
 import { fromAttlog, punchFromAccess, punchFromRtlog, recordPunches, recordTemplates, type Punch } from '../uploads.js';
 import { nowIso, type Handler, type HandlerContext } from './context.js';
@@ -142,28 +142,39 @@ export const users: Handler<'users'> = async (ctx, state, event) => {
 };
 
 /**
- * `userauthorize` rows answering a rights audit [PUSH-v3 §10.4] (the table has no upload form): kept on the
- * query's progress; an answer beyond MAX_LOADED_RIGHTS marks it overflowed and is compared with nothing.
+ * Access-table rows answering an access audit [PUSH-v3 §10.4] (`userauthorize` has no upload form): kept on
+ * the audit's progress (its head: each table answers under its own line's id); an answer beyond
+ * MAX_ACCESS_ROWS marks it overflowed and is compared with nothing. Counted once, by their raw records.
  */
-export const userRights: Handler<'userRights'> = async (ctx, _state, event) => {
-  const audit = await rightsAuditOf(ctx, event.source);
-  if (audit !== undefined)
-    await addProgress(ctx.results, audit, (p) => {
-      if (p.rights_overflow === true) return p;
-      const rights = [...(p.rights ?? []), ...event.records];
-      return rights.length > MAX_LOADED_RIGHTS ? { ...p, rights: [], rights_overflow: true } : { ...p, rights };
-    });
-  // Counted once, by the raw records of the same rows.
+export const accessRows: Handler<'userRights' | 'timezoneRows' | 'holidayRows'> = async (ctx, _state, event) => {
+  const audit = await accessAuditOf(ctx, event.source);
+  if (audit === undefined) return undefined;
+  await addProgress(ctx.results, audit, (p) => {
+    if (p.access_overflow === true) return p;
+    const held = p.access ?? { rights: [], timezones: [], holidays: [] };
+    const access =
+      event.type === 'userRights'
+        ? { ...held, rights: [...held.rights, ...event.records] }
+        : event.type === 'timezoneRows'
+          ? { ...held, timezones: [...held.timezones, ...event.records] }
+          : { ...held, holidays: [...held.holidays, ...event.records] };
+    const rows = access.rights.length + access.timezones.length + access.holidays.length;
+    const { access: _dropped, ...rest } = p;
+    return rows > MAX_ACCESS_ROWS ? { ...rest, access_overflow: true } : { ...p, access };
+  });
   return undefined;
 };
 
-/** The rights audit a `userauthorize` query answer belongs to (sync/rights-audit.ts), if it is one. */
-async function rightsAuditOf(ctx: HandlerContext, source: RecordSource): Promise<number | undefined> {
-  if (source.kind !== 'query' || source.table.toLowerCase() !== 'userauthorize') return undefined;
+const ACCESS_TABLES = new Set(['userauthorize', 'timezone', 'holiday']);
+
+/** The access audit (its head command's id) an access-table query answer belongs to (sync/access-audit.ts), if it is one. */
+async function accessAuditOf(ctx: HandlerContext, source: RecordSource): Promise<number | undefined> {
+  if (source.kind !== 'query' || !ACCESS_TABLES.has(source.table.toLowerCase())) return undefined;
   const id = Number(source.cmdId);
   if (!Number.isSafeInteger(id)) return undefined;
-  const command = await ctx.store.commands.getById(id);
-  return command?.origin === 'system' && command.command === RIGHTS_AUDIT_COMMAND && command.sn === ctx.sn ? id : undefined;
+  const line = await ctx.store.commands.getById(id);
+  if (line?.origin !== 'system' || line.command !== ACCESS_AUDIT_COMMAND || line.sn !== ctx.sn) return undefined;
+  return line.parent_id ?? line.id;
 }
 
 /** Acknowledged, not stored: BioGate keeps no photos or operation logs (README "Device protocol"). */
@@ -199,8 +210,8 @@ export const unknownRecords: Handler<'unknownRecords'> = (ctx, state, event) => 
 export const rawRecords: Handler<'rawRecords'> = async (ctx, state, event) => {
   state.accepted += event.records.length;
   if (event.unknown) ctx.onUnknownTable(event.source.table);
-  // A rights audit's answer is compared (userRights), not kept: a daily read of every right would crowd the records.
-  if ((await rightsAuditOf(ctx, event.source)) !== undefined) return undefined;
+  // An access audit's answer is compared (accessRows), not kept: a daily read of every right would crowd the records.
+  if ((await accessAuditOf(ctx, event.source)) !== undefined) return undefined;
   const { device, location } = state;
   if (!device || !location) {
     ctx.log.debug({ table: event.source.table, records: event.records.length }, 'records of an unassigned device acknowledged, not stored');

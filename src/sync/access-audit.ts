@@ -1,10 +1,10 @@
 /**
- * The rights audit (issue #33 item 7): on a terminal that stores the access tables, each user's
- * `userauthorize` rows as read from it against the rows its access levels give there.
+ * The access audit (issue #33 item 7): on a terminal that stores the access tables, what it holds of them
+ * as read from it (`userauthorize`, `timezone`, `holiday` [PUSH-v3 §10.4]) against what the location says.
  *
  * Invariants:
  * - Started after a roster audit has compared the user table (sync/audit.ts `reconcile`): one pending
- *   `rights-audit` query per terminal (its sync key), below every sync op, so it reads the table once the
+ *   `access-audit` query per terminal (its sync key), below every sync op, so it reads the tables once the
  *   repairs queued before it were handed out.
  * - A user with access levels must hold exactly the rows they give on this terminal (userauthorizeRows);
  *   a user without holds schedule 1 through every door, and other rows of theirs are left alone (they
@@ -12,10 +12,21 @@
  *   a levelled user's rows whole, and adds the missing right of one without levels.
  * - Users not wanted here are the roster audit's (deleted with their rows); users with a line owed are
  *   left to that line.
+ * - Schedules and holidays are BioGate's once the location has any (until then the terminal's own are left
+ *   alone): each stored schedule (2–50) must be held with its packed intervals, and the holiday table must be
+ *   exactly the location's days; otherwise the whole table is sent again (timezone-sync, holiday-sync).
  */
-import { codecOfDevice, effectiveVersion, userauthorizeRows, type UserRightRecord } from '../../protocols/index.js';
+import {
+  codecOfDevice,
+  effectiveVersion,
+  holidayRows,
+  userauthorizeRows,
+  type HolidayRecord,
+  type TimezoneRecord,
+  type UserRightRecord,
+} from '../../protocols/index.js';
 import { accessOf, profileOf } from '../devices/render.js';
-import type { Device, Location } from '../store/ports/index.js';
+import { holidayDays, packedSchedule, type Device, type Location } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
 
 const PAGE = 5_000;
@@ -54,4 +65,27 @@ export async function staleRights(
     }
   }
   return stale;
+}
+
+/** True when a stored schedule of the location is missing from the terminal or held with other intervals. */
+export async function timezonesDiffer(store: Store, location: Location, held: readonly TimezoneRecord[]): Promise<boolean> {
+  const byId = new Map(held.map((r) => [r.id, r.values]));
+  for (const schedule of await store.schedules.list(location.id)) {
+    const values = byId.get(schedule.id);
+    const wanted = packedSchedule(schedule.days);
+    if (!values || values.length !== wanted.length || values.some((v, i) => v !== wanted[i])) return true;
+  }
+  return false;
+}
+
+/** True when the location has holidays and the terminal's table is not exactly their days. */
+export async function holidaysDiffer(store: Store, location: Location, held: readonly HolidayRecord[]): Promise<boolean> {
+  const holidays = await store.holidays.list(location.id);
+  if (holidays.length === 0) return false;
+  const row = (r: HolidayRecord) => `${r.date}:${r.type}:${r.loop}`;
+  const wanted = new Set(
+    holidayRows(holidays.flatMap((h) => holidayDays(h).map((date) => ({ date, type: h.type, yearly: h.recurring })))).map(row),
+  );
+  const has = new Set(held.map(row));
+  return has.size !== wanted.size || [...wanted].some((r) => !has.has(r));
 }

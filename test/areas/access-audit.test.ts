@@ -1,7 +1,8 @@
-// Issue #33 item 7: the rights a v3 terminal holds are audited like its roster. After the roster audit
-// compares the user table, BioGate reads the terminal's `userauthorize` table [PUSH-v3 §10.4] and sends
-// again every user whose rows differ from what their access levels give there: a right widened or
-// removed at the terminal's menu is put back; a user without levels keeps schedule 1 through every door.
+// Issue #33 item 7: the access tables a v3 terminal holds are audited like its roster. After the roster
+// audit compares the user table, BioGate reads the terminal's `userauthorize`, `timezone` and `holiday`
+// tables [PUSH-v3 §10.4] and sends again every user whose rows differ from what their access levels give
+// there (a right widened or removed at the terminal's menu is put back; a user without levels keeps
+// schedule 1 through every door), and a schedule or holiday table that differs from the location's.
 import t from 'tap';
 import { setup } from '../convergence/helpers.js';
 
@@ -40,7 +41,7 @@ t.test('v3: rights changed at the terminal are put back by the audit; matching r
   // An audit of a terminal holding its rights: the rights audit that follows finds nothing to repair.
   t.equal((await s.api('POST', '/api/devices/RIGHTS-V3/audit')).status, 202);
   const audits = async () =>
-    ((await s.api('GET', '/api/commands?sn=RIGHTS-V3&command=rights-audit&limit=100')).body as { data: Command[] }).data;
+    ((await s.api('GET', '/api/commands?sn=RIGHTS-V3&command=access-audit&limit=100')).body as { data: Command[] }).data;
   await s.until(async () => (await audits()).some((c) => c.status === 'success'), 'the first rights audit answered');
   const upserts = async () =>
     ((await s.api('GET', '/api/commands?sn=RIGHTS-V3&command=sync-users&limit=100')).body as { total: number }).total;
@@ -71,6 +72,25 @@ t.test('v3: rights changed at the terminal are put back by the audit; matching r
     { status: 200, body: { total: 0 } },
     "the audits' answers are compared, not kept as records",
   );
+
+  // The schedule and holiday tables: changed at the terminal's menu, sent again whole by the next audit.
+  t.equal(
+    (await s.api('POST', '/api/holidays', { name: 'New Year', start_date: '2027-01-01', end_date: '2027-01-01', type: 1, recurring: true }))
+      .status,
+    201,
+  );
+  await s.until(() => sim.holidays().has('20270101'), 'the holiday on the terminal');
+  const mon = sim.timezones().get(weekdays.id)?.['MonTime1'];
+  t.equal(mon, 800 * 65_536 + 1800, 'the schedule on the terminal');
+  sim.keypadTimezone(weekdays.id, { ...sim.timezones().get(weekdays.id), MonTime1: 0 });
+  sim.keypadHolidays([{ Holiday: '20270102', HolidayType: '1', Loop: '1' }]);
+  t.equal((await s.api('POST', '/api/devices/RIGHTS-V3/audit')).status, 202);
+  await s.until(
+    () => sim.timezones().get(weekdays.id)?.['MonTime1'] === mon && sim.holidays().has('20270101') && !sim.holidays().has('20270102'),
+    'the schedule and holiday tables put back',
+    30_000,
+  );
+  t.equal(await upserts(), before + 2, 'no user sent again for them');
 });
 
 t.test('v2: no rights audit (the v2 user table carries no per-door rights)', async (t) => {
@@ -80,5 +100,5 @@ t.test('v2: no rights audit (the v2 user table carries no per-door rights)', asy
   await s.until(() => sim.users().has('1'), 'the user');
   t.equal((await s.api('POST', '/api/devices/RIGHTS-V2/audit')).status, 202);
   await s.until(async () => (await s.sync('RIGHTS-V2')).last_audit_at !== null, 'the roster audit');
-  t.equal(((await s.api('GET', '/api/commands?sn=RIGHTS-V2&command=rights-audit')).body as { total: number }).total, 0);
+  t.equal(((await s.api('GET', '/api/commands?sn=RIGHTS-V2&command=access-audit')).body as { total: number }).total, 0);
 });
