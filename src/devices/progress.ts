@@ -46,8 +46,9 @@ export function finalExtras(p: Progress): Record<string, unknown> {
 /** What an access audit read from a v3 terminal [PUSH-v3 §10.4]: its `userauthorize`, `timezone` and `holiday` rows. */
 export interface AccessTablesHeld {
   readonly rights: readonly UserRightRecord[];
-  readonly timezones: readonly TimezoneRecord[];
-  readonly holidays: readonly HolidayRecord[];
+  /** Absent: the terminal refused the query (a model without the table), nothing to compare. */
+  readonly timezones?: readonly TimezoneRecord[];
+  readonly holidays?: readonly HolidayRecord[];
 }
 
 /** Most access-table rows an access audit keeps (four rights per user of a full terminal); beyond, it compares none. */

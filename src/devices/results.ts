@@ -16,7 +16,7 @@ import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import { finalExtras, progressOf, type AccessTablesHeld, type Progress } from './progress.js';
 
-const NOTHING_HELD: AccessTablesHeld = { rights: [], timezones: [], holidays: [] };
+const NOTHING_HELD: AccessTablesHeld = { rights: [] };
 import type { RuntimeConfig } from './runtime-config.js';
 import { sanitizeOptions } from './session.js';
 import { refusalBackoffMs } from './sweeps.js';
@@ -193,8 +193,12 @@ async function complete(
       data = { ...options };
     }
   } else if (head.origin === 'system' && head.command === ACCESS_AUDIT_COMMAND) {
-    if (head.location_id !== null && outcome.status === 'success' && progress.access_overflow !== true)
-      await ctx.onAccessTables(head.location_id, ctx.sn, progress.access ?? NOTHING_HELD);
+    if (head.location_id !== null && outcome.status === 'success' && progress.access_overflow !== true) {
+      // Lines 2 and 3 read `timezone` and `holiday`: a table the terminal refused is not compared.
+      const { rights, timezones = [], holidays = [] } = progress.access ?? NOTHING_HELD;
+      const read = (line: number) => children[line]?.status === 'success';
+      await ctx.onAccessTables(head.location_id, ctx.sn, { rights, ...(read(0) ? { timezones } : {}), ...(read(1) ? { holidays } : {}) });
+    }
   } else if (preset === 'load-users') {
     data = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);
     if (head.origin === 'system' && head.location_id !== null && outcome.status === 'success') {

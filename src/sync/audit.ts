@@ -236,8 +236,8 @@ export function createAudit(deps: AuditDeps) {
       held.rights,
     );
     await sync.queueTo(locationId, sn, stale, 'user.upsert');
-    const timezones = await timezonesDiffer(store, location, held.timezones);
-    const holidays = await holidaysDiffer(store, location, held.holidays);
+    const timezones = held.timezones !== undefined && (await timezonesDiffer(store, location, held.timezones));
+    const holidays = held.holidays !== undefined && (await holidaysDiffer(store, location, held.holidays));
     if (timezones) await sync.queueTimezones(locationId, sn);
     if (holidays) await sync.queueHolidays(locationId, sn);
     const found = { rights: stale.length, timezones: timezones ? 1 : 0, holidays: holidays ? 1 : 0 };

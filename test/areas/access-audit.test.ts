@@ -102,3 +102,23 @@ t.test('v2: no rights audit (the v2 user table carries no per-door rights)', asy
   await s.until(async () => (await s.sync('RIGHTS-V2')).last_audit_at !== null, 'the roster audit');
   t.equal(((await s.api('GET', '/api/commands?sn=RIGHTS-V2&command=access-audit')).body as { total: number }).total, 0);
 });
+
+t.test('v3: a terminal that refuses the holiday query still has its rights and schedules compared', async (t) => {
+  const s = await setup(t);
+  t.equal(
+    (await s.api('POST', '/api/holidays', { name: 'New Year', start_date: '2027-01-01', end_date: '2027-01-01', type: 1, recurring: true }))
+      .status,
+    201,
+  );
+  t.equal((await s.api('POST', '/api/users', { pin: 1, first_name: 'U1' })).status, 201);
+  const sim = await s.terminal('NOHOL-V3', 'v3', { lockCount: 1, returnCodes: { 'DATA QUERY tablename=holiday': -629 } });
+  await s.until(() => sim.authorizations('1').length === 1, 'the user and its right');
+  sim.keypadRights('1', []);
+  t.equal((await s.api('POST', '/api/devices/NOHOL-V3/audit')).status, 202);
+  await s.until(() => sim.authorizations('1').length === 1, 'the right put back');
+  const list = async (command: string) =>
+    ((await s.api('GET', `/api/commands?sn=NOHOL-V3&command=${command}&limit=100`)).body as { data: Command[] }).data;
+  await s.until(async () => (await list('access-audit')).every((c) => c.status === 'failed'), 'the audit ended');
+  t.match((await list('access-audit'))[0], { status: 'failed' }, 'the refused line fails the query, not the comparison');
+  t.equal((await list('holiday-sync')).length, 1, 'the holiday table the terminal cannot read back is not sent again');
+});

@@ -156,9 +156,9 @@ export const accessRows: Handler<'userRights' | 'timezoneRows' | 'holidayRows'> 
       event.type === 'userRights'
         ? { ...held, rights: [...held.rights, ...event.records] }
         : event.type === 'timezoneRows'
-          ? { ...held, timezones: [...held.timezones, ...event.records] }
-          : { ...held, holidays: [...held.holidays, ...event.records] };
-    const rows = access.rights.length + access.timezones.length + access.holidays.length;
+          ? { ...held, timezones: [...(held.timezones ?? []), ...event.records] }
+          : { ...held, holidays: [...(held.holidays ?? []), ...event.records] };
+    const rows = access.rights.length + (access.timezones?.length ?? 0) + (access.holidays?.length ?? 0);
     const { access: _dropped, ...rest } = p;
     return rows > MAX_ACCESS_ROWS ? { ...rest, access_overflow: true } : { ...p, access };
   });
