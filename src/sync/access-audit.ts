@@ -53,9 +53,14 @@ export async function staleRights(
   }
   const profile = profileOf(device, effectiveVersion(device));
   const stale: number[] = [];
+  // Users share few sets of levels: their rights here are worked out once per set.
+  const bySet = new Map<string, Awaited<ReturnType<typeof accessOf>>>();
   for (let i = 0; i < pins.length; i += PAGE) {
     for (const user of await store.users.getMany(location.id, pins.slice(i, i + PAGE))) {
-      const { rights } = await accessOf(store, location, device, user);
+      const set = user.access_levels.join(',');
+      const access = bySet.get(set) ?? (await accessOf(store, location, device, user));
+      bySet.set(set, access);
+      const { rights } = access;
       const wanted = userauthorizeRows(rights, profile);
       if (!Array.isArray(wanted)) continue; // not renderable: the sync op reports why
       const has = rowsByPin.get(user.pin) ?? new Set<string>();
