@@ -15,8 +15,6 @@ import { ACCESS_AUDIT_COMMAND } from './render.js';
 import type { EventBus } from '../events/bus.js';
 import type { CommandLifecycle } from './lifecycle.js';
 import { finalExtras, progressOf, type AccessTablesHeld, type Progress } from './progress.js';
-
-const NOTHING_HELD: AccessTablesHeld = { rights: [] };
 import type { RuntimeConfig } from './runtime-config.js';
 import { sanitizeOptions } from './session.js';
 import { refusalBackoffMs } from './sweeps.js';
@@ -46,6 +44,8 @@ export interface ResultContext {
 }
 
 const now = (ctx: ResultContext) => ctx.clock.now().toISOString();
+/** An access audit whose three tables answered no row at all. */
+const NOTHING_HELD: AccessTablesHeld = { rights: [] };
 
 /** A roster sync op: nothing owed is dropped while the terminal stays assigned (issue #31). */
 const isUserSyncOp = (c: Command) => c.origin === 'sync' && c.command === 'sync-users';

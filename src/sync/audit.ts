@@ -207,8 +207,8 @@ export function createAudit(deps: AuditDeps) {
     await sync.queueTo(locationId, sn, [...missing, ...stale], 'user.upsert', group);
     await store.terminalSync.audited(sn, clock.now().toISOString());
     deps.terminals.audited(sn);
-    // An audit's rights follow its roster: read once the repairs above were handed out (access-audit.ts). A
-    // sync-users command's own query (groupId) is not an audit: it ends with its group.
+    // An audit's access tables follow its roster: read once the repairs above were handed out (access-audit.ts).
+    // A sync-users command's own query (groupId) is not an audit: it ends with its group.
     if (groupId === null && auditsRights(device)) await sync.queueAccessAudit(locationId, sn);
     if (extra.length > 0) deps.onRepair?.('extra', extra.length);
     if (missing.length > 0) deps.onRepair?.('missing', missing.length);
