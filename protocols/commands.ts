@@ -119,8 +119,11 @@ export type SyncOp =
   | { readonly op: 'timezones.set'; readonly timezones: readonly SyncTimezone[] }
   /** v3 `holiday` table replaced: `DATA DELETE holiday *`, then one row per day. Not on v2. */
   | { readonly op: 'holiday.replace'; readonly days: readonly SyncHoliday[] }
-  /** v3 the `userauthorize`, `timezone` and `holiday` tables read out (the access audit) [PUSH-v3 §10.4]. Not on v2. */
-  | { readonly op: 'access.query' }
+  /**
+   * v3 the `userauthorize`, `timezone` and `holiday` tables read out (the access audit) [PUSH-v3 §10.4], and the
+   * settings of `doors` (GET OPTIONS [PUSH-v3 §10.5]) when any. Not on v2.
+   */
+  | { readonly op: 'access.query'; readonly doors?: readonly number[] }
   | { readonly op: 'template.upsert'; readonly template: SyncTemplate }
   | {
       readonly op: 'template.delete';

@@ -30,7 +30,7 @@ export { attendanceWindow, inAttendanceWindow, type AttendanceWindow } from './a
 export { capabilityKey, endsBatch } from './capability.js';
 export * from './catalog.js';
 export { registryCodeFrom, sessionIdFrom, assumedToken } from './push-v3/session.js';
-export { userauthorizeRows } from './push-v3/encode.js';
+export { doorOptionKeys, userauthorizeRows } from './push-v3/encode.js';
 export { holidayRows } from './push-v3/access-tables.js';
 export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk-time.js';
 export { isTimeZone, offsetMinutes, wallClockIn } from './shared/zoned-time.js';

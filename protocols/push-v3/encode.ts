@@ -178,8 +178,7 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
     case 'timezones.set':
       return setTimezones(op.timezones);
     case 'access.query':
-      // [PUSH-v3 §10.4] each table answers in querydata packets under its own line's id
-      return wire(...['userauthorize', 'timezone', 'holiday'].map((t) => `DATA QUERY tablename=${t},fielddesc=*,filter=*`));
+      return queryAccessTables(op.doors ?? [], profile);
     case 'door.set':
       return setDoor(op.door, op.unlockSeconds, op.keepOpenTimezoneId, profile);
     /* c8 ignore next 2 */
@@ -289,8 +288,24 @@ function setDoor(door: number, seconds: number, timezoneId: number, profile: Dev
   if (!Number.isInteger(door) || door < 1 || door > limit) return invalid(`door must be 1 to ${limit}`);
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 254) return invalid('unlock seconds must be 1 to 254');
   if (!Number.isInteger(timezoneId) || timezoneId < 0 || timezoneId > 50) return invalid('invalid timezone id');
-  return wire(`SET OPTIONS Door${door}Drivertime=${seconds},Door${door}KeepOpenTimeZone=${timezoneId}`);
+  const [time, keepOpen] = doorOptionKeys(door);
+  return wire(`SET OPTIONS ${time}=${seconds},${keepOpen}=${timezoneId}`);
 }
+
+/**
+ * [PUSH-v3 §10.4] each table answers in querydata packets under its own line's id; [PUSH-v3 §10.5] the doors'
+ * settings (the keys setDoor writes) answer as one options packet.
+ */
+function queryAccessTables(doors: readonly number[], profile: DeviceProfile): EncodeResult {
+  const limit = lockCount(profile) ?? 1;
+  if (doors.some((d) => !Number.isInteger(d) || d < 1 || d > limit)) return invalid(`doors must be 1 to ${limit}`);
+  const tables = ['userauthorize', 'timezone', 'holiday'].map((t) => `DATA QUERY tablename=${t},fielddesc=*,filter=*`);
+  if (doors.length === 0) return wire(...tables);
+  return wire(...tables, `GET OPTIONS ${doors.flatMap((d) => doorOptionKeys(d)).join(',')}`);
+}
+
+/** [PUSH-v3 §11.6] the options that hold door `n`'s settings: relay time, kept open by schedule. */
+export const doorOptionKeys = (n: number): readonly [string, string] => [`Door${n}Drivertime`, `Door${n}KeepOpenTimeZone`];
 
 /** [COMMANDS §3.2] Σ 2^(door−1); default all doors. */
 function doorMaskFor(doors: readonly number[] | undefined, profile: DeviceProfile): number | EncodeFailure {

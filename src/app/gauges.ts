@@ -28,7 +28,7 @@ export function auditCounters(metrics: MetricsRegistry): Pick<AuditDeps, 'onAudi
   const repairs = metrics.register(
     new Counter(
       'biogate_sync_audit_repairs_total',
-      'What an audit found to repair, by kind (users: extra deleted; missing, stale, rights sent again; tables: timezones, holidays)',
+      'What an audit found to repair, by kind (users: extra deleted; missing, stale, rights sent again; tables: timezones, holidays; doors: door settings)',
     ),
   );
   return { onAudit: (trigger) => audits.inc({ trigger }), onRepair: (kind, n) => repairs.inc({ kind }, n) };

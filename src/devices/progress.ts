@@ -43,12 +43,17 @@ export function finalExtras(p: Progress): Record<string, unknown> {
   };
 }
 
-/** What an access audit read from a v3 terminal [PUSH-v3 §10.4]: its `userauthorize`, `timezone` and `holiday` rows. */
+/**
+ * What an access audit read from a v3 terminal: its `userauthorize`, `timezone` and `holiday` rows [PUSH-v3
+ * §10.4] and the options that hold its doors' settings [PUSH-v3 §10.5].
+ */
 export interface AccessTablesHeld {
   readonly rights: readonly UserRightRecord[];
   /** Absent: the terminal refused the query (a model without the table), nothing to compare. */
   readonly timezones?: readonly TimezoneRecord[];
   readonly holidays?: readonly HolidayRecord[];
+  /** Absent: no door has settings, or the terminal refused the read. */
+  readonly doorOptions?: Readonly<Record<string, string>>;
 }
 
 /** Most access-table rows an access audit keeps (four rights per user of a full terminal); beyond, it compares none. */

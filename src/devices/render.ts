@@ -173,8 +173,13 @@ export async function render(
     const timezones = schedules.map((s) => ({ id: s.id, values: packedSchedule(s.days) }));
     return fromEncode(codec.encodeSync({ op: 'timezones.set', timezones }, profile, ctx));
   }
-  if (command.origin === 'system' && command.command === ACCESS_AUDIT_COMMAND)
-    return fromEncode(codec.encodeSync({ op: 'access.query' }, profile, ctx));
+  if (command.origin === 'system' && command.command === ACCESS_AUDIT_COMMAND) {
+    // The doors BioGate gave settings are read back with the tables (sync/access-audit.ts doorsDiffer).
+    const doors = Object.keys(device.doors)
+      .map(Number)
+      .sort((a, b) => a - b);
+    return fromEncode(codec.encodeSync({ op: 'access.query', doors }, profile, ctx));
+  }
   if (command.origin === 'system' && command.command === DOOR_SETTINGS_COMMAND) {
     const door = Number(command.params?.['door']);
     const setting = device.doors[String(door)];

@@ -103,11 +103,14 @@ export async function applyResult(ctx: ResultContext, codec: Codec, result: Comm
   await learnFrom(ctx, codec, command.wire, result.returnCode);
   if (command.parent_id !== null) {
     const outcome = codec.outcome(result.returnCode);
+    // A line keeps what its answer brought before its result (an access audit's door options, complete below).
+    const progress = progressOf(command);
+    const kept = Object.keys(progress).length > 0 ? { result: progress } : {};
     await ctx.store.commands.finish(
       command.id,
       outcome.status === 'failed'
-        ? { status: 'failed', error_message: outcome.message, response: result.raw }
-        : { status: 'success', response: result.raw },
+        ? { status: 'failed', error_message: outcome.message, response: result.raw, ...kept }
+        : { status: 'success', response: result.raw, ...kept },
       now(ctx),
     );
     const head = await ctx.store.commands.getById(command.parent_id);
@@ -194,10 +197,19 @@ async function complete(
     }
   } else if (head.origin === 'system' && head.command === ACCESS_AUDIT_COMMAND) {
     if (head.location_id !== null && outcome.status === 'success' && progress.access_overflow !== true) {
-      // Lines 2 and 3 read `timezone` and `holiday`: a table the terminal refused is not compared.
+      // Lines 2 and 3 read `timezone` and `holiday`, line 4 (when any door has settings) the doors' options:
+      // a table the terminal refused is not compared.
       const { rights, timezones = [], holidays = [] } = progress.access ?? NOTHING_HELD;
       const read = (line: number) => children[line]?.status === 'success';
-      await ctx.onAccessTables(head.location_id, ctx.sn, { rights, ...(read(0) ? { timezones } : {}), ...(read(1) ? { holidays } : {}) });
+      // A finished line keeps its progress as its result (applyResult; progressOf reads only a sent command's).
+      const line4 = read(2) ? (children[2]?.result as Progress | null | undefined) : undefined;
+      const doorOptions = line4?.options;
+      await ctx.onAccessTables(head.location_id, ctx.sn, {
+        rights,
+        ...(read(0) ? { timezones } : {}),
+        ...(read(1) ? { holidays } : {}),
+        ...(doorOptions ? { doorOptions } : {}),
+      });
     }
   } else if (preset === 'load-users') {
     data = await loadUsersResult(ctx, head, progress.users ?? [], progress.keep_pin);

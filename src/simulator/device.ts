@@ -240,6 +240,10 @@ class Device implements SimulatedDevice {
     for (const f of fields) this.#memory.putHoliday(f['Holiday'] ?? '', f);
   }
 
+  keypadOption(key: string, value: string): void {
+    this.#memory.options.set(key, value);
+  }
+
   /** Users enrolled at the keypad: PINs from 90001 up that the server never sent. */
   #addKeypadUsers(n: number): void {
     for (let i = 1; i <= n; i++) this.#memory.putUser({ pin: String(90_000 + i), name: `Keypad ${i}` });

@@ -255,4 +255,6 @@ export interface SimulatedDevice {
   keypadTimezone(id: number, fields: Readonly<Record<string, number>>): void;
   /** the `holiday` table replaced at the terminal's menu (each row: `Holiday`, `HolidayType`, `Loop`) */
   keypadHolidays(fields: readonly Readonly<Record<string, string>>[]): void;
+  /** an option changed at the terminal's menu (a door's `Door1Drivertime`, …), answered by GET OPTIONS */
+  keypadOption(key: string, value: string): void;
 }

@@ -15,9 +15,12 @@
  * - Schedules and holidays are BioGate's once the location has any (until then the terminal's own are left
  *   alone): each stored schedule (2–50) must be held with its packed intervals, and the holiday table must be
  *   exactly the location's days; otherwise the whole table is sent again (timezone-sync, holiday-sync).
+ * - Each door BioGate gave settings (`PUT /api/devices/{sn}/doors/{n}`) must report them in its options; a door
+ *   that reports others gets its `door-settings` again.
  */
 import {
   codecOfDevice,
+  doorOptionKeys,
   effectiveVersion,
   holidayRows,
   userauthorizeRows,
@@ -70,6 +73,25 @@ export async function staleRights(
     }
   }
   return stale;
+}
+
+/**
+ * The doors whose settings the terminal reports otherwise than BioGate gave them [PUSH-v3 §10.5]. A key the
+ * terminal answers empty (a model without it) is not compared: sending it again would change nothing.
+ */
+export function doorsDiffer(device: Device, options: Readonly<Record<string, string>>): number[] {
+  const held = new Map(Object.entries(options).map(([k, v]) => [k.toLowerCase(), v.trim()]));
+  const differs = (key: string, wanted: number) => {
+    const value = held.get(key.toLowerCase());
+    return value !== undefined && value !== '' && value !== String(wanted);
+  };
+  return Object.entries(device.doors)
+    .filter(([n, setting]) => {
+      const [time, keepOpen] = doorOptionKeys(Number(n));
+      return differs(time, setting.unlock_seconds) || differs(keepOpen, setting.normal_open_schedule_id ?? 0);
+    })
+    .map(([n]) => Number(n))
+    .sort((a, b) => a - b);
 }
 
 /** True when a stored schedule of the location is missing from the terminal or held with other intervals. */

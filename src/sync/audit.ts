@@ -32,7 +32,7 @@ import { profileOf } from '../devices/render.js';
 import { phaseAt } from '../time/access-window.js';
 import { SYNC_PRIORITY } from './lanes.js';
 import type { SyncQueue } from './queue.js';
-import { auditsRights, holidaysDiffer, staleRights, timezonesDiffer } from './access-audit.js';
+import { auditsRights, doorsDiffer, holidaysDiffer, staleRights, timezonesDiffer } from './access-audit.js';
 import type { AccessTablesHeld } from '../devices/progress.js';
 import type { TerminalState } from './terminal-state.js';
 
@@ -78,7 +78,7 @@ export interface AuditDeps {
   readonly create: (input: NewCommand, at: string) => Promise<Command>;
   /** Counts an audit started, and each repair it queued. */
   readonly onAudit?: (trigger: AuditTrigger) => void;
-  readonly onRepair?: (kind: 'extra' | 'missing' | 'stale' | 'rights' | 'timezones' | 'holidays', n: number) => void;
+  readonly onRepair?: (kind: 'extra' | 'missing' | 'stale' | 'rights' | 'timezones' | 'holidays' | 'doors', n: number) => void;
 }
 
 /** What a v2 heartbeat reports of the terminal's tables [PUSH-v2 §7.1]. */
@@ -238,11 +238,13 @@ export function createAudit(deps: AuditDeps) {
     await sync.queueTo(locationId, sn, stale, 'user.upsert');
     const timezones = held.timezones !== undefined && (await timezonesDiffer(store, location, held.timezones));
     const holidays = held.holidays !== undefined && (await holidaysDiffer(store, location, held.holidays));
+    const doors = held.doorOptions === undefined ? [] : doorsDiffer(device, held.doorOptions);
     if (timezones) await sync.queueTimezones(locationId, sn);
     if (holidays) await sync.queueHolidays(locationId, sn);
-    const found = { rights: stale.length, timezones: timezones ? 1 : 0, holidays: holidays ? 1 : 0 };
+    for (const door of doors) await sync.queueDoor(locationId, sn, door);
+    const found = { rights: stale.length, timezones: timezones ? 1 : 0, holidays: holidays ? 1 : 0, doors: doors.length };
     for (const [kind, n] of Object.entries(found)) if (n > 0) deps.onRepair?.(kind as keyof typeof found, n);
-    if (stale.length > 0 || timezones || holidays)
+    if (stale.length > 0 || timezones || holidays || doors.length > 0)
       log.info({ sn, ...found }, 'audit: the access tables differ from the location; repairs queued');
     else log.debug({ sn, rows: held.rights.length }, 'audit: the terminal holds the access tables of its location');
   }

@@ -122,3 +122,38 @@ t.test('v3: a terminal that refuses the holiday query still has its rights and s
   t.match((await list('access-audit'))[0], { status: 'failed' }, 'the refused line fails the query, not the comparison');
   t.equal((await list('holiday-sync')).length, 1, 'the holiday table the terminal cannot read back is not sent again');
 });
+
+t.test('v3: door settings changed at the terminal are put back by the audit; matching ones queue nothing', async (t) => {
+  const s = await setup(t);
+  const sim = await s.terminal('DOORS-V3', 'v3', { lockCount: 2 });
+  t.equal((await s.api('PUT', '/api/devices/DOORS-V3/doors/1', { unlock_seconds: 7, normal_open_schedule_id: null })).status, 200);
+  t.equal((await s.api('PUT', '/api/devices/DOORS-V3/doors/2', { unlock_seconds: 9, normal_open_schedule_id: 1 })).status, 200);
+  const option = (key: string) => sim.deviceOptions().get(key);
+  const held = () =>
+    [option('Door1Drivertime'), option('Door1KeepOpenTimeZone'), option('Door2Drivertime'), option('Door2KeepOpenTimeZone')].join();
+  await s.until(() => held() === '7,0,9,1', 'the door settings on the terminal');
+  const list = async (command: string) =>
+    ((await s.api('GET', `/api/commands?sn=DOORS-V3&command=${command}&limit=100`)).body as { data: Command[] }).data;
+  const settled = async () => (await list('access-audit')).every((c) => c.status !== 'pending' && c.status !== 'sent');
+  await s.until(async () => (await list('door-settings')).every((c) => c.status === 'success'), 'the door settings acknowledged');
+  const sent = (await list('door-settings')).length;
+
+  // An audit of a terminal holding its doors' settings: nothing sent again.
+  t.equal((await s.api('POST', '/api/devices/DOORS-V3/audit')).status, 202);
+  await s.until(
+    async () => (await list('access-audit')).some((c) => c.status === 'success') && (await settled()),
+    'the first access audit',
+  );
+  t.equal((await list('door-settings')).length, sent, 'no door sent again');
+
+  // At the terminal's menu: door 2 held open no more and its relay time changed.
+  sim.keypadOption('Door2Drivertime', '3');
+  sim.keypadOption('Door2KeepOpenTimeZone', '0');
+  const audits = (await list('access-audit')).length;
+  t.equal((await s.api('POST', '/api/devices/DOORS-V3/audit')).status, 202);
+  await s.until(async () => (await list('access-audit')).length > audits && (await settled()), 'the next access audit');
+  await s.until(() => held() === '7,0,9,1', 'door 2 put back', 30_000);
+  const doorCommands = await list('door-settings');
+  t.equal(doorCommands.length, sent + 1, 'door 2 alone sent again');
+  t.match(doorCommands[0], { params: { door: 2 } });
+});

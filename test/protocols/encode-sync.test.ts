@@ -307,6 +307,17 @@ t.test('v3 access tables: timezone rows, the rights query and the userauthorize 
     ),
   );
   t.same(s2({ op: 'access.query' }).ok, false, 'not on v2');
+  // [PUSH-v3 §10.5] the doors BioGate gave settings are read back as the keys SET OPTIONS wrote.
+  t.same(
+    s3({ op: 'access.query', doors: [1, 3] }, { LockCount: '4' }),
+    lines(
+      'DATA QUERY tablename=userauthorize,fielddesc=*,filter=*',
+      'DATA QUERY tablename=timezone,fielddesc=*,filter=*',
+      'DATA QUERY tablename=holiday,fielddesc=*,filter=*',
+      'GET OPTIONS Door1Drivertime,Door1KeepOpenTimeZone,Door3Drivertime,Door3KeepOpenTimeZone',
+    ),
+  );
+  t.same(s3({ op: 'access.query', doors: [3] }, { LockCount: '2' }), invalid('doors must be 1 to 2'));
   // Levels over doors 1 and 3 on a two-lock terminal: door 3 is left out.
   t.same(
     userauthorizeRows(
