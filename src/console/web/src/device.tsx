@@ -1,8 +1,9 @@
-/** One terminal: status, area, roster sync (state and owed PINs), options, recent commands (live) and preset buttons. */
+/** One terminal: status, area, access (levels, doors), roster sync (state and owed PINs), options, recent commands (live) and preset buttons. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import type { Command, Device, DeviceSync } from './api-types.js';
 import { DeviceArea } from './areas.js';
+import { DeviceAccess } from './device-access.js';
 import { CommandTable, useLiveCommands } from './commands.js';
 import { AUTH_TEXT, firmware, mergeState, model } from './devices.js';
 import { presetsFor, type Preset } from './presets.js';
@@ -90,6 +91,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
           onChanged={(next) => setLive((l) => ({ ...l, device: mergeState(l.device ?? device.data ?? undefined, next) }))}
         />
       )}
+      {d && <DeviceAccess session={session} device={d} />}
       {d && <SyncSection session={session} zone={zone} sn={sn} live={sync} />}
       {d && presets.length > 0 && (
         <section aria-labelledby="actions-h">
