@@ -3,7 +3,7 @@
  * when BIOGATE_ADMIN_TOKEN is set, and is authenticated with it.
  */
 import { Type } from 'typebox';
-import type { LocationService } from '../locations/service.js';
+import { MAX_DEBOUNCE_S, type LocationService } from '../locations/service.js';
 import type { Clock } from '../clock.js';
 import { assignDevice, deleteUnassignedDevice, type AssignmentDeps } from '../devices/assignment.js';
 import { invalid } from '../errors.js';
@@ -92,11 +92,21 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
           timezone: Type.Optional(TimeZoneName),
           is_active: Type.Optional(Type.Boolean()),
           require_comm_key: Type.Optional(Type.Boolean({ description: 'Refuse to assign devices without a comm key' })),
+          attendance_debounce_s: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: MAX_DEBOUNCE_S,
+              description: 'Time cards: seconds within which a punch repeats the previous one',
+            }),
+          ),
+          day_start_hour: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: 23, description: 'Time cards: the local hour a working day starts at' }),
+          ),
         },
         { additionalProperties: false },
       ),
       doc: {
-        summary: 'Rename, change the time zone or require_comm_key, disable or enable a location',
+        summary: 'Rename, change the time zone, require_comm_key or the time-card settings, disable or enable a location',
         tags,
         responses: { 200: LocationView },
         errors: ['LOCATION_NOT_FOUND'],

@@ -90,7 +90,7 @@ export function decodeCursor(text: string): AttendanceCursor | null {
 }
 
 /** Lets timers and I/O (other requests, /healthz) run before the next page. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** How long an export's slot outlives its node: renewed every third of it while the export runs. */
 const EXPORT_LEASE_MS = 60_000;
@@ -101,7 +101,7 @@ const EXPORT_LEASE_MS = 60_000;
  * that dies frees it within EXPORT_LEASE_MS). `take` gives a release function (idempotent) or throws
  * EXPORT_BUSY.
  */
-function exportSlots(store: Store, clock: Clock): (locationId: number) => Promise<() => void> {
+export function exportSlots(store: Store, clock: Clock): (locationId: number) => Promise<() => void> {
   const iso = (ms: number) => new Date(ms).toISOString();
   const acquire = (name: string, holder: string) => {
     const now = clock.now().getTime();

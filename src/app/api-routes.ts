@@ -4,6 +4,7 @@
  */
 import { adminRoutes } from '../api/admin.js';
 import { attendanceRoutes } from '../api/attendance.js';
+import { timeCardRoutes } from '../api/time-cards.js';
 import { commandRoutes } from '../api/commands.js';
 import { deviceRecordRoutes } from '../api/device-records.js';
 import { accessRoutes } from '../api/access.js';
@@ -79,6 +80,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
     ...syncRoutes({ store, terminals: p.terminals, audit: p.audit }),
     ...commandRoutes({ store, clock, commands: p.commands, lifecycle: p.lifecycle }),
     ...attendanceRoutes(store, clock),
+    ...timeCardRoutes(store, clock),
     ...deviceRecordRoutes(store),
     ...doorEventRoutes(store),
     ...adminRoutes({

@@ -6,7 +6,7 @@
 import { loadConfig, describeConfig } from '../config/load.js';
 import { configTableMarkdown } from '../config/readme-table.js';
 import { systemClock } from '../clock.js';
-import { createLocationService, TOKEN_SCOPES } from '../locations/service.js';
+import { createLocationService, MAX_DEBOUNCE_S, TOKEN_SCOPES, type LocationPatch } from '../locations/service.js';
 import { publicToken } from '../views/token.js';
 import type { Store } from '../store/types.js';
 import type { Location, TokenScope } from '../store/ports/index.js';
@@ -51,14 +51,19 @@ export async function locationList(f: Flags, io: CliIo): Promise<number> {
 
 export async function locationUpdate(f: Flags, io: CliIo): Promise<number> {
   const id = f.int('id', { required: true, min: 1 }) as number;
-  const patch: { name?: string; timezone?: string; require_comm_key?: boolean } = {};
+  const patch: { -readonly [K in keyof LocationPatch]: LocationPatch[K] } = {};
   const name = f.string('name');
   const timezone = f.string('timezone');
   const requireCommKey = f.onOff('require-comm-key');
+  const debounce = f.int('attendance-debounce-s', { min: 0, max: MAX_DEBOUNCE_S });
+  const dayStart = f.int('day-start-hour', { min: 0, max: 23 });
   if (name !== undefined) patch.name = name;
   if (timezone !== undefined) patch.timezone = timezone;
   if (requireCommKey !== undefined) patch.require_comm_key = requireCommKey;
-  if (Object.keys(patch).length === 0) throw new UsageError('give --name, --timezone and/or --require-comm-key');
+  if (debounce !== undefined) patch.attendance_debounce_s = debounce;
+  if (dayStart !== undefined) patch.day_start_hour = dayStart;
+  if (Object.keys(patch).length === 0)
+    throw new UsageError('give --name, --timezone, --require-comm-key, --attendance-debounce-s and/or --day-start-hour');
   return withStore(io, async (store, _config, announce) => {
     const l = await createLocationService(store, systemClock, { changed: (changed) => announce.locationChanged(changed.id) }).update(
       id,

@@ -6,7 +6,7 @@ import { BioGateError, invalid } from '../errors.js';
 import { generateToken, hashToken } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/types.js';
-import type { Location, Token, TokenScope } from '../store/ports/index.js';
+import type { Location, LocationSetting, Token, TokenScope } from '../store/ports/index.js';
 import { isTimeZone } from '../time/zones.js';
 
 export const TOKEN_SCOPES: readonly TokenScope[] = ['full', 'operator', 'read'];
@@ -19,11 +19,22 @@ export interface IssuedToken {
   readonly expires_at: string | null;
 }
 
+/** What an operator may change of a location (admin API, CLI). */
+export type LocationPatch = Partial<Pick<Location, LocationSetting>>;
+
+/** Bounds of the time-card settings (issue #35): a repeat within up to an hour; a day that starts at 00–23 h. */
+export const MAX_DEBOUNCE_S = 3_600;
+
+function checkWhole(value: number, min: number, max: number, loc: (string | number)[]): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw invalid(loc, `must be a whole number from ${min} to ${max}`, 'range');
+  return value;
+}
+
 export interface LocationService {
   create(input: { name: string; timezone?: string; require_comm_key?: boolean }): Promise<{ location: Location; token: IssuedToken }>;
   list(): Promise<readonly Location[]>;
   get(id: number): Promise<Location>;
-  update(id: number, patch: { name?: string; timezone?: string; is_active?: boolean; require_comm_key?: boolean }): Promise<Location>;
+  update(id: number, patch: LocationPatch): Promise<Location>;
   issueToken(input: {
     location_id: number;
     scope?: TokenScope;
@@ -74,11 +85,14 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
       return location;
     },
     async update(id, patch) {
-      const clean: { name?: string; timezone?: string; is_active?: boolean; require_comm_key?: boolean } = {};
+      const clean: { -readonly [K in keyof LocationPatch]: LocationPatch[K] } = {};
       if (patch.name !== undefined) clean.name = checkName(patch.name, ['body', 'name']);
       if (patch.timezone !== undefined) clean.timezone = checkZone(patch.timezone, ['body', 'timezone']);
       if (patch.is_active !== undefined) clean.is_active = patch.is_active;
       if (patch.require_comm_key !== undefined) clean.require_comm_key = patch.require_comm_key;
+      if (patch.attendance_debounce_s !== undefined)
+        clean.attendance_debounce_s = checkWhole(patch.attendance_debounce_s, 0, MAX_DEBOUNCE_S, ['body', 'attendance_debounce_s']);
+      if (patch.day_start_hour !== undefined) clean.day_start_hour = checkWhole(patch.day_start_hour, 0, 23, ['body', 'day_start_hour']);
       const before = await store.locations.get(id);
       const location = await store.locations.update(id, clean, now());
       if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);

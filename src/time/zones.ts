@@ -44,6 +44,11 @@ export function wallClock(local: string): number | undefined {
   return new Date(wall).getUTCDate() === d ? wall : undefined;
 }
 
+/** The wall-clock reading in `tz` at the instant `ms` (milliseconds on a UTC axis, as wallClock gives). */
+export function wallClockAt(ms: number, tz: string): number {
+  return asUtc(wallClockIn(new Date(ms), tz));
+}
+
 /** A wall-clock reading (see wallClock) in `tz` → the UTC instant, in milliseconds. */
 export function wallToUtc(wall: number, tz: string): number {
   // Two passes settle the offset around DST changes (an ambiguous hour takes the first offset).

@@ -14,6 +14,13 @@ export const LocationView = Type.Object({
   updated_at: Nullable(IsoDateTime),
   timezone: Type.String({ description: 'IANA time zone of the location (BioGate extension)' }),
   require_comm_key: Type.Boolean({ description: 'Devices may be assigned only with a comm key (BioGate extension)' }),
+  attendance_debounce_s: Type.Integer({
+    description: 'Time cards: a punch within this many seconds of the same user’s previous one is a repeat and ignored (BioGate extension)',
+  }),
+  day_start_hour: Type.Integer({
+    description:
+      'Time cards: the local hour (0–23) a working day starts at; punches before it count for the day before (BioGate extension)',
+  }),
 });
 
 /**
@@ -44,5 +51,7 @@ export async function locationView(store: Store, location: Location) {
     updated_at: location.updated_at,
     timezone: location.timezone,
     require_comm_key: location.require_comm_key,
+    attendance_debounce_s: location.attendance_debounce_s,
+    day_start_hour: location.day_start_hour,
   };
 }

@@ -78,6 +78,8 @@ t.test('locations: create (token shown once), list, rename, time zone, disable, 
     updated_at: null,
     timezone: 'Asia/Tokyo',
     require_comm_key: false,
+    attendance_debounce_s: 60,
+    day_start_hour: 0,
   });
   const me = await fetchJson(`${url}/api/me`, { headers: bearer(c.token) });
   t.equal(me.res.status, 200, 'the new token works');

@@ -103,12 +103,16 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     updated_at: null,
     timezone: 'UTC',
     require_comm_key: false,
+    attendance_debounce_s: 60,
+    day_start_hour: 0,
     // An extra field (API-CONTRACT: extra fields are allowed): the calling token, for clients such as the console.
     token: { id: 1, scope: 'full', expires_at: null },
   });
   const b = body as Record<string, unknown>;
   t.strictSame(Object.keys(b).sort(), [
+    'attendance_debounce_s',
     'created_at',
+    'day_start_hour',
     'devices_count',
     'id',
     'is_active',
@@ -143,6 +147,8 @@ t.test('each token sees its own location only', async (t) => {
     updated_at: null,
     timezone: 'Europe/Berlin',
     require_comm_key: false,
+    attendance_debounce_s: 60,
+    day_start_hour: 0,
     token: { id: second.token.id, scope: 'full', expires_at: null },
   });
 

@@ -47,7 +47,9 @@ t.test('location and token round trip against a running server', async (t) => {
   t.match(out.token, TOKEN);
   const id = out.location['id'] as number;
   t.strictSame(Object.keys(out.location).sort(), [
+    'attendance_debounce_s',
     'created_at',
+    'day_start_hour',
     'devices_count',
     'id',
     'is_active',
@@ -127,11 +129,34 @@ t.test('location and token round trip against a running server', async (t) => {
   t.equal((await apiMeAfterCli(s, out.token, (r) => r.res.status === 200)).res.status, 200);
 
   // update → the API shows the new name and zone
-  const updated = await cli(['location', 'update', '--id', String(id), '--name', 'Berlin HQ', '--timezone', 'America/New_York'], env);
+  const updated = await cli(
+    [
+      'location',
+      'update',
+      '--id',
+      String(id),
+      '--name',
+      'Berlin HQ',
+      '--timezone',
+      'America/New_York',
+      '--day-start-hour',
+      '6',
+      '--attendance-debounce-s',
+      '30',
+    ],
+    env,
+  );
   t.equal(updated.code, 0);
   t.equal(updated.stdout, `Updated location ${id} "Berlin HQ" (America/New_York).\n`);
   const renamed = await apiMeAfterCli(s, out.token, (r) => (r.body as { name?: string }).name === 'Berlin HQ');
-  t.match(renamed.body, { id, name: 'Berlin HQ', timezone: 'America/New_York', is_active: true });
+  t.match(renamed.body, {
+    id,
+    name: 'Berlin HQ',
+    timezone: 'America/New_York',
+    is_active: true,
+    day_start_hour: 6,
+    attendance_debounce_s: 30,
+  });
   t.match((renamed.body as { updated_at: string }).updated_at, ISO_MS_Z);
 
   // location list, JSON and text
@@ -172,7 +197,16 @@ t.test('bad flags exit 2, failed operations exit 1; neither writes to the store'
     [['location', 'disable', '--id', 'abc'], 2, 'biogate location disable: --id must be a whole number, got "abc"\n'],
     [['location', 'enable', '--id', '1.5'], 2, 'biogate location enable: --id must be a whole number, got "1.5"\n'],
     [['location', 'enable'], 2, 'biogate location enable: --id is required\n'],
-    [['location', 'update', '--id', '1'], 2, 'biogate location update: give --name, --timezone and/or --require-comm-key\n'],
+    [
+      ['location', 'update', '--id', '1'],
+      2,
+      'biogate location update: give --name, --timezone, --require-comm-key, --attendance-debounce-s and/or --day-start-hour\n',
+    ],
+    [
+      ['location', 'update', '--id', '1', '--day-start-hour', '24'],
+      2,
+      'biogate location update: --day-start-hour must be between 0 and 23, got 24\n',
+    ],
     [
       ['location', 'update', '--id', '1', '--timezone', 'Nowhere'],
       2,

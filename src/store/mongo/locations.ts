@@ -1,13 +1,15 @@
 /** Locations and tokens: small, unsharded collections looked up by id or token hash. */
-import type { Location, LocationsPort, Token, TokensPort } from '../ports/index.js';
+import { TIME_CARD_DEFAULTS, type Location, type LocationsPort, type Token, type TokensPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import { isDuplicateKey, maybe } from './util.js';
 import type { Collections, LocationDoc, TokenDoc } from './schema.js';
 
-const toLocation = ({ _id, require_comm_key, ...rest }: LocationDoc): Location => ({
+const toLocation = ({ _id, require_comm_key, attendance_debounce_s, day_start_hour, ...rest }: LocationDoc): Location => ({
   id: _id,
   ...rest,
   require_comm_key: require_comm_key ?? false,
+  attendance_debounce_s: attendance_debounce_s ?? TIME_CARD_DEFAULTS.attendance_debounce_s,
+  day_start_hour: day_start_hour ?? TIME_CARD_DEFAULTS.day_start_hour,
 });
 const toToken = ({ _id, ...rest }: TokenDoc): Token => ({ id: _id, ...rest });
 
@@ -30,6 +32,7 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
         timezone: input.timezone,
         is_active: true,
         require_comm_key: input.require_comm_key ?? false,
+        ...TIME_CARD_DEFAULTS,
         created_at: now,
         updated_at: null,
       };
@@ -59,6 +62,8 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
       if (patch.timezone !== undefined) set.timezone = patch.timezone;
       if (patch.is_active !== undefined) set.is_active = patch.is_active;
       if (patch.require_comm_key !== undefined) set.require_comm_key = patch.require_comm_key;
+      if (patch.attendance_debounce_s !== undefined) set.attendance_debounce_s = patch.attendance_debounce_s;
+      if (patch.day_start_hour !== undefined) set.day_start_hour = patch.day_start_hour;
       if (Object.keys(set).length === 0) return this.get(id);
       const doc = await c.locations.findOneAndUpdate({ _id: id }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
       return maybe(doc, toLocation);

@@ -34,8 +34,12 @@ import type {
 /** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
 type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };
 
-/** `require_comm_key` is absent on documents written before it existed (false). */
-export type LocationDoc = Omit<Stored<Location>, 'require_comm_key'> & { require_comm_key?: boolean };
+/** Fields absent on documents written before they existed: `require_comm_key` (false), the time-card settings (TIME_CARD_DEFAULTS). */
+export type LocationDoc = Omit<Stored<Location>, 'require_comm_key' | 'attendance_debounce_s' | 'day_start_hour'> & {
+  require_comm_key?: boolean;
+  attendance_debounce_s?: number;
+  day_start_hour?: number;
+};
 export type TokenDoc = Stored<Token>;
 /** `areas` and `access_levels` are absent on documents written before they existed ([]). */
 export type UserDoc = Omit<Stored<User>, 'areas' | 'access_levels'> & { areas?: number[]; access_levels?: number[] };

@@ -9,9 +9,19 @@ export interface Location {
   readonly is_active: boolean;
   /** Devices may be assigned only with a comm key (README "Security model"). */
   readonly require_comm_key: boolean;
+  /** Time cards: a punch within this many seconds of the user's previous one is a repeat (default 60). */
+  readonly attendance_debounce_s: number;
+  /** Time cards: the local hour a working day starts at (default 0; night shifts set it later). */
+  readonly day_start_hour: number;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
 }
+
+/** What an operator may change of a location. */
+export type LocationSetting = 'name' | 'timezone' | 'is_active' | 'require_comm_key' | 'attendance_debounce_s' | 'day_start_hour';
+
+/** Time-card settings of a location that never set them. */
+export const TIME_CARD_DEFAULTS = { attendance_debounce_s: 60, day_start_hour: 0 } as const;
 
 export interface LocationsPort {
   create(input: { name: string; timezone: string; require_comm_key?: boolean }, now: Iso): Promise<Location>;
@@ -20,11 +30,7 @@ export interface LocationsPort {
   count(): Promise<number>;
   /** The location's users and assigned devices, in one read where the store keeps them (GET /api/me). */
   counts(id: number): Promise<{ readonly users: number; readonly devices: number }>;
-  update(
-    id: number,
-    patch: Partial<Pick<Location, 'name' | 'timezone' | 'is_active' | 'require_comm_key'>>,
-    now: Iso,
-  ): Promise<Location | undefined>;
+  update(id: number, patch: Partial<Pick<Location, LocationSetting>>, now: Iso): Promise<Location | undefined>;
   /**
    * The one-time bootstrap: writes a unique marker unless one exists, atomically, and
    * answers true for the one caller that wrote it, whatever the number of nodes trying at once.

@@ -9,6 +9,8 @@ const toLocation = (r: Row): Location => ({
   timezone: r['timezone'] as string,
   is_active: bool(r['is_active']),
   require_comm_key: bool(r['require_comm_key']),
+  attendance_debounce_s: r['attendance_debounce_s'] as number,
+  day_start_hour: r['day_start_hour'] as number,
   created_at: r['created_at'] as string,
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
@@ -61,6 +63,11 @@ export function sqliteLocations(db: Db): LocationsPort {
       if (patch.require_comm_key !== undefined) {
         sets.push('require_comm_key = ?');
         args.push(patch.require_comm_key ? 1 : 0);
+      }
+      for (const key of ['attendance_debounce_s', 'day_start_hour'] as const) {
+        if (patch[key] === undefined) continue;
+        sets.push(`${key} = ?`);
+        args.push(patch[key]);
       }
       if (sets.length === 0) return this.get(id);
       const r = db.prepare(`UPDATE locations SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, id) as

@@ -231,4 +231,13 @@ CREATE INDEX holidays_location ON holidays(location_id, start_date);
     name: 'door settings',
     sql: `ALTER TABLE devices ADD COLUMN door_settings TEXT;`,
   },
+  {
+    version: 36,
+    // Issue #35 item 1: how a location's time cards read its punches.
+    name: 'location time-card settings',
+    sql: `
+ALTER TABLE locations ADD COLUMN attendance_debounce_s INTEGER NOT NULL DEFAULT 60;
+ALTER TABLE locations ADD COLUMN day_start_hour INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -1,0 +1,164 @@
+/**
+ * Daily time cards (issue #35 item 1):
+ * - GET /api/attendance/daily?from=&to=[&pin=][&area_id=]: one card per user and working day of the location
+ *   (src/time/time-cards.ts), day then PIN, in pages;
+ * - GET /api/attendance/daily.csv: the same cards as CSV.
+ * Both read every punch of the range (at most MAX_DAYS days and MAX_PUNCHES punches), page by page with a turn of
+ * the event loop between pages, and hold one of the location's export slots while they do (api/attendance.ts).
+ */
+import { Type } from 'typebox';
+import type { Clock } from '../clock.js';
+import { csvRows } from '../csv-out.js';
+import { BioGateError, invalid } from '../errors.js';
+import type { Attendance, AttendanceCursor, AttendanceFilter, Location } from '../store/ports/index.js';
+import type { Store } from '../store/types.js';
+import { timeCards, workingDayAt, type Punch, type TimeCard } from '../time/time-cards.js';
+import { REAL_DATE_PATTERN } from '../validation/input.js';
+import { TIME_CARD_CSV_COLUMNS, timeCardCsvCells, TimeCardView, timeCardView } from '../views/time-card.js';
+import { EXPORTS_PER_LOCATION, exportSlots, nextTurn } from './attendance.js';
+import { defineRoute, json, type ApiRoute } from './route.js';
+import { PageQuery, pageOf, pageWrapper } from './schemas.js';
+
+/** Most working days one request covers. */
+export const MAX_DAYS = 93;
+/** Most punches one request reads (counted first; beyond, 422: narrow the range or filter by PIN). */
+export const MAX_PUNCHES = 2_000_000;
+/** Punches read per store page. */
+const READ_PAGE = 5_000;
+/** Users read per store call for the cards' names. */
+const NAMES_PAGE = 1_000;
+const DAY_MS = 86_400_000;
+
+const DateText = (description: string) => Type.String({ pattern: `^${REAL_DATE_PATTERN}$`, description: `${description}, YYYY-MM-DD` });
+const CardQuery = {
+  from: Type.Optional(DateText('The first working day (default: `to` when given, else today in the location’s zone)')),
+  to: Type.Optional(DateText(`The last working day (default: from; at most ${MAX_DAYS} days after it)`)),
+  pin: Type.Optional(Type.String({ minLength: 1, maxLength: 24 })),
+  area_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1, description: 'Only users of this area' })),
+};
+
+interface CardRequest {
+  readonly from?: string | undefined;
+  readonly to?: string | undefined;
+  readonly pin?: string | undefined;
+  readonly area_id?: number | undefined;
+}
+
+/** The UTC window that holds every punch of working days from…to in any zone and day start (a day's margin each side). */
+function windowOf(q: CardRequest & { from: string; to: string }): AttendanceFilter {
+  const from = Date.parse(`${q.from}T00:00:00Z`);
+  const to = Date.parse(`${q.to}T00:00:00Z`);
+  if (to < from) throw invalid(['query', 'to'], 'must not be before from', 'range');
+  if ((to - from) / DAY_MS + 1 > MAX_DAYS) throw invalid(['query', 'to'], `at most ${MAX_DAYS} days from from`, 'range');
+  return {
+    from: new Date(from - 2 * DAY_MS).toISOString(),
+    to: new Date(to + 3 * DAY_MS).toISOString(),
+    ...(q.pin !== undefined ? { pin: q.pin } : {}),
+  };
+}
+
+async function* punchesOf(store: Store, locationId: number, filter: AttendanceFilter, now: string): AsyncGenerator<Punch> {
+  let after: AttendanceCursor | null = null;
+  for (;;) {
+    const rows = await store.attendance.listAfter(locationId, after, filter, READ_PAGE, now);
+    for (const r of rows) yield { pin: r.pin, at: Date.parse(r.timestamp), localTime: r.local_time, status: r.status, source: 'device' };
+    if (rows.length < READ_PAGE) return;
+    after = rows.at(-1) as Attendance;
+    await nextTurn();
+  }
+}
+
+/** The cards of the request with their users' names; with `area_id`, only cards of that area's users. */
+async function cardsOf(store: Store, clock: Clock, location: Location, request: CardRequest) {
+  const from = request.from ?? request.to ?? workingDayAt(clock.now().getTime(), location.timezone, location.day_start_hour);
+  const q = { ...request, from, to: request.to ?? from };
+  if (q.area_id !== undefined && !(await store.areas.get(location.id, q.area_id)))
+    throw new BioGateError('AREA_NOT_FOUND', `Area ${q.area_id} not found`);
+  const filter = windowOf(q);
+  // Every punch stored so far, those of the last seconds too: a report, not a cursor (the feed's settling margin,
+  // which keeps a cursor from passing a punch still being written on MongoDB, does not apply).
+  const now = new Date(clock.now().getTime() + 60_000).toISOString();
+  if ((await store.attendance.count(location.id, filter, MAX_PUNCHES + 1, now)) > MAX_PUNCHES)
+    throw invalid(['query'], `more than ${MAX_PUNCHES} punches in this range: narrow from/to or filter by pin`, 'value_error');
+  const punches: Punch[] = [];
+  for await (const p of punchesOf(store, location.id, filter, now)) punches.push(p);
+  const cards = timeCards(punches, q.from, q.to, {
+    debounceS: location.attendance_debounce_s,
+    dayStartHour: location.day_start_hour,
+  });
+  const pins = [...new Set(cards.map((c) => c.pin))].filter((p) => /^\d{1,9}$/.test(p)).map(Number);
+  const users = new Map<string, { name: string | null; areas: readonly number[] }>();
+  for (let i = 0; i < pins.length; i += NAMES_PAGE) {
+    for (const u of await store.users.getMany(location.id, pins.slice(i, i + NAMES_PAGE))) {
+      const name = [u.first_name, u.last_name].filter(Boolean).join(' ');
+      users.set(String(u.pin), { name: name === '' ? null : name, areas: u.areas });
+    }
+  }
+  const area = q.area_id;
+  const kept: TimeCard[] = area === undefined ? cards : cards.filter((c) => users.get(c.pin)?.areas.includes(area) === true);
+  return kept.map((c) => timeCardView(c, users.get(c.pin)?.name ?? null));
+}
+
+export function timeCardRoutes(store: Store, clock: Clock): ApiRoute[] {
+  const takeSlot = exportSlots(store, clock);
+  const withSlot = async <T>(locationId: number, work: () => Promise<T>): Promise<T> => {
+    const release = await takeSlot(locationId);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  };
+  const description =
+    'One card per user and working day in the location’s zone. A day starts at the location’s `day_start_hour` (GET /api/me); ' +
+    'a punch within `attendance_debounce_s` seconds of the user’s previous one is a repeat and left out. Worked time pairs the ' +
+    'terminals’ states (in: 0 check-in, 3 break-in, 4 overtime-in; out: 1, 2, 5); when every punch of the day says 0, or one says ' +
+    'something else (255), it is first punch to last. Durations are real elapsed time (DST days included). ' +
+    `At most ${MAX_DAYS} days and ${MAX_PUNCHES} punches a request; shares the location’s ${EXPORTS_PER_LOCATION} export slots with the attendance ` +
+    'CSV (429 EXPORT_BUSY).';
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/attendance/daily',
+      auth: 'location',
+      query: Type.Object({ ...PageQuery, ...CardQuery }),
+      doc: {
+        summary: 'Daily time cards: first in, last out and worked minutes per user and working day',
+        description,
+        tags: ['attendance'],
+        responses: { 200: pageOf(TimeCardView) },
+        errors: ['AREA_NOT_FOUND', 'EXPORT_BUSY'],
+      },
+      handler: async ({ caller, query }) => {
+        const cards = await withSlot(caller.location.id, () => cardsOf(store, clock, caller.location, query));
+        const start = (query.page - 1) * query.limit;
+        return json(200, pageWrapper(cards.slice(start, start + query.limit), cards.length, query.page, query.limit));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/attendance/daily.csv',
+      auth: 'location',
+      query: Type.Object(CardQuery),
+      doc: {
+        summary: 'Daily time cards as CSV (same filter as GET /api/attendance/daily)',
+        description: `${description} Columns: ${TIME_CARD_CSV_COLUMNS.join(', ')} (sources space-separated). RFC 4180, UTF-8, CRLF.`,
+        tags: ['attendance'],
+        responses: { 200: null },
+        errors: ['AREA_NOT_FOUND', 'EXPORT_BUSY'],
+      },
+      handler: async ({ caller, query }) => {
+        const cards = await withSlot(caller.location.id, () => cardsOf(store, clock, caller.location, query));
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': 'text/csv; charset=utf-8; header=present',
+            'Content-Disposition': `attachment; filename="time-cards-${caller.location.id}-${clock.now().toISOString().slice(0, 10)}.csv"`,
+            'Cache-Control': 'no-store',
+          },
+          body: csvRows([TIME_CARD_CSV_COLUMNS, ...cards.map(timeCardCsvCells)]),
+        };
+      },
+    }),
+  ];
+}
