@@ -10,6 +10,7 @@ import { AccessLevelsPage } from './access-levels.js';
 import { AreasPage } from './areas.js';
 import { loadSession, saveSession, signIn, UNAUTHORIZED_EVENT, type Session } from './api.js';
 import { AttendancePage } from './attendance.js';
+import { TimeCardsPage } from './time-cards.js';
 import { CommandsPage } from './commands.js';
 import { DevicePage } from './device.js';
 import { DevicesPage } from './devices.js';
@@ -83,6 +84,7 @@ const LOCATION_NAV: readonly NavItem[] = [
   { path: '/access-levels', label: 'Access levels' },
   { path: '/commands', label: 'Commands' },
   { path: '/attendance', label: 'Attendance' },
+  { path: '/time-cards', label: 'Time cards' },
 ];
 const ADMIN_NAV: readonly NavItem[] = [
   { path: '/admin/locations', label: 'Locations' },
@@ -173,6 +175,7 @@ function App() {
   else if (path.startsWith('/access-levels')) page = <AccessLevelsPage session={session} />;
   else if (path.startsWith('/commands')) page = <CommandsPage session={session} zone={zone} />;
   else if (path.startsWith('/attendance')) page = <AttendancePage session={session} zone={zone} />;
+  else if (path.startsWith('/time-cards')) page = <TimeCardsPage session={session} zone={zone} />;
   else page = <DevicesPage session={session} zone={zone} />;
   const scope = session.me.token?.scope;
   return (

@@ -1,0 +1,129 @@
+/**
+ * Daily time cards (GET /api/attendance/daily): first in, last out and worked time per user and working day in the
+ * location's zone, filtered by days, PIN and area; the CSV export asks /api/attendance/daily.csv for the filter on
+ * screen. How a day is cut and repeats are left out is the location's (`day_start_hour`, `attendance_debounce_s`).
+ */
+import { useState } from 'preact/hooks';
+import { api, download, query, type Session } from './api.js';
+import type { Reply } from './api-types.js';
+import { allAreas } from './areas.js';
+import { localToday } from './time.js';
+import { errorText, NamedOptions, Notice, Pager, Table, useLoad } from './ui.js';
+
+type Cards = Reply<'/api/attendance/daily', 'get'>;
+
+interface Filter {
+  readonly from: string;
+  readonly to: string;
+  readonly pin: string;
+  readonly area: string;
+}
+
+const LIMIT = 50;
+
+/** The API's query for a filter: days as they are (the API reads them in the location's zone). */
+function apiQuery(f: Filter): Record<string, string | undefined> {
+  return { from: f.from || undefined, to: f.to || undefined, pin: f.pin || undefined, area_id: f.area || undefined };
+}
+
+/** 450 → "7:30". */
+export const hoursAndMinutes = (minutes: number): string => `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+
+/** `2026-03-29T06:30:00+02:00` → `06:30`, with the date when it is not the card's day. */
+function clock(iso: string | null, date: string): string {
+  if (iso === null) return '—';
+  const day = iso.slice(0, 10);
+  return day === date ? iso.slice(11, 16) : `${day} ${iso.slice(11, 16)}`;
+}
+
+export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
+  const today = localToday(zone);
+  const [draft, setDraft] = useState<Filter>({ from: today, to: today, pin: '', area: '' });
+  const [filter, setFilter] = useState<Filter>(draft);
+  const [page, setPage] = useState(1);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const areas = useLoad(() => allAreas(session.token), [session.token]);
+  const list = useLoad(
+    () => api<Cards>(session.token, 'GET', `/api/attendance/daily${query({ ...apiQuery(filter), page, limit: LIMIT })}`),
+    [filter, page],
+  );
+  const { day_start_hour: dayStart, attendance_debounce_s: debounce } = session.me;
+
+  const exportCsv = async () => {
+    try {
+      const saved = await download(session.token, `/api/attendance/daily.csv${query(apiQuery(filter))}`, 'time-cards.csv');
+      setMessage({ kind: 'ok', text: `Saved ${saved.name} (${saved.size} bytes).` });
+    } catch (err) {
+      setMessage({ kind: 'error', text: errorText(err) });
+    }
+  };
+  const set = (name: keyof Filter) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+    setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Time cards</h1>
+      <p class="lead">
+        First in, last out and worked time per person and day in {zone}. A day starts at {String(dayStart).padStart(2, '0')}:00; a punch
+        within {debounce} s of the previous one is a repeat and left out. Worked time pairs check-ins with check-outs, or runs from the
+        first punch to the last when the terminal reports no states.
+      </p>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(1);
+          setFilter(draft);
+        }}
+      >
+        <label>
+          From (day)
+          <input type="date" name="from" value={draft.from} onInput={set('from')} />
+        </label>
+        <label>
+          To (day)
+          <input type="date" name="to" value={draft.to} onInput={set('to')} />
+        </label>
+        <label>
+          PIN
+          <input type="text" name="pin" inputMode="numeric" value={draft.pin} onInput={set('pin')} />
+        </label>
+        <label>
+          Area
+          <select name="area" value={draft.area} onChange={set('area')}>
+            <option value="">Every area</option>
+            <NamedOptions list={areas.data ?? []} />
+          </select>
+        </label>
+        <button type="submit">Filter</button>
+        <button type="button" onClick={() => void exportCsv()}>
+          Export CSV
+        </button>
+      </form>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {list.data && (
+        <p class="lead" aria-live="polite">
+          {list.data.total === 1 ? '1 time card.' : `${list.data.total} time cards.`}
+        </p>
+      )}
+      {list.data && list.data.data.length > 0 && (
+        <Table caption="Time cards, by day then PIN" columns={['Day', 'PIN', 'Name', 'First in', 'Last out', 'Worked', 'Punches', 'Note']}>
+          {list.data.data.map((c) => (
+            <tr key={`${c.date}:${c.pin}`} data-card={`${c.date}:${c.pin}`}>
+              <td>{c.date}</td>
+              <td>{c.pin}</td>
+              <td>{c.name ?? '—'}</td>
+              <td class="first-in">{clock(c.first_in, c.date)}</td>
+              <td class="last-out">{clock(c.last_out, c.date)}</td>
+              <td class="worked">{hoursAndMinutes(c.worked_minutes)}</td>
+              <td>{c.punches}</td>
+              <td class="note">{c.incomplete ? 'Incomplete: an in or out is missing' : ''}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <Pager page={list.data} onPage={setPage} label="Time cards" />
+    </>
+  );
+}
