@@ -2,7 +2,8 @@
  * Daily time cards (issue #35 item 1):
  * - GET /api/attendance/daily?from=&to=[&pin=][&area_id=]: one card per user and working day of the location
  *   (src/time/time-cards.ts), day then PIN, in pages;
- * - GET /api/attendance/daily.csv: the same cards as CSV.
+ * - GET /api/attendance/daily.csv: the same cards as CSV;
+ * - GET /api/presence[?area_id=]: who is in now (issue #35 item 2).
  * Both read every punch of the range (at most MAX_DAYS days and MAX_PUNCHES punches), page by page with a turn of
  * the event loop between pages, and hold one of the location's export slots while they do (api/attendance.ts).
  */
@@ -12,9 +13,9 @@ import { csvRows } from '../csv-out.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Attendance, AttendanceCursor, AttendanceFilter, Location } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
-import { timeCards, workingDayAt, type Punch, type TimeCard } from '../time/time-cards.js';
+import { presence, timeCards, workingDayAt, type Punch, type TimeCard } from '../time/time-cards.js';
 import { REAL_DATE_PATTERN } from '../validation/input.js';
-import { TIME_CARD_CSV_COLUMNS, timeCardCsvCells, TimeCardView, timeCardView } from '../views/time-card.js';
+import { PresenceView, TIME_CARD_CSV_COLUMNS, timeCardCsvCells, TimeCardView, timeCardView } from '../views/time-card.js';
 import { EXPORTS_PER_LOCATION, exportSlots, nextTurn } from './attendance.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { PageQuery, pageOf, pageWrapper } from './schemas.js';
@@ -61,17 +62,24 @@ async function* punchesOf(store: Store, locationId: number, filter: AttendanceFi
   let after: AttendanceCursor | null = null;
   for (;;) {
     const rows = await store.attendance.listAfter(locationId, after, filter, READ_PAGE, now);
-    for (const r of rows) yield { pin: r.pin, at: Date.parse(r.timestamp), localTime: r.local_time, status: r.status, source: 'device' };
+    for (const r of rows)
+      yield { pin: r.pin, at: Date.parse(r.timestamp), localTime: r.local_time, status: r.status, source: 'device', sn: r.sn };
     if (rows.length < READ_PAGE) return;
     after = rows.at(-1) as Attendance;
     await nextTurn();
   }
 }
 
-/** The cards of the request with their users' names; with `area_id`, only cards of that area's users. */
-async function cardsOf(store: Store, clock: Clock, location: Location, request: CardRequest) {
-  const from = request.from ?? request.to ?? workingDayAt(clock.now().getTime(), location.timezone, location.day_start_hour);
-  const q = { ...request, from, to: request.to ?? from };
+interface UserFacts {
+  readonly name: string | null;
+  readonly areas: readonly number[];
+}
+
+/**
+ * What the days from…to hold: every punch (at most MAX_PUNCHES) and the users of their PINs; `keep` says whether a
+ * PIN's row is kept (with `area_id`, only that area's users).
+ */
+async function readDays(store: Store, clock: Clock, location: Location, q: CardRequest & { from: string; to: string }) {
   if (q.area_id !== undefined && !(await store.areas.get(location.id, q.area_id)))
     throw new BioGateError('AREA_NOT_FOUND', `Area ${q.area_id} not found`);
   const filter = windowOf(q);
@@ -82,12 +90,8 @@ async function cardsOf(store: Store, clock: Clock, location: Location, request: 
     throw invalid(['query'], `more than ${MAX_PUNCHES} punches in this range: narrow from/to or filter by pin`, 'value_error');
   const punches: Punch[] = [];
   for await (const p of punchesOf(store, location.id, filter, now)) punches.push(p);
-  const cards = timeCards(punches, q.from, q.to, {
-    debounceS: location.attendance_debounce_s,
-    dayStartHour: location.day_start_hour,
-  });
-  const pins = [...new Set(cards.map((c) => c.pin))].filter((p) => /^\d{1,9}$/.test(p)).map(Number);
-  const users = new Map<string, { name: string | null; areas: readonly number[] }>();
+  const pins = [...new Set(punches.map((p) => p.pin))].filter((p) => /^\d{1,9}$/.test(p)).map(Number);
+  const users = new Map<string, UserFacts>();
   for (let i = 0; i < pins.length; i += NAMES_PAGE) {
     for (const u of await store.users.getMany(location.id, pins.slice(i, i + NAMES_PAGE))) {
       const name = [u.first_name, u.last_name].filter(Boolean).join(' ');
@@ -95,8 +99,28 @@ async function cardsOf(store: Store, clock: Clock, location: Location, request: 
     }
   }
   const area = q.area_id;
-  const kept: TimeCard[] = area === undefined ? cards : cards.filter((c) => users.get(c.pin)?.areas.includes(area) === true);
-  return kept.map((c) => timeCardView(c, users.get(c.pin)?.name ?? null));
+  const keep = (pin: string) => area === undefined || users.get(pin)?.areas.includes(area) === true;
+  const settings = { debounceS: location.attendance_debounce_s, dayStartHour: location.day_start_hour };
+  return { punches, settings, keep, nameOf: (pin: string) => users.get(pin)?.name ?? null };
+}
+
+const today = (clock: Clock, location: Location) => workingDayAt(clock.now().getTime(), location.timezone, location.day_start_hour);
+
+/** The cards of the request with their users' names; with `area_id`, only cards of that area's users. */
+async function cardsOf(store: Store, clock: Clock, location: Location, request: CardRequest) {
+  const from = request.from ?? request.to ?? today(clock, location);
+  const q = { ...request, from, to: request.to ?? from };
+  const days = await readDays(store, clock, location, q);
+  const cards: TimeCard[] = timeCards(days.punches, q.from, q.to, days.settings).filter((c) => days.keep(c.pin));
+  return cards.map((c) => timeCardView(c, days.nameOf(c.pin)));
+}
+
+/** Who is in now (today's working day), with how many are in. */
+async function presenceOf(store: Store, clock: Clock, location: Location, areaId: number | undefined) {
+  const day = today(clock, location);
+  const days = await readDays(store, clock, location, { from: day, to: day, area_id: areaId });
+  const rows = presence(days.punches, day, days.settings).filter((r) => days.keep(r.pin));
+  return { count: rows.filter((r) => r.state === 'in').length, data: rows.map((r) => ({ ...r, name: days.nameOf(r.pin) })) };
 }
 
 export function timeCardRoutes(store: Store, clock: Clock): ApiRoute[] {
@@ -117,6 +141,23 @@ export function timeCardRoutes(store: Store, clock: Clock): ApiRoute[] {
     `At most ${MAX_DAYS} days and ${MAX_PUNCHES} punches a request; shares the location’s ${EXPORTS_PER_LOCATION} export slots with the attendance ` +
     'CSV (429 EXPORT_BUSY).';
   return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/presence',
+      auth: 'location',
+      query: Type.Object({ area_id: CardQuery.area_id }),
+      doc: {
+        summary: 'Who is in now: each user’s last punch of the working day and whether it leaves them in or out',
+        description:
+          'Today’s working day in the location’s zone (from `day_start_hour`), repeats within `attendance_debounce_s` left out. ' +
+          'The last punch’s state decides (in: 0, 3, 4; out: 1, 2, 5); on terminals whose punches all say 0 the punches toggle ' +
+          '(an odd count is in); a day with other states (255) is `unknown`. `count`: how many are in.',
+        tags: ['attendance'],
+        responses: { 200: PresenceView },
+        errors: ['AREA_NOT_FOUND'],
+      },
+      handler: async ({ caller, query }) => json(200, await presenceOf(store, clock, caller.location, query.area_id)),
+    }),
     defineRoute({
       method: 'GET',
       path: '/api/attendance/daily',

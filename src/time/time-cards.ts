@@ -25,6 +25,8 @@ export interface Punch {
   readonly localTime: string;
   readonly status: number;
   readonly source: string;
+  /** The terminal that took it. */
+  readonly sn: string;
 }
 
 export interface TimeCard {
@@ -112,11 +114,8 @@ export function comparePins(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/**
- * The cards of the working days `from`…`to` (inclusive, `YYYY-MM-DD`) from `punches` (any order; punches of
- * other days and malformed local times are left out), ordered by day, then PIN.
- */
-export function timeCards(punches: Iterable<Punch>, from: string, to: string, settings: TimeCardSettings): TimeCard[] {
+/** Each user's kept punches (repeats left out, oldest first) of each working day from…to. */
+function* userDays(punches: Iterable<Punch>, from: string, to: string, settings: TimeCardSettings) {
   const byDay = new Map<string, Punch[]>();
   for (const p of punches) {
     const date = workingDay(p.localTime, settings.dayStartHour);
@@ -126,7 +125,6 @@ export function timeCards(punches: Iterable<Punch>, from: string, to: string, se
     if (list) list.push(p);
     else byDay.set(key, [p]);
   }
-  const cards: TimeCard[] = [];
   for (const [key, list] of byDay) {
     const [date, pin] = key.split('\u0000') as [string, string];
     list.sort((a, b) => a.at - b.at);
@@ -136,7 +134,42 @@ export function timeCards(punches: Iterable<Punch>, from: string, to: string, se
       if (previous && p.at - previous.at < settings.debounceS * 1_000) continue;
       kept.push(p);
     }
-    cards.push(card(pin, date, kept));
+    yield { date, pin, kept };
   }
+}
+
+/**
+ * The cards of the working days `from`…`to` (inclusive, `YYYY-MM-DD`) from `punches` (any order; punches of
+ * other days and malformed local times are left out), ordered by day, then PIN.
+ */
+export function timeCards(punches: Iterable<Punch>, from: string, to: string, settings: TimeCardSettings): TimeCard[] {
+  const cards = [...userDays(punches, from, to, settings)].map(({ pin, date, kept }) => card(pin, date, kept));
   return cards.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : comparePins(a.pin, b.pin)));
+}
+
+export interface Presence {
+  readonly pin: string;
+  /** in: the day's last punch leaves the user in; out: it leaves them out; unknown: the terminal gives no states. */
+  readonly state: 'in' | 'out' | 'unknown';
+  /** The day's last kept punch, as TimeCard.first_in. */
+  readonly since: string;
+  /** The terminal of that punch. */
+  readonly sn: string;
+}
+
+/**
+ * Who is in on working day `day` (issue #35 item 2), by PIN: the state the user's last kept punch leaves. With
+ * usable states (see the card rule) it is that punch's (in 0/3/4, out 1/2/5); on a terminal whose punches all say
+ * 0 the punches toggle (odd count: in); a day with any other state (255) is unknown.
+ */
+export function presence(punches: Iterable<Punch>, day: string, settings: TimeCardSettings): Presence[] {
+  const rows: Presence[] = [];
+  for (const { pin, kept } of userDays(punches, day, day, settings)) {
+    const last = kept.at(-1) as Punch;
+    const allZero = kept.every((p) => p.status === 0);
+    const usable = !allZero && kept.every((p) => IN.has(p.status) || OUT.has(p.status));
+    const state = allZero ? (kept.length % 2 === 1 ? 'in' : 'out') : usable ? (IN.has(last.status) ? 'in' : 'out') : 'unknown';
+    rows.push({ pin, state, since: localIso(last), sn: last.sn });
+  }
+  return rows.sort((a, b) => comparePins(a.pin, b.pin));
 }

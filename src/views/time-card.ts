@@ -1,4 +1,4 @@
-/** Daily time cards → their public view (GET /api/attendance/daily and its CSV; src/time/time-cards.ts computes them). */
+/** Daily time cards and presence → their public views (GET /api/attendance/daily and its CSV, GET /api/presence; src/time/time-cards.ts). */
 import { Type } from 'typebox';
 import type { TimeCard } from '../time/time-cards.js';
 import { Nullable } from './common.js';
@@ -18,6 +18,20 @@ export const TimeCardView = Type.Object({
   }),
   incomplete: Type.Boolean({ description: 'An in without an out or an out without an in; a single punch without usable states' }),
   sources: Type.Array(Type.String(), { description: 'Where the punches came from: device (a terminal)' }),
+});
+
+export const PresenceView = Type.Object({
+  count: Type.Integer({ description: 'How many users are in' }),
+  data: Type.Array(
+    Type.Object({
+      pin: Type.String(),
+      name: Nullable(Type.String()),
+      state: Type.Union([Type.Literal('in'), Type.Literal('out'), Type.Literal('unknown')]),
+      since: LocalDateTime('The last punch of the working day'),
+      sn: Type.String({ description: 'The terminal of that punch' }),
+    }),
+    { description: 'Users who punched this working day, by PIN' },
+  ),
 });
 
 export const TIME_CARD_CSV_COLUMNS = [

@@ -1,7 +1,8 @@
 /**
  * GET /api/attendance/daily and daily.csv over real HTTP (issue #35 item 1): the location's settings changed by the
  * admin API and read at GET /api/me, a night shift across the spring DST change cut at day_start_hour, a repeat
- * within attendance_debounce_s, states 255, the pin and area filters, paging, the CSV, 422s and tenant isolation.
+ * within attendance_debounce_s, states 255, the pin and area filters, paging, the CSV, 422s and tenant isolation; and
+ * GET /api/presence (issue #35 item 2) from today's punches.
  * Punches go in through the store port, as the device runtime stores them (test/api/attendance.test.ts).
  */
 import t from 'tap';
@@ -143,15 +144,47 @@ t.test('daily time cards: settings, DST night shift, debounce, filters, CSV, val
     body: { code: 'AREA_NOT_FOUND' },
   });
 
-  // Without from/to: today's working day in the location's zone.
-  const wall = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', dateStyle: 'short', timeStyle: 'medium' }).format(new Date());
-  const offsetH = (Date.parse(`${wall.replace(' ', 'T')}Z`) - Math.floor(Date.now() / 1000) * 1000) / 3_600_000;
-  await started.app.store.attendance.record([punch(a.id, '2', wall, Math.round(offsetH * 4) / 4, 0)], new Date().toISOString());
+  // Today, in the location's zone: the day made to start 12 h from now, so that punches of the last minutes are today's.
+  const berlin = (msAgo: number) => {
+    const at = Math.floor((Date.now() - msAgo) / 1000) * 1000;
+    const wall = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', dateStyle: 'short', timeStyle: 'medium' }).format(at);
+    return { wall, offsetH: Math.round(((Date.parse(`${wall.replace(' ', 'T')}Z`) - at) / 3_600_000) * 4) / 4 };
+  };
+  const hour = Number(berlin(0).wall.slice(11, 13));
+  t.equal((await admin('PATCH', `/admin/locations/${a.id}`, { body: { day_start_hour: (hour + 12) % 24 } })).status, 200);
+  const today = (pin: string, msAgo: number, status: number) => {
+    const { wall, offsetH } = berlin(msAgo);
+    return punch(a.id, pin, wall, offsetH, status);
+  };
+  await started.app.store.attendance.record(
+    [today('1', 300_000, 0), today('1', 150_000, 1), today('2', 0, 0), today('77', 200_000, 255)],
+    new Date().toISOString(),
+  );
   t.match(
     await a.api('GET', '/api/attendance/daily'),
-    { status: 200, body: { total: 1, data: [{ pin: '2', punches: 1 }] } },
-    'today by default',
+    { status: 200, body: { total: 3, data: [{ pin: '1', punches: 2 }, { pin: '2', punches: 1 }, { pin: '77' }] } },
+    'without from/to: today',
   );
+
+  // Presence: pin 1 checked in and out, pin 2 punched once on a terminal without states, pin 77 with state 255.
+  const present = await a.api<{ count: number; data: { pin: string; name: string | null; state: string; since: string; sn: string }[] }>(
+    'GET',
+    '/api/presence',
+  );
+  t.equal(present.status, 200);
+  t.equal(present.body.count, 1, 'one user in');
+  t.same(
+    present.body.data.map((r) => [r.pin, r.name, r.state, r.sn]),
+    [
+      ['1', 'Ada Lee', 'out', 'TC-1'],
+      ['2', 'Bo', 'in', 'TC-1'],
+      ['77', null, 'unknown', 'TC-1'],
+    ],
+  );
+  t.equal(present.body.data[0]?.since, `${berlin(150_000).wall.replace(' ', 'T')}+0${berlin(150_000).offsetH}:00`, 'since: the last punch');
+  t.match(await a.api('GET', `/api/presence?area_id=${night}`), { body: { count: 0, data: [{ pin: '1', state: 'out' }] } }, 'an area');
+  t.match(await a.api('GET', '/api/presence?area_id=424242'), { status: 404, body: { code: 'AREA_NOT_FOUND' } });
+  t.match(await b.api('GET', '/api/presence'), { status: 200, body: { count: 0, data: [] } }, 'the other location sees none of A’s');
 
   const theirs = await b.api<Page<Card>>('GET', '/api/attendance/daily?from=2026-03-28&to=2026-03-29');
   t.same(

@@ -2,7 +2,7 @@
 // shift cut by day_start_hour, a DST change, terminals without states (all 0) or with "no state" (255), repeats
 // within the debounce, and an in without an out.
 import t from 'tap';
-import { comparePins, timeCards, workingDay, type Punch } from '../../src/time/time-cards.js';
+import { comparePins, presence, timeCards, workingDay, type Punch } from '../../src/time/time-cards.js';
 
 /** A punch at a wall-clock time with the zone's offset then (minutes east of UTC). */
 const punch = (pin: string, local: string, offsetMin: number, status = 0): Punch => ({
@@ -11,6 +11,7 @@ const punch = (pin: string, local: string, offsetMin: number, status = 0): Punch
   at: Date.parse(`${local.replace(' ', 'T')}Z`) - offsetMin * 60_000,
   status,
   source: 'device',
+  sn: 'T1',
 });
 const plain = { debounceS: 60, dayStartHour: 0 };
 
@@ -176,4 +177,35 @@ t.test('pairs: overtime and breaks, an out without an in, an in left open; order
     ],
   );
   t.ok(comparePins('9', '10') < 0 && comparePins('A1', '10') > 0 && comparePins('7', '7') === 0, 'PINs in number order, others as text');
+});
+
+t.test('presence: the last kept punch of the day decides; all-0 terminals toggle; 255 is unknown', async (t) => {
+  const rows = presence(
+    [
+      punch('1', '2026-03-02 08:00:00', 60, 0),
+      punch('1', '2026-03-02 12:00:00', 60, 2),
+      punch('2', '2026-03-02 08:00:00', 60, 0),
+      punch('2', '2026-03-02 12:00:00', 60, 0),
+      punch('2', '2026-03-02 12:00:30', 60, 0),
+      punch('3', '2026-03-02 08:00:00', 60, 0),
+      punch('4', '2026-03-02 08:00:00', 60, 255),
+      punch('5', '2026-03-02 08:00:00', 60, 1),
+      punch('5', '2026-03-02 09:00:00', 60, 4),
+      punch('6', '2026-03-01 08:00:00', 60, 0),
+    ],
+    '2026-03-02',
+    plain,
+  );
+  t.same(
+    rows.map((r) => [r.pin, r.state, r.since]),
+    [
+      ['1', 'out', '2026-03-02T12:00:00+01:00'],
+      ['2', 'out', '2026-03-02T12:00:00+01:00'],
+      ['3', 'in', '2026-03-02T08:00:00+01:00'],
+      ['4', 'unknown', '2026-03-02T08:00:00+01:00'],
+      ['5', 'in', '2026-03-02T09:00:00+01:00'],
+    ],
+    'a break-out is out, two zeros (the repeat left out) are in and out, overtime-in is in; yesterday’s punch is not today’s',
+  );
+  t.equal(rows[0]?.sn, 'T1');
 });
