@@ -265,24 +265,18 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     return { devices: devices.length, commands };
   }
 
-  /** Assigned terminals of the location (all, or `sn` alone) that store the access tables. */
+  /** Assigned terminals of the location (all, or `sn` alone: one read) that store the access tables. */
   async function tableHolders(locationId: number, sn?: string): Promise<Device[]> {
-    return (await store.devices.listAssigned(locationId)).filter(
-      (d) => (sn === undefined || d.serial_number === sn) && codecOfDevice(d).storesAccessTables,
-    );
+    const devices = sn === undefined ? await store.devices.listAssigned(locationId) : [await store.devices.get(locationId, sn)];
+    return devices.filter((d): d is Device => d !== undefined && codecOfDevice(d).storesAccessTables);
   }
 
-  async function queueHolidays(locationId: number, sn?: string): Promise<SyncCounts> {
-    return queueSystem(locationId, await tableHolders(locationId, sn), HOLIDAY_SYNC_COMMAND, null, 'system:holiday-sync');
-  }
+  const holidaySync = (locationId: number, devices: readonly Device[]) =>
+    queueSystem(locationId, devices, HOLIDAY_SYNC_COMMAND, null, 'system:holiday-sync');
+  const timezoneSync = (locationId: number, devices: readonly Device[]) =>
+    queueSystem(locationId, devices, TIMEZONE_SYNC_COMMAND, null, 'system:timezone-sync');
 
-  async function queueTimezones(locationId: number, sn?: string): Promise<SyncCounts> {
-    return queueSystem(locationId, await tableHolders(locationId, sn), TIMEZONE_SYNC_COMMAND, null, 'system:timezone-sync');
-  }
-
-  async function queueDoors(locationId: number, sn: string, doors?: readonly number[]): Promise<SyncCounts> {
-    const device = await store.devices.get(locationId, sn);
-    if (!device) return { devices: 0, commands: 0 };
+  async function doorSettings(locationId: number, device: Device, doors?: readonly number[]): Promise<SyncCounts> {
     let commands = 0;
     for (const door of doors ?? Object.keys(device.doors).map(Number))
       commands += (await queueSystem(locationId, [device], DOOR_SETTINGS_COMMAND, { door }, `system:door:${door}`)).commands;
@@ -290,20 +284,23 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
   }
 
   async function queueAccessTables(locationId: number, sn: string): Promise<SyncCounts> {
-    const device = await store.devices.get(locationId, sn);
-    if (!device || !codecOfDevice(device).storesAccessTables) return { devices: 0, commands: 0 };
+    const [device] = await tableHolders(locationId, sn);
+    if (!device) return { devices: 0, commands: 0 };
     // Schedule 1 ("Always") is the terminal's own default: the table is sent once the location has others.
-    const timezones = (await store.schedules.list(locationId)).length > 0 ? await queueTimezones(locationId, sn) : { commands: 0 };
-    const holidays = (await store.holidays.list(locationId)).length > 0 ? await queueHolidays(locationId, sn) : { commands: 0 };
-    const doors = await queueDoors(locationId, sn);
+    const timezones = (await store.schedules.list(locationId)).length > 0 ? await timezoneSync(locationId, [device]) : { commands: 0 };
+    const holidays = (await store.holidays.list(locationId)).length > 0 ? await holidaySync(locationId, [device]) : { commands: 0 };
+    const doors = await doorSettings(locationId, device);
     return { devices: 1, commands: timezones.commands + holidays.commands + doors.commands };
   }
 
   return {
     queueRoster,
-    queueHolidays,
-    queueTimezones,
-    queueDoor: (locationId, sn, door) => queueDoors(locationId, sn, [door]),
+    queueHolidays: async (locationId, sn) => holidaySync(locationId, await tableHolders(locationId, sn)),
+    queueTimezones: async (locationId, sn) => timezoneSync(locationId, await tableHolders(locationId, sn)),
+    async queueDoor(locationId, sn, door) {
+      const device = await store.devices.get(locationId, sn);
+      return device ? doorSettings(locationId, device, [door]) : { devices: 0, commands: 0 };
+    },
     queueAccessTables,
     async queueAccessAudit(locationId, sn) {
       const device = await store.devices.get(locationId, sn);
