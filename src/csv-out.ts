@@ -34,3 +34,12 @@ export function csvRows(rows: readonly (readonly CsvCell[])[], eol: 'crlf' | 'lf
         { record_delimiter: eol === 'crlf' ? 'windows' : 'unix' },
       );
 }
+
+/** The headers of a CSV download named `filename`: RFC 4180 with a header line, never cached. */
+export function csvDownloadHeaders(filename: string): Record<string, string> {
+  return {
+    'Content-Type': 'text/csv; charset=utf-8; header=present',
+    'Content-Disposition': `attachment; filename="${filename}"`,
+    'Cache-Control': 'no-store',
+  };
+}

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
-import { csvRows } from '../csv-out.js';
+import { csvDownloadHeaders, csvRows } from '../csv-out.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { Attendance, AttendanceCursor, AttendanceFilter } from '../store/ports/index.js';
@@ -213,11 +213,7 @@ export function attendanceRoutes(store: Store, clock: Clock): ApiRoute[] {
         }
         return {
           status: 200,
-          headers: {
-            'Content-Type': 'text/csv; charset=utf-8; header=present',
-            'Content-Disposition': `attachment; filename="attendance-${locationId}-${now.slice(0, 10)}.csv"`,
-            'Cache-Control': 'no-store',
-          },
+          headers: csvDownloadHeaders(`attendance-${locationId}-${now.slice(0, 10)}.csv`),
           stream: csvPages(store, locationId, filter, now),
           // Whether sent, cut or never started: the slot is free again.
           onSettled: release,

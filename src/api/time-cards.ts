@@ -9,7 +9,7 @@
  */
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
-import { csvRows } from '../csv-out.js';
+import { csvDownloadHeaders, csvRows } from '../csv-out.js';
 import { BioGateError, invalid } from '../errors.js';
 import type { Attendance, AttendanceCursor, AttendanceFilter, Location } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
@@ -192,11 +192,7 @@ export function timeCardRoutes(store: Store, clock: Clock): ApiRoute[] {
         const cards = await withSlot(caller.location.id, () => cardsOf(store, clock, caller.location, query));
         return {
           status: 200,
-          headers: {
-            'Content-Type': 'text/csv; charset=utf-8; header=present',
-            'Content-Disposition': `attachment; filename="time-cards-${caller.location.id}-${clock.now().toISOString().slice(0, 10)}.csv"`,
-            'Cache-Control': 'no-store',
-          },
+          headers: csvDownloadHeaders(`time-cards-${caller.location.id}-${clock.now().toISOString().slice(0, 10)}.csv`),
           body: csvRows([TIME_CARD_CSV_COLUMNS, ...cards.map(timeCardCsvCells)]),
         };
       },

@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, download, query, type Session } from './api.js';
+import { DayFilters, type FieldSetter } from './day-filters.js';
 import type { Reply } from './api-types.js';
 import { formatLocal, localToUtc, localToday } from './time.js';
 import { errorText, HeaderRow, Notice, Pager, useLoad } from './ui.js';
@@ -48,29 +49,21 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
       setMessage({ kind: 'error', text: errorText(err) });
     }
   };
-  const set = (name: keyof Filter) => (e: { currentTarget: HTMLInputElement }) =>
-    setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
+  const set: FieldSetter<Filter> = (name) => (e) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
 
   return (
     <>
       <h1 tabIndex={-1}>Attendance</h1>
       <p class="lead">Times and dates in the location's time zone, {zone}.</p>
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <DayFilters
+        draft={draft}
+        set={set}
+        onApply={() => {
           setPage(1);
           setFilter(draft);
         }}
+        onExport={() => void exportCsv()}
       >
-        <label>
-          From (day)
-          <input type="date" name="from" value={draft.from} onInput={set('from')} />
-        </label>
-        <label>
-          To (day)
-          <input type="date" name="to" value={draft.to} onInput={set('to')} />
-        </label>
         <label>
           PIN
           <input type="text" name="pin" inputMode="numeric" value={draft.pin} onInput={set('pin')} />
@@ -79,11 +72,7 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
           Device serial
           <input type="text" name="sn" value={draft.sn} onInput={set('sn')} />
         </label>
-        <button type="submit">Filter</button>
-        <button type="button" onClick={() => void exportCsv()}>
-          Export CSV
-        </button>
-      </form>
+      </DayFilters>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {list.error && <Notice kind="error">{list.error}</Notice>}
       {list.data && (

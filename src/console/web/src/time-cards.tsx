@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { api, download, query, type Session } from './api.js';
 import type { Reply } from './api-types.js';
 import { allAreas } from './areas.js';
+import { DayFilters, type FieldSetter } from './day-filters.js';
 import { localToday } from './time.js';
 import { errorText, NamedOptions, Notice, Pager, Table, useLoad } from './ui.js';
 
@@ -57,8 +58,7 @@ export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'l
       setMessage({ kind: 'error', text: errorText(err) });
     }
   };
-  const set = (name: keyof Filter) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
-    setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
+  const set: FieldSetter<Filter> = (name) => (e) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
 
   return (
     <>
@@ -68,22 +68,15 @@ export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'l
         within {debounce} s of the previous one is a repeat and left out. Worked time pairs check-ins with check-outs, or runs from the
         first punch to the last when the terminal reports no states.
       </p>
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <DayFilters
+        draft={draft}
+        set={set}
+        onApply={() => {
           setPage(1);
           setFilter(draft);
         }}
+        onExport={() => void exportCsv()}
       >
-        <label>
-          From (day)
-          <input type="date" name="from" value={draft.from} onInput={set('from')} />
-        </label>
-        <label>
-          To (day)
-          <input type="date" name="to" value={draft.to} onInput={set('to')} />
-        </label>
         <label>
           PIN
           <input type="text" name="pin" inputMode="numeric" value={draft.pin} onInput={set('pin')} />
@@ -95,11 +88,7 @@ export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'l
             <NamedOptions list={areas.data ?? []} />
           </select>
         </label>
-        <button type="submit">Filter</button>
-        <button type="button" onClick={() => void exportCsv()}>
-          Export CSV
-        </button>
-      </form>
+      </DayFilters>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {list.error && <Notice kind="error">{list.error}</Notice>}
       {list.data && (
