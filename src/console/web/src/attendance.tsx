@@ -3,12 +3,11 @@
  * turned into UTC instants for the API; the CSV export asks /api/attendance.csv for exactly the
  * filter on screen.
  */
-import { useState } from 'preact/hooks';
-import { api, download, query, type Session } from './api.js';
-import { DayFilters, type FieldSetter } from './day-filters.js';
+import { api, query, type Session } from './api.js';
+import { DayFilters, PinField, useDayFilter } from './day-filters.js';
 import type { Reply } from './api-types.js';
 import { formatLocal, localToUtc, localToday } from './time.js';
-import { errorText, HeaderRow, Notice, Pager, useLoad } from './ui.js';
+import { HeaderRow, Notice, Pager, useLoad } from './ui.js';
 
 /** GET /api/attendance without `after`: the page-numbered form of its reply (the other form is the cursor feed). */
 type Punches = Extract<Reply<'/api/attendance', 'get'>, { page: number }>;
@@ -32,45 +31,25 @@ export function apiFilter(f: Filter, zone: string): Record<string, string | unde
 
 export function AttendancePage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
   const today = localToday(zone);
-  const [draft, setDraft] = useState<Filter>({ from: today, to: today, pin: '', sn: '' });
-  const [filter, setFilter] = useState<Filter>(draft);
-  const [page, setPage] = useState(1);
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const { filter, page, setPage, message, form } = useDayFilter<Filter>(
+    session.token,
+    { from: today, to: today, pin: '', sn: '' },
+    { path: (f) => `/api/attendance.csv${query(apiFilter(f, zone))}`, file: 'attendance.csv' },
+  );
   const list = useLoad(
     () => api<Punches>(session.token, 'GET', `/api/attendance${query({ ...apiFilter(filter, zone), page, limit: 50 })}`),
     [filter, page, zone],
   );
 
-  const exportCsv = async () => {
-    try {
-      const saved = await download(session.token, `/api/attendance.csv${query(apiFilter(filter, zone))}`, 'attendance.csv');
-      setMessage({ kind: 'ok', text: `Saved ${saved.name} (${saved.size} bytes).` });
-    } catch (err) {
-      setMessage({ kind: 'error', text: errorText(err) });
-    }
-  };
-  const set: FieldSetter<Filter> = (name) => (e) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
-
   return (
     <>
       <h1 tabIndex={-1}>Attendance</h1>
       <p class="lead">Times and dates in the location's time zone, {zone}.</p>
-      <DayFilters
-        draft={draft}
-        set={set}
-        onApply={() => {
-          setPage(1);
-          setFilter(draft);
-        }}
-        onExport={() => void exportCsv()}
-      >
-        <label>
-          PIN
-          <input type="text" name="pin" inputMode="numeric" value={draft.pin} onInput={set('pin')} />
-        </label>
+      <DayFilters {...form}>
+        <PinField draft={form.draft} set={form.set} />
         <label>
           Device serial
-          <input type="text" name="sn" value={draft.sn} onInput={set('sn')} />
+          <input type="text" name="sn" value={form.draft.sn} onInput={form.set('sn')} />
         </label>
       </DayFilters>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}

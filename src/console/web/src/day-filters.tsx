@@ -1,8 +1,11 @@
 /**
- * The filter form of the day-range pages (Attendance, Time cards): From and To days, the page's own fields, Filter
- * (applies the draft) and Export CSV.
+ * The filter of the day-range pages (Attendance, Time cards): the form (From and To days, the page's own fields,
+ * Filter applies the draft, Export CSV saves what the API serves for the filter applied), its state and the page.
  */
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { download } from './api.js';
+import { errorText, type Msg } from './ui.js';
 
 export interface DayRange {
   readonly from: string;
@@ -47,5 +50,42 @@ export function DayFilters<F extends DayRange>({
         Export CSV
       </button>
     </form>
+  );
+}
+
+/** A page's filter: the draft being typed, the filter applied, the page number, the export and its message. */
+export function useDayFilter<F extends DayRange>(token: string, initial: F, csv: { path: (f: F) => string; file: string }) {
+  const [draft, setDraft] = useState<F>(initial);
+  const [filter, setFilter] = useState<F>(initial);
+  const [page, setPage] = useState(1);
+  const [message, setMessage] = useState<Msg>(null);
+  const set: FieldSetter<F> = (name) => (e) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
+  const exportCsv = async () => {
+    try {
+      const saved = await download(token, csv.path(filter), csv.file);
+      setMessage({ kind: 'ok', text: `Saved ${saved.name} (${saved.size} bytes).` });
+    } catch (err) {
+      setMessage({ kind: 'error', text: errorText(err) });
+    }
+  };
+  const form = {
+    draft,
+    set,
+    onApply: () => {
+      setPage(1);
+      setFilter(draft);
+    },
+    onExport: () => void exportCsv(),
+  };
+  return { filter, page, setPage, message, form };
+}
+
+/** The PIN field of a filter. */
+export function PinField<F extends { pin: string }>({ draft, set }: { draft: F; set: FieldSetter<F> }) {
+  return (
+    <label>
+      PIN
+      <input type="text" name="pin" inputMode="numeric" value={draft.pin} onInput={set('pin')} />
+    </label>
   );
 }

@@ -3,13 +3,12 @@
  * location's zone, filtered by days, PIN and area; the CSV export asks /api/attendance/daily.csv for the filter on
  * screen. How a day is cut and repeats are left out is the location's (`day_start_hour`, `attendance_debounce_s`).
  */
-import { useState } from 'preact/hooks';
-import { api, download, query, type Session } from './api.js';
+import { api, query, type Session } from './api.js';
 import type { Reply } from './api-types.js';
 import { allAreas } from './areas.js';
-import { DayFilters, type FieldSetter } from './day-filters.js';
+import { DayFilters, PinField, useDayFilter } from './day-filters.js';
 import { localToday } from './time.js';
-import { errorText, NamedOptions, Notice, Pager, Table, useLoad } from './ui.js';
+import { NamedOptions, Notice, Pager, Table, useLoad } from './ui.js';
 
 type Cards = Reply<'/api/attendance/daily', 'get'>;
 
@@ -39,26 +38,17 @@ function clock(iso: string | null, date: string): string {
 
 export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
   const today = localToday(zone);
-  const [draft, setDraft] = useState<Filter>({ from: today, to: today, pin: '', area: '' });
-  const [filter, setFilter] = useState<Filter>(draft);
-  const [page, setPage] = useState(1);
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const { filter, page, setPage, message, form } = useDayFilter<Filter>(
+    session.token,
+    { from: today, to: today, pin: '', area: '' },
+    { path: (f) => `/api/attendance/daily.csv${query(apiQuery(f))}`, file: 'time-cards.csv' },
+  );
   const areas = useLoad(() => allAreas(session.token), [session.token]);
   const list = useLoad(
     () => api<Cards>(session.token, 'GET', `/api/attendance/daily${query({ ...apiQuery(filter), page, limit: LIMIT })}`),
     [filter, page],
   );
   const { day_start_hour: dayStart, attendance_debounce_s: debounce } = session.me;
-
-  const exportCsv = async () => {
-    try {
-      const saved = await download(session.token, `/api/attendance/daily.csv${query(apiQuery(filter))}`, 'time-cards.csv');
-      setMessage({ kind: 'ok', text: `Saved ${saved.name} (${saved.size} bytes).` });
-    } catch (err) {
-      setMessage({ kind: 'error', text: errorText(err) });
-    }
-  };
-  const set: FieldSetter<Filter> = (name) => (e) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
 
   return (
     <>
@@ -68,22 +58,11 @@ export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'l
         within {debounce} s of the previous one is a repeat and left out. Worked time pairs check-ins with check-outs, or runs from the
         first punch to the last when the terminal reports no states.
       </p>
-      <DayFilters
-        draft={draft}
-        set={set}
-        onApply={() => {
-          setPage(1);
-          setFilter(draft);
-        }}
-        onExport={() => void exportCsv()}
-      >
-        <label>
-          PIN
-          <input type="text" name="pin" inputMode="numeric" value={draft.pin} onInput={set('pin')} />
-        </label>
+      <DayFilters {...form}>
+        <PinField draft={form.draft} set={form.set} />
         <label>
           Area
-          <select name="area" value={draft.area} onChange={set('area')}>
+          <select name="area" value={form.draft.area} onChange={form.set('area')}>
             <option value="">Every area</option>
             <NamedOptions list={areas.data ?? []} />
           </select>
