@@ -44,6 +44,7 @@ const GROUPS = [
   [['devices', dir('src/devices/')]],
   [['sync', dir('src/sync/')]],
   [['users', dir('src/users/')]],
+  [['attendance', dir('src/attendance/')]],
   [['commands', dir('src/commands/')]],
   [['doctor', dir('src/doctor/')]],
   // floor 4: doors

@@ -42,6 +42,7 @@ const EXTRA = [
   'test/convergence/audit-cap.test.ts',
   'test/convergence/moved-terminal.test.ts',
   'test/areas/areas.test.ts',
+  'test/attendance/presence-feed.test.ts',
   'test/areas/access.test.ts',
   'test/areas/access-audit.test.ts',
   'test/webhooks/delivery.test.ts',

@@ -8,6 +8,7 @@
  */
 import type { AccessLevel, Attendance, Command, CountedArea, Device, Schedule, StoredDoorEvent } from '../store/ports/index.js';
 import type { SyncViewData } from '../views/device-sync.js';
+import type { PresenceEntry } from '../views/time-card.js';
 
 export interface BusEvents {
   /** `feed_event`: set when emitted with `emitStored` (src/devices/presence.ts: the change's marker stays until stored). */
@@ -35,6 +36,11 @@ export interface BusEvents {
   'mailbox.changed': { location_id: number | null; sn: string };
   /** `feed_event`: the outbox marker the records were written under (src/events/outbox.ts). */
   'attendance.recorded': { location_id: number; records: readonly Attendance[]; feed_event?: string };
+  /**
+   * Who is in after punches were stored (src/attendance/presence-feed.ts): the location's head count and the presence
+   * of the PINs punched. At most once (GET /api/presence is the truth to read again).
+   */
+  'presence.changed': { location_id: number; count: number; users: readonly PresenceEntry[] };
   /** A door or alarm event as stored (src/devices/door-events.ts); only new ones, not re-sent duplicates. */
   'door.event': { location_id: number; record: StoredDoorEvent; feed_event?: string };
   /**

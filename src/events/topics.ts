@@ -3,7 +3,7 @@
  * "Events"), relative to a location: MQTT prefixes `<base>/<location_id>/`, the WebSocket stream
  * uses the relative topics as they are. One mapping, so the two can never disagree.
  */
-import type { AnyFeedEvent } from './types.js';
+import type { AnyFeedEvent, PresenceData } from './types.js';
 
 export interface TopicMessage {
   /** Relative to the location, e.g. `devices/A1B2/availability`. */
@@ -20,6 +20,9 @@ export const syncTopic = (sn: string) => `devices/${sn}/sync`;
 export const commandTopic = (id: number) => `commands/${id}`;
 export const ATTENDANCE_TOPIC = 'attendance';
 export const doorEventsTopic = (sn: string) => `events/${sn}`;
+/** The location's head count, `{count}` (issue #35 item 2); each user's presence under it. */
+export const PRESENCE_TOPIC = 'presence';
+export const presenceTopic = (pin: string) => `${PRESENCE_TOPIC}/${pin}`;
 
 /** The messages one event becomes; an event may map to none (user.changed has no topic). */
 export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
@@ -47,6 +50,8 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
       return [{ topic: commandTopic(event.data.command.id), payload: event.data.command, retain: false }];
     case 'attendance.recorded':
       return event.data.records.map((record) => ({ topic: ATTENDANCE_TOPIC, payload: record, retain: false }));
+    case 'presence.changed':
+      return presenceMessages(event.data.count, event.data.users);
     case 'door.event':
       return [{ topic: doorEventsTopic(event.data.sn), payload: event.data, retain: false }];
     case 'user.changed':
@@ -60,6 +65,20 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
     }
   }
 }
+
+/**
+ * Who is in as retained messages (a late subscriber gets them first): the head count and each user's presence. A PIN
+ * that is not one topic level is left out of the per-user topics (it still counts).
+ */
+export function presenceMessages(count: number, users: readonly PresenceData[]): TopicMessage[] {
+  return [
+    { topic: PRESENCE_TOPIC, payload: { count }, retain: true },
+    ...users.filter((u) => isTopicLevel(u.pin)).map((u) => ({ topic: presenceTopic(u.pin), payload: u, retain: true })),
+  ];
+}
+
+/** Whether `s` can stand as one topic level: no separator, no wildcard, no NUL [MQTT-4.7.1]. */
+export const isTopicLevel = (s: string): boolean => s !== '' && !/[/+#]/.test(s) && !s.includes('\u0000');
 
 /** MQTT-style matching: `+` is one level, `#` (last) the rest, including none. */
 export function topicMatches(filter: string, topic: string): boolean {

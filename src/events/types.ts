@@ -14,6 +14,7 @@ export const FEED_EVENT_TYPES = [
   'device.sync',
   'command.updated',
   'attendance.recorded',
+  'presence.changed',
   'door.event',
   'user.changed',
   'area.changed',
@@ -54,6 +55,9 @@ export type AttendanceData = Record<string, unknown> & {
   local_time: string;
 };
 
+/** A user's presence as GET /api/presence shows it. */
+export type PresenceData = Record<string, unknown> & { pin: string; state: 'in' | 'out' | 'unknown'; since: string; sn: string };
+
 export interface FeedPayloads {
   /** The device reached the location's node (presence transition, owner node only). */
   'device.online': { sn: string; device: DeviceData };
@@ -67,6 +71,11 @@ export interface FeedPayloads {
   'command.updated': { command: CommandData };
   /** One upload's new (deduplicated) records. */
   'attendance.recorded': { sn: string; records: AttendanceData[] };
+  /**
+   * Who is in after punches (issue #35 item 2): the location's head count and the presence of the PINs punched, as
+   * GET /api/presence shows them. At most once; GET /api/presence is the truth to read again.
+   */
+  'presence.changed': { count: number; users: PresenceData[] };
   /** Door and alarm events (v3 rtlog/rtstate): an item of GET /api/events (code, meaning, type, door, PIN, times, state). */
   'door.event': DoorEventData;
   /** Users written, deactivated or deleted through the API. */

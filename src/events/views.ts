@@ -118,6 +118,10 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
       const p = payload as BusEvents['access_level.changed'];
       return { type: 'access_level.changed', location_id: p.location_id, at, data: { level: accessLevelView(p.level), change: p.change } };
     }
+    case 'presence.changed': {
+      const p = payload as BusEvents['presence.changed'];
+      return { type: 'presence.changed', location_id: p.location_id, at, data: { count: p.count, users: p.users.map((u) => ({ ...u })) } };
+    }
     case 'area.changed': {
       const p = payload as BusEvents['area.changed'];
       const area = 'devices_count' in p.area ? areaView(p.area) : { id: p.area.id, name: p.area.name };

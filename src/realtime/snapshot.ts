@@ -1,12 +1,24 @@
 /**
  * The retained topics of a location, as a late subscriber gets them first (MQTT retain semantics):
- * availability, state and roster sync state of every device assigned to the location, rendered with the same view as
+ * availability, state and roster sync state of every device assigned to the location, and who is in (`presence`,
+ * `presence/<pin>`, read as GET /api/presence reads it), rendered with the same view as
  * GET /api/devices/{sn} (src/views/device.ts), so the snapshot and the live events that follow
  * cannot disagree on shape.
  */
 import { deviceFeedView } from '../views/device.js';
 import { isOnline } from '../views/device-status.js';
-import { availabilityTopic, stateTopic, syncTopic, topicMatches, type TopicMessage } from '../events/topics.js';
+import { presenceOf } from '../attendance/days.js';
+import { BioGateError } from '../errors.js';
+import {
+  availabilityTopic,
+  PRESENCE_TOPIC,
+  presenceMessages,
+  presenceTopic,
+  stateTopic,
+  syncTopic,
+  topicMatches,
+  type TopicMessage,
+} from '../events/topics.js';
 import type { Store } from '../store/types.js';
 import type { Device, Location } from '../store/ports/index.js';
 
@@ -28,7 +40,8 @@ export interface SnapshotDeps {
  * a client of `commands/#` must not cost, since it would receive none of them.
  */
 export async function retainedMessages(deps: SnapshotDeps, location: Location, filters: readonly string[]): Promise<TopicMessage[]> {
-  if (!filters.some(mayMatchDeviceTopics)) return [];
+  const present = filters.some(mayMatchPresenceTopics) ? await presenceMessagesOf(deps, location, filters) : [];
+  if (!filters.some(mayMatchDeviceTopics)) return present;
   const devices = await deps.store.devices.listAssigned(location.id);
   const now = deps.now();
   const out: TopicMessage[] = [];
@@ -52,7 +65,28 @@ export async function retainedMessages(deps: SnapshotDeps, location: Location, f
     const syncState = syncOf?.get(device.serial_number);
     if (syncState !== undefined && filters.some((f) => topicMatches(f, sync))) out.push({ topic: sync, payload: syncState, retain: true });
   }
-  return out;
+  return [...out, ...present];
+}
+
+/** Whether a topic filter can match `presence` or `presence/<pin>` for some PIN. */
+export function mayMatchPresenceTopics(filter: string): boolean {
+  const level = filter.split('/')[1];
+  const pin = level === undefined || level === '+' || level === '#' ? '1' : level;
+  return topicMatches(filter, PRESENCE_TOPIC) || topicMatches(filter, presenceTopic(pin));
+}
+
+/**
+ * Who is in (a read of the working day's punches, as GET /api/presence), the messages `filters` select; none for a
+ * day beyond MAX_PUNCHES (the live events still come).
+ */
+async function presenceMessagesOf(deps: SnapshotDeps, location: Location, filters: readonly string[]): Promise<TopicMessage[]> {
+  try {
+    const { count, data } = await presenceOf(deps.store, { now: deps.now }, location, undefined);
+    return presenceMessages(count, data).filter((m) => filters.some((f) => topicMatches(f, m.topic)));
+  } catch (err) {
+    if (err instanceof BioGateError && err.code === 'VALIDATION_FAILED') return [];
+    throw err;
+  }
 }
 
 /** Whether a topic filter can match `devices/<sn>/availability`, `/state` or `/sync` for some serial. */

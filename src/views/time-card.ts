@@ -1,5 +1,5 @@
 /** Daily time cards and presence → their public views (GET /api/attendance/daily and its CSV, GET /api/presence; src/time/time-cards.ts). */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { TimeCard } from '../time/time-cards.js';
 import { Nullable } from './common.js';
 
@@ -20,18 +20,19 @@ export const TimeCardView = Type.Object({
   sources: Type.Array(Type.String(), { description: 'Where the punches came from: device (a terminal)' }),
 });
 
+/** One user's presence (GET /api/presence, the `presence.changed` event, the retained `presence/<pin>` topic). */
+export const PresenceEntryView = Type.Object({
+  pin: Type.String(),
+  name: Nullable(Type.String()),
+  state: Type.Union([Type.Literal('in'), Type.Literal('out'), Type.Literal('unknown')]),
+  since: LocalDateTime('The last punch of the working day'),
+  sn: Type.String({ description: 'The terminal of that punch' }),
+});
+export type PresenceEntry = Static<typeof PresenceEntryView>;
+
 export const PresenceView = Type.Object({
   count: Type.Integer({ description: 'How many users are in' }),
-  data: Type.Array(
-    Type.Object({
-      pin: Type.String(),
-      name: Nullable(Type.String()),
-      state: Type.Union([Type.Literal('in'), Type.Literal('out'), Type.Literal('unknown')]),
-      since: LocalDateTime('The last punch of the working day'),
-      sn: Type.String({ description: 'The terminal of that punch' }),
-    }),
-    { description: 'Users who punched this working day, by PIN' },
-  ),
+  data: Type.Array(PresenceEntryView, { description: 'Users who punched this working day, by PIN' }),
 });
 
 export const TIME_CARD_CSV_COLUMNS = [

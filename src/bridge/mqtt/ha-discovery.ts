@@ -11,9 +11,12 @@
  * lock optimistic (a door relay reports no lock state). Every entity shares `availability_topic`
  * (`payload_available` online / `payload_not_available` offline) and a `device` block with
  * `identifiers`, so HA groups them.
+ *
+ * Each location is an HA device of its own with one sensor, its head count (issue #35 item 2): the retained
+ * `presence` topic's `count`, node_id `biogate_<location>_presence`.
  */
 import type { DeviceData } from '../../events/types.js';
-import { ATTENDANCE_TOPIC, availabilityTopic } from '../../events/topics.js';
+import { ATTENDANCE_TOPIC, availabilityTopic, PRESENCE_TOPIC } from '../../events/topics.js';
 import { HA_PREFIX, REQUEST_COMMAND, type Topics } from './acl.js';
 
 export interface DiscoveryMessage {
@@ -129,4 +132,22 @@ export function discoveryMessages(topics: Topics, locationId: number, device: De
 
 function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** The location's head count sensor: how many users are in (the retained `<base>/<loc>/presence`, `{count}`). */
+export function headCountDiscovery(topics: Topics, locationId: number): DiscoveryMessage {
+  const node = `biogate_${locationId}_presence`;
+  return {
+    topic: `${HA_PREFIX}/sensor/${node}/head_count/config`,
+    payload: {
+      name: 'Head count',
+      unique_id: `biogate_${locationId}_head_count`,
+      state_topic: topics.location(locationId, PRESENCE_TOPIC),
+      value_template: '{{ value_json.count }}',
+      state_class: 'measurement',
+      unit_of_measurement: 'people',
+      icon: 'mdi:account-group',
+      device: { identifiers: [`biogate_location_${locationId}`], name: `BioGate location ${locationId}`, manufacturer: 'BioGate' },
+    },
+  };
 }

@@ -16,6 +16,7 @@ import type { EventFeed } from '../../events/types.js';
 import type { Logger } from '../../log.js';
 import type { MetricsRegistry } from '../../ops/metrics.js';
 import type { Store } from '../../store/types.js';
+import { presenceOf } from '../../attendance/days.js';
 import { topicsFor } from './acl.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './embedded.js';
 import { startExternalClient, type ExternalClient } from './external.js';
@@ -164,7 +165,7 @@ export async function startMqttBridge(deps: MqttBridgeDeps): Promise<MqttBridge>
   };
 }
 
-/** Every assigned terminal's availability and state as the store has them (the same view as GET /api/devices/{sn}). */
+/** Every assigned terminal's availability and state as the store has them (the same view as GET /api/devices/{sn}), and who is in at each location. */
 async function seed(deps: MqttBridgeDeps, publisher: ReturnType<typeof createPublisher>): Promise<void> {
   try {
     if (deps.isLeader && !deps.isLeader()) return;
@@ -173,6 +174,11 @@ async function seed(deps: MqttBridgeDeps, publisher: ReturnType<typeof createPub
       for (const device of await deps.store.devices.listAssigned(location.id)) {
         publisher.seed(location.id, deviceFeedView(device, location, deps.clock.now(), deps.config.onlineThresholdS, areas) as DeviceData);
       }
+      // A day's punches of the location: a location whose day is beyond MAX_PUNCHES gets its presence with the next punches.
+      const present = await presenceOf(deps.store, deps.clock, location, undefined).catch((err: unknown) => {
+        deps.log.warn({ err, location_id: location.id }, 'mqtt: who is in could not be read at start; the next punches publish it');
+      });
+      if (present) publisher.seedPresence(location.id, present.count, present.data);
     }
   } finally {
     publisher.seeded();

@@ -4,10 +4,10 @@
  * remembers the retained ones, so a broker that lost them (an external broker reconnecting, a
  * bridge restarting) gets the current state again instead of stale or none.
  */
-import { availabilityTopic, stateTopic, topicMessages } from '../../events/topics.js';
-import type { AnyFeedEvent, DeviceData } from '../../events/types.js';
+import { availabilityTopic, presenceMessages, stateTopic, topicMessages } from '../../events/topics.js';
+import type { AnyFeedEvent, DeviceData, PresenceData } from '../../events/types.js';
 import type { Topics } from './acl.js';
-import { discoveryMessages } from './ha-discovery.js';
+import { discoveryMessages, headCountDiscovery, type DiscoveryMessage } from './ha-discovery.js';
 
 /** Where messages go: the embedded broker or the external client. Never blocks; may drop (and count). */
 export interface Sink {
@@ -44,8 +44,8 @@ export function createPublisher(options: PublisherOptions) {
   }
 
   /** Discovery configs change rarely: sent only when different from what the broker holds. */
-  function discovery(locationId: number, device: DeviceData): void {
-    for (const m of discoveryMessages(topics, locationId, device)) {
+  function discovery(messages: readonly DiscoveryMessage[]): void {
+    for (const m of messages) {
       const payload = encodePayload(m.payload);
       const held = retained.get(m.topic);
       if (payload.length === 0 ? held === undefined : held?.equals(payload)) continue;
@@ -57,8 +57,9 @@ export function createPublisher(options: PublisherOptions) {
     onEvent(event: AnyFeedEvent): void {
       for (const m of topicMessages(event)) send(topics.location(event.location_id, m.topic), encodePayload(m.payload), m.retain);
       if (options.haDiscovery && (event.type === 'device.online' || event.type === 'device.offline' || event.type === 'device.updated')) {
-        discovery(event.location_id, event.data.device);
+        discovery(discoveryMessages(topics, event.location_id, event.data.device));
       }
+      if (options.haDiscovery && event.type === 'presence.changed') discovery([headCountDiscovery(topics, event.location_id)]);
     },
     /**
      * Start-up: a terminal as the store has it (the feed only tells changes, and a restarted embedded
@@ -71,7 +72,15 @@ export function createPublisher(options: PublisherOptions) {
         [topics.location(locationId, stateTopic(sn)), device],
       ];
       for (const [topic, payload] of state) if (!live?.has(topic)) send(topic, encodePayload(payload), true);
-      if (options.haDiscovery) discovery(locationId, device);
+      if (options.haDiscovery) discovery(discoveryMessages(topics, locationId, device));
+    },
+    /** Start-up: who is in at a location (as GET /api/presence), unless the feed already said something newer, and its head count sensor. */
+    seedPresence(locationId: number, count: number, users: readonly PresenceData[]): void {
+      for (const m of presenceMessages(count, users)) {
+        const topic = topics.location(locationId, m.topic);
+        if (!live?.has(topic)) send(topic, encodePayload(m.payload), true);
+      }
+      if (options.haDiscovery) discovery([headCountDiscovery(topics, locationId)]);
     },
     /** The seed is done: stop remembering which topics the feed wrote. */
     seeded(): void {

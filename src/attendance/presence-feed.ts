@@ -1,0 +1,93 @@
+/**
+ * The presence feed (issue #35 item 2): after punches of a location are stored (`attendance.recorded`, live or from
+ * the outbox sweep), who is in is read again (days.ts presenceOf, exactly what GET /api/presence answers) and
+ * `presence.changed` carries the location's head count and the presence of the PINs those punches were of.
+ *
+ * Invariants:
+ * - Batches of one location that arrive within `coalesceMs` are one read, and one read per location runs at a time
+ *   on a node, so a busy site costs a day's read a second, not one per upload.
+ * - Each node announces what it stored; several nodes may each announce the same location, every event with the
+ *   store's answer at its time (the last one in the feed is the newest read).
+ * - At most once, like `area.changed`: a consumer that missed one reads GET /api/presence again. A read that fails
+ *   (store down, a day beyond MAX_PUNCHES) is logged and skipped; the next batch reads again.
+ */
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../events/bus.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/types.js';
+import { presenceOf } from './days.js';
+
+/** How long punches of a location are gathered before who is in is read again. */
+export const PRESENCE_COALESCE_MS = 1_000;
+
+export interface PresenceFeedDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly log: Logger;
+  /** Default PRESENCE_COALESCE_MS. */
+  readonly coalesceMs?: number;
+}
+
+export interface PresenceFeed {
+  /** Stops listening; waits for the reads under way. */
+  stop(): Promise<void>;
+}
+
+export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
+  const coalesceMs = deps.coalesceMs ?? PRESENCE_COALESCE_MS;
+  /** PINs whose punches were stored since the location's last read. */
+  const pending = new Map<number, Set<string>>();
+  const timers = new Map<number, NodeJS.Timeout>();
+  const running = new Map<number, Promise<void>>();
+  let stopped = false;
+
+  const off = deps.bus.on('attendance.recorded', (p) => {
+    if (stopped) return;
+    let pins = pending.get(p.location_id);
+    if (!pins) pending.set(p.location_id, (pins = new Set()));
+    for (const r of p.records) pins.add(r.pin);
+    if (!timers.has(p.location_id))
+      timers.set(
+        p.location_id,
+        setTimeout(() => void run(p.location_id), coalesceMs),
+      );
+  });
+
+  async function run(locationId: number): Promise<void> {
+    timers.delete(locationId);
+    await running.get(locationId);
+    const pins = pending.get(locationId);
+    pending.delete(locationId);
+    if (!pins || stopped) return;
+    const read = announce(locationId, pins)
+      .catch((err: unknown) =>
+        deps.log.warn({ err, location_id: locationId }, 'presence could not be read after punches; the next ones read again'),
+      )
+      .finally(() => {
+        if (running.get(locationId) === read) running.delete(locationId);
+      });
+    running.set(locationId, read);
+    await read;
+  }
+
+  async function announce(locationId: number, pins: ReadonlySet<string>): Promise<void> {
+    const location = await deps.store.locations.get(locationId);
+    if (!location) return;
+    const { count, data } = await presenceOf(deps.store, deps.clock, location, undefined);
+    // A punch of an earlier working day uploaded late changes nobody's presence today.
+    const users = data.filter((r) => pins.has(r.pin));
+    if (users.length > 0) deps.bus.emit('presence.changed', { location_id: locationId, count, users });
+  }
+
+  return {
+    async stop() {
+      stopped = true;
+      off();
+      for (const t of timers.values()) clearTimeout(t);
+      timers.clear();
+      pending.clear();
+      await Promise.all(running.values());
+    },
+  };
+}
