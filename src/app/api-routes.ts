@@ -4,6 +4,8 @@
  */
 import { adminRoutes } from '../api/admin.js';
 import { attendanceRoutes } from '../api/attendance.js';
+import { attendanceWriteRoutes } from '../api/attendance-write.js';
+import { createManualAttendance } from '../attendance/manual.js';
 import { timeCardRoutes } from '../api/time-cards.js';
 import { commandRoutes } from '../api/commands.js';
 import { deviceRecordRoutes } from '../api/device-records.js';
@@ -80,6 +82,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
     ...syncRoutes({ store, terminals: p.terminals, audit: p.audit }),
     ...commandRoutes({ store, clock, commands: p.commands, lifecycle: p.lifecycle }),
     ...attendanceRoutes(store, clock),
+    ...attendanceWriteRoutes(createManualAttendance({ store, clock, bus, log })),
     ...timeCardRoutes(store, clock),
     ...deviceRecordRoutes(store),
     ...doorEventRoutes(store),

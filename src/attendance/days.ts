@@ -51,8 +51,10 @@ async function* punchesOf(store: Store, locationId: number, filter: AttendanceFi
   let after: AttendanceCursor | null = null;
   for (;;) {
     const rows = await store.attendance.listAfter(locationId, after, filter, READ_PAGE, now);
+    // A voided record stays readable but leaves the cards and presence (issue #35 item 3).
     for (const r of rows)
-      yield { pin: r.pin, at: Date.parse(r.timestamp), localTime: r.local_time, status: r.status, source: 'device', sn: r.sn };
+      if (r.voided_at === null)
+        yield { pin: r.pin, at: Date.parse(r.timestamp), localTime: r.local_time, status: r.status, source: r.source, sn: r.sn };
     if (rows.length < READ_PAGE) return;
     after = rows.at(-1) as Attendance;
     await nextTurn();
@@ -109,5 +111,6 @@ export async function presenceOf(store: Store, clock: Clock, location: Location,
   const day = today(clock, location);
   const days = await readDays(store, clock, location, { from: day, to: day, area_id: areaId });
   const rows = presence(days.punches, day, days.settings).filter((r) => days.keep(r.pin));
-  return { count: rows.filter((r) => r.state === 'in').length, data: rows.map((r) => ({ ...r, name: days.nameOf(r.pin) })) };
+  const data = rows.map((r) => ({ ...r, name: days.nameOf(r.pin), sn: r.sn === '' ? null : r.sn }));
+  return { count: rows.filter((r) => r.state === 'in').length, data };
 }

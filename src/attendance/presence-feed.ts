@@ -1,6 +1,6 @@
 /**
  * The presence feed (issue #35 item 2): after punches of a location are stored (`attendance.recorded`, live or from
- * the outbox sweep), who is in is read again (days.ts presenceOf, exactly what GET /api/presence answers) and
+ * the outbox sweep) or voided (`attendance.voided`), who is in is read again (days.ts presenceOf, exactly what GET /api/presence answers) and
  * `presence.changed` carries the location's head count and the presence of the PINs those punches were of.
  *
  * Invariants:
@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
+import { comparePins } from '../time/time-cards.js';
 import { presenceOf } from './days.js';
 
 /** How long punches of a location are gathered before who is in is read again. */
@@ -42,17 +43,22 @@ export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
   const running = new Map<number, Promise<void>>();
   let stopped = false;
 
-  const off = deps.bus.on('attendance.recorded', (p) => {
+  const punched = (locationId: number, records: readonly { readonly pin: string }[]) => {
     if (stopped) return;
-    let pins = pending.get(p.location_id);
-    if (!pins) pending.set(p.location_id, (pins = new Set()));
-    for (const r of p.records) pins.add(r.pin);
-    if (!timers.has(p.location_id))
+    let pins = pending.get(locationId);
+    if (!pins) pending.set(locationId, (pins = new Set()));
+    for (const r of records) pins.add(r.pin);
+    if (!timers.has(locationId))
       timers.set(
-        p.location_id,
-        setTimeout(() => void run(p.location_id), coalesceMs),
+        locationId,
+        setTimeout(() => void run(locationId), coalesceMs),
       );
-  });
+  };
+  const offs = [
+    deps.bus.on('attendance.recorded', (p) => punched(p.location_id, p.records)),
+    // A voided punch leaves presence (issue #35 item 3).
+    deps.bus.on('attendance.voided', (p) => punched(p.location_id, [p.record])),
+  ];
 
   async function run(locationId: number): Promise<void> {
     timers.delete(locationId);
@@ -75,15 +81,17 @@ export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
     const location = await deps.store.locations.get(locationId);
     if (!location) return;
     const { count, data } = await presenceOf(deps.store, deps.clock, location, undefined);
-    // A punch of an earlier working day uploaded late changes nobody's presence today.
     const users = data.filter((r) => pins.has(r.pin));
-    if (users.length > 0) deps.bus.emit('presence.changed', { location_id: locationId, count, users });
+    // No kept punch this working day (the only one voided, or a punch of an earlier day uploaded late): not present.
+    const present = new Set(users.map((u) => u.pin));
+    const absent = [...pins].filter((pin) => !present.has(pin)).sort(comparePins);
+    deps.bus.emit('presence.changed', { location_id: locationId, count, users, absent });
   }
 
   return {
     async stop() {
       stopped = true;
-      off();
+      for (const off of offs) off();
       for (const t of timers.values()) clearTimeout(t);
       timers.clear();
       pending.clear();

@@ -40,7 +40,9 @@ export interface BusEvents {
    * Who is in after punches were stored (src/attendance/presence-feed.ts): the location's head count and the presence
    * of the PINs punched. At most once (GET /api/presence is the truth to read again).
    */
-  'presence.changed': { location_id: number; count: number; users: readonly PresenceEntry[] };
+  'presence.changed': { location_id: number; count: number; users: readonly PresenceEntry[]; absent: readonly string[] };
+  /** A record voided through the API (src/attendance/manual.ts), emitted with `emitStored` right after the write (at most once). */
+  'attendance.voided': { location_id: number; record: Attendance; feed_event?: string };
   /** A door or alarm event as stored (src/devices/door-events.ts); only new ones, not re-sent duplicates. */
   'door.event': { location_id: number; record: StoredDoorEvent; feed_event?: string };
   /**

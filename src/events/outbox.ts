@@ -86,6 +86,7 @@ export function outboxOf(name: keyof BusEvents, payload: unknown): FactOutbox | 
   if (
     name === 'user.changed' ||
     name === 'area.changed' ||
+    name === 'attendance.voided' ||
     name === 'schedule.changed' ||
     name === 'access_level.changed' ||
     name === 'device.sync' ||

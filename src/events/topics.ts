@@ -19,6 +19,8 @@ export const stateTopic = (sn: string) => `devices/${sn}/state`;
 export const syncTopic = (sn: string) => `devices/${sn}/sync`;
 export const commandTopic = (id: number) => `commands/${id}`;
 export const ATTENDANCE_TOPIC = 'attendance';
+/** Records voided through the API (issue #35 item 3). */
+export const ATTENDANCE_VOIDED_TOPIC = 'attendance/voided';
 export const doorEventsTopic = (sn: string) => `events/${sn}`;
 /** The location's head count, `{count}` (issue #35 item 2); each user's presence under it. */
 export const PRESENCE_TOPIC = 'presence';
@@ -50,8 +52,14 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
       return [{ topic: commandTopic(event.data.command.id), payload: event.data.command, retain: false }];
     case 'attendance.recorded':
       return event.data.records.map((record) => ({ topic: ATTENDANCE_TOPIC, payload: record, retain: false }));
+    case 'attendance.voided':
+      return [{ topic: ATTENDANCE_VOIDED_TOPIC, payload: event.data.record, retain: false }];
     case 'presence.changed':
-      return presenceMessages(event.data.count, event.data.users);
+      return [
+        ...presenceMessages(event.data.count, event.data.users),
+        // No punch this working day: the retained topic is cleared.
+        ...event.data.absent.filter(isTopicLevel).map((pin) => ({ topic: presenceTopic(pin), payload: null, retain: true })),
+      ];
     case 'door.event':
       return [{ topic: doorEventsTopic(event.data.sn), payload: event.data, retain: false }];
     case 'user.changed':

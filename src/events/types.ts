@@ -14,6 +14,7 @@ export const FEED_EVENT_TYPES = [
   'device.sync',
   'command.updated',
   'attendance.recorded',
+  'attendance.voided',
   'presence.changed',
   'door.event',
   'user.changed',
@@ -48,7 +49,8 @@ export type AreaData = Record<string, unknown> & { id: number; name: string };
 /** An attendance record as GET /api/attendance shows it. */
 export type AttendanceData = Record<string, unknown> & {
   id: number;
-  sn: string;
+  /** null for a manual punch */
+  sn: string | null;
   pin: string;
   user_id: number | null;
   timestamp: string;
@@ -56,7 +58,7 @@ export type AttendanceData = Record<string, unknown> & {
 };
 
 /** A user's presence as GET /api/presence shows it. */
-export type PresenceData = Record<string, unknown> & { pin: string; state: 'in' | 'out' | 'unknown'; since: string; sn: string };
+export type PresenceData = Record<string, unknown> & { pin: string; state: 'in' | 'out' | 'unknown'; since: string; sn: string | null };
 
 export interface FeedPayloads {
   /** The device reached the location's node (presence transition, owner node only). */
@@ -69,13 +71,15 @@ export interface FeedPayloads {
   'device.sync': { sn: string; sync: SyncData };
   /** Every status transition of a command (created pending, sent, success, failed, re-queued). */
   'command.updated': { command: CommandData };
-  /** One upload's new (deduplicated) records. */
-  'attendance.recorded': { sn: string; records: AttendanceData[] };
+  /** One upload's new (deduplicated) records, or one manual punch (`sn` null). */
+  'attendance.recorded': { sn: string | null; records: AttendanceData[] };
+  /** A record voided through the API (issue #35 item 3): as GET /api/attendance shows it now, with voided_at and void_reason. */
+  'attendance.voided': { record: AttendanceData };
   /**
    * Who is in after punches (issue #35 item 2): the location's head count and the presence of the PINs punched, as
-   * GET /api/presence shows them. At most once; GET /api/presence is the truth to read again.
+   * GET /api/presence shows them; `absent`: PINs punched or voided that have no punch this working day. At most once; GET /api/presence is the truth to read again.
    */
-  'presence.changed': { count: number; users: PresenceData[] };
+  'presence.changed': { count: number; users: PresenceData[]; absent: string[] };
   /** Door and alarm events (v3 rtlog/rtstate): an item of GET /api/events (code, meaning, type, door, PIN, times, state). */
   'door.event': DoorEventData;
   /** Users written, deactivated or deleted through the API. */

@@ -99,8 +99,12 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
         type: 'attendance.recorded',
         location_id: p.location_id,
         at,
-        data: { sn: p.records[0]?.sn ?? '', records: p.records.map((r) => attendanceView(r)) },
+        data: { sn: p.records[0]?.source === 'manual' ? null : (p.records[0]?.sn ?? ''), records: p.records.map((r) => attendanceView(r)) },
       };
+    }
+    case 'attendance.voided': {
+      const p = payload as BusEvents['attendance.voided'];
+      return { type: 'attendance.voided', location_id: p.location_id, at, data: { record: attendanceView(p.record) } };
     }
     case 'door.event': {
       const p = payload as BusEvents['door.event'];
@@ -120,7 +124,12 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
     }
     case 'presence.changed': {
       const p = payload as BusEvents['presence.changed'];
-      return { type: 'presence.changed', location_id: p.location_id, at, data: { count: p.count, users: p.users.map((u) => ({ ...u })) } };
+      return {
+        type: 'presence.changed',
+        location_id: p.location_id,
+        at,
+        data: { count: p.count, users: p.users.map((u) => ({ ...u })), absent: [...p.absent] },
+      };
     }
     case 'area.changed': {
       const p = payload as BusEvents['area.changed'];

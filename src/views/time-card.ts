@@ -17,7 +17,7 @@ export const TimeCardView = Type.Object({
     description: 'Check-in/check-out pairs (states 0/3/4 in, 1/2/5 out); first to last punch when the states are all 0 or not states',
   }),
   incomplete: Type.Boolean({ description: 'An in without an out or an out without an in; a single punch without usable states' }),
-  sources: Type.Array(Type.String(), { description: 'Where the punches came from: device (a terminal)' }),
+  sources: Type.Array(Type.String(), { description: 'Where the punches came from: device (a terminal), manual (POST /api/attendance)' }),
 });
 
 /** One user's presence (GET /api/presence, the `presence.changed` event, the retained `presence/<pin>` topic). */
@@ -26,7 +26,7 @@ export const PresenceEntryView = Type.Object({
   name: Nullable(Type.String()),
   state: Type.Union([Type.Literal('in'), Type.Literal('out'), Type.Literal('unknown')]),
   since: LocalDateTime('The last punch of the working day'),
-  sn: Type.String({ description: 'The terminal of that punch' }),
+  sn: Nullable(Type.String({ description: 'The terminal of that punch; null for a manual punch' })),
 });
 export type PresenceEntry = Static<typeof PresenceEntryView>;
 

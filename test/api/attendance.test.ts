@@ -23,6 +23,11 @@ const ATTENDANCE_KEYS = [
   'verify_label',
   'work_code',
   'created_at',
+  'source',
+  'reason',
+  'created_by',
+  'voided_at',
+  'void_reason',
 ];
 
 interface AttendanceRecord {
@@ -102,6 +107,11 @@ t.test('GET /api/attendance: shape, order, filters, validation, isolation', asyn
     verify_label: 'fingerprint',
     work_code: '7',
     created_at: NOW,
+    source: 'device',
+    reason: null,
+    created_by: null,
+    voided_at: null,
+    void_reason: null,
   });
   t.match(all.body.data[2], { pin: '2002', user_id: null, work_code: null });
 

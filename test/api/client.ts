@@ -332,3 +332,14 @@ export async function accessRecords(api: Call, options: Pick<CallOptions, 'timeo
     end: '17:30',
   };
 }
+
+/**
+ * A manual punch of PIN 1001 (the walks' user, created before), for the walks over the OpenAPI document: the value
+ * their samples take for `attendance_id` (POST /api/attendance/{attendance_id}/void).
+ */
+export async function attendanceRecord(api: Call, options: Pick<CallOptions, 'timeoutMs'> = {}): Promise<Json> {
+  const body = { pin: 1001, timestamp: '2026-03-01T07:00:00Z', reason: 'walk record' };
+  const r = await api<{ id: number }>('POST', '/api/attendance', { body, ...options });
+  if (r.status !== 201) throw new Error(`POST /api/attendance: ${r.status} ${JSON.stringify(r.body)}`);
+  return { attendance_id: r.body.id };
+}

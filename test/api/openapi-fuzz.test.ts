@@ -9,7 +9,7 @@
  */
 import t from 'tap';
 import { ADMIN_TOKEN } from '../helpers/app.js';
-import { accessRecords, client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
+import { accessRecords, attendanceRecord, client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
 
 interface Schema {
   $ref?: string;
@@ -242,6 +242,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
   });
   const other = { status: created.status, id: created.body.location.id };
   const spare = await started.app.locations.issueToken({ location_id: other.id, label: 'to revoke' });
+  const attendance = await attendanceRecord(a.api, slow);
   t.equal(user.status, 201);
   t.equal(command.status, 201);
   t.equal(hook.status, 201);
@@ -257,6 +258,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
     url: 'https://example.com/hook',
     after: '0',
     ...access,
+    ...attendance,
   };
   const call = client(url, a.token);
   const rank = (o: { method: string; path: string }) =>

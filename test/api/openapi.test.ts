@@ -10,7 +10,7 @@ import t from 'tap';
 import type { TSchema } from 'typebox';
 import { compiled, issuesFrom } from '../../src/validation/schema.js';
 import { ADMIN_TOKEN } from '../helpers/app.js';
-import { accessRecords, client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
+import { accessRecords, attendanceRecord, client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
 
 interface Schema {
   type?: string | string[];
@@ -151,6 +151,7 @@ t.test('scripted walk: every operation, built from the document, answers as docu
   t.equal(hook.status, 201);
   t.equal(user.status, 201);
   t.equal(command.status, 201);
+  const attendance = await attendanceRecord(a.api);
 
   const doc = (await a.api<OpenApiDoc>('GET', '/api/openapi.json')).body;
   // `after: '0'`: the attendance cursor feed from its start (any other string is not a cursor).
@@ -165,6 +166,7 @@ t.test('scripted walk: every operation, built from the document, answers as docu
     url: 'https://example.com/hook',
     events: ['user.changed'],
     ...access,
+    ...attendance,
   };
   const pathValue = (path: string, name: string): unknown =>
     name === 'id' ? (path.startsWith('/admin/tokens') ? spare.id : a.id) : sample({}, name, known);

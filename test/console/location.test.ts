@@ -240,6 +240,21 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     const rows = saved.trim().split('\r\n');
     t.equal(rows.length, 2, 'header and one record');
     t.match(rows[1], /,CONSOLE2,1002,/);
+
+    // Issue #35 item 3: a voided record stays listed, struck through; a manual punch shows no terminal.
+    const id = Number(rows[1]?.split(',')[0]);
+    t.equal((await g.a.api('POST', `/api/attendance/${id}/void`, { body: { reason: 'badge lent' } })).status, 200);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const voided = page.locator('tr.voided');
+    await voided.getByText('(voided)').waitFor();
+    t.match(await voided.textContent(), /1002.*CONSOLE2/, 'the voided row is marked');
+    t.equal((await g.a.api('POST', '/api/users', { body: { pin: 4242, first_name: 'Manu' } })).status, 201);
+    const manual = { pin: 4242, timestamp: new Date(now - 5_000).toISOString(), reason: 'forgot badge' };
+    t.equal((await g.a.api('POST', '/api/attendance', { body: manual })).status, 201);
+    await page.getByLabel('PIN').fill('4242');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('cell', { name: 'manual' }).waitFor();
+    t.equal(await page.locator('tbody tr').count(), 1, 'the manual punch, listed with no terminal');
     await b.axe(t, page, 'attendance');
     await b.shot(page, 'attendance');
   });

@@ -14,7 +14,21 @@ import type { Ids } from './ids.js';
 import type { AttendanceDoc, Collections } from './schema.js';
 import { isDuplicateKey, pageOf } from './util.js';
 
-const toAttendance = ({ _id, feed_event: _f, ...rest }: AttendanceDoc): Attendance => ({ id: _id, ...rest });
+const toAttendance = ({ _id, feed_event: _f, source, reason, created_by, voided_at, void_reason, ...rest }: AttendanceDoc): Attendance => ({
+  id: _id,
+  ...rest,
+  source: source ?? 'device',
+  reason: reason ?? null,
+  created_by: created_by ?? null,
+  voided_at: voided_at ?? null,
+  void_reason: void_reason ?? null,
+});
+
+/** A new record's document fields: a terminal's punch stores none of the manual ones. */
+const docFields = ({ manual, ...rest }: NewAttendance) =>
+  manual
+    ? { ...rest, source: 'manual' as const, reason: manual.reason, created_by: { token_id: manual.token_id, label: manual.label } }
+    : rest;
 
 const dedupKey = (a: NewAttendance) => JSON.stringify([a.location_id, a.sn, a.pin, a.local_time, a.status, a.verify]);
 
@@ -53,7 +67,7 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       const first = await ids('attendance', batch.length);
       // The outbox marker is in the punch's own document: written with it or not at all.
       const docs = batch.map((r, i): AttendanceDoc => ({
-        ...r,
+        ...docFields(r),
         _id: first + i,
         created_at: now,
         ...(feedEvent ? { feed_event: feedEvent } : {}),
@@ -103,6 +117,19 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
       const query = queryOf(locationId, filter);
       query.created_at = { $lte: new Date(Date.parse(now) - SETTLE_MS).toISOString() };
       return c.attendance.countDocuments(query, { limit: max });
+    },
+    async get(locationId, id) {
+      const doc = await c.attendance.findOne({ _id: id, location_id: locationId });
+      return doc ? toAttendance(doc) : undefined;
+    },
+    async voidRecord(locationId, id, reason, at) {
+      const doc = await c.attendance.findOneAndUpdate(
+        { _id: id, location_id: locationId, voided_at: { $exists: false } },
+        { $set: { voided_at: at, void_reason: reason } },
+        { returnDocument: 'after' },
+      );
+      if (doc) return toAttendance(doc);
+      return (await c.attendance.countDocuments({ _id: id, location_id: locationId }, { limit: 1 })) > 0 ? 'voided' : undefined;
     },
     async prune(before, limit) {
       const old = await c.attendance

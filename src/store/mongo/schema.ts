@@ -80,7 +80,15 @@ export type DeviceDoc = Omit<
   feed_location?: number;
 };
 /** `feed_event`: the outbox marker of the feed event the punch still owes (absent once stored; ../ports/cluster.ts OutboxTable). */
-export type AttendanceDoc = Stored<Attendance> & { feed_event?: string };
+/** A terminal's punch stores none of the manual and void fields (absent = device, not voided); a manual one stores its own. */
+export type AttendanceDoc = Omit<Stored<Attendance>, 'source' | 'reason' | 'created_by' | 'voided_at' | 'void_reason'> & {
+  feed_event?: string;
+  source?: 'manual';
+  reason?: string;
+  created_by?: { token_id: number; label: string | null };
+  voided_at?: string;
+  void_reason?: string;
+};
 
 /**
  * `params` and `result` are JSON text. Two slots replace SQLite's partial unique indexes:

@@ -5,6 +5,7 @@ import type { Iso, Page, Window } from './records.js';
 export interface Attendance {
   readonly id: number;
   readonly location_id: number;
+  /** The terminal; '' for a manual punch (`source: 'manual'`). */
   readonly sn: string;
   readonly pin: string;
   readonly user_id: number | null;
@@ -16,9 +17,27 @@ export interface Attendance {
   readonly verify: number;
   readonly work_code: string | null;
   readonly created_at: Iso;
+  /** device: a terminal's punch; manual: entered through the API (issue #35 item 3). */
+  readonly source: 'device' | 'manual';
+  /** A manual punch's reason, and the token that entered it (its id and label then); null for a terminal's. */
+  readonly reason: string | null;
+  readonly created_by: { readonly token_id: number; readonly label: string | null } | null;
+  /** Voided through the API: the record stays, it leaves the time cards. Never both unset and set again. */
+  readonly voided_at: Iso | null;
+  readonly void_reason: string | null;
 }
 
-export type NewAttendance = Omit<Attendance, 'id' | 'created_at'>;
+/** What a manual punch adds to its record. */
+export interface ManualFacts {
+  readonly reason: string;
+  readonly token_id: number;
+  readonly label: string | null;
+}
+
+/** A record to store: a terminal's punch, or a manual one with `manual` (then `sn` is ''). */
+export type NewAttendance = Omit<Attendance, 'id' | 'created_at' | 'source' | 'reason' | 'created_by' | 'voided_at' | 'void_reason'> & {
+  readonly manual?: ManualFacts;
+};
 
 export interface AttendanceFilter {
   readonly from?: Iso;
@@ -61,6 +80,13 @@ export interface AttendancePort {
    * at most `max`: an export checks its size before it reads a row.
    */
   count(locationId: number, filter: AttendanceFilter, max: number, now: Iso): Promise<number>;
+  /** One record of the location; undefined when there is none. */
+  get(locationId: number, id: number): Promise<Attendance | undefined>;
+  /**
+   * Voids a record not voided yet (compare-and-set on voided_at): the voided record; 'voided' when it was already,
+   * undefined when the location has no such record.
+   */
+  voidRecord(locationId: number, id: number, reason: string, at: Iso): Promise<Attendance | 'voided' | undefined>;
   /** Deletes records whose timestamp is before `before` (retention). Returns how many went. */
   prune(before: Iso, limit: number): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import type { Attendance, AttendanceCursor, AttendanceFilter, AttendancePort } from '../ports/index.js';
+import { storedFacts } from '../attendance-facts.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -15,6 +16,14 @@ const toAttendance = (r: Row): Attendance => ({
   verify: r['verify'] as number,
   work_code: (r['work_code'] as string | null) ?? null,
   created_at: r['created_at'] as string,
+  source: r['source'] === 'manual' ? 'manual' : 'device',
+  reason: (r['reason'] as string | null) ?? null,
+  created_by:
+    r['created_by_token_id'] === null || r['created_by_token_id'] === undefined
+      ? null
+      : { token_id: r['created_by_token_id'] as number, label: (r['created_by_label'] as string | null) ?? null },
+  voided_at: (r['voided_at'] as string | null) ?? null,
+  void_reason: (r['void_reason'] as string | null) ?? null,
 });
 
 function where(locationId: number, filter: AttendanceFilter): { w: string; args: unknown[] } {
@@ -57,8 +66,9 @@ export function sqliteAttendance(db: Db): AttendancePort {
   // No RETURNING: a stored row is exactly what was inserted plus its id, so the record is built here
   // instead of read back (reading every row back costs a fifth of the upload's store time).
   const insert = db.prepare(
-    `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at, feed_event)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, local_time, pin, status, verify) DO NOTHING`,
+    `INSERT INTO attendance (location_id, sn, pin, user_id, timestamp, local_time, status, verify, work_code, created_at, feed_event,
+       source, reason, created_by_token_id, created_by_label)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, local_time, pin, status, verify) DO NOTHING`,
   );
   return {
     async record(records, now, feedEvent) {
@@ -66,7 +76,8 @@ export function sqliteAttendance(db: Db): AttendancePort {
       return db
         .transaction(() => {
           const out: Attendance[] = [];
-          for (const a of records) {
+          for (const n of records) {
+            const a = storedFacts(n);
             const r = insert.run(
               a.location_id,
               a.sn,
@@ -79,22 +90,12 @@ export function sqliteAttendance(db: Db): AttendancePort {
               a.work_code,
               now,
               feedEvent ?? null,
+              a.source,
+              a.reason,
+              a.created_by?.token_id ?? null,
+              a.created_by?.label ?? null,
             );
-            if (r.changes === 1) {
-              out.push({
-                id: Number(r.lastInsertRowid),
-                location_id: a.location_id,
-                sn: a.sn,
-                pin: a.pin,
-                user_id: a.user_id,
-                timestamp: a.timestamp,
-                local_time: a.local_time,
-                status: a.status,
-                verify: a.verify,
-                work_code: a.work_code,
-                created_at: now,
-              });
-            }
+            if (r.changes === 1) out.push({ id: Number(r.lastInsertRowid), ...a, created_at: now });
           }
           return out;
         })
@@ -125,6 +126,17 @@ export function sqliteAttendance(db: Db): AttendancePort {
     async count(locationId, filter, max) {
       const { w, args } = where(locationId, filter);
       return (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM attendance WHERE ${w} LIMIT ?)`).get(...args, max) as { n: number }).n;
+    },
+    async get(locationId, id) {
+      const row = db.prepare('SELECT * FROM attendance WHERE id = ? AND location_id = ?').get(id, locationId) as Row | undefined;
+      return row ? toAttendance(row) : undefined;
+    },
+    async voidRecord(locationId, id, reason, at) {
+      const row = db
+        .prepare('UPDATE attendance SET voided_at = ?, void_reason = ? WHERE id = ? AND location_id = ? AND voided_at IS NULL RETURNING *')
+        .get(at, reason, id, locationId) as Row | undefined;
+      if (row) return toAttendance(row);
+      return db.prepare('SELECT 1 FROM attendance WHERE id = ? AND location_id = ?').get(id, locationId) ? 'voided' : undefined;
     },
     async prune(before, limit) {
       return db.prepare('DELETE FROM attendance WHERE id IN (SELECT id FROM attendance WHERE timestamp < ? LIMIT ?)').run(before, limit)

@@ -240,4 +240,17 @@ ALTER TABLE locations ADD COLUMN attendance_debounce_s INTEGER NOT NULL DEFAULT 
 ALTER TABLE locations ADD COLUMN day_start_hour INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 37,
+    // Issue #35 item 3: manual punches (source, reason, the token that entered them) and voided records.
+    name: 'attendance source, manual facts and voids',
+    sql: `
+ALTER TABLE attendance ADD COLUMN source TEXT NOT NULL DEFAULT 'device';
+ALTER TABLE attendance ADD COLUMN reason TEXT;
+ALTER TABLE attendance ADD COLUMN created_by_token_id INTEGER;
+ALTER TABLE attendance ADD COLUMN created_by_label TEXT;
+ALTER TABLE attendance ADD COLUMN voided_at TEXT;
+ALTER TABLE attendance ADD COLUMN void_reason TEXT;
+`,
+  },
 ];

@@ -68,12 +68,15 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
             </thead>
             <tbody>
               {list.data.data.map((p) => (
-                <tr key={p.id}>
+                <tr key={p.id} class={p.voided_at ? 'voided' : undefined}>
                   <td>{formatLocal(p.timestamp, zone)}</td>
                   <td>{p.pin}</td>
-                  <td>{p.sn}</td>
-                  <td>{p.status_label ?? p.status}</td>
-                  <td>{p.verify_label ?? p.verify}</td>
+                  <td>{p.sn ?? <span title={p.reason ?? undefined}>manual</span>}</td>
+                  <td>
+                    {p.status_label ?? p.status}
+                    {p.voided_at && <span title={p.void_reason ?? undefined}> (voided)</span>}
+                  </td>
+                  <td>{p.verify_label ?? p.verify ?? '—'}</td>
                 </tr>
               ))}
             </tbody>

@@ -71,9 +71,10 @@ export function useDayFilter<F extends DayRange>(token: string, initial: F, csv:
   const form = {
     draft,
     set,
+    // A new object each time: pressing Filter again reads again (new punches, a record voided meanwhile).
     onApply: () => {
       setPage(1);
-      setFilter(draft);
+      setFilter({ ...draft });
     },
     onExport: () => void exportCsv(),
   };
