@@ -1,15 +1,16 @@
 /**
  * The presence feed (issue #35 item 2): after punches of a location are stored (`attendance.recorded`, live or from
- * the outbox sweep) or voided (`attendance.voided`), who is in is read again (days.ts presenceOf, exactly what GET /api/presence answers) and
- * `presence.changed` carries the location's head count and the presence of the PINs those punches were of.
+ * the outbox sweep) or voided (`attendance.voided`), who is in is read again (days.ts presenceOf, exactly what
+ * GET /api/presence answers) and `presence.changed` carries the location's head count and the presence of the PINs those punches were of.
  *
  * Invariants:
- * - Batches of one location that arrive within `coalesceMs` are one read, and one read per location runs at a time
- *   on a node, so a busy site costs a day's read a second, not one per upload.
+ * - Batches of one location that arrive within the delay are one read; the delay is `coalesceMs`, or READ_COST_FACTOR
+ *   times the location's last read when that is longer (at most MAX_DELAY_MS). One read runs at a time on a node, so
+ *   a busy site costs a day's read now and then, not one per upload.
  * - Each node announces what it stored; several nodes may each announce the same location, every event with the
  *   store's answer at its time (the last one in the feed is the newest read).
  * - At most once, like `area.changed`: a consumer that missed one reads GET /api/presence again. A read that fails
- *   (store down, a day beyond MAX_PUNCHES) is logged and skipped; the next batch reads again.
+ *   (store down, a day beyond MAX_PUNCHES) is logged and skipped; the location's next read waits MAX_DELAY_MS.
  */
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
@@ -18,8 +19,15 @@ import type { Store } from '../store/types.js';
 import { comparePins } from '../time/time-cards.js';
 import { presenceOf } from './days.js';
 
-/** How long punches of a location are gathered before who is in is read again. */
+/** How long punches of a location are gathered before who is in is read again (at least). */
 export const PRESENCE_COALESCE_MS = 1_000;
+/**
+ * A location whose day is large reads less often: the next read waits this many times the last one's duration, so
+ * the presence feed spends at most about a twentieth of a node's time on a busy location's reads.
+ */
+const READ_COST_FACTOR = 20;
+/** The longest a location's presence lags its punches. */
+const MAX_DELAY_MS = 60_000;
 
 export interface PresenceFeedDeps {
   readonly store: Store;
@@ -40,7 +48,10 @@ export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
   /** PINs whose punches were stored since the location's last read. */
   const pending = new Map<number, Set<string>>();
   const timers = new Map<number, NodeJS.Timeout>();
-  const running = new Map<number, Promise<void>>();
+  /** How long the location's last read took: the next one waits READ_COST_FACTOR times that, at least coalesceMs. */
+  const lastReadMs = new Map<number, number>();
+  /** One read at a time on a node, whatever the location: reads queue here. */
+  let reads: Promise<void> = Promise.resolve();
   let stopped = false;
 
   const punched = (locationId: number, records: readonly { readonly pin: string }[]) => {
@@ -48,11 +59,14 @@ export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
     let pins = pending.get(locationId);
     if (!pins) pending.set(locationId, (pins = new Set()));
     for (const r of records) pins.add(r.pin);
-    if (!timers.has(locationId))
-      timers.set(
-        locationId,
-        setTimeout(() => void run(locationId), coalesceMs),
-      );
+    if (timers.has(locationId)) return;
+    const delay = Math.min(MAX_DELAY_MS, Math.max(coalesceMs, READ_COST_FACTOR * (lastReadMs.get(locationId) ?? 0)));
+    timers.set(
+      locationId,
+      setTimeout(() => {
+        reads = reads.then(() => run(locationId));
+      }, delay),
+    );
   };
   const offs = [
     deps.bus.on('attendance.recorded', (p) => punched(p.location_id, p.records)),
@@ -62,19 +76,17 @@ export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
 
   async function run(locationId: number): Promise<void> {
     timers.delete(locationId);
-    await running.get(locationId);
     const pins = pending.get(locationId);
     pending.delete(locationId);
     if (!pins || stopped) return;
-    const read = announce(locationId, pins)
-      .catch((err: unknown) =>
-        deps.log.warn({ err, location_id: locationId }, 'presence could not be read after punches; the next ones read again'),
-      )
-      .finally(() => {
-        if (running.get(locationId) === read) running.delete(locationId);
-      });
-    running.set(locationId, read);
-    await read;
+    const began = performance.now();
+    try {
+      await announce(locationId, pins);
+      lastReadMs.set(locationId, performance.now() - began);
+    } catch (err) {
+      lastReadMs.set(locationId, MAX_DELAY_MS / READ_COST_FACTOR);
+      deps.log.warn({ err, location_id: locationId }, 'presence could not be read after punches: the next punches read again in a minute');
+    }
   }
 
   async function announce(locationId: number, pins: ReadonlySet<string>): Promise<void> {
@@ -95,7 +107,7 @@ export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
       for (const t of timers.values()) clearTimeout(t);
       timers.clear();
       pending.clear();
-      await Promise.all(running.values());
+      await reads;
     },
   };
 }

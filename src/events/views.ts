@@ -123,13 +123,8 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
       return { type: 'access_level.changed', location_id: p.location_id, at, data: { level: accessLevelView(p.level), change: p.change } };
     }
     case 'presence.changed': {
-      const p = payload as BusEvents['presence.changed'];
-      return {
-        type: 'presence.changed',
-        location_id: p.location_id,
-        at,
-        data: { count: p.count, users: p.users.map((u) => ({ ...u })), absent: [...p.absent] },
-      };
+      const { location_id, count, users, absent } = payload as BusEvents['presence.changed'];
+      return { type: 'presence.changed', location_id, at, data: { count, users: users.map((u) => ({ ...u })), absent: [...absent] } };
     }
     case 'area.changed': {
       const p = payload as BusEvents['area.changed'];
