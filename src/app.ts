@@ -6,7 +6,7 @@ import { createCors, parseCorsOrigins } from './http/cors.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
 import { createCommandQueue } from './devices/command-queue.js';
 import { EventBus } from './events/bus.js';
-import { startPresenceFeed, type PresenceFeed } from './attendance/presence-feed.js';
+import { createPresenceFeed } from './attendance/presence-feed.js';
 import { createCommandLifecycle } from './devices/lifecycle.js';
 import { createSyncQueue } from './sync/queue.js';
 import { sweepAccessWindowJob } from './sync/access-window-job.js';
@@ -284,7 +284,8 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   let stopping = false;
   let closing: Promise<void> | undefined;
   let mqtt: MqttBridge | null = null;
-  let presenceFeed: PresenceFeed | undefined;
+  // Who is in after punches (issue #35): listens from start() on.
+  const presence = createPresenceFeed({ store, clock, bus, log: logger });
   const mqttLeader = createLeadership({
     store,
     clock,
@@ -311,6 +312,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     terminals,
     feed,
     stream,
+    presence,
     get mqtt() {
       return mqtt;
     },
@@ -340,7 +342,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       // Recovery first: sync ops a crash left owed, then the periodic sweep [DESIGN "Sync"].
       outbox.start();
       timeSync.start();
-      presenceFeed = startPresenceFeed({ store, clock, bus, log: logger });
+      presence.start();
       logger.info({ host: config.host, port, devicePort, tls: Boolean(tls), store: store.kind, engine: http.engine }, 'listening');
       if (bootstrap) options.announce?.(bootstrapBanner(bootstrap, { host: config.host, port, tls: Boolean(tls) }));
       return { port, devicePort, bootstrap };
@@ -354,7 +356,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         await mqttLeader.stop();
         await mqtt?.close();
         timeSync.stop();
-        await presenceFeed?.stop();
+        await presence.stop();
         await outbox.stop();
         await webhooks.stop();
         await hub.stop();

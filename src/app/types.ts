@@ -1,6 +1,7 @@
 /**
  * What buildApp (../app.ts) takes and gives: the composition root's options and the parts it exposes.
  */
+import type { PresenceFeed } from '../attendance/presence-feed.js';
 import type { ApiRoute } from '../api/route.js';
 import type { MqttBridge } from '../bridge/mqtt/index.js';
 import type { Clock } from '../clock.js';
@@ -52,6 +53,8 @@ export interface App {
   readonly feed: ClusterFeed;
   /** GET /api/stream, the WebSocket stream. */
   readonly stream: Stream;
+  /** Who is in after punches (src/attendance/presence-feed.ts). */
+  readonly presence: PresenceFeed;
   /** The MQTT bridge once started; null when BIOGATE_MQTT=off. */
   readonly mqtt: MqttBridge | null;
   /** Outbound webhooks: the delivery job; `runOnce()` runs one pass. */

@@ -39,11 +39,15 @@ export interface PresenceFeedDeps {
 }
 
 export interface PresenceFeed {
+  /** Starts listening to the bus. */
+  start(): void;
+  /** Resolves when no punches wait for a read and no read runs (a test's or a shutdown's settling point). */
+  idle(): Promise<void>;
   /** Stops listening; waits for the reads under way. */
   stop(): Promise<void>;
 }
 
-export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
+export function createPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
   const coalesceMs = deps.coalesceMs ?? PRESENCE_COALESCE_MS;
   /** PINs whose punches were stored since the location's last read. */
   const pending = new Map<number, Set<string>>();
@@ -68,11 +72,7 @@ export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
       }, delay),
     );
   };
-  const offs = [
-    deps.bus.on('attendance.recorded', (p) => punched(p.location_id, p.records)),
-    // A voided punch leaves presence (issue #35 item 3).
-    deps.bus.on('attendance.voided', (p) => punched(p.location_id, [p.record])),
-  ];
+  let offs: (() => void)[] = [];
 
   async function run(locationId: number): Promise<void> {
     timers.delete(locationId);
@@ -97,10 +97,25 @@ export function startPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
     // No kept punch this working day (the only one voided, or a punch of an earlier day uploaded late): not present.
     const present = new Set(users.map((u) => u.pin));
     const absent = [...pins].filter((pin) => !present.has(pin)).sort(comparePins);
+    if (stopped) return; // shutting down: the feed may be closing too
     deps.bus.emit('presence.changed', { location_id: locationId, count, users, absent });
   }
 
   return {
+    start() {
+      offs = [
+        deps.bus.on('attendance.recorded', (p) => punched(p.location_id, p.records)),
+        // A voided punch leaves presence (issue #35 item 3).
+        deps.bus.on('attendance.voided', (p) => punched(p.location_id, [p.record])),
+      ];
+    },
+    async idle() {
+      while (timers.size > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await reads;
+      }
+      await reads;
+    },
     async stop() {
       stopped = true;
       for (const off of offs) off();

@@ -116,7 +116,7 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
   // The simulator's last exchanges (the new user's sync op, its sync state) may still be on their way to
   // the store: pause it (its exchange under way completes on the server too, where stop() would abort
   // it client-side while the server still handles what it had received), let the outbox, the terminal's
-  // sync state (refreshed 250 ms after a confirmation) and the feed settle until the store's number holds
+  // sync state (refreshed 250 ms after a confirmation), the presence feed and the feed settle until the store's number holds
   // still, then wait until the subscriber holds all the store has.
   await sim.pause();
   let stored = -1;
@@ -124,6 +124,7 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
     stored = seen;
     await app.app.outbox.idle();
     await app.app.terminals.settled();
+    await app.app.presence.idle(); // the punch's presence.changed (read a second after it)
     await app.app.feed.settled();
     await new Promise((r) => setTimeout(r, 100));
   }
