@@ -41,6 +41,7 @@ export const ERROR_CATALOG = {
   WEBHOOK_NOT_FOUND: { status: 404, description: 'No webhook with this id in your location.' },
   AREA_NOT_FOUND: { status: 404, description: 'No area with this id in your location.' },
   ATTENDANCE_NOT_FOUND: { status: 404, description: 'No attendance record with this id in your location.' },
+  TEMPLATE_NOT_FOUND: { status: 404, description: 'The user holds no template of this type and number.' },
   SCHEDULE_NOT_FOUND: { status: 404, description: 'No schedule with this id in your location.' },
   ACCESS_LEVEL_NOT_FOUND: { status: 404, description: 'No access level with this id in your location.' },
   HOLIDAY_NOT_FOUND: { status: 404, description: 'No holiday with this id in your location.' },

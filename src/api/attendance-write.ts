@@ -5,8 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { ManualAttendance } from '../attendance/manual.js';
-import type { Caller } from '../auth/authenticate.js';
-import { BioGateError } from '../errors.js';
+import { requireFull } from '../auth/authenticate.js';
 import { Pin } from '../users/schemas.js';
 import { REAL_DATE_PATTERN } from '../validation/input.js';
 import { AttendanceView, attendanceView } from '../views/attendance.js';
@@ -32,10 +31,6 @@ const ManualBody = Type.Object(
 );
 const VoidBody = Type.Object({ reason: Reason('Why it is voided') }, { additionalProperties: false });
 const IdParam = Type.Object({ attendance_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
-
-function requireFull(caller: Caller, what: string): void {
-  if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', `${what} needs a token with the full scope`);
-}
 
 export function attendanceWriteRoutes(manual: ManualAttendance): ApiRoute[] {
   return [

@@ -52,3 +52,8 @@ export function accepted({ token, location }: Found, now: Date): Caller {
 export function requireWrite(caller: Caller): void {
   if (caller.token.scope === 'read') throw new BioGateError('SCOPE_DENIED', 'This token has the read scope: only GET is allowed');
 }
+
+/** What only a `full` token may do (manual punches, biometric templates): 403 SCOPE_DENIED naming it otherwise. */
+export function requireFull(caller: Caller, what: string): void {
+  if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', `${what} needs a token with the full scope`);
+}

@@ -9,7 +9,7 @@ import { instantOf } from '../validation/input.js';
 import { BioGateError } from '../errors.js';
 import { attendanceCsvCells, attendanceView, CSV_COLUMNS } from '../views/attendance.js';
 import { UsageError, type Flags } from './args.js';
-import { withStore, type CliIo } from './io.js';
+import { withStore, writeOut, type CliIo } from './io.js';
 
 const PAGE = 1000;
 
@@ -18,11 +18,6 @@ function instantFlag(f: Flags, name: string): string {
   const d = instantOf(raw);
   if (!d) throw new UsageError(`--${name} must be a date or datetime (ISO 8601, e.g. 2026-03-01 or 2026-03-01T08:00:00Z), got "${raw}"`);
   return d.toISOString();
-}
-
-/** Writes, waiting for the pipe to drain when it is full. */
-async function write(io: CliIo, text: string): Promise<void> {
-  if (!io.stdout.write(text)) await new Promise<void>((resolve) => io.stdout.once('drain', resolve));
 }
 
 export async function attendanceExport(f: Flags, io: CliIo): Promise<number> {
@@ -34,11 +29,11 @@ export async function attendanceExport(f: Flags, io: CliIo): Promise<number> {
   if (format !== 'csv' && format !== 'jsonl') throw new UsageError(`--format must be csv or jsonl, got "${format}"`);
   return withStore(io, async (store) => {
     if (!(await store.locations.get(locationId))) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${locationId} not found`);
-    if (format === 'csv') await write(io, csvRows([CSV_COLUMNS], 'lf'));
+    if (format === 'csv') await writeOut(io, csvRows([CSV_COLUMNS], 'lf'));
     for (let offset = 0; ; offset += PAGE) {
       const page = await store.attendance.list(locationId, { from, to }, { offset, limit: PAGE });
       if (page.items.length > 0) {
-        await write(
+        await writeOut(
           io,
           format === 'csv'
             ? csvRows(page.items.map(attendanceCsvCells), 'lf')

@@ -31,6 +31,7 @@ import {
   deviceUnassigned,
 } from './devices.js';
 import type { CliIo } from './io.js';
+import { templatesExport, templatesImport } from './templates.js';
 import { usersImportCommand } from './users-import.js';
 import { webhookCreate, webhookDelete, webhookList } from './webhooks.js';
 import { packageVersion } from '../version.js';
@@ -243,6 +244,17 @@ function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, 
     .allowUnknownOption()
     .allowExcessArguments(true)
     .action(() => choose({ name: 'users import', passthrough: false, run: () => usersImportCommand(argv.slice(2), io) }));
+
+  const templates = group('templates', 'biometric templates of a location, as NDJSON');
+  leaf(templates, 'export', "write the location's templates to stdout, one JSON object a line", [LOCATION], templatesExport);
+  leaf(
+    templates,
+    'import',
+    'import templates from an NDJSON file (a bad line is reported with its number and skipped)',
+    [LOCATION, JSON_FLAG],
+    templatesImport,
+    ['[file]'],
+  );
 
   leaf(
     program,

@@ -18,6 +18,11 @@ export interface CliIo {
 export const print = (io: CliIo, text: string) => io.stdout.write(text.endsWith('\n') ? text : text + '\n');
 export const json = (value: unknown) => JSON.stringify(value, null, 2);
 
+/** Writes to stdout, waiting for the pipe to drain when it is full (exports of any size stream in bounded memory). */
+export async function writeOut(io: CliIo, text: string): Promise<void> {
+  if (!io.stdout.write(text)) await new Promise<void>((resolve) => io.stdout.once('drain', resolve));
+}
+
 /**
  * How a command tells the running gateways what it changed: through the store's event feed, as a
  * gateway node would. Webhooks, MQTT and WebSocket clients get the events of what the CLI

@@ -27,6 +27,8 @@ export const USAGE = `Usage: biogate <command> [flags]
   webhook delete --location ID --id N
   users import --location ID FILE [--dry-run] [--encoding ENC] [--json]
                                                 CSV (comma, semicolon or tab) or a JSON array
+  templates export --location ID                write the templates as NDJSON to stdout
+  templates import --location ID FILE [--json]  NDJSON lines (a bad line is reported and skipped)
   backup --out FILE [--json]                    copy the SQLite store while the server runs (MongoDB: mongodump)
   restore --in FILE [--force] [--json]          put a backup in place of the store (refused while it is in use)
   doctor [--json]                               check configuration, store, ports, TLS, clock, MQTT; exit 1 on problems

@@ -221,11 +221,19 @@ async function renderSync(
   const user = await store.users.get(location.id, pin);
   const outside = user !== undefined && !codec.storesUserWindow && phaseAt(user, location.timezone, now.getTime()) !== 'inside';
   if (!user || !holdsUser(device, user) || outside) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
+  const templates = await store.templates.listForUser(location.id, pin);
+  if (params['op'] === 'template.delete') {
+    const type = params['type'] as number;
+    const no = params['no'] as number;
+    // A slot filled again since the delete was queued is sent as it is now (below), not deleted.
+    if (!templates.some((t) => t.type_index === type && t.finger_id === no))
+      return fromEncode(codec.encodeSync({ op: 'template.delete', pin, type, no }, profile, ctx));
+  }
   const base = userLines(codec, user, profile, ctx, await accessOf(store, location, device, user));
   if (!base.ok) return { ok: false, reason: base.reason };
   const refused = base.lines.map((l) => refusalOf(codec, device, l)).find((c) => c !== undefined);
   if (refused !== undefined) return { ok: false, reason: learnedUnsupportedMessage(refused) };
-  const { send, skipped } = compatibleTemplates(profile, await store.templates.listForUser(location.id, pin));
+  const { send, skipped } = compatibleTemplates(profile, templates);
   const lines = [...base.lines];
   for (const t of send) {
     const template = { op: 'template.upsert' as const, template: syncTemplate(t) };

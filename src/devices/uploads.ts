@@ -179,7 +179,7 @@ type AnyTemplate =
   | { kind: 'vein'; t: FingerVeinTemplate }
   | { kind: 'bio'; t: BioTemplate };
 
-const bioTypeOf = (typeIndex: number): BioType =>
+export const bioTypeOf = (typeIndex: number): BioType =>
   typeIndex === 1
     ? 'fingerprint'
     : typeIndex === 2 || typeIndex === 9

@@ -12,7 +12,7 @@ export const SYNC_PRIORITY = {
   moved: 1_000,
   /** time-sync after a time zone or UTC offset change: the clock first, so punches are stamped right. */
   time: -5,
-  /** user.delete: revoking access first. */
+  /** user.delete and template.delete: revoking access first. */
   delete: -10,
   /** user.upsert */
   upsert: -20,
@@ -22,11 +22,11 @@ export const SYNC_PRIORITY = {
   audit: -40,
 } as const;
 
-export type SyncOp = 'user.upsert' | 'user.delete' | 'template.upsert';
+export type SyncOp = 'user.upsert' | 'user.delete' | 'template.upsert' | 'template.delete';
 
 /**
  * Upserts stay pending this long before they expire (a device offline for a month gets a fresh roster
- * on assignment or sync-users). Revocations (user.delete) never expire: they are owed until the
+ * on assignment or sync-users). Revocations (user.delete, template.delete) never expire: they are owed until the
  * terminal confirms them or is unassigned (issue #31).
  */
 export const SYNC_EXPIRY_S = 30 * 86_400;

@@ -63,6 +63,8 @@ export interface SyncQueue {
   queueAccessTables(locationId: number, sn: string): Promise<SyncCounts>;
   /** A read of the terminal's `userauthorize` table (sync/access-audit.ts): one pending per terminal, below every sync op. */
   queueAccessAudit(locationId: number, sn: string): Promise<SyncCounts>;
+  /** A user's template slot removed (issue #35 item 5): `template.delete` to the terminals holding the user, keyed by slot. */
+  queueTemplateDelete(locationId: number, pin: number, type: number, no: number): Promise<SyncCounts>;
   /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
   queueTo(
     locationId: number,
@@ -84,6 +86,12 @@ export interface SyncQueue {
   sweepAccessWindows(since: Date, until: Date): Promise<SyncCounts>;
 }
 
+/** A template's slot on the wire: biometric type and number [COMMANDS §3.9]. */
+interface TemplateSlot {
+  readonly type: number;
+  readonly no: number;
+}
+
 export interface GroupOption {
   /** The composite command (sync-users) these ops belong to: it is done when they are. */
   readonly groupId?: number | null;
@@ -98,7 +106,11 @@ export interface SyncCounts {
 const BATCH = 2_000;
 
 const priorityOf = (op: SyncOp) =>
-  op === 'user.delete' ? SYNC_PRIORITY.delete : op === 'user.upsert' ? SYNC_PRIORITY.upsert : SYNC_PRIORITY.template;
+  op === 'user.delete' || op === 'template.delete'
+    ? SYNC_PRIORITY.delete
+    : op === 'user.upsert'
+      ? SYNC_PRIORITY.upsert
+      : SYNC_PRIORITY.template;
 
 export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): SyncQueue {
   const opFor = (
@@ -108,17 +120,18 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     op: SyncOp,
     expires_at: string,
     group_id: number | null = null,
+    slot?: TemplateSlot,
   ): NewCommand => ({
     location_id: locationId,
     sn,
     command: 'sync-users',
-    params: { op, pin },
+    params: { op, pin, ...slot },
     priority: priorityOf(op),
     origin: 'sync',
     // Issue #31: only upserts expire by age; a revocation is owed until confirmed or the device is unassigned.
-    expires_at: op === 'user.delete' ? null : expires_at,
-    // One pending op per (device, user): a newer change replaces an older one.
-    sync_key: `user:${pin}`,
+    expires_at: op === 'user.delete' || op === 'template.delete' ? null : expires_at,
+    // One pending op per (device, user), or per template slot: a newer change replaces an older one.
+    sync_key: slot ? `template:${pin}:${slot.type}:${slot.no}` : `user:${pin}`,
     group_id,
   });
 
@@ -153,8 +166,8 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
   async function queueUsers(
     locationId: number,
     pins: readonly number[],
-    op: 'user.upsert' | 'user.delete',
-    options: QueueUsersOptions = {},
+    op: SyncOp,
+    options: QueueUsersOptions & { readonly slot?: TemplateSlot } = {},
   ): Promise<SyncCounts> {
     const devices = (await store.devices.listAssigned(locationId)).filter(
       (d) => d.serial_number !== options.exceptSn && (options.only?.(d) ?? true),
@@ -172,7 +185,7 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
       for (const pin of pins) {
         if (options.pairs && !options.pairs(d, pin)) continue;
         if (users && !held(d, pin)) continue;
-        ops.push(opFor(locationId, d.serial_number, pin, op, expires));
+        ops.push(opFor(locationId, d.serial_number, pin, op, expires, null, options.slot));
         reached.add(d.serial_number);
       }
     const commands = await enqueue(ops);
@@ -365,6 +378,8 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
       return { devices, commands };
     },
     queueUsers,
+    queueTemplateDelete: (locationId, pin, type, no) =>
+      queueUsers(locationId, [pin], 'template.delete', { heldOnly: true, slot: { type, no } }),
     async queueTo(locationId, sn, pins, op, options = {}) {
       return { devices: 1, commands: await queueTo(locationId, sn, pins, op, options.groupId ?? null) };
     },

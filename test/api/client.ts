@@ -343,3 +343,6 @@ export async function attendanceRecord(api: Call, options: Pick<CallOptions, 'ti
   if (r.status !== 201) throw new Error(`POST /api/attendance: ${r.status} ${JSON.stringify(r.body)}`);
   return { attendance_id: r.body.id };
 }
+
+/** The template slot the walks over the OpenAPI document use for `{type}` and `{index}` (a fingerprint, finger 0). */
+export const SLOT: Json = { type: 1, index: 0 };

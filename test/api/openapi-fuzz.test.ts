@@ -9,7 +9,7 @@
  */
 import t from 'tap';
 import { ADMIN_TOKEN } from '../helpers/app.js';
-import { accessRecords, attendanceRecord, client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
+import { accessRecords, attendanceRecord, client, gateway, SLOT, type CommandResponse, type Json, type UserResponse } from './client.js';
 
 interface Schema {
   $ref?: string;
@@ -262,7 +262,11 @@ t.test('every operation of the document: valid requests pass validation, invalid
   };
   const call = client(url, a.token);
   const rank = (o: { method: string; path: string }) =>
-    o.method !== 'DELETE' && !o.path.startsWith('/admin/locations/{id}') ? 0 : o.path.startsWith('/api/commands') ? 1 : 2;
+    o.method !== 'DELETE' && !o.path.startsWith('/admin/locations/{id}')
+      ? 0
+      : o.path.startsWith('/api/commands') || o.path.includes('/templates/')
+        ? 1
+        : 2;
   const ops = Object.entries(doc.paths)
     .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })))
     .sort((x, y) => rank(x) - rank(y));
@@ -273,7 +277,14 @@ t.test('every operation of the document: valid requests pass validation, invalid
   let sent = 0;
   for (const { path, method, op } of ops) {
     const admin = op.security.some((s) => 'AdminToken' in s);
-    const idFor = (name: string) => (name !== 'id' ? valids({}, name, known)[0] : path.startsWith('/admin/tokens') ? spare.id : other.id);
+    const idFor = (name: string) =>
+      name === 'id'
+        ? path.startsWith('/admin/tokens')
+          ? spare.id
+          : other.id
+        : path.includes('/templates/') && name in SLOT
+          ? SLOT[name]
+          : valids({}, name, known)[0];
     const fill = (params: Record<string, unknown>) =>
       path.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(String(n in params ? params[n] : idFor(n))));
     const send = async (label: string, pathParams: Record<string, unknown>, query: Record<string, unknown>, body: unknown) => {

@@ -10,7 +10,7 @@ import t from 'tap';
 import type { TSchema } from 'typebox';
 import { compiled, issuesFrom } from '../../src/validation/schema.js';
 import { ADMIN_TOKEN } from '../helpers/app.js';
-import { accessRecords, attendanceRecord, client, gateway, type CommandResponse, type Json, type UserResponse } from './client.js';
+import { accessRecords, attendanceRecord, client, gateway, SLOT, type CommandResponse, type Json, type UserResponse } from './client.js';
 
 interface Schema {
   type?: string | string[];
@@ -169,13 +169,21 @@ t.test('scripted walk: every operation, built from the document, answers as docu
     ...attendance,
   };
   const pathValue = (path: string, name: string): unknown =>
-    name === 'id' ? (path.startsWith('/admin/tokens') ? spare.id : a.id) : sample({}, name, known);
+    name === 'id'
+      ? path.startsWith('/admin/tokens')
+        ? spare.id
+        : a.id
+      : path.includes('/templates/') && name in SLOT
+        ? SLOT[name]
+        : sample({}, name, known);
   const schemaOf = new Map(started.app.apiRoutes.map((r) => [`${r.method} ${r.path}`, r.doc.responses]));
   const call = client(url, a.token);
 
   // Deletes last, so the records the other operations need still exist; the command is cancelled
   // before its device is unassigned (which would fail it).
-  const rank = (o: { method: string; path: string }) => (o.method !== 'DELETE' ? 0 : o.path.startsWith('/api/commands') ? 1 : 2);
+  // A template's delete before its user's.
+  const rank = (o: { method: string; path: string }) =>
+    o.method !== 'DELETE' ? 0 : o.path.startsWith('/api/commands') || o.path.includes('/templates/') ? 1 : 2;
   const walk = ops(doc).sort((x, y) => rank(x) - rank(y));
   let calls = 0;
   for (const { path, method, op } of walk) {

@@ -58,6 +58,10 @@ export function mongoTemplates(c: Collections, ids: Ids): TemplatesPort {
     async deleteForUser(locationId, pin) {
       return (await c.templates.deleteMany({ location_id: locationId, user_pin: pin })).deletedCount;
     },
+    async deleteSlot(locationId, pin, typeIndex, fingerId) {
+      return (await c.templates.deleteMany({ location_id: locationId, user_pin: pin, type_index: typeIndex, finger_id: fingerId }))
+        .deletedCount;
+    },
   };
 }
 

@@ -40,4 +40,6 @@ export interface TemplatesPort {
   /** Pins (of the given ones) that have at least one template. */
   pinsWithTemplates(locationId: number, pins: readonly number[]): Promise<ReadonlySet<number>>;
   deleteForUser(locationId: number, pin: number): Promise<number>;
+  /** Deletes every template of the user at (type_index, finger_id), whatever its template_index; returns how many. */
+  deleteSlot(locationId: number, pin: number, typeIndex: number, fingerId: number): Promise<number>;
 }

@@ -361,5 +361,10 @@ export function sqliteTemplates(db: Db): TemplatesPort {
     async deleteForUser(locationId, pin) {
       return db.prepare('DELETE FROM templates WHERE location_id = ? AND user_pin = ?').run(locationId, pin).changes;
     },
+    async deleteSlot(locationId, pin, typeIndex, fingerId) {
+      return db
+        .prepare('DELETE FROM templates WHERE location_id = ? AND user_pin = ? AND type_index = ? AND finger_id = ?')
+        .run(locationId, pin, typeIndex, fingerId).changes;
+    },
   };
 }
