@@ -179,6 +179,8 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     metrics,
     sockets: config.webhookSockets,
   });
+  // Who is in after punches (issue #35): listens from start() on; a new working day empties it (a singleton job).
+  const presence = createPresenceFeed({ store, clock, bus, log: logger });
   const hub = new Hub({
     store,
     clock,
@@ -203,7 +205,12 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       void feed
         .signal('device.claimed', { sn, owner: nodeId, previous })
         .catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
-    jobs: [...backgroundJobs({ store, clock, log: logger, config, webhooks }), audit.job, terminals.job],
+    jobs: [
+      ...backgroundJobs({ store, clock, log: logger, config, webhooks }),
+      audit.job,
+      terminals.job,
+      { name: 'presence-rollover', everyMs: 60_000, run: () => presence.rollover() },
+    ],
   });
   followCluster({
     feed,
@@ -284,8 +291,6 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   let stopping = false;
   let closing: Promise<void> | undefined;
   let mqtt: MqttBridge | null = null;
-  // Who is in after punches (issue #35): listens from start() on.
-  const presence = createPresenceFeed({ store, clock, bus, log: logger });
   const mqttLeader = createLeadership({
     store,
     clock,

@@ -97,6 +97,12 @@ async function readDays(store: Store, clock: Clock, location: Location, q: CardR
 
 export const today = (clock: Clock, location: Location) => workingDayAt(clock.now().getTime(), location.timezone, location.day_start_hour);
 
+/** PINs with a kept punch on the location's working day `day` (the rows presence had that day). */
+export async function pinsOn(store: Store, clock: Clock, location: Location, day: string): Promise<string[]> {
+  const days = await readDays(store, clock, location, { from: day, to: day });
+  return presence(days.punches, day, days.settings).map((r) => r.pin);
+}
+
 /** The cards of the request with their users' names; with `area_id`, only cards of that area's users. */
 export async function cardsOf(store: Store, clock: Clock, location: Location, request: CardRequest) {
   const from = request.from ?? request.to ?? today(clock, location);

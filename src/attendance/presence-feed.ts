@@ -11,13 +11,17 @@
  *   store's answer at its time (the last one in the feed is the newest read).
  * - At most once, like `area.changed`: a consumer that missed one reads GET /api/presence again. A read that fails
  *   (store down, a day beyond MAX_PUNCHES) is logged and skipped; the location's next read waits MAX_DELAY_MS.
+ * - A new working day empties presence (`rollover`, a singleton job): the PINs present on a location's last day are
+ *   read again, so the day's first event names them `absent` (retained topics cleared) unless they punched already.
+ *   The window (mark, now] is claimed by compare-and-set in the store (JobsPort): of several nodes, exactly one
+ *   announces a turn, and a restart resumes from the last mark.
  */
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import { comparePins } from '../time/time-cards.js';
-import { presenceOf } from './days.js';
+import { comparePins, workingDayAt } from '../time/time-cards.js';
+import { pinsOn, presenceOf } from './days.js';
 
 /** How long punches of a location are gathered before who is in is read again (at least). */
 export const PRESENCE_COALESCE_MS = 1_000;
@@ -28,6 +32,8 @@ export const PRESENCE_COALESCE_MS = 1_000;
 const READ_COST_FACTOR = 20;
 /** The longest a location's presence lags its punches. */
 const MAX_DELAY_MS = 60_000;
+/** The store's mark (JobsPort) of the working-day turns announced so far. */
+export const PRESENCE_ROLLOVER_JOB = 'presence-rollover';
 
 export interface PresenceFeedDeps {
   readonly store: Store;
@@ -45,6 +51,11 @@ export interface PresenceFeed {
   idle(): Promise<void>;
   /** Stops listening; waits for the reads under way. */
   stop(): Promise<void>;
+  /**
+   * Announces the working days that turned since the last call on any node (the singleton job's run): the PINs
+   * present on each such location's last day are read again. Returns how many locations turned.
+   */
+  rollover(): Promise<number>;
 }
 
 export function createPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
@@ -101,7 +112,34 @@ export function createPresenceFeed(deps: PresenceFeedDeps): PresenceFeed {
     deps.bus.emit('presence.changed', { location_id: locationId, count, users, absent });
   }
 
+  async function rollover(): Promise<number> {
+    const now = deps.clock.now();
+    const from = (await deps.store.jobs.get(PRESENCE_ROLLOVER_JOB))?.mark ?? null;
+    const to = now.toISOString();
+    // The first run of a deployment only sets the mark: no turn to look back on.
+    if ((from !== null && !(from < to)) || !(await deps.store.jobs.advance(PRESENCE_ROLLOVER_JOB, from, to, to)) || from === null) return 0;
+    let turned = 0;
+    for (const location of await deps.store.locations.list()) {
+      const { timezone, day_start_hour: hour } = location;
+      const last = workingDayAt(Date.parse(from), timezone, hour);
+      if (!location.is_active || stopped || last === workingDayAt(now.getTime(), timezone, hour)) continue;
+      try {
+        const pins = await pinsOn(deps.store, deps.clock, location, last);
+        if (pins.length > 0)
+          punched(
+            location.id,
+            pins.map((pin) => ({ pin })),
+          );
+        turned++;
+      } catch (err) {
+        deps.log.warn({ err, location_id: location.id }, 'presence could not be emptied at the new working day');
+      }
+    }
+    return turned;
+  }
+
   return {
+    rollover,
     start() {
       offs = [
         deps.bus.on('attendance.recorded', (p) => punched(p.location_id, p.records)),

@@ -125,3 +125,42 @@ t.test('punches → presence.changed → retained MQTT topics, the stream and th
   await later.client.subscribeAsync(`biogate/${a.id}/presence/101`);
   t.ok((await later.next(`biogate/${a.id}/presence/101`, 'retained 101')).retain, 'held by the broker as retained');
 });
+
+t.test('a new working day empties presence: who was present is announced absent, once, and their topics cleared', async (t) => {
+  const clock = fakeClock(START);
+  const started = await startApp(t, { clock, config: { mqtt: 'embedded', mqttPort: 0, adminToken: ADMIN_TOKEN, longpollS: 0 } });
+  const a = { id: started.locationId, token: started.token };
+  const api = async (method: string, path: string, body: unknown) =>
+    (await fetchJson(`${started.url}${path}`, jsonBody(method, body, bearer(a.token)))).res.status;
+  const events: AnyFeedEvent[] = [];
+  started.app.feed.subscribe({ locationId: null }, (e) => void events.push(e));
+  const presenceEvents = () => events.flatMap((e) => (e.type === 'presence.changed' ? [e] : []));
+  const mine = await connect(t, `mqtt://127.0.0.1:${started.app.mqtt?.port ?? 0}`, { username: String(a.id), password: a.token });
+  await mine.client.subscribeAsync(`biogate/${a.id}/presence/#`);
+
+  t.equal(await api('POST', '/api/users', { pin: 101, first_name: 'Ada' }), 201);
+  t.equal(await api('POST', '/api/users', { pin: 102, first_name: 'Bo' }), 201);
+  t.equal(await api('POST', '/api/devices', { sn: 'PRES-DAY' }), 201);
+  const sim = createSimulatedDevice({ url: started.url, sn: 'PRES-DAY', protocol: 'v2', requestTimeoutMs: 10_000 });
+  t.teardown(() => sim.stop());
+  await sim.handshake();
+  t.ok(await sim.punch('101', '2026-03-02 08:00:00', 0));
+  t.ok(await sim.punch('102', '2026-03-02 08:01:00', 0));
+  t.ok(await sim.punch('102', '2026-03-02 08:30:00', 1));
+  await mine.until(`biogate/${a.id}/presence`, (m) => mine.json(m)['count'] === 1, 'head count 1');
+  await mine.until(`biogate/${a.id}/presence/102`, (m) => m.text !== '' && mine.json(m)['state'] === 'out', '102 out');
+
+  t.equal(await started.app.presence.rollover(), 0, 'the first run only sets the mark');
+  clock.set('2026-03-02T23:59:00.000Z');
+  t.equal(await started.app.presence.rollover(), 0, 'the same working day: nothing');
+  clock.set('2026-03-03T00:00:30.000Z');
+  t.equal(await started.app.presence.rollover(), 1, 'the working day turned');
+  t.equal(await started.app.presence.rollover(), 0, 'announced once (the mark is in the store, shared by every node)');
+  await started.app.presence.idle();
+  // The feed delivers through the store (on MongoDB a few seconds behind): wait for the day's first event.
+  await waitFor(() => presenceEvents().at(-1)?.data.count === 0, 15_000, 'the new day’s presence.changed');
+  const turn = presenceEvents().at(-1);
+  t.match(turn?.data, { count: 0, users: [], absent: ['101', '102'] }, 'who was present is absent on the new day');
+  await mine.until(`biogate/${a.id}/presence/101`, (m) => m.text === '', 'the retained 101 cleared');
+  await mine.until(`biogate/${a.id}/presence`, (m) => mine.json(m)['count'] === 0, 'head count 0');
+});
