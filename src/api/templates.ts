@@ -86,7 +86,7 @@ export function templateRoutes(deps: TemplateDeps): ApiRoute[] {
         const { template, created } = await putTemplate(
           deps,
           caller.location,
-          templateInputOf(params.pin, params.type, params.index, body),
+          templateInputOf(params.pin, params.type, params.index, body, ['path']),
         );
         return json(created ? 201 : 200, stored(template));
       },

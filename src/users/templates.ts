@@ -67,18 +67,23 @@ export type TemplateWrite = Static<typeof TemplateWrite>;
 export const TemplateLine = Type.Object({ pin: Pin, type: TemplateType, index: TemplateIndex, ...TemplateWrite.properties });
 export type TemplateLine = Static<typeof TemplateLine>;
 
-/** The slot refused by the kinds BioGate knows, as a 422; undefined when it is one. */
-export function slotProblem(type: number, index: number): BioGateError | undefined {
+/** The slot refused by the kinds BioGate knows, as a 422 (at `where`: `['path']` for the API); undefined when it is one. */
+function slotProblem(type: number, index: number, where: readonly string[]): BioGateError | undefined {
   const kind = TEMPLATE_KINDS.get(type);
-  if (!kind) return invalid(['type'], `biometric type ${type} is not one BioGate knows (${[...TEMPLATE_KINDS.keys()].join(', ')})`, 'enum');
+  if (!kind)
+    return invalid(
+      [...where, 'type'],
+      `biometric type ${type} is not one BioGate knows (${[...TEMPLATE_KINDS.keys()].join(', ')})`,
+      'enum',
+    );
   if (index > kind.maxIndex)
-    return invalid(['index'], `a ${kind.name} template is numbered 0–${kind.maxIndex}, got ${index}`, 'less_than_equal');
+    return invalid([...where, 'index'], `a ${kind.name} template is numbered 0–${kind.maxIndex}, got ${index}`, 'less_than_equal');
   return undefined;
 }
 
 /** A write → the store's shape (written by the API: BIODATA form, no terminal of origin). */
-export function templateInputOf(pin: number, type: number, index: number, w: TemplateWrite): TemplateInput {
-  const problem = slotProblem(type, index);
+export function templateInputOf(pin: number, type: number, index: number, w: TemplateWrite, where: readonly string[] = []): TemplateInput {
+  const problem = slotProblem(type, index, where);
   if (problem) throw problem;
   return {
     user_pin: pin,

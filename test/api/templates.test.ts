@@ -129,7 +129,12 @@ t.test('refusals: kinds, bytes, body, scope, unknown user, per-user limit, other
   ];
   for (const [path, sent, status, code, what] of refusals)
     t.match(await a.api<ErrorBody>('PUT', path, { body: sent }), { status, body: { code } }, what);
-  t.match((await a.api<ErrorBody>('PUT', '/api/users/5/templates/3/0', { body })).body.detail, [{ msg: /not one BioGate knows/ }]);
+  t.match((await a.api<ErrorBody>('PUT', '/api/users/5/templates/3/0', { body })).body.detail, [
+    { loc: ['path', 'type'], msg: /not one BioGate knows/ },
+  ]);
+  t.match((await a.api<ErrorBody>('PUT', '/api/users/5/templates/1/10', { body })).body.detail, [
+    { loc: ['path', 'index'], msg: 'a fingerprint template is numbered 0–9, got 10' },
+  ]);
 
   const operator = await started.app.locations.issueToken({ location_id: a.id, scope: 'operator', label: 'desk' });
   const read = await started.app.locations.issueToken({ location_id: a.id, scope: 'read', label: 'viewer' });
