@@ -132,7 +132,20 @@ export type SyncOp =
       readonly type?: number;
       /** finger / record number; only with `type` */
       readonly no?: number;
-    };
+    }
+  /**
+   * A user's photo [PUSH-v3 §11.2, PUSH-v2 §9]: `biophoto` (visible-light face, type 9) on terminals that
+   * enrol faces from photos, `userpic` on terminals that show one (photoTable); others lack it.
+   */
+  | { readonly op: 'photo.upsert'; readonly pin: number | string; readonly photo: SyncPhoto }
+  /** Both photo tables' rows of the user removed (terminals with photos). */
+  | { readonly op: 'photo.delete'; readonly pin: number | string };
+
+/** A user photo as a terminal receives it: JPEG bytes, base64. */
+export interface SyncPhoto {
+  /** base64 text of the JPEG */
+  readonly data: string;
+}
 
 export interface WireLines {
   readonly ok: true;

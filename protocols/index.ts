@@ -36,7 +36,7 @@ export { zkEncode, zkDecode, formatWallClock, type WallClock } from './shared/zk
 export { isTimeZone, offsetMinutes, wallClockIn } from './shared/zoned-time.js';
 export { parseCard, cardToHex } from './shared/card.js';
 export { heldUserDiffers } from './shared/held-user.js';
-export { lockCount } from './shared/profile.js';
+export { lockCount, photoTable } from './shared/profile.js';
 export { charsetFor, type Charset } from './shared/text.js';
 export {
   PROTOCOL_V2,

@@ -42,6 +42,7 @@ export const ERROR_CATALOG = {
   AREA_NOT_FOUND: { status: 404, description: 'No area with this id in your location.' },
   ATTENDANCE_NOT_FOUND: { status: 404, description: 'No attendance record with this id in your location.' },
   TEMPLATE_NOT_FOUND: { status: 404, description: 'The user holds no template of this type and number.' },
+  PHOTO_NOT_FOUND: { status: 404, description: 'The user or attendance record has no photo.' },
   SCHEDULE_NOT_FOUND: { status: 404, description: 'No schedule with this id in your location.' },
   ACCESS_LEVEL_NOT_FOUND: { status: 404, description: 'No access level with this id in your location.' },
   HOLIDAY_NOT_FOUND: { status: 404, description: 'No holiday with this id in your location.' },
@@ -55,9 +56,14 @@ export const ERROR_CATALOG = {
   AUDIT_STARTING: { status: 409, description: 'An audit of the terminal is being started by another request or node: retry shortly.' },
   PAYLOAD_TOO_LARGE: {
     status: 413,
-    description: 'The body is larger than BIOGATE_BODY_LIMIT_MB, or an import has more than 10,000 items.',
+    description: 'The body is larger than BIOGATE_BODY_LIMIT_MB, an import has more than 10,000 items, or a photo is over 1 MiB.',
   },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'A photo upload is not a JPEG or PNG image (by its bytes and its Content-Type).' },
   VALIDATION_FAILED: { status: 422, description: 'The body, query or path failed validation; `detail` lists every problem.' },
+  PHOTO_INVALID: {
+    status: 422,
+    description: 'The photo cannot be decoded as the JPEG or PNG it claims to be, or is larger than 2,000 × 2,000 pixels.',
+  },
   COMMAND_NOT_SUPPORTED: { status: 422, description: "The preset is not available on the device's known protocol version." },
   IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The Idempotency-Key was used before with a different body.' },
   MAILBOX_FULL: { status: 429, description: "The device's command queue is at its limit; retry after it drains." },
@@ -68,7 +74,7 @@ export const ERROR_CATALOG = {
   QUOTA_EXCEEDED: {
     status: 429,
     description:
-      'The location is at a quota (BIOGATE_QUOTA_DEVICES, BIOGATE_QUOTA_USERS); `detail` names it. Remove some, or ask the operator.',
+      'The location is at a quota (BIOGATE_QUOTA_DEVICES, BIOGATE_QUOTA_USERS, BIOGATE_QUOTA_PHOTO_MB); `detail` names it. Remove some, or ask the operator.',
   },
   EXPORT_BUSY: {
     status: 429,

@@ -13,6 +13,7 @@ import {
   type ValidCommand,
 } from '../preset-params.js';
 import { faceType, fingerprintAsBiodata, hasBiodata, legacyFace, supportsBioType } from '../shared/profile.js';
+import { encodePhoto } from '../shared/photo-lines.js';
 import { MAX_BIO_TYPE } from '../shared/records.js';
 import { cardText, pinText, userFieldTexts } from '../shared/values.js';
 import { deviceLacks, noWireFormV2, SYNC_USERS_COMPOSITE } from '../unsupported.js';
@@ -106,6 +107,9 @@ export function encodeSyncV2(op: SyncOp, profile: DeviceProfile): EncodeResult {
       return upsertTemplate(op.template, profile, false);
     case 'template.delete':
       return deleteTemplates(op.pin, op.type, op.no, profile);
+    case 'photo.upsert':
+    case 'photo.delete':
+      return encodePhoto(op, profile, 'v2');
     case 'holiday.replace':
     case 'timezones.set':
     case 'door.set':

@@ -34,6 +34,7 @@ import {
   packedDates,
   supportsBioType,
 } from '../shared/profile.js';
+import { encodePhoto } from '../shared/photo-lines.js';
 import { MAX_BIO_TYPE } from '../shared/records.js';
 import { cardText, pinText, userFieldTexts, userWindowText } from '../shared/values.js';
 import { zkEncode } from '../shared/zk-time.js';
@@ -181,6 +182,9 @@ export function encodeSyncV3(op: SyncOp, profile: DeviceProfile, context: Encode
       return queryAccessTables(op.doors ?? [], profile);
     case 'door.set':
       return setDoor(op.door, op.unlockSeconds, op.keepOpenTimezoneId, profile);
+    case 'photo.upsert':
+    case 'photo.delete':
+      return encodePhoto(op, profile, 'v3');
     /* c8 ignore next 2 */
     default:
       return op satisfies never;

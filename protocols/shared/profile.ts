@@ -50,7 +50,19 @@ export const hasBiodata = (profile: DeviceProfile): boolean =>
   multiBioSupport(profile).includes('1') || flagOn(profile, 'BioDataFun') || fingerprintAsBiodata(profile);
 
 /** [COMMANDS §4.21] devices with comparison photos / user photos. */
-export const hasPhotos = (profile: DeviceProfile): boolean => flagOn(profile, 'BioPhotoFun') || flagOn(profile, 'PhotoFunOn');
+export const hasPhotos = (profile: DeviceProfile): boolean => photoTable(profile) !== undefined;
+
+/**
+ * Where a user photo goes [PUSH-v3 §6.3, §11.2; PUSH-v2 §9]: `biophoto` (a visible-light face the terminal
+ * enrols from) when it reports BioPhotoFun=1 or takes type 9 photos (MultiBioPhotoSupport), `userpic` when
+ * it shows user photos (PhotoFunOn=1, UserPicURLFunOn=1); undefined: the terminal reports neither.
+ */
+export function photoTable(profile: DeviceProfile): 'biophoto' | 'userpic' | undefined {
+  const multi = (option(profile, 'MultiBioPhotoSupport') ?? '').split(':');
+  if (flagOn(profile, 'BioPhotoFun') || multi[9] === '1') return 'biophoto';
+  if (flagOn(profile, 'PhotoFunOn') || flagOn(profile, 'UserPicURLFunOn')) return 'userpic';
+  return undefined;
+}
 
 /** [PUSH-v3 §6.3] DateFmtFunOn=1 → packed seconds; otherwise (0 or unknown) `YYYYMMDD`. */
 export const packedDates = (profile: DeviceProfile): boolean => flagOn(profile, 'DateFmtFunOn');

@@ -3,7 +3,7 @@
  * when BIOGATE_ADMIN_TOKEN is set, and is authenticated with it.
  */
 import { Type } from 'typebox';
-import { MAX_DEBOUNCE_S, type LocationService } from '../locations/service.js';
+import { MAX_DEBOUNCE_S, MAX_PHOTO_RETENTION_DAYS, type LocationService } from '../locations/service.js';
 import type { Clock } from '../clock.js';
 import { assignDevice, deleteUnassignedDevice, type AssignmentDeps } from '../devices/assignment.js';
 import { invalid } from '../errors.js';
@@ -102,11 +102,15 @@ export function adminRoutes(deps: AdminDeps): ApiRoute[] {
           day_start_hour: Type.Optional(
             Type.Integer({ minimum: 0, maximum: 23, description: 'Time cards: the local hour a working day starts at' }),
           ),
+          attendance_photos: Type.Optional(Type.Boolean({ description: 'Keep the punch photos terminals upload' })),
+          attendance_photo_retention_days: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: MAX_PHOTO_RETENTION_DAYS, description: 'Days a punch photo is kept' }),
+          ),
         },
         { additionalProperties: false },
       ),
       doc: {
-        summary: 'Rename, change the time zone, require_comm_key or the time-card settings, disable or enable a location',
+        summary: 'Rename, change the time zone, require_comm_key, the time-card or punch-photo settings, disable or enable a location',
         tags,
         responses: { 200: LocationView },
         errors: ['LOCATION_NOT_FOUND'],

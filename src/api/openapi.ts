@@ -260,6 +260,10 @@ function presetsExtension() {
   }));
 }
 
+/** Bytes of these media types [OpenAPI 3.1 §4.8.14.3: `contentMediaType`]. */
+const binaryContent = (media: readonly string[]) =>
+  Object.fromEntries(media.map((m) => [m, { schema: { type: 'string', contentMediaType: m } }]));
+
 export function buildOpenApi(routes: readonly ApiRoute[], version: string): Record<string, unknown> {
   const schemas: Record<string, Json> = Object.fromEntries(COMPONENTS.map(([name, s]) => [name, { title: name, ...plain(s) }]));
   // Match copies on the schema as written inline (without the title added above).
@@ -274,7 +278,9 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
       Object.entries(route.doc.responses).map(([status, schema]) => [
         status,
         schema === null
-          ? { description: 'No body' }
+          ? route.doc.responseMedia
+            ? { description: 'Success', content: binaryContent([route.doc.responseMedia]) }
+            : { description: 'No body' }
           : { description: 'Success', content: { 'application/json': { schema: plain(schema) } } },
       ]),
     );
@@ -294,7 +300,9 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
               content: { 'application/json': { schema: isCommand ? commandBodySchema(route.body) : plain(route.body) } },
             },
           }
-        : {}),
+        : route.doc.requestMedia
+          ? { requestBody: { required: true, content: binaryContent(route.doc.requestMedia) } }
+          : {}),
       responses: { ...ok, ...errorResponses(route) },
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = hoist(op, refs);

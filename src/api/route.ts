@@ -17,6 +17,10 @@ export interface RouteDoc {
   readonly responses: Readonly<Record<number, TSchema | null>>;
   /** Error codes this operation can answer with (besides auth/validation, added automatically). */
   readonly errors?: readonly string[];
+  /** A request body that is not JSON: its media types (the handler reads `req.body`; no `body` schema). */
+  readonly requestMedia?: readonly string[];
+  /** The media type of a success body that is not JSON (its response schema is `null`). */
+  readonly responseMedia?: string;
 }
 
 export interface ApiContext<P, Q, B> {

@@ -18,6 +18,7 @@ import { meRoutes } from '../api/me.js';
 import { openApiRoute } from '../api/openapi.js';
 import type { ApiRoute } from '../api/route.js';
 import { userRoutes } from '../api/users.js';
+import { photoRoutes } from '../api/photos.js';
 import { templateRoutes } from '../api/templates.js';
 import { webhookRoutes } from '../api/webhooks.js';
 import type { Clock } from '../clock.js';
@@ -63,6 +64,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
     ...meRoutes(store),
     ...userRoutes({ store, clock, sync, bus, outbox: p.outbox, log, quotaUsers: config.quotaUsers }),
     ...templateRoutes({ store, clock, sync }),
+    ...photoRoutes({ store, clock, sync, quotaPhotoMb: config.quotaPhotoMb }),
     ...deviceRoutes({
       store,
       clock,

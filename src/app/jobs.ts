@@ -1,13 +1,14 @@
 /**
  * The periodic store jobs the Hub runs as singletons (one node runs each at a time): event pruning
- * behind webhook cursors, webhook delivery, eviction of unassigned terminals, the raw-record quota.
+ * behind webhook cursors, webhook delivery, eviction of unassigned terminals, the raw-record quota, the
+ * retention of punch photos.
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { evictUnassigned } from '../devices/assignment.js';
 import type { SingletonJob } from '../devices/scheduler.js';
 import { createEventPrune } from '../events/prune.js';
-import { trimToQuota } from '../locations/quotas.js';
+import { expirePunchPhotos, trimToQuota } from '../locations/quotas.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
@@ -34,5 +35,6 @@ export function backgroundJobs({ store, clock, log, config, webhooks }: JobDeps)
     webhooks.job,
     { name: 'unassigned-evict', everyMs: 3_600_000, run: () => evictUnassigned({ store, log }, clock.now()) },
     { name: 'records-quota', everyMs: 600_000, run: () => trimToQuota(store, config.quotaRecords) },
+    { name: 'punch-photo-retention', everyMs: 3_600_000, run: () => expirePunchPhotos(store, clock.now()) },
   ];
 }

@@ -6,7 +6,7 @@
 import { loadConfig, describeConfig } from '../config/load.js';
 import { configTableMarkdown } from '../config/readme-table.js';
 import { systemClock } from '../clock.js';
-import { createLocationService, MAX_DEBOUNCE_S, TOKEN_SCOPES, type LocationPatch } from '../locations/service.js';
+import { createLocationService, MAX_DEBOUNCE_S, MAX_PHOTO_RETENTION_DAYS, TOKEN_SCOPES, type LocationPatch } from '../locations/service.js';
 import { publicToken } from '../views/token.js';
 import type { Store } from '../store/types.js';
 import type { Location, TokenScope } from '../store/ports/index.js';
@@ -57,13 +57,19 @@ export async function locationUpdate(f: Flags, io: CliIo): Promise<number> {
   const requireCommKey = f.onOff('require-comm-key');
   const debounce = f.int('attendance-debounce-s', { min: 0, max: MAX_DEBOUNCE_S });
   const dayStart = f.int('day-start-hour', { min: 0, max: 23 });
+  const photos = f.onOff('attendance-photos');
+  const photoDays = f.int('attendance-photo-retention-days', { min: 1, max: MAX_PHOTO_RETENTION_DAYS });
   if (name !== undefined) patch.name = name;
   if (timezone !== undefined) patch.timezone = timezone;
   if (requireCommKey !== undefined) patch.require_comm_key = requireCommKey;
   if (debounce !== undefined) patch.attendance_debounce_s = debounce;
   if (dayStart !== undefined) patch.day_start_hour = dayStart;
+  if (photos !== undefined) patch.attendance_photos = photos;
+  if (photoDays !== undefined) patch.attendance_photo_retention_days = photoDays;
   if (Object.keys(patch).length === 0)
-    throw new UsageError('give --name, --timezone, --require-comm-key, --attendance-debounce-s and/or --day-start-hour');
+    throw new UsageError(
+      'give --name, --timezone, --require-comm-key, --attendance-debounce-s, --day-start-hour, --attendance-photos and/or --attendance-photo-retention-days',
+    );
   return withStore(io, async (store, _config, announce) => {
     const l = await createLocationService(store, systemClock, { changed: (changed) => announce.locationChanged(changed.id) }).update(
       id,

@@ -22,8 +22,13 @@ export async function backupCommand(f: Flags, io: CliIo): Promise<number> {
   const config = loadConfig({ env: io.env, overrides: { bootstrap: 'off' } });
   try {
     const r = await backupStore(config.store, resolve(out));
-    if (f.flag('json')) print(io, json({ path: r.path, bytes: r.bytes, pages: r.pages, schema_version: r.schemaVersion, integrity: 'ok' }));
-    else print(io, `Backup written to ${r.path} (${r.bytes} bytes, schema version ${r.schemaVersion}, integrity check ok).`);
+    if (f.flag('json'))
+      print(io, json({ path: r.path, bytes: r.bytes, pages: r.pages, photos: r.photos, schema_version: r.schemaVersion, integrity: 'ok' }));
+    else
+      print(
+        io,
+        `Backup written to ${r.path} (${r.bytes} bytes, ${r.photos} photo files beside it, schema version ${r.schemaVersion}, integrity check ok).`,
+      );
     return 0;
   } catch (err) {
     if (err instanceof UseExternalToolError) return externalTool(io, 'backup', err);

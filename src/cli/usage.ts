@@ -6,6 +6,7 @@ export const USAGE = `Usage: biogate <command> [flags]
   location list [--json]
   location update --id ID [--name NAME] [--timezone TZ] [--require-comm-key on|off]
                   [--attendance-debounce-s S] [--day-start-hour H]
+                  [--attendance-photos on|off] [--attendance-photo-retention-days D]
   location disable --id ID
   location enable --id ID
   token create --location ID [--expires-in DAYS] [--scope full|operator|read] [--json]

@@ -188,6 +188,12 @@ export const SETTINGS = {
     description:
       'Most users in one location; creating one more gets 429 QUOTA_EXCEEDED (an import refuses the new users beyond it as per-item errors, updates still apply).',
   }),
+  quotaPhotoMb: setting(Type.Integer({ minimum: 1, maximum: 10_000_000, default: 1024 }), {
+    env: 'BIOGATE_QUOTA_PHOTO_MB',
+    unit: 'MiB',
+    description:
+      'Most photo bytes one location keeps (user photos and punch photos together); a user photo beyond it gets 429 QUOTA_EXCEEDED, a punch photo beyond it is not kept (counted in biogate_photos_dropped_total).',
+  }),
   quotaRecords: setting(Type.Integer({ minimum: 1000, maximum: 1_000_000_000, default: 1_000_000 }), {
     env: 'BIOGATE_QUOTA_RECORDS',
     unit: 'records',

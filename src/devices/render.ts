@@ -30,6 +30,7 @@ import {
 } from '../store/ports/index.js';
 import { phaseAt } from '../time/access-window.js';
 import { learnedRefusal } from './capabilities.js';
+import { photoPart } from './render-photo.js';
 
 /** The system command that sets a terminal's clock; rendered when it leaves, with the time of that moment. */
 export const TIME_SYNC_COMMAND = 'time-sync';
@@ -221,6 +222,9 @@ async function renderSync(
   const user = await store.users.get(location.id, pin);
   const outside = user !== undefined && !codec.storesUserWindow && phaseAt(user, location.timezone, now.getTime()) !== 'inside';
   if (!user || !holdsUser(device, user) || outside) return fromEncode(codec.encodeSync({ op: 'user.delete', pin }, profile, ctx));
+  // A photo set again since the delete was queued is sent with the user (below), not deleted.
+  if (params['op'] === 'photo.delete' && user.photo === null)
+    return fromEncode(codec.encodeSync({ op: 'photo.delete', pin }, profile, ctx));
   const templates = await store.templates.listForUser(location.id, pin);
   if (params['op'] === 'template.delete') {
     const type = params['type'] as number;
@@ -248,7 +252,10 @@ async function renderSync(
     if (fallback) lines.push(...fallback.lines);
     else skipped.push(`${t.bio_type} ${t.finger_id}: ${learnedUnsupportedMessage(code as number)}`);
   }
-  return { ok: true, rendered: { lines, ...(skipped.length > 0 ? { note: `templates skipped: ${skipped.join('; ')}` } : {}) } };
+  const photo = await photoPart(store, codec, device, location, user, profile, ctx);
+  lines.push(...photo.lines);
+  const notes = [...(skipped.length > 0 ? [`templates skipped: ${skipped.join('; ')}`] : []), ...(photo.skipped ? [photo.skipped] : [])];
+  return { ok: true, rendered: { lines, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) } };
 }
 
 async function renderPreset(

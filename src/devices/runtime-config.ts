@@ -24,6 +24,8 @@ export interface RuntimeConfig {
   readonly retentionDays: number;
   /** How long the node serving a terminal owns it, renewed by its requests. */
   readonly deviceLeaseS: number;
+  /** BIOGATE_QUOTA_PHOTO_MB: a location's photo bytes; punch photos beyond it are not kept. */
+  readonly quotaPhotoMb: number;
   /**
    * How long an idle poll trusts the actor's snapshot of device and location and its "nothing
    * pending" hint, and how often a held poll looks at the store: `untrustedMs` while the event feed
@@ -53,6 +55,7 @@ export function runtimeConfig(config: Config): RuntimeConfig {
     syncRetryMaxS: config.syncRetryMaxS,
     retentionDays: config.retentionDays,
     deviceLeaseS: config.deviceLeaseS,
+    quotaPhotoMb: config.quotaPhotoMb,
     pollTrust: DEFAULT_POLL_TRUST,
   };
 }

@@ -43,6 +43,8 @@ export interface BusEvents {
   'presence.changed': { location_id: number; count: number; users: readonly PresenceEntry[]; absent: readonly string[] };
   /** A record voided through the API (src/attendance/manual.ts), emitted with `emitStored` right after the write (at most once). */
   'attendance.voided': { location_id: number; record: Attendance; feed_event?: string };
+  /** A punch photo kept after its record (src/devices/handlers/photos.ts): the record it shows. At most once. */
+  'attendance.photo': { location_id: number; record: Attendance };
   /** A door or alarm event as stored (src/devices/door-events.ts); only new ones, not re-sent duplicates. */
   'door.event': { location_id: number; record: StoredDoorEvent; feed_event?: string };
   /**

@@ -21,6 +21,8 @@ export const commandTopic = (id: number) => `commands/${id}`;
 export const ATTENDANCE_TOPIC = 'attendance';
 /** Records voided through the API (issue #35 item 3). */
 export const ATTENDANCE_VOIDED_TOPIC = 'attendance/voided';
+/** Punch photos kept (issue #35 item 4): the record and the photo's URL. */
+export const ATTENDANCE_PHOTO_TOPIC = 'attendance/photo';
 export const doorEventsTopic = (sn: string) => `events/${sn}`;
 /** The location's head count, `{count}` (issue #35 item 2); each user's presence under it. */
 export const PRESENCE_TOPIC = 'presence';
@@ -54,6 +56,8 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
       return event.data.records.map((record) => ({ topic: ATTENDANCE_TOPIC, payload: record, retain: false }));
     case 'attendance.voided':
       return [{ topic: ATTENDANCE_VOIDED_TOPIC, payload: event.data.record, retain: false }];
+    case 'attendance.photo':
+      return [{ topic: ATTENDANCE_PHOTO_TOPIC, payload: event.data, retain: false }];
     case 'presence.changed':
       return [
         ...presenceMessages(event.data.count, event.data.users),

@@ -15,6 +15,7 @@ export const FEED_EVENT_TYPES = [
   'command.updated',
   'attendance.recorded',
   'attendance.voided',
+  'attendance.photo',
   'presence.changed',
   'door.event',
   'user.changed',
@@ -75,6 +76,8 @@ export interface FeedPayloads {
   'attendance.recorded': { sn: string | null; records: AttendanceData[] };
   /** A record voided through the API (issue #35 item 3): as GET /api/attendance shows it now, with voided_at and void_reason. */
   'attendance.voided': { record: AttendanceData };
+  /** A punch photo kept after its record (issue #35 item 4): the record, and where the JPEG is (never the bytes). At most once. */
+  'attendance.photo': { record: AttendanceData; photo_url: string };
   /**
    * Who is in after punches (issue #35 item 2): the location's head count and the presence of the PINs punched, as
    * GET /api/presence shows them; `absent`: PINs punched or voided that have no punch this working day. At most once; GET /api/presence is the truth to read again.

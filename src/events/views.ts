@@ -106,6 +106,11 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
       const p = payload as BusEvents['attendance.voided'];
       return { type: 'attendance.voided', location_id: p.location_id, at, data: { record: attendanceView(p.record) } };
     }
+    case 'attendance.photo': {
+      const p = payload as BusEvents['attendance.photo'];
+      const data = { record: attendanceView(p.record), photo_url: `/api/attendance/${p.record.id}/photo` };
+      return { type: 'attendance.photo', location_id: p.location_id, at, data };
+    }
     case 'door.event': {
       const p = payload as BusEvents['door.event'];
       return { type: 'door.event', location_id: p.location_id, at, data: doorEventView(p.record) };

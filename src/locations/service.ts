@@ -24,6 +24,8 @@ export type LocationPatch = Partial<Pick<Location, LocationSetting>>;
 
 /** Bounds of the time-card settings (issue #35): a repeat within up to an hour; a day that starts at 00–23 h. */
 export const MAX_DEBOUNCE_S = 3_600;
+/** The longest a location keeps punch photos (10 years). */
+export const MAX_PHOTO_RETENTION_DAYS = 3_650;
 
 function checkWhole(value: number, min: number, max: number, loc: (string | number)[]): number {
   if (!Number.isInteger(value) || value < min || value > max) throw invalid(loc, `must be a whole number from ${min} to ${max}`, 'range');
@@ -93,6 +95,12 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
       if (patch.attendance_debounce_s !== undefined)
         clean.attendance_debounce_s = checkWhole(patch.attendance_debounce_s, 0, MAX_DEBOUNCE_S, ['body', 'attendance_debounce_s']);
       if (patch.day_start_hour !== undefined) clean.day_start_hour = checkWhole(patch.day_start_hour, 0, 23, ['body', 'day_start_hour']);
+      if (patch.attendance_photos !== undefined) clean.attendance_photos = patch.attendance_photos;
+      if (patch.attendance_photo_retention_days !== undefined)
+        clean.attendance_photo_retention_days = checkWhole(patch.attendance_photo_retention_days, 1, MAX_PHOTO_RETENTION_DAYS, [
+          'body',
+          'attendance_photo_retention_days',
+        ]);
       const before = await store.locations.get(id);
       const location = await store.locations.update(id, clean, now());
       if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);

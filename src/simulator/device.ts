@@ -22,6 +22,7 @@ import type {
   SessionInfo,
   SimAttendance,
   SimAuthorization,
+  SimPhoto,
   SimTemplate,
   SimUser,
   SimulatedDevice,
@@ -174,6 +175,14 @@ class Device implements SimulatedDevice {
 
   holidays(): ReadonlyMap<string, Readonly<Record<string, string>>> {
     return this.#memory.holidays();
+  }
+
+  photos(pin: string): readonly SimPhoto[] {
+    const bio = this.#memory.bioPhotos().filter((p) => p.pin === pin);
+    const size = this.#memory.userPhotos.get(pin);
+    const digest = this.#memory.userPhotoDigests.get(pin);
+    const pic = size === undefined ? [] : [{ pin, size, ...(digest === undefined ? {} : { sha256: digest }) }];
+    return [...bio, ...pic];
   }
 
   authorizations(pin: string): readonly SimAuthorization[] {

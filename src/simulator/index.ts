@@ -16,6 +16,7 @@ export type {
   ExecutedCommand,
   SessionInfo,
   SimAttendance,
+  SimPhoto,
   SimAuthorization,
   SimProtocol,
   SimTemplate,

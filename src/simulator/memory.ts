@@ -1,6 +1,7 @@
 // What a simulated terminal stores: users, templates, access rights, photos, attendance, doors and
 // options. Bounded: user and template capacity like a real device, attendance capped (oldest dropped).
 
+import { createHash } from 'node:crypto';
 import type { DoorState, SimAttendance, SimAuthorization, SimTemplate, SimUser, TemplateTable } from './types.js';
 
 export interface MemoryLimits {
@@ -20,6 +21,8 @@ export interface BioPhoto {
   readonly pin: string;
   readonly type: number;
   readonly size: number;
+  /** SHA-256 (hex) of the decoded `Content`, so tests can check the bytes that arrived */
+  readonly sha256?: string;
 }
 
 export interface DeviceMemory {
@@ -50,7 +53,9 @@ export interface DeviceMemory {
   deleteAuthorizations(match: (row: SimAuthorization) => boolean): number;
 
   readonly userPhotos: ReadonlyMap<string, number>;
-  putUserPhoto(pin: string, size: number): void;
+  /** SHA-256 (hex) of each user photo's decoded content, by PIN */
+  readonly userPhotoDigests: ReadonlyMap<string, string>;
+  putUserPhoto(pin: string, size: number, sha256?: string): void;
   deleteUserPhotos(match: (pin: string) => boolean): number;
   bioPhotos(): readonly BioPhoto[];
   putBioPhoto(photo: BioPhoto): void;
@@ -95,6 +100,7 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
   const timezones = new Map<number, Readonly<Record<string, number>>>();
   const holidays = new Map<string, Readonly<Record<string, string>>>();
   const userPhotos = new Map<string, number>();
+  const userPhotoDigests = new Map<string, string>();
   const bioPhotos = new Map<string, BioPhoto>();
   let log: SimAttendance[] = [];
   let nextUid = 1;
@@ -181,14 +187,18 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
     },
 
     userPhotos,
-    putUserPhoto(pin, size) {
+    userPhotoDigests,
+    putUserPhoto(pin, size, sha256) {
       userPhotos.set(pin, size);
+      if (sha256 === undefined) userPhotoDigests.delete(pin);
+      else userPhotoDigests.set(pin, sha256);
     },
     deleteUserPhotos(match) {
       let n = 0;
       for (const pin of [...userPhotos.keys()]) {
         if (match(pin)) {
           userPhotos.delete(pin);
+          userPhotoDigests.delete(pin);
           n++;
         }
       }
@@ -234,4 +244,11 @@ export function createDeviceMemory(lockCount: number, limits: MemoryLimits = DEF
     options: new Map(),
   };
   return memory;
+}
+
+/** Keeps a received photo (`type` undefined: a `userpic`): its size as sent, the SHA-256 of its decoded content. */
+export function keepPhoto(memory: DeviceMemory, pin: string, type: number | undefined, size: number, content: string): void {
+  const sha256 = content === '' ? undefined : createHash('sha256').update(Buffer.from(content, 'base64')).digest('hex');
+  if (type === undefined) memory.putUserPhoto(pin, size, sha256);
+  else memory.putBioPhoto({ pin, type, size, ...(sha256 === undefined ? {} : { sha256 }) });
 }

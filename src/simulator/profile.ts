@@ -13,6 +13,8 @@ export interface DeviceProfile {
   readonly faceSupport: boolean;
   /** visible-light palm (type 10): the MultiBio lists get 11 slots */
   readonly palmSupport: boolean;
+  /** keeps user photos and enrols faces from them: BioPhotoFun=1, PhotoFunOn=1 [PUSH-v3 §6.3] */
+  readonly photoSupport: boolean;
   /** `language` id of the handshake [PUSH-v2 §4.1] */
   readonly language: string;
   readonly lockCount: number;
@@ -34,6 +36,7 @@ export interface ProfileOptions {
   fpVersion?: 10 | 12;
   faceSupport?: boolean;
   palmSupport?: boolean;
+  photoSupport?: boolean;
   language?: string;
   lockCount?: number;
   commKey?: string;
@@ -50,6 +53,7 @@ export function createProfile(opts: ProfileOptions): DeviceProfile {
     fpVersion: opts.fpVersion ?? 10,
     faceSupport: opts.faceSupport ?? false,
     palmSupport: opts.palmSupport ?? false,
+    photoSupport: opts.photoSupport ?? false,
     language: opts.language ?? '69',
     lockCount: opts.lockCount ?? 1,
     commKey: opts.commKey,
@@ -142,9 +146,15 @@ export function deviceParameters(profile: DeviceProfile, memory: DeviceMemory): 
     ['UserNameFunOn', '1'],
     ['CmdFormat', '0'],
   ]);
+  if (profile.photoSupport) for (const key of PHOTO_KEYS) p.set(key, '1');
   for (const [key, value] of memory.options) p.set(key, value);
   return p;
 }
+
+/** Reported only by a terminal with photos (a terminal without them does not name them at all). */
+const PHOTO_KEYS = ['BioPhotoFun', 'PhotoFunOn'];
+const withPhotos = (profile: DeviceProfile, keys: readonly string[]): readonly string[] =>
+  profile.photoSupport ? [...keys, ...PHOTO_KEYS] : keys;
 
 const INFO_KEYS = [
   '~DeviceName',
@@ -202,18 +212,23 @@ const pick = (params: ReadonlyMap<string, string>, keys: readonly string[]): str
 
 /** [PUSH-v2 §8.2] the parameter lines of an INFO result, one `Key=Value` per line. */
 export function infoLines(profile: DeviceProfile, memory: DeviceMemory): string[] {
-  return pick(deviceParameters(profile, memory), INFO_KEYS);
+  return pick(deviceParameters(profile, memory), withPhotos(profile, INFO_KEYS));
 }
 
 /** [PUSH-v2 §5.1] `table=options` body: comma list; keys the server asked for (`PushOptions`) are added. */
 export function optionsBody(profile: DeviceProfile, memory: DeviceMemory, requested: readonly string[]): string {
-  const keys = [...INFO_KEYS, ...requested.filter((k) => !INFO_KEYS.includes(k))];
+  const info = withPhotos(profile, INFO_KEYS);
+  const keys = [...info, ...requested.filter((k) => !info.includes(k))];
   return pick(deviceParameters(profile, memory), keys).join(',');
 }
 
 /** [PUSH-v3 §3.3] registry body: one line of comma-separated parameters (fixture B4). */
 export function registryBody(profile: DeviceProfile, memory: DeviceMemory): string {
-  const items = [...pick(deviceParameters(profile, memory), REGISTRY_KEYS), 'CommType=ethernet', 'MaxPackageSize=2048000'];
+  const items = [
+    ...pick(deviceParameters(profile, memory), withPhotos(profile, REGISTRY_KEYS)),
+    'CommType=ethernet',
+    'MaxPackageSize=2048000',
+  ];
   if (profile.commKey !== undefined) items.push(`authKey=${profile.commKey}`);
   return items.join(',');
 }

@@ -114,6 +114,8 @@ export interface SimulatedDeviceOptions {
   /** device has a visible-light palm module: biometric type 10 and an 11-slot MultiBioDataSupport
    *  mask (vendor V4.2 revision, 2023) (default false) */
   palmSupport?: boolean;
+  /** device keeps user photos and enrols faces from them (`BioPhotoFun=1`, `PhotoFunOn=1`) (default false) */
+  photoSupport?: boolean;
   /** `language` on the handshake [PUSH-v2 §4.1] (default `69`, English); `83` sends and reads names in
    *  GB2312/GBK [PUSH-v2 §2.6] */
   language?: string;
@@ -211,6 +213,16 @@ export interface SessionInfo {
   readonly warnings: readonly string[];
 }
 
+/** A photo a simulated terminal holds: a `biophoto` (type 9 …) or, without `type`, a `userpic`. */
+export interface SimPhoto {
+  readonly pin: string;
+  readonly type?: number;
+  /** `Size` as sent (characters of base64) */
+  readonly size: number;
+  /** SHA-256 (hex) of the decoded content */
+  readonly sha256?: string;
+}
+
 export interface SimulatedDevice {
   readonly sn: string;
   readonly protocol: SimProtocol;
@@ -236,6 +248,8 @@ export interface SimulatedDevice {
   timezones(): ReadonlyMap<number, Readonly<Record<string, number>>>;
   /** the `holiday` rows received, by `Holiday` date (`YYYYMMDD`): field → value */
   holidays(): ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** the user's photos received: `biophoto` rows (with their `type`) and the `userpic` (without) */
+  photos(pin: string): readonly SimPhoto[];
   attendanceLog(): readonly SimAttendance[];
   doors(): readonly DoorState[];
   deviceOptions(): ReadonlyMap<string, string>;

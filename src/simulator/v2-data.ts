@@ -3,6 +3,7 @@
 
 import { anyNaN, intField, isValidCard, isValidPin, optIntField, splitWord } from './command-fields.js';
 import type { ExecutionContext } from './execution.js';
+import { keepPhoto } from './memory.js';
 import { algorithmVersion } from './profile.js';
 import { attlogLine, biodataLineV2, fpLine, userLineV2 } from './records.js';
 import { V2_CODES as C } from './v2-codes.js';
@@ -154,9 +155,7 @@ function putPhoto(pin: string, f: FieldList, ctx: ExecutionContext, type: number
   if (anyNaN(size, type)) return C.malformed;
   if (!ctx.memory.users.has(pin)) return C.noUser;
   if (content !== '' && size !== undefined && size !== content.length) return C.photoSize;
-  const bytes = size ?? content.length;
-  if (type === undefined) ctx.memory.putUserPhoto(pin, bytes);
-  else ctx.memory.putBioPhoto({ pin, type, size: bytes });
+  keepPhoto(ctx.memory, pin, type, size ?? content.length, content);
   return 0;
 }
 

@@ -3,6 +3,7 @@
 
 import { anyNaN, intField, isValidCard, isValidPin, optIntField, splitWord } from './command-fields.js';
 import type { ExecutionContext } from './execution.js';
+import { keepPhoto } from './memory.js';
 import { algorithmVersion } from './profile.js';
 import type { SimTemplate } from './types.js';
 import { V3_CODES as C } from './v3-codes.js';
@@ -158,8 +159,7 @@ function putPhoto(pin: string, f: FieldList, ctx: ExecutionContext, type: number
   const size = optIntField(f, 'size');
   if (anyNaN(size, type)) return C.param;
   if (!ctx.memory.users.has(pin)) return C.noUser;
-  const bytes = size ?? (field(f, 'content') ?? '').length;
-  if (type === undefined) ctx.memory.putUserPhoto(pin, bytes);
-  else ctx.memory.putBioPhoto({ pin, type, size: bytes });
+  const content = field(f, 'content') ?? '';
+  keepPhoto(ctx.memory, pin, type, size ?? content.length, content);
   return 0;
 }

@@ -17,6 +17,8 @@ export interface SqliteBackupResult {
   readonly pages: number;
   /** Highest migration applied in the copy. */
   readonly schemaVersion: number;
+  /** Photo files copied beside it (`<file>.photos/`). */
+  readonly photos: number;
 }
 
 export interface SqliteSchemaStatus {

@@ -21,6 +21,7 @@ import type {
   SyncOutboxPort,
   TerminalSyncPort,
   TemplatesPort,
+  PhotosPort,
   TokensPort,
   UsersPort,
   AreasPort,
@@ -40,6 +41,8 @@ export interface Store {
   readonly accessLevels: AccessLevelsPort;
   readonly holidays: HolidaysPort;
   readonly templates: TemplatesPort;
+  /** Photo bytes (user photos, punch photos), outside the main tables. */
+  readonly photos: PhotosPort;
   readonly devices: DevicesPort;
   readonly commands: CommandsPort;
   readonly attendance: AttendancePort;

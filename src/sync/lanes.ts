@@ -22,11 +22,26 @@ export const SYNC_PRIORITY = {
   audit: -40,
 } as const;
 
-export type SyncOp = 'user.upsert' | 'user.delete' | 'template.upsert' | 'template.delete';
+export type SyncOp = 'user.upsert' | 'user.delete' | 'template.upsert' | 'template.delete' | 'photo.delete';
+
+/** A revocation: owed until confirmed (no expiry), in the delete lane. A photo removed is one too (issue #35 item 4). */
+export const isRevocation = (op: SyncOp): boolean => op === 'user.delete' || op === 'template.delete' || op === 'photo.delete';
+
+export const priorityOf = (op: SyncOp): number =>
+  isRevocation(op) ? SYNC_PRIORITY.delete : op === 'user.upsert' ? SYNC_PRIORITY.upsert : SYNC_PRIORITY.template;
+
+/**
+ * One pending op per (device, user), per template slot, or per user photo: a newer change replaces an
+ * older one of the same key.
+ */
+export function syncKeyOf(op: SyncOp, pin: number, slot?: { readonly type: number; readonly no: number }): string {
+  if (slot) return `template:${pin}:${slot.type}:${slot.no}`;
+  return op === 'photo.delete' ? `photo:${pin}` : `user:${pin}`;
+}
 
 /**
  * Upserts stay pending this long before they expire (a device offline for a month gets a fresh roster
- * on assignment or sync-users). Revocations (user.delete, template.delete) never expire: they are owed until the
+ * on assignment or sync-users). Revocations (isRevocation) never expire: they are owed until the
  * terminal confirms them or is unassigned (issue #31).
  */
 export const SYNC_EXPIRY_S = 30 * 86_400;

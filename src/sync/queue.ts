@@ -10,7 +10,7 @@ import type { Store } from '../store/types.js';
 import { holdsUser, type Device, type NewCommand } from '../store/ports/index.js';
 import { crossedEdge, phaseAt } from '../time/access-window.js';
 import { enqueueAnnounced } from './enqueue.js';
-import { SYNC_EXPIRY_S, SYNC_PRIORITY, type SyncOp } from './lanes.js';
+import { isRevocation, priorityOf, SYNC_EXPIRY_S, SYNC_PRIORITY, syncKeyOf, type SyncOp } from './lanes.js';
 import { DOOR_SETTINGS_COMMAND, HOLIDAY_SYNC_COMMAND, ACCESS_AUDIT_COMMAND, TIMEZONE_SYNC_COMMAND } from '../devices/render.js';
 
 export interface QueueUsersOptions {
@@ -65,6 +65,8 @@ export interface SyncQueue {
   queueAccessAudit(locationId: number, sn: string): Promise<SyncCounts>;
   /** A user's template slot removed (issue #35 item 5): `template.delete` to the terminals holding the user, keyed by slot. */
   queueTemplateDelete(locationId: number, pin: number, type: number, no: number): Promise<SyncCounts>;
+  /** A user's photo removed (issue #35 item 4): `photo.delete` to the terminals holding the user. */
+  queuePhotoDelete(locationId: number, pin: number): Promise<SyncCounts>;
   /** Queues `op` for these PINs on one device of the location (an audit's repairs). */
   queueTo(
     locationId: number,
@@ -105,13 +107,6 @@ export interface SyncCounts {
 
 const BATCH = 2_000;
 
-const priorityOf = (op: SyncOp) =>
-  op === 'user.delete' || op === 'template.delete'
-    ? SYNC_PRIORITY.delete
-    : op === 'user.upsert'
-      ? SYNC_PRIORITY.upsert
-      : SYNC_PRIORITY.template;
-
 export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): SyncQueue {
   const opFor = (
     locationId: number,
@@ -129,9 +124,8 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     priority: priorityOf(op),
     origin: 'sync',
     // Issue #31: only upserts expire by age; a revocation is owed until confirmed or the device is unassigned.
-    expires_at: op === 'user.delete' || op === 'template.delete' ? null : expires_at,
-    // One pending op per (device, user), or per template slot: a newer change replaces an older one.
-    sync_key: slot ? `template:${pin}:${slot.type}:${slot.no}` : `user:${pin}`,
+    expires_at: isRevocation(op) ? null : expires_at,
+    sync_key: syncKeyOf(op, pin, slot),
     group_id,
   });
 
@@ -380,6 +374,7 @@ export function createSyncQueue(store: Store, clock: Clock, bus: EventBus): Sync
     queueUsers,
     queueTemplateDelete: (locationId, pin, type, no) =>
       queueUsers(locationId, [pin], 'template.delete', { heldOnly: true, slot: { type, no } }),
+    queuePhotoDelete: (locationId, pin) => queueUsers(locationId, [pin], 'photo.delete', { heldOnly: true }),
     async queueTo(locationId, sn, pins, op, options = {}) {
       return { devices: 1, commands: await queueTo(locationId, sn, pins, op, options.groupId ?? null) };
     },

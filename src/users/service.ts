@@ -83,6 +83,8 @@ export async function deleteUser(deps: UsersDeps, location: Location, pin: numbe
   // outbox entry outlives the user until they are.
   if (!user && (await deps.store.syncOutbox.get(location.id, [pin])).length === 0) throw notFound(pin);
   await flushOutbox(deps, location.id, [pin]);
+  // The photo's bytes go with the user (a retried DELETE removes what a failed one left).
+  await deps.store.photos.delete(location.id, 'user', String(pin));
 }
 
 /** One stored user. @throws USER_NOT_FOUND */

@@ -21,6 +21,10 @@ export const LocationView = Type.Object({
     description:
       'Time cards: the local hour (0–23) a working day starts at; punches before it count for the day before (BioGate extension)',
   }),
+  attendance_photos: Type.Boolean({
+    description: 'The punch photos terminals upload are kept, at GET /api/attendance/{id}/photo (BioGate extension)',
+  }),
+  attendance_photo_retention_days: Type.Integer({ description: 'Days a punch photo is kept (BioGate extension)' }),
 });
 
 /**
@@ -53,5 +57,7 @@ export async function locationView(store: Store, location: Location) {
     require_comm_key: location.require_comm_key,
     attendance_debounce_s: location.attendance_debounce_s,
     day_start_hour: location.day_start_hour,
+    attendance_photos: location.attendance_photos,
+    attendance_photo_retention_days: location.attendance_photo_retention_days,
   };
 }

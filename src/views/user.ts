@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import type { Store } from '../store/types.js';
-import type { Location, Template, User } from '../store/ports/index.js';
+import type { Location, Template, User, UserPhoto } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 
 export const TemplateView = Type.Object({
@@ -22,6 +22,23 @@ export const TemplateView = Type.Object({
   format: Type.Integer(),
   size: Type.Integer({ description: 'Template size in characters of base64' }),
   source_sn: Nullable(Type.String()),
+});
+
+/** A user's photo record (issue #35 item 4); the JPEG itself is at `url` (full scope). */
+export const UserPhotoView = Type.Object({
+  url: Type.String({ description: 'GET it (full scope) for the JPEG' }),
+  size: Type.Integer({ description: 'Bytes of the stored JPEG' }),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  updated_at: IsoDateTime,
+});
+
+export const userPhotoView = (pin: number, p: UserPhoto) => ({
+  url: `/api/users/${pin}/photo`,
+  size: p.size,
+  width: p.width,
+  height: p.height,
+  updated_at: p.updated_at,
 });
 
 export const UserView = Type.Object({
@@ -45,6 +62,7 @@ export const UserView = Type.Object({
   access_levels: Type.Array(Type.Integer(), {
     description: 'Ids of the access levels of the user, ascending; [] = schedule 1 through every door',
   }),
+  photo: Nullable(UserPhotoView),
   has_biometric: Type.Boolean(),
   biometric_templates: Nullable(Type.Array(TemplateView)),
   created_at: IsoDateTime,
@@ -99,6 +117,7 @@ export function userView(
     super_authorize: u.super_authorize,
     areas: [...u.areas],
     access_levels: [...u.access_levels],
+    photo: u.photo === null ? null : userPhotoView(u.pin, u.photo),
     has_biometric: hasBiometric,
     biometric_templates: templates ? templates.map(templateView) : null,
     created_at: u.created_at,

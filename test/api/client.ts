@@ -346,3 +346,16 @@ export async function attendanceRecord(api: Call, options: Pick<CallOptions, 'ti
 
 /** The template slot the walks over the OpenAPI document use for `{type}` and `{index}` (a fingerprint, finger 0). */
 export const SLOT: Json = { type: 1, index: 0 };
+
+/** Every command of the location has finished (nothing pending or sent). */
+export async function settled(api: Call, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const open = await Promise.all(
+      ['pending', 'sent'].map(async (s) => (await api<{ total: number }>('GET', `/api/commands?status=${s}&limit=1`)).body.total),
+    );
+    if (open.every((n) => n === 0)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${open.join(' pending, ')} sent`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

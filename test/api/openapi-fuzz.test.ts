@@ -36,7 +36,7 @@ interface Schema {
 interface Operation {
   security: Record<string, string[]>[];
   parameters: { name: string; in: 'path' | 'query' | 'header'; required: boolean; schema: Schema }[];
-  requestBody?: { required: boolean; content: { 'application/json': { schema: Schema } } };
+  requestBody?: { required: boolean; content: { 'application/json'?: { schema: Schema }; 'image/jpeg'?: { schema: Schema } } };
   responses: Record<string, unknown>;
 }
 
@@ -302,7 +302,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
     };
     const queryParams = op.parameters.filter((p) => p.in === 'query');
     const pathParams = op.parameters.filter((p) => p.in === 'path');
-    const bodySchema = op.requestBody?.content['application/json'].schema;
+    const bodySchema = op.requestBody?.content['application/json']?.schema;
     const isCommand = bodySchema !== undefined && 'command' in (deref(bodySchema).properties ?? {});
     const isImport = path === '/api/users/import';
 

@@ -6,6 +6,7 @@
  * from the schemas), calls it, and checks the status against the document and the
  * body against the route's response schema.
  */
+import sharp from 'sharp';
 import t from 'tap';
 import type { TSchema } from 'typebox';
 import { compiled, issuesFrom } from '../../src/validation/schema.js';
@@ -37,7 +38,7 @@ interface Operation {
   operationId: string;
   security: Record<string, string[]>[];
   parameters: Parameter[];
-  requestBody?: { required: boolean; content: { 'application/json': { schema: Schema } } };
+  requestBody?: { required: boolean; content: { 'application/json'?: { schema: Schema }; 'image/jpeg'?: { schema: Schema } } };
   responses: Record<string, unknown>;
 }
 
@@ -181,9 +182,9 @@ t.test('scripted walk: every operation, built from the document, answers as docu
 
   // Deletes last, so the records the other operations need still exist; the command is cancelled
   // before its device is unassigned (which would fail it).
-  // A template's delete before its user's.
+  // A template's or photo's delete before its user's.
   const rank = (o: { method: string; path: string }) =>
-    o.method !== 'DELETE' ? 0 : o.path.startsWith('/api/commands') || o.path.includes('/templates/') ? 1 : 2;
+    o.method !== 'DELETE' ? 0 : o.path.startsWith('/api/commands') || o.path.includes('/templates/') || o.path.endsWith('/photo') ? 1 : 2;
   const walk = ops(doc).sort((x, y) => rank(x) - rank(y));
   let calls = 0;
   for (const { path, method, op } of walk) {
@@ -196,10 +197,13 @@ t.test('scripted walk: every operation, built from the document, answers as docu
       queries.push(`?${q.toString()}`);
     }
     const admin = op.security.some((s) => 'AdminToken' in s);
-    const requestSchema = op.requestBody?.content['application/json'].schema;
+    const requestSchema = op.requestBody?.content['application/json']?.schema;
     const body = requestSchema ? sample(requestSchema, 'body', known) : undefined;
+    // A photo upload takes an image, not JSON.
+    const raw = op.requestBody?.content['image/jpeg'] ? { raw: await tinyJpeg(), headers: { 'content-type': 'image/jpeg' } } : {};
     for (const query of queries) {
       const res = await call(method, `${concrete}${query}`, {
+        ...raw,
         ...(body !== undefined ? { body } : {}),
         ...(admin ? { token: ADMIN_TOKEN } : {}),
       });
@@ -208,6 +212,11 @@ t.test('scripted walk: every operation, built from the document, answers as docu
       t.not(res.status, 500, `${label}: never 500`);
       t.ok(op.responses[String(res.status)], `${label}: status ${res.status} is documented`);
       // The walk's own POST /api/access-levels named the schedule: its delete is refused as documented.
+      // The walk's punch is a manual one: no terminal took a photo of it.
+      if (path === '/api/attendance/{attendance_id}/photo') {
+        t.match(res, { status: 404, body: { code: 'PHOTO_NOT_FOUND' } }, `${label}: 404 for a manual punch`);
+        continue;
+      }
       if (method === 'DELETE' && path === '/api/schedules/{schedule_id}') {
         t.match(res, { status: 409, body: { code: 'SCHEDULE_IN_USE' } }, `${label}: 409 while a level names it`);
         continue;
@@ -222,3 +231,9 @@ t.test('scripted walk: every operation, built from the document, answers as docu
   }
   t.ok(calls >= ops(doc).length, `walked ${calls} calls over ${ops(doc).length} operations`);
 });
+
+/** An 8 × 8 grey JPEG: a photo upload the walk can send. */
+const tinyJpeg = () =>
+  sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+    .jpeg()
+    .toBuffer();

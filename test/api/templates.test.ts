@@ -8,7 +8,7 @@ import t from 'tap';
 import type { AnyFeedEvent } from '../../src/events/types.js';
 import { createSimulatedDevice, type SimulatedDevice } from '../../src/simulator/index.js';
 import { logCapture, waitFor } from '../helpers/app.js';
-import { gateway, type Call, type ErrorBody, type Json } from './client.js';
+import { gateway, settled, type ErrorBody, type Json } from './client.js';
 
 const ADMIN_TOKEN = 'templates-admin-token-0123456789abcdef';
 /** A recognisable template text (base64): the test looks for it in logs and events. */
@@ -18,19 +18,6 @@ const FP2 = Buffer.from('second-template-of-ann-'.repeat(20)).toString('base64')
 interface Listed extends Json {
   pin: number;
   templates: Json[];
-}
-
-/** Every command of the location has finished (nothing pending or sent). */
-async function settled(api: Call, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const open = await Promise.all(
-      ['pending', 'sent'].map(async (s) => (await api<{ total: number }>('GET', `/api/commands?status=${s}&limit=1`)).body.total),
-    );
-    if (open.every((n) => n === 0)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${open.join(' pending, ')} sent`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 t.test('PUT reaches the terminals that hold the user, GET returns it, DELETE removes it everywhere', async (t) => {

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import sharp from 'sharp';
 import t from 'tap';
 import { bearer, fetchJson, freePort, startApp, tempDir, TEST_STORE, type Teardown } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
@@ -94,6 +95,17 @@ t.test(
       acknowledged += BATCH;
     };
     for (let i = 0; i < 40; i++) await importBatch(); // a store of a few MB, so the copy takes a while
+    // A user photo: its file lives beside the database and goes into the backup with it.
+    const photo = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#336699' } })
+      .jpeg()
+      .toBuffer();
+    const put = await fetch(`${server.url}/api/users/1/photo`, {
+      method: 'PUT',
+      headers: { ...bearer(token), 'content-type': 'image/jpeg' },
+      body: photo,
+    });
+    t.equal(put.status, 201);
+    const stored = Buffer.from(await (await fetch(`${server.url}/api/users/1/photo`, { headers: bearer(token) })).arrayBuffer());
     // Two writers keep importing until the backup process has finished.
     let writing = true;
     const writers = Array.from({ length: 2 }, async () => {
@@ -111,10 +123,13 @@ t.test(
     t.equal(report.integrity, 'ok');
     t.ok(report.schema_version > 0);
     t.same(
-      readdirSync(dir).filter((f) => f.startsWith('backup')),
-      ['backup.db'],
-      'one self-contained file, no -wal/-shm, no partial left',
+      readdirSync(dir)
+        .filter((f) => f.startsWith('backup'))
+        .sort(),
+      ['backup.db', 'backup.db.photos'],
+      'one self-contained database file (no -wal/-shm, no partial left) and its photos',
     );
+    t.equal((JSON.parse(backup.stdout) as { photos: number }).photos, 1, 'the photo file was copied');
 
     const inBackup = countUsers(out);
     t.ok(after > before, `writes went on during the backup (${before} → ${after})`);
@@ -154,6 +169,13 @@ t.test(
     const app = await startApp(t, { storePath });
     const { body } = await fetchJson(`${app.url}/api/users?limit=1`, { headers: bearer(token) });
     t.equal((body as { total: number }).total, inBackup);
+    const back = await fetch(`${app.url}/api/users/1/photo`, { headers: bearer(token) });
+    t.equal(back.status, 200);
+    t.ok(Buffer.from(await back.arrayBuffer()).equals(stored), 'the restored store serves the photo');
+    t.ok(
+      readdirSync(dir).includes('live.db.replaced-' + r.previous.split('live.db.replaced-')[1] + '.photos'),
+      "the replaced store's photos are kept beside it",
+    );
 
     // Into a path where no store exists yet (its directory is created, as the server would): no --force needed.
     const fresh = join(dir, 'fresh', 'copy.db');

@@ -48,6 +48,8 @@ t.test('location and token round trip against a running server', async (t) => {
   const id = out.location['id'] as number;
   t.strictSame(Object.keys(out.location).sort(), [
     'attendance_debounce_s',
+    'attendance_photo_retention_days',
+    'attendance_photos',
     'created_at',
     'day_start_hour',
     'devices_count',
@@ -143,6 +145,10 @@ t.test('location and token round trip against a running server', async (t) => {
       '6',
       '--attendance-debounce-s',
       '30',
+      '--attendance-photos',
+      'on',
+      '--attendance-photo-retention-days',
+      '14',
     ],
     env,
   );
@@ -156,6 +162,8 @@ t.test('location and token round trip against a running server', async (t) => {
     is_active: true,
     day_start_hour: 6,
     attendance_debounce_s: 30,
+    attendance_photos: true,
+    attendance_photo_retention_days: 14,
   });
   t.match((renamed.body as { updated_at: string }).updated_at, ISO_MS_Z);
 
@@ -200,7 +208,7 @@ t.test('bad flags exit 2, failed operations exit 1; neither writes to the store'
     [
       ['location', 'update', '--id', '1'],
       2,
-      'biogate location update: give --name, --timezone, --require-comm-key, --attendance-debounce-s and/or --day-start-hour\n',
+      'biogate location update: give --name, --timezone, --require-comm-key, --attendance-debounce-s, --day-start-hour, --attendance-photos and/or --attendance-photo-retention-days\n',
     ],
     [
       ['location', 'update', '--id', '1', '--day-start-hour', '24'],

@@ -20,6 +20,7 @@ import { devicesContract } from './fixtures/devices.js';
 import { doorEventsContract } from './fixtures/door-events.js';
 import { jobsContract } from './fixtures/jobs.js';
 import { locationsContract } from './fixtures/locations.js';
+import { photosContract } from './fixtures/photos.js';
 import { aggregateContract } from './fixtures/store.js';
 import { caseRunner } from './fixtures/support.js';
 import { syncOutboxContract } from './fixtures/sync-outbox.js';
@@ -36,6 +37,7 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   usersContract(define);
   usersBulkContract(define);
   templatesContract(define);
+  photosContract(define);
   devicesContract(define);
   commandsContract(define);
   commandsOutboxContract(define);

@@ -159,7 +159,7 @@ t.test('DATA UPDATE USERPIC / BIOPHOTO', T, async (t) => {
       ['2', 100],
     ],
   );
-  t.same(h.memory.bioPhotos(), [
+  t.match(h.memory.bioPhotos(), [
     { pin: '1', type: 2, size: 4 },
     { pin: '2', type: 9, size: 8 },
   ]);

@@ -127,7 +127,7 @@ t.test('DATA UPDATE biophoto / userpic', T, async (t) => {
       ['3', 0],
     ],
   );
-  t.same(h.memory.bioPhotos(), [
+  t.match(h.memory.bioPhotos(), [
     { pin: '1', type: 9, size: 4 },
     { pin: '2', type: 9, size: 2 },
   ]);

@@ -6,6 +6,7 @@
 import type { DeviceEvent } from '../../../protocols/index.js';
 import type { Handled, HandlerContext, RequestState } from './context.js';
 import { fileRequest } from './files.js';
+import { attendancePhotos } from './photos.js';
 import { commandResults, doorStates, queryCount, queryOptions, remoteUserLookup } from './results.js';
 import { configRequest, handshake, heartbeat, keepAlive, options, registration, timeRequest } from './session.js';
 import { accessRows, errorLogs, notKept, punches, rawRecords, templates, unknownRecords, unknownTable, users } from './uploads.js';
@@ -43,9 +44,10 @@ export function dispatch(ctx: HandlerContext, state: RequestState, event: Device
     case 'timezoneRows':
     case 'holidayRows':
       return accessRows(ctx, state, event);
+    case 'attendancePhotos':
+      return attendancePhotos(ctx, state, event);
     case 'userPhotos':
     case 'bioPhotos':
-    case 'attendancePhotos':
     case 'operationLogs':
       return notKept(ctx, state, event);
     case 'errorLogs':

@@ -177,8 +177,11 @@ async function accessAuditOf(ctx: HandlerContext, source: RecordSource): Promise
   return line.parent_id ?? line.id;
 }
 
-/** Acknowledged, not stored: BioGate keeps no photos or operation logs (README "Device protocol"). */
-export const notKept: Handler<'userPhotos' | 'bioPhotos' | 'attendancePhotos' | 'operationLogs'> = (ctx, state, event) => {
+/**
+ * Acknowledged, not stored (README "Device protocol"): operation logs, and the photos a terminal uploads of its
+ * users (BioGate's user photos are the API's, sent to terminals; punch photos: ./photos.ts).
+ */
+export const notKept: Handler<'userPhotos' | 'bioPhotos' | 'operationLogs'> = (ctx, state, event) => {
   state.accepted += event.records.length;
   ctx.log.debug({ type: event.type, count: event.records.length }, 'upload acknowledged, not stored');
   return undefined;

@@ -25,6 +25,7 @@ import { mongoDoorEvents } from './door-events.js';
 import { ensureCounters, idAllocator } from './ids.js';
 import { mongoLocations, mongoTokens } from './locations.js';
 import { collections, COUNTERS, ensureIndexes } from './schema.js';
+import { mongoPhotos } from './photos.js';
 import { mongoTemplates } from './templates.js';
 import { mongoUsers } from './users.js';
 import { mongoJobs, mongoSyncOutbox } from './sync-state.js';
@@ -59,6 +60,10 @@ export async function openMongoStore(url: string): Promise<Store> {
     await client.close();
     throw e;
   });
+  const photos = await mongoPhotos(db).catch(async (e: unknown) => {
+    await client.close();
+    throw e;
+  });
   const reach = trackReachability(client);
   /** One background ping at a time while down: server selection makes the driver re-check at once. */
   let probing: Promise<unknown> | undefined;
@@ -74,6 +79,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     accessLevels: mongoAccessLevels(c, ids),
     holidays: mongoHolidays(c, ids),
     templates: mongoTemplates(c, ids),
+    photos,
     devices: mongoDevices(c, ids),
     commands: mongoCommands(c, ids),
     attendance: mongoAttendance(c, ids),

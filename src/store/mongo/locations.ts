@@ -1,15 +1,25 @@
 /** Locations and tokens: small, unsharded collections looked up by id or token hash. */
-import { TIME_CARD_DEFAULTS, type Location, type LocationsPort, type Token, type TokensPort } from '../ports/index.js';
+import { PHOTO_DEFAULTS, TIME_CARD_DEFAULTS, type Location, type LocationsPort, type Token, type TokensPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import { isDuplicateKey, maybe } from './util.js';
 import type { Collections, LocationDoc, TokenDoc } from './schema.js';
 
-const toLocation = ({ _id, require_comm_key, attendance_debounce_s, day_start_hour, ...rest }: LocationDoc): Location => ({
+const toLocation = ({
+  _id,
+  require_comm_key,
+  attendance_debounce_s,
+  day_start_hour,
+  attendance_photos,
+  attendance_photo_retention_days,
+  ...rest
+}: LocationDoc): Location => ({
   id: _id,
   ...rest,
   require_comm_key: require_comm_key ?? false,
   attendance_debounce_s: attendance_debounce_s ?? TIME_CARD_DEFAULTS.attendance_debounce_s,
   day_start_hour: day_start_hour ?? TIME_CARD_DEFAULTS.day_start_hour,
+  attendance_photos: attendance_photos ?? PHOTO_DEFAULTS.attendance_photos,
+  attendance_photo_retention_days: attendance_photo_retention_days ?? PHOTO_DEFAULTS.attendance_photo_retention_days,
 });
 const toToken = ({ _id, ...rest }: TokenDoc): Token => ({ id: _id, ...rest });
 
@@ -64,6 +74,8 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
       if (patch.require_comm_key !== undefined) set.require_comm_key = patch.require_comm_key;
       if (patch.attendance_debounce_s !== undefined) set.attendance_debounce_s = patch.attendance_debounce_s;
       if (patch.day_start_hour !== undefined) set.day_start_hour = patch.day_start_hour;
+      if (patch.attendance_photos !== undefined) set.attendance_photos = patch.attendance_photos;
+      if (patch.attendance_photo_retention_days !== undefined) set.attendance_photo_retention_days = patch.attendance_photo_retention_days;
       if (Object.keys(set).length === 0) return this.get(id);
       const doc = await c.locations.findOneAndUpdate({ _id: id }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
       return maybe(doc, toLocation);

@@ -29,20 +29,33 @@ import type {
   TerminalSyncState,
   Token,
   User,
+  UserPhoto,
 } from '../ports/index.js';
 
 /** The port type as stored: `_id` instead of `id`, writable (filters and updates are built up). */
 type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>]: T[K] } & { _id: number };
 
-/** Fields absent on documents written before they existed: `require_comm_key` (false), the time-card settings (TIME_CARD_DEFAULTS). */
-export type LocationDoc = Omit<Stored<Location>, 'require_comm_key' | 'attendance_debounce_s' | 'day_start_hour'> & {
+/**
+ * Fields absent on documents written before they existed: `require_comm_key` (false), the time-card settings
+ * (TIME_CARD_DEFAULTS), the punch-photo settings (PHOTO_DEFAULTS).
+ */
+export type LocationDoc = Omit<
+  Stored<Location>,
+  'require_comm_key' | 'attendance_debounce_s' | 'day_start_hour' | 'attendance_photos' | 'attendance_photo_retention_days'
+> & {
   require_comm_key?: boolean;
   attendance_debounce_s?: number;
   day_start_hour?: number;
+  attendance_photos?: boolean;
+  attendance_photo_retention_days?: number;
 };
 export type TokenDoc = Stored<Token>;
-/** `areas` and `access_levels` are absent on documents written before they existed ([]). */
-export type UserDoc = Omit<Stored<User>, 'areas' | 'access_levels'> & { areas?: number[]; access_levels?: number[] };
+/** `areas`, `access_levels` and `photo` are absent on documents written before they existed ([], [], null). */
+export type UserDoc = Omit<Stored<User>, 'areas' | 'access_levels' | 'photo'> & {
+  areas?: number[];
+  access_levels?: number[];
+  photo?: UserPhoto | null;
+};
 export type AreaDoc = Stored<Area>;
 /** `_id` is `<location_id>:<id>`: schedule numbers are the location's own (the terminals' TimezoneId). */
 export type ScheduleDoc = { -readonly [K in keyof Schedule]: Schedule[K] } & { _id: string };

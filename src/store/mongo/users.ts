@@ -6,11 +6,12 @@ import type { Collections, UserDoc } from './schema.js';
 import { outboxMarker } from './sync-state.js';
 import { containsAny, ignoreDuplicates, mapLimit, maybe, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
 
-export const toUser = ({ _id, areas, access_levels, ...rest }: UserDoc): User => ({
+export const toUser = ({ _id, areas, access_levels, photo, ...rest }: UserDoc): User => ({
   id: _id,
   ...rest,
   areas: areas ?? [],
   access_levels: access_levels ?? [],
+  photo: photo ?? null,
 });
 
 /** The keys a patch sets (absent and undefined keys keep stored values; null clears). */
@@ -289,6 +290,10 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         .sort({ pin: 1 })
         .toArray();
       return docs.map((d) => d.pin);
+    },
+    async setPhoto(locationId, pin, photo) {
+      const doc = await c.users.findOneAndUpdate(byPin(locationId, pin), { $set: { photo } }, { returnDocument: 'after' });
+      return maybe(doc, toUser);
     },
     async withAccessWindow(locationId) {
       const docs = await c.users

@@ -1,11 +1,13 @@
 /** The store ports, one per file; the `Store` aggregate that holds them is src/store/types.ts. */
 export type * from './records.js';
 export type * from './locations.js';
-export { TIME_CARD_DEFAULTS } from './locations.js';
+export { PHOTO_DEFAULTS, TIME_CARD_DEFAULTS } from './locations.js';
 export type * from './tokens.js';
 export type * from './users.js';
 export { USER_FIELDS } from './users.js';
 export type * from './templates.js';
+export type * from './photos.js';
+export { punchPhotoKey } from './photos.js';
 export type * from './areas.js';
 export { holdsUser, MAX_AREAS, normalAreas } from './areas.js';
 export type * from './access.js';

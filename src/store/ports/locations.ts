@@ -13,15 +13,30 @@ export interface Location {
   readonly attendance_debounce_s: number;
   /** Time cards: the local hour a working day starts at (default 0; night shifts set it later). */
   readonly day_start_hour: number;
+  /** Punch photos the terminals upload are kept (issue #35 item 4; default false: acknowledged, dropped). */
+  readonly attendance_photos: boolean;
+  /** Days a punch photo is kept (default 30). */
+  readonly attendance_photo_retention_days: number;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
 }
 
 /** What an operator may change of a location. */
-export type LocationSetting = 'name' | 'timezone' | 'is_active' | 'require_comm_key' | 'attendance_debounce_s' | 'day_start_hour';
+export type LocationSetting =
+  | 'name'
+  | 'timezone'
+  | 'is_active'
+  | 'require_comm_key'
+  | 'attendance_debounce_s'
+  | 'day_start_hour'
+  | 'attendance_photos'
+  | 'attendance_photo_retention_days';
 
 /** Time-card settings of a location that never set them. */
 export const TIME_CARD_DEFAULTS = { attendance_debounce_s: 60, day_start_hour: 0 } as const;
+
+/** Punch-photo settings of a location that never set them. */
+export const PHOTO_DEFAULTS = { attendance_photos: false, attendance_photo_retention_days: 30 } as const;
 
 export interface LocationsPort {
   create(input: { name: string; timezone: string; require_comm_key?: boolean }, now: Iso): Promise<Location>;

@@ -1,5 +1,6 @@
 /** The users port: a location's users by PIN; every change marks the sync outbox (sync-outbox.ts). */
 import type { Iso, Page, Window } from './records.js';
+import type { UserPhoto } from './photos.js';
 
 export interface User {
   readonly id: number;
@@ -20,12 +21,14 @@ export interface User {
   readonly areas: readonly number[];
   /** The access levels (issue #33 item 4): ids, distinct and ascending; [] = schedule 1 through every door. */
   readonly access_levels: readonly number[];
+  /** The user's photo (issue #35 item 4), written only by `setPhoto`; the bytes are in the photo store. */
+  readonly photo: UserPhoto | null;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
 }
 
 /** Fields a write may set; absent keys keep stored values on update. */
-export type UserFields = Partial<Omit<User, 'id' | 'location_id' | 'pin' | 'created_at' | 'updated_at'>>;
+export type UserFields = Partial<Omit<User, 'id' | 'location_id' | 'pin' | 'photo' | 'created_at' | 'updated_at'>>;
 
 /** The fields a user write may set, in their documented order (API bodies, imports, both adapters). */
 export const USER_FIELDS = [
@@ -81,6 +84,11 @@ export interface UsersPort {
    * that area holds exactly these [issue #33]). `null` or absent: every active user.
    */
   activePins(locationId: number, areaId?: number | null): Promise<readonly number[]>;
+  /**
+   * Sets or clears the user's photo record (the bytes are written to the photo store first); the user as it
+   * is now, or undefined when there is no such user. `updated_at` is not touched: a photo is not a user edit.
+   */
+  setPhoto(locationId: number, pin: number, photo: UserPhoto | null): Promise<User | undefined>;
   /** Active users with a start_time or end_time (the access-window scheduler). */
   withAccessWindow(locationId: number): Promise<readonly User[]>;
 }

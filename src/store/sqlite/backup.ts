@@ -7,15 +7,18 @@
  * copies every remaining page in one step, inside one read transaction: a WAL snapshot, consistent,
  * that does not block the server's writers (they append to the WAL meanwhile).
  *
+ * The photo files beside the store (`<file>.photos/`) are copied beside the backup and restored with it.
+ *
  * Restore replaces the database file. "In use" is decided by SQLite's own locks: every connection
  * to a WAL database holds a shared lock for as long as it is open, so an EXCLUSIVE lock taken with
  * no busy wait fails exactly when a BioGate (or any other program) has the store open.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreFileError, type SqliteBackupResult, type SqliteRestoreResult, type SqliteSchemaStatus } from '../store-files.js';
 import { createPrivateFile } from './db.js';
+import { photoDirOf } from './photos.js';
 import { MIGRATIONS } from './migrations.js';
 
 export const LATEST_SQLITE_SCHEMA = Math.max(...MIGRATIONS.map((m) => m.version));
@@ -63,7 +66,8 @@ export async function backupSqlite(source: string, out: string): Promise<SqliteB
       copy.close();
     }
     renameSync(partial, out);
-    return { path: out, bytes: statSync(out).size, pages: totalPages, schemaVersion };
+    const photos = copyPhotos(photoDirOf(source), photoDirOf(out));
+    return { path: out, bytes: statSync(out).size, pages: totalPages, schemaVersion, photos };
   } catch (err) {
     rmSync(partial, { force: true });
     rmSync(`${partial}-journal`, { force: true });
@@ -71,6 +75,18 @@ export async function backupSqlite(source: string, out: string): Promise<SqliteB
   } finally {
     db.close();
   }
+}
+
+/**
+ * The photo files beside a store (sqlite/photos.ts) go beside its backup, copied after the database: a photo
+ * replaced or deleted meanwhile may be the newer one or missing (its user then has no photo to serve, 404).
+ * Returns how many files were copied.
+ */
+function copyPhotos(from: string, to: string): number {
+  if (!existsSync(from)) return 0;
+  cpSync(from, to, { recursive: true, filter: (src) => !/\.partial-[0-9a-f]+$/.test(src) });
+  chmodSync(to, 0o700);
+  return readdirSync(to, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
 }
 
 /** Schema version and a quick check of a store file, without changing it (doctor, restore). */
@@ -155,5 +171,11 @@ export function restoreSqlite(from: string, target: string, options: { force: bo
     rmSync(partial, { force: true });
     throw err;
   }
+  // The photos go with their database: the replaced store's beside its renamed file, the backup's in place.
+  if (existsSync(photoDirOf(target))) {
+    if (previous) renameSync(photoDirOf(target), photoDirOf(previous));
+    else rmSync(photoDirOf(target), { recursive: true, force: true });
+  }
+  copyPhotos(photoDirOf(from), photoDirOf(target));
   return { path: target, schemaVersion, previous };
 }

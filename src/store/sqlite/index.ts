@@ -12,6 +12,7 @@ import { sqliteDeviceRecords } from './device-records.js';
 import { sqliteDevices } from './devices.js';
 import { sqliteDoorEvents } from './door-events.js';
 import { sqliteLocations, sqliteTokens } from './locations.js';
+import { sqlitePhotos } from './photos.js';
 import { sqliteTemplates, sqliteUsers } from './users.js';
 import { sqliteJobs, sqliteSyncOutbox } from './sync-state.js';
 import { sqliteTerminalSync } from './terminal-sync.js';
@@ -27,6 +28,7 @@ export function openSqliteStore(path: string): SqliteStore {
   const db = openDatabase(path);
   const checkpointer = path === ':memory:' ? undefined : startCheckpointer(db, path);
   const locks = watchLocks(db);
+  const photos = sqlitePhotos(db, path);
   /** Set by the first close(); a later call (the forced shutdown path while the orderly one runs) waits for the same close. */
   let closing: Promise<void> | undefined;
   /** A unit of work's transaction is open (see `isolated`). */
@@ -41,6 +43,7 @@ export function openSqliteStore(path: string): SqliteStore {
     accessLevels: sqliteAccessLevels(db),
     holidays: sqliteHolidays(db),
     templates: sqliteTemplates(db),
+    photos,
     devices: sqliteDevices(db),
     commands: sqliteCommands(db),
     attendance: sqliteAttendance(db),
@@ -92,6 +95,7 @@ export function openSqliteStore(path: string): SqliteStore {
         locks.stop();
         await checkpointer?.stop(); // first: the last connection to close checkpoints the log and removes it
         db.close();
+        photos.close();
       })());
     },
   };

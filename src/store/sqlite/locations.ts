@@ -11,6 +11,8 @@ const toLocation = (r: Row): Location => ({
   require_comm_key: bool(r['require_comm_key']),
   attendance_debounce_s: r['attendance_debounce_s'] as number,
   day_start_hour: r['day_start_hour'] as number,
+  attendance_photos: bool(r['attendance_photos']),
+  attendance_photo_retention_days: r['attendance_photo_retention_days'] as number,
   created_at: r['created_at'] as string,
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
@@ -60,11 +62,12 @@ export function sqliteLocations(db: Db): LocationsPort {
         sets.push('is_active = ?');
         args.push(patch.is_active ? 1 : 0);
       }
-      if (patch.require_comm_key !== undefined) {
-        sets.push('require_comm_key = ?');
-        args.push(patch.require_comm_key ? 1 : 0);
+      for (const key of ['require_comm_key', 'attendance_photos'] as const) {
+        if (patch[key] === undefined) continue;
+        sets.push(`${key} = ?`);
+        args.push(patch[key] ? 1 : 0);
       }
-      for (const key of ['attendance_debounce_s', 'day_start_hour'] as const) {
+      for (const key of ['attendance_debounce_s', 'day_start_hour', 'attendance_photo_retention_days'] as const) {
         if (patch[key] === undefined) continue;
         sets.push(`${key} = ?`);
         args.push(patch[key]);

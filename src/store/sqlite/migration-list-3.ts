@@ -253,4 +253,24 @@ ALTER TABLE attendance ADD COLUMN voided_at TEXT;
 ALTER TABLE attendance ADD COLUMN void_reason TEXT;
 `,
   },
+  {
+    version: 38,
+    // Issue #35 item 4: a user's photo record (JSON; the bytes are files beside the database) and the
+    // sizes of the photo files, for the quota and the retention of punch photos.
+    name: 'photos',
+    sql: `
+ALTER TABLE users ADD COLUMN photo TEXT;
+ALTER TABLE locations ADD COLUMN attendance_photos INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE locations ADD COLUMN attendance_photo_retention_days INTEGER NOT NULL DEFAULT 30;
+CREATE TABLE photos (
+  location_id INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (location_id, kind, key)
+) WITHOUT ROWID;
+CREATE INDEX photos_by_age ON photos (location_id, kind, created_at);
+`,
+  },
 ];

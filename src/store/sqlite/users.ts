@@ -5,6 +5,7 @@ import {
   type UpsertResult,
   type User,
   type UserFields,
+  type UserPhoto,
   type UsersPort,
 } from '../ports/index.js';
 import { bool, jsonRowsReader, likePattern, positions, rawReader, type Db } from './db.js';
@@ -34,6 +35,7 @@ const USER_COLUMNS = [
   'updated_at',
   'areas',
   'access_levels',
+  'photo',
 ] as const;
 const at = positions(USER_COLUMNS);
 const toUser = (r: unknown[]): User => ({
@@ -54,6 +56,7 @@ const toUser = (r: unknown[]): User => ({
   updated_at: (r[at.updated_at] as string | null) ?? null,
   areas: JSON.parse(r[at.areas] as string) as number[],
   access_levels: JSON.parse(r[at.access_levels] as string) as number[],
+  photo: r[at.photo] === null || r[at.photo] === undefined ? null : (JSON.parse(r[at.photo] as string) as UserPhoto),
 });
 
 /** API field → column. */
@@ -242,6 +245,14 @@ export function sqliteUsers(db: Db): UsersPort {
         )
         .pluck()
         .all(locationId, areaId) as number[];
+    },
+    async setPhoto(locationId, pin, photo) {
+      const r = q('UPDATE users SET photo = ? WHERE location_id = ? AND pin = ? RETURNING *').get(
+        photo === null ? null : JSON.stringify(photo),
+        locationId,
+        pin,
+      );
+      return r && toUser(r);
     },
     async withAccessWindow(locationId) {
       return q(
