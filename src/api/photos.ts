@@ -33,7 +33,15 @@ export function photoRoutes(deps: PhotoDeps): ApiRoute[] {
         tags,
         requestMedia: ['image/jpeg', 'image/png', 'application/octet-stream'],
         responses: { 201: UserPhotoView, 200: UserPhotoView },
-        errors: ['SCOPE_DENIED', 'USER_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'PHOTO_INVALID', 'QUOTA_EXCEEDED'],
+        errors: [
+          'SCOPE_DENIED',
+          'USER_NOT_FOUND',
+          'PAYLOAD_TOO_LARGE',
+          'UNSUPPORTED_MEDIA_TYPE',
+          'PHOTO_INVALID',
+          'QUOTA_EXCEEDED',
+          'RATE_LIMITED',
+        ],
       },
       handler: async ({ caller, params, req }) => {
         requireFull(caller, 'Writing photos');

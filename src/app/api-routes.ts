@@ -19,6 +19,7 @@ import { openApiRoute } from '../api/openapi.js';
 import type { ApiRoute } from '../api/route.js';
 import { userRoutes } from '../api/users.js';
 import { photoRoutes } from '../api/photos.js';
+import { createDecodeSlots } from '../users/photo-slots.js';
 import { templateRoutes } from '../api/templates.js';
 import { webhookRoutes } from '../api/webhooks.js';
 import type { Clock } from '../clock.js';
@@ -64,7 +65,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
     ...meRoutes(store),
     ...userRoutes({ store, clock, sync, bus, outbox: p.outbox, log, quotaUsers: config.quotaUsers }),
     ...templateRoutes({ store, clock, sync }),
-    ...photoRoutes({ store, clock, sync, quotaPhotoMb: config.quotaPhotoMb }),
+    ...photoRoutes({ store, clock, sync, quotaPhotoMb: config.quotaPhotoMb, decodes: createDecodeSlots() }),
     ...deviceRoutes({
       store,
       clock,

@@ -5,7 +5,7 @@
  * sync state); a terminal that refused the line before is not sent it again [COMMANDS §2.6].
  */
 import { learnedUnsupportedMessage, photoTable, type Codec, type DeviceProfile, type EncodeContext } from '../../protocols/index.js';
-import type { Device, Location, User } from '../store/ports/index.js';
+import { terminalPhotoKey, type Device, type Location, type User } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
 import { learnedRefusal } from './capabilities.js';
 
@@ -28,7 +28,7 @@ export async function photoPart(
 ): Promise<PhotoPart> {
   if (user.photo === null) return NOTHING;
   if (photoTable(profile) === undefined) return { lines: [], skipped: 'photo: the terminal reports no photo support' };
-  const bytes = await store.photos.get(location.id, 'user', String(user.pin));
+  const bytes = await store.photos.get(location.id, 'user', terminalPhotoKey(user.pin));
   if (bytes === undefined) return { lines: [], skipped: 'photo: not in the photo store' };
   const r = codec.encodeSync({ op: 'photo.upsert', pin: user.pin, photo: { data: bytes.toString('base64') } }, profile, ctx);
   if (!r.ok) return { lines: [], skipped: `photo: ${r.reason}` };

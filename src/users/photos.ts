@@ -5,24 +5,33 @@
  * store, then the user's photo record is set; a changed photo is sent with the user's upsert to the
  * terminals that hold the user (devices/render-photo.ts), a removed one as `photo.delete`.
  *
- * Decoding runs in libvips' worker threads (sharp), never on the event loop: one tenant's uploads do
- * not stall another's requests.
+ * Decoding runs in libvips' worker threads (sharp), never on the event loop, two at a time per node with a
+ * bounded wait per location (photo-slots.ts): one tenant's uploads do not stall another's requests.
  */
 import { createHash } from 'node:crypto';
 import sharp, { type Metadata } from 'sharp';
 import type { Clock } from '../clock.js';
 import { BioGateError } from '../errors.js';
 import { photoRoom, quotaExceeded } from '../locations/quotas.js';
-import { punchPhotoKey, type Location, type User, type UserPhoto } from '../store/ports/index.js';
+import { punchPhotoKey, terminalPhotoKey, type Location, type User, type UserPhoto } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
 import type { SyncQueue } from '../sync/queue.js';
+import { deletePhotoFiles } from './photo-files.js';
+import type { DecodeSlots } from './photo-slots.js';
 
 /** The largest upload accepted. */
 export const MAX_PHOTO_BYTES = 1024 * 1024;
 /** The largest width and height accepted. */
 export const MAX_PHOTO_SIDE = 2_000;
-/** Re-encoding quality: terminals match against it, so close to the original. */
+/** Re-encoding quality of the stored photo. */
 const JPEG_QUALITY = 90;
+/**
+ * The copy terminals receive: at most 480 px a side and 24 KiB, so its base64 line fits a v2 reply (under
+ * 40 KB [PUSH-v2 §7.3]); a face terminals enrol from needs no more. The quality steps down until it fits.
+ */
+export const TERMINAL_PHOTO_SIDE = 480;
+export const TERMINAL_PHOTO_BYTES = 24 * 1024;
+const TERMINAL_QUALITIES = [85, 75, 65, 55, 45, 35];
 
 sharp.cache(false); // every image is seen once: libvips' operation cache would only hold memory
 
@@ -32,6 +41,8 @@ export interface PhotoDeps {
   readonly sync: Pick<SyncQueue, 'queueUsers' | 'queuePhotoDelete'>;
   /** BIOGATE_QUOTA_PHOTO_MB */
   readonly quotaPhotoMb: number;
+  /** The node's decode slots (photo-slots.ts); one per app. */
+  readonly decodes: DecodeSlots;
 }
 
 const CONTENT_TYPES = new Set(['image/jpeg', 'image/png', 'application/octet-stream']);
@@ -47,6 +58,8 @@ export interface Reencoded {
   readonly bytes: Buffer;
   readonly width: number;
   readonly height: number;
+  /** The copy for terminals (TERMINAL_PHOTO_SIDE, TERMINAL_PHOTO_BYTES). */
+  readonly terminal: Buffer;
 }
 
 /** Checks an upload and re-encodes it; 413, 415 or 422 with what is wrong. */
@@ -77,10 +90,21 @@ export async function reencodePhoto(body: Buffer, contentType: string | undefine
       .flatten({ background: '#ffffff' })
       .jpeg({ quality: JPEG_QUALITY })
       .toBuffer({ resolveWithObject: true });
-    return { bytes: data, width: info.width, height: info.height };
+    return { bytes: data, width: info.width, height: info.height, terminal: await terminalCopy(data) };
   } catch {
     throw new BioGateError('PHOTO_INVALID', `the ${format.toUpperCase()} cannot be decoded`);
   }
+}
+
+async function terminalCopy(jpeg: Buffer): Promise<Buffer> {
+  const small = sharp(jpeg).resize({ width: TERMINAL_PHOTO_SIDE, height: TERMINAL_PHOTO_SIDE, fit: 'inside', withoutEnlargement: true });
+  let copy = Buffer.alloc(0);
+  for (const quality of TERMINAL_QUALITIES) {
+    copy = await small.clone().jpeg({ quality }).toBuffer();
+    if (copy.length <= TERMINAL_PHOTO_BYTES) return copy;
+  }
+  // Noise at the lowest quality: a smaller picture still fits.
+  return sharp(jpeg).resize({ width: 240, height: 240, fit: 'inside' }).jpeg({ quality: 35 }).toBuffer();
 }
 
 async function userOf(store: Store, location: Location, pin: number): Promise<User> {
@@ -101,17 +125,19 @@ export async function putPhoto(
   contentType: string | undefined,
 ): Promise<{ photo: UserPhoto; created: boolean }> {
   const before = await userOf(deps.store, location, pin);
-  const image = await reencodePhoto(body, contentType);
+  const image = await deps.decodes.run(location.id, () => reencodePhoto(body, contentType));
   const sha256 = createHash('sha256').update(image.bytes).digest('hex');
   if (before.photo?.sha256 === sha256) return { photo: before.photo, created: false };
-  if (!(await photoRoom(deps.store, location.id, deps.quotaPhotoMb, image.bytes.length, before.photo?.size ?? 0)))
+  // The terminals' copy being replaced is not counted back (at most TERMINAL_PHOTO_BYTES).
+  if (!(await photoRoom(deps.store, location.id, deps.quotaPhotoMb, image.bytes.length + image.terminal.length, before.photo?.size ?? 0)))
     throw quotaExceeded('MiB of photos', deps.quotaPhotoMb);
   const now = deps.clock.now().toISOString();
+  await deps.store.photos.put(location.id, 'user', terminalPhotoKey(pin), image.terminal, now);
   await deps.store.photos.put(location.id, 'user', String(pin), image.bytes, now);
   const photo: UserPhoto = { format: 'jpeg', size: image.bytes.length, width: image.width, height: image.height, sha256, updated_at: now };
   // The user deleted meanwhile: its photo goes with it.
   if (!(await deps.store.users.setPhoto(location.id, pin, photo))) {
-    await deps.store.photos.delete(location.id, 'user', String(pin));
+    await deletePhotoFiles(deps.store, location.id, pin);
     throw new BioGateError('USER_NOT_FOUND', `No user with PIN ${pin} in your location`);
   }
   await deps.sync.queueUsers(location.id, [pin], 'user.upsert', { heldOnly: true });
@@ -143,6 +169,6 @@ export async function deletePhoto(deps: PhotoDeps, location: Location, pin: numb
   const user = await userOf(deps.store, location, pin);
   if (user.photo === null) throw new BioGateError('PHOTO_NOT_FOUND', `The user with PIN ${pin} has no photo`);
   await deps.store.users.setPhoto(location.id, pin, null);
-  await deps.store.photos.delete(location.id, 'user', String(pin));
+  await deletePhotoFiles(deps.store, location.id, pin);
   await deps.sync.queuePhotoDelete(location.id, pin);
 }

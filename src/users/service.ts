@@ -10,6 +10,7 @@ import type { SyncCounts } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { flushOutbox, type UsersDeps } from './effects.js';
 import { checkUserFields } from './input.js';
+import { deletePhotoFiles } from './photo-files.js';
 import { UserWrite } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
 
@@ -84,7 +85,7 @@ export async function deleteUser(deps: UsersDeps, location: Location, pin: numbe
   if (!user && (await deps.store.syncOutbox.get(location.id, [pin])).length === 0) throw notFound(pin);
   await flushOutbox(deps, location.id, [pin]);
   // The photo's bytes go with the user (a retried DELETE removes what a failed one left).
-  await deps.store.photos.delete(location.id, 'user', String(pin));
+  await deletePhotoFiles(deps.store, location.id, pin);
 }
 
 /** One stored user. @throws USER_NOT_FOUND */

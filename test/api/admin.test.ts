@@ -80,6 +80,8 @@ t.test('locations: create (token shown once), list, rename, time zone, disable, 
     require_comm_key: false,
     attendance_debounce_s: 60,
     day_start_hour: 0,
+    attendance_photos: false,
+    attendance_photo_retention_days: 30,
   });
   const me = await fetchJson(`${url}/api/me`, { headers: bearer(c.token) });
   t.equal(me.res.status, 200, 'the new token works');

@@ -105,12 +105,16 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     require_comm_key: false,
     attendance_debounce_s: 60,
     day_start_hour: 0,
+    attendance_photos: false,
+    attendance_photo_retention_days: 30,
     // An extra field (API-CONTRACT: extra fields are allowed): the calling token, for clients such as the console.
     token: { id: 1, scope: 'full', expires_at: null },
   });
   const b = body as Record<string, unknown>;
   t.strictSame(Object.keys(b).sort(), [
     'attendance_debounce_s',
+    'attendance_photo_retention_days',
+    'attendance_photos',
     'created_at',
     'day_start_hour',
     'devices_count',
@@ -149,6 +153,8 @@ t.test('each token sees its own location only', async (t) => {
     require_comm_key: false,
     attendance_debounce_s: 60,
     day_start_hour: 0,
+    attendance_photos: false,
+    attendance_photo_retention_days: 30,
     token: { id: second.token.id, scope: 'full', expires_at: null },
   });
 

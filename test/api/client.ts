@@ -196,6 +196,7 @@ export const USER_KEYS = [
   'super_authorize',
   'areas',
   'access_levels',
+  'photo',
   'has_biometric',
   'biometric_templates',
   'created_at',

@@ -101,10 +101,14 @@ t.test('PUT re-encodes and reaches the terminals in their dialects, GET returns 
   t.match((await a.api<Json>('GET', '/api/users/1001')).body['photo'], { url: '/api/users/1001/photo', width: 80, height: 64 });
 
   await settled(a.api, 'the photo on the terminals');
+  // Terminals get a copy re-encoded small enough for a v2 reply [PUSH-v2 §7.3]: the stored one scaled to 480 px at most.
+  const copy = (await started.app.store.photos.get(a.id, 'user', '1001-terminal')) as Buffer;
+  t.ok(copy.length > 0 && copy.length <= 24 * 1024, `the terminals' copy is ${copy.length} bytes`);
+  t.match(await sharp(copy).metadata(), { format: 'jpeg', width: 80, height: 64 }, 'a small photo keeps its size');
   const v3 = sims.get('PH-V3-PHOTO') as SimulatedDevice;
   t.match(
     v3.photos('1001'),
-    [{ pin: '1001', type: 9, sha256: sha256(got.bytes) }],
+    [{ pin: '1001', type: 9, sha256: sha256(copy) }],
     'the v3 terminal holds the re-encoded bytes as a face photo',
   );
   const line = v3
@@ -113,10 +117,10 @@ t.test('PUT re-encodes and reaches the terminals in their dialects, GET returns 
     .find((l) => l.startsWith('DATA UPDATE biophoto'));
   t.equal(
     line,
-    `DATA UPDATE biophoto PIN=1001\tType=9\tSize=${got.bytes.toString('base64').length}\tContent=${got.bytes.toString('base64')}\tFormat=0\tUrl=\tPostBackTmpFlag=0`,
+    `DATA UPDATE biophoto PIN=1001\tType=9\tSize=${copy.toString('base64').length}\tContent=${copy.toString('base64')}\tFormat=0\tUrl=\tPostBackTmpFlag=0`,
     'the biophoto line [PUSH-v3 §11.2]',
   );
-  t.match((sims.get('PH-V2-PHOTO') as SimulatedDevice).photos('1001'), [{ type: 9, sha256: sha256(got.bytes) }], 'v2: BIOPHOTO');
+  t.match((sims.get('PH-V2-PHOTO') as SimulatedDevice).photos('1001'), [{ type: 9, sha256: sha256(copy) }], 'v2: BIOPHOTO');
   t.strictSame((sims.get('PH-V3-NONE') as SimulatedDevice).photos('1001'), [], 'a terminal without photos gets none');
   const none = await a.api<{ data: Json[] }>('GET', '/api/commands?sn=PH-V3-NONE&limit=100');
   t.ok(none.body.data.length > 0 && none.body.data.every((c) => c['status'] === 'success'), 'its ops still succeed (the user is there)');
@@ -131,7 +135,8 @@ t.test('PUT re-encodes and reaches the terminals in their dialects, GET returns 
   const second = await fetchPhoto(g.url, a.token, 1001);
   t.equal(second.type, 'image/jpeg');
   await settled(a.api, 'the new photo on the terminals');
-  t.match(v3.photos('1001'), [{ type: 9, sha256: sha256(second.bytes) }], 'the terminal holds the new one');
+  const secondCopy = (await started.app.store.photos.get(a.id, 'user', '1001-terminal')) as Buffer;
+  t.match(v3.photos('1001'), [{ type: 9, sha256: sha256(secondCopy) }], 'the terminal holds the new one');
 
   t.equal((await a.api('DELETE', '/api/users/1001/photo')).status, 200);
   t.match(await a.api('GET', '/api/users/1001/photo'), { status: 404, body: { code: 'PHOTO_NOT_FOUND' } });
@@ -221,7 +226,12 @@ t.test('refusals leave nothing: size, type, undecodable, dimensions, scope, unkn
       t.equal(res.body.code, 'QUOTA_EXCEEDED');
       t.match(String(res.body.detail), /BIOGATE_QUOTA_PHOTO_MB/);
       refusedPin = pin;
-    } else t.equal(res.status, 201, `photo of ${pin}`);
+    } else {
+      t.equal(res.status, 201, `photo of ${pin}`);
+      const copy = (await started.app.store.photos.get(a.id, 'user', `${pin}-terminal`)) as Buffer;
+      const meta = await sharp(copy).metadata();
+      t.ok(copy.length <= 24 * 1024 && Math.max(meta.width ?? 0, meta.height ?? 0) <= 480, `a large photo's copy: ${copy.length} bytes`);
+    }
   }
   t.ok(refusedPin !== undefined && refusedPin > 100, 'a later photo passed the quota and was refused');
   t.ok((await started.app.store.photos.bytes(a.id)) <= 1024 * 1024, 'the location stays within 1 MiB');

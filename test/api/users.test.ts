@@ -75,6 +75,7 @@ t.test('POST /api/users creates (201) with the exact UserResponse field set and 
       super_authorize: 1,
       areas: [],
       access_levels: [],
+      photo: null,
       has_biometric: false,
       biometric_templates: null,
       created_at: START,

@@ -7,7 +7,7 @@ export type * from './users.js';
 export { USER_FIELDS } from './users.js';
 export type * from './templates.js';
 export type * from './photos.js';
-export { punchPhotoKey } from './photos.js';
+export { punchPhotoKey, terminalPhotoKey } from './photos.js';
 export type * from './areas.js';
 export { holdsUser, MAX_AREAS, normalAreas } from './areas.js';
 export type * from './access.js';

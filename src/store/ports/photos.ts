@@ -34,6 +34,12 @@ export interface PhotosPort {
 }
 
 /**
+ * The key of the copy of a user's photo that terminals receive (users/photos.ts terminalCopy): small enough for
+ * a v2 reply (under 40 KB [PUSH-v2 §7.3]); the photo itself is under the PIN.
+ */
+export const terminalPhotoKey = (pin: number): string => `${pin}-terminal`;
+
+/**
  * The key of a punch's photo: the punch as the terminal names it (its serial, its local time
  * `YYYY-MM-DD HH:MM:SS`, the PIN), hashed into a file-safe name. The photo and the record arrive apart, in
  * either order [PUSH-v2 §6.8]; each finds the other through this key.
