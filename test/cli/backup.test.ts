@@ -129,7 +129,7 @@ t.test(
       ['backup.db', 'backup.db.photos'],
       'one self-contained database file (no -wal/-shm, no partial left) and its photos',
     );
-    t.equal((JSON.parse(backup.stdout) as { photos: number }).photos, 1, 'the photo file was copied');
+    t.equal((JSON.parse(backup.stdout) as { photos: number }).photos, 2, "the photo and the terminals' copy were copied");
 
     const inBackup = countUsers(out);
     t.ok(after > before, `writes went on during the backup (${before} → ${after})`);
