@@ -140,12 +140,14 @@ export function createTerminalState(deps: TerminalStateDeps) {
       );
     }
     if (!device) return;
+    // An audit's comparison changed last_audit_at: announced as well, so retained copies show it. Taken before
+    // the state is read: an audit that ends after this point (its last_audit_at not in the view read below) sets
+    // the flag again and schedules the next refresh, which reads it and announces.
+    const forced = announceNext.delete(sn);
     // Unassigned: nothing is owed to it any more.
     if (device.location_id === null) await store.terminalSync.clearRefusals(sn);
     const current = await view(device);
     const [record] = (await store.terminalSync.get([sn])) as (TerminalSyncRecord | undefined)[];
-    // An audit's comparison changed last_audit_at: announced as well, so retained copies show it.
-    const forced = announceNext.delete(sn);
     if (record?.state === current.state && !forced) return;
     const now = clock.now().toISOString();
     const marker = newMarker();
