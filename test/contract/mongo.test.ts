@@ -40,6 +40,11 @@ if (!url) {
   });
 
   t.test('store contract (MongoDB)', async (t) => {
+    // The adapter gives up on server selection after 1 s (connect.ts); a test server just started on a busy
+    // machine (a cold JVM) can take longer to answer its first connection, so it is woken first.
+    const warm = new MongoClient(url, { serverSelectionTimeoutMS: 30_000 });
+    await warm.db('admin').command({ ping: 1 });
+    await warm.close();
     storeContract(t, () => openMongoStore(fresh()));
   });
 
