@@ -145,8 +145,10 @@ t.test('daily time cards: settings, DST night shift, debounce, filters, CSV, val
   });
 
   // Today, in the location's zone: the day made to start 12 h from now, so that punches of the last minutes are today's.
+  // One instant for the whole case: the expected `since` below must name the very second that was punched.
+  const punchedAt = Date.now();
   const berlin = (msAgo: number) => {
-    const at = Math.floor((Date.now() - msAgo) / 1000) * 1000;
+    const at = Math.floor((punchedAt - msAgo) / 1000) * 1000;
     const wall = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', dateStyle: 'short', timeStyle: 'medium' }).format(at);
     return { wall, offsetH: Math.round(((Date.parse(`${wall.replace(' ', 'T')}Z`) - at) / 3_600_000) * 4) / 4 };
   };
