@@ -1,7 +1,10 @@
 /**
- * GET /api/devices/{sn}/records: records of tables BioGate keeps without parsing (v3 `userauthorize`,
- * `timezone`, `holiday`, `identitycard`, `workcode`…, v2 `IDCARD`), as the device sent them, newest
- * first. Location-scoped: a device of another location is not found.
+ * What a terminal sent, as it sent it. Location-scoped: a device of another location is not found.
+ *
+ * - GET /api/devices/{sn}/records: records of tables BioGate keeps without parsing (v3 `userauthorize`,
+ *   `timezone`, `holiday`, `identitycard`, `workcode`…, v2 `IDCARD`), newest first.
+ * - GET /api/devices/{sn}/exchanges: its last exchanges with BioGate, newest first (devices/exchange-log.ts);
+ *   this node's waiting entries are written first, another node's may be 2 s late.
  */
 import { Type } from 'typebox';
 import { BioGateError } from '../errors.js';
@@ -9,9 +12,17 @@ import type { Store } from '../store/types.js';
 import { Serial } from './devices.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { DeviceRecordView, deviceRecordView } from '../views/device-record.js';
+import { DeviceExchangeView, deviceExchangeView } from '../views/device-exchange.js';
+import { EXCHANGES_KEPT } from '../devices/exchange-log.js';
 import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
-export function deviceRecordRoutes(store: Store): ApiRoute[] {
+export interface DeviceRecordDeps {
+  readonly store: Store;
+  /** Writes this node's waiting exchange log entries (Hub.exchanges.flush). */
+  readonly flushExchanges: () => Promise<void>;
+}
+
+export function deviceRecordRoutes({ store, flushExchanges }: DeviceRecordDeps): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -40,6 +51,28 @@ export function deviceRecordRoutes(store: Store): ApiRoute[] {
         });
         const data = page.items.map(deviceRecordView);
         return json(200, pageWrapper(data, page.total, query.page, query.limit));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/devices/{device_serial}/exchanges',
+      auth: 'location',
+      params: Type.Object({ device_serial: Serial }),
+      query: Type.Object({
+        limit: Type.Integer({ minimum: 1, maximum: EXCHANGES_KEPT, default: EXCHANGES_KEPT, description: 'At most this many' }),
+      }),
+      doc: {
+        summary: "The terminal's last exchanges (no bodies), newest first",
+        tags: ['devices'],
+        responses: { 200: Type.Object({ count: Type.Integer(), data: Type.Array(DeviceExchangeView) }) },
+        errors: ['DEVICE_NOT_FOUND'],
+      },
+      handler: async ({ caller, params, query }) => {
+        const device = await store.devices.get(caller.location.id, params.device_serial);
+        if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
+        await flushExchanges();
+        const data = (await store.exchanges.list(caller.location.id, device.serial_number, query.limit)).map(deviceExchangeView);
+        return json(200, { count: data.length, data });
       },
     }),
   ];

@@ -89,7 +89,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
     ...attendanceRoutes(store, clock),
     ...attendanceWriteRoutes(createManualAttendance({ store, clock, bus, log })),
     ...timeCardRoutes(store, clock),
-    ...deviceRecordRoutes(store),
+    ...deviceRecordRoutes({ store, flushExchanges: () => p.hub.exchanges.flush() }),
     ...doorEventRoutes(store),
     ...adminRoutes({
       store,

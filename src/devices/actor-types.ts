@@ -8,6 +8,7 @@ import type { EventBus } from '../events/bus.js';
 import type { FirmwareCache } from './firmware.js';
 import type { DeviceGuard } from './guard.js';
 import type { CommandLifecycle } from './lifecycle.js';
+import type { ExchangeLog } from './exchange-log.js';
 import type { Presence } from './presence.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import type { AccessTablesHeld } from './progress.js';
@@ -18,6 +19,8 @@ export interface ActorDeps {
   readonly bus: EventBus;
   readonly log: Logger;
   readonly presence: Presence;
+  /** The terminal exchange log (exchange-log.ts): each answered request is noted. */
+  readonly exchanges: ExchangeLog;
   readonly config: RuntimeConfig;
   readonly firmware: FirmwareCache;
   /** Template changes fan out to the location's other devices (sync). */

@@ -65,8 +65,8 @@ export class DeviceActor {
     this.lastActivity = this.#deps.clock.now().getTime();
     this.busy++;
     try {
-      const r = req.decoded.endpoint === 'getrequest' ? await this.#poll(req) : await this.turn(() => this.#process(req));
-      return this.#inCharset(r);
+      const r = this.#inCharset(req.decoded.endpoint === 'getrequest' ? await this.#poll(req) : await this.turn(() => this.#process(req)));
+      return this.#deps.exchanges.noted(this.sn, this.#session.locationId, req, r, this.#deps.clock.now().getTime());
     } finally {
       this.busy--;
     }
@@ -111,7 +111,7 @@ export class DeviceActor {
     if (!verdict.ok) return refuse(this.#handlers, verdict, req);
     this.#deps.presence.seen(this.sn, s.device.location_id, req.remoteAddress, nowMs);
     this.#session.speaks(s.device);
-    return this.#inCharset(s.codec.replies.commands([]));
+    return this.#deps.exchanges.noted(this.sn, s.device.location_id, req, this.#inCharset(s.codec.replies.commands([])), nowMs);
   }
 
   /**

@@ -44,6 +44,11 @@ export class DeviceSession {
   /** The location of the device as last read or written (whose feed owes its device.updated). */
   #locationId: number | null = null;
 
+  /** The device's location as last read or written; null when unassigned or never read. */
+  get locationId(): number | null {
+    return this.#locationId;
+  }
+
   /** Resolves codec and language from `device` (the record as read or written now); returns it. */
   observe(device: Device | undefined): Device | undefined {
     this.#locationId = device?.location_id ?? null;

@@ -16,6 +16,7 @@ import { SWEEP_AGE_MS, SWEEP_EVERY_MS } from '../events/outbox.js';
 import type { FirmwareCache } from './firmware.js';
 import type { DeviceGuard } from './guard.js';
 import type { CommandLifecycle } from './lifecycle.js';
+import { ExchangeLog, FLUSH_EVERY_MS as EXCHANGES_FLUSH_EVERY_MS } from './exchange-log.js';
 import { Presence } from './presence.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import { createScheduler, type Scheduler, type SingletonJob } from './scheduler.js';
@@ -79,6 +80,7 @@ const DOUBT_EVERY_MS = 1_000;
 
 export class Hub {
   readonly presence: Presence;
+  readonly exchanges: ExchangeLog;
   /** In LRU order: the least recently active serial first. */
   readonly #actors = new Map<string, DeviceActor>();
   readonly #deps: HubDeps;
@@ -91,6 +93,7 @@ export class Hub {
   constructor(deps: HubDeps) {
     this.#deps = deps;
     this.presence = new Presence(deps.store, deps.bus, deps.log, deps.config.onlineThresholdS * 1000, deps.node);
+    this.exchanges = new ExchangeLog(deps.store, deps.log, deps.node);
     this.#unsubscribe = [
       deps.bus.on('mailbox.changed', ({ sn }) => this.#actors.get(sn)?.wake()),
       // The idle poll's snapshot of the device goes with any change to the record.
@@ -172,6 +175,7 @@ export class Hub {
     return {
       ...this.#deps,
       presence: this.presence,
+      exchanges: this.exchanges,
       onTemplatesChanged: async (locationId, pins, sourceSn) => {
         // [DESIGN "Sync"] a template enrolled on one device goes to the location's other devices that hold its user.
         await this.#deps.sync.queueUsers(locationId, pins, 'user.upsert', { exceptSn: sourceSn, heldOnly: true });
@@ -207,6 +211,7 @@ export class Hub {
     // Node-local: what this node's terminals did.
     scheduler.every(2_000, () => this.sweepPresence());
     scheduler.every(5_000, () => this.presence.flush());
+    scheduler.every(EXCHANGES_FLUSH_EVERY_MS, () => this.exchanges.flush());
     scheduler.every(60_000, () => this.evictIdle());
     // Cluster-wide.
     const jobs: SingletonJob[] = [
@@ -231,6 +236,7 @@ export class Hub {
     for (const off of this.#unsubscribe) off();
     for (const a of this.#actors.values()) a.wake();
     await this.presence.flush();
+    await this.exchanges.flush();
   }
 
   sweepPresence(): Promise<void> {

@@ -14,6 +14,7 @@ import type {
   ClusterPort,
   CommandsPort,
   DeviceRecordsPort,
+  ExchangesPort,
   DevicesPort,
   DoorEventsPort,
   JobsPort,
@@ -47,6 +48,8 @@ export interface Store {
   readonly commands: CommandsPort;
   readonly attendance: AttendancePort;
   readonly deviceRecords: DeviceRecordsPort;
+  /** The last exchanges of each terminal (issue #36 item 2). */
+  readonly exchanges: ExchangesPort;
   readonly doorEvents: DoorEventsPort;
   readonly syncOutbox: SyncOutboxPort;
   /** Per-terminal roster sync state (src/sync/terminal-state.ts). */

@@ -16,6 +16,7 @@ import { clusterContract } from './fixtures/cluster.js';
 import { commandsContract } from './fixtures/commands.js';
 import { commandsOutboxContract, devicesOutboxContract } from './fixtures/commands-outbox.js';
 import { deviceRecordsContract } from './fixtures/device-records.js';
+import { exchangesContract } from './fixtures/exchanges.js';
 import { devicesContract } from './fixtures/devices.js';
 import { doorEventsContract } from './fixtures/door-events.js';
 import { jobsContract } from './fixtures/jobs.js';
@@ -44,6 +45,7 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   devicesOutboxContract(define);
   attendanceContract(define);
   deviceRecordsContract(define);
+  exchangesContract(define);
   doorEventsContract(define);
   syncOutboxContract(define);
   terminalSyncContract(define);

@@ -19,6 +19,7 @@ import { mongoAttendance } from './attendance.js';
 import { mongoCluster } from './cluster.js';
 import { mongoCommands } from './commands.js';
 import { clientOptions, databaseName } from './connect.js';
+import { mongoExchanges } from './exchanges.js';
 import { mongoDeviceRecords } from './device-records.js';
 import { mongoDevices } from './devices.js';
 import { mongoDoorEvents } from './door-events.js';
@@ -84,6 +85,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     commands: mongoCommands(c, ids),
     attendance: mongoAttendance(c, ids),
     deviceRecords: mongoDeviceRecords(c, ids),
+    exchanges: mongoExchanges(c),
     doorEvents: mongoDoorEvents(c, ids),
     syncOutbox: mongoSyncOutbox(c),
     terminalSync: mongoTerminalSync(c),

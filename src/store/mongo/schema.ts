@@ -3,7 +3,7 @@
  *
  * Documents keep the port's field names; `_id` is the integer id from `counters`. Sharding (see
  * DESIGN.md "Scale-out"): `locations`, `tokens`, `devices` and `counters` stay unsharded (looked up by
- * id, token hash or serial number); `users`, `templates`, `commands`, `attendance`, `device_records` and `door_events` shard on
+ * id, token hash or serial number); `users`, `templates`, `commands`, `attendance`, `device_records`, `device_exchanges` and `door_events` shard on
  * `location_id` and every unique index of theirs starts with it.
  *
  * No partial or sparse unique indexes, no collation: some MongoDB-compatible servers accept the
@@ -23,6 +23,7 @@ import type {
   Attendance,
   Command,
   Device,
+  DeviceExchange,
   Location,
   StoredDoorEvent,
   Template,
@@ -140,6 +141,9 @@ export interface DeviceRecordDoc {
   received_at: string;
 }
 
+/** A terminal's exchange or run of exchanges (DeviceExchange); `_id` is its key. */
+export type ExchangeDoc = Omit<DeviceExchange, 'key'> & { _id: string };
+
 /** A sync outbox entry (OutboxEntry); `_id` is `<location_id>:<pin>`. */
 export interface OutboxDoc {
   _id: string;
@@ -221,6 +225,7 @@ export interface Collections {
   readonly commands: Collection<CommandDoc>;
   readonly attendance: Collection<AttendanceDoc>;
   readonly deviceRecords: Collection<DeviceRecordDoc>;
+  readonly exchanges: Collection<ExchangeDoc>;
   readonly doorEvents: Collection<DoorEventDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly syncOutbox: Collection<OutboxDoc>;
@@ -258,6 +263,7 @@ export function collections(db: Db): Collections {
     commands: db.collection<CommandDoc>('commands'),
     attendance: db.collection<AttendanceDoc>('attendance'),
     deviceRecords: db.collection<DeviceRecordDoc>('device_records'),
+    exchanges: db.collection<ExchangeDoc>('device_exchanges'),
     doorEvents: db.collection<DoorEventDoc>('door_events'),
     counters: db.collection<CounterDoc>('counters'),
     syncOutbox: db.collection<OutboxDoc>('sync_outbox'),
@@ -325,6 +331,7 @@ const INDEXES: Readonly<
     { name: 'received_at', key: { received_at: 1 } },
     { name: 'location_id', key: { location_id: 1, _id: -1 } },
   ],
+  exchanges: [{ name: 'location_sn_newest', key: { location_id: 1, sn: 1, at: -1, _id: -1 } }],
   doorEvents: [
     { name: 'location_sn_dedup_unique', key: { location_id: 1, sn: 1, dedup_key: 1 }, unique: true },
     { name: 'location_time', key: { location_id: 1, timestamp: -1, _id: -1 } },

@@ -20,6 +20,7 @@ export type * from './command-transitions.js';
 export type * from './attendance.js';
 export type * from './door-events.js';
 export type * from './device-records.js';
+export type * from './exchanges.js';
 export type * from './sync-outbox.js';
 export type * from './terminal-sync.js';
 export type * from './jobs.js';

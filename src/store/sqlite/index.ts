@@ -8,6 +8,7 @@ import { sqliteCluster } from './cluster.js';
 import { sqliteCommands } from './commands.js';
 import { openDatabase } from './db.js';
 import { watchLocks, type LockWatch } from './lock-watch.js';
+import { sqliteExchanges } from './exchanges.js';
 import { sqliteDeviceRecords } from './device-records.js';
 import { sqliteDevices } from './devices.js';
 import { sqliteDoorEvents } from './door-events.js';
@@ -48,6 +49,7 @@ export function openSqliteStore(path: string): SqliteStore {
     commands: sqliteCommands(db),
     attendance: sqliteAttendance(db),
     deviceRecords: sqliteDeviceRecords(db),
+    exchanges: sqliteExchanges(db),
     doorEvents: sqliteDoorEvents(db),
     syncOutbox: sqliteSyncOutbox(db),
     terminalSync: sqliteTerminalSync(db),

@@ -273,4 +273,27 @@ CREATE TABLE photos (
 CREATE INDEX photos_by_age ON photos (location_id, kind, created_at);
 `,
   },
+  {
+    version: 39,
+    // Issue #36 item 2: each terminal's last exchanges (a run of identical ones is one row), per location.
+    name: 'terminal exchange log',
+    sql: `
+CREATE TABLE device_exchanges (
+  key TEXT PRIMARY KEY,
+  location_id INTEGER NOT NULL,
+  sn TEXT NOT NULL,
+  at TEXT NOT NULL,
+  first_at TEXT NOT NULL,
+  repeat INTEGER NOT NULL,
+  method TEXT NOT NULL,
+  endpoint TEXT NOT NULL,
+  table_name TEXT,
+  records INTEGER,
+  status INTEGER NOT NULL,
+  answer_bytes INTEGER NOT NULL,
+  error TEXT
+) WITHOUT ROWID;
+CREATE INDEX device_exchanges_newest ON device_exchanges (location_id, sn, at, key);
+`,
+  },
 ];

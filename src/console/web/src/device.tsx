@@ -1,9 +1,10 @@
-/** One terminal: status, area, access (levels, doors), roster sync (state and owed PINs), options, recent commands (live) and preset buttons. */
+/** One terminal: status, area, access (levels, doors), roster sync (state and owed PINs), options, recent commands (live), its last exchanges and preset buttons. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import type { Command, Device, DeviceSync } from './api-types.js';
 import { DeviceArea } from './areas.js';
 import { DeviceAccess } from './device-access.js';
+import { DeviceExchanges } from './device-exchanges.js';
 import { CommandTable, useLiveCommands } from './commands.js';
 import { AUTH_TEXT, firmware, mergeState, model } from './devices.js';
 import { presetsFor, type Preset } from './presets.js';
@@ -155,6 +156,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
         <CommandTable page={commands.data} zone={zone} showSn={false} />
         <Pager page={commands.data} onPage={setPage} label="Commands" />
       </section>
+      <DeviceExchanges session={session} zone={zone} sn={sn} />
       {d?.options && (
         <section aria-labelledby="options-h">
           <h2 id="options-h">Options reported by the terminal</h2>
