@@ -2,23 +2,8 @@
 import type { DeviceExchange, ExchangesPort } from '../ports/index.js';
 import type { Db } from './db.js';
 
-type Row = Record<string, unknown>;
-
-const toExchange = (r: Row): DeviceExchange => ({
-  key: r['key'] as string,
-  location_id: r['location_id'] as number,
-  sn: r['sn'] as string,
-  at: r['at'] as string,
-  first_at: r['first_at'] as string,
-  repeat: r['repeat'] as number,
-  method: r['method'] as string,
-  endpoint: r['endpoint'] as string,
-  table: (r['table_name'] as string | null) ?? null,
-  records: (r['records'] as number | null) ?? null,
-  status: r['status'] as number,
-  answer_bytes: r['answer_bytes'] as number,
-  error: (r['error'] as string | null) ?? null,
-});
+/** The columns as the port names them: a row is a DeviceExchange as it is (NULL is null). */
+const COLUMNS = 'key, location_id, sn, at, first_at, repeat, method, endpoint, table_name AS "table", records, status, answer_bytes, error';
 
 export function sqliteExchanges(db: Db): ExchangesPort {
   const upsert = db.prepare(
@@ -55,10 +40,9 @@ export function sqliteExchanges(db: Db): ExchangesPort {
       }).immediate();
     },
     async list(locationId, sn, limit) {
-      const rows = db
-        .prepare('SELECT * FROM device_exchanges WHERE location_id = ? AND sn = ? ORDER BY at DESC, key DESC LIMIT ?')
-        .all(locationId, sn, limit) as Row[];
-      return rows.map(toExchange);
+      return db
+        .prepare(`SELECT ${COLUMNS} FROM device_exchanges WHERE location_id = ? AND sn = ? ORDER BY at DESC, key DESC LIMIT ?`)
+        .all(locationId, sn, limit) as DeviceExchange[];
     },
   };
 }
