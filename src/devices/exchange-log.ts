@@ -7,10 +7,11 @@
  * - Consecutive identical exchanges of a terminal (a request without a body, the same method, endpoint and table,
  *   answered with the same status and the same short body) are one entry: `repeat` counts them from `first_at` to
  *   `at`. Idle polls would otherwise push an upload out of the last EXCHANGES_KEPT within minutes.
- * - Written behind, like `last_seen` (presence.ts): entries wait here up to FLUSH_EVERY_MS, then go to the store
- *   in batches of FLUSH_BATCH with a turn of the event loop between them, and each terminal that got a new entry
- *   is trimmed to EXCHANGES_KEEP there. A reader on this node flushes first; another node's entries may be
- *   FLUSH_EVERY_MS late. At most MAX_PENDING entries wait: beyond that new ones are dropped (counted, logged).
+ * - Written behind, like `last_seen` (presence.ts): a new entry waits here up to FLUSH_EVERY_MS, a run that only
+ *   grew up to RUN_WRITE_EVERY_MS; then they go to the store in batches of FLUSH_BATCH with a turn of the event loop
+ *   between them, and each terminal that got a new entry is trimmed to EXCHANGES_KEPT there. A reader on this node
+ *   flushes everything first; another node's new entries may be FLUSH_EVERY_MS late, its runs' `at` and `repeat`
+ *   RUN_WRITE_EVERY_MS. At most MAX_PENDING entries wait: beyond that new ones are dropped (counted, logged).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Charset, DecodeResult, DeviceReply, WireRequest } from '../../protocols/index.js';
@@ -24,6 +25,11 @@ type Answer = DeviceReply & { readonly charset?: Charset };
 
 export const EXCHANGES_KEPT = 200;
 export const FLUSH_EVERY_MS = 2_000;
+/**
+ * A run that only grew (idle polls) is written at most this often by the timer: at 10,000 terminals polling, every
+ * run every 2 s would be 5,000 row writes a second for two numbers. New entries still go within FLUSH_EVERY_MS.
+ */
+export const RUN_WRITE_EVERY_MS = 30_000;
 const FLUSH_BATCH = 250;
 const MAX_PENDING = 50_000;
 /** A terminal's open run is forgotten (its row stays) once it has been quiet this long here. */
@@ -51,6 +57,8 @@ interface Run {
   readonly charset: Charset | undefined;
   /** Waiting in `pending` since it last changed. */
   dirty: boolean;
+  /** When it was last written (the runtime's clock, ms); null: never, it is a new entry. */
+  writtenMs: number | null;
 }
 
 /** Answers longer than this are not kept to compare (commands): such exchanges never make a run. */
@@ -135,6 +143,7 @@ export class ExchangeLog {
       body: wire.body.length === 0 && reply.body.length <= RUN_BODY_MAX ? reply.body : undefined,
       charset: reply.charset,
       dirty: false,
+      writtenMs: null,
     };
     this.#mark(run);
     if (!run.dirty) return; // dropped
@@ -142,9 +151,13 @@ export class ExchangeLog {
     this.#trim.set(`${locationId}:${sn}`, { location_id: locationId, sn });
   }
 
-  /** Writes what waits (one flush at a time; a call during one waits for it and flushes again). */
-  flush(): Promise<void> {
-    const next = (this.#flushing ?? Promise.resolve()).then(() => this.#write());
+  /**
+   * Writes what waits: new entries, and runs that only grew once RUN_WRITE_EVERY_MS has passed since they were last
+   * written (`all`: every run as it is now, for a reader on this node and at shutdown). One flush at a time; a call
+   * during one waits for it and flushes again.
+   */
+  flush(all = true): Promise<void> {
+    const next = (this.#flushing ?? Promise.resolve()).then(() => this.#write(all));
     this.#flushing = next;
     void next.finally(() => {
       if (this.#flushing === next) this.#flushing = undefined;
@@ -152,12 +165,15 @@ export class ExchangeLog {
     return next;
   }
 
-  async #write(): Promise<void> {
-    const runs = this.#pending;
+  async #write(all: boolean): Promise<void> {
+    const now = this.#latest;
+    const due = (r: Run) => all || r.writtenMs === null || now - r.writtenMs >= RUN_WRITE_EVERY_MS;
+    const runs = this.#pending.filter(due);
+    // A run that only grew waits (still dirty, still pending); the rest is taken as it is now, and one that grows
+    // meanwhile is marked again for the next flush.
+    this.#pending = all ? [] : this.#pending.filter((r) => !due(r));
     const trim = [...this.#trim.values()];
-    this.#pending = [];
     this.#trim = new Map();
-    // Taken as they are now; a run that grows meanwhile is marked again and written by the next flush.
     const entries = runs.map((r): DeviceExchange => {
       r.dirty = false;
       return { ...r.fixed, at: new Date(r.lastMs).toISOString(), first_at: new Date(r.firstMs).toISOString(), repeat: r.repeat };
@@ -178,6 +194,7 @@ export class ExchangeLog {
       this.#log.warn({ err, entries: entries.length }, 'terminal exchange log: write failed, will retry');
       return;
     }
+    for (const r of runs) r.writtenMs = now;
     if (this.#dropped > 0) {
       this.#log.warn({ dropped: this.#dropped }, 'terminal exchange log: exchanges were dropped while the store was behind');
       this.#dropped = 0;

@@ -99,16 +99,31 @@ t.test('a terminal’s exchanges: runs of idle polls, uploads, refusals; scoped 
     data.map((e) => [e.endpoint, e.repeat]),
     'the other node lists the same',
   );
-  // The terminal polls again: the run grows, and the other node sees it once the first node has written it.
+  // The terminal polls again. A new entry reaches the other node within a flush (2 s); a run that only grew is
+  // written by the timer at most every 30 s (the runtime's clock), and at once when its own node is read.
+  const newest = async (node: string) =>
+    (await client(node, a.token)<Exchanges>('GET', `/api/devices/${SN}/exchanges?limit=1`)).body.data[0];
+  const until = async (node: string, ok: (e: Exchange | undefined) => boolean) => {
+    let e: Exchange | undefined;
+    for (let i = 0; i < 60 && !ok((e = await newest(node))); i++) await new Promise((r) => setTimeout(r, 100));
+    return e;
+  };
   clock.advance(1_000);
   await sim.pollOnce();
   clock.advance(1_000);
   await sim.pollOnce();
-  let latest: Exchange | undefined;
-  for (let i = 0; i < 60; i++) {
-    latest = (await client(other.url, a.token)<Exchanges>('GET', `/api/devices/${SN}/exchanges?limit=1`)).body.data[0];
-    if (latest?.endpoint === 'getrequest') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  t.match(latest, { endpoint: 'getrequest', repeat: 2 }, 'a new run after the refusal, written behind within seconds');
+  t.match(
+    await until(other.url, (e) => e?.endpoint === 'getrequest'),
+    { endpoint: 'getrequest' },
+    'a new run after the refusal, written behind',
+  );
+  t.match(await newest(g.url), { endpoint: 'getrequest', repeat: 2 }, 'its own node writes the run as it is before reading');
+  t.match(await newest(other.url), { endpoint: 'getrequest', repeat: 2 }, 'and then the other node reads the same');
+  clock.advance(1_000);
+  await sim.pollOnce();
+  await new Promise((r) => setTimeout(r, 2_500));
+  t.match(await newest(other.url), { repeat: 2 }, 'a run that only grew is not written again within 30 s');
+  clock.advance(31_000);
+  await sim.pollOnce();
+  t.match(await until(other.url, (e) => e?.repeat === 4), { endpoint: 'getrequest', repeat: 4 }, 'after 30 s it is');
 });
