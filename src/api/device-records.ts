@@ -4,7 +4,7 @@
  * - GET /api/devices/{sn}/records: records of tables BioGate keeps without parsing (v3 `userauthorize`,
  *   `timezone`, `holiday`, `identitycard`, `workcode`…, v2 `IDCARD`), newest first.
  * - GET /api/devices/{sn}/exchanges: its last exchanges with BioGate, newest first (devices/exchange-log.ts);
- *   this node's waiting entries are written first, another node's may be 2 s late.
+ *   this node's waiting entries of that terminal are written first, another node's may be late (exchange-log.ts).
  */
 import { Type } from 'typebox';
 import { BioGateError } from '../errors.js';
@@ -18,8 +18,8 @@ import { PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 export interface DeviceRecordDeps {
   readonly store: Store;
-  /** Writes this node's waiting exchange log entries (Hub.exchanges.flush). */
-  readonly flushExchanges: () => Promise<void>;
+  /** Writes this node's waiting exchange log entries of a terminal (Hub.exchanges.flush). */
+  readonly flushExchanges: (sn: string) => Promise<void>;
 }
 
 export function deviceRecordRoutes({ store, flushExchanges }: DeviceRecordDeps): ApiRoute[] {
@@ -70,7 +70,7 @@ export function deviceRecordRoutes({ store, flushExchanges }: DeviceRecordDeps):
       handler: async ({ caller, params, query }) => {
         const device = await store.devices.get(caller.location.id, params.device_serial);
         if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        await flushExchanges();
+        await flushExchanges(device.serial_number);
         const data = (await store.exchanges.list(caller.location.id, device.serial_number, query.limit)).map(deviceExchangeView);
         return json(200, { count: data.length, data });
       },

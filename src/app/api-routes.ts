@@ -89,7 +89,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
     ...attendanceRoutes(store, clock),
     ...attendanceWriteRoutes(createManualAttendance({ store, clock, bus, log })),
     ...timeCardRoutes(store, clock),
-    ...deviceRecordRoutes({ store, flushExchanges: () => p.hub.exchanges.flush() }),
+    ...deviceRecordRoutes({ store, flushExchanges: (sn) => p.hub.exchanges.flush({ sn }) }),
     ...doorEventRoutes(store),
     ...adminRoutes({
       store,

@@ -10,8 +10,9 @@
  * - Written behind, like `last_seen` (presence.ts): a new entry waits here up to FLUSH_EVERY_MS, a run that only
  *   grew up to RUN_WRITE_EVERY_MS; then they go to the store in batches of FLUSH_BATCH with a turn of the event loop
  *   between them, and each terminal that got a new entry is trimmed to EXCHANGES_KEPT there. A reader on this node
- *   flushes everything first; another node's new entries may be FLUSH_EVERY_MS late, its runs' `at` and `repeat`
- *   RUN_WRITE_EVERY_MS. At most MAX_PENDING entries wait: beyond that new ones are dropped (counted, logged).
+ *   flushes that terminal's runs first (never every terminal's: a reader cannot make a node rewrite every run);
+ *   another node's new entries may be FLUSH_EVERY_MS late, its runs' `at` and `repeat` RUN_WRITE_EVERY_MS. At most
+ *   MAX_PENDING entries wait: beyond that new ones are dropped (counted, logged).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Charset, DecodeResult, DeviceReply, WireRequest } from '../../protocols/index.js';
@@ -153,11 +154,11 @@ export class ExchangeLog {
 
   /**
    * Writes what waits: new entries, and runs that only grew once RUN_WRITE_EVERY_MS has passed since they were last
-   * written (`all`: every run as it is now, for a reader on this node and at shutdown). One flush at a time; a call
-   * during one waits for it and flushes again.
+   * written; `sn`: that terminal's runs too, as they are now (a reader of its log), `all`: every run (shutdown). One
+   * flush at a time; a call during one waits for it and flushes again.
    */
-  flush(all = true): Promise<void> {
-    const next = (this.#flushing ?? Promise.resolve()).then(() => this.#write(all));
+  flush(scope: { readonly sn: string } | 'all' | 'due' = 'all'): Promise<void> {
+    const next = (this.#flushing ?? Promise.resolve()).then(() => this.#write(scope));
     this.#flushing = next;
     void next.finally(() => {
       if (this.#flushing === next) this.#flushing = undefined;
@@ -165,13 +166,14 @@ export class ExchangeLog {
     return next;
   }
 
-  async #write(all: boolean): Promise<void> {
+  async #write(scope: { readonly sn: string } | 'all' | 'due'): Promise<void> {
     const now = this.#latest;
-    const due = (r: Run) => all || r.writtenMs === null || now - r.writtenMs >= RUN_WRITE_EVERY_MS;
+    const due = (r: Run) =>
+      scope === 'all' || r.writtenMs === null || now - r.writtenMs >= RUN_WRITE_EVERY_MS || (scope !== 'due' && r.fixed.sn === scope.sn);
     const runs = this.#pending.filter(due);
     // A run that only grew waits (still dirty, still pending); the rest is taken as it is now, and one that grows
     // meanwhile is marked again for the next flush.
-    this.#pending = all ? [] : this.#pending.filter((r) => !due(r));
+    this.#pending = scope === 'all' ? [] : this.#pending.filter((r) => !due(r));
     const trim = [...this.#trim.values()];
     this.#trim = new Map();
     const entries = runs.map((r): DeviceExchange => {

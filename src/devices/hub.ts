@@ -211,7 +211,7 @@ export class Hub {
     // Node-local: what this node's terminals did.
     scheduler.every(2_000, () => this.sweepPresence());
     scheduler.every(5_000, () => this.presence.flush());
-    scheduler.every(EXCHANGES_FLUSH_EVERY_MS, () => this.exchanges.flush(false));
+    scheduler.every(EXCHANGES_FLUSH_EVERY_MS, () => this.exchanges.flush('due'));
     scheduler.every(60_000, () => this.evictIdle());
     // Cluster-wide.
     const jobs: SingletonJob[] = [
