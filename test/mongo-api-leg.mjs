@@ -50,6 +50,7 @@ const EXTRA = [
   'test/webhooks/punches.test.ts',
   'test/webhooks/poke-cache.test.ts',
   'test/webhooks/cli.test.ts',
+  'test/webhooks/formats.test.ts',
   'test/devices/poll-snapshot.test.ts',
   'test/perf/users-list-plan.test.ts',
   'test/hardening/event-outbox.test.ts',

@@ -16,7 +16,8 @@ import type { Store } from '../store/types.js';
 import { resolvedProblem, urlProblem, type DestinationPolicy } from '../webhooks/address-guard.js';
 import { MAX_WEBHOOKS_PER_LOCATION, subscribe } from '../webhooks/subscriptions.js';
 import { DELIVERY_KEEP_MS } from '../webhooks/dispatcher.js';
-import { pingFor } from '../webhooks/payload.js';
+import { sampleFor } from '../webhooks/payload.js';
+import { shapeOf, ShapeFields } from './webhook-shape.js';
 import { newSecret } from '../webhooks/sign.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { Nullable } from '../views/common.js';
@@ -98,18 +99,19 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       path: '/api/webhooks',
       auth: 'location',
       body: Type.Object(
-        { url: Url, events: Events, description: Type.Optional(Description), attendance_batch: Type.Optional(Batch) },
+        { url: Url, events: Events, description: Type.Optional(Description), attendance_batch: Type.Optional(Batch), ...ShapeFields },
         { additionalProperties: false },
       ),
       doc: {
         summary: 'Subscribe a URL to events of this location; the signing secret is in this response only',
         description:
-          'Each event is POSTed as `{id, type, location_id, created_at, data}` with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). Retried with back-off for 24 h; 410 disables the subscription.',
+          'Each event is POSTed as `{id, type, location_id, created_at, data}` (format `standard`; or your `template`, or a preset body: `erpnext_checkin`, `odoo_attendance`, `slack`, `telegram`) with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) on every format. `filter` narrows the events. Retried with back-off for 24 h; 410 disables the subscription.',
         tags,
         responses: { 201: WithSecret },
       },
       handler: async ({ caller, body }) => {
         requireFull(caller);
+        const shape = shapeOf(body);
         await checkUrl(body.url, policy);
         if ((await store.webhooks.count(caller.location.id)) >= MAX_WEBHOOKS_PER_LOCATION) {
           throw invalid(['body'], `a location has at most ${MAX_WEBHOOKS_PER_LOCATION} webhooks`, 'limit');
@@ -117,7 +119,13 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
         const { subscription, secret } = await subscribe(
           store,
           caller.location.id,
-          { url: body.url, events: body.events, description: body.description ?? null, attendance_batch: body.attendance_batch ?? 1 },
+          {
+            url: body.url,
+            events: body.events,
+            description: body.description ?? null,
+            attendance_batch: body.attendance_batch ?? 1,
+            shape,
+          },
           clock.now().toISOString(),
         );
         deps.changed();
@@ -159,6 +167,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
           description: Type.Optional(Description),
           attendance_batch: Type.Optional(Batch),
           enabled: Type.Optional(Type.Boolean()),
+          ...ShapeFields,
         },
         { additionalProperties: false },
       ),
@@ -173,9 +182,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       handler: async ({ caller, params, body }) => {
         requireFull(caller);
         const before = await get(caller, params.webhook_id);
+        const shape = shapeOf(body, before);
         if (body.url !== undefined) await checkUrl(body.url, policy);
         const now = clock.now();
         const patch = {
+          ...shape,
           ...(body.url !== undefined ? { url: body.url } : {}),
           ...(body.events !== undefined ? { events: body.events } : {}),
           ...(body.description !== undefined ? { description: body.description } : {}),
@@ -212,7 +223,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       auth: 'location',
       params: IdParam,
       doc: {
-        summary: 'Queue a `ping` event to the webhook (same signing, queue and retries as real events)',
+        summary: 'Queue a sample to the webhook with its current settings (same signing, queue and retries as real events)',
+        description:
+          'Format `standard`: a `ping` event. Any other format: a sample punch (PIN 0 on terminal SAMPLE) rendered as a real one would be; the filter does not apply. Listed among the deliveries as type `ping`.',
         tags,
         responses: { 202: DeliveryView },
         errors: ['WEBHOOK_NOT_FOUND'],
@@ -220,7 +233,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       handler: async ({ caller, params }) => {
         requireFull(caller);
         const w = await get(caller, params.webhook_id);
-        const ping = pingFor(w, clock.now().toISOString());
+        const ping = sampleFor(w, clock.now().toISOString());
         await store.webhooks.addDeliveries([ping]);
         deps.poke();
         const stored = (await store.webhooks.deliveries(caller.location.id, w.id, { offset: 0, limit: 20 })).items.find(

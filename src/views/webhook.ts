@@ -30,6 +30,26 @@ export const WebhookView = Type.Object({
   last_error: Nullable(Type.String({ description: 'Why it was last paused; null once a delivery succeeds again' })),
   created_at: IsoDateTime,
   updated_at: Nullable(IsoDateTime),
+  filter: Nullable(
+    Type.Object(
+      {
+        sn: Type.Optional(Type.Array(Type.String())),
+        area_id: Type.Optional(Type.Array(Type.Integer())),
+        pin: Type.Optional(Type.Array(Type.String())),
+        event_codes: Type.Optional(Type.Array(Type.Integer())),
+      },
+      { description: 'Which events of its types it gets; null: every one' },
+    ),
+  ),
+  format: Type.String({ description: 'standard, template, erpnext_checkin, odoo_attendance, slack or telegram' }),
+  template: Nullable(Type.Unknown({ description: 'The JSON template (format template); null for tokens without the full scope' })),
+  format_options: Nullable(
+    Type.Object({
+      chat_id: Type.Optional(Type.String({ description: 'telegram' })),
+      token: Type.Optional(Type.Literal('***', { description: 'odoo_attendance: set, never shown' })),
+    }),
+  ),
+  headers: Type.Record(Type.String(), Type.Literal('***'), { description: 'The extra headers by name; values are never shown' }),
 });
 export const DeliveryView = Type.Object({
   id: Type.Integer(),
@@ -81,7 +101,18 @@ export function webhookView(w: WebhookSubscription, audience: WebhookAudience) {
     last_error: w.last_error,
     created_at: w.created_at,
     updated_at: w.updated_at,
+    filter: w.filter,
+    format: w.format,
+    template: audience === 'full' ? (w.format_options?.template ?? null) : null,
+    format_options: optionsView(w),
+    headers: Object.fromEntries(Object.keys(w.headers).map((k) => [k, '***' as const])),
   };
+}
+
+function optionsView(w: WebhookSubscription): { chat_id?: string; token?: '***' } | null {
+  const o = w.format_options;
+  if (!o || (o.chat_id === undefined && o.token === undefined)) return null;
+  return { ...(o.chat_id !== undefined ? { chat_id: o.chat_id } : {}), ...(o.token !== undefined ? { token: '***' as const } : {}) };
 }
 
 export function deliveryView(d: WebhookDelivery) {

@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import type { Counter } from '../ops/metrics.js';
 import type { Store } from '../store/types.js';
 import type { WebhookDelivery, WebhookSubscription } from '../store/ports/index.js';
+import { needsAreas, type AreaOf } from './filter.js';
 import { deliveriesFor } from './payload.js';
 import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './schedule.js';
 import type { Sender } from './send.js';
@@ -136,12 +137,22 @@ export function createLane(ctx: LaneContext, initial: WebhookSubscription): Lane
       }
       const events = page.filter((e) => e.seq <= last);
       const now = clock.now().toISOString();
-      await store.webhooks.addDeliveries(events.flatMap((e) => deliveriesFor(sub, e, now)));
+      const areaOf = await areasOf();
+      const tooLarge = (eventId: string) =>
+        log.warn({ webhook_id: sub.id, location_id: sub.location_id, event_id: eventId }, 'webhook: rendered body over 1 MiB: not sent');
+      await store.webhooks.addDeliveries(events.flatMap((e) => deliveriesFor(sub, e, now, areaOf, tooLarge)));
       if (!(await store.webhooks.advanceCursor(sub.location_id, sub.id, cursor, last))) return; // moved by another node: it owns this range
       cursor = last;
       sub = { ...sub, cursor };
       if (page.length < EVENT_PAGE || last !== page.at(-1)?.seq) return;
     }
+  }
+
+  /** The location's terminals' areas, read when the filter names areas (once per page of events). */
+  async function areasOf(): Promise<AreaOf> {
+    if (!needsAreas(sub.filter)) return () => undefined;
+    const areas = new Map((await store.devices.listAssigned(sub.location_id)).map((d) => [d.serial_number, d.area_id]));
+    return (sn) => areas.get(sn);
   }
 
   async function send(): Promise<void> {
@@ -169,7 +180,9 @@ export function createLane(ctx: LaneContext, initial: WebhookSubscription): Lane
     const at = clock.now();
     const secrets = [sub.secret];
     if (sub.previous_secret && sub.previous_valid_until && sub.previous_valid_until > at.toISOString()) secrets.push(sub.previous_secret);
+    // The subscription's extra headers first: the API refuses names of the ones below, which always win.
     const headers = {
+      ...sub.headers,
       'user-agent': ctx.userAgent,
       'webhook-id': d.event_id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),

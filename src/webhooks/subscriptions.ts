@@ -4,7 +4,7 @@
  * makes the secret and starts the subscription at the location's latest feed seq.
  */
 import type { Store } from '../store/types.js';
-import type { WebhookSubscription } from '../store/ports/index.js';
+import type { WebhookShape, WebhookSubscription } from '../store/ports/index.js';
 import { newSecret } from './sign.js';
 
 /** Subscriptions per location (bounded, like everything else). */
@@ -15,6 +15,8 @@ export interface SubscriptionInput {
   readonly events: readonly string[];
   readonly description: string | null;
   readonly attendance_batch: number;
+  /** filter, format and headers (checked by the door: src/api/webhook-shape.ts); absent: the standard envelope of every event. */
+  readonly shape?: Partial<WebhookShape>;
 }
 
 /** The stored subscription and its signing secret (shown to the caller once). */
@@ -36,6 +38,7 @@ export async function subscribe(
       secret,
       attendance_batch: input.attendance_batch,
       cursor,
+      ...input.shape,
     },
     now,
   );

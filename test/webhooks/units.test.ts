@@ -1,6 +1,6 @@
 // The pure parts of webhooks (issue #16): the retry schedule, Retry-After, attendance batching, the address guard.
 import t from 'tap';
-import type { StoredEvent, WebhookSubscription } from '../../src/store/ports/index.js';
+import { STANDARD_SHAPE, type StoredEvent, type WebhookSubscription } from '../../src/store/ports/index.js';
 import { isPublicAddress } from '../../src/net/address-guard.js';
 import { urlProblem } from '../../src/webhooks/address-guard.js';
 import { deliveriesFor } from '../../src/webhooks/payload.js';
@@ -29,7 +29,13 @@ t.test('schedule: documented delays ±20 %, capped at the 24 h mark, then failed
 });
 
 t.test('attendance batching: one record per delivery by default, N with attendance_batch; ids stable', async (t) => {
-  const sub = { id: 3, location_id: 1, events: ['attendance.recorded'], attendance_batch: 1 } as unknown as WebhookSubscription;
+  const sub = {
+    ...STANDARD_SHAPE,
+    id: 3,
+    location_id: 1,
+    events: ['attendance.recorded'],
+    attendance_batch: 1,
+  } as unknown as WebhookSubscription;
   const records = Array.from({ length: 5 }, (_, i) => ({ id: i + 1, pin: '7' }));
   const e: StoredEvent = {
     id: 'ev',
@@ -96,4 +102,36 @@ t.test('address guard', async (t) => {
   t.equal(urlProblem('https://[::1]/', { allowHttp: false, allowPrivate: true }), null);
   t.match(urlProblem('gopher://x/', strict), /https/);
   t.match(urlProblem('not a url', strict), /absolute URL/);
+});
+
+t.test('filter: each kind of event by the fields it has; none of them, no delivery', async (t) => {
+  const sub = (filter: WebhookSubscription['filter'], events: string[]) =>
+    ({ ...STANDARD_SHAPE, id: 1, location_id: 1, events, attendance_batch: 1, filter }) as unknown as WebhookSubscription;
+  const ev = (type: string, data: unknown): StoredEvent => ({
+    id: type,
+    seq: 1,
+    location_id: 1,
+    type,
+    at: T0.toISOString(),
+    node: 'n',
+    data,
+  });
+  const door = (code: number, pin: string | null) => ev('door.event', { id: 1, sn: 'D1', event: code, door: 1, pin, type: 'alarm' });
+  const areas = (sn: string) => (sn === 'D1' ? 5 : sn === 'D2' ? null : undefined);
+  const n = (s: WebhookSubscription, e: StoredEvent) => deliveriesFor(s, e, 'now', areas).length;
+  t.equal(n(sub({ event_codes: [27] }, ['door.event']), door(27, null)), 1, 'a door event of the code');
+  t.equal(n(sub({ event_codes: [27] }, ['door.event']), door(28, null)), 0, 'another code');
+  t.equal(n(sub({ pin: ['9'] }, ['door.event']), door(0, '9')), 1, 'a door event of the PIN');
+  t.equal(n(sub({ pin: ['9'] }, ['door.event']), door(0, null)), 0, 'a door event without a PIN');
+  t.equal(n(sub({ area_id: [5] }, ['door.event']), door(0, null)), 1, 'the terminal is in the area');
+  const inNoArea = ev('door.event', { id: 2, sn: 'D2', event: 0, door: 1, pin: null });
+  t.equal(n(sub({ area_id: [5] }, ['door.event']), inNoArea), 0, 'a terminal in no area');
+  const command = (sn: string | null) => ev('command.updated', { command: { id: 1, sn, status: 'success', command: 'reboot' } });
+  t.equal(n(sub({ sn: ['D1'] }, ['command.updated']), command('D1')), 1, 'a command of the terminal');
+  t.equal(n(sub({ sn: ['D1'] }, ['command.updated']), command(null)), 0, 'a location-wide command has no terminal');
+  const voided = ev('attendance.voided', { record: { id: 1, sn: null, pin: '9' } });
+  t.equal(n(sub({ pin: ['9'] }, ['attendance.voided']), voided), 1, 'a voided punch of the PIN');
+  t.equal(n(sub({ sn: ['D1'] }, ['attendance.voided']), voided), 0, 'a manual punch has no terminal');
+  t.equal(n(sub({ sn: ['D1'] }, ['user.changed']), ev('user.changed', { pins: [1], change: 'deleted' })), 0, 'no terminal: dropped');
+  t.equal(n(sub(null, ['user.changed']), ev('user.changed', { pins: [1], change: 'deleted' })), 1, 'no filter: sent');
 });

@@ -7,19 +7,23 @@
  * created here, at startup, like cluster.ts does for the feed.
  */
 import type { Collection, Db } from 'mongodb';
-import type { WebhookDelivery, WebhookPatch, WebhookSubscription, WebhooksPort } from '../ports/index.js';
+import { STANDARD_SHAPE, type WebhookDelivery, type WebhookPatch, type WebhookSubscription, type WebhooksPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import { pageOf } from './util.js';
 
 type SubscriptionDoc = Omit<WebhookSubscription, 'id' | 'events'> & { _id: number; events: string[] };
 type DeliveryDoc = Omit<WebhookDelivery, 'id'> & { _id: number };
 
-// Fields added later (issue #32) are absent from older documents: null.
+// Fields added later (issues #32, #36) are absent from older documents: null, or the standard shape.
 const toSubscription = ({ _id, ...rest }: SubscriptionDoc): WebhookSubscription => ({
   id: _id,
   ...rest,
   paused_until: rest.paused_until ?? null,
   last_error: rest.last_error ?? null,
+  filter: rest.filter ?? null,
+  format: rest.format ?? STANDARD_SHAPE.format,
+  format_options: rest.format_options ?? null,
+  headers: rest.headers ?? {},
 });
 const toDelivery = ({ _id, ...rest }: DeliveryDoc): WebhookDelivery => ({ id: _id, ...rest, requeued_at: rest.requeued_at ?? null });
 
@@ -57,6 +61,10 @@ export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
         last_error: null,
         created_at: now,
         updated_at: null,
+        filter: input.filter ?? null,
+        format: input.format ?? STANDARD_SHAPE.format,
+        format_options: input.format_options ?? null,
+        headers: input.headers ?? {},
       };
       await subs.insertOne(doc);
       return toSubscription(doc);

@@ -26,6 +26,7 @@ export type * from './terminal-sync.js';
 export type * from './jobs.js';
 export type * from './cluster.js';
 export type * from './webhooks.js';
+export { STANDARD_SHAPE, WEBHOOK_FORMATS } from './webhooks.js';
 export { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED } from './commands.js';
 export { COMMAND_TRANSITIONS } from './command-transitions.js';
 export { EVENT_PRUNE_BATCH, oneLocation, prunablePrefix } from './cluster.js';

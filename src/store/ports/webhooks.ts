@@ -1,8 +1,42 @@
 /** The webhooks port: outbound subscriptions of a location and their deliveries. */
 import type { Iso, Page, Window } from './records.js';
 
+/**
+ * Which events of its types a subscription gets (issue #36 item 5): every key given must match, and an event
+ * without that field (no terminal, no PIN, no event code) does not. Attendance uploads are cut to their matching
+ * records.
+ */
+export interface WebhookFilter {
+  readonly sn?: readonly string[];
+  readonly area_id?: readonly number[];
+  readonly pin?: readonly string[];
+  readonly event_codes?: readonly number[];
+}
+
+/** The body a subscription sends (src/webhooks/formats.ts). */
+export const WEBHOOK_FORMATS = ['standard', 'template', 'erpnext_checkin', 'odoo_attendance', 'slack', 'telegram'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+/** What a format needs besides the event: the `template` body, Telegram's `chat_id`, Odoo's kiosk `token` (a secret). */
+export interface WebhookFormatOptions {
+  readonly template?: unknown;
+  readonly chat_id?: string;
+  readonly token?: string;
+}
+
+/** The body settings of a subscription: stored with it, applied when its deliveries are made. */
+export interface WebhookShape {
+  readonly filter: WebhookFilter | null;
+  readonly format: WebhookFormat;
+  readonly format_options: WebhookFormatOptions | null;
+  /** Extra request headers (an ERPNext or Odoo API key): stored in clear like the secret, never shown or logged. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export const STANDARD_SHAPE: WebhookShape = { filter: null, format: 'standard', format_options: null, headers: {} };
+
 /** An outbound webhook subscription of a location (src/webhooks/). */
-export interface WebhookSubscription {
+export interface WebhookSubscription extends WebhookShape {
   readonly id: number;
   readonly location_id: number;
   readonly url: string;
@@ -45,6 +79,7 @@ export type WebhookPatch = Partial<
     | 'failing_since'
     | 'paused_until'
     | 'last_error'
+    | keyof WebhookShape
   >
 >;
 
@@ -86,7 +121,8 @@ export type WebhookAttempt = Pick<
 
 export interface WebhooksPort {
   create(
-    input: Pick<WebhookSubscription, 'location_id' | 'url' | 'events' | 'description' | 'secret' | 'attendance_batch' | 'cursor'>,
+    input: Pick<WebhookSubscription, 'location_id' | 'url' | 'events' | 'description' | 'secret' | 'attendance_batch' | 'cursor'> &
+      Partial<WebhookShape>,
     now: Iso,
   ): Promise<WebhookSubscription>;
   get(locationId: number, id: number): Promise<WebhookSubscription | undefined>;

@@ -296,4 +296,15 @@ CREATE TABLE device_exchanges (
 CREATE INDEX device_exchanges_newest ON device_exchanges (location_id, sn, at, key);
 `,
   },
+  {
+    version: 40,
+    // Issue #36 item 5: what a subscription sends (filter, body format and its options, extra headers); JSON text.
+    name: 'webhooks: filter, format, format_options, headers',
+    sql: `
+ALTER TABLE webhooks ADD COLUMN filter TEXT;
+ALTER TABLE webhooks ADD COLUMN format TEXT NOT NULL DEFAULT 'standard';
+ALTER TABLE webhooks ADD COLUMN format_options TEXT;
+ALTER TABLE webhooks ADD COLUMN headers TEXT NOT NULL DEFAULT '{}';
+`,
+  },
 ];

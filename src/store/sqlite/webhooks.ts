@@ -1,5 +1,5 @@
 /** Webhook subscriptions and deliveries on SQLite (WebhooksPort in ../ports/webhooks.ts). */
-import type { WebhookDelivery, WebhookSubscription, WebhooksPort } from '../ports/index.js';
+import type { WebhookDelivery, WebhookFormat, WebhookSubscription, WebhooksPort } from '../ports/index.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -22,6 +22,10 @@ const toSubscription = (r: Row): WebhookSubscription => ({
   last_error: (r['last_error'] as string | null) ?? null,
   created_at: r['created_at'] as string,
   updated_at: (r['updated_at'] as string | null) ?? null,
+  filter: r['filter'] ? (JSON.parse(r['filter'] as string) as WebhookSubscription['filter']) : null,
+  format: r['format'] as WebhookFormat,
+  format_options: r['format_options'] ? (JSON.parse(r['format_options'] as string) as WebhookSubscription['format_options']) : null,
+  headers: JSON.parse(r['headers'] as string) as Record<string, string>,
 });
 
 const toDelivery = (r: Row): WebhookDelivery => ({
@@ -43,9 +47,10 @@ const toDelivery = (r: Row): WebhookDelivery => ({
   requeued_at: (r['requeued_at'] as string | null) ?? null,
 });
 
-/** Patch keys → columns; `events` is JSON, `enabled` 0/1. */
+const JSON_COLUMNS = new Set(['events', 'filter', 'format_options', 'headers']);
+/** Patch keys → columns; `events`, `filter`, `format_options` and `headers` are JSON (null stays NULL), `enabled` 0/1. */
 const encode = (key: string, value: unknown): unknown =>
-  key === 'events' ? JSON.stringify(value) : key === 'enabled' ? (value ? 1 : 0) : value;
+  JSON_COLUMNS.has(key) && value !== null ? JSON.stringify(value) : key === 'enabled' ? (value ? 1 : 0) : value;
 const PATCHABLE = new Set([
   'url',
   'events',
@@ -59,6 +64,10 @@ const PATCHABLE = new Set([
   'failing_since',
   'paused_until',
   'last_error',
+  'filter',
+  'format',
+  'format_options',
+  'headers',
 ]);
 
 export function sqliteWebhooks(db: Db): WebhooksPort {
@@ -85,8 +94,9 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
     async create(input, now) {
       const r = db
         .prepare(
-          `INSERT INTO webhooks (location_id, url, events, description, secret, attendance_batch, enabled, cursor, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING *`,
+          `INSERT INTO webhooks (location_id, url, events, description, secret, attendance_batch, enabled, cursor, created_at,
+             filter, format, format_options, headers)
+           VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
         .get(
           input.location_id,
@@ -97,6 +107,10 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
           input.attendance_batch,
           input.cursor,
           now,
+          encode('filter', input.filter ?? null),
+          input.format ?? 'standard',
+          encode('format_options', input.format_options ?? null),
+          encode('headers', input.headers ?? {}),
         ) as Row;
       return toSubscription(r);
     },
