@@ -10,7 +10,8 @@ import type { Store } from '../store/types.js';
 import type { CommandStatus } from '../store/ports/index.js';
 import { cancelCommand } from '../commands/cancel.js';
 import { queueCommand } from '../commands/queue.js';
-import { FullCommandBody, type CommandBody } from '../commands/schemas.js';
+import { queueLocationWide } from '../commands/fan-out.js';
+import { ApiCommandBody, type CommandBody } from '../commands/schemas.js';
 import { instantOf } from '../validation/input.js';
 import { CommandStatusSchema, commandView, CommandView } from '../views/command.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
@@ -18,6 +19,13 @@ import { DateTimeText, PageQuery, pageOf, pageWrapper } from './schemas.js';
 
 const IdParam = Type.Object({ command_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+
+function idempotencyKeyOf(req: HttpRequest): string | undefined {
+  const key = req.headers['idempotency-key'];
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+    throw invalid(['header', 'Idempotency-Key'], 'must be 1 to 128 visible ASCII characters', 'format');
+  return key;
+}
 
 /** Queues a command from a REST request (with its Idempotency-Key header) and answers 201 with its view. */
 export async function queueFromRequest(
@@ -27,10 +35,7 @@ export async function queueFromRequest(
   body: Static<typeof CommandBody>,
   req: HttpRequest,
 ) {
-  const key = req.headers['idempotency-key'];
-  if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
-    throw invalid(['header', 'Idempotency-Key'], 'must be 1 to 128 visible ASCII characters', 'format');
-  return json(201, commandView(await queueCommand(queue, caller, sn, body, key), caller.location));
+  return json(201, commandView(await queueCommand(queue, caller, sn, body, idempotencyKeyOf(req)), caller.location));
 }
 
 function sinceInstant(v: string): string {
@@ -55,15 +60,24 @@ export function commandRoutes(deps: CommandsDeps): ApiRoute[] {
       method: 'POST',
       path: '/api/commands',
       auth: 'location',
-      body: FullCommandBody,
+      body: ApiCommandBody,
       doc: {
-        summary: 'Queue a preset command',
-        description: 'Honours an Idempotency-Key header.',
+        summary: 'Queue a preset command for a terminal (sn), or for every terminal of the location or of an area (target)',
+        description:
+          'Exactly one of `sn` and `target`. With `target` the answer is a parent command whose `sn` is null, with `targets` {queued, success, failed, unsupported} and `children` (one command per terminal that supports the preset, each queued as if sent alone); it is `success` only when every child succeeded. sync-users takes an sn. Honours an Idempotency-Key header.',
         tags,
         responses: { 201: CommandView },
         errors,
       },
-      handler: async ({ caller, body, req }) => queueFromRequest(deps.commands, caller, body.sn, body, req),
+      handler: async ({ caller, body, req }) => {
+        const { sn, target, ...command } = body;
+        if ((sn === undefined) === (target === undefined))
+          throw invalid(['body', 'sn'], 'give exactly one of sn and target', 'value_error');
+        if (sn !== undefined) return queueFromRequest(deps.commands, caller, sn, command, req);
+        const fanOut = { store, queue: deps.commands, lifecycle: deps.lifecycle, now: () => deps.clock.now() };
+        const parent = await queueLocationWide(fanOut, caller, target as NonNullable<typeof target>, command, idempotencyKeyOf(req));
+        return json(201, commandView(parent, caller.location));
+      },
     }),
     defineRoute({
       method: 'GET',

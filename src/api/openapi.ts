@@ -14,7 +14,7 @@
 import type { TSchema } from 'typebox';
 import { CATALOG, CUSTOM_MAX_BYTES, defaultExpirySeconds } from '../../protocols/catalog.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
-import { CommandBody, FullCommandBody } from '../commands/schemas.js';
+import { ApiCommandBody, CommandBody, FullCommandBody } from '../commands/schemas.js';
 import { AttendanceView } from '../views/attendance.js';
 import { CommandView } from '../views/command.js';
 import { DeviceRecordView } from '../views/device-record.js';
@@ -242,7 +242,9 @@ function commandBodySchema(body: TSchema): Json {
       "The preset's parameters, checked against its schema in `x-presets` (defaults filled in); a preset whose parameters include required ones " +
       'refuses a body without them (422). Presets without parameters, and raw commands, take none: leave it out, or null or {}.',
   };
-  return { ...out, properties: props };
+  // POST /api/commands: exactly one of sn and target (the handler refuses both or neither with 422).
+  const exactlyOne = body === ApiCommandBody ? { oneOf: [{ required: ['sn'] }, { required: ['target'] }] } : {};
+  return { ...out, properties: props, ...exactlyOne };
 }
 
 function presetsExtension() {
@@ -284,7 +286,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
           : { description: 'Success', content: { 'application/json': { schema: plain(schema) } } },
       ]),
     );
-    const isCommand = route.body === CommandBody || route.body === FullCommandBody;
+    const isCommand = route.body === CommandBody || route.body === FullCommandBody || route.body === ApiCommandBody;
     const op: Record<string, unknown> = {
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/_.-](\w)/g, (_, c: string) => c.toUpperCase())}`,
       summary: route.doc.summary,

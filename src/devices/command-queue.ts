@@ -29,6 +29,8 @@ export interface QueueRequest {
   readonly idempotencyKey?: string | undefined;
   /** Where the request's fields sit, for 422 locations: ['body'] for the API. */
   readonly root: readonly string[];
+  /** A child of a location-wide command (src/commands/fan-out.ts): a member of that parent's group. */
+  readonly groupId?: number | undefined;
 }
 
 export interface CommandQueueDeps {
@@ -147,14 +149,26 @@ export function createCommandQueue(deps: CommandQueueDeps) {
     return (await store.commands.progress(command.id, { result: progress }, now.toISOString())) ?? command;
   }
 
+  /** The checks that do not depend on the terminal: preset, params (defaults filled in), URL policy, scope. */
+  function checked(req: QueueRequest): { spec: PresetSpec; params: Record<string, unknown> } {
+    const { spec, params: rawParams } = resolve(req);
+    const params = checkParams(spec, rawParams, req.root);
+    if (spec.id === 'firmware-upgrade') checkFirmwareUrl(params, req.root, deps.firmwareAllowPrivate);
+    if (spec.risk === 'risky' && req.token && req.token.scope !== 'full') {
+      throw new BioGateError('SCOPE_DENIED', `${spec.id} needs a token with the full scope`);
+    }
+    return { spec, params };
+  }
+
   return {
+    /** A request checked as queue() checks it before looking at a terminal: the preset id and the params to store. */
+    async check(req: QueueRequest): Promise<{ command: string; params: Record<string, unknown> | null }> {
+      const { spec, params } = checked(req);
+      const finalParams = await preconditions(req, spec, params);
+      return { command: spec.id, params: Object.keys(finalParams).length > 0 ? finalParams : null };
+    },
     async queue(req: QueueRequest): Promise<{ command: Command; replayed: boolean }> {
-      const { spec, params: rawParams } = resolve(req);
-      const params = checkParams(spec, rawParams, req.root);
-      if (spec.id === 'firmware-upgrade') checkFirmwareUrl(params, req.root, deps.firmwareAllowPrivate);
-      if (spec.risk === 'risky' && req.token && req.token.scope !== 'full') {
-        throw new BioGateError('SCOPE_DENIED', `${spec.id} needs a token with the full scope`);
-      }
+      const { spec, params } = checked(req);
       const device = await store.devices.get(req.location.id, req.sn);
       if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${req.sn} not found`);
       const known = device.version_override ?? device.version;
@@ -190,6 +204,9 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       const expiresIn = req.expires_in ?? defaultExpirySeconds(spec);
       // sync-users is a composite: it is not sent itself, its group of per-user ops is (see below).
       const composite = spec.id === 'sync-users';
+      if (composite && req.groupId !== undefined) {
+        throw invalid([...req.root, 'command'], 'sync-users goes to one terminal (it is a group of its own)', 'value_error');
+      }
       let command: Command;
       try {
         command = await lifecycle.create(
@@ -204,6 +221,7 @@ export function createCommandQueue(deps: CommandQueueDeps) {
             created_by_token_id: req.token?.id ?? null,
             idempotency_key: req.idempotencyKey ?? null,
             composite,
+            ...(req.groupId !== undefined ? { group_id: req.groupId } : {}),
           },
           now.toISOString(),
         );

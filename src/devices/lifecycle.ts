@@ -28,6 +28,8 @@ import type { Store } from '../store/types.js';
 import type { Command, CommandOutcome, NewCommand } from '../store/ports/index.js';
 import type { EventBus } from '../events/bus.js';
 import { commandMarker, newMarker } from '../events/outbox.js';
+import { LOCATION_WIDE_SN } from '../store/ports/index.js';
+import { wideProgress, wideSettled } from './wide-result.js';
 
 /** A member of a composite's group (not the composite itself). */
 const memberOf = (c: Command): number | undefined => (c.group_id !== null && c.group_id !== c.id ? c.group_id : undefined);
@@ -67,8 +69,8 @@ export interface CommandLifecycle {
   expire(): Promise<void>;
   /** Unassignment: every pending command of the device fails. */
   failPendingFor(sn: string, message: string): Promise<void>;
-  /** Settles a composite once none of its members is outstanding. */
-  settleGroup(groupId: number): Promise<void>;
+  /** Settles a composite once none of its members is outstanding; `wide`: it may be a location-wide command (its targets follow). */
+  settleGroup(groupId: number, wide?: boolean): Promise<void>;
 }
 
 /**
@@ -95,20 +97,22 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
   };
   /** Announces the finished commands and settles the groups they belong to. */
   const finished = async (commands: readonly (Command | undefined)[], feedEvent?: string): Promise<void> => {
-    const groups = new Set<number>();
+    // group → whether a member finished here was queued through the API: only a location-wide command's are.
+    const groups = new Map<number, boolean>();
     for (const c of commands) {
       if (!c) continue;
       announce(c, feedEvent);
       const g = memberOf(c);
-      if (g !== undefined) groups.add(g);
+      if (g !== undefined) groups.set(g, groups.get(g) === true || c.origin === 'api');
     }
-    for (const g of groups) await settleGroup(g);
+    for (const [g, wide] of groups) await settleGroup(g, wide);
   };
 
-  async function settleGroup(groupId: number): Promise<void> {
-    if (await store.commands.groupOutstanding(groupId)) return;
+  async function settleGroup(groupId: number, wide = false): Promise<void> {
+    if (await store.commands.groupOutstanding(groupId)) return wide ? settleWide(groupId, false) : undefined;
     const composite = await store.commands.getById(groupId);
     if (!composite || (composite.status !== 'pending' && composite.status !== 'sent')) return;
+    if (composite.sn === LOCATION_WIDE_SN) return settleWide(groupId, true, composite);
     const n = await store.commands.groupCounts(groupId);
     const failed = n.failed - n.superseded;
     const prior = composite.result !== null && typeof composite.result === 'object' ? (composite.result as Record<string, unknown>) : {};
@@ -127,6 +131,26 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       ),
       marker,
     );
+  }
+
+  /**
+   * A location-wide command: its `targets` follow its children as they finish (one write each, not announced), and
+   * it ends once none is outstanding: success only when every child succeeded. Not while it is still being fanned
+   * out (`result.fanning`): the fan-out settles it when done (src/commands/fan-out.ts).
+   */
+  async function settleWide(groupId: number, done: boolean, known?: Command): Promise<void> {
+    const parent = known ?? (await store.commands.getById(groupId));
+    if (!parent || parent.sn !== LOCATION_WIDE_SN || (parent.status !== 'pending' && parent.status !== 'sent')) return;
+    const n = await store.commands.groupCounts(groupId);
+    if (!done) {
+      const result = wideProgress(parent.result, n);
+      if (result) await store.commands.progress(groupId, { result }, now());
+      return;
+    }
+    const outcome = wideSettled(parent.result, n);
+    if (!outcome) return;
+    const marker = commandMarker(parent);
+    announce(await store.commands.finish(groupId, outcome, now(), undefined, marker), marker);
   }
 
   return {

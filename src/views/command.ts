@@ -1,7 +1,27 @@
 /** Command records → their public view (SERVICE-SPEC CommandResponse), with the status the API shows. */
 import { Type } from 'typebox';
-import type { Command, CommandStatus, Location } from '../store/ports/index.js';
+import { LOCATION_WIDE_SN, type Command, type CommandStatus, type Location } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
+
+/** The `result` of a location-wide command (issue #36 item 3; src/devices/wide-result.ts keeps it). */
+export interface WideTargets {
+  readonly queued: number;
+  readonly success: number;
+  readonly failed: number;
+  readonly unsupported: number;
+}
+
+export interface WideResult {
+  readonly targets: WideTargets;
+  readonly children: readonly number[];
+  readonly refused: readonly { readonly sn: string; readonly reason: string }[];
+  /** Set while the fan-out is still queueing children: nothing settles the command meanwhile. */
+  readonly fanning?: true;
+}
+
+export function isWideResult(v: unknown): v is WideResult {
+  return v !== null && typeof v === 'object' && 'targets' in v && 'children' in v && Array.isArray((v as WideResult).children);
+}
 
 export const CommandStatusSchema = Type.Union([
   Type.Literal('pending'),
@@ -16,7 +36,7 @@ export const CommandView = Type.Object({
   priority: Type.Integer(),
   location_id: Nullable(Type.Integer()),
   location: Nullable(LocationBasic),
-  sn: Nullable(Type.String()),
+  sn: Nullable(Type.String({ description: 'The terminal; null for a location-wide command (see targets)' })),
   status: CommandStatusSchema,
   response: Nullable(Type.String()),
   error_message: Nullable(Type.String()),
@@ -31,6 +51,16 @@ export const CommandView = Type.Object({
   }),
   expires_at: Nullable(IsoDateTime),
   created_by_token_id: Nullable(Type.Integer()),
+  targets: Type.Optional(
+    Type.Object(
+      { queued: Type.Integer(), success: Type.Integer(), failed: Type.Integer(), unsupported: Type.Integer() },
+      {
+        description:
+          'Only on a location-wide command: children queued, succeeded and failed so far (failed includes terminals whose mailbox was full), and terminals whose protocol cannot carry the preset',
+      },
+    ),
+  ),
+  children: Type.Optional(Type.Array(Type.Integer(), { description: "Only on a location-wide command: its children's ids" })),
 });
 
 /**
@@ -43,13 +73,14 @@ export function publicStatus(c: Pick<Command, 'status' | 'origin' | 'attempts'>)
 }
 
 export function commandView(c: Command, location: Location | null) {
+  const wide = c.sn === LOCATION_WIDE_SN && isWideResult(c.result) ? c.result : null;
   return {
     id: c.id,
     command: c.command,
     priority: Math.max(0, c.priority),
     location_id: c.location_id,
     location: location ? locationBasic(location) : null,
-    sn: c.sn,
+    sn: c.sn === LOCATION_WIDE_SN ? null : c.sn,
     status: publicStatus(c),
     response: c.response,
     error_message: c.error_message,
@@ -62,5 +93,6 @@ export function commandView(c: Command, location: Location | null) {
     result: c.result ?? null,
     expires_at: c.expires_at,
     created_by_token_id: c.created_by_token_id,
+    ...(wide ? { targets: wide.targets, children: [...wide.children] } : {}),
   };
 }

@@ -16,6 +16,8 @@ interface Schema {
   type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
+  /** Alternatives of required properties: exactly one of them is given (`{required}` members only). */
+  oneOf?: { required?: string[] }[];
   anyOf?: Schema[];
   items?: Schema;
   const?: unknown;
@@ -145,13 +147,19 @@ function valids(s0: Schema, name: string, known: Readonly<Record<string, unknown
       }
       case 'object': {
         const props = s.properties ?? {};
-        const required = s.required ?? [];
         const first = (p: string) => valids(props[p] ?? {}, p, known)[0];
-        const base = Object.fromEntries(required.map((p) => [p, first(p)]));
-        out.push(base);
-        if (Object.keys(props).length > required.length) out.push(Object.fromEntries(Object.keys(props).map((p) => [p, first(p)])));
-        // Each property through its other values, one at a time.
-        for (const p of Object.keys(props)) for (const v of valids(props[p] ?? {}, p, known).slice(1, 6)) out.push({ ...base, [p]: v });
+        // Each alternative of `oneOf` (exactly one given): the others' properties are left out.
+        const alternatives = s.oneOf?.map((m) => m.required ?? []) ?? [[]];
+        for (const [i, chosen] of alternatives.entries()) {
+          const excluded = new Set(alternatives.flatMap((a, j) => (j === i ? [] : a)));
+          const names = Object.keys(props).filter((p) => !excluded.has(p));
+          const required = [...(s.required ?? []), ...chosen];
+          const base = Object.fromEntries(required.map((p) => [p, first(p)]));
+          out.push(base);
+          if (names.length > required.length) out.push(Object.fromEntries(names.map((p) => [p, first(p)])));
+          // Each property through its other values, one at a time.
+          for (const p of names) for (const v of valids(props[p] ?? {}, p, known).slice(1, 6)) out.push({ ...base, [p]: v });
+        }
         break;
       }
     }
@@ -212,12 +220,13 @@ function invalids(s0: Schema, name: string, known: Readonly<Record<string, unkno
   }
   if (types.includes('object') && !inQuery) {
     const base = valids(s, name, known)[0] as Json;
-    for (const r of s.required ?? []) {
+    for (const r of [...(s.required ?? []), ...(s.oneOf?.[0]?.required ?? [])]) {
       const { [r]: _dropped, ...rest } = base;
       out.push({ why: `without ${r}`, value: rest });
     }
+    const others = new Set((s.oneOf ?? []).slice(1).flatMap((m) => m.required ?? []));
     for (const [p, ps] of Object.entries(s.properties ?? {})) {
-      if (p in known) continue;
+      if (p in known || others.has(p)) continue;
       for (const b of invalids(ps, p, known, false)) out.push({ why: `${p}: ${b.why}`, value: { ...base, [p]: b.value } });
     }
   }

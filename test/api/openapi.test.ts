@@ -17,6 +17,8 @@ interface Schema {
   type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
+  /** Alternatives of required properties (exactly one of them): the first is used. */
+  oneOf?: { required?: string[] }[];
   anyOf?: Schema[];
   items?: Schema;
   const?: unknown;
@@ -60,7 +62,12 @@ function sample(schema: Schema, name: string, known: Readonly<Record<string, unk
   if (schema.anyOf) return sample(schema.anyOf.find((m) => m.type !== 'null') ?? {}, name, known);
   switch (schema.type) {
     case 'object':
-      return Object.fromEntries((schema.required ?? []).map((p) => [p, sample(schema.properties?.[p] ?? {}, p, known)]));
+      return Object.fromEntries(
+        [...(schema.required ?? []), ...(schema.oneOf?.[0]?.required ?? [])].map((p) => [
+          p,
+          sample(schema.properties?.[p] ?? {}, p, known),
+        ]),
+      );
     case 'array':
       return [];
     case 'integer':

@@ -306,6 +306,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Polls an asynchronous `condition` (an API read) every 20 ms; rejects after `ms`. */
+export async function waitForAsync(condition: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Polls `condition` every 5 ms; rejects after `ms` (nothing here sleeps longer than needed). */
 export async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;

@@ -48,6 +48,13 @@ export type NewCommand = Pick<Command, 'location_id' | 'sn' | 'command' | 'param
     readonly feed_event?: string;
   };
 
+/**
+ * The `sn` stored on a location-wide command (issue #36 item 3: POST /api/commands with a `target`): a composite
+ * whose group is one child command per terminal. No terminal has it, so it never enters a mailbox; the views
+ * show it as null.
+ */
+export const LOCATION_WIDE_SN = '';
+
 /** error_message of a sent sync op that a newer pending op for the same device and user replaced (requeue, unclaim). */
 export const SYNC_SUPERSEDED = 'superseded by a newer pending sync op for the same user';
 

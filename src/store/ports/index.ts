@@ -27,6 +27,6 @@ export type * from './jobs.js';
 export type * from './cluster.js';
 export type * from './webhooks.js';
 export { STANDARD_SHAPE, WEBHOOK_FORMATS } from './webhooks.js';
-export { ATTEMPT_SUPERSEDED, SYNC_SUPERSEDED } from './commands.js';
+export { ATTEMPT_SUPERSEDED, LOCATION_WIDE_SN, SYNC_SUPERSEDED } from './commands.js';
 export { COMMAND_TRANSITIONS } from './command-transitions.js';
 export { EVENT_PRUNE_BATCH, oneLocation, prunablePrefix } from './cluster.js';

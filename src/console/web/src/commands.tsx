@@ -70,7 +70,7 @@ export function CommandTable({ page, zone, showSn }: { page: Page<Command> | nul
             <tr key={c.id} id={commandAnchor(c.id)} data-command={c.id}>
               <td>{c.id}</td>
               <td>{c.command}</td>
-              {showSn && <td>{c.sn ?? '—'}</td>}
+              {showSn && <td>{c.sn ?? (c.children ? `${c.children.length} terminals` : '—')}</td>}
               <td>
                 <CommandStatus status={c.status} />
               </td>
