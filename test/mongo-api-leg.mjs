@@ -45,6 +45,7 @@ const EXTRA = [
   'test/attendance/presence-feed.test.ts',
   'test/areas/access.test.ts',
   'test/areas/access-audit.test.ts',
+  'test/areas/scenarios.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',

@@ -14,6 +14,7 @@ export function meRoutes(store: Store): ApiRoute[] {
         json(200, {
           ...(await locationView(store, caller.location)),
           token: { id: caller.token.id, scope: caller.token.scope, expires_at: caller.token.expires_at },
+          scenario: caller.location.scenario,
         }),
     }),
   ];

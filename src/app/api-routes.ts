@@ -8,6 +8,7 @@ import { attendanceWriteRoutes } from '../api/attendance-write.js';
 import { createManualAttendance } from '../attendance/manual.js';
 import { timeCardRoutes } from '../api/time-cards.js';
 import { commandRoutes } from '../api/commands.js';
+import { scenarioRoutes } from '../api/scenarios.js';
 import { deviceRecordRoutes } from '../api/device-records.js';
 import { accessRoutes } from '../api/access.js';
 import { areaRoutes } from '../api/areas.js';
@@ -86,6 +87,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
     ...accessRoutes({ store, clock, bus, sync, log }),
     ...syncRoutes({ store, terminals: p.terminals, audit: p.audit }),
     ...commandRoutes({ store, clock, commands: p.commands, lifecycle: p.lifecycle }),
+    ...scenarioRoutes({ store, queue: p.commands, lifecycle: p.lifecycle, now: () => clock.now(), sync, locations: p.locations }),
     ...attendanceRoutes(store, clock),
     ...attendanceWriteRoutes(createManualAttendance({ store, clock, bus, log })),
     ...timeCardRoutes(store, clock),

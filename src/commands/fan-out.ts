@@ -25,10 +25,22 @@ export interface FanOutDeps {
   readonly now: () => Date;
 }
 
+/** A target of the API, or (a scenario's release) the terminals given its start. */
+export type FanOutTarget = CommandTarget | { readonly sns: readonly string[] };
+
+/** How a fan-out queues besides the body: an emergency scenario's commands pass the mailbox bound. */
+export interface FanOutOptions {
+  readonly urgent?: boolean;
+}
+
 /** The terminals a target names; 422 for an area the location does not have. */
-async function targetsOf(store: Store, locationId: number, target: CommandTarget): Promise<readonly Device[]> {
+async function targetsOf(store: Store, locationId: number, target: FanOutTarget): Promise<readonly Device[]> {
   const all = await store.devices.listAssigned(locationId);
   if ('all' in target) return all;
+  if ('sns' in target) {
+    const named = new Set(target.sns);
+    return all.filter((d) => named.has(d.serial_number));
+  }
   if (!(await store.areas.get(locationId, target.area_id))) {
     throw invalid(['body', 'target', 'area_id'], `no area ${target.area_id} in this location`, 'value_error');
   }
@@ -38,9 +50,10 @@ async function targetsOf(store: Store, locationId: number, target: CommandTarget
 export async function queueLocationWide(
   deps: FanOutDeps,
   caller: CommandCaller,
-  target: CommandTarget,
+  target: FanOutTarget,
   body: Static<typeof CommandBody>,
   idempotencyKey?: string,
+  options: FanOutOptions = {},
 ): Promise<Command> {
   const { store, queue, lifecycle } = deps;
   const locationId = caller.location.id;
@@ -52,6 +65,7 @@ export async function queueLocationWide(
     params: body.params ?? null,
     expires_in: body.expires_in,
     root: ['body'],
+    urgent: options.urgent,
   };
   const { command, params } = await queue.check({ ...base, sn: LOCATION_WIDE_SN });
   if (command === 'sync-users') throw invalid(['body', 'command'], 'sync-users goes to one terminal at a time (sn)', 'value_error');

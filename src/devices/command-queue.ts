@@ -31,6 +31,8 @@ export interface QueueRequest {
   readonly root: readonly string[];
   /** A child of a location-wide command (src/commands/fan-out.ts): a member of that parent's group. */
   readonly groupId?: number | undefined;
+  /** An emergency scenario's command (src/commands/scenarios.ts): not held back by the mailbox bound. */
+  readonly urgent?: boolean | undefined;
 }
 
 export interface CommandQueueDeps {
@@ -195,7 +197,7 @@ export function createCommandQueue(deps: CommandQueueDeps) {
       };
       const prior = await replay();
       if (prior) return { command: prior, replayed: true };
-      if ((await store.commands.countPending(req.sn, 'api')) >= deps.mailboxLimit) {
+      if (req.urgent !== true && (await store.commands.countPending(req.sn, 'api')) >= deps.mailboxLimit) {
         throw new BioGateError('MAILBOX_FULL', `Device ${req.sn} has ${deps.mailboxLimit} pending commands; retry when it has drained`, {
           headers: { 'Retry-After': '30' },
         });

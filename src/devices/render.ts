@@ -3,6 +3,7 @@
  * delivery"): presets through the device's codec; sync ops from the user's
  * current data, so a queued op always sends the latest state.
  */
+import { keepOpenScheduleOf } from '../locations/scenario.js';
 import {
   learnedUnsupportedMessage,
   type AttendanceWindow,
@@ -189,7 +190,7 @@ export async function render(
       op: 'door.set' as const,
       door,
       unlockSeconds: setting.unlock_seconds,
-      keepOpenTimezoneId: setting.normal_open_schedule_id ?? 0,
+      keepOpenTimezoneId: keepOpenScheduleOf(location, setting),
     };
     return fromEncode(codec.encodeSync(op, profile, ctx));
   }

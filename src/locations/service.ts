@@ -45,6 +45,8 @@ export interface LocationService {
   }): Promise<IssuedToken>;
   revokeToken(id: number): Promise<Token>;
   listTokens(locationId?: number): Promise<readonly Token[]>;
+  /** A location changed outside update() (a scenario: src/commands/scenarios.ts): the same hooks as an update. */
+  changed(location: Location): void;
 }
 
 function checkName(name: string, loc: (string | number)[]): string {
@@ -85,6 +87,9 @@ export function createLocationService(store: Store, clock: Clock, hooks: Locatio
       const location = await store.locations.get(id);
       if (!location) throw new BioGateError('LOCATION_NOT_FOUND', `Location ${id} not found`);
       return location;
+    },
+    changed(location) {
+      hooks.changed?.(location);
     },
     async update(id, patch) {
       const clean: { -readonly [K in keyof LocationPatch]: LocationPatch[K] } = {};

@@ -18,6 +18,7 @@
  * - Each door BioGate gave settings (`PUT /api/devices/{sn}/doors/{n}`) must report them in its options; a door
  *   that reports others gets its `door-settings` again.
  */
+import { keepOpenScheduleOf } from '../locations/scenario.js';
 import {
   codecOfDevice,
   doorOptionKeys,
@@ -79,7 +80,7 @@ export async function staleRights(
  * The doors whose settings the terminal reports otherwise than BioGate gave them [PUSH-v3 §10.5]. A key the
  * terminal answers empty (a model without it) is not compared: sending it again would change nothing.
  */
-export function doorsDiffer(device: Device, options: Readonly<Record<string, string>>): number[] {
+export function doorsDiffer(device: Device, location: Pick<Location, 'scenario'>, options: Readonly<Record<string, string>>): number[] {
   const held = new Map(Object.entries(options).map(([k, v]) => [k.toLowerCase(), v.trim()]));
   const differs = (key: string, wanted: number) => {
     const value = held.get(key.toLowerCase());
@@ -88,7 +89,8 @@ export function doorsDiffer(device: Device, options: Readonly<Record<string, str
   return Object.entries(device.doors)
     .filter(([n, setting]) => {
       const [time, keepOpen] = doorOptionKeys(Number(n));
-      return differs(time, setting.unlock_seconds) || differs(keepOpen, setting.normal_open_schedule_id ?? 0);
+      // A lockdown suspends normal-open schedules: the terminal should hold none meanwhile (locations/scenario.ts).
+      return differs(time, setting.unlock_seconds) || differs(keepOpen, keepOpenScheduleOf(location, setting));
     })
     .map(([n]) => Number(n))
     .sort((a, b) => a - b);

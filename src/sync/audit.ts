@@ -238,7 +238,7 @@ export function createAudit(deps: AuditDeps) {
     await sync.queueTo(locationId, sn, stale, 'user.upsert');
     const timezones = held.timezones !== undefined && (await timezonesDiffer(store, location, held.timezones));
     const holidays = held.holidays !== undefined && (await holidaysDiffer(store, location, held.holidays));
-    const doors = held.doorOptions === undefined ? [] : doorsDiffer(device, held.doorOptions);
+    const doors = held.doorOptions === undefined ? [] : doorsDiffer(device, location, held.doorOptions);
     if (timezones) await sync.queueTimezones(locationId, sn);
     if (holidays) await sync.queueHolidays(locationId, sn);
     for (const door of doors) await sync.queueDoor(locationId, sn, door);

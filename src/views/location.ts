@@ -41,6 +41,16 @@ export const MeView = Type.Object({
     },
     { description: 'The calling token (BioGate extension): its id, scope and expiry' },
   ),
+  scenario: Nullable(
+    Type.Object(
+      {
+        name: Type.Union([Type.Literal('lockdown'), Type.Literal('evacuate')]),
+        since: IsoDateTime,
+        command_id: Nullable(Type.Integer({ description: 'The location-wide command that started it' })),
+      },
+      { description: 'The emergency scenario in force (POST /api/scenarios/{name}); null: none' },
+    ),
+  ),
 });
 
 export async function locationView(store: Store, location: Location) {

@@ -293,7 +293,7 @@ t.test('every operation of the document: valid requests pass validation, invalid
           : other.id
         : path.includes('/templates/') && name in SLOT
           ? SLOT[name]
-          : valids({}, name, known)[0];
+          : valids(op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema ?? {}, name, known)[0];
     const fill = (params: Record<string, unknown>) =>
       path.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(String(n in params ? params[n] : idFor(n))));
     const send = async (label: string, pathParams: Record<string, unknown>, query: Record<string, unknown>, body: unknown) => {

@@ -195,7 +195,13 @@ t.test('scripted walk: every operation, built from the document, answers as docu
   const walk = ops(doc).sort((x, y) => rank(x) - rank(y));
   let calls = 0;
   for (const { path, method, op } of walk) {
-    const concrete = path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathValue(path, name))));
+    // A path parameter the document restricts to named values (a scenario's name) takes the first of them.
+    const named = (name: string) => op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema;
+    const concrete = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const schema = named(name);
+      const choice = schema?.enum?.[0] ?? schema?.anyOf?.find((m) => 'const' in m)?.const;
+      return encodeURIComponent(String(choice ?? pathValue(path, name)));
+    });
     const queries = [''];
     const queryParams = op.parameters.filter((p) => p.in === 'query');
     if (queryParams.length > 0) {

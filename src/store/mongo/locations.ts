@@ -11,6 +11,7 @@ const toLocation = ({
   day_start_hour,
   attendance_photos,
   attendance_photo_retention_days,
+  scenario,
   ...rest
 }: LocationDoc): Location => ({
   id: _id,
@@ -20,6 +21,7 @@ const toLocation = ({
   day_start_hour: day_start_hour ?? TIME_CARD_DEFAULTS.day_start_hour,
   attendance_photos: attendance_photos ?? PHOTO_DEFAULTS.attendance_photos,
   attendance_photo_retention_days: attendance_photo_retention_days ?? PHOTO_DEFAULTS.attendance_photo_retention_days,
+  scenario: scenario ?? null,
 });
 const toToken = ({ _id, ...rest }: TokenDoc): Token => ({ id: _id, ...rest });
 
@@ -78,6 +80,16 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
       if (patch.attendance_photo_retention_days !== undefined) set.attendance_photo_retention_days = patch.attendance_photo_retention_days;
       if (Object.keys(set).length === 0) return this.get(id);
       const doc = await c.locations.findOneAndUpdate({ _id: id }, { $set: { ...set, updated_at: now } }, { returnDocument: 'after' });
+      return maybe(doc, toLocation);
+    },
+    async setScenario(id, expected, scenario, now) {
+      // Compare-and-set on the name in force (absent on older documents: none).
+      const current = expected === null ? { $in: [null] } : expected;
+      const doc = await c.locations.findOneAndUpdate(
+        { _id: id, 'scenario.name': current },
+        { $set: { scenario, updated_at: now } },
+        { returnDocument: 'after' },
+      );
       return maybe(doc, toLocation);
     },
   };

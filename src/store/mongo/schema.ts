@@ -42,8 +42,9 @@ type Stored<T extends { id: number }> = { -readonly [K in Exclude<keyof T, 'id'>
  */
 export type LocationDoc = Omit<
   Stored<Location>,
-  'require_comm_key' | 'attendance_debounce_s' | 'day_start_hour' | 'attendance_photos' | 'attendance_photo_retention_days'
+  'require_comm_key' | 'attendance_debounce_s' | 'day_start_hour' | 'attendance_photos' | 'attendance_photo_retention_days' | 'scenario'
 > & {
+  scenario?: Location['scenario'];
   require_comm_key?: boolean;
   attendance_debounce_s?: number;
   day_start_hour?: number;

@@ -1,7 +1,7 @@
 /** The store ports, one per file; the `Store` aggregate that holds them is src/store/types.ts. */
 export type * from './records.js';
 export type * from './locations.js';
-export { PHOTO_DEFAULTS, TIME_CARD_DEFAULTS } from './locations.js';
+export { PHOTO_DEFAULTS, SCENARIO_NAMES, TIME_CARD_DEFAULTS } from './locations.js';
 export type * from './tokens.js';
 export type * from './users.js';
 export { USER_FIELDS } from './users.js';

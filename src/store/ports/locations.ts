@@ -17,8 +17,20 @@ export interface Location {
   readonly attendance_photos: boolean;
   /** Days a punch photo is kept (default 30). */
   readonly attendance_photo_retention_days: number;
+  /** The emergency scenario in force (issue #36 item 3: lockdown, evacuate); null: none. */
+  readonly scenario: LocationScenario | null;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
+}
+
+export const SCENARIO_NAMES = ['lockdown', 'evacuate'] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/** A scenario in force: since when, and the location-wide command that started it (null until it is queued). */
+export interface LocationScenario {
+  readonly name: ScenarioName;
+  readonly since: Iso;
+  readonly command_id: number | null;
 }
 
 /** What an operator may change of a location. */
@@ -46,6 +58,12 @@ export interface LocationsPort {
   /** The location's users and assigned devices, in one read where the store keeps them (GET /api/me). */
   counts(id: number): Promise<{ readonly users: number; readonly devices: number }>;
   update(id: number, patch: Partial<Pick<Location, LocationSetting>>, now: Iso): Promise<Location | undefined>;
+  /**
+   * Puts a scenario in force (or ends it: null). `expected`: the scenario's name in force now (null: none); the
+   * write happens only if it still is, so two nodes starting scenarios at once cannot both win. Undefined: not
+   * written (no such location, or another scenario is in force).
+   */
+  setScenario(id: number, expected: ScenarioName | null, scenario: LocationScenario | null, now: Iso): Promise<Location | undefined>;
   /**
    * The one-time bootstrap: writes a unique marker unless one exists, atomically, and
    * answers true for the one caller that wrote it, whatever the number of nodes trying at once.

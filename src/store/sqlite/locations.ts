@@ -13,6 +13,7 @@ const toLocation = (r: Row): Location => ({
   day_start_hour: r['day_start_hour'] as number,
   attendance_photos: bool(r['attendance_photos']),
   attendance_photo_retention_days: r['attendance_photo_retention_days'] as number,
+  scenario: r['scenario'] ? (JSON.parse(r['scenario'] as string) as Location['scenario']) : null,
   created_at: r['created_at'] as string,
   updated_at: (r['updated_at'] as string | null) ?? null,
 });
@@ -75,6 +76,15 @@ export function sqliteLocations(db: Db): LocationsPort {
       if (sets.length === 0) return this.get(id);
       const r = db.prepare(`UPDATE locations SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(...args, now, id) as
         Row | undefined;
+      return r && toLocation(r);
+    },
+    async setScenario(id, expected, scenario, now) {
+      const r = db
+        .prepare(
+          `UPDATE locations SET scenario = ?, updated_at = ? WHERE id = ?
+             AND (CASE WHEN scenario IS NULL THEN '' ELSE json_extract(scenario, '$.name') END) = ? RETURNING *`,
+        )
+        .get(scenario === null ? null : JSON.stringify(scenario), now, id, expected ?? '') as Row | undefined;
       return r && toLocation(r);
     },
   };

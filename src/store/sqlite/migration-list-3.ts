@@ -307,4 +307,10 @@ ALTER TABLE webhooks ADD COLUMN format_options TEXT;
 ALTER TABLE webhooks ADD COLUMN headers TEXT NOT NULL DEFAULT '{}';
 `,
   },
+  {
+    version: 41,
+    // Issue #36 item 3: the emergency scenario in force at a location (JSON {name, since, command_id}), null: none.
+    name: 'locations: scenario',
+    sql: `ALTER TABLE locations ADD COLUMN scenario TEXT;`,
+  },
 ];

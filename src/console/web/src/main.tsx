@@ -2,6 +2,7 @@
  * The BioGate console: sign-in, then the location view (location token) or the admin
  * view (admin token). Everything goes through the public API and /api/stream with that token.
  */
+import { ScenarioBanner } from './scenario.js';
 import { render, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LocationsPage, TokensPage } from './admin.js';
@@ -97,12 +98,14 @@ function Shell({
   nav,
   path,
   onSignOut,
+  banner,
   children,
 }: {
   title: string;
   nav: readonly NavItem[];
   path: string;
   onSignOut: () => void;
+  banner?: ComponentChildren;
   children: ComponentChildren;
 }) {
   return (
@@ -128,6 +131,7 @@ function Shell({
           Sign out
         </button>
       </header>
+      {banner}
       <main id="main">{children}</main>
     </>
   );
@@ -179,7 +183,13 @@ function App() {
   else page = <DevicesPage session={session} zone={zone} />;
   const scope = session.me.token?.scope;
   return (
-    <Shell title={`${session.me.name}${scope ? ` · ${scope} token` : ''}`} nav={LOCATION_NAV} path={path} onSignOut={() => signOut()}>
+    <Shell
+      title={`${session.me.name}${scope ? ` · ${scope} token` : ''}`}
+      nav={LOCATION_NAV}
+      path={path}
+      onSignOut={() => signOut()}
+      banner={<ScenarioBanner session={session} zone={zone} />}
+    >
       {page}
     </Shell>
   );
