@@ -4,6 +4,7 @@ import { api, query, type Session } from './api.js';
 import type { Command, Page, Reply } from './api-types.js';
 import { openStream } from './stream.js';
 import { formatLocal } from './time.js';
+import { ScenarioControls } from './scenario.js';
 import { CommandStatus, errorText, Notice, Pager } from './ui.js';
 
 /**
@@ -96,6 +97,7 @@ export function CommandsPage({ session, zone }: { session: Session & { kind: 'lo
   return (
     <>
       <h1 tabIndex={-1}>Commands</h1>
+      <ScenarioControls session={session} />
       <form
         class="filters"
         onSubmit={(e) => {

@@ -1,12 +1,12 @@
 /**
  * The emergency scenario in force (issue #36 item 3), under the header on every page of a location: read from
  * GET /api/me when the page opens and every 10 s, so a lockdown started elsewhere (API, another console) shows
- * here. A full token may release it from the banner.
+ * here. A full token may release it from the banner, and start one from the Commands page (ScenarioControls).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
-import type { Me } from './api-types.js';
-import { errorText } from './ui.js';
+import type { Command, Me } from './api-types.js';
+import { ConfirmRecord, DangerButton, errorText, Notice } from './ui.js';
 
 type Scenario = NonNullable<Me['scenario']>;
 
@@ -30,7 +30,12 @@ export function ScenarioBanner({ session, zone }: { session: Extract<Session, { 
   useEffect(() => {
     void load();
     const timer = setInterval(() => void load(), REFRESH_MS);
-    return () => clearInterval(timer);
+    const now = () => void load();
+    addEventListener(SCENARIO_EVENT, now);
+    return () => {
+      clearInterval(timer);
+      removeEventListener(SCENARIO_EVENT, now);
+    };
   }, [session.token]);
   if (!scenario) return null;
   const since = new Date(scenario.since).toLocaleString('en-GB', { timeZone: zone });
@@ -56,5 +61,66 @@ export function ScenarioBanner({ session, zone }: { session: Extract<Session, { 
       )}
       {error && <span class="scenario-error"> {error}</span>}
     </div>
+  );
+}
+
+/** Fired on window when this console started or released a scenario: the banner reads /api/me at once. */
+export const SCENARIO_EVENT = 'biogate:scenario';
+
+const STARTS: readonly { name: Scenario['name']; word: string; label: string; text: string }[] = [
+  {
+    name: 'lockdown',
+    word: 'LOCKDOWN',
+    label: 'Lock down every door',
+    text: 'Every terminal that supports it locks its door (no verification opens it) ahead of anything queued; normal-open schedules are suspended until you release it.',
+  },
+  {
+    name: 'evacuate',
+    word: 'EVACUATE',
+    label: 'Evacuate: open every door',
+    text: 'Every terminal that supports it opens its doors (emergency mode) ahead of anything queued. A terminal may need a restart to leave emergency mode after the release.',
+  },
+];
+
+/** Starting a scenario from the console (full tokens): a typed confirmation, then the parent command's outcome. */
+export function ScenarioControls({ session }: { session: Extract<Session, { kind: 'location' }> }) {
+  const [pending, setPending] = useState<(typeof STARTS)[number] | null>(null);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  if (session.me.token?.scope !== 'full') return null;
+  const start = async (s: (typeof STARTS)[number]) => {
+    try {
+      const parent = await api<Command>(session.token, 'POST', `/api/scenarios/${s.name}`);
+      const t = parent.targets;
+      setMessage({
+        kind: 'ok',
+        text: `${s.name} started: command ${parent.id} queued for ${t?.queued ?? 0} terminal(s)${t?.unsupported ? `, ${t.unsupported} cannot do it` : ''}.`,
+      });
+    } catch (err) {
+      setMessage({ kind: 'error', text: errorText(err) });
+    }
+    dispatchEvent(new Event(SCENARIO_EVENT));
+  };
+  return (
+    <section aria-labelledby="scenarios-title" class="scenarios">
+      <h2 id="scenarios-title">Every door at once</h2>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      <div class="row-actions">
+        {STARTS.map((s) => (
+          <DangerButton key={s.name} label={s.label} onClick={() => setPending(s)}>
+            {s.label}
+          </DangerButton>
+        ))}
+      </div>
+      <ConfirmRecord
+        pending={pending}
+        title={pending?.label ?? ''}
+        word={pending?.word ?? ''}
+        action={pending?.label ?? ''}
+        onClose={() => setPending(null)}
+        onConfirm={(s) => void start(s)}
+      >
+        <p>{pending?.text}</p>
+      </ConfirmRecord>
+    </section>
   );
 }
