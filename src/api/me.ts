@@ -14,7 +14,6 @@ export function meRoutes(store: Store): ApiRoute[] {
         json(200, {
           ...(await locationView(store, caller.location)),
           token: { id: caller.token.id, scope: caller.token.scope, expires_at: caller.token.expires_at },
-          scenario: caller.location.scenario,
         }),
     }),
   ];

@@ -7,16 +7,15 @@ import { loadConfig, describeConfig } from '../config/load.js';
 import { configTableMarkdown } from '../config/readme-table.js';
 import { systemClock } from '../clock.js';
 import { createLocationService, MAX_DEBOUNCE_S, MAX_PHOTO_RETENTION_DAYS, TOKEN_SCOPES, type LocationPatch } from '../locations/service.js';
+import { locationView } from '../views/location.js';
 import { publicToken } from '../views/token.js';
 import type { Store } from '../store/types.js';
 import type { Location, TokenScope } from '../store/ports/index.js';
 import { UsageError, type Flags } from './args.js';
 import { json, print, withStore, type CliIo } from './io.js';
 
-async function locationJson(store: Store, l: Location) {
-  const counts = await store.locations.counts(l.id);
-  return { ...l, users_count: counts.users, devices_count: counts.devices };
-}
+/** The location as GET /admin/locations shows it (one view for every door). */
+const locationJson = (store: Store, l: Location) => locationView(store, l);
 
 export async function locationCreate(f: Flags, io: CliIo): Promise<number> {
   const name = f.string('name', true) as string;

@@ -25,6 +25,16 @@ export const LocationView = Type.Object({
     description: 'The punch photos terminals upload are kept, at GET /api/attendance/{id}/photo (BioGate extension)',
   }),
   attendance_photo_retention_days: Type.Integer({ description: 'Days a punch photo is kept (BioGate extension)' }),
+  scenario: Nullable(
+    Type.Object(
+      {
+        name: Type.Union([Type.Literal('lockdown'), Type.Literal('evacuate')]),
+        since: IsoDateTime,
+        command_id: Nullable(Type.Integer({ description: 'The location-wide command that started it' })),
+      },
+      { description: 'The emergency scenario in force (POST /api/scenarios/{name}); null: none (BioGate extension)' },
+    ),
+  ),
 });
 
 /**
@@ -40,16 +50,6 @@ export const MeView = Type.Object({
       expires_at: Nullable(IsoDateTime),
     },
     { description: 'The calling token (BioGate extension): its id, scope and expiry' },
-  ),
-  scenario: Nullable(
-    Type.Object(
-      {
-        name: Type.Union([Type.Literal('lockdown'), Type.Literal('evacuate')]),
-        since: IsoDateTime,
-        command_id: Nullable(Type.Integer({ description: 'The location-wide command that started it' })),
-      },
-      { description: 'The emergency scenario in force (POST /api/scenarios/{name}); null: none' },
-    ),
   ),
 });
 
@@ -69,5 +69,6 @@ export async function locationView(store: Store, location: Location) {
     day_start_hour: location.day_start_hour,
     attendance_photos: location.attendance_photos,
     attendance_photo_retention_days: location.attendance_photo_retention_days,
+    scenario: location.scenario,
   };
 }

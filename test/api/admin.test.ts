@@ -82,6 +82,7 @@ t.test('locations: create (token shown once), list, rename, time zone, disable, 
     day_start_hour: 0,
     attendance_photos: false,
     attendance_photo_retention_days: 30,
+    scenario: null,
   });
   const me = await fetchJson(`${url}/api/me`, { headers: bearer(c.token) });
   t.equal(me.res.status, 200, 'the new token works');

@@ -107,6 +107,8 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     day_start_hour: 0,
     attendance_photos: false,
     attendance_photo_retention_days: 30,
+    // The emergency scenario in force (issue #36 item 3): none.
+    scenario: null,
     // An extra field (API-CONTRACT: extra fields are allowed): the calling token, for clients such as the console.
     token: { id: 1, scope: 'full', expires_at: null },
   });
@@ -122,6 +124,7 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     'is_active',
     'name',
     'require_comm_key',
+    'scenario',
     'timezone',
     'token',
     'updated_at',
@@ -155,6 +158,7 @@ t.test('each token sees its own location only', async (t) => {
     day_start_hour: 0,
     attendance_photos: false,
     attendance_photo_retention_days: 30,
+    scenario: null,
     token: { id: second.token.id, scope: 'full', expires_at: null },
   });
 

@@ -57,6 +57,7 @@ t.test('location and token round trip against a running server', async (t) => {
     'is_active',
     'name',
     'require_comm_key',
+    'scenario',
     'timezone',
     'updated_at',
     'users_count',
