@@ -48,6 +48,10 @@ import { mqttWebSocketRoute } from './bridge/mqtt/websocket-route.js';
 import { mountStream } from './realtime/index.js';
 import { mountConsole } from './console/routes.js';
 import type { Store } from './store/types.js';
+import { actingAs, SYSTEM } from './audit-log/actor.js';
+import { announceAudit } from './audit-log/announce.js';
+import type { AuditEntry } from './store/ports/index.js';
+import { withAuditLog } from './audit-log/store.js';
 
 import type { App, AppOptions } from './app/types.js';
 
@@ -56,7 +60,8 @@ export type { App, AppOptions };
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config.store);
+  // Changes a door's actor makes are recorded in the audit log (src/audit-log/).
+  const store = withAuditLog(await openStore(config.store), clock);
   try {
     return assemble(options, store, clock);
   } catch (err) {
@@ -249,6 +254,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     clock,
     admin,
     cors: createCors(parseCorsOrigins(config.corsOrigins)),
+    announceAudit: (entries) => announceAudit(bus, entries),
     ...(options.apiBodyTimeoutMs !== undefined ? { bodyTimeoutMs: options.apiBodyTimeoutMs } : {}),
     onCaller: (c, req) => {
       locationOf.set(req, c.location.id);
@@ -325,7 +331,17 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     webhooks,
     apiRoutes,
     async start() {
-      const mqttDeps = { config, feed, store, clock, commands, log: logger, metrics, admin };
+      const mqttDeps = {
+        config,
+        feed,
+        store,
+        clock,
+        commands,
+        log: logger,
+        metrics,
+        admin,
+        announceAudit: (entries: readonly AuditEntry[]) => announceAudit(bus, entries),
+      };
       await feed.start();
       const port = await http.listen(config.host, config.port);
       const devicePort = deviceHttp && config.devicePort !== null ? await deviceHttp.listen(config.host, config.devicePort) : null;
@@ -341,7 +357,15 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         });
       }
       // Only after a successful bind: a busy port must not create the location whose token nobody sees.
-      const bootstrap = config.bootstrap === 'on' ? await bootstrapLocation(store, locations, nodeId, clock, logger) : null;
+      // The first location and its token are BioGate's own change, recorded as the system's.
+      const bootstrap =
+        config.bootstrap === 'on'
+          ? await actingAs(
+              SYSTEM,
+              (entries) => announceAudit(bus, entries),
+              () => bootstrapLocation(store, locations, nodeId, clock, logger),
+            )
+          : null;
       hub.start();
       webhooks.start(feed);
       // Recovery first: sync ops a crash left owed, then the periodic sweep [DESIGN "Sync"].

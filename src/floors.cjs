@@ -37,6 +37,7 @@ const GROUPS = [
   // floor 3: domain, in import order
   [['views', dir('src/views/')]],
   [['events', dir('src/events/')]],
+  [['audit-log', dir('src/audit-log/')]],
   [['auth', dir('src/auth/')]],
   [['locations', dir('src/locations/')]],
   [['ops', dir('src/ops/')]],

@@ -46,6 +46,7 @@ const EXTRA = [
   'test/areas/access.test.ts',
   'test/areas/access-audit.test.ts',
   'test/areas/scenarios.test.ts',
+  'test/audit/audit-log.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',

@@ -17,7 +17,7 @@ import type { Attendance, AttendanceCursor, AttendanceFilter } from '../store/po
 import { instantOf } from '../validation/input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { AttendanceView, attendanceCsvCells, attendanceView, CSV_COLUMNS } from '../views/attendance.js';
-import { DateOrDateTime, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { DateOrDateTime, PageQuery, pageOf, pageWrapper, queryInstant } from './schemas.js';
 
 const Instant = DateOrDateTime;
 const Cursor = Type.String({
@@ -56,12 +56,6 @@ export const EXPORTS_PER_LOCATION = 2;
 /** Retry-After of EXPORT_BUSY (seconds). */
 const EXPORT_RETRY_AFTER_S = 10;
 
-function toInstant(v: string, end: boolean, name: string): string {
-  const d = instantOf(v.length === 10 ? `${v}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : v);
-  if (!d) throw invalid(['query', name], 'must be a real date or datetime', 'format');
-  return d.toISOString();
-}
-
 function filterOf(query: {
   from?: string | undefined;
   to?: string | undefined;
@@ -69,8 +63,8 @@ function filterOf(query: {
   sn?: string | undefined;
 }): AttendanceFilter {
   return {
-    ...(query.from ? { from: toInstant(query.from, false, 'from') } : {}),
-    ...(query.to ? { to: toInstant(query.to, true, 'to') } : {}),
+    ...(query.from ? { from: queryInstant(query.from, false, 'from') } : {}),
+    ...(query.to ? { to: queryInstant(query.to, true, 'to') } : {}),
     ...(query.pin ? { pin: query.pin } : {}),
     ...(query.sn ? { sn: query.sn } : {}),
   };

@@ -4,21 +4,12 @@
  * the live stream (`events/<sn>` over WebSocket or MQTT) takes over.
  */
 import { Type } from 'typebox';
-import { invalid } from '../errors.js';
 import type { Store } from '../store/types.js';
-import { instantOf } from '../validation/input.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { DoorEventTypeSchema, DoorEventView, doorEventView } from '../views/door-event.js';
-import { DateOrDateTime, PageQuery, pageOf, pageWrapper } from './schemas.js';
+import { DateOrDateTime, PageQuery, pageOf, pageWrapper, queryInstant } from './schemas.js';
 
 const Instant = DateOrDateTime;
-
-// Same date rules as GET /api/attendance: a bare date is UTC midnight (or the end of that day for `to`).
-function toInstant(v: string, end: boolean, name: string): string {
-  const d = instantOf(v.length === 10 ? `${v}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : v);
-  if (!d) throw invalid(['query', name], 'must be a real date or datetime', 'format');
-  return d.toISOString();
-}
 
 export function doorEventRoutes(store: Store): ApiRoute[] {
   return [
@@ -42,8 +33,8 @@ export function doorEventRoutes(store: Store): ApiRoute[] {
       },
       handler: async ({ caller, query }) => {
         const filter = {
-          ...(query.from ? { from: toInstant(query.from, false, 'from') } : {}),
-          ...(query.to ? { to: toInstant(query.to, true, 'to') } : {}),
+          ...(query.from ? { from: queryInstant(query.from, false, 'from') } : {}),
+          ...(query.to ? { to: queryInstant(query.to, true, 'to') } : {}),
           ...(query.sn ? { sn: query.sn } : {}),
           ...(query.type ? { type: query.type } : {}),
         };

@@ -2,6 +2,7 @@
  * Turns ApiRoute definitions into HTTP routes: authentication, scope, input
  * reading and validation happen here once, so handlers only see clean input.
  */
+import { actingAs, actor } from '../audit-log/actor.js';
 import { requireWrite, type Caller } from '../auth/authenticate.js';
 import type { Credentials } from '../auth/credentials.js';
 import type { AdminAuth } from '../auth/admin-token.js';
@@ -10,6 +11,7 @@ import { BioGateError } from '../errors.js';
 import type { Cors } from '../http/cors.js';
 import type { HttpServer } from '../http/server.js';
 import type { HttpMethod, HttpRequest, HttpResponse } from '../http/types.js';
+import type { AuditEntry } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
 import type { TSchema } from 'typebox';
 import { check } from '../validation/input.js';
@@ -27,6 +29,8 @@ export interface MountDeps {
   readonly onCaller?: (caller: Caller, req: HttpRequest) => void;
   /** BIOGATE_CORS_ORIGINS (src/http/cors.ts): preflights and Access-Control-* headers for listed origins. */
   readonly cors?: Cors;
+  /** Told of the audit entries a request's changes wrote, after their commit (the feed's `audit.recorded`). */
+  readonly announceAudit?: (entries: readonly AuditEntry[]) => void;
   /** Time an API body has from the headers to arrive in full (ms); API_BODY_TIMEOUT_MS unless a test shortens it. */
   readonly bodyTimeoutMs?: number;
 }
@@ -68,7 +72,15 @@ export function mountRoutes(http: HttpServer, routes: readonly ApiRoute[], deps:
           body = route.bodyMode === 'raw' ? raw : check(route.body, raw, 'body');
         }
       }
-      return route.handler({ req, caller, params: params as never, query: query as never, body: body as never });
+      // The changes the handler makes are the caller's (src/audit-log/): a location token's, or the admin's.
+      const who =
+        route.auth === 'admin'
+          ? actor('admin', { address: req.remoteAddress })
+          : caller
+            ? actor('token', { token_id: caller.token.id, label: caller.token.label, address: req.remoteAddress })
+            : undefined;
+      const run = () => route.handler({ req, caller, params: params as never, query: query as never, body: body as never });
+      return who ? actingAs(who, deps.announceAudit, run) : run();
     };
     http.route({
       method: route.method,

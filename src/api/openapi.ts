@@ -57,6 +57,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   attendance: 'Punches received from the terminals',
   events: 'Door and alarm events, raw device records',
   webhooks: 'Signed HTTP callbacks of the location\'s events (README "Webhooks")',
+  audit: 'Who changed what: the audit log (README "Audit log")',
   admin: 'Operator API (BIOGATE_ADMIN_TOKEN)',
   meta: 'This document and its rendering',
 };

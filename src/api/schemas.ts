@@ -1,5 +1,7 @@
 /** Schemas of the REST API itself: the error body, pages and their query (record views are src/views/). */
 import { Type, type TSchema } from 'typebox';
+import { invalid } from '../errors.js';
+import { instantOf } from '../validation/input.js';
 
 export const ErrorBody = Type.Object({
   detail: Type.Union([
@@ -56,6 +58,13 @@ export const DateOrDateTime = Type.Union(
   ],
   { description: 'An RFC 3339 date-time (2026-03-01T08:00:00Z) or a date (2026-03-01: UTC midnight; for `to`, the end of that day)' },
 );
+
+/** A `from`/`to` query value as an instant: a bare date is UTC midnight (`end`: the last millisecond of that day). */
+export function queryInstant(v: string, end: boolean, name: string): string {
+  const d = instantOf(v.length === 10 ? `${v}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : v);
+  if (!d) throw invalid(['query', name], 'must be a real date or datetime', 'format');
+  return d.toISOString();
+}
 
 const IPV4 = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}';
 const H = '[0-9A-Fa-f]{1,4}';

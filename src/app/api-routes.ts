@@ -3,6 +3,7 @@
  * (the document describes every route before it). Only the composition root builds them.
  */
 import { adminRoutes } from '../api/admin.js';
+import { auditLogRoutes } from '../api/audit-log.js';
 import { attendanceRoutes } from '../api/attendance.js';
 import { attendanceWriteRoutes } from '../api/attendance-write.js';
 import { createManualAttendance } from '../attendance/manual.js';
@@ -64,6 +65,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
   const requireCommKey = config.requireCommKey === 'on';
   const routes: ApiRoute[] = [
     ...meRoutes(store),
+    ...auditLogRoutes(store, clock),
     ...userRoutes({ store, clock, sync, bus, outbox: p.outbox, log, quotaUsers: config.quotaUsers }),
     ...templateRoutes({ store, clock, sync }),
     ...photoRoutes({ store, clock, sync, quotaPhotoMb: config.quotaPhotoMb, decodes: createDecodeSlots() }),

@@ -1,10 +1,11 @@
 /**
  * The periodic store jobs the Hub runs as singletons (one node runs each at a time): event pruning
  * behind webhook cursors, webhook delivery, eviction of unassigned terminals, the raw-record quota, the
- * retention of punch photos.
+ * retention of punch photos and of the audit log.
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
+import { pruneAuditLog } from '../audit-log/retention.js';
 import { evictUnassigned } from '../devices/assignment.js';
 import type { SingletonJob } from '../devices/scheduler.js';
 import { createEventPrune } from '../events/prune.js';
@@ -36,5 +37,6 @@ export function backgroundJobs({ store, clock, log, config, webhooks }: JobDeps)
     { name: 'unassigned-evict', everyMs: 3_600_000, run: () => evictUnassigned({ store, log }, clock.now()) },
     { name: 'records-quota', everyMs: 600_000, run: () => trimToQuota(store, config.quotaRecords) },
     { name: 'punch-photo-retention', everyMs: 3_600_000, run: () => expirePunchPhotos(store, clock.now()) },
+    { name: 'audit-retention', everyMs: 3_600_000, run: () => pruneAuditLog(store, clock.now(), config.auditRetentionDays) },
   ];
 }

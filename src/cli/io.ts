@@ -1,4 +1,8 @@
 /** What every `biogate` command writes to, and the store it opens. */
+import { actingAs, actor } from '../audit-log/actor.js';
+import { announceAudit } from '../audit-log/announce.js';
+import { withAuditLog } from '../audit-log/store.js';
+import { systemClock } from '../clock.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { EventBus } from '../events/bus.js';
@@ -44,7 +48,8 @@ export interface Announcer {
  */
 export async function withStore<T>(io: CliIo, fn: (store: Store, config: Config, announce: Announcer) => Promise<T>): Promise<T> {
   const config = loadConfig({ env: io.env, overrides: { bootstrap: 'off' } });
-  const store = await openStore(config.store);
+  // What the command changes is recorded in the audit log as the CLI's (src/audit-log/).
+  const store = withAuditLog(await openStore(config.store), systemClock);
   const bus = new EventBus();
   const log = createLogger({ level: 'warn', destination: io.stderr, isTTY: io.isTTY });
   const feed = new ClusterFeed({
@@ -61,11 +66,17 @@ export async function withStore<T>(io: CliIo, fn: (store: Store, config: Config,
     void signals.push(what.catch((err: unknown) => log.warn({ err, ...about }, 'could not tell the gateways of this change')));
   try {
     await feed.start();
-    return await fn(store, config, {
-      bus,
-      locationChanged: (id) => tell(feed.signal('location.changed', { id }), { location_id: id }),
-      tokenRevoked: (id) => tell(feed.signal('token.revoked', { id }), { token_id: id }),
-    });
+    const who = actor('cli', { label: io.env['USER'] ?? io.env['LOGNAME'] ?? null });
+    return await actingAs(
+      who,
+      (entries) => announceAudit(bus, entries),
+      () =>
+        fn(store, config, {
+          bus,
+          locationChanged: (id) => tell(feed.signal('location.changed', { id }), { location_id: id }),
+          tokenRevoked: (id) => tell(feed.signal('token.revoked', { id }), { token_id: id }),
+        }),
+    );
   } finally {
     await Promise.all(signals);
     await feed.stop();

@@ -210,6 +210,11 @@ export const SETTINGS = {
     unit: 'days',
     description: 'Attendance records and finished commands older than this are deleted (checked hourly); 0 keeps everything.',
   }),
+  auditRetentionDays: setting(Type.Integer({ minimum: 1, maximum: 36_500, default: 365 }), {
+    env: 'BIOGATE_AUDIT_RETENTION_DAYS',
+    unit: 'days',
+    description: 'Audit log entries (GET /api/audit) older than this are deleted (checked hourly).',
+  }),
   firmwareCaFile: setting(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }), {
     env: 'BIOGATE_FIRMWARE_CA_FILE',
     unit: 'path',

@@ -6,7 +6,7 @@
  * eventBus wraps each callback the same way), so no listener can cause an
  * unhandled rejection that ends the process.
  */
-import type { AccessLevel, Attendance, Command, CountedArea, Device, Schedule, StoredDoorEvent } from '../store/ports/index.js';
+import type { AccessLevel, Attendance, AuditEntry, Command, CountedArea, Device, Schedule, StoredDoorEvent } from '../store/ports/index.js';
 import type { SyncViewData } from '../views/device-sync.js';
 import type { PresenceEntry } from '../views/time-card.js';
 
@@ -55,6 +55,8 @@ export interface BusEvents {
   /** A schedule or access level created, changed or deleted (src/users/access.ts), emitted with `emitStored`. */
   'schedule.changed': { location_id: number; schedule: Schedule; change: 'created' | 'updated' | 'deleted'; feed_event?: string };
   'access_level.changed': { location_id: number; level: AccessLevel; change: 'created' | 'updated' | 'deleted'; feed_event?: string };
+  /** An audit log entry appended (src/audit-log/store.ts), announced by the door that acted, after its commit. At most once. */
+  'audit.recorded': { location_id: number; entry: AuditEntry };
   /** An area created, renamed or deleted (src/users/areas.ts), emitted with `emitStored` under `feed_event`. */
   'area.changed': {
     location_id: number;

@@ -26,6 +26,8 @@ export const ATTENDANCE_PHOTO_TOPIC = 'attendance/photo';
 export const doorEventsTopic = (sn: string) => `events/${sn}`;
 /** The location's head count, `{count}` (issue #35 item 2); each user's presence under it. */
 export const PRESENCE_TOPIC = 'presence';
+/** Audit log entries as they are written (issue #36 item 1). */
+export const AUDIT_TOPIC = 'audit';
 export const presenceTopic = (pin: string) => `${PRESENCE_TOPIC}/${pin}`;
 
 /** The messages one event becomes; an event may map to none (user.changed has no topic). */
@@ -66,6 +68,8 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
       ];
     case 'door.event':
       return [{ topic: doorEventsTopic(event.data.sn), payload: event.data, retain: false }];
+    case 'audit.recorded':
+      return [{ topic: AUDIT_TOPIC, payload: event.data.entry, retain: false }];
     case 'user.changed':
     case 'area.changed':
     case 'schedule.changed':

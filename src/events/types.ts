@@ -22,6 +22,7 @@ export const FEED_EVENT_TYPES = [
   'area.changed',
   'schedule.changed',
   'access_level.changed',
+  'audit.recorded',
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
@@ -61,6 +62,9 @@ export type AttendanceData = Record<string, unknown> & {
 /** A user's presence as GET /api/presence shows it. */
 export type PresenceData = Record<string, unknown> & { pin: string; state: 'in' | 'out' | 'unknown'; since: string; sn: string | null };
 
+/** An audit log entry as GET /api/audit shows it (src/views/audit.ts). */
+export type AuditData = Record<string, unknown> & { id: number; action: string; target: { type: string; id: string } };
+
 export interface FeedPayloads {
   /** The device reached the location's node (presence transition, owner node only). */
   'device.online': { sn: string; device: DeviceData };
@@ -93,6 +97,8 @@ export interface FeedPayloads {
   'schedule.changed': { schedule: Record<string, unknown> & { id: number; name: string }; change: 'created' | 'updated' | 'deleted' };
   /** An access level created, changed or deleted (issue #33): as GET /api/access-levels/{id} shows it. */
   'access_level.changed': { level: Record<string, unknown> & { id: number; name: string }; change: 'created' | 'updated' | 'deleted' };
+  /** A change made through the API, the admin API, MQTT requests, the console or the CLI (issue #36 item 1). At most once: GET /api/audit is the record. */
+  'audit.recorded': { entry: AuditData };
 }
 
 export interface FeedEvent<K extends FeedEventType = FeedEventType> {

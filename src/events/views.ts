@@ -10,6 +10,7 @@ import { attendanceView } from '../views/attendance.js';
 import { commandView } from '../views/command.js';
 import { deviceFeedView } from '../views/device.js';
 import { doorEventView } from '../views/door-event.js';
+import { auditEntryView } from '../views/audit.js';
 import type { BusEvents } from './bus.js';
 import type { Store } from '../store/types.js';
 import type { Command, Device, Location } from '../store/ports/index.js';
@@ -135,6 +136,10 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
       const p = payload as BusEvents['area.changed'];
       const area = 'devices_count' in p.area ? areaView(p.area) : { id: p.area.id, name: p.area.name };
       return { type: 'area.changed', location_id: p.location_id, at, data: { area, change: p.change } };
+    }
+    case 'audit.recorded': {
+      const p = payload as BusEvents['audit.recorded'];
+      return { type: 'audit.recorded', location_id: p.location_id, at, data: { entry: auditEntryView(p.entry) } };
     }
     default:
       return undefined;

@@ -2,8 +2,8 @@
  * A fault hook for tests, in the real adapter (not a mock): with BIOGATE_TEST_FAULTS set when the
  * store opens, each listed store method (`commands.enqueueSync`, comma-separated) throws while the
  * variable lists it, read on every call, so a test can switch a fault on and off around one step
- * (e.g. the sync ops of a user write, to show the outbox recovers them after a restart; or the feed's
- * append after the data it describes, `cluster.appendEvents`).
+ * (e.g. the sync ops of a user write, to show the outbox recovers them after a restart; the feed's
+ * append after the data it describes, `cluster.appendEvents`; an audit entry, `auditLog.append`).
  * Unset (production), the store is returned as it is.
  */
 import type { Store } from './types.js';
@@ -25,7 +25,7 @@ const active = (what: string): boolean =>
 
 export function withTestFaults(store: Store): Store {
   if (process.env[TEST_FAULTS_ENV] === undefined) return store;
-  const { commands, cluster } = store;
+  const { commands, cluster, auditLog } = store;
   const enqueueSync: typeof commands.enqueueSync = async (ops, now) => {
     if (active('commands.enqueueSync')) throw new InjectedFault('commands.enqueueSync');
     return commands.enqueueSync(ops, now);
@@ -34,6 +34,10 @@ export function withTestFaults(store: Store): Store {
     if (active('cluster.appendEvents')) throw new InjectedFault('cluster.appendEvents');
     return cluster.appendEvents(events, settle);
   };
+  const append: typeof auditLog.append = async (entries) => {
+    if (active('auditLog.append')) throw new InjectedFault('auditLog.append');
+    return auditLog.append(entries);
+  };
   // Ports are plain objects of closures: a copy with one method replaced is the same adapter.
-  return { ...store, commands: { ...commands, enqueueSync }, cluster: { ...cluster, appendEvents } };
+  return { ...store, commands: { ...commands, enqueueSync }, cluster: { ...cluster, appendEvents }, auditLog: { ...auditLog, append } };
 }

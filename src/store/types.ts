@@ -11,6 +11,7 @@
  */
 import type {
   AttendancePort,
+  AuditLogPort,
   ClusterPort,
   CommandsPort,
   DeviceRecordsPort,
@@ -57,6 +58,8 @@ export interface Store {
   readonly jobs: JobsPort;
   readonly cluster: ClusterPort;
   readonly webhooks: WebhooksPort;
+  /** Who changed what (issue #36 item 1), written by src/audit-log/. */
+  readonly auditLog: AuditLogPort;
   /**
    * Runs `fn`, letting its store calls share one commit where that is cheaper: a reply's
    * 50 command results are 300 small writes. SQLite: one transaction around `fn` (BEGIN IMMEDIATE …
@@ -67,6 +70,13 @@ export interface Store {
    * Resolves after the commit, so a reply sent then is durable.
    */
   unitOfWork<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Like `unitOfWork`, and when `fn` throws, what it wrote is undone. SQLite: rolled back, as long as `fn` awaited
+   * nothing but the store (after such a wait what it wrote so far is committed, as with `unitOfWork`); inside an
+   * open transaction, part of that one. MongoDB (no multi-document transactions): runs `fn`, so its writes stand
+   * each alone; callers order them so that a failure leaves nothing false (the audit log: the change, then its entry).
+   */
+  atomic<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * Whether the unit of work running now still has the store to itself, so that nothing written
    * since it began came from anyone else. SQLite: while the unit's transaction is open (BEGIN

@@ -17,6 +17,7 @@ import { commandsContract } from './fixtures/commands.js';
 import { commandsOutboxContract, devicesOutboxContract } from './fixtures/commands-outbox.js';
 import { deviceRecordsContract } from './fixtures/device-records.js';
 import { exchangesContract } from './fixtures/exchanges.js';
+import { auditLogContract } from './fixtures/audit-log.js';
 import { devicesContract } from './fixtures/devices.js';
 import { doorEventsContract } from './fixtures/door-events.js';
 import { jobsContract } from './fixtures/jobs.js';
@@ -52,5 +53,6 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   jobsContract(define);
   clusterContract(define);
   webhooksContract(define);
+  auditLogContract(define);
   aggregateContract(define);
 }

@@ -22,7 +22,7 @@ import { startEmbeddedBroker, type EmbeddedBroker } from './embedded.js';
 import { startExternalClient, type ExternalClient } from './external.js';
 import { registerBridgeMetrics } from './metrics.js';
 import { createPublisher, type Sink } from './publisher.js';
-import { createRequestHandler } from './requests.js';
+import { createRequestHandler, type RequestDeps } from './requests.js';
 import { deviceFeedView } from '../../views/device.js';
 import type { DeviceData } from '../../events/types.js';
 
@@ -45,6 +45,8 @@ export interface MqttBridgeDeps {
   readonly admin: AdminAuth;
   /** The per-token limiter of the REST API (BIOGATE_RATE_LIMIT_RPS): command requests draw on the same buckets. */
   readonly limiter?: RateLimiter;
+  /** Told of the audit entries a command request wrote (the feed's `audit.recorded`). */
+  readonly announceAudit?: RequestDeps['announceAudit'];
   /**
    * External broker only: whether this node publishes (holds the bridge job lease), so several
    * nodes on one broker publish each event once. Omitted = always (one node).
@@ -92,6 +94,7 @@ export async function startMqttBridge(deps: MqttBridgeDeps): Promise<MqttBridge>
       commands: deps.commands,
       log,
       ...(deps.limiter ? { limiter: deps.limiter } : {}),
+      ...(deps.announceAudit ? { announceAudit: deps.announceAudit } : {}),
     });
     embedded = await startEmbeddedBroker({
       host: config.mqttHost,

@@ -15,6 +15,8 @@ import type { Clock } from '../../clock.js';
 import type { CommandQueue } from '../../devices/command-queue.js';
 import { BioGateError, invalid, toErrorResponse } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import { actingAs, actor } from '../../audit-log/actor.js';
+import type { AuditEntry } from '../../store/ports/index.js';
 import type { Store } from '../../store/types.js';
 import { commandView } from '../../views/command.js';
 import type { Identity } from './acl.js';
@@ -37,6 +39,8 @@ export interface RequestDeps {
   readonly log: Logger;
   /** The REST API's per-token limiter (BIOGATE_RATE_LIMIT_RPS): a request takes from its token's bucket. */
   readonly limiter?: RateLimiter;
+  /** Told of the audit entries a request's command wrote, after their commit (the feed's `audit.recorded`). */
+  readonly announceAudit?: (entries: readonly AuditEntry[]) => void;
 }
 
 export function createRequestHandler(deps: RequestDeps) {
@@ -98,7 +102,10 @@ export function createRequestHandler(deps: RequestDeps) {
         try {
           const caller = await callerFor(identity, locationId);
           const body = check<Static<typeof FullCommandBody>>(FullCommandBody, parsed.body, 'body');
-          const data = commandView(await queueCommand(deps.commands, caller, body.sn, body), caller.location);
+          // The command is the caller's change (src/audit-log/): the location token's, or the admin's.
+          const who = caller.token ? actor('token', { token_id: caller.token.id, label: caller.token.label }) : actor('admin');
+          const queued = await actingAs(who, deps.announceAudit, () => queueCommand(deps.commands, caller, body.sn, body));
+          const data = commandView(queued, caller.location);
           return withTx({ status: 'ok' as const, data });
         } finally {
           inFlight--;

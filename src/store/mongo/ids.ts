@@ -37,6 +37,8 @@ export const BLOCK_SIZES: Readonly<Record<CounterName, number>> = {
   door_events: 100,
   webhooks: 1,
   webhook_deliveries: 100,
+  // One id per `$inc`: the audit cursor orders by id (src/store/mongo/audit-log.ts).
+  audit_log: 1,
 };
 
 /** Free ids of a block: `next` up to, not including, `end`. */

@@ -33,6 +33,7 @@ import { mongoJobs, mongoSyncOutbox } from './sync-state.js';
 import { mongoTerminalSync } from './terminal-sync.js';
 import { MongoUnreachableError, trackReachability } from './unavailable.js';
 import { mongoWebhooks } from './webhooks.js';
+import { mongoAuditLog } from './audit-log.js';
 
 export { isMongoUnavailable } from './unavailable.js';
 
@@ -58,6 +59,10 @@ export async function openMongoStore(url: string): Promise<Store> {
     throw e;
   });
   const webhooks = await mongoWebhooks(db, ids).catch(async (e: unknown) => {
+    await client.close();
+    throw e;
+  });
+  const auditLog = await mongoAuditLog(db, ids).catch(async (e: unknown) => {
     await client.close();
     throw e;
   });
@@ -92,7 +97,9 @@ export async function openMongoStore(url: string): Promise<Store> {
     jobs: mongoJobs(c),
     cluster,
     webhooks,
+    auditLog,
     unitOfWork: (fn) => fn(),
+    atomic: (fn) => fn(),
     isolated: () => false,
     async ping() {
       if (closing) throw new Error('store is closed');

@@ -364,6 +364,7 @@ export const COUNTERS = [
   'door_events',
   'webhooks',
   'webhook_deliveries',
+  'audit_log',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
 

@@ -9,6 +9,7 @@ import { sqliteCommands } from './commands.js';
 import { openDatabase } from './db.js';
 import { watchLocks, type LockWatch } from './lock-watch.js';
 import { sqliteExchanges } from './exchanges.js';
+import { sqliteAuditLog } from './audit-log.js';
 import { sqliteDeviceRecords } from './device-records.js';
 import { sqliteDevices } from './devices.js';
 import { sqliteDoorEvents } from './door-events.js';
@@ -34,6 +35,44 @@ export function openSqliteStore(path: string): SqliteStore {
   let closing: Promise<void> | undefined;
   /** A unit of work's transaction is open (see `isolated`). */
   let unitOpen = false;
+  /**
+   * One transaction around `fn` (see Store.unitOfWork). `atomic`: when `fn` throws before it waited for anything
+   * but the store, what it wrote is rolled back instead of committed. Nested in an open transaction, `fn` is
+   * part of that one.
+   */
+  async function runUnit<T>(fn: () => Promise<T>, atomic: boolean): Promise<T> {
+    if (db.inTransaction) return fn();
+    db.exec('BEGIN IMMEDIATE');
+    unitOpen = true;
+    let failed: { err: unknown } | undefined;
+    const end = (how: 'COMMIT' | 'ROLLBACK') => {
+      const ours = unitOpen;
+      unitOpen = false;
+      if (!ours || !db.inTransaction) return;
+      try {
+        db.exec(how);
+      } catch (err) {
+        // A COMMIT that fails (a deferred constraint, a full disk) must not leave the transaction
+        // open for later writes to vanish into: it is rolled back and this unit fails with it.
+        db.exec('ROLLBACK');
+        failed ??= { err };
+      }
+    };
+    // `fn` waited for something other than the store: other requests' writes must not wait in
+    // this transaction for it (their replies would leave before their data is durable).
+    const yielded = setImmediate(() => end('COMMIT'));
+    let threw = false;
+    try {
+      return await fn();
+    } catch (err) {
+      threw = true;
+      throw err;
+    } finally {
+      clearImmediate(yielded);
+      end(atomic && threw ? 'ROLLBACK' : 'COMMIT');
+      if (failed) throw failed.err; // eslint-disable-line no-unsafe-finally -- the unit's outcome is its commit's
+    }
+  }
   return {
     kind: 'sqlite',
     locations: sqliteLocations(db),
@@ -56,35 +95,10 @@ export function openSqliteStore(path: string): SqliteStore {
     jobs: sqliteJobs(db),
     cluster: sqliteCluster(db),
     webhooks: sqliteWebhooks(db),
+    auditLog: sqliteAuditLog(db),
     locks,
-    async unitOfWork(fn) {
-      if (db.inTransaction) return fn();
-      db.exec('BEGIN IMMEDIATE');
-      unitOpen = true;
-      let failed: { err: unknown } | undefined;
-      const commit = () => {
-        unitOpen = false;
-        if (!db.inTransaction) return;
-        try {
-          db.exec('COMMIT');
-        } catch (err) {
-          // A COMMIT that fails (a deferred constraint, a full disk) must not leave the transaction
-          // open for later writes to vanish into: it is rolled back and this unit fails with it.
-          db.exec('ROLLBACK');
-          failed ??= { err };
-        }
-      };
-      // `fn` waited for something other than the store: other requests' writes must not wait in
-      // this transaction for it (their replies would leave before their data is durable).
-      const yielded = setImmediate(commit);
-      try {
-        return await fn();
-      } finally {
-        clearImmediate(yielded);
-        commit();
-        if (failed) throw failed.err; // eslint-disable-line no-unsafe-finally -- the unit's outcome is its commit's
-      }
-    },
+    unitOfWork: (fn) => runUnit(fn, false),
+    atomic: (fn) => runUnit(fn, true),
     isolated() {
       return unitOpen && db.inTransaction;
     },

@@ -313,4 +313,23 @@ ALTER TABLE webhooks ADD COLUMN headers TEXT NOT NULL DEFAULT '{}';
     name: 'locations: scenario',
     sql: `ALTER TABLE locations ADD COLUMN scenario TEXT;`,
   },
+  {
+    version: 42,
+    // Issue #36 item 1: the audit log, append-only (actor and changes: JSON text).
+    name: 'audit log',
+    sql: `
+CREATE TABLE audit_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER,
+  at TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  action TEXT NOT NULL,
+  target_type TEXT NOT NULL,
+  target_id TEXT NOT NULL,
+  changes TEXT NOT NULL
+);
+CREATE INDEX audit_log_location ON audit_log (location_id, id);
+CREATE INDEX audit_log_at ON audit_log (at);
+`,
+  },
 ];
