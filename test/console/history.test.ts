@@ -34,6 +34,6 @@ t.test('console: the History page in Chromium', { skip: NO_BROWSER }, async (t) 
   t.match(first, /name: — → Dock/, 'with what it set');
 
   await page.getByLabel('Records').selectOption('area');
-  await page.waitForFunction(() => document.querySelectorAll('tr[data-action="user.created"]').length === 0);
+  await page.locator('tr[data-action="user.created"]').waitFor({ state: 'detached' });
   t.same(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action'))), ['area.created'], 'only areas');
 });
