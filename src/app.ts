@@ -211,7 +211,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         .signal('device.claimed', { sn, owner: nodeId, previous })
         .catch((err: unknown) => logger.warn({ err, sn }, 'could not tell the previous node that a device moved')),
     jobs: [
-      ...backgroundJobs({ store, clock, log: logger, config, webhooks }),
+      ...backgroundJobs({ store, clock, log: logger, config, webhooks, bus }),
       audit.job,
       terminals.job,
       { name: 'presence-rollover', everyMs: 60_000, run: () => presence.rollover() },
@@ -357,14 +357,11 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         });
       }
       // Only after a successful bind: a busy port must not create the location whose token nobody sees.
-      // The first location and its token are BioGate's own change, recorded as the system's.
+      // The first location and its token are BioGate's own change, recorded as the system's; not announced (nobody follows the
+      // location's feed before it exists).
       const bootstrap =
         config.bootstrap === 'on'
-          ? await actingAs(
-              SYSTEM,
-              (entries) => announceAudit(bus, entries),
-              () => bootstrapLocation(store, locations, nodeId, clock, logger),
-            )
+          ? await actingAs(SYSTEM, undefined, () => bootstrapLocation(store, locations, nodeId, clock, logger))
           : null;
       hub.start();
       webhooks.start(feed);

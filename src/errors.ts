@@ -47,6 +47,7 @@ export const ERROR_CATALOG = {
   SCHEDULE_NOT_FOUND: { status: 404, description: 'No schedule with this id in your location.' },
   ACCESS_LEVEL_NOT_FOUND: { status: 404, description: 'No access level with this id in your location.' },
   HOLIDAY_NOT_FOUND: { status: 404, description: 'No holiday with this id in your location.' },
+  ALERT_RULE_NOT_FOUND: { status: 404, description: 'No alert rule with this id in your location.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not for this method.' },
   COMMAND_ALREADY_SENT: { status: 409, description: 'The command left the queue already and cannot be cancelled.' },
   SCENARIO_ACTIVE: { status: 409, description: 'Another scenario is in force at your location: release it first.' },

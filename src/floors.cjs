@@ -47,6 +47,7 @@ const GROUPS = [
   [['users', dir('src/users/')]],
   [['attendance', dir('src/attendance/')]],
   [['commands', dir('src/commands/')]],
+  [['alerts', dir('src/alerts/')]],
   [['doctor', dir('src/doctor/')]],
   // floor 4: doors
   [

@@ -47,6 +47,7 @@ const EXTRA = [
   'test/areas/access-audit.test.ts',
   'test/areas/scenarios.test.ts',
   'test/audit/audit-log.test.ts',
+  'test/alerts/alerts.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/crash.test.ts',
   'test/webhooks/punches.test.ts',

@@ -58,6 +58,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   events: 'Door and alarm events, raw device records',
   webhooks: 'Signed HTTP callbacks of the location\'s events (README "Webhooks")',
   audit: 'Who changed what: the audit log (README "Audit log")',
+  alerts: 'Alert rules and their incidents (README "Alert rules")',
   admin: 'Operator API (BIOGATE_ADMIN_TOKEN)',
   meta: 'This document and its rendering',
 };

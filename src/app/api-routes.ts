@@ -4,6 +4,7 @@
  */
 import { adminRoutes } from '../api/admin.js';
 import { auditLogRoutes } from '../api/audit-log.js';
+import { alertRoutes } from '../api/alerts.js';
 import { attendanceRoutes } from '../api/attendance.js';
 import { attendanceWriteRoutes } from '../api/attendance-write.js';
 import { createManualAttendance } from '../attendance/manual.js';
@@ -66,6 +67,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
   const routes: ApiRoute[] = [
     ...meRoutes(store),
     ...auditLogRoutes(store, clock),
+    ...alertRoutes(store, clock),
     ...userRoutes({ store, clock, sync, bus, outbox: p.outbox, log, quotaUsers: config.quotaUsers }),
     ...templateRoutes({ store, clock, sync }),
     ...photoRoutes({ store, clock, sync, quotaPhotoMb: config.quotaPhotoMb, decodes: createDecodeSlots() }),

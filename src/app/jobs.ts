@@ -1,11 +1,13 @@
 /**
  * The periodic store jobs the Hub runs as singletons (one node runs each at a time): event pruning
  * behind webhook cursors, webhook delivery, eviction of unassigned terminals, the raw-record quota, the
- * retention of punch photos and of the audit log.
+ * retention of punch photos and of the audit log, alert rules.
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
+import { ALERT_EVERY_MS, evaluateAlerts } from '../alerts/evaluate.js';
 import { pruneAuditLog } from '../audit-log/retention.js';
+import type { EventBus } from '../events/bus.js';
 import { evictUnassigned } from '../devices/assignment.js';
 import type { SingletonJob } from '../devices/scheduler.js';
 import { createEventPrune } from '../events/prune.js';
@@ -20,9 +22,11 @@ export interface JobDeps {
   readonly log: Logger;
   readonly config: Config;
   readonly webhooks: WebhookDispatcher;
+  /** Where the alerts job announces the incidents it raises and clears. */
+  readonly bus: EventBus;
 }
 
-export function backgroundJobs({ store, clock, log, config, webhooks }: JobDeps): SingletonJob[] {
+export function backgroundJobs({ store, clock, log, config, webhooks, bus }: JobDeps): SingletonJob[] {
   const prune = createEventPrune({
     store,
     clock,
@@ -37,6 +41,8 @@ export function backgroundJobs({ store, clock, log, config, webhooks }: JobDeps)
     { name: 'unassigned-evict', everyMs: 3_600_000, run: () => evictUnassigned({ store, log }, clock.now()) },
     { name: 'records-quota', everyMs: 600_000, run: () => trimToQuota(store, config.quotaRecords) },
     { name: 'punch-photo-retention', everyMs: 3_600_000, run: () => expirePunchPhotos(store, clock.now()) },
+    // Alert rules are evaluated on one node at a time (the lease); raising and clearing are compare-and-set besides.
+    { name: 'alerts', everyMs: ALERT_EVERY_MS, run: () => evaluateAlerts({ store, bus, clock, log }) },
     { name: 'audit-retention', everyMs: 3_600_000, run: () => pruneAuditLog(store, clock.now(), config.auditRetentionDays) },
   ];
 }

@@ -1,7 +1,8 @@
 /**
- * What a change changed: field → [before, after] of two stored records (issue #36 item 1). Bookkeeping
- * fields are left out; secrets (hashes, passwords, cards, signing secrets, registration codes, photos,
- * templates) are never copied, only marked `"(changed)"`.
+ * What a change changed: field → [before, after] of two stored records (issue #36 item 1), under the names the
+ * public views use (a token's `hash` is `token`, a device's `comm_key_hash` is `comm_key`). Bookkeeping and
+ * internal fields are left out; secrets (tokens, passwords, cards, signing secrets, comm keys, photos, templates)
+ * are never copied, only marked `"(changed)"`.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { AuditChange } from '../store/ports/index.js';
@@ -20,23 +21,23 @@ const BOOKKEEPING = new Set([
   'last_seen',
   'last_address',
   'state',
-]);
-
-/** Fields whose values must never reach the log. */
-const SECRETS = new Set([
-  'hash',
-  'password',
-  'card_no',
-  'secret',
-  'previous_secret',
-  'comm_key_hash',
+  // Internal to a terminal's registration and a webhook's secret rotation: no field of any public view.
   'registry_code',
   'session_id',
-  'format_options',
-  'headers',
-  'photo',
-  'templates',
+  'token_bound_at',
+  'token_bound_address',
+  'registration_accepted_at',
+  'previous_secret',
+  'previous_valid_until',
+  'idempotency_key',
+  'sync_key',
 ]);
+
+/** Stored names that the public views call otherwise (the store keeps a hash of what the caller gave). */
+const PUBLIC_NAMES: Readonly<Record<string, string>> = { comm_key_hash: 'comm_key', hash: 'token', token_hash: 'token' };
+
+/** Fields whose values must never reach the log. */
+const SECRETS = new Set(['token', 'password', 'card_no', 'secret', 'comm_key', 'format_options', 'headers', 'photo', 'templates']);
 
 export const CHANGED = '(changed)';
 
@@ -52,7 +53,8 @@ export function changesOf(before: object | null | undefined, after: object | nul
     const was = b[key] ?? null;
     const is = a[key] ?? null;
     if (isDeepStrictEqual(was, is)) continue;
-    changes[key] = SECRETS.has(key) ? CHANGED : [was, is];
+    const name = PUBLIC_NAMES[key] ?? key;
+    changes[name] = SECRETS.has(name) ? CHANGED : [was, is];
   }
   return changes;
 }

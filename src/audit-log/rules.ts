@@ -1,6 +1,6 @@
 /**
  * Which store writes are changes an actor made, and the entries each becomes (issue #36 item 1): users
- * (and their templates and photos), devices, areas, schedules, access levels, holidays, webhooks, tokens,
+ * (and their templates and photos), devices, areas, schedules, access levels, holidays, webhooks, alert rules, tokens,
  * locations and their settings and scenarios, commands queued or cancelled through the API, manual and
  * voided punches. Each wrapper has its port method's signature; `record` (./store.ts) runs the read of
  * the record as it was, the write and the append of its entries as one unit of work.
@@ -19,7 +19,8 @@ export type Record = <R, B>(
 const nothing = async (): Promise<undefined> => undefined;
 
 export function auditedPorts(s: Store, record: Record): Partial<Store> {
-  const { locations, tokens, users, templates, areas, schedules, accessLevels, holidays, devices, webhooks, commands, attendance } = s;
+  const { locations, tokens, users, templates, areas, schedules, accessLevels, holidays, devices, webhooks, commands, attendance, alerts } =
+    s;
   return {
     locations: {
       ...locations,
@@ -233,7 +234,7 @@ export function auditedPorts(s: Store, record: Record): Partial<Store> {
         record(
           nothing,
           () => devices.resetRegistration(loc, sn, now, feedEvent),
-          (d) => (d ? [draft(loc, 'device', 'registration_reset', sn, { registry_code: CHANGED })] : []),
+          (d) => (d ? [draft(loc, 'device', 'registration_reset', sn, { registration: CHANGED })] : []),
         ),
       deleteUnassigned: (sn) =>
         record(
@@ -261,6 +262,27 @@ export function auditedPorts(s: Store, record: Record): Partial<Store> {
           () => webhooks.get(loc, id),
           () => webhooks.delete(loc, id),
           (r, b) => (r ? deleted(loc, 'webhook', id, b) : []),
+        ),
+    },
+    alerts: {
+      ...alerts,
+      create: (loc, fields, now) =>
+        record(
+          nothing,
+          () => alerts.create(loc, fields, now),
+          (r) => created(loc, 'alert_rule', r.id, r),
+        ),
+      update: (loc, id, fields, now) =>
+        record(
+          () => alerts.get(loc, id),
+          () => alerts.update(loc, id, fields, now),
+          (r, b) => (r ? updated(loc, 'alert_rule', id, b, r) : []),
+        ),
+      delete: (loc, id) =>
+        record(
+          () => alerts.get(loc, id),
+          () => alerts.delete(loc, id),
+          (r, b) => (r ? deleted(loc, 'alert_rule', id, b) : []),
         ),
     },
     commands: {

@@ -6,7 +6,18 @@
  * eventBus wraps each callback the same way), so no listener can cause an
  * unhandled rejection that ends the process.
  */
-import type { AccessLevel, Attendance, AuditEntry, Command, CountedArea, Device, Schedule, StoredDoorEvent } from '../store/ports/index.js';
+import type {
+  AccessLevel,
+  AlertIncident,
+  AlertRule,
+  Attendance,
+  AuditEntry,
+  Command,
+  CountedArea,
+  Device,
+  Schedule,
+  StoredDoorEvent,
+} from '../store/ports/index.js';
 import type { SyncViewData } from '../views/device-sync.js';
 import type { PresenceEntry } from '../views/time-card.js';
 
@@ -57,6 +68,9 @@ export interface BusEvents {
   'access_level.changed': { location_id: number; level: AccessLevel; change: 'created' | 'updated' | 'deleted'; feed_event?: string };
   /** An audit log entry appended (src/audit-log/store.ts), announced by the door that acted, after its commit. At most once. */
   'audit.recorded': { location_id: number; entry: AuditEntry };
+  /** An alert incident raised or cleared by the alerts job (src/alerts/evaluate.ts), after its compare-and-set. At most once. */
+  'alert.raised': { location_id: number; rule: AlertRule; incident: AlertIncident; cleared_at: null };
+  'alert.cleared': { location_id: number; rule: AlertRule; incident: AlertIncident; cleared_at: string };
   /** An area created, renamed or deleted (src/users/areas.ts), emitted with `emitStored` under `feed_event`. */
   'area.changed': {
     location_id: number;

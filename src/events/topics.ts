@@ -28,6 +28,8 @@ export const doorEventsTopic = (sn: string) => `events/${sn}`;
 export const PRESENCE_TOPIC = 'presence';
 /** Audit log entries as they are written (issue #36 item 1). */
 export const AUDIT_TOPIC = 'audit';
+/** Alert incidents raised and cleared, per rule (issue #36 item 4). */
+export const alertTopic = (ruleId: number) => `alerts/${ruleId}`;
 export const presenceTopic = (pin: string) => `${PRESENCE_TOPIC}/${pin}`;
 
 /** The messages one event becomes; an event may map to none (user.changed has no topic). */
@@ -68,6 +70,9 @@ export function topicMessages(event: AnyFeedEvent): TopicMessage[] {
       ];
     case 'door.event':
       return [{ topic: doorEventsTopic(event.data.sn), payload: event.data, retain: false }];
+    case 'alert.raised':
+    case 'alert.cleared':
+      return [{ topic: alertTopic(event.data.rule.id), payload: event.data, retain: false }];
     case 'audit.recorded':
       return [{ topic: AUDIT_TOPIC, payload: event.data.entry, retain: false }];
     case 'user.changed':

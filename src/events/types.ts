@@ -23,6 +23,8 @@ export const FEED_EVENT_TYPES = [
   'schedule.changed',
   'access_level.changed',
   'audit.recorded',
+  'alert.raised',
+  'alert.cleared',
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
@@ -65,6 +67,15 @@ export type PresenceData = Record<string, unknown> & { pin: string; state: 'in' 
 /** An audit log entry as GET /api/audit shows it (src/views/audit.ts). */
 export type AuditData = Record<string, unknown> & { id: number; action: string; target: { type: string; id: string } };
 
+/** An incident of an alert rule as the feed and webhooks show it (src/views/alert.ts alertEventView). */
+export type AlertData = {
+  rule: { id: number; name: string; kind: string; webhook_id: number | null };
+  key: string;
+  since: string;
+  cleared_at: string | null;
+  detail: Record<string, unknown>;
+};
+
 export interface FeedPayloads {
   /** The device reached the location's node (presence transition, owner node only). */
   'device.online': { sn: string; device: DeviceData };
@@ -99,6 +110,10 @@ export interface FeedPayloads {
   'access_level.changed': { level: Record<string, unknown> & { id: number; name: string }; change: 'created' | 'updated' | 'deleted' };
   /** A change made through the API, the admin API, MQTT requests, the console or the CLI (issue #36 item 1). At most once: GET /api/audit is the record. */
   'audit.recorded': { entry: AuditData };
+  /** An alert rule's condition began to hold for `key` (issue #36 item 4); at most once per incident. */
+  'alert.raised': AlertData;
+  /** It no longer holds: `cleared_at` is set. */
+  'alert.cleared': AlertData;
 }
 
 export interface FeedEvent<K extends FeedEventType = FeedEventType> {

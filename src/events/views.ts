@@ -10,6 +10,7 @@ import { attendanceView } from '../views/attendance.js';
 import { commandView } from '../views/command.js';
 import { deviceFeedView } from '../views/device.js';
 import { doorEventView } from '../views/door-event.js';
+import { alertEventView } from '../views/alert.js';
 import { auditEntryView } from '../views/audit.js';
 import type { BusEvents } from './bus.js';
 import type { Store } from '../store/types.js';
@@ -140,6 +141,11 @@ export async function draftOf<K extends keyof BusEvents>(ctx: ViewContext, name:
     case 'audit.recorded': {
       const p = payload as BusEvents['audit.recorded'];
       return { type: 'audit.recorded', location_id: p.location_id, at, data: { entry: auditEntryView(p.entry) } };
+    }
+    case 'alert.raised':
+    case 'alert.cleared': {
+      const p = payload as BusEvents['alert.raised' | 'alert.cleared'];
+      return { type: name, location_id: p.location_id, at, data: alertEventView(p.rule, p.incident, p.cleared_at) } as FeedDraft;
     }
     default:
       return undefined;

@@ -12,6 +12,7 @@
 import type {
   AttendancePort,
   AuditLogPort,
+  AlertsPort,
   ClusterPort,
   CommandsPort,
   DeviceRecordsPort,
@@ -60,6 +61,8 @@ export interface Store {
   readonly webhooks: WebhooksPort;
   /** Who changed what (issue #36 item 1), written by src/audit-log/. */
   readonly auditLog: AuditLogPort;
+  /** Alert rules and their open incidents (issue #36 item 4). */
+  readonly alerts: AlertsPort;
   /**
    * Runs `fn`, letting its store calls share one commit where that is cheaper: a reply's
    * 50 command results are 300 small writes. SQLite: one transaction around `fn` (BEGIN IMMEDIATE …

@@ -32,6 +32,13 @@ function envelopesOf(sub: WebhookSubscription, e: StoredEvent, data: unknown): E
   return out;
 }
 
+/** Whether a subscription takes an event: a type it lists, or an alert of a rule that names it (issue #36 item 4). */
+function subscribed(sub: WebhookSubscription, e: StoredEvent): boolean {
+  if (sub.events.includes(e.type)) return true;
+  if (e.type !== 'alert.raised' && e.type !== 'alert.cleared') return false;
+  return (e.data as { rule?: { webhook_id?: unknown } } | null)?.rule?.webhook_id === sub.id;
+}
+
 /**
  * The deliveries of one feed event for a subscription (none when it is not subscribed, filtered out, or not
  * sent in its format). `tooLarge` hears of a rendering over formats.ts MAX_RENDERED_BYTES, which is not stored.
@@ -43,7 +50,7 @@ export function deliveriesFor(
   areaOf: AreaOf = () => undefined,
   tooLarge: (eventId: string) => void = () => {},
 ): NewWebhookDelivery[] {
-  if (!sub.events.includes(e.type)) return [];
+  if (!subscribed(sub, e)) return [];
   const data = filtered(sub.filter, e, areaOf);
   if (data === null) return [];
   const base = { subscription_id: sub.id, location_id: sub.location_id, event_seq: e.seq, type: e.type, created_at: now };

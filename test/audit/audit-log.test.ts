@@ -168,7 +168,7 @@ t.test('the admin API, MQTT requests and the CLI are doors too', async (t) => {
       ['location.created', 'admin', branch],
     ],
   );
-  t.match(log.data[0]?.changes, { hash: '(changed)', label: [null, 'door panel'] });
+  t.match(log.data[0]?.changes, { token: '(changed)', label: [null, 'door panel'] });
   t.notOk(JSON.stringify(log).includes(issued.body['token'] as string), 'never the token');
   t.equal((await admin('GET', '/admin/audit')).status, 200);
   t.equal(

@@ -18,6 +18,7 @@ import { commandsOutboxContract, devicesOutboxContract } from './fixtures/comman
 import { deviceRecordsContract } from './fixtures/device-records.js';
 import { exchangesContract } from './fixtures/exchanges.js';
 import { auditLogContract } from './fixtures/audit-log.js';
+import { alertsContract } from './fixtures/alerts.js';
 import { devicesContract } from './fixtures/devices.js';
 import { doorEventsContract } from './fixtures/door-events.js';
 import { jobsContract } from './fixtures/jobs.js';
@@ -54,5 +55,6 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   clusterContract(define);
   webhooksContract(define);
   auditLogContract(define);
+  alertsContract(define);
   aggregateContract(define);
 }

@@ -150,8 +150,8 @@ t.test('one node: every transition once, in seq order, as the API shows it; resu
   );
   t.match(after.find(deleted), { type: 'user.changed', data: { pins: [8], change: 'deleted' } });
   t.ok(
-    after.slice(2).every((e) => e.type === 'user.changed' || e.type === 'command.updated'),
-    'only the deletion and its sync op are new',
+    after.slice(2).every((e) => e.type === 'user.changed' || e.type === 'command.updated' || e.type === 'audit.recorded'),
+    'only the deletion, its audit entry and its sync op are new',
   );
 });
 

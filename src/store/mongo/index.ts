@@ -34,6 +34,7 @@ import { mongoTerminalSync } from './terminal-sync.js';
 import { MongoUnreachableError, trackReachability } from './unavailable.js';
 import { mongoWebhooks } from './webhooks.js';
 import { mongoAuditLog } from './audit-log.js';
+import { mongoAlerts } from './alerts.js';
 
 export { isMongoUnavailable } from './unavailable.js';
 
@@ -63,6 +64,10 @@ export async function openMongoStore(url: string): Promise<Store> {
     throw e;
   });
   const auditLog = await mongoAuditLog(db, ids).catch(async (e: unknown) => {
+    await client.close();
+    throw e;
+  });
+  const alerts = await mongoAlerts(db, ids).catch(async (e: unknown) => {
     await client.close();
     throw e;
   });
@@ -98,6 +103,7 @@ export async function openMongoStore(url: string): Promise<Store> {
     cluster,
     webhooks,
     auditLog,
+    alerts,
     unitOfWork: (fn) => fn(),
     atomic: (fn) => fn(),
     isolated: () => false,

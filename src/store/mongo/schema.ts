@@ -1,16 +1,15 @@
 /**
  * Collections, stored document shapes and indexes of the MongoDB adapter.
  *
- * Documents keep the port's field names; `_id` is the integer id from `counters`. Sharding (see
- * DESIGN.md "Scale-out"): `locations`, `tokens`, `devices` and `counters` stay unsharded (looked up by
- * id, token hash or serial number); `users`, `templates`, `commands`, `attendance`, `device_records`, `device_exchanges` and `door_events` shard on
- * `location_id` and every unique index of theirs starts with it.
+ * Documents keep the port's field names; `_id` is the integer id from `counters`. Sharding (DESIGN.md "Scale-out"):
+ * `locations`, `tokens`, `devices` and `counters` stay unsharded (looked up by id, token hash or serial number); `users`,
+ * `templates`, `commands`, `attendance`, `device_records`, `device_exchanges` and `door_events` shard on `location_id` and
+ * every unique index of theirs starts with it.
  *
- * No partial or sparse unique indexes, no collation: some MongoDB-compatible servers accept the
- * options and ignore them (mongo-java-server treats a partial unique index as a full one), and a
- * sharded unique index must be a plain prefix of the shard key anyway. Where the SQLite schema has
- * a partial unique index, the document carries a synthetic "slot" field that is unique for every
- * document that must not collide (see CommandDoc).
+ * No partial or sparse unique indexes, no collation: some MongoDB-compatible servers accept the options and ignore
+ * them (mongo-java-server treats a partial unique index as a full one), and a sharded unique index must be a plain
+ * prefix of the shard key anyway. Where the SQLite schema has a partial unique index, the document carries a
+ * synthetic "slot" field that is unique for every document that must not collide (see CommandDoc).
  */
 import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
@@ -365,6 +364,7 @@ export const COUNTERS = [
   'webhooks',
   'webhook_deliveries',
   'audit_log',
+  'alert_rules',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
 

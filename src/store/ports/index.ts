@@ -28,6 +28,8 @@ export type * from './cluster.js';
 export type * from './webhooks.js';
 export type * from './audit-log.js';
 export { AUDIT_TRAIL_MS } from './audit-log.js';
+export type * from './alerts.js';
+export { ALERT_KINDS } from './alerts.js';
 export { STANDARD_SHAPE, WEBHOOK_FORMATS } from './webhooks.js';
 export { ATTEMPT_SUPERSEDED, LOCATION_WIDE_SN, SYNC_SUPERSEDED } from './commands.js';
 export { COMMAND_TRANSITIONS } from './command-transitions.js';

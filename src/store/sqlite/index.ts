@@ -10,6 +10,7 @@ import { openDatabase } from './db.js';
 import { watchLocks, type LockWatch } from './lock-watch.js';
 import { sqliteExchanges } from './exchanges.js';
 import { sqliteAuditLog } from './audit-log.js';
+import { sqliteAlerts } from './alerts.js';
 import { sqliteDeviceRecords } from './device-records.js';
 import { sqliteDevices } from './devices.js';
 import { sqliteDoorEvents } from './door-events.js';
@@ -96,6 +97,7 @@ export function openSqliteStore(path: string): SqliteStore {
     cluster: sqliteCluster(db),
     webhooks: sqliteWebhooks(db),
     auditLog: sqliteAuditLog(db),
+    alerts: sqliteAlerts(db),
     locks,
     unitOfWork: (fn) => runUnit(fn, false),
     atomic: (fn) => runUnit(fn, true),

@@ -332,4 +332,31 @@ CREATE INDEX audit_log_location ON audit_log (location_id, id);
 CREATE INDEX audit_log_at ON audit_log (at);
 `,
   },
+  {
+    version: 43,
+    // Issue #36 item 4: alert rules per location, and each rule's open incidents (one per key at most).
+    name: 'alert rules and incidents',
+    sql: `
+CREATE TABLE alert_rules (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  params TEXT NOT NULL,
+  webhook_id INTEGER,
+  enabled INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT
+);
+CREATE INDEX alert_rules_location ON alert_rules (location_id, id);
+CREATE TABLE alert_incidents (
+  rule_id INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  location_id INTEGER NOT NULL,
+  since TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  PRIMARY KEY (rule_id, key)
+) WITHOUT ROWID;
+`,
+  },
 ];
