@@ -226,3 +226,20 @@ t.test('what terminals and webhooks report: doors, alarms, refusal bursts, stora
   found = await open();
   t.same([found['door'], found['alarm'], found['denied']], [[], [], []], 'cleared');
 });
+
+t.test('the alerts job evaluates on its own, every 15 s', async (t) => {
+  const clock = fakeClock('2026-03-01T08:00:00.000Z');
+  const app = await startApp(t, { clock, config: OPEN });
+  const api = client(app.url, app.token);
+  t.equal((await api('POST', '/api/alerts', { body: { name: 'Quiet', kind: 'device_offline', params: { minutes: 1 } } })).status, 201);
+  t.equal((await api('POST', '/api/devices', { body: { sn: 'JOB-1' } })).status, 201, 'assigned, never heard from');
+  const events: AnyFeedEvent[] = [];
+  const sub = app.app.feed.subscribe({ locationId: app.locationId }, (e) => void events.push(e));
+  t.teardown(() => sub.close());
+  clock.advance(2 * 60_000);
+  await waitFor(() => events.some((e) => e.type === 'alert.raised'), 25_000, 'the job’s round');
+  t.match(
+    events.find((e) => e.type === 'alert.raised'),
+    { data: { key: 'JOB-1' } },
+  );
+});

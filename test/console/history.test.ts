@@ -32,6 +32,7 @@ t.test('console: the History page in Chromium', { skip: NO_BROWSER }, async (t) 
   const first = (await rows.first().innerText()).replace(/\s+/g, ' ');
   t.match(first, /token \d+/, 'the signed-in token made it');
   t.match(first, /name: — → Dock/, 'with what it set');
+  await b.axe(t, page, 'history');
 
   await page.getByLabel('Records').selectOption('area');
   await page.locator('tr[data-action="user.created"]').waitFor({ state: 'detached' });

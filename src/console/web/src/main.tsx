@@ -15,6 +15,7 @@ import { TimeCardsPage } from './time-cards.js';
 import { CommandsPage } from './commands.js';
 import { DevicePage } from './device.js';
 import { DevicesPage } from './devices.js';
+import { AlertsPage } from './alerts.js';
 import { HistoryPage } from './history.js';
 import { BASE, navigate, onLinkClick, usePath } from './router.js';
 import { SchedulesPage } from './schedules.js';
@@ -87,6 +88,7 @@ const LOCATION_NAV: readonly NavItem[] = [
   { path: '/commands', label: 'Commands' },
   { path: '/attendance', label: 'Attendance' },
   { path: '/time-cards', label: 'Time cards' },
+  { path: '/alerts', label: 'Alerts' },
   { path: '/history', label: 'History' },
 ];
 const ADMIN_NAV: readonly NavItem[] = [
@@ -182,6 +184,7 @@ function App() {
   else if (path.startsWith('/commands')) page = <CommandsPage session={session} zone={zone} />;
   else if (path.startsWith('/attendance')) page = <AttendancePage session={session} zone={zone} />;
   else if (path.startsWith('/time-cards')) page = <TimeCardsPage session={session} zone={zone} />;
+  else if (path.startsWith('/alerts')) page = <AlertsPage session={session} zone={zone} />;
   else if (path.startsWith('/history')) page = <HistoryPage session={session} zone={zone} />;
   else page = <DevicesPage session={session} zone={zone} />;
   const scope = session.me.token?.scope;
