@@ -164,13 +164,24 @@ export const EVALUATE: Readonly<Record<AlertKind, Evaluate>> = {
     }
     return found;
   },
+  // Drift as GET /api/devices/{sn}/sync says it (src/sync/terminal-state.ts): a refused line still owed; in drift
+  // since the oldest such refusal.
   async sync_drift(ctx, rule) {
     const cutoff = ago(ctx.now, rule.params['minutes'] ?? 30);
     const devices = await ctx.devices();
+    const owed = await ctx.store.terminalSync.owed(devices.map((d) => d.serial_number));
     const found: Found = new Map();
-    for (const s of await ctx.store.terminalSync.get(devices.map((d) => d.serial_number))) {
-      if (s.location_id === rule.location_id && s.state === 'drift' && s.changed_at <= cutoff)
-        found.set(s.sn, { sn: s.sn, since: s.changed_at, reason: s.reason });
+    for (const d of devices) {
+      const counts = owed.get(d.serial_number);
+      if (!counts || counts.refused === 0) continue;
+      const [first] = (await ctx.store.terminalSync.refusals(d.serial_number, { offset: 0, limit: 1 })).items;
+      if (first && first.since <= cutoff)
+        found.set(d.serial_number, {
+          sn: d.serial_number,
+          since: first.since,
+          refused: counts.refused,
+          reason: `PIN ${first.pin} refused with ${first.code}: ${first.message}`,
+        });
     }
     return found;
   },

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/log.js';
 import type { Clock } from '../../src/clock.js';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
 import { client } from '../api/client.js';
+import { setup } from '../convergence/helpers.js';
 import { fakeClock, startApp, waitFor, type StartedApp } from '../helpers/app.js';
 
 interface Rule {
@@ -242,4 +243,17 @@ t.test('the alerts job evaluates on its own, every 15 s', async (t) => {
     events.find((e) => e.type === 'alert.raised'),
     { data: { key: 'JOB-1' } },
   );
+});
+
+t.test('sync_drift: a terminal that refuses its roster, in drift past the minutes', async (t) => {
+  const s = await setup(t);
+  t.equal((await s.api('POST', '/api/alerts', { name: 'Drift', kind: 'sync_drift', params: { minutes: 10 } })).status, 201);
+  await s.terminal('DRIFT-1', 'v2', { refuseRate: 1 });
+  t.equal((await s.api('POST', '/api/users', { pin: 31, first_name: 'Ref' })).status, 201);
+  await s.until(async () => (await s.sync('DRIFT-1')).state === 'drift', 'drift');
+  t.same(await evaluate(s.app, s.clock), { raised: 0, cleared: 0 }, 'not yet for the minutes');
+  s.clock.advance(11 * 60_000);
+  t.same(await evaluate(s.app, s.clock), { raised: 1, cleared: 0 });
+  const rules = (await s.api('GET', '/api/alerts')).body as Rule[];
+  t.match(rules[0]?.incidents, [{ key: 'DRIFT-1', detail: { sn: 'DRIFT-1', reason: /-3/ } }]);
 });
