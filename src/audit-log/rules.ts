@@ -40,7 +40,9 @@ export function auditedPorts(s: Store, record: Record): Partial<Store> {
         record(
           () => locations.get(id),
           () => locations.setScenario(id, expected, scenario, now),
-          (l, b) => (l ? updated(id, 'location', id, b, l, scenario ? 'scenario_started' : 'scenario_released') : []),
+          // A scenario starts in two writes (claimed, then its command's id): the second is part of the start.
+          (l, b) =>
+            !l || (b?.scenario && scenario) ? [] : updated(id, 'location', id, b, l, scenario ? 'scenario_started' : 'scenario_released'),
         ),
     },
     tokens: {

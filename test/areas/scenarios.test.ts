@@ -92,6 +92,23 @@ t.test('lockdown: v3 doors locked first, the normal-open schedule suspended and 
     `the schedule restored (last: ${last?.command})`,
   );
   t.match(await s.api('DELETE', '/api/scenarios/lockdown'), { status: 404, body: { code: 'SCENARIO_NOT_ACTIVE' } });
+
+  // Audited (issue #36 item 1): the start and the release, with the scenario before and after; the refused second
+  // release wrote nothing.
+  const audit = (
+    (await s.api('GET', '/api/audit?target_type=location')).body as { data: { action: string; changes: Record<string, unknown> }[] }
+  ).data.filter((e) => e.action.startsWith('location.scenario_'));
+  t.match(audit, [
+    { action: 'location.scenario_released', changes: { scenario: [{ name: 'lockdown', command_id: parent.id }, null] } },
+    { action: 'location.scenario_started', changes: { scenario: [null, { name: 'lockdown' }] } },
+  ]);
+  t.equal(audit.length, 2);
+  const queuedEntries = ((await s.api('GET', '/api/audit?action=command.queued&limit=100')).body as { data: { target: { id: string } }[] })
+    .data;
+  t.ok(
+    queuedEntries.some((e) => e.target.id === String(queued.id)),
+    'the check queued through the API is in it',
+  );
 });
 
 t.test('evacuate: emergency dual-open, released with door-close; scope and names checked', async (t) => {
