@@ -32,9 +32,11 @@ export async function mongoAuditLog(db: Db, ids: Ids): Promise<AuditLogPort> {
   ]);
   return {
     async append(list) {
-      const docs: AuditDoc[] = [];
-      for (const e of list) docs.push({ _id: await ids('audit_log'), ...e });
-      if (docs.length > 0) await entries.insertMany(docs, { ordered: true });
+      if (list.length === 0) return [];
+      // One `$inc` for the lot (an import of 10,000 users is 10,000 entries): consecutive ids, in order.
+      const first = await ids('audit_log', list.length);
+      const docs: AuditDoc[] = list.map((e, i) => ({ _id: first + i, ...e }));
+      await entries.insertMany(docs, { ordered: true });
       return docs.map(toEntry);
     },
     async page(scope, filter, window) {
