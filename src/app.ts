@@ -247,7 +247,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   });
   // One bucket per token for every door (REST, the stream, MQTT requests); one admin check with its back-off.
   const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
-  const admin = createAdminAuth(config.adminToken, clock);
+  const admin = createAdminAuth(config.adminToken, clock, undefined, config.metricsToken);
   mountRoutes(http, apiRoutes, {
     store,
     credentials,
@@ -277,7 +277,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
   const protocolErrors = metrics.register(
     new Counter('biogate_device_protocol_errors_total', 'Device requests refused by the codec, by code'),
   );
-  registerGauges(metrics, { store, hub, http, engine: engine.engine, terminals });
+  registerGauges(metrics, { store, hub, http, engine: engine.engine, terminals, bus });
   const deviceBodyLimit = Math.floor(config.deviceBodyLimitMb * 1024 * 1024);
   // BIOGATE_DEVICE_ON_API: with a device port, terminals use it and /iclock/ on the API port is a 404 (unless turned on).
   if ((config.deviceOnApi ?? (config.devicePort === null ? 'on' : 'off')) === 'on')
@@ -295,6 +295,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
         });
   if (deviceHttp) mountPushRoutes(deviceHttp, { hub, bodyLimit: deviceBodyLimit, protocolErrors });
   let stopping = false;
+  let draining = false;
   let closing: Promise<void> | undefined;
   let mqtt: MqttBridge | null = null;
   const mqttLeader = createLeadership({
@@ -306,7 +307,7 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
     released: () => feed.signal('leader.released', { name: 'mqtt-bridge' }),
   });
   if (config.mqtt === 'embedded') http.websocket(mqttWebSocketRoute(() => mqtt));
-  mountOpsRoutes(http, { store, metrics, admin, isStopping: () => stopping });
+  mountOpsRoutes(http, { store, metrics, admin, readiness: () => (stopping ? 'stopping' : draining ? 'draining' : 'serving') });
   mountConsole(http); // The web console: static pages on the public API and /api/stream only.
 
   return {
@@ -372,6 +373,9 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       logger.info({ host: config.host, port, devicePort, tls: Boolean(tls), store: store.kind, engine: http.engine }, 'listening');
       if (bootstrap) options.announce?.(bootstrapBanner(bootstrap, { host: config.host, port, tls: Boolean(tls) }));
       return { port, devicePort, bootstrap };
+    },
+    drain() {
+      draining = true;
     },
     close() {
       // Idempotent: a second call waits for the first shutdown instead of starting another.

@@ -53,11 +53,15 @@ export async function serve(io: CliIo): Promise<number> {
   }
   const scheme = config.tlsCert ? 'https' : 'http';
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  io.stdout.write(`BioGate listening on ${scheme}://${shown}:${port} (store: ${app.store.kind}; API under /api, devices under /iclock)\n`);
+  const base = `${scheme}://${shown}:${port}`;
+  io.stdout.write(
+    `BioGate listening on ${base} (store: ${app.store.kind}; API under /api, devices under /iclock; console ${base}/console/, API docs ${base}/api/docs)\n`,
+  );
 
   const graceMs = config.shutdownGraceS * 1000;
   return new Promise<number>((resolve) => {
     let stopping = false;
+    let drainTimer: NodeJS.Timeout | undefined;
     let finished = false;
     const finish = (code: number) => {
       if (finished) return;
@@ -82,6 +86,13 @@ export async function serve(io: CliIo): Promise<number> {
       }
     };
     const stop = (signal: string) => {
+      if (drainTimer) {
+        // A second signal during the drain: the shutdown starts now.
+        clearTimeout(drainTimer);
+        drainTimer = undefined;
+        shutDown(signal);
+        return;
+      }
       if (stopping) {
         // An operator who insists: no more waiting, but the store is closed cleanly first.
         logger.warn({ signal }, 'second signal: closing the store and exiting now');
@@ -89,6 +100,19 @@ export async function serve(io: CliIo): Promise<number> {
         return;
       }
       stopping = true;
+      // SIGTERM is a supervisor's (systemd, Kubernetes): drain first, so /readyz reads 503 before the port closes.
+      const drainMs = signal === 'SIGTERM' ? config.shutdownDrainS * 1000 : 0;
+      if (drainMs > 0) {
+        logger.info({ signal, drainS: config.shutdownDrainS }, 'draining: /readyz answers 503 until the shutdown');
+        app.drain();
+      }
+      if (drainMs === 0) return shutDown(signal);
+      drainTimer = setTimeout(() => {
+        drainTimer = undefined;
+        shutDown(signal);
+      }, drainMs);
+    };
+    const shutDown = (signal: string) => {
       logger.info({ signal, graceS: config.shutdownGraceS }, 'shutting down');
       // BIOGATE_SHUTDOWN_GRACE_S bounds the whole shutdown: work a long request left running
       // (a big upload still being stored, a slow store) does not hold the process past it.
@@ -131,6 +155,13 @@ async function simulate(argv: readonly string[], io: CliIo): Promise<number> {
 
 export async function main(argv: readonly string[]): Promise<never> {
   const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, isTTY: Boolean(process.stdout.isTTY) };
+  // A reader that stops early (`biogate config | head`) closes the pipe: a command's output ends there, quietly.
+  // `serve` keeps its default: its stdout is the log, and losing it is the supervisor's to see.
+  if (argv[0] !== 'serve')
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(0);
+    });
   let code: number;
   try {
     // Bare `biogate` and every --help print help; only `biogate serve` starts the gateway.

@@ -28,7 +28,14 @@ interface Served {
 async function serveAndCall(t: Test, tty: boolean, extraEnv: Record<string, string> = {}): Promise<Served> {
   const dir = await tempDir(t);
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BIOGATE_')));
-  const env = { ...clean, BIOGATE_STORE: `sqlite:${join(dir, 'b.db')}`, BIOGATE_PORT: '0', BIOGATE_HOST: '127.0.0.1', ...extraEnv };
+  const env = {
+    ...clean,
+    BIOGATE_STORE: `sqlite:${join(dir, 'b.db')}`,
+    BIOGATE_PORT: '0',
+    BIOGATE_HOST: '127.0.0.1',
+    BIOGATE_SHUTDOWN_DRAIN_S: '0',
+    ...extraEnv,
+  };
   const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_JS)} serve`;
   // `script -qefc CMD /dev/null`: CMD runs with a pseudo-terminal as stdin/stdout/stderr; script copies it to our pipe.
   const child = tty

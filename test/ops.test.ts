@@ -57,8 +57,8 @@ t.test('/metrics with an admin token configured: 401 without it, 200 with it', a
 
   const none = await fetchJson(`${url}/metrics`);
   t.equal(none.res.status, 401);
-  t.equal(none.res.headers.get('www-authenticate'), 'Bearer realm="biogate-admin"');
-  t.strictSame(none.body, { detail: 'Admin token required', code: 'UNAUTHORIZED' });
+  t.equal(none.res.headers.get('www-authenticate'), 'Bearer realm="biogate-metrics"');
+  t.strictSame(none.body, { detail: 'Metrics token (BIOGATE_METRICS_TOKEN) or admin token required', code: 'UNAUTHORIZED' });
   t.equal((await fetch(`${url}/metrics`, { headers: bearer(token) })).status, 401, 'a location token is not enough');
   t.equal((await fetch(`${url}/metrics`, { headers: bearer(ADMIN_TOKEN + 'x') })).status, 401);
 
@@ -99,4 +99,64 @@ t.test('/metrics: every sample carries the node label, so sums across nodes are 
   t.match(node, /^[A-Za-z0-9._-]{1,64}$/, 'a valid BIOGATE_NODE_ID itself');
   const text = await (await fetch(`${b.url}/metrics`)).text();
   t.match(text, new RegExp(`biogate_device_actors\\{node="${node.replace(/[.]/g, '\\.')}"\\} 0`));
+});
+
+const METRICS_TOKEN = 'metrics-scrape-token-0123456789';
+
+t.test('BIOGATE_METRICS_TOKEN: a read-only token for Prometheus, /metrics and nothing else', async (t) => {
+  const { url, token } = await startApp(t, { config: { adminToken: ADMIN_TOKEN, metricsToken: METRICS_TOKEN } });
+  t.equal((await fetch(`${url}/metrics`, { headers: bearer(METRICS_TOKEN) })).status, 200, 'the metrics token scrapes');
+  t.equal((await fetch(`${url}/metrics`, { headers: bearer(ADMIN_TOKEN) })).status, 200, 'so does the admin token');
+  t.equal((await fetch(`${url}/metrics`, { headers: bearer(token) })).status, 401, 'a location token does not');
+  t.equal((await fetch(`${url}/metrics`, { headers: bearer(METRICS_TOKEN + 'x') })).status, 401, 'a wrong token does not');
+  t.equal(
+    (await fetch(`${url}/admin/locations`, { headers: bearer(METRICS_TOKEN) })).status,
+    401,
+    'the metrics token opens no admin route',
+  );
+  t.equal((await fetch(`${url}/api/me`, { headers: bearer(METRICS_TOKEN) })).status, 401, 'nor the location API');
+
+  // Alone, without an admin token: /metrics is closed to everyone else, and the admin API stays off.
+  const alone = await startApp(t, { config: { metricsToken: METRICS_TOKEN } });
+  t.equal((await fetch(`${alone.url}/metrics`)).status, 401, 'no token: 401');
+  t.equal((await fetch(`${alone.url}/metrics`, { headers: bearer(METRICS_TOKEN) })).status, 200);
+  t.equal((await fetch(`${alone.url}/admin/locations`, { headers: bearer(METRICS_TOKEN) })).status, 404, 'admin API off');
+  const text = await (await fetch(`${alone.url}/metrics`, { headers: bearer(METRICS_TOKEN) })).text();
+  t.notOk(text.includes(METRICS_TOKEN), 'the token is not in the metrics');
+});
+
+t.test('biogate_attendance_stored_total counts punches stored, by source; a re-sent duplicate is not counted', async (t) => {
+  const { url, token } = await startApp(t, { config: { nodeId: 'node-p' } });
+  const stored = async (source: string): Promise<number> => {
+    const lines = (await (await fetch(`${url}/metrics`)).text()).split('\n');
+    const line = lines.find((l) => l.startsWith(`biogate_attendance_stored_total{source="${source}",node="node-p"} `));
+    return Number(line?.split(' ')[1] ?? NaN);
+  };
+  t.equal(await stored('device'), 0, 'device: 0 before any punch');
+  t.equal(await stored('manual'), 0, 'manual: 0 before any punch');
+  const assign = await fetch(`${url}/api/devices`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify({ sn: 'PUNCHCNT1' }),
+  });
+  t.equal(assign.status, 201);
+  const upload = (body: string) =>
+    fetch(`${url}/iclock/cdata?SN=PUNCHCNT1&table=ATTLOG&Stamp=1`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+  const punches = '1\t2026-03-01 08:00:00\t0\t1\t0\t0\t0\n2\t2026-03-01 08:01:00\t0\t1\t0\t0\t0\n3\t2026-03-01 08:02:00\t0\t1\t0\t0\t0\n';
+  t.equal((await upload(punches)).status, 200);
+  t.equal((await upload(punches)).status, 200, 'the same upload again (a terminal that lost the answer)');
+  const user = await fetch(`${url}/api/users`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify({ pin: 1, first_name: 'Ana' }),
+  });
+  t.equal(user.status, 201);
+  const manual = await fetch(`${url}/api/attendance`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify({ pin: 1, timestamp: '2026-03-01 17:00:00', reason: 'forgot to punch out' }),
+  });
+  t.equal(manual.status, 201);
+  t.equal(await stored('device'), 3, 'device: the three punches, once');
+  t.equal(await stored('manual'), 1, 'manual: one');
 });

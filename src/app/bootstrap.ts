@@ -33,6 +33,7 @@ export async function bootstrapLocation(
 /** The text shown once with the bootstrap token: where to try it. */
 export function bootstrapBanner(bootstrap: Bootstrap, listen: { host: string; port: number; tls: boolean }): string {
   const host = listen.host === '0.0.0.0' || listen.host === '::' ? 'localhost' : listen.host;
+  const base = `${listen.tls ? 'https' : 'http'}://${host}:${listen.port}`;
   return [
     '',
     `  BioGate bootstrap: created location "Default" (id ${bootstrap.location.id}).`,
@@ -40,7 +41,9 @@ export function bootstrapBanner(bootstrap: Bootstrap, listen: { host: string; po
     '',
     `    ${bootstrap.token.token}`,
     '',
-    `  Try: curl -H "Authorization: Bearer <token>" ${listen.tls ? 'https' : 'http'}://${host}:${listen.port}/api/me`,
+    `  Try: curl -H "Authorization: Bearer <token>" ${base}/api/me`,
+    `  Console (sign in with the token): ${base}/console/`,
+    `  API reference: ${base}/api/docs`,
     '',
   ].join('\n');
 }

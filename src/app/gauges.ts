@@ -1,5 +1,6 @@
 /** Gauges of /metrics read at scrape time from the parts the composition root built. */
 import type { Hub } from '../devices/hub.js';
+import type { EventBus } from '../events/bus.js';
 import type { HttpServer } from '../http/server.js';
 import { Counter, Gauge, Histogram, type MetricsRegistry } from '../ops/metrics.js';
 import type { Store } from '../store/types.js';
@@ -18,6 +19,21 @@ export function revocationLatency(metrics: MetricsRegistry): (seconds: number) =
   );
   const series = histogram.series({});
   return (seconds) => series.observe(seconds);
+}
+
+/**
+ * Punches stored by this node, by source (`device`, `manual`): counted from `attendance.recorded`, which
+ * carries only rows newly stored (a terminal's re-sent duplicates are not in it). Summed over nodes
+ * in Prometheus, since each punch is stored by one node.
+ */
+function countStoredPunches(metrics: MetricsRegistry, bus: EventBus): void {
+  const stored = metrics.register(
+    new Counter('biogate_attendance_stored_total', 'Punches stored by this node, by source (device, manual)'),
+  );
+  const bySource = { device: stored.series({ source: 'device' }), manual: stored.series({ source: 'manual' }) };
+  bus.on('attendance.recorded', ({ records }) => {
+    for (const r of records) bySource[r.source].inc();
+  });
 }
 
 /** Audits started by trigger, and the repairs they queued by kind (sync/audit.ts). */
@@ -59,10 +75,11 @@ function registerSyncGauges(metrics: MetricsRegistry, store: Store, terminals: T
 
 export function registerGauges(
   metrics: MetricsRegistry,
-  parts: { store: Store; hub: Hub; http: HttpServer; engine: string; terminals: TerminalState },
+  parts: { store: Store; hub: Hub; http: HttpServer; engine: string; terminals: TerminalState; bus: EventBus },
 ): void {
   const { store, hub, http, engine } = parts;
   registerSyncGauges(metrics, store, parts.terminals);
+  countStoredPunches(metrics, parts.bus);
   metrics.register(
     new Gauge(
       'biogate_commands',

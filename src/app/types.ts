@@ -64,5 +64,10 @@ export interface App {
   readonly apiRoutes: readonly ApiRoute[];
   /** Runs bootstrap, binds the listener(s); resolves with the bound port (and the device port when configured). */
   start(): Promise<{ port: number; devicePort: number | null; bootstrap: Bootstrap | null }>;
+  /**
+   * The drain before a close: /readyz answers 503 ("draining") so load balancers and Kubernetes take
+   * the node out, while everything else is still served. close() follows.
+   */
+  drain(): void;
   close(): Promise<void>;
 }

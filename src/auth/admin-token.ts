@@ -24,33 +24,55 @@ export interface AdminAuth {
   check(authorization: string | undefined, address: string): void;
   /** A secret presented some other way (the MQTT password of user `admin`) from `address`. */
   verify(secret: string, address: string): AdminVerdict;
+  /**
+   * A scrape of /metrics: open when neither the admin token nor the read-only metrics token
+   * (BIOGATE_METRICS_TOKEN) is configured, else either one; wrong tokens share the admin back-off.
+   * @throws RATE_LIMITED while the address backs off, UNAUTHORIZED for a missing or wrong token.
+   */
+  checkMetrics(authorization: string | undefined, address: string): void;
 }
 
-export function createAdminAuth(adminToken: string | null, clock: Clock, backoff: FailureBackoff = createFailureBackoff(clock)): AdminAuth {
-  const verify = (secret: string | undefined, address: string): AdminVerdict => {
+export function createAdminAuth(
+  adminToken: string | null,
+  clock: Clock,
+  backoff: FailureBackoff = createFailureBackoff(clock),
+  metricsToken: string | null = null,
+): AdminAuth {
+  const verifyAgainst = (accepted: readonly string[], secret: string | undefined, address: string): AdminVerdict => {
     const wait = backoff.waitMs(address);
     if (wait > 0) return { kind: 'throttled', retryAfterS: Math.ceil(wait / 1000) };
-    if (adminToken !== null && secret !== undefined && secretsEqual(secret, adminToken)) {
+    // Every accepted token is compared (constant time each), so the answer's timing does not say which matched.
+    const matched = secret !== undefined && accepted.map((token) => secretsEqual(secret, token)).includes(true);
+    if (matched) {
       backoff.succeeded(address);
       return { kind: 'ok' };
     }
     backoff.failed(address);
     return { kind: 'refused' };
   };
+  const admins = adminToken === null ? [] : [adminToken];
+  const scrapers = [...admins, ...(metricsToken === null ? [] : [metricsToken])];
+  const demand = (accepted: readonly string[], authorization: string | undefined, address: string, realm: string, what: string) => {
+    const verdict = authorization === undefined ? undefined : verifyAgainst(accepted, bearer(authorization) ?? '', address);
+    if (verdict?.kind === 'ok') return;
+    if (verdict?.kind === 'throttled') {
+      throw new BioGateError('RATE_LIMITED', 'Too many wrong tokens from this address; retry later', {
+        headers: { 'Retry-After': String(verdict.retryAfterS) },
+      });
+    }
+    throw new BioGateError('UNAUTHORIZED', `${what} required`, { headers: { 'WWW-Authenticate': `Bearer realm="${realm}"` } });
+  };
   return {
     configured: adminToken !== null,
     check(authorization, address) {
       // The admin API does not exist when no admin token is configured.
       if (adminToken === null) throw new BioGateError('NOT_FOUND', 'The admin API is disabled (set BIOGATE_ADMIN_TOKEN)');
-      const verdict = authorization === undefined ? undefined : verify(bearer(authorization) ?? '', address);
-      if (verdict?.kind === 'ok') return;
-      if (verdict?.kind === 'throttled') {
-        throw new BioGateError('RATE_LIMITED', 'Too many wrong admin tokens from this address; retry later', {
-          headers: { 'Retry-After': String(verdict.retryAfterS) },
-        });
-      }
-      throw new BioGateError('UNAUTHORIZED', 'Admin token required', { headers: { 'WWW-Authenticate': 'Bearer realm="biogate-admin"' } });
+      demand(admins, authorization, address, 'biogate-admin', 'Admin token');
     },
-    verify: (secret, address) => verify(secret, address),
+    checkMetrics(authorization, address) {
+      if (scrapers.length === 0) return;
+      demand(scrapers, authorization, address, 'biogate-metrics', 'Metrics token (BIOGATE_METRICS_TOKEN) or admin token');
+    },
+    verify: (secret, address) => verifyAgainst(admins, secret, address),
   };
 }

@@ -3,7 +3,8 @@
  * BIOGATE_STORE directly, so they work while the server runs, and the server sees their
  * changes at once (it reads tokens and locations per request).
  */
-import { loadConfig, describeConfig } from '../config/load.js';
+import { describeConfig, loadConfigWithSources } from '../config/load.js';
+import { SETTINGS, type SettingKey } from '../config/schema.js';
 import { configTableMarkdown } from '../config/readme-table.js';
 import { systemClock } from '../clock.js';
 import { createLocationService, MAX_DEBOUNCE_S, MAX_PHOTO_RETENTION_DAYS, TOKEN_SCOPES, type LocationPatch } from '../locations/service.js';
@@ -145,6 +146,26 @@ export async function configShow(f: Flags, io: CliIo): Promise<number> {
     print(io, configTableMarkdown());
     return 0;
   }
-  print(io, json(describeConfig(loadConfig({ env: io.env }))));
+  const { config, sources } = loadConfigWithSources({ env: io.env });
+  const shown = describeConfig(config);
+  const rows = (Object.keys(SETTINGS) as SettingKey[]).map((key) => ({
+    env: SETTINGS[key].meta.env,
+    value: shown[key],
+    source: sources[key] === 'file' ? `file ${io.env['BIOGATE_CONFIG'] ?? ''}`.trim() : sources[key],
+  }));
+  if (f.flag('json')) {
+    print(io, json(Object.fromEntries(rows.map((r) => [r.env, { value: r.value, source: r.source }]))));
+    return 0;
+  }
+  // One line a setting, as an operator sets it: the environment name, the value (secrets masked), and where it came from.
+  const text = (v: unknown) => (v === null ? '(unset)' : typeof v === 'string' ? v : JSON.stringify(v));
+  const width = (pick: (r: (typeof rows)[number]) => string) => Math.max(...rows.map((r) => pick(r).length));
+  const nameW = width((r) => r.env);
+  const valueW = Math.min(
+    60,
+    width((r) => text(r.value)),
+  );
+  print(io, `${'SETTING'.padEnd(nameW)}  ${'VALUE'.padEnd(valueW)}  SOURCE`);
+  for (const r of rows) print(io, `${r.env.padEnd(nameW)}  ${text(r.value).padEnd(valueW)}  ${r.source}`);
   return 0;
 }

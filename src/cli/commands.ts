@@ -290,7 +290,16 @@ function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, 
     .allowExcessArguments(true)
     .action(() => choose({ name: 'simulate', passthrough: true, run: () => (run.simulate ?? defaultSimulate(io))(argv.slice(1)) }));
 
-  leaf(program, 'config', 'show the effective configuration', [['--markdown', 'the README configuration table']], configShow);
+  leaf(
+    program,
+    'config',
+    'show the effective configuration: each BIOGATE_* setting, its value (secrets masked) and where it came from',
+    [
+      ['--json', 'as JSON: {"BIOGATE_PORT": {"value": 8080, "source": "default"}, …}'],
+      ['--markdown', 'the README configuration table'],
+    ],
+    configShow,
+  );
   return program;
 }
 

@@ -40,18 +40,33 @@ export interface LoadOptions {
   readonly overrides?: Partial<Record<SettingKey, unknown>>;
 }
 
+/** Where a setting's value came from: its default, the BIOGATE_CONFIG file, the environment, or the caller. */
+export type SettingSource = 'default' | 'file' | 'environment' | 'override';
+
 export function loadConfig(options: LoadOptions = {}): Config {
+  return loadConfigWithSources(options).config;
+}
+
+/** The config and, per setting, where its value came from (`biogate config` shows both). */
+export function loadConfigWithSources(options: LoadOptions = {}): { config: Config; sources: Record<SettingKey, SettingSource> } {
   const env = options.env ?? process.env;
   const problems: string[] = [];
   const values: Record<string, unknown> = {};
-  for (const [key, s] of Object.entries(SETTINGS)) values[key] = structuredClone((s.schema as { default?: unknown }).default);
+  const sources = {} as Record<SettingKey, SettingSource>;
+  for (const [key, s] of Object.entries(SETTINGS)) {
+    values[key] = structuredClone((s.schema as { default?: unknown }).default);
+    sources[key as SettingKey] = 'default';
+  }
 
   const file = options.file ?? env['BIOGATE_CONFIG'];
   if (file) {
     try {
       const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) problems.push(`${file}: must hold a JSON object`);
-      else Object.assign(values, parsed);
+      else {
+        Object.assign(values, parsed);
+        for (const key of Object.keys(parsed)) if (key in SETTINGS) sources[key as SettingKey] = 'file';
+      }
     } catch (err) {
       problems.push(`${file}: ${(err as Error).message}`);
     }
@@ -63,8 +78,10 @@ export function loadConfig(options: LoadOptions = {}): Config {
     const converted = fromEnv(key, raw);
     if (converted.ok) values[key] = converted.value;
     else problems.push(converted.problem);
+    sources[key] = 'environment';
   }
   Object.assign(values, options.overrides ?? {});
+  for (const key of Object.keys(options.overrides ?? {})) sources[key as SettingKey] = 'override';
 
   for (const issue of issuesFrom(checker, values, [])) {
     const key = issue.loc[0];
@@ -87,7 +104,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze(values) as Config;
+  return { config: Object.freeze(values) as Config, sources };
 }
 
 /** `scheme://user:password@…` → `scheme://user:***@…` (BIOGATE_STORE, BIOGATE_MQTT); anything else as it is. */

@@ -50,6 +50,13 @@ export const SETTINGS = {
     secret: true,
     description: 'Enables the admin API under /admin/ (and protects /metrics) when set; at least 24 characters. Unset: admin API off.',
   }),
+  metricsToken: setting(Type.Union([Type.String({ minLength: 24 }), Type.Null()], { default: null }), {
+    env: 'BIOGATE_METRICS_TOKEN',
+    unit: 'secret',
+    secret: true,
+    description:
+      'A read-only token for Prometheus: it opens /metrics and nothing else; at least 24 characters. With it or BIOGATE_ADMIN_TOKEN set, /metrics needs one of them.',
+  }),
   logLevel: setting(
     Type.Union(
       LOG_LEVELS.map((l) => Type.Literal(l)),
@@ -96,6 +103,12 @@ export const SETTINGS = {
     env: 'BIOGATE_SHUTDOWN_GRACE_S',
     unit: 's',
     description: 'On SIGTERM/SIGINT, how long in-flight requests may take before the process closes anyway.',
+  }),
+  shutdownDrainS: setting(Type.Integer({ minimum: 0, maximum: 300, default: 5 }), {
+    env: 'BIOGATE_SHUTDOWN_DRAIN_S',
+    unit: 's',
+    description:
+      'On SIGTERM, how long BioGate keeps serving with /readyz answering 503 ("draining") before it closes, so load balancers and Kubernetes stop sending it work first. SIGINT (Ctrl-C) skips it; 0 turns it off.',
   }),
   mailboxLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }), {
     env: 'BIOGATE_MAILBOX_LIMIT',

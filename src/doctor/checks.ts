@@ -5,7 +5,7 @@
  * bound for a moment and released.
  */
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import type { Clock } from '../clock.js';
@@ -16,6 +16,7 @@ import type { HttpEngineChoice } from '../http/types.js';
 import { UwsUnavailableError } from '../http/uws.js';
 import { sqliteStatus } from '../store/maintenance.js';
 import { openStore } from '../store/open.js';
+import { probeBioGate } from './probe.js';
 
 export type CheckStatus = 'ok' | 'warning' | 'problem' | 'skipped';
 
@@ -64,6 +65,15 @@ export async function checkStore(config: Config): Promise<CheckResult[]> {
       return [warning('store', 'sqlite::memory: keeps nothing across restarts', 'use sqlite:<path> (or MongoDB) for anything but a trial')];
     if (!existsSync(path)) {
       const dir = firstExisting(dirname(resolve(path)));
+      // A file where a directory must be (sqlite:/srv/config.yaml/biogate.db): the start's mkdir fails.
+      if (!statSync(dir).isDirectory())
+        return [
+          problem(
+            'store',
+            `${path} cannot be created: ${dir} is a file, not a directory`,
+            `point BIOGATE_STORE at a path whose directories are directories (or can be created)`,
+          ),
+        ];
       try {
         accessSync(dir, constants.W_OK);
         return [ok('store', `${path} does not exist yet; BioGate creates it at start (${dir} is writable)`)];
@@ -77,6 +87,14 @@ export async function checkStore(config: Config): Promise<CheckResult[]> {
         ];
       }
     }
+    if (statSync(path).isDirectory())
+      return [
+        problem(
+          'store',
+          `${path} is a directory, not a database file`,
+          'point BIOGATE_STORE at a file, for example sqlite:/var/lib/biogate/biogate.db',
+        ),
+      ];
     try {
       accessSync(path, constants.R_OK | constants.W_OK);
     } catch {
@@ -162,20 +180,35 @@ function firstExisting(dir: string): string {
 }
 
 /** Binds `host:port` for a moment: in use, or not allowed, is found now instead of at start. */
-export function checkPort(name: string, host: string, port: number, setting: string): Promise<CheckResult> {
+export function checkPort(
+  name: string,
+  host: string,
+  port: number,
+  setting: string,
+  /** Whether a running BioGate holds the port: its /readyz status, or null (see ./probe.ts). */
+  own?: () => Promise<string | null>,
+): Promise<CheckResult> {
   if (port === 0) return Promise.resolve(ok(name, `${setting}=0: a free port is picked at start`));
   return new Promise((done) => {
     const server = createServer();
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
-        done(
-          problem(
-            name,
-            `${host}:${port} is already in use`,
-            `stop what listens there (is BioGate already running? see: ss -ltnp 'sport = :${port}') or set ${setting} to a free port`,
+        // BioGate itself listening there is what a doctor run beside a running gateway sees: no problem.
+        const running = own ? own() : Promise.resolve(null);
+        void running.then((status) =>
+          done(
+            status === null
+              ? problem(
+                  name,
+                  `${host}:${port} is already in use`,
+                  `stop what listens there (is BioGate already running? see: ss -ltnp 'sport = :${port}') or set ${setting} to a free port`,
+                )
+              : ok(name, `${host}:${port} is served by a running BioGate (its /readyz: ${status})`),
           ),
         );
-      } else if (err.code === 'EACCES') {
+        return;
+      }
+      if (err.code === 'EACCES') {
         done(
           problem(
             name,
@@ -336,11 +369,17 @@ export async function runChecks(env: NodeJS.ProcessEnv, clock: Clock): Promise<C
     return results;
   }
   results.push(...(await checkStore(config)));
-  results.push(await checkPort(`port ${config.port}`, config.host, config.port, 'BIOGATE_PORT'));
+  const probe = () => probeBioGate(config.host, config.port, config.tlsCert !== null);
+  results.push(await checkPort(`port ${config.port}`, config.host, config.port, 'BIOGATE_PORT', probe));
+  // With BioGate answering on its API port, its device and MQTT listeners are the same process's.
+  const own = async () => {
+    const status = await probe();
+    return status === null ? null : `${status}, on port ${config.port}`;
+  };
   if (config.devicePort !== null)
-    results.push(await checkPort(`device port ${config.devicePort}`, config.host, config.devicePort, 'BIOGATE_DEVICE_PORT'));
+    results.push(await checkPort(`device port ${config.devicePort}`, config.host, config.devicePort, 'BIOGATE_DEVICE_PORT', own));
   if (config.mqtt === 'embedded')
-    results.push(await checkPort(`mqtt port ${config.mqttPort}`, config.mqttHost, config.mqttPort, 'BIOGATE_MQTT_PORT'));
+    results.push(await checkPort(`mqtt port ${config.mqttPort}`, config.mqttHost, config.mqttPort, 'BIOGATE_MQTT_PORT', own));
   results.push(checkTls(config, clock));
   results.push(checkMqtt(config));
   return results;

@@ -34,6 +34,8 @@ export function createUwsEngine({ options, exchanges, websockets }: EngineParts)
   } else {
     app = uws.App();
   }
+  // uWS writes a `uWebSockets: 20` header on every answer unless its loop is "silent": no answer names the engine.
+  (uws as typeof uws & { _cfg(key: string): void })._cfg('silent');
 
   app.any('/*', (res, req) => {
     // Everything from `req` must be copied now: it is invalid after this tick.

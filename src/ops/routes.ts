@@ -9,7 +9,8 @@ export interface OpsDeps {
   readonly store: Store;
   readonly metrics: MetricsRegistry;
   readonly admin: AdminAuth;
-  readonly isStopping: () => boolean;
+  /** `draining`: SIGTERM's drain period (BIOGATE_SHUTDOWN_DRAIN_S), still serving; `stopping`: closing. */
+  readonly readiness: () => 'serving' | 'draining' | 'stopping';
 }
 
 export function mountOpsRoutes(http: HttpServer, deps: OpsDeps): void {
@@ -18,7 +19,8 @@ export function mountOpsRoutes(http: HttpServer, deps: OpsDeps): void {
     method: 'GET',
     pattern: '/readyz',
     handler: async (req) => {
-      if (deps.isStopping()) return { status: 503, body: { status: 'stopping' } };
+      const readiness = deps.readiness();
+      if (readiness !== 'serving') return { status: 503, body: { status: readiness } };
       // The store's ping answers from the driver's view at once during an outage (no
       // 1 s wait per probe) and succeeds again as soon as the database answers.
       try {
@@ -35,8 +37,8 @@ export function mountOpsRoutes(http: HttpServer, deps: OpsDeps): void {
     method: 'GET',
     pattern: '/metrics',
     handler: async (req) => {
-      // [API-CONTRACT §7] /metrics requires the admin token when one is configured.
-      if (deps.admin.configured) deps.admin.check(req.headers['authorization'], req.remoteAddress);
+      // /metrics takes the read-only metrics token or the admin token, when either is configured.
+      deps.admin.checkMetrics(req.headers['authorization'], req.remoteAddress);
       return { status: 200, headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }, body: await deps.metrics.render() };
     },
   });

@@ -36,6 +36,7 @@ async function serve(t: Teardown, storePath: string): Promise<{ url: string; chi
     BIOGATE_HOST: '127.0.0.1',
     BIOGATE_BOOTSTRAP: 'off',
     BIOGATE_LOG_LEVEL: 'warn',
+    BIOGATE_SHUTDOWN_DRAIN_S: '0',
   };
   const child = spawn(process.execPath, [CLI_JS, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

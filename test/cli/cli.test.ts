@@ -322,16 +322,23 @@ t.test('biogate serve: bootstrap token once, SIGTERM exits 0, restart prints no 
     BIOGATE_HOST: '127.0.0.1',
     BIOGATE_STORE: `sqlite:${join(dir, 'biogate.db')}`,
     BIOGATE_LOG_LEVEL: 'warn',
+    BIOGATE_SHUTDOWN_DRAIN_S: '0',
   };
 
   const first = serve(t, env);
   let mark = Date.now();
   const listening = await within(30_000, 'first start', waitForLine(first, /^BioGate listening on /));
   t.comment(`first start: ${Date.now() - mark} ms`);
-  t.equal(listening, `BioGate listening on http://127.0.0.1:${port} (store: sqlite; API under /api, devices under /iclock)`);
+  const base = `http://127.0.0.1:${port}`;
+  t.equal(
+    listening,
+    `BioGate listening on ${base} (store: sqlite; API under /api, devices under /iclock; console ${base}/console/, API docs ${base}/api/docs)`,
+  );
   const tokens = first.stdout().match(/bg_[A-Za-z0-9_-]{32}/g) ?? [];
   t.equal(tokens.length, 1, 'the bootstrap token is printed exactly once');
   t.match(first.stdout(), /BioGate bootstrap: created location "Default" \(id 1\)\./);
+  t.ok(first.stdout().includes(`Console (sign in with the token): ${base}/console/`), 'the banner shows the console URL');
+  t.ok(first.stdout().includes(`API reference: ${base}/api/docs`), 'the banner shows the API reference URL');
   const token = tokens[0] ?? '';
   const me = await fetchJson(`http://127.0.0.1:${port}/api/me`, { headers: bearer(token) });
   t.equal(me.res.status, 200);

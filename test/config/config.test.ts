@@ -203,16 +203,41 @@ t.test('src/config/README.md table is generated from the schema', async (t) => {
   for (const { meta } of Object.values(SETTINGS)) t.ok(configTableMarkdown().includes(`| \`${meta.env}\` |`), `${meta.env} has a row`);
 });
 
-t.test('biogate config: effective configuration, secrets masked', async (t) => {
-  const r = await cli(['config'], { BIOGATE_ADMIN_TOKEN: ADMIN_TOKEN, BIOGATE_PORT: '9001', BIOGATE_STORE: 'sqlite::memory:' });
+t.test("biogate config: effective configuration by environment name, with each value's source; secrets masked", async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'biogate.json');
+  await writeFile(file, JSON.stringify({ logLevel: 'warn', port: 7000 }));
+  const env = { BIOGATE_CONFIG: file, BIOGATE_ADMIN_TOKEN: ADMIN_TOKEN, BIOGATE_PORT: '9001', BIOGATE_STORE: 'sqlite::memory:' };
+  const r = await cli(['config', '--json'], env);
   t.equal(r.code, 0);
   t.equal(r.stderr, '');
   t.notOk(r.stdout.includes(ADMIN_TOKEN), 'the admin token is not printed');
-  const shown = JSON.parse(r.stdout) as Record<string, unknown>;
-  t.equal(shown['adminToken'], '(set)');
-  t.equal(shown['port'], 9001);
-  t.equal(shown['store'], 'sqlite::memory:');
-  t.strictSame(Object.keys(shown).sort(), Object.keys(SETTINGS).sort());
+  const shown = JSON.parse(r.stdout) as Record<string, { value: unknown; source: string }>;
+  t.strictSame(shown['BIOGATE_ADMIN_TOKEN'], { value: '(set)', source: 'environment' });
+  t.strictSame(shown['BIOGATE_PORT'], { value: 9001, source: 'environment' }, 'the environment wins over the file');
+  t.strictSame(shown['BIOGATE_STORE'], { value: 'sqlite::memory:', source: 'environment' });
+  t.strictSame(shown['BIOGATE_LOG_LEVEL'], { value: 'warn', source: `file ${file}` });
+  t.strictSame(shown['BIOGATE_HOST'], { value: '0.0.0.0', source: 'default' });
+  t.strictSame(shown['BIOGATE_METRICS_TOKEN'], { value: null, source: 'default' });
+  t.strictSame(
+    Object.keys(shown).sort(),
+    Object.values(SETTINGS)
+      .map((s) => s.meta.env)
+      .sort(),
+    'every setting, by its environment name',
+  );
+
+  const text = await cli(['config'], env);
+  t.equal(text.code, 0);
+  const lines = text.stdout.trimEnd().split('\n');
+  t.match(lines[0], /^SETTING +VALUE +SOURCE$/);
+  t.equal(lines.length, Object.keys(SETTINGS).length + 1, 'a line a setting');
+  t.match(text.stdout, /^BIOGATE_PORT +9001 +environment$/m);
+  t.match(text.stdout, /^BIOGATE_ADMIN_TOKEN +\(set\) +environment$/m);
+  t.match(text.stdout, /^BIOGATE_TLS_CERT +\(unset\) +default$/m);
+  t.ok(text.stdout.includes(`BIOGATE_LOG_LEVEL`) && text.stdout.includes(`file ${file}`));
+  t.notOk(/\b(adminToken|logLevel|port):/.test(text.stdout), 'no internal camelCase names');
+  t.notOk(text.stdout.includes(ADMIN_TOKEN));
 
   t.equal(describeConfig(loadConfig({ env: {} }))['adminToken'], null, 'unset stays null');
 

@@ -41,7 +41,8 @@ function selfSigned(dir: string, name: string, days = 30): { cert: string; key: 
 }
 
 async function listening(t: Teardown): Promise<number> {
-  const server: Server = createServer();
+  // Something that is not BioGate: it accepts connections and never answers (doctor's probe gives up on it).
+  const server: Server = createServer((socket) => socket.on('error', () => undefined).resume());
   await new Promise<void>((r) => server.listen({ host: '127.0.0.1', port: 0 }, r));
   t.teardown(() => new Promise<void>((r) => server.close(() => r())));
   return (server.address() as { port: number }).port;
@@ -211,3 +212,29 @@ t.test(
     });
   },
 );
+
+t.test('doctor beside a running BioGate: its port is served by it, not a problem', async (t) => {
+  const app = await startApp(t);
+  const r = await cli(['doctor', '--json'], { BIOGATE_STORE: app.storeUrl, BIOGATE_HOST: '127.0.0.1', BIOGATE_PORT: String(app.port) });
+  const report = JSON.parse(r.stdout) as Report;
+  t.equal(r.code, 0, r.stdout);
+  t.match(byName(report, 'port'), {
+    status: 'ok',
+    detail: `127.0.0.1:${app.port} is served by a running BioGate (its /readyz: ready)`,
+  });
+});
+
+t.test('a store path under a regular file, or a directory as the store: a problem, not "writable"', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'config.yaml');
+  await writeFile(file, 'not a directory\n');
+  const under = await cli(['doctor', '--json'], { BIOGATE_STORE: `sqlite:${join(file, 'data', 'biogate.db')}`, BIOGATE_PORT: '0' });
+  t.equal(under.code, 1);
+  t.match(byName(JSON.parse(under.stdout) as Report, 'store'), {
+    status: 'problem',
+    detail: `${join(file, 'data', 'biogate.db')} cannot be created: ${file} is a file, not a directory`,
+  });
+  const asDir = await cli(['doctor', '--json'], { BIOGATE_STORE: `sqlite:${dir}`, BIOGATE_PORT: '0' });
+  t.equal(asDir.code, 1);
+  t.match(byName(JSON.parse(asDir.stdout) as Report, 'store'), { status: 'problem', detail: `${dir} is a directory, not a database file` });
+});

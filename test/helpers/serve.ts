@@ -26,7 +26,14 @@ export async function serveProcess(t: Teardown, env: Record<string, string>): Pr
   const port = await freePort();
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BIOGATE_')));
   const child = spawn(process.execPath, [CLI_JS, 'serve'], {
-    env: { ...clean, BIOGATE_PORT: String(port), BIOGATE_HOST: '127.0.0.1', BIOGATE_LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...clean,
+      BIOGATE_PORT: String(port),
+      BIOGATE_HOST: '127.0.0.1',
+      BIOGATE_LOG_LEVEL: 'warn',
+      BIOGATE_SHUTDOWN_DRAIN_S: '0',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -143,3 +143,14 @@ t.test('a header holding NUL or another control byte: 400 BAD_REQUEST with the J
   }
   t.equal((await fetch(`${app.url}/healthz`)).status, 200, 'the server serves on');
 });
+
+t.test('no answer names the engine: no uWebSockets or X-Powered-By header, on the API, the devices, errors and the console', async (t) => {
+  const app = await startApp(t);
+  const paths = ['/healthz', '/api/me', '/iclock/cdata?SN=NAMELESS1&options=all', '/no/such/path', '/console/'];
+  for (const path of paths) {
+    const seen = await raw(app.port, `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    t.ok(seen.status > 0, `${path}: answered ${seen.status}`);
+    const named = Object.keys(seen.headers).filter((h) => /^(uwebsockets|x-powered-by|server)$/.test(h));
+    t.same(named, [], `${path}: no header names the engine (${app.app.http.engine})`);
+  }
+});

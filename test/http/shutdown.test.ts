@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
-import { ADMIN_TOKEN, startApp, tempDir, TEST_HTTP_ENGINE, waitFor, within } from '../helpers/app.js';
+import { ADMIN_TOKEN, startApp, tempDir, TEST_HTTP_ENGINE, waitFor, waitForAsync, within } from '../helpers/app.js';
 
 interface RawResponse {
   status: number;
@@ -209,6 +209,7 @@ async function serveProcess(t: Test, env: Record<string, string>): Promise<Serve
       BIOGATE_HOST: '127.0.0.1',
       BIOGATE_STORE: `sqlite:${db}`,
       BIOGATE_LOG_LEVEL: 'warn',
+      BIOGATE_SHUTDOWN_DRAIN_S: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -315,4 +316,36 @@ t.test('process: a second SIGTERM exits promptly, after closing the store', asyn
   t.equal(exit.code, 1, 'exit code 1: the shutdown was cut short');
   t.notOk(existsSync(`${s.db}-wal`), 'the store was closed first (SQLite checkpointed and removed its WAL)');
   t.match(s.stdout(), /second signal: closing the store and exiting now/);
+});
+
+t.test('process: SIGTERM drains first: /readyz 503 "draining" while the API and terminals are still served, then the exit', async (t) => {
+  const s = await serveProcess(t, { BIOGATE_SHUTDOWN_DRAIN_S: '2', BIOGATE_LOG_LEVEL: 'info' });
+  const base = `http://127.0.0.1:${s.port}`;
+  t.equal((await fetch(`${base}/readyz`)).status, 200, 'ready before the signal');
+  const signalled = Date.now();
+  s.child.kill('SIGTERM');
+  await waitForAsync(async () => (await fetch(`${base}/readyz`)).status === 503, 5000, '/readyz 503');
+  const ready = await fetch(`${base}/readyz`);
+  t.same([ready.status, await ready.json()], [503, { status: 'draining' }], '/readyz: 503 draining');
+  t.equal((await fetch(`${base}/healthz`)).status, 200, '/healthz still 200');
+  const me = await fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${s.token}` } });
+  t.equal(me.status, 200, 'the API is still served during the drain');
+  const poll = await fetch(`${base}/iclock/cdata?SN=DRAIN001&options=all&pushver=2.4.1`);
+  t.equal(poll.status, 200, 'a terminal is still served during the drain');
+  t.equal(s.child.exitCode, null, 'still running within the drain');
+  const exit = await within(15_000, 'the process to exit', s.exited);
+  t.equal(exit.code, 0, 'exit code 0');
+  t.ok(exit.at - signalled >= 2000, `exited ${exit.at - signalled} ms after SIGTERM, after the 2 s drain`);
+  t.match(s.stdout(), /draining: \/readyz answers 503 until the shutdown/);
+});
+
+t.test('process: a second signal during the drain starts the shutdown at once (exit code 0)', async (t) => {
+  const s = await serveProcess(t, { BIOGATE_SHUTDOWN_DRAIN_S: '60' });
+  s.child.kill('SIGTERM');
+  await waitForAsync(async () => (await fetch(`http://127.0.0.1:${s.port}/readyz`)).status === 503, 5000, '/readyz 503');
+  const second = Date.now();
+  s.child.kill('SIGINT');
+  const exit = await within(10_000, 'the process to exit', s.exited);
+  t.equal(exit.code, 0, 'a graceful exit');
+  t.ok(exit.at - second < 5000, `exited ${exit.at - second} ms after the second signal, not after the 60 s drain`);
 });

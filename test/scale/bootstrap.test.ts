@@ -42,6 +42,7 @@ function serve(t: Tap.Test, store: string, port: number, nodeId: string): Node {
     BIOGATE_HOST: '127.0.0.1',
     BIOGATE_STORE: store,
     BIOGATE_LOG_LEVEL: 'warn',
+    BIOGATE_SHUTDOWN_DRAIN_S: '0',
     BIOGATE_NODE_ID: nodeId,
   };
   const child = spawn(process.execPath, [CLI_JS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -110,6 +110,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     BIOGATE_STORE: storeUrl,
     BIOGATE_HOST: '127.0.0.1',
     BIOGATE_PORT: '0',
+    BIOGATE_SHUTDOWN_DRAIN_S: '0',
     BIOGATE_BOOTSTRAP: 'off',
     // BIOGATE_BENCH_GATEWAY_LOG_LEVEL (default warn): with BIOGATE_BENCH_GATEWAY_LOG, what the kept log holds.
     BIOGATE_LOG_LEVEL: process.env['BIOGATE_BENCH_GATEWAY_LOG_LEVEL'] ?? 'warn',
