@@ -17,6 +17,7 @@ const GROUPS = [
   [['clock', file('src/clock.ts')]],
   [['errors', file('src/errors.ts')]],
   [['version', file('src/version.ts')]],
+  [['node-version', file('src/node-version.ts')]],
   [['log', file('src/log.ts')]],
   [['validation', dir('src/validation/')]],
   [['csv-out', file('src/csv-out.ts')]],

@@ -3,6 +3,8 @@
  * upward import and a cycle), protocol versions named only in protocols/, and a README that is a front door.
  */
 import t from 'tap';
+import { CATALOG } from '../protocols/catalog.js';
+import { NO_WIRE_FORM } from '../protocols/unsupported.js';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -74,5 +76,26 @@ t.test('the floor rules reject an upward import, a door importing a door, and a 
   t.ok(
     found.some((f) => f.startsWith('no-cycle src/cli/')),
     'a cycle between two files is refused',
+  );
+});
+
+t.test("the README's preset-support sentence says what the catalog does", async (t) => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const sentence =
+    /A preset outside the terminal's known protocol version \(the preset's `versions`\) is refused: 422 `COMMAND_NOT_SUPPORTED`\. One the version lists but the dialect cannot express \(on v3: ([^)]*)\)/.exec(
+      readme,
+    );
+  t.ok(sentence, 'the sentence is there');
+  const listed = [...(sentence?.[1] ?? '').matchAll(/`([a-z-]+)`/g)].map((m) => m[1]).sort();
+  // Presets v3 lists in `versions` but cannot put on the wire: queued (201) and failed with the reason.
+  const v3 = CATALOG.filter((p) => p.versions.includes(3) && p.id in NO_WIRE_FORM[3])
+    .map((p) => p.id)
+    .sort();
+  t.same(listed, v3, "the v3 list is the catalog's");
+  // On v2 every preset without a wire form is outside v2's `versions`, so it is refused with 422, as the sentence says.
+  t.same(
+    CATALOG.filter((p) => p.versions.includes(2) && p.id in NO_WIRE_FORM[2]).map((p) => p.id),
+    [],
+    'no v2 preset is both listed and without a wire form',
   );
 });

@@ -304,7 +304,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
       doc: {
         summary: 'Forget the registry code, session and token of a v3 terminal: its next registry request registers it again',
         description:
-          'For a terminal that lost its registration (replaced, factory reset) and is refused with 401 [PUSH-v3 §3.3, §5]. Needs the full scope.',
+          'For a terminal that lost its registration (replaced, factory reset) and is refused with 401 (registration in the ZKTeco Security PUSH Communication Protocol). Needs the full scope.',
         tags,
         responses: { 200: DeviceView },
         errors: ['DEVICE_NOT_FOUND', 'SCOPE_DENIED'],
@@ -329,7 +329,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         summary: 'Allow a terminal first seen as PUSH v2 (or over a registry request refused with 406) to register as PUSH v3',
         description:
           'A registry request is refused with 406 for a terminal whose first contact was not Security PUSH, so that nobody who knows its serial ' +
-          'switches it to v3 and binds it to their token [PUSH-v3 §3.3, §5]. Accepting forgets any registry code, session and token binding; ' +
+          'switches it to v3 and binds it to their token (registration in the ZKTeco Security PUSH Communication Protocol). Accepting forgets any registry code, session and token binding; ' +
           "the terminal's next registry request registers it. Needs the full scope.",
         tags,
         responses: { 200: DeviceView },

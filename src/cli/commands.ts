@@ -290,16 +290,11 @@ function buildProgram(io: CliIo, argv: readonly string[], run: ProcessCommands, 
     .allowExcessArguments(true)
     .action(() => choose({ name: 'simulate', passthrough: true, run: () => (run.simulate ?? defaultSimulate(io))(argv.slice(1)) }));
 
-  leaf(
-    program,
-    'config',
-    'show the effective configuration: each BIOGATE_* setting, its value (secrets masked) and where it came from',
-    [
-      ['--json', 'as JSON: {"BIOGATE_PORT": {"value": 8080, "source": "default"}, …}'],
-      ['--markdown', 'the README configuration table'],
-    ],
-    configShow,
-  );
+  const configFlags: [string, string][] = [
+    ['--json', 'as JSON: {"BIOGATE_PORT": {"value": 8080, "source": "default"}, …}'],
+    ['--markdown', 'the README configuration table'],
+  ];
+  leaf(program, 'config', 'each BIOGATE_* setting, its value (secrets masked) and its source', configFlags, configShow);
   return program;
 }
 

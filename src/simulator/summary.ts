@@ -26,6 +26,8 @@ export interface SimulationSummary {
   readonly punches: number;
   readonly templatesEnrolled: number;
   readonly errors: number;
+  /** Terminals whose last request failed, with why (the last error each saw). */
+  readonly failing: readonly { readonly sn: string; readonly protocol: string; readonly error: string }[];
   readonly protocolWarnings: number;
 }
 
@@ -60,6 +62,9 @@ export function summarize(devices: readonly SimulatedDevice[], elapsedMs: number
     punches: sum((d) => d.stats.punches),
     templatesEnrolled: sum((d) => d.stats.templatesEnrolled),
     errors: sum((d) => d.stats.errors),
+    failing: devices
+      .filter((d) => d.stats.errors > 0 && d.stats.lastError !== null)
+      .map((d) => ({ sn: d.sn, protocol: d.protocol, error: d.stats.lastError ?? '' })),
     protocolWarnings: sum((d) => d.stats.protocolWarnings),
   };
 }
@@ -89,5 +94,24 @@ export function formatSummary(s: SimulationSummary): string[] {
     `uploads: ${s.uploads.sent} sent, ${s.uploads.acknowledged} acknowledged, ${s.uploads.failed} failed, ${s.uploads.dropped} dropped`,
     `punches: ${s.punches}, templates enrolled: ${s.templatesEnrolled}`,
     `errors: ${s.errors}, protocol warnings: ${s.protocolWarnings}`,
+    ...failingLines(s.failing),
   ];
+}
+
+const SHOWN_FAILING = 5;
+
+/** Why terminals failed, the first few by serial, and what an operator does about the usual causes. */
+function failingLines(failing: SimulationSummary['failing']): string[] {
+  if (failing.length === 0) return [];
+  const lines = failing.slice(0, SHOWN_FAILING).map((f) => `  ${f.sn} (${f.protocol}): ${f.error}`);
+  if (failing.length > SHOWN_FAILING) lines.push(`  … and ${failing.length - SHOWN_FAILING} more terminals`);
+  const errors = failing.map((f) => f.error).join('\n');
+  if (/\b401\b/.test(errors))
+    lines.push(
+      'hint: a v3 terminal that registered with BioGate before is refused (401) when it registers again, as a replaced terminal would be;',
+      '      let it register anew with: npx biogate device reset-registration --location <id> --sn <SN> (README "Security model")',
+    );
+  if (/not assigned|\b403\b/.test(errors))
+    lines.push('hint: BioGate serves a terminal only once it is assigned to a location: npx biogate device assign --sn <SN> --location 1');
+  return lines;
 }

@@ -39,7 +39,7 @@ export const TemplateType = Type.Integer({
   minimum: 0,
   maximum: 255,
   description:
-    'Biometric type [COMMANDS §3.9]: 1 fingerprint, 2 near-infrared face, 6 palm print, 7 finger vein, 8 palm vein, 9 visible-light face, 10 visible-light palm',
+    'Biometric type (the BIODATA Type of the PUSH protocols): 1 fingerprint, 2 near-infrared face, 6 palm print, 7 finger vein, 8 palm vein, 9 visible-light face, 10 visible-light palm',
 });
 export const TemplateIndex = Type.Integer({
   minimum: 0,

@@ -22,7 +22,10 @@ export const AttendanceView = Type.Object({
   ),
   verify: Nullable(Type.Integer({ description: 'Verification mode code, see verify_label; null for a manual punch' })),
   verify_label: Nullable(
-    Type.String({ description: 'fingerprint, password, card, face, … ([PUSH-v2 §6.3] table; firmwares differ); null for unknown codes' }),
+    Type.String({
+      description:
+        'fingerprint, password, card, face, … (the verify-mode table of the ZKTeco Attendance PUSH Communication Protocol; firmwares differ); null for unknown codes',
+    }),
   ),
   work_code: Nullable(Type.String()),
   created_at: IsoDateTime,

@@ -9,7 +9,9 @@ import { SyncView } from './device-sync.js';
 /** The registration binding of a v3 terminal, shown to every scope in place of its secrets. */
 export const RegistrationView = Type.Object(
   {
-    bound: Type.Boolean({ description: 'The terminal presented its registration token: every request must carry it [PUSH-v3 §5]' }),
+    bound: Type.Boolean({
+      description: 'The terminal presented its registration token: every request must carry it (Security PUSH registration)',
+    }),
     bound_at: Nullable(IsoDateTime),
     bound_address: Nullable(Type.String({ description: 'Client address the token was first presented from (trusted proxies applied)' })),
     accepted_at: Nullable(IsoDateTime),
@@ -29,10 +31,12 @@ export const DeviceView = Type.Object({
   registry_code: Nullable(
     Type.String({
       description:
-        'PUSH v3 registry code: with session_id, what a terminal logs in with [PUSH-v3 §5]. Null unless the token has the full scope',
+        'PUSH v3 registry code: with session_id, what a terminal logs in with (Security PUSH registration). Null unless the token has the full scope',
     }),
   ),
-  session_id: Nullable(Type.String({ description: 'PUSH v3 session id [PUSH-v3 §4.1]. Null unless the token has the full scope' })),
+  session_id: Nullable(
+    Type.String({ description: 'PUSH v3 session id (Security PUSH Communication Protocol). Null unless the token has the full scope' }),
+  ),
   registration: RegistrationView,
   registered_at: Nullable(IsoDateTime),
   options: Nullable(Type.Record(Type.String(), Type.String())),

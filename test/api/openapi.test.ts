@@ -6,6 +6,7 @@
  * from the schemas), calls it, and checks the status against the document and the
  * body against the route's response schema.
  */
+import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import t from 'tap';
 import type { TSchema } from 'typebox';
@@ -122,6 +123,21 @@ t.test('the document: OpenAPI 3.1, LocationApiKey bearer scheme, public', async 
     }
   }
   t.strictSame((await client(url, '')('GET', '/api/openapi.json', { token: null })).body, res.body, 'stable between calls');
+
+  // What a reader of the document (or of the README) can follow: no citation of the team's references that the
+  // repository does not hold; the vendor's protocol documents are named by their public titles.
+  const outside = /\[(PUSH-v[23]|COMMANDS)[^\]]*\]|API-CONTRACT|SERVICE-SPEC|DESIGN\.md|\bDESIGN\b/g;
+  t.same(
+    [...JSON.stringify(res.body).matchAll(outside)].map((m) => m[0]),
+    [],
+    'the OpenAPI document cites nothing outside the repository',
+  );
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  t.same(
+    [...readme.matchAll(outside)].map((m) => m[0]),
+    [],
+    'neither does the README',
+  );
 });
 
 t.test('every mounted route is documented, and every documented operation is served', async (t) => {

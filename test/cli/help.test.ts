@@ -4,9 +4,12 @@
  * the nearest valid one (exit 2). Run in-process through runCommand, and the built executable.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import t from 'tap';
+import { MIN_NODE, unsupportedNode } from '../../src/node-version.js';
 import { cli } from '../helpers/cli.js';
 
 const COMMANDS = [
@@ -116,3 +119,37 @@ t.test('the executable: bare, --help and serve --help exit 0 at once without bin
   t.equal(bad.status, 2);
   t.match(bad.stderr, /^biogate: unknown command "sevre" \(did you mean "serve"\?\)/);
 });
+
+t.test(
+  'an unsupported Node is refused with one line before anything loads; the minimum is package.json\'s "engines"',
+  { skip: noDist },
+  async (t) => {
+    const engines = (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    t.equal(engines, `>=${MIN_NODE.major}.${MIN_NODE.minor}`, 'src/node-version.ts and package.json agree');
+    const dir = mkdtempSync(join(tmpdir(), 'biogate-node-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const pretend = (version: string) => {
+      const preload = join(dir, `node-${version}.mjs`);
+      writeFileSync(preload, `Object.defineProperty(process.versions, 'node', { value: ${JSON.stringify(version)} });\n`);
+      return spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, CLI_JS, 'serve'], {
+        env: { PATH: process.env['PATH'] ?? '', BIOGATE_PORT: '1', BIOGATE_STORE: 'sqlite::memory:' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+    };
+    for (const version of ['18.19.0', '20.18.3']) {
+      const r = pretend(version);
+      t.equal(r.status, 1, `Node ${version}: exit 1`);
+      t.equal(r.stdout, '', 'nothing started');
+      t.match(
+        r.stderr,
+        new RegExp(
+          `^biogate: Node ${version.replace(/\./g, '\\.')} is not supported: BioGate needs Node 20\\.19 or newer \\(this is .+\\)\\n$`,
+        ),
+      );
+    }
+    t.equal(unsupportedNode('20.19.0'), null);
+    t.equal(unsupportedNode('22.12.0'), null);
+    t.equal(unsupportedNode('24.1.0'), null);
+  },
+);

@@ -200,3 +200,53 @@ t.test('systemd unit: the default database path is writable', async (t) => {
   t.match(unit, /^ReadWritePaths=\/var\/lib\/biogate$/m);
   t.match(unit, /^ProtectSystem=strict$/m);
 });
+
+t.test(
+  'systemd unit: a build that makes the console, node from PATH with /usr/local first, a stop timeout above drain + grace',
+  async (t) => {
+    const unit = read('biogate.service');
+    t.match(unit, /npm ci && npm run build && npm prune --omit=dev/, 'the install steps build the console (npm run build), not tsc alone');
+    t.match(read('README.md'), /npm ci && npm run build && npm prune --omit=dev/, 'so does deploy/README.md');
+    t.notMatch(unit, /^ExecStart=\/usr\/bin\/node /m, "not Debian's /usr/bin/node (Node 18 on Debian 12)");
+    t.match(unit, /^ExecStart=\/usr\/bin\/env node dist\/src\/cli\.js serve$/m);
+    t.match(unit, /^Environment=PATH=\/usr\/local\/bin:/m);
+    const bin = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['biogate'];
+    t.equal(bin, 'dist/src/cli.js', 'the unit runs the package executable');
+    const stopS = Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]);
+    const needed = Number(settingDefault('shutdownDrainS')) + Number(settingDefault('shutdownGraceS'));
+    t.ok(stopS > needed, `TimeoutStopSec ${stopS} s > drain + grace (${needed} s)`);
+  },
+);
+
+/** The patterns of a .dockerignore that starts with `**` and re-includes with `!`: what the build context holds. */
+function contextAllows(ignore: string, path: string): boolean {
+  const rules = ignore
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  t.equal(rules[0], '**', 'the ignore file starts by leaving everything out');
+  return rules.slice(1).some((r) => {
+    if (!r.startsWith('!')) return false;
+    const pattern = r.slice(1);
+    return pattern === path || (pattern.endsWith('/**') && (path === pattern.slice(0, -3) || path.startsWith(pattern.slice(0, -2))));
+  });
+}
+
+t.test(
+  'Dockerfile: every COPY from the build context is let in by Dockerfile.dockerignore, and the CMD runs the package executable',
+  async (t) => {
+    const df = read('Dockerfile');
+    const ignore = read('Dockerfile.dockerignore');
+    const copies = [...df.matchAll(/^COPY (?!--from)(.+)$/gm)].map((m) => (m[1] ?? '').trim().split(/\s+/).slice(0, -1));
+    t.ok(copies.length >= 2, `${copies.length} COPY lines from the context`);
+    for (const sources of copies)
+      for (const source of sources) {
+        t.ok(contextAllows(ignore, source.replace(/\/$/, '')), `COPY ${source} is in the build context`);
+        t.ok(readdirSync(root).includes(source.split('/')[0] ?? ''), `${source} exists in the repository`);
+      }
+    const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(df)?.[1] ?? '[]') as string[];
+    const bin = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['biogate'];
+    t.same(cmd, ['node', bin, 'serve'], 'CMD runs package.json\'s "bin"');
+    t.match(df, /RUN npm run build\b/, 'the image runs the full build (console and API reference included)');
+  },
+);

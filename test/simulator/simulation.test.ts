@@ -144,4 +144,13 @@ t.test('summary and its text', T, async (t) => {
     'errors: 2, protocol warnings: 1',
   ]);
   t.equal(formatSummary(summarize([], 0))[3], 'commands executed: 0 (ok 0, failed 0, lost after restart 0)');
+
+  // A terminal that fails says why, and the usual cause comes with what to do about it.
+  Object.assign(b.stats as SimulatedDeviceStats, { lastError: 'first contact answered HTTP 401' });
+  const why = formatSummary(summarize([a, b], 1000)).slice(7);
+  t.same(why, [
+    `  ${b.sn} (v3): first contact answered HTTP 401`,
+    'hint: a v3 terminal that registered with BioGate before is refused (401) when it registers again, as a replaced terminal would be;',
+    '      let it register anew with: npx biogate device reset-registration --location <id> --sn <SN> (README "Security model")',
+  ]);
 });
