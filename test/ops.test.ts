@@ -2,6 +2,7 @@
 import t from 'tap';
 import { hostname } from 'node:os';
 import { resolveNodeId } from '../src/node-id.js';
+import { createSimulatedDevice } from '../src/simulator/index.js';
 import { ADMIN_TOKEN, bearer, fetchJson, startApp } from './helpers/app.js';
 
 t.test('/healthz: 200 while the process runs', async (t) => {
@@ -159,4 +160,28 @@ t.test('biogate_attendance_stored_total counts punches stored, by source; a re-s
   t.equal(manual.status, 201);
   t.equal(await stored('device'), 3, 'device: the three punches, once');
   t.equal(await stored('manual'), 1, 'manual: one');
+});
+
+t.test('biogate_command_seconds: a command queued through the API and answered by the terminal is observed once, by origin', async (t) => {
+  const { url, token } = await startApp(t, { config: { nodeId: 'node-c', longpollS: 0 } });
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${url}${path}`, {
+      method,
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  t.equal((await api('POST', '/api/devices', { sn: 'LATENCY01' })).status, 201);
+  const sim = createSimulatedDevice({ url, sn: 'LATENCY01', protocol: 'v2', requestTimeoutMs: 10_000 });
+  t.teardown(() => sim.stop());
+  await sim.handshake();
+  const queued = (await (await api('POST', '/api/commands', { sn: 'LATENCY01', command: 'info' })).json()) as { id: number };
+  let status = '';
+  for (let i = 0; i < 20 && status !== 'success'; i++) {
+    await sim.pollOnce();
+    status = ((await (await api('GET', `/api/commands/${queued.id}`)).json()) as { status: string }).status;
+  }
+  t.equal(status, 'success', 'the terminal answered');
+  const text = await (await fetch(`${url}/metrics`)).text();
+  t.match(text, /^biogate_command_seconds_count\{origin="api",node="node-c"\} 1$/m, 'one API command observed');
+  t.match(text, /^biogate_command_seconds_bucket\{origin="api",node="node-c",le="\+Inf"\} 1$/m);
 });

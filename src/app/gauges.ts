@@ -36,6 +36,30 @@ function countStoredPunches(metrics: MetricsRegistry, bus: EventBus): void {
   });
 }
 
+/**
+ * Command round trips: queued → the terminal's successful result, by origin (api, sync, system). Observed on
+ * the node that received the result (`command.updated` is a local bus event there), so sums over nodes hold.
+ */
+function commandLatency(metrics: MetricsRegistry, bus: EventBus): void {
+  const histogram = metrics.register(
+    new Histogram(
+      'biogate_command_seconds',
+      'Seconds from a command queued to its successful result from the terminal, by origin (api, sync, system)',
+      [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+    ),
+  );
+  const byOrigin = {
+    api: histogram.series({ origin: 'api' }),
+    sync: histogram.series({ origin: 'sync' }),
+    system: histogram.series({ origin: 'system' }),
+  };
+  bus.on('command.updated', ({ command }) => {
+    if (command.status !== 'success' || command.acknowledged_at === null) return;
+    const seconds = (Date.parse(command.acknowledged_at) - Date.parse(command.created_at)) / 1000;
+    if (Number.isFinite(seconds) && seconds >= 0) byOrigin[command.origin].observe(seconds);
+  });
+}
+
 /** Audits started by trigger, and the repairs they queued by kind (sync/audit.ts). */
 export function auditCounters(metrics: MetricsRegistry): Pick<AuditDeps, 'onAudit' | 'onRepair'> {
   const audits = metrics.register(
@@ -80,6 +104,7 @@ export function registerGauges(
   const { store, hub, http, engine } = parts;
   registerSyncGauges(metrics, store, parts.terminals);
   countStoredPunches(metrics, parts.bus);
+  commandLatency(metrics, parts.bus);
   metrics.register(
     new Gauge(
       'biogate_commands',
