@@ -62,6 +62,17 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/**
+ * Redoc's footer asks Redocly's CDN for a logo, the one request the reference would make elsewhere (the CSP
+ * refuses it, and the browser reports the violation). Served with an empty data: URL instead: the image
+ * does not decode, and Redoc's own onError leaves it out. Everything else is the pinned bundle, byte for byte.
+ */
+export const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+export function offline(bundle: Buffer): Buffer {
+  const text = bundle.toString('utf8');
+  return text.includes(REDOC_CDN_LOGO) ? Buffer.from(text.replaceAll(REDOC_CDN_LOGO, 'data:,'), 'utf8') : bundle;
+}
+
 /** The bundle shipped in dist/, else the one in node_modules (development tree); undefined when neither exists. */
 export function findRedocBundle(): string | undefined {
   const built = join(BUILT_ASSETS, BUNDLE);
@@ -117,7 +128,7 @@ export function docsRoutes(): ApiRoute[] {
               'NOT_FOUND',
               'The API reference renderer is not installed (build with `npm run build`); the document is at /api/openapi.json',
             );
-          bundle = readFile(file);
+          bundle = readFile(file).then(offline);
           bundle.catch(() => (bundle = undefined));
         }
         return {

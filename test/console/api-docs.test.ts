@@ -1,0 +1,22 @@
+/**
+ * /api/docs in a real browser (issue #38 item 6): the API reference renders from BioGate alone: no request to
+ * another host (not even the renderer's logo), no CSP violation, no script error.
+ */
+import t from 'tap';
+import { gateway } from '../api/client.js';
+import { NO_BROWSER, openBrowser } from './browser.js';
+
+t.test('the API reference: fully offline', { skip: NO_BROWSER }, async (t) => {
+  const g = await gateway(t);
+  const b = await openBrowser(t, () => g.url);
+  const page = await b.page();
+  await page.goto(`${g.url}/api/docs`);
+  await page
+    .getByRole('heading', { name: /BioGate/ })
+    .first()
+    .waitFor({ timeout: 30_000 });
+  // Redoc draws its menu and footer after the document; give its late images a moment to be asked for.
+  await page.waitForLoadState('networkidle');
+  t.same(page.problems, [], 'nothing is fetched from elsewhere, no CSP violation, no script error');
+  await b.shot(page, 'api-docs');
+});
