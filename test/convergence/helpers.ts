@@ -6,7 +6,17 @@ import { createLogger } from '../../src/log.js';
 import { createAudit } from '../../src/sync/audit.js';
 import { createTerminalState } from '../../src/sync/terminal-state.js';
 import { createSimulatedDevice, type SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/index.js';
-import { bearer, fakeClock, fetchJson, jsonBody, startApp, type FakeClock, type StartedApp, type StartOptions } from '../helpers/app.js';
+import {
+  bearer,
+  fakeClock,
+  fetchJson,
+  jsonBody,
+  startApp,
+  TEST_STORE,
+  type FakeClock,
+  type StartedApp,
+  type StartOptions,
+} from '../helpers/app.js';
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
 
@@ -46,7 +56,9 @@ export async function setup(t: Test, config: StartOptions['config'] = {}): Promi
     const { res, body: parsed } = await fetchJson(`${app.url}${path}`, init);
     return { status: res.status, body: parsed };
   };
-  const until = async (condition: () => Promise<boolean> | boolean, what: string, ms = 20_000) => {
+  // The MongoDB leg runs against an in-memory server that the other test files load too: a longer bound there
+  // (a bound, not a wait: `until` returns as soon as the condition holds).
+  const until = async (condition: () => Promise<boolean> | boolean, what: string, ms = TEST_STORE === 'mongodb' ? 60_000 : 20_000) => {
     const deadline = Date.now() + ms;
     while (!(await condition())) {
       if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
