@@ -250,3 +250,11 @@ t.test(
     t.match(df, /RUN npm run build\b/, 'the image runs the full build (console and API reference included)');
   },
 );
+
+t.test('compose and docker run give BioGate longer than drain + grace to stop', async (t) => {
+  const needed = Number(settingDefault('shutdownDrainS')) + Number(settingDefault('shutdownGraceS'));
+  const compose = Number(/^ {2}stop_grace_period: (\d+)s$/m.exec(read('compose.yaml'))?.[1]);
+  t.ok(compose > needed, `compose stop_grace_period ${compose} s > drain + grace (${needed} s)`);
+  const dockerRun = Number(/docker run [^\n]*--stop-timeout (\d+)/.exec(read('README.md'))?.[1]);
+  t.ok(dockerRun > needed, `the README's docker run --stop-timeout ${dockerRun} s > drain + grace (${needed} s)`);
+});
