@@ -10,7 +10,7 @@ export const PROTOCOL_VERSIONS: readonly ProtocolVersion[] = [PROTOCOL_V2, PROTO
 
 /** JSON schema of a protocol version, for API bodies and views. */
 export function protocolVersionSchema(options: { readonly description?: string } = {}) {
-  return Type.Union([Type.Literal('2.0.0'), Type.Literal('3.0.0')], options);
+  return Type.Union([Type.Literal('2.0.0'), Type.Literal('3.0.0')], { title: 'ProtocolVersion', ...options });
 }
 
 /** What a device record says about its generation (an operator's override wins over what was detected). */

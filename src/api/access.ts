@@ -46,11 +46,14 @@ const HolidayBody = Type.Object(
   { additionalProperties: false },
 );
 const DoorParams = Type.Object({ device_serial: Serial, door: Type.Integer({ minimum: 1, maximum: 4 }) });
-const DoorView = Type.Object({
-  door: Type.Integer({ minimum: 1, maximum: 4 }),
-  unlock_seconds: Type.Union([Type.Integer({ minimum: 1, maximum: 254 }), Type.Null()], { description: 'null: not set by BioGate' }),
-  normal_open_schedule_id: Type.Union([Type.Integer({ minimum: 1, maximum: 50 }), Type.Null()], { description: 'null: never kept open' }),
-});
+const DoorView = Type.Object(
+  {
+    door: Type.Integer({ minimum: 1, maximum: 4 }),
+    unlock_seconds: Type.Union([Type.Integer({ minimum: 1, maximum: 254 }), Type.Null()], { description: 'null: not set by BioGate' }),
+    normal_open_schedule_id: Type.Union([Type.Integer({ minimum: 1, maximum: 50 }), Type.Null()], { description: 'null: never kept open' }),
+  },
+  { title: 'Door' },
+);
 const DoorBody = Type.Object(
   {
     unlock_seconds: Type.Integer({ minimum: 1, maximum: 254, description: 'Seconds the lock stays open (Door<n>Drivertime)' }),
@@ -278,7 +281,7 @@ export function accessRoutes(deps: AccessDeps & HolidayDeps & DoorDeps): ApiRout
       doc: {
         summary: "A terminal's doors (1 to its reported lock count) with the settings BioGate gave them",
         tags,
-        responses: { 200: Type.Object({ data: Type.Array(DoorView) }) },
+        responses: { 200: Type.Object({ data: Type.Array(DoorView) }, { title: 'DoorList' }) },
         errors: ['DEVICE_NOT_FOUND'],
       },
       handler: async ({ caller, params }) => json(200, { data: await listDoors(deps, caller.location, params.device_serial) }),

@@ -29,11 +29,14 @@ const Cursor = Type.String({
 });
 
 const AttendancePage = pageOf(AttendanceView);
-const AttendanceFeed = Type.Object({
-  data: Type.Array(AttendanceView, { description: 'Oldest arrival first' }),
-  next_cursor: Type.String({ description: 'Pass as `after` next time (the same cursor again when nothing new arrived)' }),
-  has_more: Type.Boolean({ description: 'More records are waiting: call again at once' }),
-});
+const AttendanceFeed = Type.Object(
+  {
+    data: Type.Array(AttendanceView, { description: 'Oldest arrival first' }),
+    next_cursor: Type.String({ description: 'Pass as `after` next time (the same cursor again when nothing new arrived)' }),
+    has_more: Type.Boolean({ description: 'More records are waiting: call again at once' }),
+  },
+  { title: 'AttendanceFeed' },
+);
 
 const FilterQuery = {
   from: Type.Optional(Instant),

@@ -3,7 +3,7 @@
  * or with `after` the cursor feed (oldest first, for a program that copies the log elsewhere). A location
  * token reads its location's entries; the admin token every location's, or one with `location_id`.
  */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { AuditEntry, AuditFilter, AuditScope } from '../store/ports/index.js';
 import type { Store } from '../store/types.js';
@@ -29,12 +29,15 @@ const Query = {
   ),
 };
 
-const feedOf = <T extends ReturnType<typeof Type.Object>>(view: T) =>
-  Type.Object({
-    data: Type.Array(view, { description: 'Oldest first' }),
-    next_cursor: Type.Integer({ description: 'Pass as `after` next time (the same cursor again when nothing new arrived)' }),
-    has_more: Type.Boolean({ description: 'More entries are waiting: call again at once' }),
-  });
+const feedOf = <T extends TSchema & { title?: string }>(view: T) =>
+  Type.Object(
+    {
+      data: Type.Array(view, { description: 'Oldest first' }),
+      next_cursor: Type.Integer({ description: 'Pass as `after` next time (the same cursor again when nothing new arrived)' }),
+      has_more: Type.Boolean({ description: 'More entries are waiting: call again at once' }),
+    },
+    { title: `${view.title ?? 'AuditEntry'}Feed` },
+  );
 
 const description =
   'One entry per change made through the REST API, the admin API, MQTT requests, the console or the CLI: `changes` maps each field to ' +

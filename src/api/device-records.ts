@@ -64,7 +64,7 @@ export function deviceRecordRoutes({ store, flushExchanges }: DeviceRecordDeps):
       doc: {
         summary: "The terminal's last exchanges (no bodies), newest first",
         tags: ['devices'],
-        responses: { 200: Type.Object({ count: Type.Integer(), data: Type.Array(DeviceExchangeView) }) },
+        responses: { 200: Type.Object({ count: Type.Integer(), data: Type.Array(DeviceExchangeView) }, { title: 'DeviceExchangeList' }) },
         errors: ['DEVICE_NOT_FOUND'],
       },
       handler: async ({ caller, params, query }) => {

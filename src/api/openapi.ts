@@ -5,8 +5,9 @@
  * The schemas are rewritten for the document only (validation keeps the TypeBox originals):
  * - a union of literals (`anyOf` of `const`s, TypeBox's Union of Literal) becomes one `enum`:
  *   client generators turn `anyOf`+`const` into a type that rejects valid values;
- * - the main views (Location, User, Device, Command, …) are written once under
- *   `components/schemas` and referenced, instead of being repeated inline.
+ * - every object shape is a named component, referenced wherever it appears: the views under their service
+ *   description names (`UserResponse`, `LocationBasic`, `UserPage`, …), the rest after where they are
+ *   (src/api/openapi-names.ts); every operation has the readable id of src/api/operation-ids.ts.
  * The command preset catalog (protocols/catalog.ts) is documented twice: as a table in the
  * command operations' request body (what people read, rendered by /api/docs), and as `x-presets`
  * with each preset's params schema (what programs read).
@@ -15,15 +16,8 @@ import type { TSchema } from 'typebox';
 import { CATALOG, CUSTOM_MAX_BYTES, defaultExpirySeconds } from '../../protocols/catalog.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
 import { ApiCommandBody, CommandBody, FullCommandBody } from '../commands/schemas.js';
-import { AttendanceView } from '../views/attendance.js';
-import { CommandView } from '../views/command.js';
-import { DeviceRecordView } from '../views/device-record.js';
-import { DeviceStatusView } from '../views/device-status.js';
-import { DeviceView } from '../views/device.js';
-import { DoorEventView } from '../views/door-event.js';
-import { LocationView } from '../views/location.js';
-import { TokenView } from '../views/token.js';
-import { TemplateView, UserView } from '../views/user.js';
+import { ComponentNames, pascal } from './openapi-names.js';
+import { operationId } from './operation-ids.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 import { ErrorBody } from './schemas.js';
 
@@ -33,21 +27,6 @@ interface Props {
   properties?: Record<string, TSchema & { description?: string; default?: unknown }>;
   required?: string[];
 }
-
-/** The shared views, by component name. Order matters only for readability of the document. */
-const COMPONENTS: ReadonlyArray<readonly [string, TSchema]> = [
-  ['Error', ErrorBody],
-  ['Location', LocationView],
-  ['Token', TokenView],
-  ['User', UserView],
-  ['BiometricTemplate', TemplateView],
-  ['Device', DeviceView],
-  ['DeviceStatus', DeviceStatusView],
-  ['Command', CommandView],
-  ['Attendance', AttendanceView],
-  ['DeviceRecord', DeviceRecordView],
-  ['DoorEvent', DoorEventView],
-];
 
 const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   location: 'The location of the calling token',
@@ -115,15 +94,6 @@ function enums(node: unknown): Json {
   const { anyOf: _members, ...rest } = out;
   const list = [...types];
   return { type: list.length === 1 ? list[0] : list, enum: values, ...rest };
-}
-
-/** Replaces every copy of a shared view by a `$ref` to it (largest match first, so a view inside a view is referenced too). */
-function hoist(node: unknown, refs: ReadonlyMap<string, string>, self?: string): unknown {
-  if (Array.isArray(node)) return node.map((n) => hoist(n, refs));
-  if (!isObject(node)) return node;
-  const name = refs.get(JSON.stringify(node));
-  if (name !== undefined && name !== self) return { $ref: `#/components/schemas/${name}` };
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, hoist(v, refs)]));
 }
 
 function parameters(schema: TSchema | undefined, where: 'path' | 'query') {
@@ -216,12 +186,11 @@ function presetTable(): string {
  * must not carry its own `C:` framing.
  */
 function commandSchema(): Json {
-  const ids = CATALOG.flatMap((p) => [p.id, ...p.aliases]);
   return {
     description:
       'A preset id or alias (see the table and `x-presets`), or a raw protocol command line (the `custom` preset; then no `params`)',
     anyOf: [
-      { type: 'string', enum: ids },
+      { $ref: '#/components/schemas/PresetId' },
       {
         type: 'string',
         minLength: 1,
@@ -269,15 +238,19 @@ const binaryContent = (media: readonly string[]) =>
   Object.fromEntries(media.map((m) => [m, { schema: { type: 'string', contentMediaType: m } }]));
 
 export function buildOpenApi(routes: readonly ApiRoute[], version: string): Record<string, unknown> {
-  const schemas: Record<string, Json> = Object.fromEntries(COMPONENTS.map(([name, s]) => [name, { title: name, ...plain(s) }]));
-  // Match copies on the schema as written inline (without the title added above).
-  const refs = new Map(COMPONENTS.map(([name, s]) => [JSON.stringify(plain(s)), name]));
-  for (const name of Object.keys(schemas)) schemas[name] = hoist(schemas[name], refs, name) as Json;
-
+  const names = new ComponentNames();
+  names.name(plain(ErrorBody), 'Error');
+  names.schemas['PresetId'] = {
+    title: 'PresetId',
+    type: 'string',
+    enum: CATALOG.flatMap((p) => [p.id, ...p.aliases]),
+    description: 'A command preset, by id or alias (x-presets)',
+  };
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   for (const route of routes) {
     route.doc.tags.forEach((t) => tags.add(t));
+    const id = operationId(route.method, route.path);
     const ok = Object.fromEntries(
       Object.entries(route.doc.responses).map(([status, schema]) => [
         status,
@@ -285,12 +258,12 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
           ? route.doc.responseMedia
             ? { description: 'Success', content: binaryContent([route.doc.responseMedia]) }
             : { description: 'No body' }
-          : { description: 'Success', content: { 'application/json': { schema: plain(schema) } } },
+          : { description: 'Success', content: { 'application/json': { schema: names.name(plain(schema), `${pascal(id)}Result`) } } },
       ]),
     );
     const isCommand = route.body === CommandBody || route.body === FullCommandBody || route.body === ApiCommandBody;
     const op: Record<string, unknown> = {
-      operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/_.-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+      operationId: id,
       summary: route.doc.summary,
       ...(route.doc.description ? { description: route.doc.description } : {}),
       tags: route.doc.tags,
@@ -301,7 +274,11 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
             requestBody: {
               required: route.bodyRequired ?? true,
               ...(isCommand ? { description: presetTable() } : {}),
-              content: { 'application/json': { schema: isCommand ? commandBodySchema(route.body) : plain(route.body) } },
+              content: {
+                'application/json': {
+                  schema: names.name(isCommand ? commandBodySchema(route.body) : plain(route.body), `${pascal(id)}Body`, false),
+                },
+              },
             },
           }
         : route.doc.requestMedia
@@ -309,7 +286,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
           : {}),
       responses: { ...ok, ...errorResponses(route) },
     };
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = hoist(op, refs);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = op;
   }
   return {
     openapi: '3.1.0',
@@ -330,7 +307,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
         LocationApiKey: { type: 'http', scheme: 'bearer', description: "A location's API token (bg_…)" },
         AdminToken: { type: 'http', scheme: 'bearer', description: 'BIOGATE_ADMIN_TOKEN' },
       },
-      schemas,
+      schemas: names.schemas,
     },
     'x-presets': presetsExtension(),
   };

@@ -3,27 +3,37 @@ import { Type, type TSchema } from 'typebox';
 import { invalid } from '../errors.js';
 import { instantOf } from '../validation/input.js';
 
-export const ErrorBody = Type.Object({
-  detail: Type.Union([
-    Type.String(),
-    Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() })),
-  ]),
-  code: Type.String(),
-  error_id: Type.Optional(Type.String({ description: 'On 500 only: the id of the logged error, for the operator' })),
-});
+export const ErrorBody = Type.Object(
+  {
+    detail: Type.Union([
+      Type.String(),
+      Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() })),
+    ]),
+    code: Type.String(),
+    error_id: Type.Optional(Type.String({ description: 'On 500 only: the id of the logged error, for the operator' })),
+  },
+  { title: 'Error' },
+);
 
-export const EmptyObject = Type.Object({}, { description: 'Empty JSON object' });
+export const EmptyObject = Type.Object({}, { title: 'Empty', description: 'Empty JSON object' });
 
-export const pageOf = <T extends TSchema>(item: T) =>
-  Type.Object({
-    data: Type.Array(item),
-    total: Type.Integer(),
-    page: Type.Integer(),
-    limit: Type.Integer(),
-    total_pages: Type.Integer(),
-    has_next: Type.Boolean(),
-    has_prev: Type.Boolean(),
-  });
+/**
+ * The page wrapper of a record type [SERVICE-SPEC "Page wrapper"]; of a titled record, a component of its own named after
+ * it (`UserResponse` → `UserPage`, src/api/openapi-names.ts).
+ */
+export const pageOf = <T extends TSchema & { title?: string }>(item: T) =>
+  Type.Object(
+    {
+      data: Type.Array(item),
+      total: Type.Integer(),
+      page: Type.Integer(),
+      limit: Type.Integer(),
+      total_pages: Type.Integer(),
+      has_next: Type.Boolean(),
+      has_prev: Type.Boolean(),
+    },
+    typeof item.title === 'string' ? { title: `${item.title.replace(/Response$/, '')}Page` } : {},
+  );
 
 /** Highest page number: (page - 1) × limit must stay an exact integer offset for every store. */
 export const PAGE_MAX = 1_000_000_000;

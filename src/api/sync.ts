@@ -23,12 +23,15 @@ const PinPage = pageOf(OwedPinView);
  * the count the summary object calls `refused`.
  */
 const { refused: _count, ...stateFields } = SyncView.properties;
-const SyncDetailView = Type.Object({
-  ...stateFields,
-  missing: PinPage,
-  extra: PinPage,
-  refused: PinPage,
-});
+const SyncDetailView = Type.Object(
+  {
+    ...stateFields,
+    missing: PinPage,
+    extra: PinPage,
+    refused: PinPage,
+  },
+  { title: 'DeviceSyncDetail' },
+);
 
 export function syncRoutes(deps: SyncRoutesDeps): ApiRoute[] {
   const { store, terminals } = deps;

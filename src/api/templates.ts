@@ -25,14 +25,17 @@ import { EmptyObject } from './schemas.js';
 
 const tags = ['users'];
 const SlotParams = Type.Object({ pin: Pin, type: TemplateType, index: TemplateIndex });
-const StoredTemplate = Type.Object({
-  ...TemplateLine.properties,
-  size: Type.Integer({ description: 'Characters of base64' }),
-  source_sn: Nullable(Type.String({ description: 'The terminal it was enrolled on; null when written through the API or the CLI' })),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-});
-const TemplateList = Type.Object({ pin: Pin, templates: Type.Array(StoredTemplate) });
+const StoredTemplate = Type.Object(
+  {
+    ...TemplateLine.properties,
+    size: Type.Integer({ description: 'Characters of base64' }),
+    source_sn: Nullable(Type.String({ description: 'The terminal it was enrolled on; null when written through the API or the CLI' })),
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+  },
+  { title: 'StoredTemplate' },
+);
+const TemplateList = Type.Object({ pin: Pin, templates: Type.Array(StoredTemplate) }, { title: 'UserTemplates' });
 
 const stored = (t: Parameters<typeof templateLine>[0]) => ({
   ...templateLine(t),

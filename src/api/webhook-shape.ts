@@ -32,6 +32,7 @@ export const FilterSchema = Nullable(
       event_codes: list(Type.Integer({ minimum: 0, maximum: 65_535 }), 'Only door events with these codes'),
     },
     {
+      title: 'WebhookFilterInput',
       additionalProperties: false,
       description:
         'Which events of its types the webhook gets: every key given must match; an event without that field (no terminal, PIN or code) does not. Attendance uploads are cut to their matching punches. null or {}: every event.',
@@ -65,7 +66,7 @@ export const FormatOptionsSchema = Nullable(
         }),
       ),
     },
-    { additionalProperties: false },
+    { title: 'WebhookFormatOptionsInput', additionalProperties: false },
   ),
 );
 /** An HTTP field name (RFC 9110 token), at most 64 characters. */

@@ -50,12 +50,13 @@ const REENABLE_REQUEUE_MS = DELIVERY_KEEP_MS;
 
 const IdParam = Type.Object({ webhook_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
-const WithSecret = Type.Intersect([
-  WebhookView,
-  Type.Object({
+const WithSecret = Type.Object(
+  {
+    ...WebhookView.properties,
     secret: Type.String({ description: '`whsec_<base64>`: shown once; verify the `webhook-signature` header with it (Standard Webhooks)' }),
-  }),
-]);
+  },
+  { title: 'WebhookWithSecret' },
+);
 
 export interface WebhookRouteDeps {
   readonly store: Store;
@@ -139,7 +140,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
       doc: {
         summary: "The location's webhooks (secrets are never shown again)",
         tags,
-        responses: { 200: Type.Object({ data: Type.Array(WebhookView) }) },
+        responses: { 200: Type.Object({ data: Type.Array(WebhookView) }, { title: 'WebhookList' }) },
       },
       handler: async ({ caller }) =>
         json(200, {

@@ -8,30 +8,44 @@ export const HH_MM = Type.String({
   description: 'HH:MM, 00:00 to 23:59 (23:59 is the end of the day)',
   examples: ['08:30', '17:30'],
 });
-export const IntervalSchema = Type.Object({ start: HH_MM, end: HH_MM }, { additionalProperties: false, description: 'start before end' });
+export const IntervalSchema = Type.Object(
+  { start: HH_MM, end: HH_MM },
+  { title: 'ScheduleInterval', additionalProperties: false, description: 'start before end' },
+);
 const DayList = Type.Array(IntervalSchema, { maxItems: 3, description: 'Up to three intervals' });
 export const DaysSchema = Type.Object(
   Object.fromEntries(SCHEDULE_DAYS.map((d) => [d, DayList])) as Record<(typeof SCHEDULE_DAYS)[number], typeof DayList>,
+  { title: 'ScheduleDays' },
 );
-export const DaysInput = Type.Partial(DaysSchema, { additionalProperties: false, description: 'Absent days have no interval' });
-
-export const ScheduleView = Type.Object({
-  id: Type.Integer({ description: 'The location\'s number 1–50, the terminals\' TimezoneId; 1 is "Always"' }),
-  name: Type.String(),
-  days: DaysSchema,
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
+export const DaysInput = Type.Partial(DaysSchema, {
+  title: 'ScheduleDaysInput',
+  additionalProperties: false,
+  description: 'Absent days have no interval',
 });
 
-export const AccessLevelView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  schedule_id: Type.Integer(),
-  doors: Type.Array(Type.Integer({ minimum: 1, maximum: 4 })),
-  area_id: Nullable(Type.Integer({ description: 'null = every terminal of the location' })),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-});
+export const ScheduleView = Type.Object(
+  {
+    id: Type.Integer({ description: 'The location\'s number 1–50, the terminals\' TimezoneId; 1 is "Always"' }),
+    name: Type.String(),
+    days: DaysSchema,
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+  },
+  { title: 'Schedule' },
+);
+
+export const AccessLevelView = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    schedule_id: Type.Integer(),
+    doors: Type.Array(Type.Integer({ minimum: 1, maximum: 4 })),
+    area_id: Nullable(Type.Integer({ description: 'null = every terminal of the location' })),
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+  },
+  { title: 'AccessLevel' },
+);
 
 export const scheduleView = (s: Schedule) => ({
   id: s.id,
@@ -51,16 +65,21 @@ export const accessLevelView = (l: AccessLevel) => ({
   updated_at: l.updated_at,
 });
 
-export const HolidayView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  start_date: Type.String({ format: 'date' }),
-  end_date: Type.String({ format: 'date' }),
-  type: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], { description: 'Which holiday intervals of the schedules apply' }),
-  recurring: Type.Boolean({ description: 'Every year on the same dates' }),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-});
+export const HolidayView = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    start_date: Type.String({ format: 'date' }),
+    end_date: Type.String({ format: 'date' }),
+    type: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], {
+      description: 'Which holiday intervals of the schedules apply',
+    }),
+    recurring: Type.Boolean({ description: 'Every year on the same dates' }),
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+  },
+  { title: 'Holiday' },
+);
 
 export const holidayView = (h: Holiday) => ({
   id: h.id,

@@ -21,7 +21,7 @@ export const AlertIncidentView = Type.Object(
     since: IsoDateTime,
     detail: Type.Record(Type.String(), Type.Unknown(), { description: 'What the condition found when it was raised' }),
   },
-  { additionalProperties: false },
+  { title: 'AlertIncident', additionalProperties: false },
 );
 
 export const AlertRuleView = Type.Object(
@@ -36,7 +36,7 @@ export const AlertRuleView = Type.Object(
     created_at: IsoDateTime,
     updated_at: Nullable(IsoDateTime),
   },
-  { additionalProperties: false },
+  { title: 'AlertRule', additionalProperties: false },
 );
 
 export function alertRuleView(rule: AlertRule, incidents: readonly AlertIncident[]) {

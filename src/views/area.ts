@@ -10,17 +10,20 @@ export const AREA_NAME = Type.String({
   description: 'Area name; no tabs or line breaks',
 });
 
-export const AreaView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  devices_count: Type.Integer({ description: 'Terminals in the area' }),
-  users_count: Type.Integer({ description: 'Users listing the area' }),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-});
+export const AreaView = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    devices_count: Type.Integer({ description: 'Terminals in the area' }),
+    users_count: Type.Integer({ description: 'Users listing the area' }),
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+  },
+  { title: 'Area' },
+);
 
 /** A terminal's area as DeviceResponse shows it. */
-export const AreaBasic = Type.Object({ id: Type.Integer(), name: Type.String() });
+export const AreaBasic = Type.Object({ id: Type.Integer(), name: Type.String() }, { title: 'AreaBasic' });
 
 export const areaView = (a: CountedArea) => ({
   id: a.id,

@@ -7,41 +7,44 @@ import { attendanceStatusLabel, verifyModeLabel } from '../../protocols/attendan
 import type { Attendance } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
-export const AttendanceView = Type.Object({
-  id: Type.Integer(),
-  sn: Nullable(Type.String({ description: 'The terminal; null for a manual punch' })),
-  pin: Type.String({ description: 'PIN as the device reported it' }),
-  user_id: Nullable(Type.Integer()),
-  timestamp: IsoDateTime,
-  local_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS as the device reported it' }),
-  status: Type.Integer({ description: 'Attendance state code, see status_label' }),
-  status_label: Nullable(
-    Type.String({
-      description: 'check-in, check-out, break-out, break-in, overtime-in, overtime-out; null for other codes (function keys)',
-    }),
-  ),
-  verify: Nullable(Type.Integer({ description: 'Verification mode code, see verify_label; null for a manual punch' })),
-  verify_label: Nullable(
-    Type.String({
-      description:
-        'fingerprint, password, card, face, … (the verify-mode table of the ZKTeco Attendance PUSH Communication Protocol; firmwares differ); null for unknown codes',
-    }),
-  ),
-  work_code: Nullable(Type.String()),
-  created_at: IsoDateTime,
-  source: Type.Union([Type.Literal('device'), Type.Literal('manual')], {
-    description: 'device: a terminal’s punch; manual: entered with POST /api/attendance',
-  }),
-  reason: Nullable(Type.String({ description: 'A manual punch’s reason' })),
-  created_by: Nullable(
-    Type.Object(
-      { token_id: Type.Integer(), label: Nullable(Type.String()) },
-      { description: 'The token that entered a manual punch (its label then)' },
+export const AttendanceView = Type.Object(
+  {
+    id: Type.Integer(),
+    sn: Nullable(Type.String({ description: 'The terminal; null for a manual punch' })),
+    pin: Type.String({ description: 'PIN as the device reported it' }),
+    user_id: Nullable(Type.Integer()),
+    timestamp: IsoDateTime,
+    local_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS as the device reported it' }),
+    status: Type.Integer({ description: 'Attendance state code, see status_label' }),
+    status_label: Nullable(
+      Type.String({
+        description: 'check-in, check-out, break-out, break-in, overtime-in, overtime-out; null for other codes (function keys)',
+      }),
     ),
-  ),
-  voided_at: Nullable(IsoDateTime),
-  void_reason: Nullable(Type.String({ description: 'Why it was voided (POST /api/attendance/{id}/void)' })),
-});
+    verify: Nullable(Type.Integer({ description: 'Verification mode code, see verify_label; null for a manual punch' })),
+    verify_label: Nullable(
+      Type.String({
+        description:
+          'fingerprint, password, card, face, … (the verify-mode table of the ZKTeco Attendance PUSH Communication Protocol; firmwares differ); null for unknown codes',
+      }),
+    ),
+    work_code: Nullable(Type.String()),
+    created_at: IsoDateTime,
+    source: Type.Union([Type.Literal('device'), Type.Literal('manual')], {
+      description: 'device: a terminal’s punch; manual: entered with POST /api/attendance',
+    }),
+    reason: Nullable(Type.String({ description: 'A manual punch’s reason' })),
+    created_by: Nullable(
+      Type.Object(
+        { token_id: Type.Integer(), label: Nullable(Type.String()) },
+        { description: 'The token that entered a manual punch (its label then)' },
+      ),
+    ),
+    voided_at: Nullable(IsoDateTime),
+    void_reason: Nullable(Type.String({ description: 'Why it was voided (POST /api/attendance/{id}/void)' })),
+  },
+  { title: 'Attendance' },
+);
 
 /** The verify code a manual punch is stored with (no terminal verified it); shown as null. */
 export const MANUAL_VERIFY = -1;

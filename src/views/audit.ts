@@ -17,7 +17,7 @@ export const AuditActorView = Type.Object(
     label: Type.Optional(Type.String()),
     address: Type.Optional(Type.String({ description: "The client's address (HTTP)" })),
   },
-  { additionalProperties: false },
+  { title: 'AuditActor', additionalProperties: false },
 );
 
 export const AuditEntryView = Type.Object(
@@ -26,18 +26,18 @@ export const AuditEntryView = Type.Object(
     at: IsoDateTime,
     actor: AuditActorView,
     action: Type.String({ description: '`<target type>.<verb>`, e.g. `user.created`, `device.updated`, `location.scenario_started`' }),
-    target: Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: false }),
+    target: Type.Object({ type: Type.String(), id: Type.String() }, { title: 'AuditTarget', additionalProperties: false }),
     changes: Type.Record(Type.String(), Type.Union([Type.Array(Type.Unknown(), { minItems: 2, maxItems: 2 }), Type.Literal('(changed)')]), {
       description:
         'Field → [before, after]; secrets (passwords, cards, token hashes, signing secrets, templates, photos) are `"(changed)"`',
     }),
   },
-  { additionalProperties: false },
+  { title: 'AuditEntry', additionalProperties: false },
 );
 
 export const AdminAuditEntryView = Type.Object(
   { ...AuditEntryView.properties, location_id: Nullable(Type.Integer({ description: 'null: a record of no location' })) },
-  { additionalProperties: false },
+  { title: 'AdminAuditEntry', additionalProperties: false },
 );
 
 export function auditEntryView(e: AuditEntry) {

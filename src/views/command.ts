@@ -30,38 +30,41 @@ export const CommandStatusSchema = Type.Union([
   Type.Literal('failed'),
 ]);
 
-export const CommandView = Type.Object({
-  id: Type.Integer(),
-  command: Type.String({ description: 'Preset identifier' }),
-  priority: Type.Integer(),
-  location_id: Nullable(Type.Integer()),
-  location: Nullable(LocationBasic),
-  sn: Nullable(Type.String({ description: 'The terminal; null for a location-wide command (see targets)' })),
-  status: CommandStatusSchema,
-  response: Nullable(Type.String()),
-  error_message: Nullable(Type.String()),
-  sent_at: Nullable(IsoDateTime),
-  acknowledged_at: Nullable(IsoDateTime),
-  is_active: Type.Boolean({ description: 'True while the command is pending or sent' }),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-  params: Nullable(Type.Record(Type.String(), Type.Unknown())),
-  result: Type.Unknown({
-    description: 'Data a finished command returned (info: options; load-users: users; check-attendance: counts); else null',
-  }),
-  expires_at: Nullable(IsoDateTime),
-  created_by_token_id: Nullable(Type.Integer()),
-  targets: Type.Optional(
-    Type.Object(
-      { queued: Type.Integer(), success: Type.Integer(), failed: Type.Integer(), unsupported: Type.Integer() },
-      {
-        description:
-          'Only on a location-wide command: children queued, succeeded and failed so far (failed includes terminals whose mailbox was full), and terminals whose protocol cannot carry the preset',
-      },
+export const CommandView = Type.Object(
+  {
+    id: Type.Integer(),
+    command: Type.String({ description: 'Preset identifier' }),
+    priority: Type.Integer(),
+    location_id: Nullable(Type.Integer()),
+    location: Nullable(LocationBasic),
+    sn: Nullable(Type.String({ description: 'The terminal; null for a location-wide command (see targets)' })),
+    status: CommandStatusSchema,
+    response: Nullable(Type.String()),
+    error_message: Nullable(Type.String()),
+    sent_at: Nullable(IsoDateTime),
+    acknowledged_at: Nullable(IsoDateTime),
+    is_active: Type.Boolean({ description: 'True while the command is pending or sent' }),
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+    params: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    result: Type.Unknown({
+      description: 'Data a finished command returned (info: options; load-users: users; check-attendance: counts); else null',
+    }),
+    expires_at: Nullable(IsoDateTime),
+    created_by_token_id: Nullable(Type.Integer()),
+    targets: Type.Optional(
+      Type.Object(
+        { queued: Type.Integer(), success: Type.Integer(), failed: Type.Integer(), unsupported: Type.Integer() },
+        {
+          description:
+            'Only on a location-wide command: children queued, succeeded and failed so far (failed includes terminals whose mailbox was full), and terminals whose protocol cannot carry the preset',
+        },
+      ),
     ),
-  ),
-  children: Type.Optional(Type.Array(Type.Integer(), { description: "Only on a location-wide command: its children's ids" })),
-});
+    children: Type.Optional(Type.Array(Type.Integer(), { description: "Only on a location-wide command: its children's ids" })),
+  },
+  { title: 'CommandResponse' },
+);
 
 /**
  * The status the API and the events show. A command that was delivered and is queued again in its

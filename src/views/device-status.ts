@@ -3,13 +3,16 @@ import { Type } from 'typebox';
 import type { Device } from '../store/ports/index.js';
 import { IsoDateTime, Nullable } from './common.js';
 
-export const DeviceStatusView = Type.Object({
-  device_id: Type.Integer(),
-  serial_number: Type.String(),
-  is_online: Type.Boolean(),
-  last_seen: Nullable(IsoDateTime),
-  status: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
-});
+export const DeviceStatusView = Type.Object(
+  {
+    device_id: Type.Integer(),
+    serial_number: Type.String(),
+    is_online: Type.Boolean(),
+    last_seen: Nullable(IsoDateTime),
+    status: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+  },
+  { title: 'DeviceStatus' },
+);
 
 /** Online: a request within `thresholdS` (BIOGATE_ONLINE_THRESHOLD_S) before `now`. */
 export function isOnline(lastSeen: string | null, now: Date, thresholdS: number): boolean {

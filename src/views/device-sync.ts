@@ -13,32 +13,41 @@ export const SyncStateSchema = Type.Union(
   },
 );
 
-export const SyncView = Type.Object({
-  state: SyncStateSchema,
-  owed: Type.Integer({ description: 'Sync lines owed to the terminal (pending or sent, unconfirmed)' }),
-  revocations_owed: Type.Integer({ description: 'Of owed: deletes (removed, deactivated, access window ended); never expire' }),
-  refused: Type.Integer({ description: 'Owed PINs whose last line the terminal refused (negative return code)' }),
-  last_confirmed_at: Nullable(IsoDateTime),
-  last_audit_at: Nullable(IsoDateTime),
-  reason: Nullable(Type.String({ description: 'Why the terminal is not in_sync (the refusal code and text in drift)' })),
-});
+export const SyncView = Type.Object(
+  {
+    state: SyncStateSchema,
+    owed: Type.Integer({ description: 'Sync lines owed to the terminal (pending or sent, unconfirmed)' }),
+    revocations_owed: Type.Integer({ description: 'Of owed: deletes (removed, deactivated, access window ended); never expire' }),
+    refused: Type.Integer({ description: 'Owed PINs whose last line the terminal refused (negative return code)' }),
+    last_confirmed_at: Nullable(IsoDateTime),
+    last_audit_at: Nullable(IsoDateTime),
+    reason: Nullable(Type.String({ description: 'Why the terminal is not in_sync (the refusal code and text in drift)' })),
+  },
+  { title: 'DeviceSync' },
+);
 export type SyncViewData = Static<typeof SyncView>;
 
-export const OwedPinView = Type.Object({
-  pin: Type.Integer(),
-  since: IsoDateTime,
-  code: Type.Optional(Type.Integer({ description: 'Return code of the refusal, when the terminal refused it' })),
-});
+export const OwedPinView = Type.Object(
+  {
+    pin: Type.Integer(),
+    since: IsoDateTime,
+    code: Type.Optional(Type.Integer({ description: 'Return code of the refusal, when the terminal refused it' })),
+  },
+  { title: 'OwedPin' },
+);
 
-export const SyncSummaryView = Type.Object({
-  devices: Type.Integer({ description: 'Devices of the location' }),
-  in_sync: Type.Integer(),
-  syncing: Type.Integer(),
-  drift: Type.Integer(),
-  unknown: Type.Integer(),
-  revocations_owed: Type.Integer(),
-  oldest_owed_at: Nullable(IsoDateTime),
-});
+export const SyncSummaryView = Type.Object(
+  {
+    devices: Type.Integer({ description: 'Devices of the location' }),
+    in_sync: Type.Integer(),
+    syncing: Type.Integer(),
+    drift: Type.Integer(),
+    unknown: Type.Integer(),
+    revocations_owed: Type.Integer(),
+    oldest_owed_at: Nullable(IsoDateTime),
+  },
+  { title: 'SyncSummary' },
+);
 
 export const owedPinView = (p: OwedPin) =>
   p.code === undefined ? { pin: p.pin, since: p.since } : { pin: p.pin, since: p.since, code: p.code };

@@ -5,6 +5,7 @@ import type { Device, Location } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 import { isOnline } from './device-status.js';
 import { SyncView } from './device-sync.js';
+import { AreaBasic } from './area.js';
 
 /** The registration binding of a v3 terminal, shown to every scope in place of its secrets. */
 export const RegistrationView = Type.Object(
@@ -17,69 +18,73 @@ export const RegistrationView = Type.Object(
     accepted_at: Nullable(IsoDateTime),
   },
   {
+    title: 'DeviceRegistration',
     description:
       'accepted_at: when registration was allowed (first contact over PUSH v3, or POST /api/devices/{sn}/accept-registration); null = a registry request is refused with 406',
   },
 );
 
-export const DeviceView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  serial_number: Type.String(),
-  location_id: Nullable(Type.Integer()),
-  location: Nullable(LocationBasic),
-  registry_code: Nullable(
-    Type.String({
-      description:
-        'PUSH v3 registry code: with session_id, what a terminal logs in with (Security PUSH registration). Null unless the token has the full scope',
-    }),
-  ),
-  session_id: Nullable(
-    Type.String({ description: 'PUSH v3 session id (Security PUSH Communication Protocol). Null unless the token has the full scope' }),
-  ),
-  registration: RegistrationView,
-  registered_at: Nullable(IsoDateTime),
-  options: Nullable(Type.Record(Type.String(), Type.String())),
-  version: Nullable(protocolVersionSchema()),
-  last_seen: Nullable(IsoDateTime),
-  is_active: Type.Boolean({ description: 'Online: a request within BIOGATE_ONLINE_THRESHOLD_S' }),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-  version_override: Nullable(protocolVersionSchema()),
-  auth: Type.Union([Type.Literal('registration'), Type.Literal('comm_key'), Type.Literal('serial_only')], {
-    description:
-      'How requests for this serial are authenticated: registration (v3 token bound), comm_key, or serial_only (anyone who knows the serial can act for it)',
-  }),
-  allowed_networks: Nullable(Type.Array(Type.String(), { description: 'CIDRs the device must connect from; null = any address' })),
-  access_control: Type.Object(
-    {
-      schedules: Type.Boolean({
+export const DeviceView = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    serial_number: Type.String(),
+    location_id: Nullable(Type.Integer()),
+    location: Nullable(LocationBasic),
+    registry_code: Nullable(
+      Type.String({
         description:
-          'Whether the terminal holds schedules and access levels (v3 access tables); false: a schedule-restricted user is delivered unrestricted',
+          'PUSH v3 registry code: with session_id, what a terminal logs in with (Security PUSH registration). Null unless the token has the full scope',
       }),
-      doors: Type.Integer({ description: 'Doors (locks) the terminal reports (LockCount), 1 when it reports none' }),
-    },
-    { description: 'What of the access rules (issue #33) this terminal can enforce' },
-  ),
-  area: Nullable(
-    Type.Object(
-      { id: Type.Integer(), name: Type.String() },
-      { description: 'The area the terminal is in: it holds only the users of that area. null = no area: every active user' },
     ),
-  ),
-  // Roster sync state: on GET /api/devices and GET /api/devices/{sn} (the detail is GET /api/devices/{sn}/sync).
-  sync: Type.Optional(SyncView),
-});
+    session_id: Nullable(
+      Type.String({ description: 'PUSH v3 session id (Security PUSH Communication Protocol). Null unless the token has the full scope' }),
+    ),
+    registration: RegistrationView,
+    registered_at: Nullable(IsoDateTime),
+    options: Nullable(Type.Record(Type.String(), Type.String())),
+    version: Nullable(protocolVersionSchema()),
+    last_seen: Nullable(IsoDateTime),
+    is_active: Type.Boolean({ description: 'Online: a request within BIOGATE_ONLINE_THRESHOLD_S' }),
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+    version_override: Nullable(protocolVersionSchema()),
+    auth: Type.Union([Type.Literal('registration'), Type.Literal('comm_key'), Type.Literal('serial_only')], {
+      description:
+        'How requests for this serial are authenticated: registration (v3 token bound), comm_key, or serial_only (anyone who knows the serial can act for it)',
+    }),
+    allowed_networks: Nullable(Type.Array(Type.String(), { description: 'CIDRs the device must connect from; null = any address' })),
+    access_control: Type.Object(
+      {
+        schedules: Type.Boolean({
+          description:
+            'Whether the terminal holds schedules and access levels (v3 access tables); false: a schedule-restricted user is delivered unrestricted',
+        }),
+        doors: Type.Integer({ description: 'Doors (locks) the terminal reports (LockCount), 1 when it reports none' }),
+      },
+      { description: 'What of the access rules (issue #33) this terminal can enforce' },
+    ),
+    area: Nullable(AreaBasic, {
+      description: 'The area the terminal is in: it holds only the users of that area. null = no area: every active user',
+    }),
+    // Roster sync state: on GET /api/devices and GET /api/devices/{sn} (the detail is GET /api/devices/{sn}/sync).
+    sync: Type.Optional(SyncView),
+  },
+  { title: 'DeviceResponse' },
+);
 
 /** A terminal that contacted the gateway but belongs to no location yet (assign it with POST /admin/devices/{sn}/assign or POST /api/devices). */
-export const UnassignedDeviceView = Type.Object({
-  serial_number: Type.String(),
-  first_seen: IsoDateTime,
-  last_seen: Nullable(IsoDateTime),
-  last_address: Nullable(Type.String({ description: 'Client address of its last request (trusted proxies applied)' })),
-  version: Nullable(protocolVersionSchema({ description: 'Protocol version detected' })),
-  options: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Options it reported (model, firmware, …)' })),
-});
+export const UnassignedDeviceView = Type.Object(
+  {
+    serial_number: Type.String(),
+    first_seen: IsoDateTime,
+    last_seen: Nullable(IsoDateTime),
+    last_address: Nullable(Type.String({ description: 'Client address of its last request (trusted proxies applied)' })),
+    version: Nullable(protocolVersionSchema(), { description: 'Protocol version detected' }),
+    options: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Options it reported (model, firmware, …)' })),
+  },
+  { title: 'UnassignedDevice' },
+);
 
 /** How a device is authenticated, as GET /api/devices shows it (derived, never stored). */
 export type DeviceAuth = 'registration' | 'comm_key' | 'serial_only';

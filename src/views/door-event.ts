@@ -40,40 +40,45 @@ export const DoorEventTypeSchema = Type.Union(
   },
 );
 
-export const DoorEventView = Type.Object({
-  id: Type.Integer(),
-  sn: Type.String(),
-  type: DoorEventTypeSchema,
-  event: Nullable(Type.Integer({ description: 'rtlog event code (ZKTeco Security PUSH Communication Protocol); null for a state report' })),
-  meaning: Nullable(Type.String({ description: 'What the code means, where the protocol reference names it' })),
-  door: Nullable(Type.Integer({ description: 'Door number (rtlog eventaddr, rtstate door)' })),
-  pin: Nullable(Type.String({ description: 'The user verified; null when none' })),
-  card_no: Nullable(Type.String()),
-  verify_type: Nullable(
-    Type.String({ description: 'Verification mode code, or a NewVFStyles bit string (Security PUSH Communication Protocol)' }),
-  ),
-  in_out: Nullable(Type.Integer({ description: '0 in, 1 out' })),
-  device_index: Nullable(Type.Integer({ description: "The terminal's record number" })),
-  timestamp: IsoDateTime,
-  local_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS as the terminal reported it' }),
-  state: Nullable(
-    Type.Object(
-      {
-        sensor: Type.String({ description: 'hex, 2 bits per door: 00 no sensor, 01 closed, 10 open' }),
-        relay: Type.String({ description: 'hex, 1 bit per door: 0 connected, 1 disconnected' }),
-        alarm: Type.String({
-          description:
-            'hex, 1 byte per door: accidental open, tamper, duress password, duress fingerprint, door-open timeout, mains failure, battery failure, reader tamper',
-        }),
-      },
-      { description: 'rtstate bit fields as sent (Security PUSH Communication Protocol); null for rtlog events' },
+export const DoorEventView = Type.Object(
+  {
+    id: Type.Integer(),
+    sn: Type.String(),
+    type: DoorEventTypeSchema,
+    event: Nullable(
+      Type.Integer({ description: 'rtlog event code (ZKTeco Security PUSH Communication Protocol); null for a state report' }),
     ),
-  ),
-  extra: Nullable(
-    Type.Record(Type.String(), Type.String(), { description: 'Keys the protocol reference does not name (sitecode, temperature, …)' }),
-  ),
-  created_at: IsoDateTime,
-});
+    meaning: Nullable(Type.String({ description: 'What the code means, where the protocol reference names it' })),
+    door: Nullable(Type.Integer({ description: 'Door number (rtlog eventaddr, rtstate door)' })),
+    pin: Nullable(Type.String({ description: 'The user verified; null when none' })),
+    card_no: Nullable(Type.String()),
+    verify_type: Nullable(
+      Type.String({ description: 'Verification mode code, or a NewVFStyles bit string (Security PUSH Communication Protocol)' }),
+    ),
+    in_out: Nullable(Type.Integer({ description: '0 in, 1 out' })),
+    device_index: Nullable(Type.Integer({ description: "The terminal's record number" })),
+    timestamp: IsoDateTime,
+    local_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS as the terminal reported it' }),
+    state: Nullable(
+      Type.Object(
+        {
+          sensor: Type.String({ description: 'hex, 2 bits per door: 00 no sensor, 01 closed, 10 open' }),
+          relay: Type.String({ description: 'hex, 1 bit per door: 0 connected, 1 disconnected' }),
+          alarm: Type.String({
+            description:
+              'hex, 1 byte per door: accidental open, tamper, duress password, duress fingerprint, door-open timeout, mains failure, battery failure, reader tamper',
+          }),
+        },
+        { description: 'rtstate bit fields as sent (Security PUSH Communication Protocol); null for rtlog events' },
+      ),
+    ),
+    extra: Nullable(
+      Type.Record(Type.String(), Type.String(), { description: 'Keys the protocol reference does not name (sitecode, temperature, …)' }),
+    ),
+    created_at: IsoDateTime,
+  },
+  { title: 'DoorEvent' },
+);
 
 /** The public view: the stored record without its location, with the code's meaning. */
 export function doorEventView(e: StoredDoorEvent) {

@@ -7,31 +7,37 @@ import type { Store } from '../store/types.js';
 import type { Location, Template, User, UserPhoto } from '../store/ports/index.js';
 import { IsoDateTime, LocationBasic, locationBasic, Nullable } from './common.js';
 
-export const TemplateView = Type.Object({
-  id: Type.Integer(),
-  user_pin: Type.Integer(),
-  bio_type: Type.Union([Type.Literal('fingerprint'), Type.Literal('face'), Type.Literal('palm'), Type.Literal('other')]),
-  finger_id: Type.Integer(),
-  valid: Type.Integer(),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-  type_index: Type.Integer({ description: 'Biometric type on the wire: 1 fingerprint, 2/9 face, 6/8 palm, …' }),
-  template_index: Type.Integer(),
-  major_ver: Type.Integer(),
-  minor_ver: Type.Integer(),
-  format: Type.Integer(),
-  size: Type.Integer({ description: 'Template size in characters of base64' }),
-  source_sn: Nullable(Type.String()),
-});
+export const TemplateView = Type.Object(
+  {
+    id: Type.Integer(),
+    user_pin: Type.Integer(),
+    bio_type: Type.Union([Type.Literal('fingerprint'), Type.Literal('face'), Type.Literal('palm'), Type.Literal('other')]),
+    finger_id: Type.Integer(),
+    valid: Type.Integer(),
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+    type_index: Type.Integer({ description: 'Biometric type on the wire: 1 fingerprint, 2/9 face, 6/8 palm, …' }),
+    template_index: Type.Integer(),
+    major_ver: Type.Integer(),
+    minor_ver: Type.Integer(),
+    format: Type.Integer(),
+    size: Type.Integer({ description: 'Template size in characters of base64' }),
+    source_sn: Nullable(Type.String()),
+  },
+  { title: 'BiometricTemplateResponse' },
+);
 
 /** A user's photo record (issue #35 item 4); the JPEG itself is at `url` (full scope). */
-export const UserPhotoView = Type.Object({
-  url: Type.String({ description: 'GET it (full scope) for the JPEG' }),
-  size: Type.Integer({ description: 'Bytes of the stored JPEG' }),
-  width: Type.Integer(),
-  height: Type.Integer(),
-  updated_at: IsoDateTime,
-});
+export const UserPhotoView = Type.Object(
+  {
+    url: Type.String({ description: 'GET it (full scope) for the JPEG' }),
+    size: Type.Integer({ description: 'Bytes of the stored JPEG' }),
+    width: Type.Integer(),
+    height: Type.Integer(),
+    updated_at: IsoDateTime,
+  },
+  { title: 'UserPhoto' },
+);
 
 export const userPhotoView = (pin: number, p: UserPhoto) => ({
   url: `/api/users/${pin}/photo`,
@@ -41,33 +47,36 @@ export const userPhotoView = (pin: number, p: UserPhoto) => ({
   updated_at: p.updated_at,
 });
 
-export const UserView = Type.Object({
-  id: Type.Integer(),
-  location_id: Type.Integer(),
-  location: Nullable(LocationBasic),
-  pin: Type.Integer(),
-  first_name: Nullable(Type.String()),
-  last_name: Nullable(Type.String()),
-  card_no: Nullable(Type.String()),
-  password: Nullable(Type.Integer({ description: 'Keypad password; null when none, and always null for a read token' })),
-  is_active: Type.Boolean(),
-  start_time: Nullable(Type.String()),
-  end_time: Nullable(Type.String()),
-  privilege: Type.Integer(),
-  group: Type.Integer(),
-  super_authorize: Type.Integer(),
-  areas: Type.Array(Type.Integer(), {
-    description: 'Ids of the areas whose terminals hold the user, ascending; terminals without an area hold every active user',
-  }),
-  access_levels: Type.Array(Type.Integer(), {
-    description: 'Ids of the access levels of the user, ascending; [] = schedule 1 through every door',
-  }),
-  photo: Nullable(UserPhotoView),
-  has_biometric: Type.Boolean(),
-  biometric_templates: Nullable(Type.Array(TemplateView)),
-  created_at: IsoDateTime,
-  updated_at: Nullable(IsoDateTime),
-});
+export const UserView = Type.Object(
+  {
+    id: Type.Integer(),
+    location_id: Type.Integer(),
+    location: Nullable(LocationBasic),
+    pin: Type.Integer(),
+    first_name: Nullable(Type.String()),
+    last_name: Nullable(Type.String()),
+    card_no: Nullable(Type.String()),
+    password: Nullable(Type.Integer({ description: 'Keypad password; null when none, and always null for a read token' })),
+    is_active: Type.Boolean(),
+    start_time: Nullable(Type.String()),
+    end_time: Nullable(Type.String()),
+    privilege: Type.Integer(),
+    group: Type.Integer(),
+    super_authorize: Type.Integer(),
+    areas: Type.Array(Type.Integer(), {
+      description: 'Ids of the areas whose terminals hold the user, ascending; terminals without an area hold every active user',
+    }),
+    access_levels: Type.Array(Type.Integer(), {
+      description: 'Ids of the access levels of the user, ascending; [] = schedule 1 through every door',
+    }),
+    photo: Nullable(UserPhotoView),
+    has_biometric: Type.Boolean(),
+    biometric_templates: Nullable(Type.Array(TemplateView)),
+    created_at: IsoDateTime,
+    updated_at: Nullable(IsoDateTime),
+  },
+  { title: 'UserResponse' },
+);
 
 /** Who sees a user: `full` (operator and full tokens, who may set the password) or `masked` (read: no password). */
 export type UserAudience = 'full' | 'masked';

@@ -19,6 +19,8 @@ t.test('/api/me says which token is calling', async (t) => {
 
   const doc = await g.a.api<{
     paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+    components: { schemas: Record<string, unknown> };
   }>('GET', '/api/openapi.json');
-  t.match(JSON.stringify(doc.body.paths['/api/me']?.get.responses['200']), /"scope"/, 'documented in OpenAPI');
+  t.match(JSON.stringify(doc.body.paths['/api/me']?.get.responses['200']), '#/components/schemas/Me', 'documented in OpenAPI: Me');
+  t.match(JSON.stringify(doc.body.components.schemas['MeToken']), /"scope"/, 'with the token and its scope');
 });

@@ -46,7 +46,7 @@ const FLOW = `
 import createClient from 'openapi-fetch';
 import type { components, paths } from './schema.js';
 
-type Command = components['schemas']['Command'];
+type Command = components['schemas']['CommandResponse'];
 
 export async function flow(baseUrl: string, token: string) {
   const api = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${token}\` } });
@@ -78,7 +78,7 @@ export async function flow(baseUrl: string, token: string) {
 /** Does not compile: `succeeded` is not a command status. */
 const WRONG = `
 import type { components } from './schema.js';
-export const s: components['schemas']['Command']['status'] = 'succeeded';
+export const s: components['schemas']['CommandResponse']['status'] = 'succeeded';
 `;
 
 t.test('generated client: types from the document, a typed flow, run against the app', async (t) => {

@@ -69,23 +69,25 @@ t.test('enums, shared components, optional parameters, headers and statuses', as
 
   t.strictSame(literalUnions(doc), [], 'no anyOf of consts left: every choice is an enum');
   t.strictSame(
-    doc.components.schemas['Command']?.['properties'] && (doc.components.schemas['Command']['properties'] as Json)['status'],
+    doc.components.schemas['CommandResponse']?.['properties'] &&
+      (doc.components.schemas['CommandResponse']['properties'] as Json)['status'],
     {
       type: 'string',
       enum: ['pending', 'sent', 'success', 'failed'],
     },
     'command status is an enum',
   );
+  t.match(doc.components.schemas['ProtocolVersion'], { type: 'string', enum: ['2.0.0', '3.0.0'] }, 'the protocol version is an enum');
   const version = JSON.stringify(doc.paths['/api/devices']?.['post']?.requestBody);
-  t.match(version, /"enum":\["2\.0\.0","3\.0\.0"\]/, 'the protocol version a device may be pinned to is an enum');
+  t.match(version, /"\$ref":"#\/components\/schemas\/ProtocolVersion"/, 'the protocol version a device may be pinned to is that enum');
 
-  for (const name of ['Error', 'Location', 'Token', 'User', 'Device', 'Command', 'Attendance'])
+  for (const name of ['Error', 'Location', 'LocationBasic', 'Token', 'UserResponse', 'DeviceResponse', 'CommandResponse', 'Attendance'])
     t.ok(doc.components.schemas[name], `components/schemas/${name}`);
   const all = refs(doc);
   for (const r of new Set(all)) t.ok(doc.components.schemas[r.replace('#/components/schemas/', '')], `${r} resolves`);
-  t.ok(all.includes('#/components/schemas/Command'), 'operations reference the Command view instead of repeating it');
+  t.ok(all.includes('#/components/schemas/CommandResponse'), 'operations reference the CommandResponse view instead of repeating it');
   t.ok(
-    JSON.stringify(doc.components.schemas['User']).includes('#/components/schemas/BiometricTemplate'),
+    JSON.stringify(doc.components.schemas['UserResponse']).includes('#/components/schemas/BiometricTemplateResponse'),
     'a view inside a view is referenced too',
   );
   t.notOk(JSON.stringify(doc.paths).includes('"created_by_token_id"'), 'no inline copy of the Command view in the paths');

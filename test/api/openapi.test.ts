@@ -15,6 +15,7 @@ import { ADMIN_TOKEN } from '../helpers/app.js';
 import { accessRecords, attendanceRecord, client, gateway, SLOT, type CommandResponse, type Json, type UserResponse } from './client.js';
 
 interface Schema {
+  $ref?: string;
   type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
@@ -54,9 +55,13 @@ interface OpenApiDoc {
 /** Strings tried, in order, against a schema's pattern. */
 const CANDIDATES = ['walk', 'WALK1', '1001', '2026-03-01', '2026-03-01T08:00:00.000Z', 'https://example.com/firmware.bin'];
 
+/** The document's named schemas, for `$ref`s (set when a test reads the document). */
+const components: Record<string, Schema> = {};
+
 /** A value for `schema` built from the document: defaults, consts, minimums, pattern-matching strings; `known` wins by name. */
 function sample(schema: Schema, name: string, known: Readonly<Record<string, unknown>>): unknown {
   if (name in known) return known[name];
+  if (schema.$ref) return sample(components[schema.$ref.replace('#/components/schemas/', '')] ?? {}, name, known);
   if ('default' in schema) return schema.default;
   if ('const' in schema) return schema.const;
   if (schema.enum) return schema.enum.find((v) => v !== null);
@@ -143,6 +148,7 @@ t.test('the document: OpenAPI 3.1, LocationApiKey bearer scheme, public', async 
 t.test('every mounted route is documented, and every documented operation is served', async (t) => {
   const { a, url, started } = await gateway(t, { config: { adminToken: ADMIN_TOKEN } });
   const doc = (await a.api<OpenApiDoc>('GET', '/api/openapi.json')).body;
+  Object.assign(components, doc.components.schemas);
   for (const route of started.app.apiRoutes) {
     t.ok(doc.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path} is in the document`);
   }
@@ -178,6 +184,7 @@ t.test('scripted walk: every operation, built from the document, answers as docu
   const attendance = await attendanceRecord(a.api);
 
   const doc = (await a.api<OpenApiDoc>('GET', '/api/openapi.json')).body;
+  Object.assign(components, doc.components.schemas);
   // `after: '0'`: the attendance cursor feed from its start (any other string is not a cursor).
   const known = {
     pin: 1001,

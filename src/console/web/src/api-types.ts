@@ -28,9 +28,9 @@ export type Me = Reply<'/api/me', 'get'>;
 
 export type Location = Schemas['Location'];
 export type Token = Schemas['Token'];
-export type User = Schemas['User'];
-export type Device = Schemas['Device'];
-export type Command = Schemas['Command'];
+export type User = Schemas['UserResponse'];
+export type Device = Schemas['DeviceResponse'];
+export type Command = Schemas['CommandResponse'];
 export type Attendance = Schemas['Attendance'];
 
 /** POST /admin/locations: the new location and its first token, shown once. */
