@@ -22,6 +22,7 @@ const SKIP = new Set([
   'test/cli/help.test.ts',
   'test/api/openapi-lint.test.ts',
   'test/api/openapi-client.test.ts',
+  'test/api/openapi-names.test.ts',
   'test/api/docs.test.ts',
   'test/api/cors.test.ts',
 ]);

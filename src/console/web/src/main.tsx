@@ -22,6 +22,7 @@ import { SchedulesPage } from './schedules.js';
 import { SyncPage } from './sync.js';
 import { UsersPage } from './users.js';
 import { errorText, Notice } from './ui.js';
+import { followTheme, ThemeSwitch } from './theme.js';
 
 function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason: string | null }) {
   const [token, setToken] = useState('');
@@ -131,6 +132,7 @@ function Shell({
             ))}
           </ul>
         </nav>
+        <ThemeSwitch />
         <button type="button" class="signout" onClick={onSignOut}>
           Sign out
         </button>
@@ -205,5 +207,6 @@ document.addEventListener('click', onLinkClick);
 const root = document.getElementById('app');
 if (root) {
   root.textContent = '';
+  followTheme();
   render(<App />, root);
 }
