@@ -1,10 +1,11 @@
-/** One terminal: status, area, access (levels, doors), roster sync (state and owed PINs), options, recent commands (live), its last exchanges and preset buttons. */
+/** One terminal: status, area, access (levels, doors), roster sync (state and owed PINs), options, recent commands (live), its last exchanges, preset buttons and a form for any preset. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import type { Command, Device, DeviceSync } from './api-types.js';
 import { DeviceArea } from './areas.js';
 import { DeviceAccess } from './device-access.js';
 import { DeviceExchanges } from './device-exchanges.js';
+import { CommandForm } from './command-form.js';
 import { CommandTable, useLiveCommands } from './commands.js';
 import { AUTH_TEXT, firmware, mergeState, model } from './devices.js';
 import { presetsFor, type Preset } from './presets.js';
@@ -100,14 +101,15 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
           {message && <Notice kind={message.kind}>{message.text}</Notice>}
           <div class="buttons">
             {presets.map((p) => {
-              const unsupported = d.version !== null && !p.versions.includes(d.version);
+              const version = d.version_override ?? d.version;
+              const unsupported = version !== null && !p.versions.includes(version);
               return (
                 <button
                   type="button"
                   key={p.id}
                   class={p.risky ? 'danger' : ''}
                   disabled={unsupported}
-                  title={unsupported ? `Not available on protocol ${d.version}` : undefined}
+                  title={unsupported ? `Not available on protocol ${version}` : undefined}
                   onClick={() => (p.risky ? setConfirming(p) : void queue(p))}
                 >
                   {p.label}
@@ -123,6 +125,9 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
             </p>
           )}
         </section>
+      )}
+      {d && scope !== 'read' && (
+        <CommandForm session={session} sn={sn} version={d.version_override ?? d.version} onQueued={() => setPage(1)} />
       )}
       <TypedConfirm
         open={confirming !== null}

@@ -23,6 +23,7 @@ import { SyncPage } from './sync.js';
 import { UsersPage } from './users.js';
 import { errorText, Notice } from './ui.js';
 import { followTheme, ThemeSwitch } from './theme.js';
+import { labelTableCells } from './reflow.js';
 
 function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason: string | null }) {
   const [token, setToken] = useState('');
@@ -209,4 +210,5 @@ if (root) {
   root.textContent = '';
   followTheme();
   render(<App />, root);
+  labelTableCells(root);
 }

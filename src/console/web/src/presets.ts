@@ -32,6 +32,7 @@ export interface Preset {
 /** The device page's buttons, in order, with their text. */
 const BUTTONS: ReadonlyArray<readonly [PresetId, string]> = [
   ['door-open', 'Open door'],
+  ['door-unlock', 'Unlock door'],
   ['reboot', 'Reboot'],
   ['info', 'Fetch info'],
   ['sync-users', 'Sync users'],
