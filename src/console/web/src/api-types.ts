@@ -32,6 +32,7 @@ export type User = Schemas['UserResponse'];
 export type Device = Schemas['DeviceResponse'];
 export type Command = Schemas['CommandResponse'];
 export type Attendance = Schemas['Attendance'];
+export type DoorEvent = Schemas['DoorEvent'];
 
 /** POST /admin/locations: the new location and its first token, shown once. */
 export type CreatedLocation = Reply<'/admin/locations', 'post'>;

@@ -11,6 +11,7 @@ import { AccessLevelsPage } from './access-levels.js';
 import { AreasPage } from './areas.js';
 import { loadSession, saveSession, signIn, UNAUTHORIZED_EVENT, type Session } from './api.js';
 import { AttendancePage } from './attendance.js';
+import { DoorsPage } from './doors.js';
 import { TimeCardsPage } from './time-cards.js';
 import { CommandsPage } from './commands.js';
 import { DevicePage } from './device.js';
@@ -89,6 +90,7 @@ const LOCATION_NAV: readonly NavItem[] = [
   { path: '/access-levels', label: 'Access levels' },
   { path: '/commands', label: 'Commands' },
   { path: '/attendance', label: 'Attendance' },
+  { path: '/doors', label: 'Doors' },
   { path: '/time-cards', label: 'Time cards' },
   { path: '/alerts', label: 'Alerts' },
   { path: '/history', label: 'History' },
@@ -186,6 +188,7 @@ function App() {
   else if (path.startsWith('/access-levels')) page = <AccessLevelsPage session={session} />;
   else if (path.startsWith('/commands')) page = <CommandsPage session={session} zone={zone} />;
   else if (path.startsWith('/attendance')) page = <AttendancePage session={session} zone={zone} />;
+  else if (path.startsWith('/doors')) page = <DoorsPage session={session} zone={zone} />;
   else if (path.startsWith('/time-cards')) page = <TimeCardsPage session={session} zone={zone} />;
   else if (path.startsWith('/alerts')) page = <AlertsPage session={session} zone={zone} />;
   else if (path.startsWith('/history')) page = <HistoryPage session={session} zone={zone} />;
