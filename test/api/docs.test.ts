@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import t from 'tap';
-import { REDOC_CDN_LOGO } from '../../src/api/docs.js';
+import { DOCS_ACCESSIBILITY, REDOC_CDN_LOGO } from '../../src/api/docs.js';
 import { gateway } from './client.js';
 
 /** Every src= / href= / spec-url= value of an HTML page. */
@@ -47,8 +47,8 @@ t.test('the reference page: served, strict CSP, only local URLs', async (t) => {
   t.ok(shipped.includes(REDOC_CDN_LOGO), 'the pinned bundle asks a CDN for its logo');
   t.notOk(body.includes('cdn.redoc.ly'), 'the served one does not');
   t.ok(
-    body.equals(Buffer.from(shipped.toString('utf8').replaceAll(REDOC_CDN_LOGO, 'data:,'))),
-    'otherwise it is the pinned bundle, byte for byte',
+    body.equals(Buffer.from(shipped.toString('utf8').replaceAll(REDOC_CDN_LOGO, 'data:,') + DOCS_ACCESSIBILITY)),
+    'otherwise it is the pinned bundle, byte for byte, and the accessibility addendum',
   );
   t.match(body.toString('utf8', 0, 4096), /redoc|Redoc/i);
 
