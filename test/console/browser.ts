@@ -88,3 +88,17 @@ export async function openBrowser(t: Teardown, base: () => string): Promise<Cons
     },
   };
 }
+
+/**
+ * Waits until `expression` is truthy in the page, evaluated from outside it (the DevTools protocol, which the console's
+ * CSP does not govern; Playwright's waitForFunction polls with eval inside the page, which the CSP refuses). True once
+ * it holds, false after `timeoutMs`.
+ */
+export async function pageUntil(page: Pick<Page, 'evaluate'>, expression: string, timeoutMs = 10_000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await page.evaluate(expression)) return true;
+    if (Date.now() > end) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { gateway } from '../api/client.js';
-import { NO_BROWSER, openBrowser } from './browser.js';
+import { NO_BROWSER, openBrowser, pageUntil } from './browser.js';
 import { mainNav, signedIn } from './pages.js';
 
 const PAGES = ['Devices', 'Users', 'Commands', 'Attendance', 'Sync'] as const;
@@ -20,9 +20,7 @@ t.test('console themes: system preference, the switch, AA contrast in both', { s
   const theme = () => page.evaluate('document.documentElement.dataset.theme');
   /** The theme once it reads `want` (a media change reaches the page's listener a moment later), else what it reads. */
   const themeBecomes = async (want: string) => {
-    await page
-      .waitForFunction(`document.documentElement.dataset.theme === ${JSON.stringify(want)}`, undefined, { timeout: 5_000 })
-      .catch(() => undefined);
+    await pageUntil(page, `document.documentElement.dataset.theme === ${JSON.stringify(want)}`, 5_000);
     return theme();
   };
   const background = () => page.evaluate('getComputedStyle(document.documentElement).backgroundColor');

@@ -52,7 +52,8 @@ export function DoorsPage({ session, zone }: { session: Session & { kind: 'locat
 
   const names = new Map((devices.data?.data ?? []).map((d) => [d.serial_number, d.name]));
   const seen = new Set(live.map((e) => e.id));
-  const rows = [...live, ...(list.data?.data ?? []).filter((e) => !seen.has(e.id))].slice(0, SHOWN);
+  // The kind applies to what is on screen at once, also to a list still loaded for the previous kind.
+  const rows = [...live, ...(list.data?.data ?? []).filter((e) => !seen.has(e.id))].filter((e) => !kind || e.type === kind).slice(0, SHOWN);
 
   return (
     <>
