@@ -58,7 +58,10 @@ t.test('lockdown: v3 doors locked first, the normal-open schedule suspended and 
   );
   // The check (priority 100) runs after the lock-down and the door settings that suspend the schedule (both above it),
   // so its result may still be on its way when the suspension is seen on the terminal.
-  await s.until(async () => ((await s.api('GET', `/api/commands/${queued.id}`)).body as Cmd).status === 'success', 'the earlier command still ran');
+  await s.until(
+    async () => ((await s.api('GET', `/api/commands/${queued.id}`)).body as Cmd).status === 'success',
+    'the earlier command still ran',
+  );
   t.pass('the earlier command still ran');
   // The access audit reads the doors back and agrees: no schedule while locked down, so nothing is "repaired".
   const list = async (command: string) =>
