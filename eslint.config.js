@@ -51,7 +51,7 @@ export default tseslint.config(
       'test/coverage-check.mjs',
       'test/mongo-api-leg.mjs',
       'test/node-engine-leg.mjs',
-      'test/node22-leg.mjs',
+      'test/node-lts-leg.mjs',
       'deploy/test-mongo/target/**',
     ],
   },

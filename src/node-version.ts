@@ -14,3 +14,19 @@ export function unsupportedNode(version: string): string | null {
     `(this is ${process.execPath}; install a current Node LTS and point the service at it, see deploy/README.md "Without containers")`
   );
 }
+
+/**
+ * Why the SQLite store cannot run on Node `version`, or null when it can. better-sqlite3 12, the last release for
+ * Node 20, aborts Node 24 and later (`Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook) when the
+ * garbage collector frees a prepared statement: Node 24's ObjectWrap registers a cleanup hook its destructor removes.
+ * better-sqlite3 13 (Node-API) fixes it and needs Node 22, so it comes when BioGate leaves Node 20.
+ */
+export function sqliteUnsupportedNode(version: string): string | null {
+  const [major = 0] = version.split('.').map(Number);
+  if (major < 24) return null;
+  return (
+    `the SQLite store cannot run on Node ${version}: better-sqlite3 12 aborts the process on Node 24 and later when a ` +
+    'prepared statement is garbage-collected. Run BioGate on Node 20 or 22 (the container image uses 22), or use a ' +
+    'MongoDB store (BIOGATE_STORE=mongodb://…)'
+  );
+}

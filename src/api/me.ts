@@ -3,7 +3,13 @@ import type { Store } from '../store/types.js';
 import { locationView, MeView } from '../views/location.js';
 import { defineRoute, json, type ApiRoute } from './route.js';
 
-export function meRoutes(store: Store): ApiRoute[] {
+/** How terminals reach this gateway, from its configuration (the same for every location but for the comm key rule). */
+export interface DeviceConnectionSettings {
+  readonly devicePort: number | null;
+  readonly requireCommKey: boolean;
+}
+
+export function meRoutes(store: Store, devices: DeviceConnectionSettings): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -14,6 +20,10 @@ export function meRoutes(store: Store): ApiRoute[] {
         json(200, {
           ...(await locationView(store, caller.location)),
           token: { id: caller.token.id, scope: caller.token.scope, expires_at: caller.token.expires_at },
+          device_connection: {
+            port: devices.devicePort,
+            comm_key_required: devices.requireCommKey || caller.location.require_comm_key,
+          },
         }),
     }),
   ];

@@ -65,7 +65,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
   const { config, store, clock, bus, log, sync } = p;
   const requireCommKey = config.requireCommKey === 'on';
   const routes: ApiRoute[] = [
-    ...meRoutes(store),
+    ...meRoutes(store, { devicePort: config.devicePort, requireCommKey }),
     ...auditLogRoutes(store, clock),
     ...alertRoutes(store, clock),
     ...userRoutes({ store, clock, sync, bus, outbox: p.outbox, log, quotaUsers: config.quotaUsers }),

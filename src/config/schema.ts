@@ -119,7 +119,7 @@ export const SETTINGS = {
     env: 'BIOGATE_HTTP_ENGINE',
     unit: 'engine',
     description:
-      'HTTP engine: `uws` (uWebSockets.js, native, Node 20 only), `node` (node:http, any Node from 20 on), or `auto`: uws when its native binary loads, else node (README "HTTP engines").',
+      'HTTP engine: `uws` (uWebSockets.js, native: Node 20, or Node 22–25 with glibc 2.38+), `node` (node:http, any Node from 20.19 on), or `auto`: uws when its native binary loads, else node (README "HTTP engines").',
   }),
   devicePort: setting(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()], { default: null }), {
     env: 'BIOGATE_DEVICE_PORT',

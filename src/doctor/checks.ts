@@ -13,7 +13,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { resolveHttpEngine } from '../http/engine.js';
 import type { HttpEngineChoice } from '../http/types.js';
-import { UwsUnavailableError } from '../http/uws.js';
+import { loadUwsBuild, UWS_PLATFORMS, UwsUnavailableError } from '../http/uws.js';
 import { sqliteStatus } from '../store/maintenance.js';
 import { openStore } from '../store/open.js';
 import { probeBioGate } from './probe.js';
@@ -238,19 +238,19 @@ export function checkHttpEngine(choice: HttpEngineChoice): CheckResult {
   const where = `Node ${process.versions.node}, ${process.platform}/${process.arch}`;
   try {
     const { engine, fallback, reason } = resolveHttpEngine(choice);
-    if (engine === 'uws') return ok('http engine', `uws: the uWebSockets.js native binary loads (${where})`);
+    if (engine === 'uws') return ok('http engine', `uws: uWebSockets.js ${loadUwsBuild().version} loads (${where})`);
     if (!fallback) return ok('http engine', `node: node:http, as BIOGATE_HTTP_ENGINE=node asks (${where})`);
     return warning(
       'http engine',
       `node: uWebSockets.js does not load here (${reason.replace(/^auto: /, '')}), so the node:http engine serves (the same API and device endpoints)`,
-      'for the uWebSockets.js engine run BioGate on Node 20 (its binaries cover Node 16-20, glibc 2.36 or older) and reinstall with "npm ci"; or set BIOGATE_HTTP_ENGINE=node to choose node:http deliberately',
+      `for the uWebSockets.js engine, reinstall with "npm ci" on a supported platform (${UWS_PLATFORMS}); or set BIOGATE_HTTP_ENGINE=node to choose node:http deliberately`,
     );
   } catch (err) {
     if (!(err instanceof UwsUnavailableError)) throw err;
     return problem(
       'http engine',
       `BIOGATE_HTTP_ENGINE=uws, but uWebSockets.js does not load here: ${err.reason} (${where})`,
-      'set BIOGATE_HTTP_ENGINE=auto or node to use the node:http engine, or run BioGate on Node 20 (the uWebSockets.js build has binaries for Node 16-20, glibc 2.36 or older) and reinstall with "npm ci"',
+      `set BIOGATE_HTTP_ENGINE=auto or node to use the node:http engine, or reinstall with "npm ci" on a supported platform (${UWS_PLATFORMS})`,
     );
   }
 }

@@ -2,7 +2,7 @@
  * The two HTTP engines behind the port of ./types.ts, and the choice between them
  * (BIOGATE_HTTP_ENGINE), so the gateway runs beyond the Node versions uWS ships binaries for:
  *
- * - `uws`: uWebSockets.js, native; its binaries stop at Node 20 and glibc 2.36.
+ * - `uws`: uWebSockets.js, native; two builds cover Node 20 (any glibc) and Node 22–25 (glibc 2.38+), src/http/uws.ts.
  * - `node`: node:http / node:https with `ws` for WebSockets; runs wherever Node runs.
  * - `auto` (default): uws when its native binary loads, else node.
  *
@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 import type { Exchanges } from './exchanges.js';
 import type { Router } from './router.js';
 import type { HttpEngineChoice, HttpEngineName, HttpServerOptions, WebSocketRoute } from './types.js';
-import { loadUws, UwsUnavailableError } from './uws.js';
+import { loadUwsBuild, UwsUnavailableError } from './uws.js';
 import type { WebSocketRegistry } from './websocket.js';
 
 /** What an engine is built from: the server's options and its engine-neutral parts. */
@@ -59,12 +59,12 @@ export interface ResolvedEngine {
 export function resolveHttpEngine(choice: HttpEngineChoice): ResolvedEngine {
   if (choice === 'node') return { engine: 'node', reason: 'BIOGATE_HTTP_ENGINE=node', fallback: false };
   if (choice === 'uws') {
-    loadUws();
-    return { engine: 'uws', reason: 'BIOGATE_HTTP_ENGINE=uws', fallback: false };
+    const { version } = loadUwsBuild();
+    return { engine: 'uws', reason: `BIOGATE_HTTP_ENGINE=uws (uWebSockets.js ${version})`, fallback: false };
   }
   try {
-    loadUws();
-    return { engine: 'uws', reason: 'auto: the uWebSockets.js native binary loads', fallback: false };
+    const { version } = loadUwsBuild();
+    return { engine: 'uws', reason: `auto: the uWebSockets.js native binary loads (${version})`, fallback: false };
   } catch (err) {
     if (!(err instanceof UwsUnavailableError)) throw err;
     return { engine: 'node', reason: `auto: ${err.reason}`, fallback: true };

@@ -56,6 +56,17 @@ export const MeView = Type.Object(
       },
       { description: 'The calling token (BioGate extension): its id, scope and expiry' },
     ),
+    device_connection: Type.Object(
+      {
+        port: Nullable(Type.Integer({ minimum: 1, maximum: 65535 }), {
+          description: "The port BioGate listens on for terminals when it is not the API's (BIOGATE_DEVICE_PORT); null: the API's own",
+        }),
+        comm_key_required: Type.Boolean({
+          description: "Terminals are assigned only with a comm key (the location's require_comm_key, or BIOGATE_REQUIRE_COMM_KEY=on)",
+        }),
+      },
+      { title: 'DeviceConnection', description: 'What to enter on a terminal to point it here (BioGate extension)' },
+    ),
   },
   { title: 'Me' },
 );

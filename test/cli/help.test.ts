@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import { MIN_NODE, unsupportedNode } from '../../src/node-version.js';
+import { MIN_NODE, sqliteUnsupportedNode, unsupportedNode } from '../../src/node-version.js';
 import { cli } from '../helpers/cli.js';
 
 const COMMANDS = [
@@ -153,3 +153,13 @@ t.test(
     t.equal(unsupportedNode('24.1.0'), null);
   },
 );
+
+t.test('the SQLite store refuses Node 24 and later with the reason and what to do (better-sqlite3 12 aborts there)', async (t) => {
+  t.equal(sqliteUnsupportedNode('20.19.0'), null);
+  t.equal(sqliteUnsupportedNode('22.23.3'), null);
+  for (const v of ['24.0.0', '24.21.0', '26.1.0'])
+    t.match(
+      sqliteUnsupportedNode(v),
+      new RegExp(`^the SQLite store cannot run on Node ${v.replaceAll('.', '\\.')}: .*Node 20 or 22.*mongodb://`),
+    );
+});

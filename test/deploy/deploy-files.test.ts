@@ -6,7 +6,7 @@
  * (.ci/run installs nginx).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { SETTINGS, type SettingKey } from '../../src/config/schema.js';
@@ -179,6 +179,33 @@ t.test('Dockerfile: writable /data, HEALTHCHECK', async (t) => {
   t.ok(chown >= 0 && chown < volume, '/data is created for the non-root user before VOLUME');
   t.match(df, /^USER (1000|node)/m);
   t.match(df, /^HEALTHCHECK .*\n\s*CMD .*fetch\(.*\/healthz/m, 'HEALTHCHECK on /healthz without curl');
+});
+
+t.test('Dockerfile: Node and Debian the design engine loads on, the same Node as the CI leg that proves it', async (t) => {
+  const df = read('Dockerfile');
+  const bases = [...df.matchAll(/^FROM node:(\d+)-(\w+)-slim\b/gm)].map((m) => ({ major: m[1] ?? '', debian: m[2] ?? '' }));
+  t.equal(bases.length, 2, 'two stages, both on an official Node image');
+  const leg = readFileSync(join(root, 'test', 'node-lts-leg.mjs'), 'utf8');
+  const legMajor = /^const MAJOR = '(\d+)';$/m.exec(leg)?.[1];
+  // The ABI of each Node major the uWebSockets.js builds cover (process.versions.modules).
+  const abi: Record<string, string> = { '20': '115', '22': '127', '24': '137', '25': '141' };
+  for (const { major, debian } of bases) {
+    t.equal(major, legMajor, `node:${major}: the Node the leg runs (test/node-lts-leg.mjs)`);
+    t.ok(Number(major) % 2 === 0 && Number(major) >= 22, `node:${major}: an LTS line after Node 20`);
+    // uws-current's binaries need glibc 2.38: Debian 13 (trixie) has 2.41, Debian 12 (bookworm) only 2.36.
+    t.equal(debian, 'trixie', `node:${major}-${debian}: Debian 13, whose glibc loads uws-current`);
+    for (const arch of ['x64', 'arm64']) {
+      const binary = join(root, 'node_modules', 'uws-current', `uws_linux_${arch}_${abi[major] ?? 'none'}.node`);
+      t.ok(existsSync(binary), `uws-current has a linux/${arch} binary for Node ${major}`);
+    }
+  }
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  t.match(pkg.dependencies['uws-current'], /^npm:@btc-vision\/uwebsockets\.js@\d+\.\d+\.\d+$/, 'pinned to one release');
+  t.match(
+    leg,
+    new RegExp(`const UWS_CURRENT = '${pkg.dependencies['uws-current']?.split('@').pop() ?? ''}';`),
+    'the leg checks that release',
+  );
 });
 
 const hadolintBin = findTool(['hadolint'], ['--version']);

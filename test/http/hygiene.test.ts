@@ -137,6 +137,12 @@ t.test('a header holding NUL or another control byte: 400 BAD_REQUEST with the J
       t.comment(`${name}: uWS gives no answer (${seen.outcome}); its native parser offers no hook`);
       continue;
     }
+    if (uws && seen.status === 400 && seen.outcome === 'closed' && codeOf(seen) === '') {
+      // uWebSockets.js 20.57 (the build for Node 22 and later) refuses such a head in its parser: a bare
+      // "400 Bad Request" and a close, before any JavaScript runs. Refused clearly, only without our JSON body.
+      t.pass(`${name}: 400 from uWS's own parser, then closed`);
+      continue;
+    }
     t.equal(seen.status, 400, `${name}: 400`);
     t.equal(codeOf(seen), 'BAD_REQUEST', `${name}: BAD_REQUEST`);
     t.equal(seen.outcome, 'answered', `${name}: a whole answer`);

@@ -7,13 +7,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Agent, request, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
-import { ADMIN_TOKEN, startApp, tempDir, TEST_HTTP_ENGINE, waitFor, waitForAsync, within } from '../helpers/app.js';
+import { ADMIN_TOKEN, freePort, startApp, tempDir, TEST_HTTP_ENGINE, waitFor, waitForAsync, within } from '../helpers/app.js';
 
 interface RawResponse {
   status: number;
@@ -235,17 +234,6 @@ async function serveProcess(t: Test, env: Record<string, string>): Promise<Serve
   );
   const token = /bg_[A-Za-z0-9_-]{32}/.exec(out)?.[0] ?? '';
   return { port, db, token, child, exited, stdout: () => out };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createNetServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function assign(s: Served, sn: string): Promise<void> {

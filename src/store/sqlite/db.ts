@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreSchemaNewerError } from '../../errors.js';
+import { sqliteUnsupportedNode } from '../../node-version.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -23,6 +24,8 @@ export function createPrivateFile(path: string): void {
 }
 
 export function openDatabase(path: string): Db {
+  const unsupported = sqliteUnsupportedNode(process.versions.node);
+  if (unsupported) throw new Error(unsupported);
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true });
     createPrivateFile(path);

@@ -155,7 +155,7 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       {list.length === 0 && !error && <p>No terminals are assigned to this location yet.</p>}
-      {session.me.token?.scope !== 'read' && <AddDevice token={session.token} />}
+      {session.me.token?.scope !== 'read' && <AddDevice token={session.token} me={session.me} />}
       <ul class="grid" aria-label="Terminals">
         {list.map((d) => (
           <li key={d.serial_number} class={`card ${d.is_active ? 'card-on' : ''}`} data-sn={d.serial_number}>
