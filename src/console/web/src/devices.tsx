@@ -7,6 +7,7 @@ import { openStream, type StreamState } from './stream.js';
 import { ago, formatLocal } from './time.js';
 import { errorText, Notice, Online } from './ui.js';
 import { AddDevice } from './add-device.js';
+import { allDevices } from './names.js';
 import { SyncFacts, syncTopicSn } from './sync-state.js';
 
 export const model = (d: Device): string => d.options?.['~DeviceName'] ?? d.options?.['DeviceName'] ?? '—';
@@ -16,17 +17,6 @@ export const AUTH_TEXT: Record<Device['auth'], string> = {
   comm_key: 'comm key',
   serial_only: 'serial only',
 };
-
-/** Every device of the location (the API pages at 100). */
-async function allDevices(token: string): Promise<Device[]> {
-  const out: Device[] = [];
-  for (let page = 1; page <= 100; page++) {
-    const p = await api<Reply<'/api/devices', 'get'>>(token, 'GET', `/api/devices${query({ page, limit: 100 })}`);
-    out.push(...p.data);
-    if (!p.has_next) break;
-  }
-  return out;
-}
 
 /**
  * A state event replaces the record, except presence: `devices/<sn>/availability` decides online,

@@ -5,7 +5,8 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Session } from './api.js';
-import type { Device, DoorEvent, Page } from './api-types.js';
+import type { DoorEvent, Page } from './api-types.js';
+import { useDeviceNames } from './names.js';
 import { openStream } from './stream.js';
 import { formatLocal } from './time.js';
 import { HeaderRow, Notice, useLoad } from './ui.js';
@@ -35,7 +36,7 @@ export function DoorsPage({ session, zone }: { session: Session & { kind: 'locat
     () => api<Page<DoorEvent>>(session.token, 'GET', `/api/events${query({ type: kind || undefined, limit: 50 })}`),
     [kind],
   );
-  const devices = useLoad(() => api<Page<Device>>(session.token, 'GET', '/api/devices?limit=100'), []);
+  const names = useDeviceNames(session.token);
   useEffect(() => {
     setLive([]);
     return openStream({
@@ -50,7 +51,6 @@ export function DoorsPage({ session, zone }: { session: Session & { kind: 'locat
     });
   }, [session.token, kind]);
 
-  const names = new Map((devices.data?.data ?? []).map((d) => [d.serial_number, d.name]));
   const seen = new Set(live.map((e) => e.id));
   // The kind applies to what is on screen at once, also to a list still loaded for the previous kind.
   const rows = [...live, ...(list.data?.data ?? []).filter((e) => !seen.has(e.id))].filter((e) => !kind || e.type === kind).slice(0, SHOWN);
