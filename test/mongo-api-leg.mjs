@@ -44,6 +44,7 @@ const EXTRA = [
   'test/convergence/moved-terminal.test.ts',
   'test/areas/areas.test.ts',
   'test/attendance/presence-feed.test.ts',
+  'test/api/attendance-hourly.test.ts',
   'test/areas/access.test.ts',
   'test/areas/access-audit.test.ts',
   'test/areas/scenarios.test.ts',

@@ -74,6 +74,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /api/attendance/{attendance_id}/void': 'voidAttendance',
   'GET /api/presence': 'listPresence',
   'GET /api/attendance/daily': 'listTimeCards',
+  'GET /api/attendance/hourly': 'getAttendanceHourly',
   'GET /api/attendance/daily.csv': 'exportTimeCardsCsv',
   'GET /api/events': 'listDoorEvents',
   'GET /admin/locations': 'adminListLocations',

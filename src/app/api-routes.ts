@@ -9,6 +9,7 @@ import { attendanceRoutes } from '../api/attendance.js';
 import { attendanceWriteRoutes } from '../api/attendance-write.js';
 import { createManualAttendance } from '../attendance/manual.js';
 import { timeCardRoutes } from '../api/time-cards.js';
+import { attendanceHourlyRoutes } from '../api/attendance-hourly.js';
 import { commandRoutes } from '../api/commands.js';
 import { scenarioRoutes } from '../api/scenarios.js';
 import { deviceRecordRoutes } from '../api/device-records.js';
@@ -95,6 +96,7 @@ export function buildApiRoutes(p: ApiParts): readonly ApiRoute[] {
     ...attendanceRoutes(store, clock),
     ...attendanceWriteRoutes(createManualAttendance({ store, clock, bus, log })),
     ...timeCardRoutes(store, clock),
+    ...attendanceHourlyRoutes(store, clock),
     ...deviceRecordRoutes({ store, flushExchanges: (sn) => p.hub.exchanges.flush({ sn }) }),
     ...doorEventRoutes(store),
     ...adminRoutes({

@@ -37,7 +37,7 @@ t.test('add a terminal: what to enter on it, a comm key, and the terminal online
   t.match(await page.getByText(`${SN} assigned`).innerText(), `${url.hostname}:${url.port} with comm key ${key}.`);
   t.match((await g.a.api('GET', `/api/devices/${SN}`)).body, { name: 'Reception', auth: 'comm_key' }, 'assigned with the key');
   for (const theme of ['light', 'dark'] as const) {
-    await page.getByLabel('Theme').selectOption(theme);
+    await page.getByLabel('Theme', { exact: true }).selectOption(theme);
     await b.axe(t, page, `add a terminal (${theme})`);
   }
   await b.shot(page, 'add-terminal');

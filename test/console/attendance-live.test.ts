@@ -45,7 +45,7 @@ t.test('attendance: live, with names, voids marked, the filter kept', { skip: NO
   await page.locator(`tr[data-id="${stored[0]?.id}"]`).getByText('(voided)').waitFor({ timeout: 10_000 });
   t.pass('the voided record is marked in place');
   for (const theme of ['light', 'dark'] as const) {
-    await page.getByLabel('Theme').selectOption(theme);
+    await page.getByLabel('Theme', { exact: true }).selectOption(theme);
     await b.axe(t, page, `attendance live (${theme})`);
   }
   await b.shot(page, 'attendance-live');

@@ -34,7 +34,7 @@ export type Checks = Pick<Test, 'same'>;
 export interface ConsoleBrowser {
   readonly browser: Browser;
   /** A page in a fresh context; `problems` collects off-site requests, CSP violations and script errors. */
-  page(options?: { width?: number; height?: number }): Promise<Page & { problems: string[] }>;
+  page(options?: { width?: number; height?: number; locale?: string }): Promise<Page & { problems: string[] }>;
   axe(t: Checks, page: Page, name: string): Promise<void>;
   shot(page: Page, name: string): Promise<void>;
 }
@@ -55,6 +55,7 @@ export async function openBrowser(t: Teardown, base: () => string): Promise<Cons
       const context = await browser.newContext({
         viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
         acceptDownloads: true,
+        ...(options.locale ? { locale: options.locale } : {}),
       });
       const page = (await context.newPage()) as Page & { problems: string[] };
       page.problems = [];

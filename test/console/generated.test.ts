@@ -22,7 +22,14 @@ t.test('the generated types and presets are those of the served document', async
   const { url } = await startApp(t);
   const served: unknown = await (await fetch(`${url}/api/openapi.json`)).json();
   const files = await generator.generatedFiles(served);
-  t.strictSame(Object.keys(files).sort(), ['api.d.ts', 'presets.ts']);
+  t.strictSame(Object.keys(files).sort(), ['api.d.ts', 'events.ts', 'presets.ts']);
+  const events = (served as { paths: Record<string, unknown> }).paths['/api/webhooks'];
+  t.ok(events, 'the document has POST /api/webhooks');
+  t.match(
+    files['events.ts'],
+    /WEBHOOK_EVENTS = \["device\.online",.*"attendance\.recorded",.*"door\.event",/,
+    'the event types a webhook takes',
+  );
   for (const [name, text] of Object.entries(files)) {
     const onDisk = await readFile(join(generator.GENERATED, name), 'utf8').catch(() => null);
     t.ok(onDisk !== null && onDisk === text, `${name} is generated from the served document (run \`node src/console/web/build.mjs\`)`);

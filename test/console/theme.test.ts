@@ -34,7 +34,7 @@ t.test('console themes: system preference, the switch, AA contrast in both', { s
   t.equal(await background(), 'rgb(247, 248, 250)');
 
   for (const scheme of ['dark', 'light'] as const) {
-    await page.getByLabel('Theme').selectOption(scheme);
+    await page.getByLabel('Theme', { exact: true }).selectOption(scheme);
     t.equal(await theme(), scheme, `the switch chooses ${scheme}`);
     for (const name of PAGES) {
       await go(name);
@@ -44,14 +44,14 @@ t.test('console themes: system preference, the switch, AA contrast in both', { s
     await b.shot(page, `theme-${scheme}`);
   }
 
-  await page.getByLabel('Theme').selectOption('dark');
+  await page.getByLabel('Theme', { exact: true }).selectOption('dark');
   await page.emulateMedia({ colorScheme: 'light' });
   await page.reload();
   await page.getByRole('heading', { level: 1 }).first().waitFor();
   t.equal(await theme(), 'dark', 'a chosen theme outlives a reload and the browser preference');
   t.equal(await page.evaluate("localStorage.getItem('biogate.console.theme')"), 'dark', 'kept in localStorage');
   t.notMatch(String(await page.evaluate('JSON.stringify(localStorage)')), g.a.token, 'which never holds the token');
-  await page.getByLabel('Theme').selectOption('system');
+  await page.getByLabel('Theme', { exact: true }).selectOption('system');
   t.equal(await page.evaluate('localStorage.length'), 0, 'System clears the choice');
   t.equal(await themeBecomes('light'), 'light', 'and follows the browser again');
 });

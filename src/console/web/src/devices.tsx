@@ -8,6 +8,7 @@ import { ago, formatLocal } from './time.js';
 import { errorText, Notice, Online } from './ui.js';
 import { AddDevice } from './add-device.js';
 import { allDevices } from './names.js';
+import { DeviceBulk, SelectBox, useSelection } from './bulk.js';
 import { SyncFacts, syncTopicSn } from './sync-state.js';
 
 export const model = (d: Device): string => d.options?.['~DeviceName'] ?? d.options?.['DeviceName'] ?? '—';
@@ -40,6 +41,9 @@ const pendingCount = async (token: string, sn: string) =>
 
 export function DevicesPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
   const [devices, setDevices] = useState<Map<string, Device>>(new Map());
+  const scope = session.me.token.scope;
+  const writable = scope !== 'read';
+  const selected = useSelection<string>();
   const [pending, setPending] = useState<Map<string, number>>(new Map());
   // `devices/<sn>/sync` events, newer than the list's `sync` (a retained one is the current state).
   const [syncs, setSyncs] = useState<Map<string, DeviceSync>>(new Map());
@@ -145,10 +149,12 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       {list.length === 0 && !error && <p>No terminals are assigned to this location yet.</p>}
-      {session.me.token?.scope !== 'read' && <AddDevice token={session.token} me={session.me} />}
+      {writable && <AddDevice token={session.token} me={session.me} />}
+      {writable && list.length > 0 && <DeviceBulk token={session.token} scope={scope} devices={list} selection={selected} />}
       <ul class="grid" aria-label="Terminals">
         {list.map((d) => (
           <li key={d.serial_number} class={`card ${d.is_active ? 'card-on' : ''}`} data-sn={d.serial_number}>
+            {writable && <SelectBox selection={selected} value={d.serial_number} label={`Select ${d.name || d.serial_number}`} />}
             <h2>
               <a href={`${BASE}/devices/${encodeURIComponent(d.serial_number)}`}>{d.name || d.serial_number}</a>
             </h2>

@@ -11,7 +11,9 @@ import { AccessLevelsPage } from './access-levels.js';
 import { AreasPage } from './areas.js';
 import { loadSession, saveSession, signIn, UNAUTHORIZED_EVENT, type Session } from './api.js';
 import { AttendancePage } from './attendance.js';
+import { DashboardPage } from './dashboard.js';
 import { DoorsPage } from './doors.js';
+import { WebhooksPage } from './webhooks.js';
 import { TimeCardsPage } from './time-cards.js';
 import { CommandsPage } from './commands.js';
 import { DevicePage } from './device.js';
@@ -24,6 +26,7 @@ import { SyncPage } from './sync.js';
 import { UsersPage } from './users.js';
 import { errorText, Notice } from './ui.js';
 import { followTheme, ThemeSwitch } from './theme.js';
+import { followLanguage, LanguageSwitch, t, useLanguage, type MessageId } from './i18n/index.js';
 import { labelTableCells } from './reflow.js';
 
 function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason: string | null }) {
@@ -32,7 +35,7 @@ function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason
   const [busy, setBusy] = useState(false);
   return (
     <main id="main" class="signin">
-      <h1 tabIndex={-1}>BioGate console</h1>
+      <h1 tabIndex={-1}>{t('signIn.title')}</h1>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -52,7 +55,7 @@ function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason
         }}
       >
         <label>
-          API token
+          {t('signIn.token')}
           <input
             type="password"
             value={token}
@@ -64,12 +67,11 @@ function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason
           />
         </label>
         <p id="token-help" class="hint">
-          A location token (<code>bg_…</code>) opens that location; the admin token opens the admin view. It is kept in this tab only and
-          forgotten when the tab closes.
+          {t('signIn.help')}
         </p>
         {error && <Notice kind="error">{error}</Notice>}
         <button type="submit" class="primary" disabled={busy || token.trim() === ''}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? t('signIn.busy') : t('signIn.submit')}
         </button>
       </form>
     </main>
@@ -78,27 +80,29 @@ function SignIn({ onSession, reason }: { onSession: (s: Session) => void; reason
 
 interface NavItem {
   readonly path: string;
-  readonly label: string;
+  readonly label: MessageId;
 }
 
 const LOCATION_NAV: readonly NavItem[] = [
-  { path: '/devices', label: 'Devices' },
-  { path: '/sync', label: 'Sync' },
-  { path: '/users', label: 'Users' },
-  { path: '/areas', label: 'Areas' },
-  { path: '/schedules', label: 'Schedules' },
-  { path: '/access-levels', label: 'Access levels' },
-  { path: '/commands', label: 'Commands' },
-  { path: '/attendance', label: 'Attendance' },
-  { path: '/doors', label: 'Doors' },
-  { path: '/time-cards', label: 'Time cards' },
-  { path: '/alerts', label: 'Alerts' },
-  { path: '/history', label: 'History' },
+  { path: '/dashboard', label: 'nav.dashboard' },
+  { path: '/devices', label: 'nav.devices' },
+  { path: '/sync', label: 'nav.sync' },
+  { path: '/users', label: 'nav.users' },
+  { path: '/areas', label: 'nav.areas' },
+  { path: '/schedules', label: 'nav.schedules' },
+  { path: '/access-levels', label: 'nav.accessLevels' },
+  { path: '/commands', label: 'nav.commands' },
+  { path: '/attendance', label: 'nav.attendance' },
+  { path: '/doors', label: 'nav.doors' },
+  { path: '/time-cards', label: 'nav.timeCards' },
+  { path: '/alerts', label: 'nav.alerts' },
+  { path: '/webhooks', label: 'nav.webhooks' },
+  { path: '/history', label: 'nav.history' },
 ];
 const ADMIN_NAV: readonly NavItem[] = [
-  { path: '/admin/locations', label: 'Locations' },
-  { path: '/admin/tokens', label: 'Tokens' },
-  { path: '/admin/unassigned', label: 'Unassigned terminals' },
+  { path: '/admin/locations', label: 'nav.locations' },
+  { path: '/admin/tokens', label: 'nav.tokens' },
+  { path: '/admin/unassigned', label: 'nav.unassigned' },
 ];
 
 function Shell({
@@ -119,25 +123,26 @@ function Shell({
   return (
     <>
       <a class="skip" href="#main">
-        Skip to content
+        {t('shell.skip')}
       </a>
       <header class="top">
         <span class="brand">BioGate</span>
         <span class="where">{title}</span>
-        <nav aria-label="Main">
+        <nav aria-label={t('nav.main')}>
           <ul>
             {nav.map((n) => (
               <li key={n.path}>
                 <a href={BASE + n.path} aria-current={path === n.path || path.startsWith(`${n.path}/`) ? 'page' : undefined}>
-                  {n.label}
+                  {t(n.label)}
                 </a>
               </li>
             ))}
           </ul>
         </nav>
         <ThemeSwitch />
+        <LanguageSwitch />
         <button type="button" class="signout" onClick={onSignOut}>
-          Sign out
+          {t('shell.signOut')}
         </button>
       </header>
       {banner}
@@ -147,6 +152,7 @@ function Shell({
 }
 
 function App() {
+  useLanguage(); // every message on screen in the language chosen now
   const [session, setSession] = useState<Session | null>(loadSession);
   const [reason, setReason] = useState<string | null>(null);
   const path = usePath();
@@ -157,7 +163,7 @@ function App() {
     navigate('/');
   };
   useEffect(() => {
-    const expired = (e: Event) => signOut(`Signed out: ${(e as CustomEvent<string>).detail}`);
+    const expired = (e: Event) => signOut(t('signIn.expired', { reason: (e as CustomEvent<string>).detail }));
     addEventListener(UNAUTHORIZED_EVENT, expired);
     return () => removeEventListener(UNAUTHORIZED_EVENT, expired);
   }, []);
@@ -172,7 +178,7 @@ function App() {
       <LocationsPage token={session.token} />
     );
     return (
-      <Shell title="Administration" nav={ADMIN_NAV} path={path} onSignOut={() => signOut()}>
+      <Shell title={t('shell.admin')} nav={ADMIN_NAV} path={path} onSignOut={() => signOut()}>
         {page}
       </Shell>
     );
@@ -182,6 +188,7 @@ function App() {
   let page;
   if (device) page = <DevicePage session={session} zone={zone} sn={decodeURIComponent(device[1] as string)} />;
   else if (path === '/sync') page = <SyncPage session={session} zone={zone} />;
+  else if (path.startsWith('/dashboard')) page = <DashboardPage session={session} zone={zone} />;
   else if (path.startsWith('/users')) page = <UsersPage session={session} />;
   else if (path.startsWith('/areas')) page = <AreasPage session={session} />;
   else if (path.startsWith('/schedules')) page = <SchedulesPage session={session} />;
@@ -191,12 +198,13 @@ function App() {
   else if (path.startsWith('/doors')) page = <DoorsPage session={session} zone={zone} />;
   else if (path.startsWith('/time-cards')) page = <TimeCardsPage session={session} zone={zone} />;
   else if (path.startsWith('/alerts')) page = <AlertsPage session={session} zone={zone} />;
+  else if (path.startsWith('/webhooks')) page = <WebhooksPage session={session} zone={zone} />;
   else if (path.startsWith('/history')) page = <HistoryPage session={session} zone={zone} />;
   else page = <DevicesPage session={session} zone={zone} />;
   const scope = session.me.token?.scope;
   return (
     <Shell
-      title={`${session.me.name}${scope ? ` · ${scope} token` : ''}`}
+      title={scope ? t('shell.where', { location: session.me.name, scope }) : session.me.name}
       nav={LOCATION_NAV}
       path={path}
       onSignOut={() => signOut()}
@@ -212,6 +220,7 @@ const root = document.getElementById('app');
 if (root) {
   root.textContent = '';
   followTheme();
+  followLanguage();
   render(<App />, root);
   labelTableCells(root);
 }

@@ -4,14 +4,15 @@
  * page follows a change of the system preference while System is chosen. app.css holds the two palettes.
  */
 import { useState } from 'preact/hooks';
+import { t, type MessageId } from './i18n/index.js';
 
 export type ThemeChoice = 'system' | 'light' | 'dark';
 
 const KEY = 'biogate.console.theme';
-const CHOICES: readonly (readonly [ThemeChoice, string])[] = [
-  ['system', 'System'],
-  ['light', 'Light'],
-  ['dark', 'Dark'],
+const CHOICES: readonly (readonly [ThemeChoice, MessageId])[] = [
+  ['system', 'theme.system'],
+  ['light', 'theme.light'],
+  ['dark', 'theme.dark'],
 ];
 
 const prefersDark = () => window.matchMedia('(prefers-color-scheme: dark)');
@@ -43,11 +44,11 @@ export function ThemeSwitch() {
   };
   return (
     <label class="theme">
-      Theme
+      {t('theme.label')}
       <select value={choice} onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value as ThemeChoice)}>
         {CHOICES.map(([value, label]) => (
           <option key={value} value={value}>
-            {label}
+            {t(label)}
           </option>
         ))}
       </select>

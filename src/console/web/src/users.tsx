@@ -7,7 +7,9 @@ import { api, query, type Session } from './api.js';
 import type { AccessLevel, Area, ImportReply, Reply, User } from './api-types.js';
 import { allLevels, LevelChecks, levelNames } from './access-levels.js';
 import { AreaChecks, allAreas, areaNames } from './areas.js';
+import { SelectBox, useSelection } from './bulk.js';
 import { CsvError, parseUsersCsv } from './csv.js';
+import { UserBulk } from './user-bulk.js';
 import {
   ConfirmRecord,
   DangerButton,
@@ -53,6 +55,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
   const [deleting, setDeleting] = useState<User | null>(null);
   const [message, setMessage] = useState<Msg>(null);
   const writable = session.me.token?.scope !== 'read';
+  const selected = useSelection<number>();
 
   const save = async (draft: Draft) => {
     const body = {
@@ -123,13 +126,25 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
           {list.data.total} users{applied ? ` matching “${applied}”` : ''}.
         </p>
       )}
+      {writable && list.data && list.data.data.length > 0 && (
+        <UserBulk token={session.token} shown={list.data.data.map((u) => u.pin)} selection={selected} onDone={list.reload} />
+      )}
       {list.data && list.data.data.length > 0 && (
         <Table
           caption="Users by PIN"
-          columns={['PIN', 'Name', 'Card', 'Privilege', 'Biometrics', 'Areas', 'Access levels', 'Status', ...(writable ? ['Actions'] : [])]}
+          columns={[
+            ...(writable ? ['Select'] : []),
+            ...['PIN', 'Name', 'Card', 'Privilege', 'Biometrics', 'Areas', 'Access levels', 'Status'],
+            ...(writable ? ['Actions'] : []),
+          ]}
         >
           {list.data.data.map((u) => (
             <tr key={u.pin} data-pin={u.pin}>
+              {writable && (
+                <td>
+                  <SelectBox selection={selected} value={u.pin} label={`Select user ${u.pin}`} />
+                </td>
+              )}
               <td>{u.pin}</td>
               <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
               <td>{u.card_no ?? '—'}</td>

@@ -1,0 +1,53 @@
+/**
+ * The users' bulk bar (issue #38 item 7): deactivate the selected users (DELETE /api/users/clear with their PINs: one
+ * request, the terminals lose them) or delete them (DELETE /api/users/{pin} each, after a typed confirmation).
+ */
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { BulkBar, each, outcome, type Selection } from './bulk.js';
+import { ConfirmRecord, errorText, type Msg } from './ui.js';
+
+export function UserBulk(props: { token: string; shown: readonly number[]; selection: Selection<number>; onDone: () => void }) {
+  const { token, selection } = props;
+  const [message, setMessage] = useState<Msg>(null);
+  const [deleting, setDeleting] = useState<readonly number[] | null>(null);
+  const deactivate = async () => {
+    const pins = [...selection.keys];
+    try {
+      await api(token, 'DELETE', '/api/users/clear', { pins });
+      setMessage(outcome('Deactivated', pins.length, []));
+    } catch (err) {
+      setMessage({ kind: 'error', text: `Nothing was deactivated: ${errorText(err)}` });
+    }
+    props.onDone();
+  };
+  const remove = async (pins: readonly number[]) => {
+    const [done, failed] = await each(pins, (pin) => api(token, 'DELETE', `/api/users/${pin}`));
+    setMessage(outcome('Deleted', done, failed));
+    selection.set(selection.keys.filter((pin) => !pins.includes(pin) || failed.some(([k]) => k === String(pin))));
+    props.onDone();
+  };
+  const none = selection.keys.length === 0;
+  return (
+    <>
+      <BulkBar selection={selection} shown={props.shown} noun="users" message={message}>
+        <button type="button" disabled={none} onClick={() => void deactivate()}>
+          Deactivate selected
+        </button>
+        <button type="button" class="danger" disabled={none} onClick={() => setDeleting([...selection.keys])}>
+          Delete selected
+        </button>
+      </BulkBar>
+      <ConfirmRecord
+        pending={deleting}
+        title={`Delete ${deleting?.length ?? 0} users?`}
+        word="delete"
+        action="Delete users"
+        onClose={() => setDeleting(null)}
+        onConfirm={(pins) => void remove(pins)}
+      >
+        <p>PINs {deleting?.join(', ')} are removed from BioGate and from every terminal of the location.</p>
+      </ConfirmRecord>
+    </>
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * The console in three languages (issue #38 item 7): the catalogs have the same messages with the same placeholders,
+ * each formats with its language's plural rules (intl-messageformat); the browser's language chooses (Spanish here),
+ * the header's switch changes it at once (Vietnamese) and is remembered across a reload; <html lang> follows; axe-core
+ * clean in both themes and both languages.
+ */
+import { IntlMessageFormat } from 'intl-messageformat';
+import t from 'tap';
+import { CATALOGS, pickLanguage } from '../../src/console/web/src/i18n/catalogs.js';
+import { gateway } from '../api/client.js';
+import { NO_BROWSER, openBrowser } from './browser.js';
+
+/** The argument names of an ICU message (`{name}`, `{n, plural, …}`). */
+const argumentsOf = (message: string) => new Set([...message.matchAll(/\{\s*([A-Za-z_]\w*)/g)].map((m) => m[1]));
+
+t.test('every language has every message, with the same placeholders, and each one formats', async (t) => {
+  const en = CATALOGS.en;
+  for (const [language, catalog] of Object.entries(CATALOGS)) {
+    t.same(Object.keys(catalog).sort(), Object.keys(en).sort(), `${language}: the same ids as English`);
+    for (const [id, message] of Object.entries(catalog)) {
+      const english = en[id as keyof typeof en];
+      t.same([...argumentsOf(message)].sort(), [...argumentsOf(english)].sort(), `${language} ${id}: the same placeholders`);
+      const values = Object.fromEntries([...argumentsOf(english)].map((name) => [name, 2]));
+      t.doesNotThrow(() => new IntlMessageFormat(message, language).format(values), `${language} ${id}: formats`);
+    }
+  }
+  const one = new IntlMessageFormat(CATALOGS.es['chart.summary'], 'es').format({ total: 1, hour: '09:00', count: 1 });
+  t.equal(one, '1 marcaje hoy; la hora con más actividad es 09:00, con 1.', 'Spanish singular');
+  t.match(new IntlMessageFormat(CATALOGS.en['chart.summary'], 'en').format({ total: 5, hour: '09:00', count: 3 }), /^5 punches today/);
+});
+
+t.test('the browser’s languages choose, by primary subtag; English otherwise', async (t) => {
+  t.equal(pickLanguage(['es-MX', 'en']), 'es');
+  t.equal(pickLanguage(['fr-FR', 'vi-VN']), 'vi');
+  t.equal(pickLanguage(['fr-FR', 'de']), 'en');
+  t.equal(pickLanguage(['EN-gb']), 'en');
+  t.equal(pickLanguage([]), 'en');
+});
+
+t.test('a Spanish browser gets Spanish; the switch gives Vietnamese and keeps it', { skip: NO_BROWSER }, async (t) => {
+  const g = await gateway(t);
+  const b = await openBrowser(t, () => g.url);
+  const page = await b.page({ locale: 'es-ES' });
+  await page.goto(`${g.url}/console/`);
+  await page.getByRole('heading', { name: 'Consola de BioGate', level: 1 }).waitFor();
+  t.equal(await page.evaluate('document.documentElement.lang'), 'es', '<html lang="es">');
+  await page.getByLabel('Token de la API').fill(g.a.token);
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  const nav = page.getByRole('navigation', { name: 'Principal' });
+  await nav.getByRole('link', { name: 'Panel', exact: true }).click();
+  await page.getByRole('heading', { name: 'Panel', level: 1 }).waitFor();
+  await page.getByText('Terminales en línea').waitFor();
+  await page.getByText('Todavía no hay marcajes hoy.').first().waitFor();
+  for (const theme of ['light', 'dark'] as const) {
+    await page.getByLabel('Tema').selectOption(theme);
+    await b.axe(t, page, `dashboard (es, ${theme})`);
+  }
+
+  await page.getByLabel('Idioma').selectOption('vi');
+  const vi = page.getByRole('navigation', { name: 'Chính' });
+  await vi.getByRole('link', { name: 'Tổng quan', exact: true }).waitFor();
+  t.equal(await page.evaluate('document.documentElement.lang'), 'vi', '<html lang="vi">');
+  await page.getByRole('heading', { name: 'Tổng quan', level: 1 }).waitFor();
+  t.equal(await page.getByRole('button', { name: 'Đăng xuất' }).count(), 1, 'the header too');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Tổng quan', level: 1 }).waitFor();
+  t.equal(await page.evaluate("localStorage.getItem('biogate.console.language')"), 'vi', 'remembered in this browser');
+  await b.axe(t, page, 'dashboard (vi)');
+  await b.shot(page, 'dashboard-vi');
+});
