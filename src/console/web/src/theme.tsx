@@ -43,15 +43,15 @@ export function ThemeSwitch() {
     apply(next);
   };
   return (
-    <label class="theme">
-      {t('theme.label')}
-      <select value={choice} onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value as ThemeChoice)}>
+    <span class="theme">
+      <label for="theme-choice">{t('theme.label')}</label>
+      <select id="theme-choice" value={choice} onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value as ThemeChoice)}>
         {CHOICES.map(([value, label]) => (
           <option key={value} value={value}>
             {t(label)}
           </option>
         ))}
       </select>
-    </label>
+    </span>
   );
 }

@@ -56,15 +56,15 @@ export function useLanguage(): Language {
 export function LanguageSwitch() {
   const language = useLanguage();
   return (
-    <label class="theme">
-      {t('language.label')}
-      <select value={language} onChange={(e) => setLanguage(e.currentTarget.value as Language)}>
+    <span class="theme">
+      <label for="language-choice">{t('language.label')}</label>
+      <select id="language-choice" value={language} onChange={(e) => setLanguage(e.currentTarget.value as Language)}>
         {LANGUAGES.map(([value, name]) => (
           <option key={value} value={value} lang={value}>
             {name}
           </option>
         ))}
       </select>
-    </label>
+    </span>
   );
 }
