@@ -86,8 +86,8 @@ t.test('locations: create (token shown once), list, rename, time zone, disable, 
   });
   const me = await fetchJson(`${url}/api/me`, { headers: bearer(c.token) });
   t.equal(me.res.status, 200, 'the new token works');
-  // /api/me is the location view plus the calling token (test/api/me-token.test.ts).
-  const { token: caller, ...meLocation } = me.body as Record<string, unknown>;
+  // /api/me is the location view plus the calling token and the device connection (test/api/me-token.test.ts).
+  const { token: caller, device_connection: _connection, ...meLocation } = me.body as Record<string, unknown>;
   t.strictSame(meLocation, c.location);
   t.match(caller, { scope: 'full' });
 

@@ -109,8 +109,10 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     attendance_photo_retention_days: 30,
     // The emergency scenario in force (issue #36 item 3): none.
     scenario: null,
-    // An extra field (API-CONTRACT: extra fields are allowed): the calling token, for clients such as the console.
+    // Extra fields (API-CONTRACT: extra fields are allowed): the calling token, for clients such as the console,
+    // and how a terminal reaches this gateway (the console's "Add a terminal" guide).
     token: { id: 1, scope: 'full', expires_at: null },
+    device_connection: { port: null, comm_key_required: false },
   });
   const b = body as Record<string, unknown>;
   t.strictSame(Object.keys(b).sort(), [
@@ -119,6 +121,7 @@ t.test('GET /api/me: exact fields and types of Location (SERVICE-SPEC) + timezon
     'attendance_photos',
     'created_at',
     'day_start_hour',
+    'device_connection',
     'devices_count',
     'id',
     'is_active',
@@ -160,6 +163,7 @@ t.test('each token sees its own location only', async (t) => {
     attendance_photo_retention_days: 30,
     scenario: null,
     token: { id: second.token.id, scope: 'full', expires_at: null },
+    device_connection: { port: null, comm_key_required: false },
   });
 
   // Disabling one location leaves the other untouched.

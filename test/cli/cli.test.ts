@@ -75,7 +75,7 @@ t.test('location and token round trip against a running server', async (t) => {
   // ...and that token works on the running server, which returns the same Location.
   const me = await apiMe(s, out.token);
   t.equal(me.res.status, 200);
-  const { token: caller, ...location } = me.body as Record<string, unknown>;
+  const { token: caller, device_connection: _connection, ...location } = me.body as Record<string, unknown>;
   t.strictSame(location, out.location, 'the CLI prints the Location the API returns');
   t.match(caller, { scope: 'full', expires_at: null }, '/api/me also names the calling token');
 
