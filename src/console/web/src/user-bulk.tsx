@@ -14,8 +14,9 @@ export function UserBulk(props: { token: string; shown: readonly number[]; selec
   const deactivate = async () => {
     const pins = [...selection.keys];
     try {
-      await api(token, 'DELETE', '/api/users/clear', { pins });
-      setMessage(outcome('Deactivated', pins.length, []));
+      // What the server did, not what was asked: a PIN deleted meanwhile is not counted.
+      const { users_deleted } = await api<{ users_deleted: number }>(token, 'DELETE', '/api/users/clear', { pins });
+      setMessage(outcome('Deactivated', users_deleted, []));
     } catch (err) {
       setMessage({ kind: 'error', text: `Nothing was deactivated: ${errorText(err)}` });
     }
