@@ -39,6 +39,7 @@ const EXTRA = [
   'test/sync/time-sync.test.ts',
   'test/sync/access-window-mark.test.ts',
   'test/events/feed.test.ts',
+  'test/events/command-order.test.ts',
   'test/convergence/audit.test.ts',
   'test/convergence/audit-cap.test.ts',
   'test/convergence/moved-terminal.test.ts',

@@ -59,6 +59,13 @@ export interface CommandLifecycle {
    * marker (see announcesClaim).
    */
   delivered(announce: readonly Command[], marker: string): void;
+  /**
+   * Before a claim: the events these commands (and the composites of their groups) still owe, stored
+   * first, so the feed never shows a transition before the one it follows (a `pending` queued on
+   * another node whose append is still on its way). Returns the ids whose owed event could not be
+   * stored now: they and their groups' members stay pending for a later turn.
+   */
+  announceOwed(commands: readonly Command[]): Promise<ReadonlySet<number>>;
   /** A claimed batch did not reach the terminal: back to pending, nothing announced. */
   undelivered(ids: readonly number[], sentAt: string): Promise<void>;
   /** A sent sync op with no result goes again (documented sent → pending). */
@@ -108,10 +115,41 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
     for (const [g, wide] of groups) await settleGroup(g, wide);
   };
 
+  /** See CommandLifecycle.announceOwed: the records at hand are offered as read, the composites read. */
+  async function announceOwed(commands: readonly Command[]): Promise<ReadonlySet<number>> {
+    const read = new Map(commands.map((c) => [c.id, c]));
+    const ids = new Set<number>();
+    for (const c of commands) {
+      if (c.parent_id === null && c.location_id !== null) ids.add(c.id);
+      const g = memberOf(c);
+      if (g !== undefined) ids.add(g);
+    }
+    if (ids.size === 0) return new Set();
+    const owed: { command: Command; marker: string }[] = [];
+    for (const [id, marker] of await store.commands.owedMarkers([...ids])) {
+      const command = read.get(id) ?? (await store.commands.getById(id));
+      if (command) owed.push({ command, marker });
+    }
+    // Offered in one turn, so they leave in one append.
+    const answers = owed.flatMap(({ command, marker }) =>
+      command.location_id === null
+        ? []
+        : [
+            bus
+              .emitStored('command.owed', { location_id: command.location_id, command, feed_event: marker })
+              .then((ok) => (ok ? [] : [command.id])),
+          ],
+    );
+    return new Set((await Promise.all(answers)).flat());
+  }
+
   async function settleGroup(groupId: number, wide = false): Promise<void> {
     if (await store.commands.groupOutstanding(groupId)) return wide ? settleWide(groupId, false) : undefined;
     const composite = await store.commands.getById(groupId);
     if (!composite || (composite.status !== 'pending' && composite.status !== 'sent')) return;
+    // The composite's `sent` may be another node's, still on its way to the feed (stored first; an
+    // outage that keeps it owed leaves it to the sweep, and the settling goes on).
+    await announceOwed([composite]);
     if (composite.sn === LOCATION_WIDE_SN) return settleWide(groupId, true, composite);
     const n = await store.commands.groupCounts(groupId);
     const failed = n.failed - n.superseded;
@@ -194,6 +232,7 @@ export function createCommandLifecycle(deps: { store: Store; clock: Clock; bus: 
       }
       return { announce: out, ids };
     },
+    announceOwed,
     delivered(commands, marker) {
       for (const c of commands) announce(c, marker);
     },

@@ -88,7 +88,9 @@ export async function takeBatch(
   const all = await store.commands.pending(ctx.sn, config.batchMaxCommands);
   if (all.length === 0) return DRAINED;
   const cut = only ? all.findIndex((c) => !only(c)) : -1;
-  const pending = cut === -1 ? all : all.slice(0, cut);
+  // Each command's event so far is stored before its claim's (a `pending` queued on another node).
+  const held = await ctx.lifecycle.announceOwed(cut === -1 ? all : all.slice(0, cut));
+  const pending = (cut === -1 ? all : all.slice(0, cut)).filter((c) => !held.has(c.id) && !held.has(c.group_id ?? c.id));
   const lines: QueuedLine[] = [];
   const wire = new Map<number, string>();
   const extras = new Map<number, { progress?: Progress; fullAttlog?: boolean }>();

@@ -43,6 +43,13 @@ export interface BusEvents {
   'device.conflict': { location_id: number | null; sn: string; addresses: readonly string[] };
   /** `feed_event`: the outbox marker the command's transition was written under (src/events/outbox.ts). */
   'command.updated': { location_id: number | null; command: Command; feed_event?: string };
+  /**
+   * A command whose row still carries the marker of an event not stored yet (another node's `pending`,
+   * say), offered by the claim about to move it on: only the feed takes it, as the `command.updated`
+   * the sweep would store, and answers `emitStored` once it is stored, so the next transition's
+   * event comes after it (src/devices/lifecycle.ts `announceOwed`).
+   */
+  'command.owed': { location_id: number; command: Command; feed_event: string };
   /** New pending work for a device (commands or sync ops): held polls are released. */
   'mailbox.changed': { location_id: number | null; sn: string };
   /** `feed_event`: the outbox marker the records were written under (src/events/outbox.ts). */

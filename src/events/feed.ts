@@ -28,6 +28,7 @@ import { FeedAppender } from './feed-appender.js';
 import { FeedLanes } from './feed-lanes.js';
 import { FeedWatch } from './feed-watch.js';
 import { outboxOf, owedEvents, SWEEP_AGE_MS, SWEEP_EVERY_MS } from './outbox.js';
+import { OwedWait } from './owed-wait.js';
 import { SYSTEM_LOCATION, type SystemEvent, type SystemEvents } from './system-events.js';
 import { draftOf, type ViewContext } from './views.js';
 import { FEED_EVENT_TYPES, type AnyFeedEvent, type EventFeed, type FeedSubscription, type SubscribeOptions } from './types.js';
@@ -56,6 +57,7 @@ export class ClusterFeed implements EventFeed {
   readonly #lanes: FeedLanes;
   readonly #watch: FeedWatch;
   readonly #appender: FeedAppender;
+  readonly #owedWait: OwedWait;
   readonly #locations = new Map<number, { at: number; value: Promise<Location | null> }>();
   readonly #ctx: ViewContext;
   #unsubscribe: (() => void)[] = [];
@@ -77,6 +79,7 @@ export class ClusterFeed implements EventFeed {
     this.#lanes = new FeedLanes({ store, log, node });
     this.#watch = new FeedWatch({ store, log, lanes: this.#lanes });
     this.#appender = new FeedAppender({ store, log, node, stored: deps.follow === false ? null : (e) => this.#lanes.deliver(e) });
+    this.#owedWait = new OwedWait(store);
     this.#ctx = { store, onlineThresholdS: deps.onlineThresholdS, now: deps.now, location: (id) => this.#location(id) };
   }
 
@@ -91,6 +94,7 @@ export class ClusterFeed implements EventFeed {
     for (const name of FEED_EVENT_TYPES) {
       this.#unsubscribe.push(this.#deps.bus.on(name, (payload) => this.#publish(name, payload)));
     }
+    this.#unsubscribe.push(this.#deps.bus.on('command.owed', (payload) => this.#owed(payload)));
     // Owed at start: whatever a crash or an outage kept from the feed; later, what an outage past the
     // appender's minute left (only markers old enough that no node's appender still holds them).
     void this.sweep();
@@ -198,6 +202,19 @@ export class ClusterFeed implements EventFeed {
     if (locationId === null) return undefined;
     const outbox = outboxOf(name, payload);
     return this.#appender.add(locationId, { name, draft: () => draftOf(this.#ctx, name, payload), ...(outbox ? { outbox } : {}) });
+  }
+
+  /**
+   * A command event owed by another writer, offered before what follows it. Queued here already: the
+   * location's pump stores it before anything added after it (true at once). Otherwise its writer's
+   * append is given a moment to land (./owed-wait.ts); still owed then, it is stored from here, under
+   * the id its writer and the sweep give it (stored once, whoever comes first).
+   */
+  async #owed(payload: BusEvents['command.owed']): Promise<boolean> {
+    const outbox = outboxOf('command.updated', payload);
+    if (outbox === undefined || this.#appender.owes(outbox.eventId)) return true;
+    if (await this.#owedWait.cleared(payload.command.id, payload.feed_event)) return true;
+    return (await this.#publish('command.updated', payload)) ?? true;
   }
 
   #location(id: number): Promise<Location | null> {

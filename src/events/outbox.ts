@@ -19,6 +19,11 @@
  *   stored with the location whose feed owes it (an unassigned device has none of its own).
  * - Only rows whose event is stored are marked (commands: top-level, of a location): every marker
  *   has an event that clears it.
+ * - A command's events are stored in the order of its transitions, whichever node wrote them: before
+ *   a claim (and before a composite is settled) the event its row still owes is stored, by the
+ *   claiming node if need be (bus `command.owed`, src/devices/lifecycle.ts announceOwed; after
+ *   letting its writer's append land, ./owed-wait.ts), so a `sent` never precedes the `pending`
+ *   another node's append still carries.
  * - Owed by their producer instead (EventBus.emitStored, a fresh event id each time: at least once):
  *   user.changed (src/sync/outbox.ts), device.sync (src/sync/terminal-state.ts), device.online and
  *   device.offline (src/devices/presence.ts); each keeps its own marker until the event is stored.

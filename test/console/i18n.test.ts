@@ -68,3 +68,36 @@ t.test('a Spanish browser gets Spanish; the switch gives Vietnamese and keeps it
   await b.axe(t, page, 'dashboard (vi)');
   await b.shot(page, 'dashboard-vi');
 });
+
+t.test('the devices grid in Spanish and Vietnamese: heading, counts, facts, badges and times', { skip: NO_BROWSER }, async (t) => {
+  const g = await gateway(t);
+  t.equal((await g.a.api('POST', '/api/devices', { body: { sn: 'IDIOMA1', name: 'Entrada' } })).status, 201);
+  t.equal((await g.a.api('POST', '/api/devices', { body: { sn: 'IDIOMA2' } })).status, 201);
+  const b = await openBrowser(t, () => g.url);
+  const page = await b.page({ locale: 'es-ES' });
+  await page.goto(`${g.url}/console/`);
+  await page.getByLabel('Token de la API').fill(g.a.token);
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: 'Terminales', exact: true }).click();
+  await page.getByRole('heading', { name: 'Terminales', level: 1 }).waitFor();
+  await page.getByText('2 terminales, 0 en línea').waitFor();
+  const card = page.getByRole('list', { name: 'Terminales' }).getByRole('listitem').filter({ hasText: 'IDIOMA1' });
+  await card.getByText('○ Sin conexión').waitFor();
+  for (const fact of ['N.º de serie', 'Última conexión', 'Protocolo', 'Autenticación', 'Comandos pendientes'])
+    t.equal(await card.getByText(fact, { exact: true }).count(), 1, `es: ${fact}`);
+  t.equal(await card.getByText('nunca', { exact: true }).count(), 1, 'es: never seen');
+  t.equal(await card.getByText('aún desconocido', { exact: true }).count(), 1, 'es: protocol not yet known');
+  t.equal(await card.getByRole('checkbox', { name: 'Seleccionar Entrada' }).count(), 1, 'es: the selection box is named');
+  await page.getByText('Actualizaciones en vivo activas').waitFor();
+  await b.axe(t, page, 'devices (es)');
+
+  await page.getByLabel('Idioma', { exact: true }).selectOption('vi');
+  await page.getByRole('heading', { name: 'Thiết bị', level: 1 }).waitFor();
+  await page.getByText('2 thiết bị, 0 trực tuyến').waitFor();
+  const vi = page.getByRole('list', { name: 'Thiết bị' }).getByRole('listitem').filter({ hasText: 'IDIOMA2' });
+  await vi.getByText('○ Ngoại tuyến').waitFor();
+  t.equal(await vi.getByText('Số sê-ri', { exact: true }).count(), 1, 'vi: serial');
+  t.equal(await vi.getByText('chưa bao giờ', { exact: true }).count(), 1, 'vi: never seen');
+  await b.axe(t, page, 'devices (vi)');
+  await b.shot(page, 'devices-vi');
+});

@@ -92,7 +92,8 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
 
     await t.test('destructive presets: typed confirmation; hidden from operator tokens', async (t) => {
       await page.getByRole('button', { name: 'Clear attendance log' }).click();
-      const dialog = page.getByRole('dialog');
+      // Named by its own title: the page has three such dialogs (this, remove, the command form's).
+      const dialog = page.getByRole('dialog', { name: `Clear attendance log on ${SN}?` });
       await dialog.waitFor();
       const confirm = dialog.getByRole('button', { name: 'Clear attendance log' });
       t.equal(await confirm.isDisabled(), true, 'not before the serial is typed');

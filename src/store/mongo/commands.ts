@@ -333,6 +333,13 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
         .toArray();
       return docs.map((d) => ({ marker: d.feed_event as string, record: toCommand(d) }));
     },
+    async owedMarkers(ids) {
+      if (ids.length === 0) return new Map();
+      const docs = await c.commands
+        .find({ _id: { $in: [...ids] }, feed_event: { $exists: true } }, { projection: { feed_event: 1 } })
+        .toArray();
+      return new Map(docs.map((d) => [d._id, d.feed_event as string]));
+    },
     async syncedPinsElsewhere(sn, locationId, ever = false) {
       // Once per assignment, by serial number: a broadcast query in a sharded cluster (see the header).
       const docs = await c.commands

@@ -164,6 +164,11 @@ export interface CommandsPort {
   requeue(id: number, now: Iso, feedEvent?: string, attempt?: Iso): Promise<Command | undefined>;
   /** Commands still owing their feed event (written with a marker not cleared yet), by marker then id, at most `limit`. */
   unannounced(limit: number): Promise<readonly Unannounced<Command>[]>;
+  /**
+   * Of these commands, the ones still owing their feed event, with the marker they carry: what a
+   * claim offers the feed first, so a transition is never stored after the one that follows it.
+   */
+  owedMarkers(ids: readonly number[]): Promise<ReadonlyMap<number, string>>;
   /** Child lines of a multi-line command (of every attempt; see ATTEMPT_SUPERSEDED). */
   children(parentId: number): Promise<readonly Command[]>;
   /**

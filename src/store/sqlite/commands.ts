@@ -154,6 +154,7 @@ export function sqliteCommands(db: Db): CommandsPort {
   const childrenOf = q('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
   // The marker follows COLUMNS in each row (the partial index commands_feed_event serves it).
   const owing = q('SELECT *, feed_event FROM commands WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?');
+  const owingOf = db.prepare('SELECT id, feed_event FROM commands WHERE id IN (SELECT value FROM json_each(?)) AND feed_event IS NOT NULL');
   /** The one row a statement returns, as a command. */
   const one = (sql: string, ...args: unknown[]): Command | undefined => {
     const r = q(sql).get(...args);
@@ -313,6 +314,11 @@ export function sqliteCommands(db: Db): CommandsPort {
     },
     async unannounced(limit) {
       return owing.all(limit).map((r) => ({ marker: r[COLUMNS.length] as string, record: toCommand(r) }));
+    },
+    async owedMarkers(ids) {
+      if (ids.length === 0) return new Map();
+      const rows = owingOf.all(JSON.stringify(ids)) as { id: number; feed_event: string }[];
+      return new Map(rows.map((r) => [r.id, r.feed_event]));
     },
     async syncedPinsElsewhere(sn, locationId, ever = false) {
       const rows = db

@@ -7,7 +7,7 @@ import { DeviceAccess } from './device-access.js';
 import { DeviceExchanges } from './device-exchanges.js';
 import { CommandForm } from './command-form.js';
 import { CommandTable, useLiveCommands } from './commands.js';
-import { AUTH_TEXT, firmware, mergeState, model } from './devices.js';
+import { authText, firmware, mergeState, model } from './devices.js';
 import { presetsFor, type Preset } from './presets.js';
 import { BASE, navigate } from './router.js';
 import { openStream } from './stream.js';
@@ -82,7 +82,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
             <dt>Firmware</dt>
             <dd>{firmware(d)}</dd>
             <dt>Auth</dt>
-            <dd>{AUTH_TEXT[d.auth] ?? d.auth}</dd>
+            <dd>{authText(d.auth)}</dd>
           </dl>
         </section>
       )}

@@ -10,14 +10,17 @@ import { AddDevice } from './add-device.js';
 import { allDevices } from './names.js';
 import { DeviceBulk, SelectBox, useSelection } from './bulk.js';
 import { SyncFacts, syncTopicSn } from './sync-state.js';
+import { t, useLanguage } from './i18n/index.js';
 
 export const model = (d: Device): string => d.options?.['~DeviceName'] ?? d.options?.['DeviceName'] ?? '—';
 export const firmware = (d: Device): string => d.options?.['FirmVer'] ?? d.options?.['FWVersion'] ?? '—';
-export const AUTH_TEXT: Record<Device['auth'], string> = {
-  registration: 'registration token',
-  comm_key: 'comm key',
-  serial_only: 'serial only',
-};
+/** How a terminal authenticates, in words (an auth this console does not know is shown as sent). */
+export const authText = (auth: Device['auth']): string =>
+  auth === 'registration' || auth === 'comm_key' || auth === 'serial_only' ? t(`auth.${auth}`) : auth;
+
+/** The live-updates status line of a page that follows /api/stream. */
+export const liveText = (stream: StreamState): string =>
+  stream === 'live' ? t('live.on') : stream === 'connecting' ? t('live.connecting') : t('live.lost');
 
 /**
  * A state event replaces the record, except presence: `devices/<sn>/availability` decides online,
@@ -40,6 +43,7 @@ const pendingCount = async (token: string, sn: string) =>
   (await api<Reply<'/api/commands', 'get'>>(token, 'GET', `/api/commands${query({ sn, status: 'pending', limit: 1 })}`)).total;
 
 export function DevicesPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
+  useLanguage();
   const [devices, setDevices] = useState<Map<string, Device>>(new Map());
   const scope = session.me.token.scope;
   const writable = scope !== 'read';
@@ -130,49 +134,47 @@ export function DevicesPage({ session, zone }: { session: Session & { kind: 'loc
   const drift = list.filter((d) => (syncs.get(d.serial_number) ?? d.sync)?.state === 'drift').length;
   return (
     <>
-      <h1 tabIndex={-1}>Devices</h1>
+      <h1 tabIndex={-1}>{t('devices.title')}</h1>
       <p class="lead">
-        {list.length} {list.length === 1 ? 'terminal' : 'terminals'}, {online} online
+        {t('devices.lead', { n: list.length, online })}
         {drift > 0 && (
           <>
-            , <a href={`${BASE}/sync`}>{drift} in drift</a>
+            , <a href={`${BASE}/sync`}>{t('devices.drift', { n: drift })}</a>
           </>
         )}
         .{' '}
         <span class={`live live-${stream}`} role="status">
-          {stream === 'live'
-            ? 'Live updates on'
-            : stream === 'connecting'
-              ? 'Connecting to live updates…'
-              : 'Live updates lost, reconnecting…'}
+          {liveText(stream)}
         </span>
       </p>
       {error && <Notice kind="error">{error}</Notice>}
-      {list.length === 0 && !error && <p>No terminals are assigned to this location yet.</p>}
+      {list.length === 0 && !error && <p>{t('devices.none')}</p>}
       {writable && <AddDevice token={session.token} me={session.me} />}
       {writable && list.length > 0 && <DeviceBulk token={session.token} scope={scope} devices={list} selection={selected} />}
-      <ul class="grid" aria-label="Terminals">
+      <ul class="grid" aria-label={t('devices.grid')}>
         {list.map((d) => (
           <li key={d.serial_number} class={`card ${d.is_active ? 'card-on' : ''}`} data-sn={d.serial_number}>
-            {writable && <SelectBox selection={selected} value={d.serial_number} label={`Select ${d.name || d.serial_number}`} />}
+            {writable && (
+              <SelectBox selection={selected} value={d.serial_number} label={t('devices.select', { name: d.name || d.serial_number })} />
+            )}
             <h2>
               <a href={`${BASE}/devices/${encodeURIComponent(d.serial_number)}`}>{d.name || d.serial_number}</a>
             </h2>
             <Online online={d.is_active} />
             <dl>
-              <dt>Serial</dt>
+              <dt>{t('device.serial')}</dt>
               <dd>{d.serial_number}</dd>
-              <dt>Last seen</dt>
+              <dt>{t('device.lastSeen')}</dt>
               <dd title={formatLocal(d.last_seen, zone)}>{ago(d.last_seen, now, zone)}</dd>
-              <dt>Protocol</dt>
-              <dd>{d.version ?? 'not yet known'}</dd>
-              <dt>Model</dt>
+              <dt>{t('device.protocol')}</dt>
+              <dd>{d.version ?? t('device.protocolUnknown')}</dd>
+              <dt>{t('device.model')}</dt>
               <dd>{model(d)}</dd>
-              <dt>Firmware</dt>
+              <dt>{t('device.firmware')}</dt>
               <dd>{firmware(d)}</dd>
-              <dt>Auth</dt>
-              <dd>{AUTH_TEXT[d.auth] ?? d.auth}</dd>
-              <dt>Pending commands</dt>
+              <dt>{t('device.auth')}</dt>
+              <dd>{authText(d.auth)}</dd>
+              <dt>{t('device.pending')}</dt>
               <dd class="pending">{pending.get(d.serial_number) ?? '…'}</dd>
               <SyncFacts sync={syncs.get(d.serial_number) ?? d.sync} zone={zone} />
             </dl>

@@ -4,29 +4,26 @@
  */
 import type { DeviceSync, SyncState } from './api-types.js';
 import { formatLocal } from './time.js';
+import { t } from './i18n/index.js';
 
-export const SYNC_LABEL: Record<SyncState, string> = {
-  in_sync: 'In sync',
-  syncing: 'Syncing',
-  drift: 'Drift',
-  unknown: 'Sync unknown',
-};
+/** A sync state in words, in the console's language. */
+export const syncLabel = (state: SyncState): string => t(`sync.${state}`);
 const SYNC_SYMBOL: Record<SyncState, string> = { in_sync: '✓', syncing: '↻', drift: '⚠', unknown: '?' };
 const SYNC_CLASS: Record<SyncState, string> = { in_sync: 'badge-on', syncing: 'badge-wait', drift: 'badge-bad', unknown: 'badge-off' };
 
 /** The state badge; the symbol is decoration, the words are what a screen reader reads. */
 export function SyncBadge({ sync }: { sync: DeviceSync | undefined }) {
-  if (!sync) return <span class="badge badge-off">Sync not reported</span>;
+  if (!sync) return <span class="badge badge-off">{t('sync.notReported')}</span>;
   return (
     <span class={`badge ${SYNC_CLASS[sync.state]}`} data-sync-state={sync.state}>
       <span aria-hidden="true">{SYNC_SYMBOL[sync.state]} </span>
-      {SYNC_LABEL[sync.state]}
+      {syncLabel(sync.state)}
     </span>
   );
 }
 
 export const owedText = (s: DeviceSync): string =>
-  `${s.owed} ${s.owed === 1 ? 'line' : 'lines'}${s.revocations_owed > 0 ? ` (${s.revocations_owed} ${s.revocations_owed === 1 ? 'revocation' : 'revocations'})` : ''}`;
+  s.revocations_owed > 0 ? t('sync.linesRevoking', { lines: s.owed, revocations: s.revocations_owed }) : t('sync.lines', { lines: s.owed });
 
 /**
  * The `dt`/`dd` pairs of a terminal's sync state inside a description list: the badge always; owed
@@ -35,19 +32,19 @@ export const owedText = (s: DeviceSync): string =>
 export function SyncFacts({ sync, zone, times = false }: { sync: DeviceSync | undefined; zone: string; times?: boolean }) {
   return (
     <>
-      <dt>Sync</dt>
+      <dt>{t('sync.label')}</dt>
       <dd class="sync">
         <SyncBadge sync={sync} />
       </dd>
       {sync && sync.state !== 'in_sync' && (
         <>
-          <dt>Owed</dt>
+          <dt>{t('sync.owed')}</dt>
           <dd class="sync-owed">{owedText(sync)}</dd>
-          <dt>Refused</dt>
+          <dt>{t('sync.refused')}</dt>
           <dd class="sync-refused">{sync.refused}</dd>
           {sync.reason !== null && (
             <>
-              <dt>Reason</dt>
+              <dt>{t('sync.reason')}</dt>
               <dd class="sync-reason">{sync.reason}</dd>
             </>
           )}
@@ -55,10 +52,10 @@ export function SyncFacts({ sync, zone, times = false }: { sync: DeviceSync | un
       )}
       {sync && times && (
         <>
-          <dt>Last confirmed</dt>
+          <dt>{t('sync.lastConfirmed')}</dt>
           <dd>{formatLocal(sync.last_confirmed_at, zone)}</dd>
-          <dt>Last audit</dt>
-          <dd class="sync-audit">{sync.last_audit_at === null ? 'never' : formatLocal(sync.last_audit_at, zone)}</dd>
+          <dt>{t('sync.lastAudit')}</dt>
+          <dd class="sync-audit">{sync.last_audit_at === null ? t('time.never') : formatLocal(sync.last_audit_at, zone)}</dd>
         </>
       )}
     </>

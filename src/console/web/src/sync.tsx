@@ -9,7 +9,7 @@ import { api, query, type Session } from './api.js';
 import type { Reply, SyncState, SyncSummary } from './api-types.js';
 import { BASE } from './router.js';
 import { openStream } from './stream.js';
-import { owedText, SYNC_LABEL, SyncBadge } from './sync-state.js';
+import { owedText, syncLabel, SyncBadge } from './sync-state.js';
 import { formatLocal } from './time.js';
 import { HeaderRow, Notice, Online, Pager, useLoad } from './ui.js';
 
@@ -63,7 +63,7 @@ export function SyncPage({ session, zone }: { session: Session & { kind: 'locati
     };
   }, [session.token]);
 
-  const heading = state === 'drift' ? 'Terminals in drift' : `Terminals: ${SYNC_LABEL[state].toLowerCase()}`;
+  const heading = state === 'drift' ? 'Terminals in drift' : `Terminals: ${syncLabel(state).toLowerCase()}`;
   return (
     <>
       <h1 tabIndex={-1}>Sync</h1>
@@ -90,7 +90,7 @@ export function SyncPage({ session, zone }: { session: Session & { kind: 'locati
             >
               {STATES.map((s) => (
                 <option key={s} value={s}>
-                  {SYNC_LABEL[s]}
+                  {syncLabel(s)}
                 </option>
               ))}
             </select>

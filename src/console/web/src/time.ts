@@ -2,6 +2,7 @@
  * Times in the location's time zone (the API speaks UTC; people think in the site's local time).
  * Built on Intl only: no time-zone database shipped in the bundle.
  */
+import { t } from './i18n/index.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -63,12 +64,12 @@ export function formatLocal(iso: string | null | undefined, zone: string): strin
 
 /** "12 s ago", "5 min ago", "3 h ago", else the local date. */
 export function ago(iso: string | null | undefined, now: number, zone: string): string {
-  if (!iso) return 'never';
+  if (!iso) return t('time.never');
   const s = Math.round((now - Date.parse(iso)) / 1000);
-  if (s < 0) return 'just now';
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 0) return t('time.justNow');
+  if (s < 60) return t('time.seconds', { n: s });
+  if (s < 3600) return t('time.minutes', { n: Math.floor(s / 60) });
+  if (s < 86_400) return t('time.hours', { n: Math.floor(s / 3600) });
   return formatLocal(iso, zone);
 }
 

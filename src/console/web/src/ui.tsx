@@ -1,7 +1,8 @@
 /** Small shared pieces: messages, paging, badges, the typed-confirmation dialog, data loading. */
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
+import { t } from './i18n/index.js';
 import type { Page } from './api-types.js';
 
 /** A page's last outcome, said once above its list. */
@@ -57,7 +58,7 @@ export function Pager({ page, onPage, label }: { page: Page<unknown> | null; onP
 
 export function Online({ online }: { online: boolean }) {
   // Text and shape, not colour alone (WCAG 1.4.1).
-  return <span class={online ? 'badge badge-on' : 'badge badge-off'}>{online ? '● Online' : '○ Offline'}</span>;
+  return <span class={online ? 'badge badge-on' : 'badge badge-off'}>{online ? t('online.on') : t('online.off')}</span>;
 }
 
 const STATUS_CLASS: Record<string, string> = { pending: 'badge-wait', sent: 'badge-wait', success: 'badge-on', failed: 'badge-bad' };
@@ -116,6 +117,8 @@ export function TypedConfirm(props: {
   children?: ComponentChildren;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Several dialogs live on one page (a row's and the bulk bar's): each names itself by its own title.
+  const titleId = useId();
   const [typed, setTyped] = useState('');
   useEffect(() => {
     const d = ref.current;
@@ -126,7 +129,7 @@ export function TypedConfirm(props: {
     } else if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} aria-labelledby="confirm-title" onClose={props.onCancel} class="confirm">
+    <dialog ref={ref} aria-labelledby={titleId} onClose={props.onCancel} class="confirm">
       <form
         method="dialog"
         onSubmit={(e) => {
@@ -134,7 +137,7 @@ export function TypedConfirm(props: {
           if (typed === props.word) props.onConfirm();
         }}
       >
-        <h2 id="confirm-title">{props.title}</h2>
+        <h2 id={titleId}>{props.title}</h2>
         {props.children}
         <label>
           Type <strong>{props.word}</strong> to confirm
