@@ -91,7 +91,25 @@ t.test('the devices grid in Spanish and Vietnamese: heading, counts, facts, badg
   await page.getByText('Actualizaciones en vivo activas').waitFor();
   await b.axe(t, page, 'devices (es)');
 
+  // One terminal's page: its sections, facts and the typed confirmation of removing it.
+  await card.getByRole('link', { name: 'Entrada' }).click();
+  await page.getByRole('heading', { name: 'Entrada', level: 1 }).waitFor();
+  for (const section of ['Estado', 'Acciones', 'Comandos recientes'])
+    t.equal(await page.getByRole('heading', { name: section, level: 2 }).count(), 1, `es: section ${section}`);
+  t.equal(await page.getByText('Registrado', { exact: true }).count(), 1, 'es: registered');
+  await page.getByRole('button', { name: 'Quitar este terminal de la sede…' }).click();
+  const remove = page.getByRole('dialog', { name: '¿Quitar IDIOMA1 de esta sede?' });
+  await remove.getByText('La sincronización se detiene').waitFor();
+  t.equal(await remove.getByLabel('Escriba IDIOMA1 para confirmar').count(), 1, 'es: the typed confirmation');
+  t.equal(await remove.getByRole('button', { name: 'Quitar' }).isDisabled(), true, 'es: not before the serial is typed');
+  await b.axe(t, page, 'device, removing (es)');
+  await remove.getByRole('button', { name: 'Cancelar' }).click();
+  await remove.waitFor({ state: 'hidden' });
+
   await page.getByLabel('Idioma', { exact: true }).selectOption('vi');
+  for (const section of ['Trạng thái', 'Thao tác', 'Lệnh gần đây'])
+    await page.getByRole('heading', { name: section, level: 2 }).waitFor();
+  await page.locator('.crumbs').getByRole('link', { name: 'Thiết bị' }).click();
   await page.getByRole('heading', { name: 'Thiết bị', level: 1 }).waitFor();
   await page.getByText('2 thiết bị, 0 trực tuyến').waitFor();
   const vi = page.getByRole('list', { name: 'Thiết bị' }).getByRole('listitem').filter({ hasText: 'IDIOMA2' });

@@ -15,8 +15,10 @@ import { SyncSection } from './sync-detail.js';
 import { SyncBadge } from './sync-state.js';
 import { formatLocal } from './time.js';
 import { errorText, HeaderRow, Notice, Online, Pager, TypedConfirm, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 export function DevicePage({ session, zone, sn }: { session: Session & { kind: 'location' }; zone: string; sn: string }) {
+  useLanguage();
   const path = `/api/devices/${encodeURIComponent(sn)}`;
   const device = useLoad(() => api<Device>(session.token, 'GET', path), [sn]);
   const [page, setPage] = useState(1);
@@ -49,7 +51,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
     setConfirming(null);
     try {
       const c = await api<Command>(session.token, 'POST', `${path}/command`, { command: p.id, ...(p.params ? { params: p.params } : {}) });
-      setMessage({ kind: 'ok', text: `${p.label}: command ${c.id} queued (${c.status}).` });
+      setMessage({ kind: 'ok', text: t('device.queued', { label: p.label, id: c.id, status: c.status }) });
       setPage(1);
     } catch (err) {
       setMessage({ kind: 'error', text: `${p.label}: ${errorText(err)}` });
@@ -60,28 +62,28 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
   return (
     <>
       <p class="crumbs">
-        <a href={`${BASE}/devices`}>Devices</a> › {sn}
+        <a href={`${BASE}/devices`}>{t('devices.title')}</a> › {sn}
       </p>
       <h1 tabIndex={-1}>{d ? d.name || d.serial_number : sn}</h1>
       {device.error && <Notice kind="error">{device.error}</Notice>}
       {d && (
         <section aria-labelledby="status-h">
-          <h2 id="status-h">Status</h2>
+          <h2 id="status-h">{t('device.status')}</h2>
           <Online online={d.is_active} /> <SyncBadge sync={sync} />
           <dl class="facts">
-            <dt>Serial</dt>
+            <dt>{t('device.serial')}</dt>
             <dd>{d.serial_number}</dd>
-            <dt>Last seen</dt>
+            <dt>{t('device.lastSeen')}</dt>
             <dd>{formatLocal(d.last_seen, zone)}</dd>
-            <dt>Registered</dt>
+            <dt>{t('device.registered')}</dt>
             <dd>{formatLocal(d.registered_at, zone)}</dd>
-            <dt>Protocol</dt>
-            <dd>{d.version ?? 'not yet known'}</dd>
-            <dt>Model</dt>
+            <dt>{t('device.protocol')}</dt>
+            <dd>{d.version ?? t('device.protocolUnknown')}</dd>
+            <dt>{t('device.model')}</dt>
             <dd>{model(d)}</dd>
-            <dt>Firmware</dt>
+            <dt>{t('device.firmware')}</dt>
             <dd>{firmware(d)}</dd>
-            <dt>Auth</dt>
+            <dt>{t('device.auth')}</dt>
             <dd>{authText(d.auth)}</dd>
           </dl>
         </section>
@@ -97,7 +99,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
       {d && <SyncSection session={session} zone={zone} sn={sn} live={sync} />}
       {d && presets.length > 0 && (
         <section aria-labelledby="actions-h">
-          <h2 id="actions-h">Actions</h2>
+          <h2 id="actions-h">{t('device.actions')}</h2>
           {message && <Notice kind={message.kind}>{message.text}</Notice>}
           <div class="buttons">
             {presets.map((p) => {
@@ -109,7 +111,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
                   key={p.id}
                   class={p.risky ? 'danger' : ''}
                   disabled={unsupported}
-                  title={unsupported ? `Not available on protocol ${version}` : undefined}
+                  title={unsupported ? t('device.notOn', { version }) : undefined}
                   onClick={() => (p.risky ? setConfirming(p) : void queue(p))}
                 >
                   {p.label}
@@ -120,7 +122,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
           {scope === 'full' && (
             <p>
               <button type="button" class="link danger" onClick={() => setUnassigning(true)}>
-                Remove this terminal from the location…
+                {t('device.remove')}
               </button>
             </p>
           )}
@@ -131,19 +133,19 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
       )}
       <TypedConfirm
         open={confirming !== null}
-        title={`${confirming?.label ?? ''} on ${sn}?`}
+        title={t('device.confirmPreset', { label: confirming?.label ?? '', sn })}
         word={sn}
-        action={confirming?.label ?? 'Confirm'}
+        action={confirming?.label ?? t('confirm.default')}
         onCancel={() => setConfirming(null)}
         onConfirm={() => confirming && void queue(confirming)}
       >
-        <p>This erases data on the terminal and cannot be undone.</p>
+        <p>{t('device.erases')}</p>
       </TypedConfirm>
       <TypedConfirm
         open={unassigning}
-        title={`Remove ${sn} from this location?`}
+        title={t('device.confirmRemove', { sn })}
         word={sn}
-        action="Remove"
+        action={t('device.removeAction')}
         onCancel={() => setUnassigning(false)}
         onConfirm={() => {
           setUnassigning(false);
@@ -153,22 +155,22 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
           );
         }}
       >
-        <p>Synchronisation stops and its pending commands fail. The terminal keeps its data.</p>
+        <p>{t('device.removeEffect')}</p>
       </TypedConfirm>
       <section aria-labelledby="commands-h">
-        <h2 id="commands-h">Recent commands</h2>
+        <h2 id="commands-h">{t('device.recent')}</h2>
         {commands.error && <Notice kind="error">{commands.error}</Notice>}
         <CommandTable page={commands.data} zone={zone} showSn={false} />
-        <Pager page={commands.data} onPage={setPage} label="Commands" />
+        <Pager page={commands.data} onPage={setPage} label={t('device.commandPages')} />
       </section>
       <DeviceExchanges session={session} zone={zone} sn={sn} />
       {d?.options && (
         <section aria-labelledby="options-h">
-          <h2 id="options-h">Options reported by the terminal</h2>
+          <h2 id="options-h">{t('device.options')}</h2>
           <div class="table-wrap">
             <table>
               <thead>
-                <HeaderRow columns={['Option', 'Value']} />
+                <HeaderRow columns={[t('device.option'), t('device.value')]} />
               </thead>
               <tbody>
                 {Object.entries(d.options)

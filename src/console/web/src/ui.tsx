@@ -42,15 +42,13 @@ export function Messages({ message, errors }: { message: Msg; errors: readonly (
 export function Pager({ page, onPage, label }: { page: Page<unknown> | null; onPage: (n: number) => void; label: string }) {
   if (!page || page.total_pages <= 1) return null;
   return (
-    <nav class="pager" aria-label={`${label} pages`}>
+    <nav class="pager" aria-label={t('pager.nav', { label })}>
       <button type="button" disabled={!page.has_prev} onClick={() => onPage(page.page - 1)}>
-        Previous
+        {t('pager.previous')}
       </button>
-      <span aria-live="polite">
-        Page {page.page} of {page.total_pages} ({page.total} in all)
-      </span>
+      <span aria-live="polite">{t('pager.status', { page: page.page, pages: page.total_pages, total: page.total })}</span>
       <button type="button" disabled={!page.has_next} onClick={() => onPage(page.page + 1)}>
-        Next
+        {t('pager.next')}
       </button>
     </nav>
   );
@@ -140,12 +138,12 @@ export function TypedConfirm(props: {
         <h2 id={titleId}>{props.title}</h2>
         {props.children}
         <label>
-          Type <strong>{props.word}</strong> to confirm
+          {t('confirm.typeBefore')} <strong>{props.word}</strong> {t('confirm.typeAfter')}
           <input value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autoComplete="off" spellcheck={false} />
         </label>
         <div class="actions">
           <button type="button" onClick={props.onCancel}>
-            Cancel
+            {t('form.cancel')}
           </button>
           <button type="submit" class="danger" disabled={typed !== props.word}>
             {props.action}
@@ -216,10 +214,10 @@ export function FormActions({ onCancel }: { onCancel: () => void }) {
   return (
     <div class="actions">
       <button type="button" onClick={onCancel}>
-        Cancel
+        {t('form.cancel')}
       </button>
       <button type="submit" class="primary">
-        Save
+        {t('form.save')}
       </button>
     </div>
   );
