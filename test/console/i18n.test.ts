@@ -106,9 +106,16 @@ t.test('the devices grid in Spanish and Vietnamese: heading, counts, facts, badg
   await remove.getByRole('button', { name: 'Cancelar' }).click();
   await remove.waitFor({ state: 'hidden' });
 
+  // A command queued from the page: the notice, then its row in the table with its status in words.
+  await page.getByRole('button', { name: 'Fetch info' }).click();
+  await page.getByText(/^Fetch info: comando \d+ en cola \(pendiente\)\.$/).waitFor();
+  const table = page.getByRole('table', { name: 'Comandos, los más recientes primero' });
+  for (const column of ['Comando', 'Estado', 'En cola', 'Terminado'])
+    t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: column ${column}`);
+  await table.getByRole('row').filter({ hasText: 'info' }).getByText('pendiente', { exact: true }).waitFor();
+
   await page.getByLabel('Idioma', { exact: true }).selectOption('vi');
-  for (const section of ['Trạng thái', 'Thao tác', 'Lệnh gần đây'])
-    await page.getByRole('heading', { name: section, level: 2 }).waitFor();
+  for (const section of ['Trạng thái', 'Thao tác', 'Lệnh gần đây']) await page.getByRole('heading', { name: section, level: 2 }).waitFor();
   await page.locator('.crumbs').getByRole('link', { name: 'Thiết bị' }).click();
   await page.getByRole('heading', { name: 'Thiết bị', level: 1 }).waitFor();
   await page.getByText('2 thiết bị, 0 trực tuyến').waitFor();

@@ -6,6 +6,7 @@ import { openStream } from './stream.js';
 import { formatLocal } from './time.js';
 import { ScenarioControls } from './scenario.js';
 import { CommandStatus, errorText, Notice, Pager } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 /**
  * The commands of a filter, kept current by the stream: a `commands/<id>` event replaces the row
@@ -49,21 +50,21 @@ export function useLiveCommands(session: Session & { kind: 'location' }, filter:
 export const commandAnchor = (id: number): string => `command-${id}`;
 
 export function CommandTable({ page, zone, showSn }: { page: Page<Command> | null; zone: string; showSn: boolean }) {
-  if (!page) return <p>Loading…</p>;
-  if (page.data.length === 0) return <p>No commands.</p>;
+  if (!page) return <p>{t('commands.loading')}</p>;
+  if (page.data.length === 0) return <p>{t('commands.none')}</p>;
   return (
     <div class="table-wrap">
       <table>
-        <caption class="sr-only">Commands, newest first</caption>
+        <caption class="sr-only">{t('commands.caption')}</caption>
         <thead>
           <tr>
-            <th scope="col">Id</th>
-            <th scope="col">Command</th>
-            {showSn && <th scope="col">Device</th>}
-            <th scope="col">Status</th>
-            <th scope="col">Queued</th>
-            <th scope="col">Finished</th>
-            <th scope="col">Error</th>
+            <th scope="col">{t('commands.id')}</th>
+            <th scope="col">{t('commands.command')}</th>
+            {showSn && <th scope="col">{t('commands.device')}</th>}
+            <th scope="col">{t('commands.status')}</th>
+            <th scope="col">{t('commands.queued')}</th>
+            <th scope="col">{t('commands.finished')}</th>
+            <th scope="col">{t('commands.error')}</th>
           </tr>
         </thead>
         <tbody>
@@ -71,7 +72,7 @@ export function CommandTable({ page, zone, showSn }: { page: Page<Command> | nul
             <tr key={c.id} id={commandAnchor(c.id)} data-command={c.id}>
               <td>{c.id}</td>
               <td>{c.command}</td>
-              {showSn && <td>{c.sn ?? (c.children ? `${c.children.length} terminals` : '—')}</td>}
+              {showSn && <td>{c.sn ?? (c.children ? t('commands.terminals', { n: c.children.length }) : '—')}</td>}
               <td>
                 <CommandStatus status={c.status} />
               </td>
@@ -94,9 +95,10 @@ export function CommandsPage({ session, zone }: { session: Session & { kind: 'lo
   const [applied, setApplied] = useState<{ sn?: string; status?: string }>({});
   const [page, setPage] = useState(1);
   const { data, error } = useLiveCommands(session, applied, page);
+  useLanguage();
   return (
     <>
-      <h1 tabIndex={-1}>Commands</h1>
+      <h1 tabIndex={-1}>{t('commands.title')}</h1>
       <ScenarioControls session={session} />
       <form
         class="filters"
@@ -107,24 +109,24 @@ export function CommandsPage({ session, zone }: { session: Session & { kind: 'lo
         }}
       >
         <label>
-          Device serial
+          {t('commands.serial')}
           <input value={sn} onInput={(e) => setSn(e.currentTarget.value.trim())} />
         </label>
         <label>
-          Status
+          {t('commands.status')}
           <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s || 'any'}
+                {s ? t(`status.${s}`) : t('commands.any')}
               </option>
             ))}
           </select>
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">{t('commands.filter')}</button>
       </form>
       {error && <Notice kind="error">{error}</Notice>}
       <CommandTable page={data} zone={zone} showSn={true} />
-      <Pager page={data} onPage={setPage} label="Commands" />
+      <Pager page={data} onPage={setPage} label={t('commands.title')} />
     </>
   );
 }

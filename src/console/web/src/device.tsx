@@ -51,7 +51,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
     setConfirming(null);
     try {
       const c = await api<Command>(session.token, 'POST', `${path}/command`, { command: p.id, ...(p.params ? { params: p.params } : {}) });
-      setMessage({ kind: 'ok', text: t('device.queued', { label: p.label, id: c.id, status: c.status }) });
+      setMessage({ kind: 'ok', text: t('device.queued', { label: p.label, id: c.id, status: t(`status.${c.status}`) }) });
       setPage(1);
     } catch (err) {
       setMessage({ kind: 'error', text: `${p.label}: ${errorText(err)}` });
@@ -161,7 +161,7 @@ export function DevicePage({ session, zone, sn }: { session: Session & { kind: '
         <h2 id="commands-h">{t('device.recent')}</h2>
         {commands.error && <Notice kind="error">{commands.error}</Notice>}
         <CommandTable page={commands.data} zone={zone} showSn={false} />
-        <Pager page={commands.data} onPage={setPage} label={t('device.commandPages')} />
+        <Pager page={commands.data} onPage={setPage} label={t('commands.title')} />
       </section>
       <DeviceExchanges session={session} zone={zone} sn={sn} />
       {d?.options && (

@@ -61,7 +61,8 @@ export function Online({ online }: { online: boolean }) {
 
 const STATUS_CLASS: Record<string, string> = { pending: 'badge-wait', sent: 'badge-wait', success: 'badge-on', failed: 'badge-bad' };
 export function CommandStatus({ status }: { status: string }) {
-  return <span class={`badge ${STATUS_CLASS[status] ?? ''}`}>{status}</span>;
+  const known = status === 'pending' || status === 'sent' || status === 'success' || status === 'failed';
+  return <span class={`badge ${STATUS_CLASS[status] ?? ''}`}>{known ? t(`status.${status}`) : status}</span>;
 }
 
 /** Every item of a page-numbered list, read at the API's largest page (100), at most 100 pages. */
