@@ -36,7 +36,8 @@ export interface ConsoleBrowser {
   /** A page in a fresh context; `problems` collects off-site requests, CSP violations and script errors. */
   page(options?: { width?: number; height?: number; locale?: string }): Promise<Page & { problems: string[] }>;
   axe(t: Checks, page: Page, name: string): Promise<void>;
-  shot(page: Page, name: string): Promise<void>;
+  /** A screenshot into the artifacts: the whole page unless `fullPage` is false (the first screen). */
+  shot(page: Page, name: string, fullPage?: boolean): Promise<void>;
 }
 
 export async function openBrowser(t: Teardown, base: () => string): Promise<ConsoleBrowser> {
@@ -84,8 +85,8 @@ export async function openBrowser(t: Teardown, base: () => string): Promise<Cons
         `axe: no serious or critical violations on ${name}`,
       );
     },
-    async shot(page, name) {
-      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    async shot(page, name, fullPage = true) {
+      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
     },
   };
 }
