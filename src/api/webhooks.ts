@@ -194,13 +194,18 @@ export function webhookRoutes(deps: WebhookRouteDeps): ApiRoute[] {
           ...(body.attendance_batch !== undefined ? { attendance_batch: body.attendance_batch } : {}),
           ...(body.enabled !== undefined ? { enabled: body.enabled, disabled_reason: null, failing_since: null, paused_until: null } : {}),
         };
+        const reenabled = body.enabled === true && !before.enabled;
+        // Re-enabled: what failed while it was broken goes again (the same as a redeliver over the kept week),
+        // before any newer event. So it is pending again before the subscription is enabled: once enabled, any
+        // node's delivery run (a poke already on its way) may collect and send the newer events at once.
+        if (reenabled) {
+          const since = new Date(now.getTime() - REENABLE_REQUEUE_MS).toISOString();
+          await store.webhooks.requeueFailed(caller.location.id, before.id, since, null, now.toISOString(), MAX_REQUEUE);
+        }
         const w = await store.webhooks.update(caller.location.id, params.webhook_id, patch, now.toISOString());
         if (!w) throw notFound(params.webhook_id);
-        if (body.enabled === true && !before.enabled) {
+        if (reenabled) {
           deps.changed();
-          // Re-enabled: what failed while it was broken goes again (the same as a redeliver over the kept week).
-          const since = new Date(now.getTime() - REENABLE_REQUEUE_MS).toISOString();
-          await store.webhooks.requeueFailed(caller.location.id, w.id, since, null, now.toISOString(), MAX_REQUEUE);
           deps.poke();
         }
         return json(200, webhookView(w, 'full'));
