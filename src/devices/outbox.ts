@@ -89,8 +89,9 @@ export async function takeBatch(
   if (all.length === 0) return DRAINED;
   const cut = only ? all.findIndex((c) => !only(c)) : -1;
   // Each command's event so far is stored before its claim's (a `pending` queued on another node).
-  const held = await ctx.lifecycle.announceOwed(cut === -1 ? all : all.slice(0, cut));
-  const pending = (cut === -1 ? all : all.slice(0, cut)).filter((c) => !held.has(c.id) && !held.has(c.group_id ?? c.id));
+  const taken = cut === -1 ? all : all.slice(0, cut);
+  const held = await ctx.lifecycle.announceOwed(taken);
+  const pending = taken.filter((c) => !held.has(c.id) && !held.has(c.group_id ?? c.id));
   const lines: QueuedLine[] = [];
   const wire = new Map<number, string>();
   const extras = new Map<number, { progress?: Progress; fullAttlog?: boolean }>();
