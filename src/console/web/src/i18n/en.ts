@@ -3,7 +3,14 @@
  * it, test/console/i18n.test.ts too). ICU MessageFormat (intl-messageformat): `{name}` inserts a value, `{n, plural, …}`
  * chooses by the language's plural rules.
  */
-export const EN = {
+import { EN_PEOPLE } from './en/people.js';
+import { EN_ACCESS } from './en/access.js';
+import { EN_ATTENDANCE } from './en/attendance.js';
+import { EN_OPERATIONS } from './en/operations.js';
+import { EN_ADMINISTRATION } from './en/administration.js';
+import { EN_TERMINAL } from './en/terminal.js';
+/** The shell, the shared parts, the dashboard, terminals and commands. */
+export const EN_SHELL = {
   'shell.skip': 'Skip to content',
   'shell.signOut': 'Sign out',
   'shell.admin': 'Administration',
@@ -145,6 +152,16 @@ export const EN = {
   'commands.serial': 'Device serial',
   'commands.any': 'any',
   'commands.filter': 'Filter',
+} as const;
+
+export const EN = {
+  ...EN_SHELL,
+  ...EN_PEOPLE,
+  ...EN_ACCESS,
+  ...EN_ATTENDANCE,
+  ...EN_OPERATIONS,
+  ...EN_ADMINISTRATION,
+  ...EN_TERMINAL,
 } as const;
 
 export type MessageId = keyof typeof EN;

@@ -1,7 +1,14 @@
 /** Los mensajes de la consola en español (mismos ids que en.ts). */
-import type { Catalog } from './en.js';
+import type { Catalog, EN_SHELL } from './en.js';
+import type { Messages } from './messages.js';
+import { ES_PEOPLE } from './es/people.js';
+import { ES_ACCESS } from './es/access.js';
+import { ES_ATTENDANCE } from './es/attendance.js';
+import { ES_OPERATIONS } from './es/operations.js';
+import { ES_ADMINISTRATION } from './es/administration.js';
+import { ES_TERMINAL } from './es/terminal.js';
 
-export const ES: Catalog = {
+const SHELL: Messages<typeof EN_SHELL> = {
   'shell.skip': 'Saltar al contenido',
   'shell.signOut': 'Cerrar sesión',
   'shell.admin': 'Administración',
@@ -144,4 +151,14 @@ export const ES: Catalog = {
   'commands.serial': 'N.º de serie del terminal',
   'commands.any': 'cualquiera',
   'commands.filter': 'Filtrar',
+};
+
+export const ES: Catalog = {
+  ...SHELL,
+  ...ES_PEOPLE,
+  ...ES_ACCESS,
+  ...ES_ATTENDANCE,
+  ...ES_OPERATIONS,
+  ...ES_ADMINISTRATION,
+  ...ES_TERMINAL,
 };

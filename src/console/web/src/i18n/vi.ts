@@ -1,7 +1,14 @@
 /** Thông điệp của bảng điều khiển bằng tiếng Việt (cùng id với en.ts). */
-import type { Catalog } from './en.js';
+import type { Catalog, EN_SHELL } from './en.js';
+import type { Messages } from './messages.js';
+import { VI_PEOPLE } from './vi/people.js';
+import { VI_ACCESS } from './vi/access.js';
+import { VI_ATTENDANCE } from './vi/attendance.js';
+import { VI_OPERATIONS } from './vi/operations.js';
+import { VI_ADMINISTRATION } from './vi/administration.js';
+import { VI_TERMINAL } from './vi/terminal.js';
 
-export const VI: Catalog = {
+const SHELL: Messages<typeof EN_SHELL> = {
   'shell.skip': 'Bỏ qua đến nội dung',
   'shell.signOut': 'Đăng xuất',
   'shell.admin': 'Quản trị',
@@ -143,4 +150,14 @@ export const VI: Catalog = {
   'commands.serial': 'Số sê-ri thiết bị',
   'commands.any': 'bất kỳ',
   'commands.filter': 'Lọc',
+};
+
+export const VI: Catalog = {
+  ...SHELL,
+  ...VI_PEOPLE,
+  ...VI_ACCESS,
+  ...VI_ATTENDANCE,
+  ...VI_OPERATIONS,
+  ...VI_ADMINISTRATION,
+  ...VI_TERMINAL,
 };

@@ -1,0 +1,2 @@
+/** The access pages' messages in English (see ../en.ts). */
+export const EN_ACCESS = {} as const;

@@ -1,0 +1,2 @@
+/** The administration pages' messages in English (see ../en.ts). */
+export const EN_ADMINISTRATION = {} as const;

@@ -1,0 +1,2 @@
+/** The attendance pages' messages in English (see ../en.ts). */
+export const EN_ATTENDANCE = {} as const;

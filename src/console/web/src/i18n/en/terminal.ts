@@ -1,0 +1,2 @@
+/** The terminal pages' messages in English (see ../en.ts). */
+export const EN_TERMINAL = {} as const;
