@@ -44,6 +44,14 @@ t.test('a Spanish browser gets Spanish; the switch gives Vietnamese and keeps it
   await page.goto(`${g.url}/console/`);
   await page.getByRole('heading', { name: 'Consola de BioGate', level: 1 }).waitFor();
   t.equal(await page.evaluate('document.documentElement.lang'), 'es', '<html lang="es">');
+  await page.getByLabel('Token de la API').fill('bg_not_a_token_of_this_gateway');
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await page
+    .getByRole('alert')
+    .getByText(
+      /^Este token no es válido(: compruébelo o pida uno nuevo| aquí \(y la API de administración está desactivada\))\. \(UNAUTHORIZED\)$/,
+    )
+    .waitFor();
   await page.getByLabel('Token de la API').fill(g.a.token);
   await page.getByRole('button', { name: 'Iniciar sesión' }).click();
   const nav = page.getByRole('navigation', { name: 'Principal' });

@@ -4,6 +4,7 @@
  * dies with the tab).
  */
 import type { ErrorBody, Location, Me, Problem } from './api-types.js';
+import { t } from './i18n/index.js';
 
 export type Session =
   { readonly kind: 'location'; readonly token: string; readonly me: Me } | { readonly kind: 'admin'; readonly token: string };
@@ -44,11 +45,11 @@ export function describeDetail(detail: unknown): string {
     return (detail as Partial<Problem>[])
       .map((p) => {
         const where = (p.loc ?? []).filter((part, i) => !(i === 0 && (part === 'body' || part === 'query' || part === 'path'))).join('.');
-        return where ? `${where}: ${p.msg ?? 'invalid'}` : (p.msg ?? 'invalid');
+        return where ? `${where}: ${p.msg ?? t('request.invalid')}` : (p.msg ?? t('request.invalid'));
       })
       .join('; ');
   }
-  return 'Request failed';
+  return t('request.failed');
 }
 
 async function failure(res: Response): Promise<ApiError> {
@@ -128,10 +129,8 @@ export async function signIn(token: string): Promise<Session> {
     await api<Location[]>(token, 'GET', '/admin/locations');
     return { kind: 'admin', token };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404)
-      throw new ApiError(401, 'UNAUTHORIZED', 'This token is not valid here (and the admin API is off).');
-    if (err instanceof ApiError && err.status === 401)
-      throw new ApiError(401, 'UNAUTHORIZED', 'This token is not valid: check it, or ask for a new one.');
+    if (err instanceof ApiError && err.status === 404) throw new ApiError(401, 'UNAUTHORIZED', t('signIn.notHere'));
+    if (err instanceof ApiError && err.status === 401) throw new ApiError(401, 'UNAUTHORIZED', t('signIn.invalid'));
     throw err;
   }
 }

@@ -5,6 +5,7 @@
  * the API validates them one by one and reports per-row errors.
  */
 import type { UserInput } from './api-types.js';
+import { t } from './i18n/index.js';
 
 export interface CsvRow {
   /** Line of the file the row starts on (1 = the header). */
@@ -79,7 +80,7 @@ function records(text: string, delimiter: string): { line: number; fields: strin
       start = line;
     } else field += c;
   }
-  if (quoted) throw new CsvError(`line ${quoteLine}: a quoted field is never closed (a missing " ); nothing was imported`);
+  if (quoted) throw new CsvError(t('csv.unclosed', { line: quoteLine }));
   fields.push(field);
   if (fields.some((f) => f !== '')) out.push({ line: start, fields });
   return out;
@@ -100,9 +101,9 @@ export function parseUsersCsv(text: string): ParsedCsv {
   const firstLine = body.slice(0, body.search(/\r|\n|$/));
   const delimiter = [';', '\t', ','].map((d) => [d, firstLine.split(d).length] as const).sort((a, b) => b[1] - a[1])[0]?.[0] ?? ',';
   const [header, ...rest] = records(body, delimiter);
-  if (!header) throw new CsvError('The file is empty');
+  if (!header) throw new CsvError(t('csv.empty'));
   const columns = header.fields.map(normaliseHeader);
-  if (!columns.includes('pin')) throw new CsvError('The header row has no "pin" column');
+  if (!columns.includes('pin')) throw new CsvError(t('csv.noPin'));
   const ignored = header.fields.filter((_, i) => !FIELDS.has(columns[i] ?? ''));
   const rows = rest.map(({ line, fields }) => {
     const item: Record<string, unknown> = {};
