@@ -15,7 +15,7 @@ const doors = {
   cli: { paths: [door('commander', 'src/cli/ and src/simulator/')] },
   csvOut: { paths: [door('csv-stringify', 'src/csv-out.ts'), door('csv-stringify/sync', 'src/csv-out.ts')] },
   prom: { paths: [door('prom-client', 'src/ops/metrics.ts')] },
-  csvIn: { paths: [door('csv-parse', 'src/cli/csv-in.ts'), door('csv-parse/sync', 'src/cli/csv-in.ts')] },
+  csvIn: { paths: [door('csv-parse', 'src/csv-table.ts'), door('csv-parse/sync', 'src/csv-table.ts')] },
   webhooks: { paths: [door('standardwebhooks', 'src/webhooks/sign.ts')] },
   preact: { paths: [door('preact', 'src/console/web/'), door('preact/hooks', 'src/console/web/')] },
   esbuild: { paths: [door('esbuild', 'src/console/web/build.mjs')] },
@@ -105,7 +105,7 @@ export default tseslint.config(
   { files: ['src/cli/**/*.ts'], rules: { 'no-restricted-imports': restrictAllBut('cli') } },
   { files: ['src/csv-out.ts'], rules: { 'no-restricted-imports': restrictAllBut('csvOut') } },
   { files: ['src/ops/metrics.ts'], rules: { 'no-restricted-imports': restrictAllBut('prom') } },
-  { files: ['src/cli/csv-in.ts'], rules: { 'no-restricted-imports': restrictAllBut('cli', 'csvIn') } },
+  { files: ['src/csv-table.ts'], rules: { 'no-restricted-imports': restrictAllBut('csvIn') } },
   { files: ['src/webhooks/sign.ts'], rules: { 'no-restricted-imports': restrictAllBut('webhooks') } },
   {
     // tests may open any adapter directly (the contract suite does), but never uWS

@@ -21,6 +21,7 @@ const GROUPS = [
   [['log', file('src/log.ts')]],
   [['validation', dir('src/validation/')]],
   [['csv-out', file('src/csv-out.ts')]],
+  [['csv-table', file('src/csv-table.ts')]],
   [['charset', file('src/charset.ts')]],
   [['net', dir('src/net/')]],
   [['time', dir('src/time/')]],

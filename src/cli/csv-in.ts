@@ -1,11 +1,9 @@
 /**
- * Reading spreadsheets people really export: the one door of `csv-parse`.
- * Bytes → text (UTF-8, UTF-16 with a byte-order mark, Windows-1252 when the bytes are not UTF-8,
- * or what `--encoding` says), then text → rows with the delimiter the header line uses (comma,
- * semicolon — Excel in most of Europe — or tab), quoted fields, CRLF. Every row keeps the CSV line
- * it starts on, so an import can name it in its errors.
+ * Reading spreadsheets people really export: bytes → text (UTF-8, UTF-16 with a byte-order mark,
+ * Windows-1252 when the bytes are not UTF-8, or what `--encoding` says), then text → rows with
+ * src/csv-table.ts (shared with the console's import).
  */
-import { CsvError, parse } from 'csv-parse/sync';
+import { CsvTableError, parseCsvTable as parseTable, type CsvTable } from '../csv-table.js';
 import { decodeBytes, isKnownEncoding } from '../charset.js';
 import { UsageError } from './args.js';
 
@@ -15,19 +13,6 @@ export interface DecodedText {
   readonly encoding: string;
   /** True when the file did not say (no BOM, no --encoding) and the bytes decided. */
   readonly detected: boolean;
-}
-
-export interface CsvRow {
-  /** 1-based line of the file the row starts on (a quoted field may span lines). */
-  readonly line: number;
-  readonly cells: readonly string[];
-}
-
-export interface CsvTable {
-  readonly delimiter: ',' | ';' | '\t';
-  /** The header row, normalised: `First Name` → `first_name`, `PIN` → `pin`. */
-  readonly header: readonly string[];
-  readonly rows: readonly CsvRow[];
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -76,96 +61,12 @@ function utf16Without(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   return undefined;
 }
 
-/** `First Name`, ` first-name `, `FIRST_NAME` → `first_name`. */
-export function normaliseHeader(name: string): string {
-  return name
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, '_');
-}
-
-/** The delimiter the header line uses most (outside quotes); a comma when it uses none. */
-export function detectDelimiter(text: string): ',' | ';' | '\t' {
-  const counts = { ',': 0, ';': 0, '\t': 0 };
-  let quoted = false;
-  for (const c of text) {
-    if (c === '"') quoted = !quoted;
-    else if (!quoted && (c === '\n' || c === '\r')) break;
-    else if (!quoted && (c === ',' || c === ';' || c === '\t')) counts[c]++;
-  }
-  const best = (Object.entries(counts) as [',' | ';' | '\t', number][]).sort((a, b) => b[1] - a[1])[0];
-  return best && best[1] > 0 ? best[0] : ',';
-}
-
-/**
- * Parses CSV text with a header row. Blank lines are skipped; rows may have fewer or more cells
- * than the header (the import reports what is missing). A quote that is never closed is an error
- * naming the line it opens on: nothing of such a file is imported.
- */
+/** `parseCsvTable` of src/csv-table.ts, its refusals as the CLI's usage errors (exit 2, the message on stderr). */
 export function parseCsvTable(text: string): CsvTable {
-  // Line breaks as LF before parsing: csv-parse 7 counts a CRLF inside a quoted field as two lines,
-  // which would shift every later line number; no user field may hold a line break anyway.
-  text = text.replace(/\r\n?/g, '\n');
-  const delimiter = detectDelimiter(text);
-  const rows: CsvRow[] = [];
-  // A record's first line: one after the previous record's last, past the blank lines skipped between.
-  let lastEnd = 0;
-  let lastEmpty = 0;
-  let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
   try {
-    // With `info`, each record comes with where it ends (csv-parse's types do not follow the option).
-    records = parse(text, {
-      delimiter,
-      bom: true,
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      trim: false,
-    }) as unknown as typeof records;
+    return parseTable(text);
   } catch (err) {
-    if (err instanceof CsvError && err.code === 'CSV_QUOTE_NOT_CLOSED') {
-      throw new UsageError(
-        `line ${openingLineOfUnclosedQuote(text, delimiter)}: a quoted field is never closed (a missing " ); nothing was imported`,
-      );
-    }
-    if (err instanceof CsvError)
-      throw new UsageError(`line ${String((err as CsvError & { lines?: number }).lines ?? '?')}: ${err.message}`);
+    if (err instanceof CsvTableError) throw new UsageError(err.message);
     throw err;
   }
-  for (const { record, info } of records) {
-    const line = lastEnd + 1 + (info.empty_lines - lastEmpty);
-    lastEnd = info.lines;
-    lastEmpty = info.empty_lines;
-    rows.push({ line, cells: record });
-  }
-  const [first, ...rest] = rows;
-  if (!first) return { delimiter, header: [], rows: [] };
-  return { delimiter, header: first.cells.map(normaliseHeader), rows: rest };
-}
-
-/**
- * The line where the quote that is never closed opens: csv-parse reports where it gave up (the end
- * of the file), but the operator needs the field that started it. Only for the error message.
- */
-function openingLineOfUnclosedQuote(text: string, delimiter: string): number {
-  let line = 1;
-  let openedAt = 1;
-  let quoted = false;
-  let fieldStart = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') i++;
-      else if (c === '"') quoted = false;
-      else if (c === '\n') line++;
-      continue;
-    }
-    if (c === '"' && fieldStart) {
-      quoted = true;
-      openedAt = line;
-    }
-    if (c === '\n') line++;
-    fieldStart = c === delimiter || c === '\n' || c === '\r';
-  }
-  return openedAt;
 }

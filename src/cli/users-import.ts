@@ -11,10 +11,9 @@ import { importUsers, IMPORT_MAX_ITEMS } from '../users/import.js';
 import { UserWrite } from '../users/schemas.js';
 import { parseFlags, UsageError } from './args.js';
 import { decodeCsvBytes, parseCsvTable } from './csv-in.js';
+import { userCellValue } from '../csv-table.js';
 import { withStore, type CliIo } from './io.js';
 
-const INTEGER_COLUMNS = new Set(['password', 'privilege', 'group', 'super_authorize']);
-const BOOLEAN_COLUMNS = new Set(['is_active']);
 /** The columns a user has (UserWrite); other columns of a spreadsheet are ignored, with a warning. */
 const KNOWN_COLUMNS = new Set(Object.keys(UserWrite.properties));
 
@@ -41,9 +40,7 @@ export function csvToItems(text: string): CsvItems {
     header.forEach((name, i) => {
       const cell = (cells[i] ?? '').trim();
       if (cell === '' || !KNOWN_COLUMNS.has(name)) return;
-      if (INTEGER_COLUMNS.has(name) && /^-?\d+$/.test(cell)) item[name] = Number(cell);
-      else if (BOOLEAN_COLUMNS.has(name) && /^(true|false|1|0|yes|no)$/i.test(cell)) item[name] = /^(true|1|yes)$/i.test(cell);
-      else item[name] = cell;
+      item[name] = userCellValue(name, cell);
     });
     return item;
   });

@@ -125,9 +125,10 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
   await t.test('import 200 users from CSV and see them listed', async (t) => {
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
-    const lines = ['PIN;First Name;Last Name;Department'];
-    for (let i = 0; i < 200; i++) lines.push(`${1001 + i};Person;"Number ${i + 1}";Sales`);
-    lines.push('abc;Bad;Row;Sales');
+    // The same reader as `biogate users import` (src/csv-table.ts): a keypad password column is a number.
+    const lines = ['PIN;First Name;Last Name;Department;Password'];
+    for (let i = 0; i < 200; i++) lines.push(`${1001 + i};Person;"Number ${i + 1}";Sales;4321`);
+    lines.push('abc;Bad;Row;Sales;');
     await page
       .getByLabel('CSV file')
       .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(`${lines.join('\r\n')}\r\n`) });
@@ -138,6 +139,7 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     t.match(await failed.textContent(), /202abc.*pin/, 'the bad row with its line (202) and the problem');
     await page.getByText('200 users.').waitFor();
     t.equal((await g.a.api<{ total: number }>('GET', '/api/users')).body.total, 200, 'the API holds 200 users');
+    t.equal((await g.a.api<{ password: number }>('GET', '/api/users/1001')).body.password, 4321, 'the password column, as a number');
     t.equal(await page.locator('tbody tr[data-pin]').count(), 20, 'the first page of 20');
     await page.getByLabel('Search name or PIN').fill('1150');
     await page.getByRole('button', { name: 'Search' }).click();

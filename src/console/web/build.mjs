@@ -29,6 +29,8 @@ await build({
   jsxImportSource: 'preact',
   legalComments: 'eof',
   logLevel: 'warning',
+  // src/csv-table.ts (shared with the CLI) imports csv-parse's Node build; the console gets the browser build.
+  alias: { 'csv-parse/sync': 'csv-parse/browser/esm/sync' },
 });
 // app.css @imports the stylesheets of css/: one file in, one file out (not minified: small, and readable in devtools).
 await build({ entryPoints: [join(here, 'app.css')], outfile: join(out, 'app.css'), bundle: true, logLevel: 'warning' });

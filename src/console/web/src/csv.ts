@@ -1,11 +1,13 @@
 /**
  * Reads the users CSV an operator picks, the way `biogate users import` does (README "Importing
- * users from a spreadsheet"): header row, comma, semicolon or tab, quotes with doubled quotes and
- * line breaks inside, any header case and spacing. Each row becomes a POST /api/users/import item;
+ * users from a spreadsheet"), with the same reader (src/csv-table.ts, csv-parse's browser build):
+ * header row, comma, semicolon or tab, quotes with doubled quotes and line breaks inside, any header
+ * case and spacing. Each row becomes a POST /api/users/import item;
  * the API validates them one by one and reports per-row errors.
  */
 import type { UserInput } from './api-types.js';
 import { t } from './i18n/index.js';
+import { CsvTableError, parseCsvTable, userCellValue, type CsvTable } from '../../../csv-table.js';
 
 export interface CsvRow {
   /** Line of the file the row starts on (1 = the header). */
@@ -35,81 +37,24 @@ const FIELDS: ReadonlySet<string> = new Set<keyof UserInput>([
   'end_time',
   'super_authorize',
 ]);
-const NUMBERS: ReadonlySet<string> = new Set<keyof UserInput>(['privilege', 'group', 'super_authorize']);
-
-export const normaliseHeader = (h: string): string =>
-  h
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, '_');
-
-/** Splits text into records of fields, remembering the line each record starts on. */
-function records(text: string, delimiter: string): { line: number; fields: string[] }[] {
-  const out: { line: number; fields: string[] }[] = [];
-  let fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  let line = 1;
-  let start = 1;
-  let quoteLine = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else {
-        if (c === '\n') line++;
-        field += c;
-      }
-    } else if (c === '"' && field === '') {
-      quoted = true;
-      quoteLine = line;
-    } else if (c === delimiter) {
-      fields.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      fields.push(field);
-      if (fields.some((f) => f !== '')) out.push({ line: start, fields });
-      fields = [];
-      field = '';
-      line++;
-      start = line;
-    } else field += c;
-  }
-  if (quoted) throw new CsvError(t('csv.unclosed', { line: quoteLine }));
-  fields.push(field);
-  if (fields.some((f) => f !== '')) out.push({ line: start, fields });
-  return out;
-}
-
-function value(field: string, raw: string): unknown {
-  if (NUMBERS.has(field) && /^-?\d+$/.test(raw)) return Number(raw);
-  if (field === 'is_active') {
-    const v = raw.toLowerCase();
-    if (['true', '1', 'yes', 'y'].includes(v)) return true;
-    if (['false', '0', 'no', 'n'].includes(v)) return false;
-  }
-  return raw; // the API says what is wrong with anything else
-}
-
 export function parseUsersCsv(text: string): ParsedCsv {
-  const body = text.replace(/^\uFEFF/, '');
-  const firstLine = body.slice(0, body.search(/\r|\n|$/));
-  const delimiter = [';', '\t', ','].map((d) => [d, firstLine.split(d).length] as const).sort((a, b) => b[1] - a[1])[0]?.[0] ?? ',';
-  const [header, ...rest] = records(body, delimiter);
-  if (!header) throw new CsvError(t('csv.empty'));
-  const columns = header.fields.map(normaliseHeader);
+  let table: CsvTable;
+  try {
+    table = parseCsvTable(text);
+  } catch (err) {
+    if (err instanceof CsvTableError && err.unclosedQuote) throw new CsvError(t('csv.unclosed', { line: err.line ?? '?' }));
+    if (err instanceof CsvTableError) throw new CsvError(err.message);
+    throw err;
+  }
+  const { header: columns, rows: records } = table;
+  if (columns.length === 0) throw new CsvError(t('csv.empty'));
   if (!columns.includes('pin')) throw new CsvError(t('csv.noPin'));
-  const ignored = header.fields.filter((_, i) => !FIELDS.has(columns[i] ?? ''));
-  const rows = rest.map(({ line, fields }) => {
+  const ignored = table.rawHeader.filter((_, i) => !FIELDS.has(columns[i] ?? ''));
+  const rows = records.map(({ line, cells }) => {
     const item: Record<string, unknown> = {};
     columns.forEach((c, i) => {
-      const raw = (fields[i] ?? '').trim();
-      if (FIELDS.has(c) && raw !== '') item[c] = value(c, raw);
+      const raw = (cells[i] ?? '').trim();
+      if (FIELDS.has(c) && raw !== '') item[c] = userCellValue(c, raw);
     });
     return { line, item };
   });
