@@ -1,5 +1,6 @@
 /** /api/devices: list, assign, read, status, unassign, queue a command (SERVICE-SPEC "Endpoints"). */
 import { Type } from 'typebox';
+import type { Caller } from '../auth/authenticate.js';
 import type { Clock } from '../clock.js';
 import type { CommandQueue } from '../devices/command-queue.js';
 import type { CommandLifecycle } from '../devices/lifecycle.js';
@@ -102,6 +103,18 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
     if (!d) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${sn} not found`);
     return fresh(d);
   };
+  /** Both registration resets: forget the registry code, session and token (full scope), and show the terminal. */
+  const forgetRegistration =
+    (action: string) =>
+    async ({ caller, params }: { caller: Caller; params: { device_serial: string } }) => {
+      if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', `${action} needs a token with the full scope`);
+      const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
+      if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
+      return json(200, {
+        ...viewOf(device, caller.location, clock.now(), 'full', await store.areas.names(caller.location.id)),
+        sync: await deps.terminals.view(device),
+      });
+    };
   return [
     defineRoute({
       method: 'GET',
@@ -309,15 +322,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         responses: { 200: DeviceView },
         errors: ['DEVICE_NOT_FOUND', 'SCOPE_DENIED'],
       },
-      handler: async ({ caller, params }) => {
-        if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'reset-registration needs a token with the full scope');
-        const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
-        if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, {
-          ...viewOf(device, caller.location, clock.now(), 'full', await store.areas.names(caller.location.id)),
-          sync: await deps.terminals.view(device),
-        });
-      },
+      handler: forgetRegistration('reset-registration'),
     }),
     defineRoute({
       method: 'POST',
@@ -335,15 +340,7 @@ export function deviceRoutes(deps: DevicesDeps): ApiRoute[] {
         responses: { 200: DeviceView },
         errors: ['DEVICE_NOT_FOUND', 'SCOPE_DENIED'],
       },
-      handler: async ({ caller, params }) => {
-        if (caller.token.scope !== 'full') throw new BioGateError('SCOPE_DENIED', 'accept-registration needs a token with the full scope');
-        const device = await resetRegistration(deps, caller.location, params.device_serial, clock.now());
-        if (!device) throw new BioGateError('DEVICE_NOT_FOUND', `Device ${params.device_serial} not found`);
-        return json(200, {
-          ...viewOf(device, caller.location, clock.now(), 'full', await store.areas.names(caller.location.id)),
-          sync: await deps.terminals.view(device),
-        });
-      },
+      handler: forgetRegistration('accept-registration'),
     }),
     defineRoute({
       method: 'POST',
