@@ -1,7 +1,6 @@
 // Device runtime, the parts a terminal and an integrator see over time: comm key trust, automatic
 // fallbacks and capability learning [COMMANDS §2.5–§2.6], firmware download [COMMANDS §4.22],
 // progress that survives a restart, check-attendance counts, retention. Real app, raw HTTP.
-import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
@@ -10,6 +9,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { zkEncode } from '../../protocols/index.js';
 import { bearer, DAY_MS, fakeClock, fetchJson, jsonBody, startApp, tempDir, type StartOptions } from '../helpers/app.js';
+import { NO_OPENSSL, selfSignedCert } from '../helpers/tls.js';
 
 interface CommandView {
   id: number;
@@ -227,36 +227,12 @@ t.test('retention: attendance and finished commands older than BIOGATE_RETENTION
   t.same(await app.app.hub.pruneRetention(), { attendance: 0, commands: 0, records: 0 });
 });
 
-const openssl = spawnSync('openssl', ['version'], { stdio: 'ignore', timeout: 10_000 });
-
 t.test(
   'firmware-upgrade: BioGate downloads the HTTPS file, checks size and MD5, serves it only to the device it offered it to',
-  { skip: openssl.status === 0 ? false : 'openssl is not installed: cannot make a certificate for the firmware server' },
+  { skip: NO_OPENSSL },
   async (t) => {
     const dir = await tempDir(t);
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-days',
-        '1',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ],
-      { stdio: 'ignore', timeout: 60_000 },
-    );
+    const { cert, key } = selfSignedCert(dir, { localhost: true });
     const firmware = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256));
     let downloads = 0;
     const server = createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (req, res) => {

@@ -1,6 +1,6 @@
 // `biogate doctor` (issue #19): one healthy configuration and broken ones, each problem named with
 // its fix, exit 1 on problems. Real ports, real files, real certificates (openssl), the real store.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -9,36 +9,9 @@ import t from 'tap';
 import { runChecks, type CheckResult } from '../../src/doctor/checks.js';
 import { fakeClock, freePort, startApp, tempDir, TEST_STORE, type Teardown } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
+import { NO_OPENSSL, selfSignedCert } from '../helpers/tls.js';
 
-const openssl = spawnSync('openssl', ['version'], { stdio: 'ignore', timeout: 10_000 });
-const noOpenssl = openssl.status === 0 ? false : 'openssl is not installed: cannot make certificates';
-
-function selfSigned(dir: string, name: string, days = 30): { cert: string; key: string } {
-  const cert = join(dir, `${name}.crt`);
-  const key = join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-subj',
-      `/CN=${name}`,
-      '-days',
-      String(days),
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore', timeout: 30_000 },
-  );
-  return { cert, key };
-}
+const selfSigned = (dir: string, name: string, days = 30) => selfSignedCert(dir, { name, days, ec: true });
 
 async function listening(t: Teardown): Promise<number> {
   // Something that is not BioGate: it accepts connections and never answers (doctor's probe gives up on it).
@@ -55,7 +28,7 @@ interface Report {
 
 const byName = (r: Report, prefix: string) => r.checks.find((c) => c.name.startsWith(prefix));
 
-t.test('healthy: every check ok, exit 0', { skip: noOpenssl }, async (t) => {
+t.test('healthy: every check ok, exit 0', { skip: NO_OPENSSL }, async (t) => {
   const dir = await tempDir(t);
   const { cert, key } = selfSigned(dir, 'gateway');
   const ca = selfSigned(dir, 'broker-ca');
@@ -112,7 +85,7 @@ t.test('broken 1: invalid settings are listed; the checks that need them are ski
   t.match(r.stdout, /\n1 problem\(s\) found/);
 });
 
-t.test('broken 2: port in use, TLS key of another certificate, MQTT CA file missing', { skip: noOpenssl }, async (t) => {
+t.test('broken 2: port in use, TLS key of another certificate, MQTT CA file missing', { skip: NO_OPENSSL }, async (t) => {
   const dir = await tempDir(t);
   const a = selfSigned(dir, 'a');
   const b = selfSigned(dir, 'b');

@@ -6,18 +6,15 @@
  * once, and errors name neither size nor MD5. Real local HTTPS server with a self-signed certificate
  * (as test/devices/runtime-lifecycle.test.ts), real app, raw device requests.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import t from 'tap';
 import { createFirmwareCache, FirmwareError } from '../../src/devices/firmware.js';
 import { bearer, fetchJson, jsonBody, startApp, tempDir, type Teardown } from '../helpers/app.js';
+import { NO_OPENSSL, selfSignedCert } from '../helpers/tls.js';
 
-const openssl = spawnSync('openssl', ['version'], { stdio: 'ignore', timeout: 10_000 });
-const skip = openssl.status === 0 ? false : 'openssl is not installed: cannot make a certificate for the firmware server';
 const firmware = Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 17) % 256));
 const md5 = createHash('md5').update(firmware).digest('hex');
 /** Over two encoding pieces and not a multiple of 3 bytes. */
@@ -26,29 +23,7 @@ const big = Buffer.from(Array.from({ length: 6 * 1024 * 1024 + 1 }, (_, i) => (i
 /** An HTTPS firmware server: /fw.bin is the file; /bad-<n> redirects to a malformed Location. */
 async function firmwareServer(t: Teardown) {
   const dir = await tempDir(t);
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-days',
-      '1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore', timeout: 60_000 },
-  );
+  const { cert, key } = selfSignedCert(dir, { localhost: true });
   const bad = ['https://[oops', 'https://host:99999/fw.bin', 'http://%zz'];
   const seen = { requests: 0, open: 0, mostOpen: 0 };
   const server = createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (req, res) => {
@@ -72,7 +47,7 @@ async function firmwareServer(t: Teardown) {
   return { cert, base: `https://127.0.0.1:${port}`, named: `https://localhost:${port}`, bad, seen };
 }
 
-t.test('a redirect with a malformed Location fails the command; the process lives on', { skip }, async (t) => {
+t.test('a redirect with a malformed Location fails the command; the process lives on', { skip: NO_OPENSSL }, async (t) => {
   const fw = await firmwareServer(t);
   // The firmware server is on loopback: allowed for this test only.
   const app = await startApp(t, { config: { firmwareCaFile: fw.cert, firmwareAllowPrivate: 'on' } });
@@ -108,7 +83,7 @@ t.test('a redirect with a malformed Location fails the command; the process live
   t.equal((await fetch(`${app.url}/healthz`)).status, 200, 'the process is alive');
 });
 
-t.test('every failure is a FirmwareError; a cached file is encoded once and shared', { skip }, async (t) => {
+t.test('every failure is a FirmwareError; a cached file is encoded once and shared', { skip: NO_OPENSSL }, async (t) => {
   const fw = await firmwareServer(t);
   const cache = createFirmwareCache({ caFile: fw.cert, maxBytes: 1024 * 1024, timeoutMs: 5000, allowPrivate: true });
   for (const url of [`${fw.base}/bad-0`, `${fw.base}/bad-1`, 'https://127.0.0.1:1/fw.bin', `${fw.base}/missing`]) {
@@ -153,7 +128,7 @@ async function gateway(t: Teardown, fw: { cert: string }, config: Record<string,
 
 t.test(
   'by default a firmware url whose host is a literal private or loopback address is refused when queued (422)',
-  { skip },
+  { skip: NO_OPENSSL },
   async (t) => {
     const fw = await firmwareServer(t);
     const { api, upgrade } = await gateway(t, fw);
@@ -177,7 +152,7 @@ t.test(
 
 t.test(
   'a host name that resolves to a loopback address is refused when downloading; the error reveals nothing of the body',
-  { skip },
+  { skip: NO_OPENSSL },
   async (t) => {
     const fw = await firmwareServer(t);
     const { api, attempt } = await gateway(t, fw);
@@ -196,27 +171,31 @@ t.test(
   },
 );
 
-t.test('with BIOGATE_FIRMWARE_ALLOW_PRIVATE=on: mismatches say so without the values; served bytes are the file', { skip }, async (t) => {
-  const fw = await firmwareServer(t);
-  const { api, attempt } = await gateway(t, fw, { firmwareAllowPrivate: 'on' });
-  await api('POST', '/api/devices', { sn: 'FWSSRF3' });
-  const url = `${fw.base}/fw.bin`;
-  for (const size of [1, firmware.length + 1]) {
-    const { command } = await attempt('FWSSRF3', { url, checksum: md5, size });
-    t.equal(command.status, 'failed');
-    t.equal(command.error_message, 'firmware download: size did not match', `announced ${size}: no size revealed`);
-  }
-  const wrong = await attempt('FWSSRF3', { url, checksum: 'f'.repeat(32), size: firmware.length });
-  t.equal(wrong.command.status, 'failed');
-  t.equal(wrong.command.error_message, 'firmware download: checksum did not match', 'no MD5 revealed');
-  const bigUrl = `${fw.base}/big.bin`;
-  const ok = await attempt('FWSSRF3', { url: bigUrl, checksum: createHash('md5').update(big).digest('hex'), size: big.length });
-  t.equal(ok.served.status, 200);
-  t.ok(Buffer.from(ok.served.text, 'base64').equals(big), 'the file, base64, byte for byte');
-  t.equal(ok.served.text, big.toString('base64'), 'one well-formed base64 text (no padding inside)');
-});
+t.test(
+  'with BIOGATE_FIRMWARE_ALLOW_PRIVATE=on: mismatches say so without the values; served bytes are the file',
+  { skip: NO_OPENSSL },
+  async (t) => {
+    const fw = await firmwareServer(t);
+    const { api, attempt } = await gateway(t, fw, { firmwareAllowPrivate: 'on' });
+    await api('POST', '/api/devices', { sn: 'FWSSRF3' });
+    const url = `${fw.base}/fw.bin`;
+    for (const size of [1, firmware.length + 1]) {
+      const { command } = await attempt('FWSSRF3', { url, checksum: md5, size });
+      t.equal(command.status, 'failed');
+      t.equal(command.error_message, 'firmware download: size did not match', `announced ${size}: no size revealed`);
+    }
+    const wrong = await attempt('FWSSRF3', { url, checksum: 'f'.repeat(32), size: firmware.length });
+    t.equal(wrong.command.status, 'failed');
+    t.equal(wrong.command.error_message, 'firmware download: checksum did not match', 'no MD5 revealed');
+    const bigUrl = `${fw.base}/big.bin`;
+    const ok = await attempt('FWSSRF3', { url: bigUrl, checksum: createHash('md5').update(big).digest('hex'), size: big.length });
+    t.equal(ok.served.status, 200);
+    t.ok(Buffer.from(ok.served.text, 'base64').equals(big), 'the file, base64, byte for byte');
+    t.equal(ok.served.text, big.toString('base64'), 'one well-formed base64 text (no padding inside)');
+  },
+);
 
-t.test('at most two downloads run at once; the others wait and succeed', { skip }, async (t) => {
+t.test('at most two downloads run at once; the others wait and succeed', { skip: NO_OPENSSL }, async (t) => {
   const fw = await firmwareServer(t);
   const cache = createFirmwareCache({ caFile: fw.cert, maxBytes: 1024 * 1024, timeoutMs: 5000, allowPrivate: true });
   const files = await Promise.all(

@@ -2,30 +2,17 @@
  * BIOGATE_TLS_CERT + BIOGATE_TLS_KEY: the one listener speaks HTTPS only.
  * The certificate is made on the spot with openssl (skipped, visibly, without it).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import t from 'tap';
 import { startApp, tempDir, within } from '../helpers/app.js';
-
-const openssl = spawnSync('openssl', ['version'], { stdio: 'ignore', timeout: 10_000 });
-const noOpenssl = openssl.status === 0 ? false : 'openssl is not installed: cannot make a self-signed certificate';
+import { NO_OPENSSL, selfSignedCert } from '../helpers/tls.js';
 
 async function selfSigned(t: Parameters<typeof tempDir>[0]): Promise<{ cert: string; key: string; dir: string }> {
   const dir = await tempDir(t, 'biogate-tls-');
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1', '-keyout', key, '-out', cert],
-    {
-      stdio: 'ignore',
-      timeout: 30_000,
-    },
-  );
-  return { cert, key, dir };
+  return { ...selfSignedCert(dir, { cn: 'localhost' }), dir };
 }
 
 /** GET over HTTPS, accepting the self-signed certificate. */
@@ -43,7 +30,7 @@ function httpsGet(port: number, path: string): Promise<{ status: number; body: s
   });
 }
 
-t.test('HTTPS with a self-signed certificate; plain HTTP on the same port fails', { skip: noOpenssl }, async (t) => {
+t.test('HTTPS with a self-signed certificate; plain HTTP on the same port fails', { skip: NO_OPENSSL }, async (t) => {
   const { cert, key } = await selfSigned(t);
   const { port, url } = await startApp(t, { config: { tlsCert: cert, tlsKey: key } });
   t.equal(url, `https://127.0.0.1:${port}`);
@@ -65,7 +52,7 @@ t.test('HTTPS with a self-signed certificate; plain HTTP on the same port fails'
   if (!plain.ok) t.not(plain.err.name, 'TimeoutError', 'the server closes the connection instead of hanging');
 });
 
-t.test('unusable TLS files stop the start with a clear message', { skip: noOpenssl }, async (t) => {
+t.test('unusable TLS files stop the start with a clear message', { skip: NO_OPENSSL }, async (t) => {
   const { cert, dir } = await selfSigned(t);
   const garbage = join(dir, 'garbage.pem');
   await writeFile(garbage, '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n');
