@@ -10,14 +10,18 @@ import { api, query, type Session } from './api.js';
 import type { AccessLevel, AccessLevelInput, Area, Reply, Schedule } from './api-types.js';
 import { allAreas } from './areas.js';
 import { ALWAYS_ID, allSchedules, weekSummary } from './schedules.js';
-import { ConfirmRemove, NewRecord, RecordCount, RowActions, useRecordForm, useRecords } from './record-list.js';
+import { ConfirmRemove, NewRecord, RowActions, useRecordForm, useRecords } from './record-list.js';
 import { allPages, Form, FormActions, IdChecks, type IdChoice, Messages, NamedOptions, Notice, Pager, Table, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 const LIMIT = 20;
 const DOORS = [1, 2, 3, 4] as const;
 /** The area select's value for "every terminal" (an area id is never empty). */
 const EVERY = '';
+/** "Every terminal" in English, for a page not yet translated; `everyTerminal()` is in the current language. */
 export const EVERY_TERMINAL = 'Every terminal';
+/** A level's terminals when it has no area, in the current language. */
+export const everyTerminal = (): string => t('levels.everyTerminal');
 
 /** The form as typed: the selects' values are ids as strings. */
 type Draft = { name: string; schedule: string; doors: number[]; area: string };
@@ -38,16 +42,17 @@ const nameOf = (list: readonly { id: number; name: string }[] | null, id: number
 
 /** The API's body from a draft, or its problem in words. */
 function inputOf(d: Draft): AccessLevelInput | string {
-  if (d.doors.length === 0) return 'Choose at least one door.';
+  if (d.doors.length === 0) return t('levels.doorsNeeded');
   return { name: d.name.trim(), schedule_id: Number(d.schedule), doors: d.doors, area_id: d.area === EVERY ? null : Number(d.area) };
 }
 
 export function AccessLevelsPage({ session }: { session: Session & { kind: 'location' } }) {
-  const records = useRecords<AccessLevel>(session, { path: '/api/access-levels', noun: 'Access level', limit: LIMIT });
+  useLanguage();
+  const records = useRecords<AccessLevel>(session, { path: '/api/access-levels', noun: t('levels.noun'), limit: LIMIT });
   const { list, writable } = records;
   const form = useRecordForm<AccessLevel, Draft, AccessLevelInput>(session, records, {
     path: '/api/access-levels',
-    noun: 'Access level',
+    noun: t('levels.noun'),
     inputOf,
   });
   const { editing } = form;
@@ -56,12 +61,9 @@ export function AccessLevelsPage({ session }: { session: Session & { kind: 'loca
 
   return (
     <>
-      <h1 tabIndex={-1}>Access levels</h1>
-      <p class="lead">
-        An access level opens doors on a schedule, on the terminals of one area or on every terminal. Give users their levels on the Users
-        page; a user without any level opens at any time through every door.
-      </p>
-      {writable && <NewRecord label="New access level" onClick={() => form.open(null)} />}
+      <h1 tabIndex={-1}>{t('levels.title')}</h1>
+      <p class="lead">{t('levels.lead')}</p>
+      {writable && <NewRecord label={t('levels.new')} onClick={() => form.open(null)} />}
       <Messages message={records.message} errors={[list.error, schedules.error, areas.error]} />
       {editing && (
         <LevelForm
@@ -74,28 +76,43 @@ export function AccessLevelsPage({ session }: { session: Session & { kind: 'loca
           onSave={(d) => void form.save(editing.record, d)}
         />
       )}
-      <RecordCount page={list.data} one="access level" many="access levels" />
+      {list.data && (
+        <p class="lead" aria-live="polite">
+          {t('levels.count', { n: list.data.total })}
+        </p>
+      )}
       {list.data && list.data.data.length > 0 && (
-        <Table caption="Access levels" columns={['Name', 'Schedule', 'Doors', 'Area', ...(writable ? ['Actions'] : [])]}>
+        <Table
+          caption={t('levels.title')}
+          columns={[
+            t('levels.name'),
+            t('levels.schedule'),
+            t('levels.doors'),
+            t('levels.area'),
+            ...(writable ? [t('levels.actions')] : []),
+          ]}
+        >
           {list.data.data.map((l) => (
             <tr key={l.id} data-level={l.id}>
               <td>{l.name}</td>
               <td class="schedule">{nameOf(schedules.data, l.schedule_id)}</td>
               <td class="doors">{l.doors.join(', ')}</td>
-              <td class="area">{l.area_id === null ? EVERY_TERMINAL : nameOf(areas.data, l.area_id)}</td>
+              <td class="area">{l.area_id === null ? everyTerminal() : nameOf(areas.data, l.area_id)}</td>
               {writable && (
-                <RowActions noun="access level" name={l.name} onEdit={() => form.open(l)} onDelete={() => records.setDeleting(l)} />
+                <RowActions
+                  noun={t('levels.nounLower')}
+                  name={l.name}
+                  onEdit={() => form.open(l)}
+                  onDelete={() => records.setDeleting(l)}
+                />
               )}
             </tr>
           ))}
         </Table>
       )}
-      <Pager page={list.data} onPage={records.setPage} label="Access levels" />
-      <ConfirmRemove records={records} noun="access level">
-        <p>
-          Users given this level lose it and are synced again. A user left without any level opens at any time through every door
-          (“Always”).
-        </p>
+      <Pager page={list.data} onPage={records.setPage} label={t('levels.title')} />
+      <ConfirmRemove records={records} noun={t('levels.nounLower')}>
+        <p>{t('levels.removeEffect')}</p>
       </ConfirmRemove>
     </>
   );
@@ -116,6 +133,7 @@ function LevelForm({
   onSave: (d: Draft) => void;
   onCancel: () => void;
 }) {
+  useLanguage();
   const [d, setD] = useState<Draft>(() => {
     const area = initial?.area_id ?? null;
     return {
@@ -135,14 +153,14 @@ function LevelForm({
   const chosen = schedules.find((s) => String(s.id) === d.schedule);
   return (
     <Form class="panel" aria-labelledby="level-form-h" onSubmit={() => onSave(d)}>
-      <h2 id="level-form-h">{initial ? `Edit access level “${initial.name}”` : 'New access level'}</h2>
+      <h2 id="level-form-h">{initial ? t('levels.edit', { name: initial.name }) : t('levels.new')}</h2>
       <div class="form-grid">
         <label>
-          Name
+          {t('levels.name')}
           <input value={d.name} required maxLength={100} onInput={(e) => setD({ ...d, name: e.currentTarget.value })} />
         </label>
         <label>
-          Schedule
+          {t('levels.schedule')}
           <select
             value={d.schedule}
             aria-describedby="level-schedule-when"
@@ -152,9 +170,9 @@ function LevelForm({
           </select>
         </label>
         <label>
-          Area
+          {t('levels.area')}
           <select value={d.area} onChange={(e) => setD({ ...d, area: e.currentTarget.value })}>
-            <option value={EVERY}>{EVERY_TERMINAL}</option>
+            <option value={EVERY}>{everyTerminal()}</option>
             <NamedOptions list={areaOptions} />
           </select>
         </label>
@@ -163,7 +181,7 @@ function LevelForm({
         {chosen ? `${chosen.name}: ${weekSummary(chosen.days)}` : ''}
       </p>
       <fieldset class="doors">
-        <legend>Doors</legend>
+        <legend>{t('levels.doors')}</legend>
         {DOORS.map((n) => (
           <label key={n} class="check">
             <input
@@ -173,7 +191,7 @@ function LevelForm({
                 setD({ ...d, doors: e.currentTarget.checked ? [...d.doors, n].sort((x, y) => x - y) : d.doors.filter((x) => x !== n) })
               }
             />
-            Door {n}
+            {t('levels.door', { n })}
           </label>
         ))}
       </fieldset>
@@ -185,12 +203,12 @@ function LevelForm({
 
 /** The user form's access levels: one checkbox per level of the location; the value is the checked ids, ascending. */
 export function LevelChecks({ levels, value, onChange }: { levels: readonly AccessLevel[] } & IdChoice) {
+  useLanguage();
   const hint = (
     <>
-      Without a level the user opens at any time through every door. With levels, a terminal opens for the user through the doors of the
-      levels that apply to it, in their schedules, and through no door where none applies.
-      {levels.length === 0 && ' This location has no access levels yet (Access levels page).'}
+      {t('levels.hint')}
+      {levels.length === 0 && ` ${t('levels.noLevels')}`}
     </>
   );
-  return <IdChecks class="levels" legend="Access levels" hint={hint} list={levels} value={value} onChange={onChange} />;
+  return <IdChecks class="levels" legend={t('levels.title')} hint={hint} list={levels} value={value} onChange={onChange} />;
 }

@@ -13,6 +13,7 @@ import { formatLocal, localToUtc, localToday } from './time.js';
 import { useDeviceNames, usePeopleNames } from './names.js';
 import { openStream } from './stream.js';
 import { HeaderRow, Notice, Pager, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 /** GET /api/attendance without `after`: the page-numbered form of its reply (the other form is the cursor feed). */
 type Punches = Extract<Reply<'/api/attendance', 'get'>, { page: number }>;
@@ -51,6 +52,7 @@ function merged(live: readonly Punch[], loaded: readonly Punch[]): Punch[] {
 }
 
 export function AttendancePage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
+  useLanguage();
   const today = localToday(zone);
   const { filter, page, setPage, message, form } = useDayFilter<Filter>(
     session.token,
@@ -91,21 +93,17 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
 
   return (
     <>
-      <h1 tabIndex={-1}>Attendance</h1>
+      <h1 tabIndex={-1}>{t('attendance.title')}</h1>
       <p class="lead">
-        Times and dates in the location's time zone, {zone}.{' '}
+        {t('attendance.lead', { zone })}{' '}
         <span class="live" role="status">
-          {page !== 1
-            ? 'New punches appear on the first page.'
-            : connected
-              ? 'Live: new punches appear at the top.'
-              : 'Connecting to live punches…'}
+          {page !== 1 ? t('attendance.firstPage') : connected ? t('attendance.live') : t('attendance.connecting')}
         </span>
       </p>
       <DayFilters {...form}>
         <PinField draft={form.draft} set={form.set} />
         <label>
-          Device serial
+          {t('attendance.serial')}
           <input type="text" name="sn" value={form.draft.sn} onInput={form.set('sn')} />
         </label>
       </DayFilters>
@@ -113,15 +111,23 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
       {list.error && <Notice kind="error">{list.error}</Notice>}
       {list.data && (
         <p class="lead" aria-live="polite">
-          {list.data.total + extra} records.
+          {t('attendance.records', { n: list.data.total + extra })}
         </p>
       )}
       {rows.length > 0 && (
         <div class="table-wrap">
           <table>
-            <caption class="sr-only">Attendance records, newest first</caption>
+            <caption class="sr-only">{t('attendance.caption')}</caption>
             <thead>
-              <HeaderRow columns={[`Time (${zone})`, 'Person', 'Terminal', 'Status', 'Verified by']} />
+              <HeaderRow
+                columns={[
+                  t('attendance.time', { zone }),
+                  t('attendance.person'),
+                  t('attendance.terminal'),
+                  t('attendance.status'),
+                  t('attendance.verifiedBy'),
+                ]}
+              />
             </thead>
             <tbody>
               {rows.map((p) => {
@@ -136,7 +142,7 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
                     </td>
                     <td>
                       {p.sn === null ? (
-                        <span title={p.reason ?? undefined}>manual</span>
+                        <span title={p.reason ?? undefined}>{t('attendance.manual')}</span>
                       ) : (
                         <>
                           {terminal ?? p.sn}
@@ -146,7 +152,7 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
                     </td>
                     <td>
                       {p.status_label ?? p.status}
-                      {p.voided_at && <span title={p.void_reason ?? undefined}> (voided)</span>}
+                      {p.voided_at && <span title={p.void_reason ?? undefined}> {t('attendance.voided')}</span>}
                     </td>
                     <td>{p.verify_label ?? p.verify ?? '—'}</td>
                   </tr>
@@ -156,7 +162,7 @@ export function AttendancePage({ session, zone }: { session: Session & { kind: '
           </table>
         </div>
       )}
-      <Pager page={list.data} onPage={setPage} label="Attendance" />
+      <Pager page={list.data} onPage={setPage} label={t('attendance.title')} />
     </>
   );
 }

@@ -5,6 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { download } from './api.js';
+import { t, useLanguage } from './i18n/index.js';
 import { errorText, type Msg } from './ui.js';
 
 export interface DayRange {
@@ -28,6 +29,7 @@ export function DayFilters<F extends DayRange>({
   onExport: () => void;
   children: ComponentChildren;
 }) {
+  useLanguage();
   return (
     <form
       class="filters"
@@ -37,17 +39,17 @@ export function DayFilters<F extends DayRange>({
       }}
     >
       <label>
-        From (day)
+        {t('days.from')}
         <input type="date" name="from" value={draft.from} onInput={set('from')} />
       </label>
       <label>
-        To (day)
+        {t('days.to')}
         <input type="date" name="to" value={draft.to} onInput={set('to')} />
       </label>
       {children}
-      <button type="submit">Filter</button>
+      <button type="submit">{t('days.filter')}</button>
       <button type="button" onClick={onExport}>
-        Export CSV
+        {t('days.export')}
       </button>
     </form>
   );
@@ -63,7 +65,7 @@ export function useDayFilter<F extends DayRange>(token: string, initial: F, csv:
   const exportCsv = async () => {
     try {
       const saved = await download(token, csv.path(filter), csv.file);
-      setMessage({ kind: 'ok', text: `Saved ${saved.name} (${saved.size} bytes).` });
+      setMessage({ kind: 'ok', text: t('days.saved', { name: saved.name, size: String(saved.size) }) });
     } catch (err) {
       setMessage({ kind: 'error', text: errorText(err) });
     }
@@ -83,9 +85,10 @@ export function useDayFilter<F extends DayRange>(token: string, initial: F, csv:
 
 /** The PIN field of a filter. */
 export function PinField<F extends { pin: string }>({ draft, set }: { draft: F; set: FieldSetter<F> }) {
+  useLanguage();
   return (
     <label>
-      PIN
+      {t('days.pin')}
       <input type="text" name="pin" inputMode="numeric" value={draft.pin} onInput={set('pin')} />
     </label>
   );

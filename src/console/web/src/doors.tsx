@@ -10,25 +10,44 @@ import { useDeviceNames } from './names.js';
 import { openStream } from './stream.js';
 import { formatLocal } from './time.js';
 import { HeaderRow, Notice, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 /** Most events the page keeps on screen (the first page and what arrived since). */
 const SHOWN = 100;
-const KINDS = [
-  ['', 'Every kind'],
-  ['alarm', 'Alarms'],
-  ['error', 'Errors'],
-  ['normal', 'Normal'],
-  ['state', 'Door states'],
-] as const;
+/** The kind filter's choices, in the current language. */
+const kinds = () =>
+  [
+    ['', t('doors.everyKind')],
+    ['alarm', t('doors.alarms')],
+    ['error', t('doors.errors')],
+    ['normal', t('doors.normals')],
+    ['state', t('doors.states')],
+  ] as const;
 
-const KIND_TEXT: Readonly<Record<string, string>> = { alarm: 'Alarm', error: 'Error', normal: 'Normal', state: 'State' };
+/** An event's kind in words; a kind the console does not know as it is. */
+function kindText(type: string): string {
+  switch (type) {
+    case 'alarm':
+      return t('doors.alarm');
+    case 'error':
+      return t('doors.error');
+    case 'normal':
+      return t('doors.normal');
+    case 'state':
+      return t('doors.state');
+    default:
+      return type;
+  }
+}
 
 function what(e: DoorEvent): string {
-  if (e.type === 'state' && e.state) return `sensor ${e.state.sensor}, relay ${e.state.relay}, alarm ${e.state.alarm}`;
-  return e.meaning ?? (e.event === null ? '—' : `code ${e.event}`);
+  if (e.type === 'state' && e.state)
+    return t('doors.stateWhat', { sensor: String(e.state.sensor), relay: String(e.state.relay), alarm: String(e.state.alarm) });
+  return e.meaning ?? (e.event === null ? '—' : t('doors.code', { code: String(e.event) }));
 }
 
 export function DoorsPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
+  useLanguage();
   const [kind, setKind] = useState('');
   const [live, setLive] = useState<DoorEvent[]>([]);
   const [connected, setConnected] = useState(false);
@@ -57,18 +76,18 @@ export function DoorsPage({ session, zone }: { session: Session & { kind: 'locat
 
   return (
     <>
-      <h1 tabIndex={-1}>Doors and alarms</h1>
+      <h1 tabIndex={-1}>{t('doors.title')}</h1>
       <p class="lead">
-        Door and alarm events from the terminals, newest first.{' '}
+        {t('doors.lead')}{' '}
         <span class="live" role="status">
-          {connected ? 'Live: new events appear at the top.' : 'Connecting to live events…'}
+          {connected ? t('doors.live') : t('doors.connecting')}
         </span>
       </p>
       <div class="filters">
         <label>
-          Kind
+          {t('doors.kind')}
           <select value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
-            {KINDS.map(([value, label]) => (
+            {kinds().map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
               </option>
@@ -78,13 +97,15 @@ export function DoorsPage({ session, zone }: { session: Session & { kind: 'locat
       </div>
       {list.error && <Notice kind="error">{list.error}</Notice>}
       {rows.length === 0 && !list.loading ? (
-        <p>No door events{kind ? ' of this kind' : ''} yet.</p>
+        <p>{kind ? t('doors.noneOfKind') : t('doors.none')}</p>
       ) : (
         <div class="table-wrap">
           <table>
-            <caption class="sr-only">Door and alarm events</caption>
+            <caption class="sr-only">{t('doors.caption')}</caption>
             <thead>
-              <HeaderRow columns={['Time', 'Terminal', 'Door', 'Kind', 'What', 'PIN or card']} />
+              <HeaderRow
+                columns={[t('doors.time'), t('doors.terminal'), t('doors.door'), t('doors.kind'), t('doors.what'), t('doors.who')]}
+              />
             </thead>
             <tbody>
               {rows.map((e) => (
@@ -93,9 +114,7 @@ export function DoorsPage({ session, zone }: { session: Session & { kind: 'locat
                   <td>{names.get(e.sn) ?? e.sn}</td>
                   <td>{e.door ?? '—'}</td>
                   <td>
-                    <span class={`badge ${e.type === 'alarm' || e.type === 'error' ? 'badge-bad' : 'badge-off'}`}>
-                      {KIND_TEXT[e.type] ?? e.type}
-                    </span>
+                    <span class={`badge ${e.type === 'alarm' || e.type === 'error' ? 'badge-bad' : 'badge-off'}`}>{kindText(e.type)}</span>
                   </td>
                   <td>{what(e)}</td>
                   <td>{e.pin ?? e.card_no ?? '—'}</td>

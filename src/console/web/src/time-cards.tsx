@@ -9,6 +9,7 @@ import { allAreas } from './areas.js';
 import { DayFilters, PinField, useDayFilter } from './day-filters.js';
 import { localToday } from './time.js';
 import { NamedOptions, Notice, Pager, Table, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 type Cards = Reply<'/api/attendance/daily', 'get'>;
 
@@ -37,6 +38,7 @@ function clock(iso: string | null, date: string): string {
 }
 
 export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
+  useLanguage();
   const today = localToday(zone);
   const { filter, page, setPage, message, form } = useDayFilter<Filter>(
     session.token,
@@ -52,18 +54,14 @@ export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'l
 
   return (
     <>
-      <h1 tabIndex={-1}>Time cards</h1>
-      <p class="lead">
-        First in, last out and worked time per person and day in {zone}. A day starts at {String(dayStart).padStart(2, '0')}:00; a punch
-        within {debounce} s of the previous one is a repeat and left out. Worked time pairs check-ins with check-outs, or runs from the
-        first punch to the last when the terminal reports no states.
-      </p>
+      <h1 tabIndex={-1}>{t('timeCards.title')}</h1>
+      <p class="lead">{t('timeCards.lead', { zone, start: String(dayStart).padStart(2, '0'), debounce: String(debounce) })}</p>
       <DayFilters {...form}>
         <PinField draft={form.draft} set={form.set} />
         <label>
-          Area
+          {t('timeCards.area')}
           <select name="area" value={form.draft.area} onChange={form.set('area')}>
-            <option value="">Every area</option>
+            <option value="">{t('timeCards.everyArea')}</option>
             <NamedOptions list={areas.data ?? []} />
           </select>
         </label>
@@ -72,11 +70,23 @@ export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'l
       {list.error && <Notice kind="error">{list.error}</Notice>}
       {list.data && (
         <p class="lead" aria-live="polite">
-          {list.data.total === 1 ? '1 time card.' : `${list.data.total} time cards.`}
+          {t('timeCards.count', { n: list.data.total })}
         </p>
       )}
       {list.data && list.data.data.length > 0 && (
-        <Table caption="Time cards, by day then PIN" columns={['Day', 'PIN', 'Name', 'First in', 'Last out', 'Worked', 'Punches', 'Note']}>
+        <Table
+          caption={t('timeCards.caption')}
+          columns={[
+            t('timeCards.day'),
+            t('timeCards.pin'),
+            t('timeCards.name'),
+            t('timeCards.firstIn'),
+            t('timeCards.lastOut'),
+            t('timeCards.worked'),
+            t('timeCards.punches'),
+            t('timeCards.note'),
+          ]}
+        >
           {list.data.data.map((c) => (
             <tr key={`${c.date}:${c.pin}`} data-card={`${c.date}:${c.pin}`}>
               <td>{c.date}</td>
@@ -86,12 +96,12 @@ export function TimeCardsPage({ session, zone }: { session: Session & { kind: 'l
               <td class="last-out">{clock(c.last_out, c.date)}</td>
               <td class="worked">{hoursAndMinutes(c.worked_minutes)}</td>
               <td>{c.punches}</td>
-              <td class="note">{c.incomplete ? 'Incomplete: an in or out is missing' : ''}</td>
+              <td class="note">{c.incomplete ? t('timeCards.incomplete') : ''}</td>
             </tr>
           ))}
         </Table>
       )}
-      <Pager page={list.data} onPage={setPage} label="Time cards" />
+      <Pager page={list.data} onPage={setPage} label={t('timeCards.title')} />
     </>
   );
 }
