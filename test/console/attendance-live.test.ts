@@ -33,7 +33,7 @@ t.test('attendance: live, with names, voids marked, the filter kept', { skip: NO
   const cells = async (i: number) => (await rows.nth(i).locator('td').allTextContents()).slice(1, 3);
 
   t.ok(await sim.punch('1001', new Date(Date.now() - 2_000)), 'Dana punches');
-  await page.getByText('1 records.').waitFor({ timeout: 10_000 });
+  await page.getByText('1 record.', { exact: true }).waitFor({ timeout: 10_000 });
   t.same(await cells(0), ['Dana Ruiz · 1001', 'Main gate · ' + SN], 'by name, PIN and serial beside');
   t.ok(await sim.punch('2002', new Date()), 'a PIN without a user punches');
   await page.getByText('2 records.').waitFor({ timeout: 10_000 });
@@ -52,7 +52,7 @@ t.test('attendance: live, with names, voids marked, the filter kept', { skip: NO
 
   await page.getByLabel('PIN').fill('2002');
   await page.getByRole('button', { name: 'Filter' }).click();
-  await page.getByText('1 records.').waitFor();
+  await page.getByText('1 record.', { exact: true }).waitFor();
   t.ok(await sim.punch('1001', new Date()), 'Dana punches again');
   await sim.punch('2002', new Date());
   await page.getByText('2 records.').waitFor({ timeout: 10_000 });

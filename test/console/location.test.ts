@@ -210,7 +210,7 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     await page.getByText('3 records.').waitFor();
     await page.getByLabel('PIN').fill('1002');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await page.getByText('1 records.').waitFor();
+    await page.getByText('1 record.', { exact: true }).waitFor();
 
     const [download, req] = await Promise.all([
       page.waitForEvent('download'),

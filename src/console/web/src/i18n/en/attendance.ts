@@ -12,7 +12,7 @@ export const EN_ATTENDANCE = {
   'attendance.live': 'Live: new punches appear at the top.',
   'attendance.connecting': 'Connecting to live punches…',
   'attendance.serial': 'Device serial',
-  'attendance.records': '{n} records.',
+  'attendance.records': '{n, plural, one {# record.} other {# records.}}',
   'attendance.caption': 'Attendance records, newest first',
   'attendance.time': 'Time ({zone})',
   'attendance.person': 'Person',
