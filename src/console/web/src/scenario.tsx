@@ -7,16 +7,16 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import type { Command, Me } from './api-types.js';
 import { ConfirmRecord, DangerButton, errorText, Notice } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 type Scenario = NonNullable<Me['scenario']>;
 
 const REFRESH_MS = 10_000;
-const WORDS: Record<Scenario['name'], string> = {
-  lockdown: 'Lockdown in force: doors are locked and normal-open schedules are suspended',
-  evacuate: 'Evacuation in force: doors are open',
-};
+/** What a scenario in force means, in the current language. */
+const inForce = (name: Scenario['name']): string => t(`scenario.${name}InForce`);
 
 export function ScenarioBanner({ session, zone }: { session: Extract<Session, { kind: 'location' }>; zone: string }) {
+  const language = useLanguage();
   const [scenario, setScenario] = useState<Scenario | null>(session.me.scenario ?? null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -38,7 +38,7 @@ export function ScenarioBanner({ session, zone }: { session: Extract<Session, { 
     };
   }, [session.token]);
   if (!scenario) return null;
-  const since = new Date(scenario.since).toLocaleString('en-GB', { timeZone: zone });
+  const since = new Date(scenario.since).toLocaleString(language === 'en' ? 'en-GB' : language, { timeZone: zone });
   const release = async () => {
     setBusy(true);
     setError(null);
@@ -53,10 +53,10 @@ export function ScenarioBanner({ session, zone }: { session: Extract<Session, { 
   };
   return (
     <div class="scenario" role="alert" data-scenario={scenario.name}>
-      <strong>{WORDS[scenario.name]}</strong> <span>since {since}.</span>
+      <strong>{inForce(scenario.name)}</strong> <span>{t('scenario.since', { time: since })}</span>
       {session.me.token?.scope === 'full' && (
         <button type="button" onClick={() => void release()} disabled={busy}>
-          {busy ? 'Releasing…' : `Release ${scenario.name}`}
+          {busy ? t('scenario.releasing') : t(`scenario.release.${scenario.name}`)}
         </button>
       )}
       {error && <span class="scenario-error"> {error}</span>}
@@ -67,33 +67,37 @@ export function ScenarioBanner({ session, zone }: { session: Extract<Session, { 
 /** Fired on window when this console started or released a scenario: the banner reads /api/me at once. */
 export const SCENARIO_EVENT = 'biogate:scenario';
 
-const STARTS: readonly { name: Scenario['name']; word: string; label: string; text: string }[] = [
-  {
-    name: 'lockdown',
-    word: 'LOCKDOWN',
-    label: 'Lock down every door',
-    text: 'Every terminal that supports it locks its door (no verification opens it) ahead of anything queued; normal-open schedules are suspended until you release it.',
-  },
-  {
-    name: 'evacuate',
-    word: 'EVACUATE',
-    label: 'Evacuate: open every door',
-    text: 'Every terminal that supports it opens its doors (emergency mode) ahead of anything queued. A terminal may need a restart to leave emergency mode after the release.',
-  },
-];
+interface Start {
+  name: Scenario['name'];
+  word: string;
+  label: string;
+  text: string;
+}
+/** The scenarios a console starts, in the current language (the typed word too). */
+const starts = (): readonly Start[] =>
+  (['lockdown', 'evacuate'] as const).map((name) => ({
+    name,
+    word: t(`scenario.${name}Word`),
+    label: t(`scenario.${name}Label`),
+    text: t(`scenario.${name}Text`),
+  }));
 
 /** Starting a scenario from the console (full tokens): a typed confirmation, then the parent command's outcome. */
 export function ScenarioControls({ session }: { session: Extract<Session, { kind: 'location' }> }) {
-  const [pending, setPending] = useState<(typeof STARTS)[number] | null>(null);
+  useLanguage();
+  const [pending, setPending] = useState<Start | null>(null);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   if (session.me.token?.scope !== 'full') return null;
-  const start = async (s: (typeof STARTS)[number]) => {
+  const start = async (s: Start) => {
     try {
       const parent = await api<Command>(session.token, 'POST', `/api/scenarios/${s.name}`);
-      const t = parent.targets;
+      const targets = parent.targets;
+      const values = { id: parent.id, queued: targets?.queued ?? 0 };
       setMessage({
         kind: 'ok',
-        text: `${s.name} started: command ${parent.id} queued for ${t?.queued ?? 0} terminal(s)${t?.unsupported ? `, ${t.unsupported} cannot do it` : ''}.`,
+        text: targets?.unsupported
+          ? t(`scenario.startedPartly.${s.name}`, { ...values, unsupported: targets.unsupported })
+          : t(`scenario.started.${s.name}`, values),
       });
     } catch (err) {
       setMessage({ kind: 'error', text: errorText(err) });
@@ -102,10 +106,10 @@ export function ScenarioControls({ session }: { session: Extract<Session, { kind
   };
   return (
     <section aria-labelledby="scenarios-title" class="scenarios">
-      <h2 id="scenarios-title">Every door at once</h2>
+      <h2 id="scenarios-title">{t('scenario.title')}</h2>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       <div class="row-actions">
-        {STARTS.map((s) => (
+        {starts().map((s) => (
           <DangerButton key={s.name} label={s.label} onClick={() => setPending(s)}>
             {s.label}
           </DangerButton>

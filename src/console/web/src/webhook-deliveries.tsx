@@ -9,6 +9,7 @@ import { api, query } from './api.js';
 import type { Reply } from './api-types.js';
 import { formatLocal } from './time.js';
 import { errorText, Notice, Pager, Table, useLoad, type Msg } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 type Deliveries = Reply<'/api/webhooks/{webhook_id}/deliveries', 'get'>;
 
@@ -16,9 +17,12 @@ type Deliveries = Reply<'/api/webhooks/{webhook_id}/deliveries', 'get'>;
 const REFRESH_MS = 2_000;
 const DAY_MS = 86_400_000;
 
-const STATUS: Readonly<Record<string, string>> = { pending: '↻ Pending', delivered: '✓ Delivered', failed: '✗ Failed' };
+/** A delivery's status in words, in the current language (another status as the API gives it). */
+const statusText = (status: string): string =>
+  status === 'pending' || status === 'delivered' || status === 'failed' ? t(`deliveries.${status}`) : status;
 
 export function WebhookDeliveries(props: { token: string; id: number; url: string; full: boolean; zone: string }) {
+  useLanguage();
   const { token, id, full, zone } = props;
   const [page, setPage] = useState(1);
   const [msg, setMsg] = useState<Msg>(null);
@@ -34,49 +38,56 @@ export function WebhookDeliveries(props: { token: string; id: number; url: strin
   const test = async () => {
     try {
       await api(token, 'POST', `/api/webhooks/${id}/test`);
-      setMsg({ kind: 'ok', text: 'Test queued: it is listed below with its outcome.' });
+      setMsg({ kind: 'ok', text: t('deliveries.testQueued') });
       list.reload();
     } catch (err) {
-      setMsg({ kind: 'error', text: `The test was not queued: ${errorText(err)}` });
+      setMsg({ kind: 'error', text: t('deliveries.testNotQueued', { error: errorText(err) }) });
     }
   };
   const redeliver = async () => {
     try {
       const since = new Date(Date.now() - DAY_MS).toISOString();
       const { count } = await api<{ count: number }>(token, 'POST', `/api/webhooks/${id}/redeliver`, { since });
-      setMsg({ kind: 'ok', text: count === 0 ? 'No failed delivery in the last 24 hours.' : `${count} failed deliveries queued again.` });
+      setMsg({ kind: 'ok', text: count === 0 ? t('deliveries.noneFailed') : t('deliveries.requeued', { count }) });
       list.reload();
     } catch (err) {
-      setMsg({ kind: 'error', text: `Nothing was queued again: ${errorText(err)}` });
+      setMsg({ kind: 'error', text: t('deliveries.notRequeued', { error: errorText(err) }) });
     }
   };
 
   return (
     <section class="panel" aria-labelledby={`deliveries-${id}`}>
-      <h2 id={`deliveries-${id}`}>Deliveries to {props.url}</h2>
+      <h2 id={`deliveries-${id}`}>{t('deliveries.title', { url: props.url })}</h2>
       {full && (
         <div class="buttons">
           <button type="button" onClick={() => void test()}>
-            Send a test
+            {t('deliveries.test')}
           </button>
           <button type="button" onClick={() => void redeliver()}>
-            Redeliver failed (last 24 hours)
+            {t('deliveries.redeliver')}
           </button>
         </div>
       )}
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
       {list.error && <Notice kind="error">{list.error}</Notice>}
-      {list.data && list.data.data.length === 0 && <p>No delivery in the last 7 days.</p>}
+      {list.data && list.data.data.length === 0 && <p>{t('deliveries.none')}</p>}
       {list.data && list.data.data.length > 0 && (
         <Table
-          caption={`Deliveries to ${props.url}, newest first`}
-          columns={[`Created (${zone})`, 'Event', 'Status', 'Attempts', 'Answer', 'Next try']}
+          caption={t('deliveries.caption', { url: props.url })}
+          columns={[
+            t('deliveries.created', { zone }),
+            t('deliveries.event'),
+            t('deliveries.status'),
+            t('deliveries.attempts'),
+            t('deliveries.answer'),
+            t('deliveries.next'),
+          ]}
         >
           {list.data.data.map((d) => (
             <tr key={d.id} data-delivery={d.id}>
               <td>{formatLocal(d.created_at, zone)}</td>
               <td>{d.type}</td>
-              <td>{STATUS[d.status] ?? d.status}</td>
+              <td>{statusText(d.status)}</td>
               <td>{d.attempts}</td>
               <td>
                 {d.last_status_code ?? '—'}
@@ -88,7 +99,7 @@ export function WebhookDeliveries(props: { token: string; id: number; url: strin
           ))}
         </Table>
       )}
-      <Pager page={list.data} onPage={setPage} label={`Deliveries to ${props.url}`} />
+      <Pager page={list.data} onPage={setPage} label={t('deliveries.title', { url: props.url })} />
     </section>
   );
 }

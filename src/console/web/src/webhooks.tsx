@@ -12,16 +12,21 @@ import { WEBHOOK_EVENTS } from './generated/events.js';
 import { formatLocal } from './time.js';
 import { WebhookDeliveries } from './webhook-deliveries.js';
 import { ConfirmRecord, DangerButton, errorText, Form, Notice, Table, useLoad, type Msg } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 type Hook = Reply<'/api/webhooks', 'get'>['data'][number];
 
 function state(h: Hook, zone: string): string {
-  if (!h.enabled) return `Disabled${h.disabled_reason ? `: ${h.disabled_reason}` : ''}`;
-  if (h.paused_until) return `Paused until ${formatLocal(h.paused_until, zone)}${h.last_error ? `: ${h.last_error}` : ''}`;
-  return 'Enabled';
+  if (!h.enabled) return h.disabled_reason ? t('webhooks.disabledBecause', { reason: h.disabled_reason }) : t('webhooks.disabled');
+  if (h.paused_until) {
+    const time = formatLocal(h.paused_until, zone);
+    return h.last_error ? t('webhooks.pausedBecause', { time, error: h.last_error }) : t('webhooks.paused', { time });
+  }
+  return t('webhooks.enabled');
 }
 
 export function WebhooksPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
+  useLanguage();
   const token = session.token;
   const full = session.me.token.scope === 'full';
   const hooks = useLoad(async () => (await api<{ data: Hook[] }>(token, 'GET', '/api/webhooks')).data, [token]);
@@ -39,12 +44,12 @@ export function WebhooksPage({ session, zone }: { session: Session & { kind: 'lo
       setMsg({ kind: 'ok', text: done });
       hooks.reload();
     } catch (err) {
-      setMsg({ kind: 'error', text: `${what}: ${errorText(err)}` });
+      setMsg({ kind: 'error', text: t('webhooks.failed', { what, error: errorText(err) }) });
     }
   };
   const create = () =>
     act(
-      'The webhook was not created',
+      t('webhooks.notCreated'),
       async () => {
         const made = await api<Hook & { secret: string }>(token, 'POST', '/api/webhooks', {
           url: url.trim(),
@@ -55,29 +60,26 @@ export function WebhooksPage({ session, zone }: { session: Session & { kind: 'lo
         setUrl('');
         setDescription('');
       },
-      'Webhook created.',
+      t('webhooks.created'),
     );
 
   return (
     <>
-      <h1 tabIndex={-1}>Webhooks</h1>
-      <p class="lead">
-        BioGate POSTs the chosen events of this location to each URL, signed with Standard Webhooks headers, and retries a failed delivery
-        with back-off for 24 hours.
-      </p>
+      <h1 tabIndex={-1}>{t('webhooks.title')}</h1>
+      <p class="lead">{t('webhooks.lead')}</p>
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
       {secret && (
         <div class="panel secret" role="status">
           <p>
-            Signing secret of {secret.url}, shown this once: <code>{secret.secret}</code>
+            {t('webhooks.secret', { url: secret.url })} <code>{secret.secret}</code>
           </p>
-          <p class="hint">Keep it where the receiver checks signatures; a new one can be made with the API (rotate-secret).</p>
+          <p class="hint">{t('webhooks.secretHint')}</p>
         </div>
       )}
       {hooks.error && <Notice kind="error">{hooks.error}</Notice>}
-      {hooks.data && hooks.data.length === 0 && <p>No webhook yet.</p>}
+      {hooks.data && hooks.data.length === 0 && <p>{t('webhooks.none')}</p>}
       {hooks.data && hooks.data.length > 0 && (
-        <Table caption="Webhooks" columns={['URL', 'Events', 'State', '']}>
+        <Table caption={t('webhooks.caption')} columns={[t('webhooks.url'), t('webhooks.events'), t('webhooks.state'), '']}>
           {hooks.data.map((h) => (
             <tr key={h.id} data-webhook={h.id}>
               <td>
@@ -88,25 +90,25 @@ export function WebhooksPage({ session, zone }: { session: Session & { kind: 'lo
               <td>{state(h, zone)}</td>
               <td class="row-actions">
                 <button type="button" aria-expanded={shown === h.id} onClick={() => setShown(shown === h.id ? null : h.id)}>
-                  Deliveries
+                  {t('webhooks.deliveries')}
                 </button>
                 {full && (
                   <button
                     type="button"
                     onClick={() =>
                       void act(
-                        'Not changed',
+                        t('webhooks.notChanged'),
                         () => api(token, 'PATCH', `/api/webhooks/${h.id}`, { enabled: !h.enabled }),
-                        `${h.url} ${h.enabled ? 'disabled' : 'enabled'}.`,
+                        h.enabled ? t('webhooks.nowDisabled', { url: h.url }) : t('webhooks.nowEnabled', { url: h.url }),
                       )
                     }
                   >
-                    {h.enabled ? 'Disable' : 'Enable'}
+                    {h.enabled ? t('webhooks.disable') : t('webhooks.enable')}
                   </button>
                 )}
                 {full && (
-                  <DangerButton label={`Delete the webhook to ${h.url}`} onClick={() => setRemoving(h)}>
-                    Delete
+                  <DangerButton label={t('webhooks.deleteLabel', { url: h.url })} onClick={() => setRemoving(h)}>
+                    {t('webhooks.delete')}
                   </DangerButton>
                 )}
               </td>
@@ -119,29 +121,30 @@ export function WebhooksPage({ session, zone }: { session: Session & { kind: 'lo
       )}
       <ConfirmRecord
         pending={removing}
-        title="Delete this webhook?"
-        word="delete"
-        action="Delete webhook"
+        title={t('webhooks.confirmDelete')}
+        word={t('webhooks.deleteWord')}
+        action={t('webhooks.deleteAction')}
         onClose={() => setRemoving(null)}
         onConfirm={(h) => {
           if (shown === h.id) setShown(null);
-          void act('Not deleted', () => api(token, 'DELETE', `/api/webhooks/${h.id}`), `The webhook to ${h.url} was deleted.`);
+          void act(t('webhooks.notDeleted'), () => api(token, 'DELETE', `/api/webhooks/${h.id}`), t('webhooks.deleted', { url: h.url }));
         }}
       >
-        <p>{removing?.url} gets no more events, and its delivery history goes with it.</p>
+        <p>{t('webhooks.deleteEffect', { url: removing?.url ?? '' })}</p>
       </ConfirmRecord>
       {full && (
         <>
-          <h2 id="new-webhook-h">New webhook</h2>
+          <h2 id="new-webhook-h">{t('webhooks.new')}</h2>
           <Form class="form" aria-labelledby="new-webhook-h" onSubmit={() => void create()}>
             <label>
-              URL <input type="url" value={url} required maxLength={2048} onInput={(e) => setUrl(e.currentTarget.value)} />
+              {t('webhooks.url')} <input type="url" value={url} required maxLength={2048} onInput={(e) => setUrl(e.currentTarget.value)} />
             </label>
             <label>
-              Description <input value={description} maxLength={500} onInput={(e) => setDescription(e.currentTarget.value)} />
+              {t('webhooks.description')}{' '}
+              <input value={description} maxLength={500} onInput={(e) => setDescription(e.currentTarget.value)} />
             </label>
             <fieldset class="checks">
-              <legend>Events</legend>
+              <legend>{t('webhooks.events')}</legend>
               {WEBHOOK_EVENTS.map((name) => (
                 <label key={name} class="check">
                   <input
@@ -155,7 +158,7 @@ export function WebhooksPage({ session, zone }: { session: Session & { kind: 'lo
             </fieldset>
             <div class="buttons">
               <button type="submit" class="primary" disabled={events.length === 0}>
-                Create webhook
+                {t('webhooks.create')}
               </button>
             </div>
           </Form>
