@@ -14,6 +14,10 @@ type Rule = Reply<'/api/alerts', 'get'>[number];
 type Kind = Rule['kind'];
 type Hook = Reply<'/api/webhooks', 'get'>['data'][number];
 
+/** The parameters a kind may have. */
+type Param = 'minutes' | 'count' | 'percent';
+const isParam = (p: string): p is Param => p === 'minutes' || p === 'count' || p === 'percent';
+
 /** Each kind's parameters, in the order the form asks for them. */
 const KINDS: Readonly<Record<Kind, readonly Param[]>> = {
   device_offline: ['minutes'],
@@ -24,8 +28,6 @@ const KINDS: Readonly<Record<Kind, readonly Param[]>> = {
   sync_drift: ['minutes'],
   webhook_failing: [],
 };
-type Param = 'minutes' | 'count' | 'percent';
-const isParam = (p: string): p is Param => p === 'minutes' || p === 'count' || p === 'percent';
 
 /** A kind's name in the current language. */
 const kindText = (kind: Kind): string => t(`alerts.kind.${kind}`);
