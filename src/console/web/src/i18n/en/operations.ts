@@ -131,9 +131,11 @@ export const EN_OPERATIONS = {
   'scenario.evacuateLabel': 'Evacuate: open every door',
   'scenario.evacuateText':
     'Every terminal that supports it opens its doors (emergency mode) ahead of anything queued. A terminal may need a restart to leave emergency mode after the release.',
-  'scenario.started.lockdown': 'lockdown started: command {id} queued for {queued} terminal(s).',
-  'scenario.started.evacuate': 'evacuate started: command {id} queued for {queued} terminal(s).',
-  'scenario.startedPartly.lockdown': 'lockdown started: command {id} queued for {queued} terminal(s), {unsupported} cannot do it.',
-  'scenario.startedPartly.evacuate': 'evacuate started: command {id} queued for {queued} terminal(s), {unsupported} cannot do it.',
+  'scenario.started.lockdown': 'lockdown started: command {id} queued for {queued, plural, one {# terminal} other {# terminals}}.',
+  'scenario.started.evacuate': 'evacuate started: command {id} queued for {queued, plural, one {# terminal} other {# terminals}}.',
+  'scenario.startedPartly.lockdown':
+    'lockdown started: command {id} queued for {queued, plural, one {# terminal} other {# terminals}}, {unsupported} cannot do it.',
+  'scenario.startedPartly.evacuate':
+    'evacuate started: command {id} queued for {queued, plural, one {# terminal} other {# terminals}}, {unsupported} cannot do it.',
   'scenario.title': 'Every door at once',
 } as const;
