@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, query, type Session } from './api.js';
 import type { Area, AreaRef, Device, Reply } from './api-types.js';
+import { t, useLanguage } from './i18n/index.js';
 import { ConfirmRemove, RecordCount, RowActions, useRecords } from './record-list.js';
 import {
   allPages,
@@ -27,7 +28,8 @@ import {
 const LIMIT = 20;
 /** The select's value for "no area" (an area id is never empty). */
 const NONE = '';
-export const NO_AREA = 'No area (every user)';
+/** The select's label for "no area", in the current language. */
+export const noAreaLabel = (): string => t('areas.none');
 
 /** Every area of the location (the API pages at 100). */
 export function allAreas(token: string): Promise<Area[]> {
@@ -43,16 +45,19 @@ export function areaNames(ids: readonly number[], areas: readonly Area[] | null)
 
 /** A 409 AREA_IN_USE said in words: what holds the area and what to do about it. */
 function deleteRefusal(area: Area, err: unknown): string {
-  if (err instanceof ApiError && err.code === 'AREA_IN_USE')
-    return (
-      `“${area.name}” was not deleted: terminals are still in this area. Move each of them to another area, or to ` +
-      `“${NO_AREA}”, on its device page, then delete the area.`
-    );
-  return `“${area.name}” was not deleted: ${errorText(err)}`;
+  if (err instanceof ApiError && err.code === 'AREA_IN_USE') return t('areas.inUse', { name: area.name, none: noAreaLabel() });
+  return t('records.notDeleted', { name: area.name, error: errorText(err) });
 }
 
 export function AreasPage({ session }: { session: Session & { kind: 'location' } }) {
-  const records = useRecords<Area>(session, { path: '/api/areas', noun: 'Area', limit: LIMIT, refusal: deleteRefusal });
+  useLanguage();
+  const records = useRecords<Area>(session, {
+    path: '/api/areas',
+    noun: t('areas.area'),
+    limit: LIMIT,
+    refusal: deleteRefusal,
+    deleted: (a) => t('areas.deleted', { name: a.name }),
+  });
   const { list, message, setMessage, writable, done } = records;
   const [name, setName] = useState('');
   const [renaming, setRenaming] = useState<Area | null>(null);
@@ -61,7 +66,7 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
     try {
       const a = await api<Area>(session.token, 'POST', '/api/areas', { name: next });
       setName('');
-      done(`Area “${a.name}” created.`);
+      done(t('areas.created', { name: a.name }));
     } catch (err) {
       setMessage({ kind: 'error', text: errorText(err) });
     }
@@ -70,7 +75,7 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
     try {
       const a = await api<Area>(session.token, 'PUT', `/api/areas/${area.id}`, { name: next });
       setRenaming(null);
-      done(`Area “${area.name}” renamed to “${a.name}”.`);
+      done(t('areas.renamed', { from: area.name, to: a.name }));
     } catch (err) {
       setMessage({ kind: 'error', text: errorText(err) });
     }
@@ -78,58 +83,67 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
 
   return (
     <>
-      <h1 tabIndex={-1}>Areas</h1>
-      <p class="lead">
-        A terminal in no area receives every active user. A terminal in an area receives only the users given that area (on the Users page);
-        choose a terminal's area on its device page.
-      </p>
+      <h1 tabIndex={-1}>{t('areas.title')}</h1>
+      <p class="lead">{t('areas.lead')}</p>
       {writable && (
         <Form class="filters" aria-labelledby="new-area-h" onSubmit={() => void create(name.trim())}>
           <h2 id="new-area-h" class="inline-h">
-            New area
+            {t('areas.new')}
           </h2>
           <label>
-            Name
+            {t('areas.name')}
             <input value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
           </label>
           <button type="submit" class="primary" disabled={name.trim() === ''}>
-            Create
+            {t('areas.create')}
           </button>
         </Form>
       )}
       <Messages message={message} errors={[list.error]} />
       {renaming && <RenameArea area={renaming} onCancel={() => setRenaming(null)} onSave={(next) => void rename(renaming, next)} />}
-      <RecordCount page={list.data} one="area" many="areas" />
+      <RecordCount page={list.data} count={(n) => t('areas.count', { n })} />
       {list.data && list.data.data.length > 0 && (
-        <Table caption="Areas" columns={writable ? ['Name', 'Terminals', 'Users', 'Actions'] : ['Name', 'Terminals', 'Users']}>
+        <Table
+          caption={t('areas.caption')}
+          columns={[t('areas.name'), t('areas.terminals'), t('areas.users'), ...(writable ? [t('areas.actions')] : [])]}
+        >
           {list.data.data.map((a) => (
             <tr key={a.id} data-area={a.id}>
               <td>{a.name}</td>
               <td data-count="devices">{a.devices_count}</td>
               <td data-count="users">{a.users_count}</td>
               {writable && (
-                <RowActions noun="area" name={a.name} edit="Rename" onEdit={() => setRenaming(a)} onDelete={() => records.setDeleting(a)} />
+                <RowActions
+                  noun={t('areas.area')}
+                  name={a.name}
+                  edit={t('areas.rename')}
+                  editLabel={t('areas.renameLabel', { name: a.name })}
+                  deleteLabel={t('areas.deleteLabel', { name: a.name })}
+                  onEdit={() => setRenaming(a)}
+                  onDelete={() => records.setDeleting(a)}
+                />
               )}
             </tr>
           ))}
         </Table>
       )}
-      <Pager page={list.data} onPage={records.setPage} label="Areas" />
-      <ConfirmRemove records={records} noun="area">
-        <p>An area with terminals in it cannot be deleted: move its terminals first. Users listing the area lose it from their areas.</p>
+      <Pager page={list.data} onPage={records.setPage} label={t('areas.caption')} />
+      <ConfirmRemove records={records} noun={t('areas.area')} title={(name) => t('areas.confirmDelete', { name })}>
+        <p>{t('areas.deleteEffect')}</p>
       </ConfirmRemove>
     </>
   );
 }
 
 function RenameArea({ area, onSave, onCancel }: { area: Area; onSave: (name: string) => void; onCancel: () => void }) {
+  useLanguage();
   const [name, setName] = useState(area.name);
   return (
     <Form class="panel" aria-labelledby="rename-area-h" onSubmit={() => onSave(name.trim())}>
-      <h2 id="rename-area-h">Rename area “{area.name}”</h2>
+      <h2 id="rename-area-h">{t('areas.renameTitle', { name: area.name })}</h2>
       <div class="form-grid">
         <label>
-          Name
+          {t('areas.name')}
           <input value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
       </div>
@@ -151,6 +165,7 @@ export function DeviceArea({
   device: Device;
   onChanged: (d: Device) => void;
 }) {
+  useLanguage();
   const areas = useLoad(() => allAreas(session.token), [session.token]);
   const current = device.area ? String(device.area.id) : NONE;
   const [choice, setChoice] = useState(current);
@@ -167,7 +182,7 @@ export function DeviceArea({
       const d = await api<Device>(session.token, 'PATCH', `/api/devices/${encodeURIComponent(device.serial_number)}`, { area_id: areaId });
       setMessage({
         kind: 'ok',
-        text: d.area ? `Moved to area “${d.area.name}”.` : 'Moved out of its area: it receives every active user.',
+        text: d.area ? t('areas.movedTo', { name: d.area.name }) : t('areas.movedOut'),
       });
       onChanged(d);
     } catch (err) {
@@ -177,29 +192,31 @@ export function DeviceArea({
 
   return (
     <section aria-labelledby="area-h">
-      <h2 id="area-h">Area</h2>
+      <h2 id="area-h">{t('areas.area')}</h2>
       <p class="device-area" data-area={device.area?.id ?? NONE}>
         {device.area ? (
           <>
-            In area <strong>{device.area.name}</strong>: it receives only the users given this area.
+            {t('areas.inArea')} <strong>{device.area.name}</strong>
+            {t('areas.inAreaEffect')}
           </>
         ) : (
           <>
-            <strong>No area</strong>: it receives every active user.
+            <strong>{t('areas.noArea')}</strong>
+            {t('areas.noAreaEffect')}
           </>
         )}
       </p>
       {writable && (
-        <Form class="filters" aria-label="Change the terminal's area" onSubmit={() => void save()}>
+        <Form class="filters" aria-label={t('areas.change')} onSubmit={() => void save()}>
           <label>
-            Area
+            {t('areas.area')}
             <select value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
-              <option value={NONE}>{NO_AREA}</option>
+              <option value={NONE}>{noAreaLabel()}</option>
               <NamedOptions list={options} />
             </select>
           </label>
           <button type="submit" class="primary" disabled={choice === current}>
-            Save area
+            {t('areas.save')}
           </button>
         </Form>
       )}
@@ -211,11 +228,12 @@ export function DeviceArea({
 
 /** The user form's areas: one checkbox per area of the location; the value is the checked ids, ascending. */
 export function AreaChecks({ areas, value, onChange }: { areas: readonly Area[] } & IdChoice) {
+  useLanguage();
   const hint = (
     <>
-      Terminals in a checked area receive this user; terminals in no area receive every active user.
-      {areas.length === 0 && ' This location has no areas yet (Areas page).'}
+      {t('areas.checksHint')}
+      {areas.length === 0 && ` ${t('areas.noneYet')}`}
     </>
   );
-  return <IdChecks class="areas" legend="Areas" hint={hint} list={areas} value={value} onChange={onChange} />;
+  return <IdChecks class="areas" legend={t('areas.caption')} hint={hint} list={areas} value={value} onChange={onChange} />;
 }

@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, query, type Session } from './api.js';
 import type { Interval, Reply, Schedule, ScheduleDay, ScheduleDays, ScheduleInput } from './api-types.js';
+import { t, useLanguage, type MessageId } from './i18n/index.js';
 import { ConfirmRemove, NewRecord, RecordCount, RowActions, useRecordForm, useRecords } from './record-list.js';
 import { allPages, errorText, Form, FormActions, HeaderRow, Messages, Notice, Pager, Table } from './ui.js';
 
@@ -20,30 +21,18 @@ const SLOTS = 3;
 const WEEK: readonly ScheduleDay[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 const HOLIDAYS: readonly ScheduleDay[] = ['holiday1', 'holiday2', 'holiday3'];
 const ALL_DAYS: readonly ScheduleDay[] = [...WEEK, ...HOLIDAYS];
-const SHORT: Record<ScheduleDay, string> = {
-  mon: 'Mon',
-  tue: 'Tue',
-  wed: 'Wed',
-  thu: 'Thu',
-  fri: 'Fri',
-  sat: 'Sat',
-  sun: 'Sun',
-  holiday1: 'Holiday 1',
-  holiday2: 'Holiday 2',
-  holiday3: 'Holiday 3',
-};
-const LONG: Record<ScheduleDay, string> = {
-  mon: 'Monday',
-  tue: 'Tuesday',
-  wed: 'Wednesday',
-  thu: 'Thursday',
-  fri: 'Friday',
-  sat: 'Saturday',
-  sun: 'Sunday',
-  holiday1: 'Holiday type 1',
-  holiday2: 'Holiday type 2',
-  holiday3: 'Holiday type 3',
-};
+/** A holiday type's number (holiday1 → 1); null for a day of the week. */
+const holidayType = (day: ScheduleDay): number | null => (day.startsWith('holiday') ? Number(day.slice(-1)) : null);
+/** A day's short name in the current language (Mon, Holiday 1). */
+function short(day: ScheduleDay): string {
+  const n = holidayType(day);
+  return n === null ? t(`schedules.short.${day}` as MessageId) : t('schedules.short.holiday', { n });
+}
+/** A day's full name in the current language (Monday, Holiday type 1). */
+function long(day: ScheduleDay): string {
+  const n = holidayType(day);
+  return n === null ? t(`schedules.long.${day}` as MessageId) : t('schedules.long.holiday', { n });
+}
 
 /** One interval as typed: both ends empty = no interval. */
 type Slot = { start: string; end: string };
@@ -72,10 +61,10 @@ export function weekSummary(days: ScheduleDays): string {
   const byTimes = new Map<string, string[]>();
   for (const r of runs) {
     if (r.text === '') continue;
-    const to = HOLIDAYS.includes(r.to) ? r.to.slice(-1) : SHORT[r.to];
-    byTimes.set(r.text, [...(byTimes.get(r.text) ?? []), r.from === r.to ? SHORT[r.from] : `${SHORT[r.from]}–${to}`]);
+    const to = HOLIDAYS.includes(r.to) ? r.to.slice(-1) : short(r.to);
+    byTimes.set(r.text, [...(byTimes.get(r.text) ?? []), r.from === r.to ? short(r.from) : `${short(r.from)}–${to}`]);
   }
-  if (byTimes.size === 0) return 'No interval: never opens';
+  if (byTimes.size === 0) return t('schedules.never');
   return [...byTimes].map(([text, labels]) => `${labels.join(', ')} ${text}`).join('; ');
 }
 
@@ -96,9 +85,9 @@ function inputOf(d: Draft): ScheduleInput | string {
     const list: Interval[] = [];
     for (const [n, s] of d.days[day].entries()) {
       if (s.start === '' && s.end === '') continue;
-      const where = `${LONG[day]}, interval ${n + 1}`;
-      if (s.start === '' || s.end === '') return `${where}: give both a start and an end, or neither.`;
-      if (s.start >= s.end) return `${where}: the start must be before the end.`;
+      const where = { day: long(day), n: n + 1 };
+      if (s.start === '' || s.end === '') return t('schedules.bothEnds', where);
+      if (s.start >= s.end) return t('schedules.startFirst', where);
       list.push({ start: s.start, end: s.end });
     }
     if (list.length > 0) days[day] = list;
@@ -108,36 +97,38 @@ function inputOf(d: Draft): ScheduleInput | string {
 
 /** A 409 SCHEDULE_IN_USE said in words: the access levels that name the schedule and what to do about them. */
 async function deleteRefusal(token: string, s: Schedule, err: unknown): Promise<string> {
-  if (!(err instanceof ApiError && err.code === 'SCHEDULE_IN_USE')) return `“${s.name}” was not deleted: ${errorText(err)}`;
+  if (!(err instanceof ApiError && err.code === 'SCHEDULE_IN_USE')) return t('records.notDeleted', { name: s.name, error: errorText(err) });
   const levels = await allPages((page, limit) =>
     api<Reply<'/api/access-levels', 'get'>>(token, 'GET', `/api/access-levels${query({ page, limit })}`),
   ).catch(() => []);
   const names = levels.filter((l) => l.schedule_id === s.id).map((l) => `“${l.name}”`);
-  return (
-    `“${s.name}” was not deleted: access levels still use this schedule${names.length > 0 ? ` (${names.join(', ')})` : ''}. ` +
-    'Give each of them another schedule on the Access levels page, or delete them, then delete the schedule.'
-  );
+  return names.length > 0 ? t('schedules.inUseBy', { name: s.name, levels: names.join(', ') }) : t('schedules.inUse', { name: s.name });
 }
 
 export function SchedulesPage({ session }: { session: Session & { kind: 'location' } }) {
+  useLanguage();
   const records = useRecords<Schedule>(session, {
     path: '/api/schedules',
-    noun: 'Schedule',
+    noun: t('schedules.caption'),
     limit: LIMIT,
     refusal: (s, err) => deleteRefusal(session.token, s, err),
+    deleted: (s) => t('schedules.deleted', { name: s.name }),
   });
   const { list, writable } = records;
-  const form = useRecordForm<Schedule, Draft, ScheduleInput>(session, records, { path: '/api/schedules', noun: 'Schedule', inputOf });
+  const form = useRecordForm<Schedule, Draft, ScheduleInput>(session, records, {
+    path: '/api/schedules',
+    noun: t('schedules.caption'),
+    inputOf,
+    created: (s) => t('schedules.created', { name: s.name }),
+    saved: (s) => t('schedules.saved', { name: s.name }),
+  });
   const { editing } = form;
 
   return (
     <>
-      <h1 tabIndex={-1}>Schedules</h1>
-      <p class="lead">
-        A schedule says when a person may open: up to three intervals a day, for each day of the week and each holiday type. Access levels
-        name a schedule (Access levels page). “Always”, every day all day, is built in.
-      </p>
-      {writable && <NewRecord label="New schedule" onClick={() => form.open(null)} />}
+      <h1 tabIndex={-1}>{t('schedules.title')}</h1>
+      <p class="lead">{t('schedules.lead')}</p>
+      {writable && <NewRecord label={t('schedules.new')} onClick={() => form.open(null)} />}
       <Messages message={records.message} errors={[list.error]} />
       {editing && (
         <ScheduleForm
@@ -148,26 +139,36 @@ export function SchedulesPage({ session }: { session: Session & { kind: 'locatio
           onSave={(d) => void form.save(editing.record, d)}
         />
       )}
-      <RecordCount page={list.data} one="schedule" many="schedules" />
+      <RecordCount page={list.data} count={(n) => t('schedules.count', { n })} />
       {list.data && list.data.data.length > 0 && (
-        <Table caption="Schedules" columns={writable ? ['Name', 'When', 'Actions'] : ['Name', 'When']}>
+        <Table
+          caption={t('schedules.caption')}
+          columns={[t('schedules.name'), t('schedules.when'), ...(writable ? [t('schedules.actions')] : [])]}
+        >
           {list.data.data.map((s) => (
             <tr key={s.id} data-schedule={s.id}>
               <td>{s.name}</td>
               <td class="when">{weekSummary(s.days)}</td>
               {writable &&
                 (s.id === ALWAYS_ID ? (
-                  <td class="hint">Built in: cannot be changed</td>
+                  <td class="hint">{t('schedules.builtIn')}</td>
                 ) : (
-                  <RowActions noun="schedule" name={s.name} onEdit={() => form.open(s)} onDelete={() => records.setDeleting(s)} />
+                  <RowActions
+                    noun={t('schedules.caption')}
+                    name={s.name}
+                    editLabel={t('schedules.editLabel', { name: s.name })}
+                    deleteLabel={t('schedules.deleteLabel', { name: s.name })}
+                    onEdit={() => form.open(s)}
+                    onDelete={() => records.setDeleting(s)}
+                  />
                 ))}
             </tr>
           ))}
         </Table>
       )}
-      <Pager page={list.data} onPage={records.setPage} label="Schedules" />
-      <ConfirmRemove records={records} noun="schedule">
-        <p>A schedule an access level names cannot be deleted: give the level another schedule first.</p>
+      <Pager page={list.data} onPage={records.setPage} label={t('schedules.caption')} />
+      <ConfirmRemove records={records} noun={t('schedules.caption')} title={(name) => t('schedules.confirmDelete', { name })}>
+        <p>{t('schedules.deleteEffect')}</p>
       </ConfirmRemove>
     </>
   );
@@ -185,6 +186,7 @@ function ScheduleForm({
   onSave: (d: Draft) => void;
   onCancel: () => void;
 }) {
+  useLanguage();
   const [d, setD] = useState(() => draftOf(initial));
   const setSlot = (day: ScheduleDay, n: number, end: keyof Slot, value: string) =>
     setD({ ...d, days: { ...d.days, [day]: d.days[day].map((s, i) => (i === n ? { ...s, [end]: value } : s)) } });
@@ -192,7 +194,7 @@ function ScheduleForm({
     <input
       type="time"
       value={s[end]}
-      aria-label={`${LONG[day]}, interval ${n + 1}, ${end}`}
+      aria-label={t(end === 'start' ? 'schedules.start' : 'schedules.end', { day: long(day), n: n + 1 })}
       onInput={(e) => setSlot(day, n, end, e.currentTarget.value)}
     />
   );
@@ -200,32 +202,31 @@ function ScheduleForm({
     setD({ ...d, days: { ...d.days, ...Object.fromEntries(WEEK.slice(1, 5).map((day) => [day, d.days.mon.map((s) => ({ ...s }))])) } });
   return (
     <Form class="panel" aria-labelledby="schedule-form-h" onSubmit={() => onSave(d)}>
-      <h2 id="schedule-form-h">{initial ? `Edit schedule “${initial.name}”` : 'New schedule'}</h2>
+      <h2 id="schedule-form-h">{initial ? t('schedules.edit', { name: initial.name }) : t('schedules.new')}</h2>
       <div class="form-grid">
         <label>
-          Name
+          {t('schedules.name')}
           <input value={d.name} required maxLength={100} onInput={(e) => setD({ ...d, name: e.currentTarget.value })} />
         </label>
       </div>
       <p class="hint" id="schedule-days-hint">
-        Each interval runs from its start to its end (23:59 is the end of the day); leave both empty for no interval. A day without an
-        interval never opens. On a holiday the intervals of its type apply instead of the weekday's.
+        {t('schedules.hint')}
       </p>
       <div class="actions">
         <button type="button" onClick={copyMonday}>
-          Copy Monday to Tuesday–Friday
+          {t('schedules.copyMonday')}
         </button>
       </div>
       <div class="table-wrap">
         <table aria-describedby="schedule-days-hint">
-          <caption>Intervals</caption>
+          <caption>{t('schedules.intervals')}</caption>
           <thead>
-            <HeaderRow columns={['Day', ...Array.from({ length: SLOTS }, (_, n) => `Interval ${n + 1}`)]} />
+            <HeaderRow columns={[t('schedules.day'), ...Array.from({ length: SLOTS }, (_, n) => t('schedules.interval', { n: n + 1 }))]} />
           </thead>
           <tbody>
             {ALL_DAYS.map((day) => (
               <tr key={day} data-day={day}>
-                <th scope="row">{LONG[day]}</th>
+                <th scope="row">{long(day)}</th>
                 {d.days[day].map((s, n) => (
                   <td key={n}>
                     {slotInput(day, n, s, 'start')} <span aria-hidden="true">–</span> {slotInput(day, n, s, 'end')}
