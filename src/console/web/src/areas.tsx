@@ -53,7 +53,7 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
   useLanguage();
   const records = useRecords<Area>(session, {
     path: '/api/areas',
-    noun: t('areas.area'),
+    noun: t('areas.noun'),
     limit: LIMIT,
     refusal: deleteRefusal,
     deleted: (a) => t('areas.deleted', { name: a.name }),
@@ -114,7 +114,7 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
               <td data-count="users">{a.users_count}</td>
               {writable && (
                 <RowActions
-                  noun={t('areas.area')}
+                  noun={t('areas.noun')}
                   name={a.name}
                   edit={t('areas.rename')}
                   editLabel={t('areas.renameLabel', { name: a.name })}
@@ -128,7 +128,7 @@ export function AreasPage({ session }: { session: Session & { kind: 'location' }
         </Table>
       )}
       <Pager page={list.data} onPage={records.setPage} label={t('areas.caption')} />
-      <ConfirmRemove records={records} noun={t('areas.area')} title={(name) => t('areas.confirmDelete', { name })}>
+      <ConfirmRemove records={records} noun={t('areas.noun')} title={(name) => t('areas.confirmDelete', { name })}>
         <p>{t('areas.deleteEffect')}</p>
       </ConfirmRemove>
     </>

@@ -109,7 +109,7 @@ export function SchedulesPage({ session }: { session: Session & { kind: 'locatio
   useLanguage();
   const records = useRecords<Schedule>(session, {
     path: '/api/schedules',
-    noun: t('schedules.caption'),
+    noun: t('schedules.noun'),
     limit: LIMIT,
     refusal: (s, err) => deleteRefusal(session.token, s, err),
     deleted: (s) => t('schedules.deleted', { name: s.name }),
@@ -117,7 +117,7 @@ export function SchedulesPage({ session }: { session: Session & { kind: 'locatio
   const { list, writable } = records;
   const form = useRecordForm<Schedule, Draft, ScheduleInput>(session, records, {
     path: '/api/schedules',
-    noun: t('schedules.caption'),
+    noun: t('schedules.noun'),
     inputOf,
     created: (s) => t('schedules.created', { name: s.name }),
     saved: (s) => t('schedules.saved', { name: s.name }),
@@ -154,7 +154,7 @@ export function SchedulesPage({ session }: { session: Session & { kind: 'locatio
                   <td class="hint">{t('schedules.builtIn')}</td>
                 ) : (
                   <RowActions
-                    noun={t('schedules.caption')}
+                    noun={t('schedules.noun')}
                     name={s.name}
                     editLabel={t('schedules.editLabel', { name: s.name })}
                     deleteLabel={t('schedules.deleteLabel', { name: s.name })}
@@ -167,7 +167,7 @@ export function SchedulesPage({ session }: { session: Session & { kind: 'locatio
         </Table>
       )}
       <Pager page={list.data} onPage={records.setPage} label={t('schedules.caption')} />
-      <ConfirmRemove records={records} noun={t('schedules.caption')} title={(name) => t('schedules.confirmDelete', { name })}>
+      <ConfirmRemove records={records} noun={t('schedules.noun')} title={(name) => t('schedules.confirmDelete', { name })}>
         <p>{t('schedules.deleteEffect')}</p>
       </ConfirmRemove>
     </>

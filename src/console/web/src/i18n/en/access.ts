@@ -10,6 +10,7 @@ export const EN_ACCESS = {
   'records.created': '{noun} “{name}” created.',
   'records.saved': '{noun} “{name}” saved.',
   'records.notDeleted': '“{name}” was not deleted: {error}',
+  'areas.noun': 'area',
   'areas.title': 'Areas',
   'areas.lead':
     "A terminal in no area receives every active user. A terminal in an area receives only the users given that area (on the Users page); choose a terminal's area on its device page.",
@@ -45,6 +46,7 @@ export const EN_ACCESS = {
   'areas.save': 'Save area',
   'areas.checksHint': 'Terminals in a checked area receive this user; terminals in no area receive every active user.',
   'areas.noneYet': 'This location has no areas yet (Areas page).',
+  'schedules.noun': 'schedule',
   'schedules.title': 'Schedules',
   'schedules.lead':
     'A schedule says when a person may open: up to three intervals a day, for each day of the week and each holiday type. Access levels name a schedule (Access levels page). “Always”, every day all day, is built in.',

@@ -13,6 +13,7 @@ export const ES_ACCESS: Messages<typeof EN_ACCESS> = {
   'records.created': '{noun} «{name}»: se creó.',
   'records.saved': '{noun} «{name}»: se guardó.',
   'records.notDeleted': '«{name}» no se eliminó: {error}',
+  'areas.noun': 'área',
   'areas.title': 'Áreas',
   'areas.lead':
     'Un terminal sin área recibe todos los usuarios activos. Un terminal en un área recibe solo los usuarios a los que se asignó esa área (en la página Usuarios); el área de un terminal se elige en su página de terminal.',
@@ -48,6 +49,7 @@ export const ES_ACCESS: Messages<typeof EN_ACCESS> = {
   'areas.save': 'Guardar el área',
   'areas.checksHint': 'Los terminales de un área marcada reciben este usuario; los terminales sin área reciben todos los usuarios activos.',
   'areas.noneYet': 'Esta sede todavía no tiene áreas (página Áreas).',
+  'schedules.noun': 'horario',
   'schedules.title': 'Horarios',
   'schedules.lead':
     'Un horario indica cuándo puede abrir una persona: hasta tres intervalos al día, para cada día de la semana y cada tipo de festivo. Los niveles de acceso indican un horario (página Niveles de acceso). «Always», todos los días a todas horas, viene incluido.',

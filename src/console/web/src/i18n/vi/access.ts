@@ -13,6 +13,7 @@ export const VI_ACCESS: Messages<typeof EN_ACCESS> = {
   'records.created': '{noun} “{name}”: đã tạo.',
   'records.saved': '{noun} “{name}”: đã lưu.',
   'records.notDeleted': 'Chưa xóa “{name}”: {error}',
+  'areas.noun': 'khu vực',
   'areas.title': 'Khu vực',
   'areas.lead':
     'Thiết bị không thuộc khu vực nào nhận mọi người dùng đang hoạt động. Thiết bị thuộc một khu vực chỉ nhận những người dùng được gán khu vực đó (trên trang Người dùng); chọn khu vực của thiết bị trên trang thiết bị.',
@@ -49,6 +50,7 @@ export const VI_ACCESS: Messages<typeof EN_ACCESS> = {
   'areas.checksHint':
     'Thiết bị trong khu vực được chọn sẽ nhận người dùng này; thiết bị không thuộc khu vực nào nhận mọi người dùng đang hoạt động.',
   'areas.noneYet': 'Địa điểm này chưa có khu vực nào (trang Khu vực).',
+  'schedules.noun': 'lịch',
   'schedules.title': 'Lịch',
   'schedules.lead':
     'Lịch cho biết khi nào một người được mở cửa: tối đa ba khoảng thời gian mỗi ngày, cho từng ngày trong tuần và từng loại ngày lễ. Cấp truy cập chỉ định một lịch (trang Cấp truy cập). “Always”, mọi ngày cả ngày, có sẵn.',
