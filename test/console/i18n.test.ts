@@ -115,8 +115,8 @@ t.test('the devices grid in Spanish and Vietnamese: heading, counts, facts, badg
   await remove.waitFor({ state: 'hidden' });
 
   // A command queued from the page: the notice, then its row in the table with its status in words.
-  await page.getByRole('button', { name: 'Fetch info' }).click();
-  await page.getByText(/^Fetch info: comando \d+ en cola \(pendiente\)\.$/).waitFor();
+  await page.getByRole('button', { name: 'Obtener información' }).click();
+  await page.getByText(/^Obtener información: comando \d+ en cola \(pendiente\)\.$/).waitFor();
   const table = page.getByRole('table', { name: 'Comandos, los más recientes primero' });
   for (const column of ['Comando', 'Estado', 'En cola', 'Terminado'])
     t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: column ${column}`);

@@ -8,12 +8,14 @@
  * A `read` token may not start an audit (API-CONTRACT §4: writes need `operator` or `full`): it gets the
  * reason instead of the button.
  */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import type { Command } from './api-types.js';
 import { commandAnchor } from './commands.js';
 import { openStream } from './stream.js';
 import { errorText, Notice } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 const ENDED: ReadonlySet<Command['status']> = new Set(['success', 'failed']);
 const RANK: Record<Command['status'], number> = { pending: 0, sent: 1, success: 2, failed: 2 };
@@ -22,35 +24,42 @@ const RANK: Record<Command['status'], number> = { pending: 0, sent: 1, success: 
 const later = (held: Command | null, next: Command): Command =>
   held === null || held.id !== next.id || RANK[next.status] >= RANK[held.status] ? next : held;
 
-function AuditNotice({ command }: { command: Command }) {
-  const ref = (
-    <a href={`#${commandAnchor(command.id)}`} data-audit-command={command.id}>
-      command {command.id}
-    </a>
-  );
-  if (command.status === 'success')
-    return (
-      <Notice kind="ok">
-        Audit done: the terminal answered the query of its user table ({ref}, {command.command}). Users it holds that this location does not
-        are removed and missing or edited users are sent again; they show below while owed.
-      </Notice>
-    );
-  if (command.status === 'failed')
-    return (
-      <Notice kind="error">
-        Audit failed: the query of the terminal's user table ({ref}, {command.command}) failed
-        {command.error_message ? `: ${command.error_message}` : '.'}
-      </Notice>
-    );
+/** A message's text with the link `ref` where its `{ref}` placeholder stands (the link is not a string). */
+const REF = '\u0000';
+function withRef(text: string, ref: ComponentChildren): ComponentChildren {
+  const [before, after] = text.split(REF);
   return (
-    <Notice kind="info">
-      Audit started: the terminal's user table is queried ({ref}, {command.command}, {command.status}). The terminal answers on its next
-      call.
-    </Notice>
+    <>
+      {before}
+      {ref}
+      {after}
+    </>
   );
 }
 
+function AuditNotice({ command }: { command: Command }) {
+  useLanguage();
+  const ref = (
+    <a href={`#${commandAnchor(command.id)}`} data-audit-command={command.id}>
+      {t('audit.command', { id: String(command.id) })}
+    </a>
+  );
+  const values = { ref: REF, command: command.command };
+  if (command.status === 'success') return <Notice kind="ok">{withRef(t('audit.done', values), ref)}</Notice>;
+  if (command.status === 'failed')
+    return (
+      <Notice kind="error">
+        {withRef(
+          command.error_message ? t('audit.failed', { ...values, error: command.error_message }) : t('audit.failedBare', values),
+          ref,
+        )}
+      </Notice>
+    );
+  return <Notice kind="info">{withRef(t('audit.started', { ...values, status: t(`status.${command.status}`) }), ref)}</Notice>;
+}
+
 export function AuditControl({ session, sn, onDone }: { session: Session & { kind: 'location' }; sn: string; onDone: () => void }) {
+  useLanguage();
   const [command, setCommand] = useState<Command | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -80,8 +89,7 @@ export function AuditControl({ session, sn, onDone }: { session: Session & { kin
     if (ended) done.current();
   }, [id, ended]);
 
-  if (session.me.token?.scope === 'read')
-    return <p class="hint audit-read-only">Auditing the terminal needs an operator or full token: this token can only read.</p>;
+  if (session.me.token?.scope === 'read') return <p class="hint audit-read-only">{t('audit.readOnly')}</p>;
 
   const start = async () => {
     setBusy(true);
@@ -90,7 +98,7 @@ export function AuditControl({ session, sn, onDone }: { session: Session & { kin
       const c = await api<Command>(session.token, 'POST', `/api/devices/${encodeURIComponent(sn)}/audit`);
       setCommand((held) => later(held, c));
     } catch (err) {
-      setError(`Audit: ${errorText(err)}`);
+      setError(t('audit.error', { error: errorText(err) }));
     } finally {
       setBusy(false);
     }
@@ -98,11 +106,11 @@ export function AuditControl({ session, sn, onDone }: { session: Session & { kin
   return (
     <div class="audit">
       <p class="hint" id="audit-hint">
-        An audit reads the terminal's user table and repairs the difference with the roster.
+        {t('audit.hint')}
       </p>
       <div class="buttons">
         <button type="button" aria-describedby="audit-hint" disabled={busy} onClick={() => void start()}>
-          Audit now
+          {t('audit.now')}
         </button>
       </div>
       {error && <Notice kind="error">{error}</Notice>}

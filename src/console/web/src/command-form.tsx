@@ -9,6 +9,7 @@ import { api, type Session } from './api.js';
 import type { Command, Scope } from './api-types.js';
 import { PRESETS } from './generated/presets.js';
 import { errorText, Form, Notice, TypedConfirm } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 interface Field {
   readonly name: string;
@@ -59,13 +60,14 @@ function params(p: PresetInfo, values: Values): Record<string, unknown> | undefi
 }
 
 function FieldInput({ field, value, onInput }: { field: Field; value: string; onInput: (v: string) => void }) {
+  useLanguage();
   const hint = field.description ? <span class="hint">{field.description}</span> : null;
   if (field.choices)
     return (
       <label>
         {field.name}
         <select value={value} required={field.required} onChange={(e) => onInput(e.currentTarget.value)}>
-          {!field.required && <option value="">(default)</option>}
+          {!field.required && <option value="">{t('commandForm.default')}</option>}
           {field.choices.map((c) => (
             <option key={c} value={c}>
               {c}
@@ -114,6 +116,7 @@ export function CommandForm({
   version: string | null;
   onQueued: () => void;
 }) {
+  useLanguage();
   const scope = (session.kind === 'location' ? session.me.token?.scope : undefined) ?? 'full';
   const offered = presetsForTerminal(scope, version);
   const [id, setId] = useState(offered[0]?.id ?? '');
@@ -137,7 +140,10 @@ export function CommandForm({
         command: preset.id,
         ...(p ? { params: p } : {}),
       });
-      setMessage({ kind: 'ok', text: `${preset.id}: command ${c.id} queued (${c.status}).` });
+      setMessage({
+        kind: 'ok',
+        text: t('commandForm.queued', { id: preset.id, command: String(c.id), status: t(`status.${c.status}`) }),
+      });
       onQueued();
     } catch (err) {
       setMessage({ kind: 'error', text: `${preset.id}: ${errorText(err)}` });
@@ -146,11 +152,11 @@ export function CommandForm({
 
   return (
     <section aria-labelledby="send-h">
-      <h2 id="send-h">Send a command</h2>
+      <h2 id="send-h">{t('commandForm.title')}</h2>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       <Form class="panel" aria-labelledby="send-h" onSubmit={() => (preset?.risk === 'risky' ? setConfirming(true) : void send())}>
         <label class="block">
-          Command
+          {t('commandForm.command')}
           <select value={id} onChange={(e) => choose(e.currentTarget.value)}>
             {offered.map((p) => (
               <option key={p.id} value={p.id}>
@@ -174,19 +180,19 @@ export function CommandForm({
         )}
         <div class="actions">
           <button type="submit" class={preset?.risk === 'risky' ? 'danger' : 'primary'}>
-            Queue {id}
+            {t('commandForm.queue', { id })}
           </button>
         </div>
       </Form>
       <TypedConfirm
         open={confirming}
-        title={`${id} on ${sn}?`}
+        title={t('commandForm.confirm', { id, sn })}
         word={sn}
-        action={`Queue ${id}`}
+        action={t('commandForm.queue', { id })}
         onCancel={() => setConfirming(false)}
         onConfirm={() => void send()}
       >
-        <p>A risky command: it can erase data on the terminal or run what you give it.</p>
+        <p>{t('commandForm.risky')}</p>
       </TypedConfirm>
     </section>
   );

@@ -6,9 +6,10 @@
 import { useState } from 'preact/hooks';
 import { api, type Session } from './api.js';
 import type { AccessLevel, Device, Reply, Schedule } from './api-types.js';
-import { allLevels, EVERY_TERMINAL } from './access-levels.js';
+import { allLevels } from './access-levels.js';
 import { allSchedules } from './schedules.js';
 import { errorText, Form, FormActions, Messages, type Msg, NamedOptions, Notice, Table, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 type Door = Reply<'/api/devices/{device_serial}/doors', 'get'>['data'][number];
 /** The door form as typed: the select's value is a schedule id as a string, NEVER when not kept open. */
@@ -23,6 +24,7 @@ export function levelsOn(device: Device, levels: readonly AccessLevel[]): Access
 }
 
 export function DeviceAccess({ session, device }: { session: Session & { kind: 'location' }; device: Device }) {
+  useLanguage();
   const sn = device.serial_number;
   const path = `/api/devices/${encodeURIComponent(sn)}/doors`;
   const doors = useLoad(() => api<Reply<'/api/devices/{device_serial}/doors', 'get'>>(session.token, 'GET', path), [sn]);
@@ -41,7 +43,7 @@ export function DeviceAccess({ session, device }: { session: Session & { kind: '
       await api(session.token, 'PUT', `${path}/${door}`, body);
       setEditing(null);
       setFormError(null);
-      setMessage({ kind: 'ok', text: `Door ${door} saved${enforces ? ': the terminal receives it.' : '.'}` });
+      setMessage({ kind: 'ok', text: t(enforces ? 'deviceAccess.savedSent' : 'deviceAccess.saved', { door: String(door) }) });
       doors.reload();
     } catch (err) {
       setFormError(errorText(err));
@@ -50,30 +52,29 @@ export function DeviceAccess({ session, device }: { session: Session & { kind: '
 
   return (
     <section aria-labelledby="access-h">
-      <h2 id="access-h">Access</h2>
+      <h2 id="access-h">{t('deviceAccess.title')}</h2>
       <p class="access-control" data-schedules={String(enforces)}>
-        {enforces
-          ? 'This terminal enforces schedules, access levels and holidays.'
-          : 'This terminal cannot enforce schedules: everyone it holds opens at any time, whatever their access levels say.'}
+        {enforces ? t('deviceAccess.enforces') : t('deviceAccess.cannot')}
       </p>
       <Messages message={message} errors={[doors.error, levels.error, schedules.error]} />
-      <h3>Access levels that apply here</h3>
-      {here && here.length === 0 && (
-        <p>None: users without access levels open through every door at any time; users with levels, through none.</p>
-      )}
+      <h3>{t('deviceAccess.levels')}</h3>
+      {here && here.length === 0 && <p>{t('deviceAccess.noLevels')}</p>}
       {here && here.length > 0 && (
-        <Table caption="Access levels that apply to this terminal" columns={['Name', 'Schedule', 'Doors', 'Given by']}>
+        <Table
+          caption={t('deviceAccess.levelsCaption')}
+          columns={[t('deviceAccess.name'), t('deviceAccess.schedule'), t('deviceAccess.doors'), t('deviceAccess.givenBy')]}
+        >
           {here.map((l) => (
             <tr key={l.id} data-level={l.id}>
               <td>{l.name}</td>
               <td>{nameOf(schedules.data, l.schedule_id)}</td>
               <td>{l.doors.join(', ')}</td>
-              <td>{l.area_id === null ? EVERY_TERMINAL : 'Its area'}</td>
+              <td>{l.area_id === null ? t('deviceAccess.everyTerminal') : t('deviceAccess.itsArea')}</td>
             </tr>
           ))}
         </Table>
       )}
-      <h3>Doors</h3>
+      <h3>{t('deviceAccess.doors')}</h3>
       {editing && (
         <DoorForm
           key={editing.door}
@@ -88,16 +89,33 @@ export function DeviceAccess({ session, device }: { session: Session & { kind: '
         />
       )}
       {doors.data && (
-        <Table caption="Doors of this terminal" columns={['Door', 'Unlock time', 'Kept open', ...(writable ? ['Actions'] : [])]}>
+        <Table
+          caption={t('deviceAccess.doorsCaption')}
+          columns={[
+            t('deviceAccess.door'),
+            t('deviceAccess.unlock'),
+            t('deviceAccess.keptOpen'),
+            ...(writable ? [t('deviceAccess.actions')] : []),
+          ]}
+        >
           {doors.data.data.map((d) => (
             <tr key={d.door} data-door={d.door}>
-              <td>Door {d.door}</td>
-              <td class="unlock">{d.unlock_seconds === null ? 'Terminal default' : `${d.unlock_seconds} s`}</td>
-              <td class="keep-open">{d.normal_open_schedule_id === null ? 'Never' : nameOf(schedules.data, d.normal_open_schedule_id)}</td>
+              <td>{t('deviceAccess.doorN', { door: String(d.door) })}</td>
+              <td class="unlock">
+                {d.unlock_seconds === null ? t('deviceAccess.default') : t('deviceAccess.seconds', { n: String(d.unlock_seconds) })}
+              </td>
+              <td class="keep-open">
+                {d.normal_open_schedule_id === null ? t('deviceAccess.never') : nameOf(schedules.data, d.normal_open_schedule_id)}
+              </td>
               {writable && (
                 <td>
-                  <button type="button" class="link" aria-label={`Edit door ${d.door}`} onClick={() => setEditing(d)}>
-                    Edit
+                  <button
+                    type="button"
+                    class="link"
+                    aria-label={t('deviceAccess.editDoor', { door: String(d.door) })}
+                    onClick={() => setEditing(d)}
+                  >
+                    {t('deviceAccess.edit')}
                   </button>
                 </td>
               )}
@@ -122,6 +140,7 @@ function DoorForm({
   onSave: (d: Draft) => void;
   onCancel: () => void;
 }) {
+  useLanguage();
   const [d, setD] = useState<Draft>({
     seconds: String(door.unlock_seconds ?? 5),
     schedule: door.normal_open_schedule_id === null ? NEVER : String(door.normal_open_schedule_id),
@@ -132,10 +151,10 @@ function DoorForm({
     options.unshift({ id: Number(d.schedule), name: `#${d.schedule}` });
   return (
     <Form class="panel" aria-labelledby="door-form-h" onSubmit={() => onSave(d)}>
-      <h3 id="door-form-h">Door {door.door}</h3>
+      <h3 id="door-form-h">{t('deviceAccess.doorN', { door: String(door.door) })}</h3>
       <div class="form-grid">
         <label>
-          Unlock time (seconds)
+          {t('deviceAccess.unlockSeconds')}
           <input
             type="number"
             min={1}
@@ -146,9 +165,9 @@ function DoorForm({
           />
         </label>
         <label>
-          Kept open during
+          {t('deviceAccess.keptOpenDuring')}
           <select value={d.schedule} onChange={(e) => setD({ ...d, schedule: e.currentTarget.value })}>
-            <option value={NEVER}>Never</option>
+            <option value={NEVER}>{t('deviceAccess.never')}</option>
             <NamedOptions list={options} />
           </select>
         </label>

@@ -6,31 +6,36 @@ import { api, type Session } from './api.js';
 import type { Reply } from './api-types.js';
 import { formatLocal } from './time.js';
 import { Notice, Table, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 type Exchanges = Reply<'/api/devices/{device_serial}/exchanges', 'get'>;
 const SHOWN = 50;
 
 export function DeviceExchanges({ session, zone, sn }: { session: Session & { kind: 'location' }; zone: string; sn: string }) {
+  useLanguage();
   const path = `/api/devices/${encodeURIComponent(sn)}/exchanges?limit=${SHOWN}`;
   const list = useLoad(() => api<Exchanges>(session.token, 'GET', path), [sn]);
   return (
     <section aria-labelledby="exchanges-h">
-      <h2 id="exchanges-h">Exchanges</h2>
+      <h2 id="exchanges-h">{t('exchanges.title')}</h2>
       <p>
-        The terminal’s last requests and BioGate’s answers, newest first (no data is kept, only its size).{' '}
+        {t('exchanges.lead')}{' '}
         <button type="button" onClick={list.reload}>
-          Refresh
+          {t('exchanges.refresh')}
         </button>
       </p>
       {list.error && <Notice kind="error">{list.error}</Notice>}
-      {list.data && list.data.count === 0 && <p>No exchange yet.</p>}
+      {list.data && list.data.count === 0 && <p>{t('exchanges.none')}</p>}
       {list.data && list.data.count > 0 && (
-        <Table caption="Exchanges" columns={['When', 'Request', 'Lines', 'Answer', 'Error']}>
+        <Table
+          caption={t('exchanges.caption')}
+          columns={[t('exchanges.when'), t('exchanges.request'), t('exchanges.lines'), t('exchanges.answer'), t('exchanges.error')]}
+        >
           {list.data.data.map((e) => (
             <tr key={`${e.first_at}-${e.endpoint}`} data-endpoint={e.endpoint} class={e.error ? 'failed' : undefined}>
               <td>
                 {formatLocal(e.at, zone)}
-                {e.repeat > 1 && ` (×${e.repeat} since ${formatLocal(e.first_at, zone)})`}
+                {e.repeat > 1 && ` ${t('exchanges.repeat', { n: String(e.repeat), time: formatLocal(e.first_at, zone) })}`}
               </td>
               <td>
                 {e.method} {e.endpoint}

@@ -11,13 +11,14 @@
  */
 import type { Scope } from './api-types.js';
 import { PRESETS } from './generated/presets.js';
+import { t } from './i18n/index.js';
 
 type Described = (typeof PRESETS)[number];
 export type PresetId = Described['id'];
 
 export interface Preset {
   readonly id: PresetId;
-  /** The button's text. */
+  /** The button's text, in the console's current language (read when rendered). */
   readonly label: string;
   /** Protocol versions the preset has a wire form in; a device of another version cannot run it. */
   readonly versions: readonly string[];
@@ -29,17 +30,17 @@ export interface Preset {
   readonly params: Readonly<Record<string, unknown>> | undefined;
 }
 
-/** The device page's buttons, in order, with their text. */
-const BUTTONS: ReadonlyArray<readonly [PresetId, string]> = [
-  ['door-open', 'Open door'],
-  ['door-unlock', 'Unlock door'],
-  ['reboot', 'Reboot'],
-  ['info', 'Fetch info'],
-  ['sync-users', 'Sync users'],
-  ['clear-log', 'Clear attendance log'],
-  ['clear-biodata', 'Clear biometrics'],
-  ['clear-data', 'Clear all data'],
-];
+/** The device page's buttons, in order; each one's text is the message `presets.<id>` (i18n/en/terminal.ts). */
+const BUTTONS = [
+  'door-open',
+  'door-unlock',
+  'reboot',
+  'info',
+  'sync-users',
+  'clear-log',
+  'clear-biodata',
+  'clear-data',
+] as const satisfies readonly PresetId[];
 
 function described(id: PresetId): Described {
   const found = PRESETS.find((p) => p.id === id);
@@ -47,11 +48,14 @@ function described(id: PresetId): Described {
   return found;
 }
 
-export const DEVICE_PRESETS: readonly Preset[] = BUTTONS.map(([id, label]) => {
+export const DEVICE_PRESETS: readonly Preset[] = BUTTONS.map((id) => {
   const p = described(id);
+  const message = `presets.${id}` as const;
   return {
     id,
-    label,
+    get label() {
+      return t(message);
+    },
     versions: p.protocol_versions,
     scopes: p.scope,
     risky: p.risk === 'risky',

@@ -12,22 +12,26 @@ import { openStream } from './stream.js';
 import { SyncFacts } from './sync-state.js';
 import { formatLocal } from './time.js';
 import { HeaderRow, Notice, Pager, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 const LIMIT = 20;
 
 function PinTable({ id, caption, page, zone, codes }: { id: string; caption: string; page: Page<OwedPin>; zone: string; codes: boolean }) {
+  useLanguage();
   return (
     <section aria-labelledby={id} class="owed">
-      <h3 id={id}>
-        {caption} ({page.total})
-      </h3>
+      <h3 id={id}>{t('syncDetail.count', { caption, total: String(page.total) })}</h3>
       {page.data.length === 0 ? (
-        <p>None.</p>
+        <p>{t('syncDetail.none')}</p>
       ) : (
         <div class="table-wrap">
           <table aria-labelledby={id}>
             <thead>
-              <HeaderRow columns={codes ? ['PIN', 'Owed since', 'Return code'] : ['PIN', 'Owed since']} />
+              <HeaderRow
+                columns={
+                  codes ? [t('syncDetail.pin'), t('syncDetail.since'), t('syncDetail.code')] : [t('syncDetail.pin'), t('syncDetail.since')]
+                }
+              />
             </thead>
             <tbody>
               {page.data.map((p) => (
@@ -85,6 +89,7 @@ export function SyncSection({
   sn: string;
   live: DeviceSync | undefined;
 }) {
+  useLanguage();
   const [page, setPage] = useState(1);
   useEffect(() => setPage(1), [sn]);
   const detail = useLoad(
@@ -118,7 +123,7 @@ export function SyncSection({
   const state = newest(live, loaded);
   return (
     <section aria-labelledby="sync-h">
-      <h2 id="sync-h">Roster sync</h2>
+      <h2 id="sync-h">{t('syncDetail.title')}</h2>
       {detail.error && <Notice kind="error">{detail.error}</Notice>}
       <dl class="facts sync-facts">
         <SyncFacts sync={state} zone={zone} times />
@@ -126,22 +131,10 @@ export function SyncSection({
       <AuditControl session={session} sn={sn} onDone={detail.reload} />
       {d && (
         <>
-          <PinTable
-            id="missing-h"
-            caption="Missing: users the terminal should hold, not confirmed"
-            page={d.missing}
-            zone={zone}
-            codes={false}
-          />
-          <PinTable
-            id="extra-h"
-            caption="Extra: users the terminal should not hold, removal not confirmed"
-            page={d.extra}
-            zone={zone}
-            codes={false}
-          />
-          <PinTable id="refused-h" caption="Refused: lines the terminal refused" page={d.refused} zone={zone} codes />
-          <Pager page={longest(d)} onPage={setPage} label="Owed PINs" />
+          <PinTable id="missing-h" caption={t('syncDetail.missing')} page={d.missing} zone={zone} codes={false} />
+          <PinTable id="extra-h" caption={t('syncDetail.extra')} page={d.extra} zone={zone} codes={false} />
+          <PinTable id="refused-h" caption={t('syncDetail.refused')} page={d.refused} zone={zone} codes />
+          <Pager page={longest(d)} onPage={setPage} label={t('syncDetail.pager')} />
         </>
       )}
     </section>
