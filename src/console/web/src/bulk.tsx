@@ -9,6 +9,7 @@ import { api } from './api.js';
 import type { Device, Scope } from './api-types.js';
 import { presetsFor, type Preset } from './presets.js';
 import { errorText, Notice, type Msg } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 export interface Selection<K> {
   readonly keys: readonly K[];
@@ -43,21 +44,20 @@ export function SelectBox<K>({ selection, value, label }: { selection: Selection
 export function BulkBar<K>(props: {
   selection: Selection<K>;
   shown: readonly K[];
-  noun: string;
+  noun: 'users' | 'terminals';
   message: Msg;
   children: ComponentChildren;
 }) {
+  useLanguage();
   const { selection, shown } = props;
   return (
-    <div class="bulk" role="toolbar" aria-label={`Selected ${props.noun}`}>
-      <span aria-live="polite">
-        {selection.keys.length} {props.noun} selected
-      </span>
+    <div class="bulk" role="toolbar" aria-label={t(`bulk.${props.noun}`)}>
+      <span aria-live="polite">{t(`bulk.${props.noun}Count`, { n: selection.keys.length })}</span>
       <button type="button" onClick={() => selection.set([...new Set([...selection.keys, ...shown])])}>
-        Select all shown
+        {t('bulk.selectAll')}
       </button>
       <button type="button" disabled={selection.keys.length === 0} onClick={() => selection.set([])}>
-        Clear selection
+        {t('bulk.clear')}
       </button>
       {props.children}
       {props.message && <Notice kind={props.message.kind}>{props.message.text}</Notice>}
@@ -65,10 +65,11 @@ export function BulkBar<K>(props: {
   );
 }
 
-/** "N done" and, for the rest, each key with the API's reason. */
+/** "N done" and, for the rest, each key with the API's reason (`what` is already in the current language). */
 export function outcome(what: string, done: number, failed: readonly (readonly [string, string])[]): Msg {
-  if (failed.length === 0) return { kind: 'ok', text: `${what}: ${done} done.` };
-  return { kind: 'error', text: `${what}: ${done} done; not done: ${failed.map(([k, why]) => `${k} (${why})`).join('; ')}.` };
+  if (failed.length === 0) return { kind: 'ok', text: t('bulk.done', { what, done }) };
+  const list = failed.map(([key, why]) => t('bulk.failure', { key, why })).join('; ');
+  return { kind: 'error', text: t('bulk.notDone', { what, done, failed: list }) };
 }
 
 /** Runs `act` for each key, one after the other, and collects what failed. */
@@ -88,6 +89,7 @@ export async function each<K>(keys: readonly K[], act: (key: K) => Promise<unkno
 
 /** The terminals' bar: a preset without risk (the token's scope allows it) queued on every selected terminal. */
 export function DeviceBulk(props: { token: string; scope: Scope; devices: readonly Device[]; selection: Selection<string> }) {
+  useLanguage();
   const { token, selection } = props;
   const presets = presetsFor(props.scope).filter((p) => !p.risky);
   const [preset, setPreset] = useState<Preset | undefined>(presets[0]);
@@ -97,15 +99,15 @@ export function DeviceBulk(props: { token: string; scope: Scope; devices: readon
     const versionOf = new Map(props.devices.map((d) => [d.serial_number, d.version_override ?? d.version]));
     const [done, failed] = await each(selection.keys, async (sn) => {
       const version = versionOf.get(sn);
-      if (version && !preset.versions.includes(version)) throw new Error(`not on protocol ${version}`);
+      if (version && !preset.versions.includes(version)) throw new Error(t('bulk.notOn', { version }));
       await api(token, 'POST', '/api/commands', { sn, command: preset.id, ...(preset.params ? { params: preset.params } : {}) });
     });
-    setMessage(outcome(`${preset.label} queued`, done, failed));
+    setMessage(outcome(t('bulk.queued', { label: preset.label }), done, failed));
   };
   return (
     <BulkBar selection={selection} shown={props.devices.map((d) => d.serial_number)} noun="terminals" message={message}>
       <label>
-        Command
+        {t('bulk.command')}
         <select value={preset?.id} onChange={(e) => setPreset(presets.find((p) => p.id === e.currentTarget.value))}>
           {presets.map((p) => (
             <option key={p.id} value={p.id}>
@@ -115,7 +117,7 @@ export function DeviceBulk(props: { token: string; scope: Scope; devices: readon
         </select>
       </label>
       <button type="button" class="primary" disabled={selection.keys.length === 0 || !preset} onClick={() => void queue()}>
-        Queue on selected
+        {t('bulk.queueSelected')}
       </button>
     </BulkBar>
   );

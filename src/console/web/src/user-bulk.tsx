@@ -6,8 +6,10 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { BulkBar, each, outcome, type Selection } from './bulk.js';
 import { ConfirmRecord, errorText, type Msg } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
 export function UserBulk(props: { token: string; shown: readonly number[]; selection: Selection<number>; onDone: () => void }) {
+  useLanguage();
   const { token, selection } = props;
   const [message, setMessage] = useState<Msg>(null);
   const [deleting, setDeleting] = useState<readonly number[] | null>(null);
@@ -16,15 +18,15 @@ export function UserBulk(props: { token: string; shown: readonly number[]; selec
     try {
       // What the server did, not what was asked: a PIN deleted meanwhile is not counted.
       const { users_deleted } = await api<{ users_deleted: number }>(token, 'DELETE', '/api/users/clear', { pins });
-      setMessage(outcome('Deactivated', users_deleted, []));
+      setMessage(outcome(t('userBulk.deactivated'), users_deleted, []));
     } catch (err) {
-      setMessage({ kind: 'error', text: `Nothing was deactivated: ${errorText(err)}` });
+      setMessage({ kind: 'error', text: t('userBulk.nothing', { error: errorText(err) }) });
     }
     props.onDone();
   };
   const remove = async (pins: readonly number[]) => {
     const [done, failed] = await each(pins, (pin) => api(token, 'DELETE', `/api/users/${pin}`));
-    setMessage(outcome('Deleted', done, failed));
+    setMessage(outcome(t('userBulk.deleted'), done, failed));
     selection.set(selection.keys.filter((pin) => !pins.includes(pin) || failed.some(([k]) => k === String(pin))));
     props.onDone();
   };
@@ -33,21 +35,21 @@ export function UserBulk(props: { token: string; shown: readonly number[]; selec
     <>
       <BulkBar selection={selection} shown={props.shown} noun="users" message={message}>
         <button type="button" disabled={none} onClick={() => void deactivate()}>
-          Deactivate selected
+          {t('userBulk.deactivateSelected')}
         </button>
         <button type="button" class="danger" disabled={none} onClick={() => setDeleting([...selection.keys])}>
-          Delete selected
+          {t('userBulk.deleteSelected')}
         </button>
       </BulkBar>
       <ConfirmRecord
         pending={deleting}
-        title={`Delete ${deleting?.length ?? 0} users?`}
-        word="delete"
-        action="Delete users"
+        title={t('userBulk.confirm', { n: deleting?.length ?? 0 })}
+        word={t('userBulk.word')}
+        action={t('userBulk.action')}
         onClose={() => setDeleting(null)}
         onConfirm={(pins) => void remove(pins)}
       >
-        <p>PINs {deleting?.join(', ')} are removed from BioGate and from every terminal of the location.</p>
+        <p>{t('userBulk.effect', { pins: deleting?.join(', ') ?? '' })}</p>
       </ConfirmRecord>
     </>
   );

@@ -2,6 +2,7 @@
  * Users: search and paging, create/edit (with the user's areas and access levels)/deactivate/delete, and CSV import
  * through POST /api/users/import.
  */
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, query, type Session } from './api.js';
 import type { AccessLevel, Area, ImportReply, Reply, User } from './api-types.js';
@@ -24,8 +25,13 @@ import {
   Table,
   useLoad,
 } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
 
-const PRIVILEGES: Record<number, string> = { 0: 'user', 2: 'enroller', 6: 'manager', 14: 'administrator' };
+const PRIVILEGES = [0, 2, 6, 14] as const;
+/** A privilege in words, in the current language (one this console does not know is shown as its number). */
+const privilegeText = (p: number): string =>
+  (PRIVILEGES as readonly number[]).includes(p) ? t(`users.privilege.${p as (typeof PRIVILEGES)[number]}`) : String(p);
+const COLUMNS = ['pin', 'name', 'card', 'privilege', 'biometrics', 'areas', 'levels', 'status'] as const;
 /** Rows per import request: small enough for steady progress, large enough to stay fast. */
 const CHUNK = 100;
 
@@ -42,6 +48,7 @@ type Draft = {
 const EMPTY: Draft = { pin: '', first_name: '', last_name: '', card_no: '', privilege: '0', is_active: true, areas: [], access_levels: [] };
 
 export function UsersPage({ session }: { session: Session & { kind: 'location' } }) {
+  useLanguage();
   const [search, setSearch] = useState('');
   const [applied, setApplied] = useState('');
   const [page, setPage] = useState(1);
@@ -71,7 +78,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
     };
     try {
       await api(session.token, 'POST', '/api/users', body);
-      setMessage({ kind: 'ok', text: `User ${draft.pin} saved.` });
+      setMessage({ kind: 'ok', text: t('users.saved', { pin: draft.pin }) });
       setEditing(null);
       list.reload();
     } catch (err) {
@@ -81,7 +88,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
   const setActive = async (u: User, active: boolean) => {
     try {
       await api(session.token, 'POST', '/api/users', { pin: u.pin, is_active: active });
-      setMessage({ kind: 'ok', text: `User ${u.pin} ${active ? 'activated' : 'deactivated'}.` });
+      setMessage({ kind: 'ok', text: t(active ? 'users.activated' : 'users.deactivated', { pin: u.pin }) });
       list.reload();
     } catch (err) {
       setMessage({ kind: 'error', text: errorText(err) });
@@ -90,7 +97,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
 
   return (
     <>
-      <h1 tabIndex={-1}>Users</h1>
+      <h1 tabIndex={-1}>{t('users.title')}</h1>
       <Form
         class="filters"
         role="search"
@@ -100,13 +107,13 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
         }}
       >
         <label>
-          Search name or PIN
+          {t('users.search')}
           <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
         </label>
-        <button type="submit">Search</button>
+        <button type="submit">{t('users.searchButton')}</button>
         {writable && (
           <button type="button" onClick={() => setEditing({ draft: EMPTY, isNew: true })}>
-            New user
+            {t('users.new')}
           </button>
         )}
       </Form>
@@ -123,7 +130,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       )}
       {list.data && (
         <p class="lead" aria-live="polite">
-          {list.data.total} users{applied ? ` matching “${applied}”` : ''}.
+          {applied ? t('users.countMatching', { n: list.data.total, search: applied }) : t('users.count', { n: list.data.total })}
         </p>
       )}
       {writable && list.data && list.data.data.length > 0 && (
@@ -131,33 +138,37 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       )}
       {list.data && list.data.data.length > 0 && (
         <Table
-          caption="Users by PIN"
+          caption={t('users.caption')}
           columns={[
-            ...(writable ? ['Select'] : []),
-            ...['PIN', 'Name', 'Card', 'Privilege', 'Biometrics', 'Areas', 'Access levels', 'Status'],
-            ...(writable ? ['Actions'] : []),
+            ...(writable ? [t('users.col.select')] : []),
+            ...COLUMNS.map((c) => t(`users.col.${c}`)),
+            ...(writable ? [t('users.col.actions')] : []),
           ]}
         >
           {list.data.data.map((u) => (
             <tr key={u.pin} data-pin={u.pin}>
               {writable && (
                 <td>
-                  <SelectBox selection={selected} value={u.pin} label={`Select user ${u.pin}`} />
+                  <SelectBox selection={selected} value={u.pin} label={t('users.selectUser', { pin: u.pin })} />
                 </td>
               )}
               <td>{u.pin}</td>
               <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
               <td>{u.card_no ?? '—'}</td>
-              <td>{PRIVILEGES[u.privilege] ?? u.privilege}</td>
-              <td>{u.has_biometric ? <span class="badge badge-on">enrolled</span> : <span class="badge badge-off">none</span>}</td>
+              <td>{privilegeText(u.privilege)}</td>
+              <td>
+                <span class={`badge ${u.has_biometric ? 'badge-on' : 'badge-off'}`}>
+                  {t(u.has_biometric ? 'users.enrolled' : 'users.noBiometric')}
+                </span>
+              </td>
               <td class="areas">{areaNames(u.areas, areas.data)}</td>
               <td class="levels">{levelNames(u.access_levels, levels.data)}</td>
-              <td>{u.is_active ? 'active' : 'inactive'}</td>
+              <td>{u.is_active ? t('users.active') : t('users.inactive')}</td>
               {writable && (
                 <td class="row-actions">
                   <button
                     type="button"
-                    aria-label={`Edit user ${u.pin}`}
+                    aria-label={t('users.editUser', { pin: u.pin })}
                     onClick={() =>
                       setEditing({
                         isNew: false,
@@ -174,17 +185,17 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                       })
                     }
                   >
-                    Edit
+                    {t('users.edit')}
                   </button>
                   <button
                     type="button"
-                    aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} user ${u.pin}`}
+                    aria-label={t(u.is_active ? 'users.deactivateUser' : 'users.activateUser', { pin: u.pin })}
                     onClick={() => void setActive(u, !u.is_active)}
                   >
-                    {u.is_active ? 'Deactivate' : 'Activate'}
+                    {u.is_active ? t('users.deactivate') : t('users.activate')}
                   </button>
-                  <DangerButton label={`Delete user ${u.pin}`} onClick={() => setDeleting(u)}>
-                    Delete
+                  <DangerButton label={t('users.deleteUser', { pin: u.pin })} onClick={() => setDeleting(u)}>
+                    {t('users.delete')}
                   </DangerButton>
                 </td>
               )}
@@ -192,24 +203,24 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
           ))}
         </Table>
       )}
-      <Pager page={list.data} onPage={setPage} label="Users" />
+      <Pager page={list.data} onPage={setPage} label={t('users.pager')} />
       <ConfirmRecord
         pending={deleting}
-        title={`Delete user ${deleting?.pin ?? ''}?`}
+        title={t('users.confirmDelete', { pin: deleting?.pin ?? '' })}
         word={deleting ? String(deleting.pin) : ''}
-        action="Delete"
+        action={t('users.delete')}
         onClose={() => setDeleting(null)}
         onConfirm={(u) =>
           void api(session.token, 'DELETE', `/api/users/${u.pin}`).then(
             () => {
-              setMessage({ kind: 'ok', text: `User ${u.pin} deleted.` });
+              setMessage({ kind: 'ok', text: t('users.deleted', { pin: u.pin }) });
               list.reload();
             },
             (err: unknown) => setMessage({ kind: 'error', text: errorText(err) }),
           )
         }
       >
-        <p>The user is removed from BioGate and from every terminal of the location.</p>
+        <p>{t('users.deleteEffect')}</p>
       </ConfirmRecord>
       {writable && <ImportSection session={session} onDone={list.reload} />}
     </>
@@ -231,6 +242,7 @@ function UserForm({
   onSave: (d: Draft) => void;
   onCancel: () => void;
 }) {
+  useLanguage();
   const [d, setD] = useState(initial);
   const field = (name: keyof Draft, label: string, extra: Record<string, unknown> = {}) => (
     <label>
@@ -240,25 +252,25 @@ function UserForm({
   );
   return (
     <Form class="panel" aria-labelledby="user-form-h" onSubmit={() => onSave(d)}>
-      <h2 id="user-form-h">{isNew ? 'New user' : `Edit user ${d.pin}`}</h2>
+      <h2 id="user-form-h">{isNew ? t('users.new') : t('users.editUser', { pin: d.pin })}</h2>
       <div class="form-grid">
-        {field('pin', 'PIN', { required: true, inputMode: 'numeric', pattern: '[0-9]{1,8}', readOnly: !isNew })}
-        {field('first_name', 'First name', { maxLength: 100 })}
-        {field('last_name', 'Last name', { maxLength: 100 })}
-        {field('card_no', 'Card number', { inputMode: 'numeric', pattern: '[0-9]{0,32}' })}
+        {field('pin', t('users.col.pin'), { required: true, inputMode: 'numeric', pattern: '[0-9]{1,8}', readOnly: !isNew })}
+        {field('first_name', t('users.firstName'), { maxLength: 100 })}
+        {field('last_name', t('users.lastName'), { maxLength: 100 })}
+        {field('card_no', t('users.cardNumber'), { inputMode: 'numeric', pattern: '[0-9]{0,32}' })}
         <label>
-          Privilege
+          {t('users.col.privilege')}
           <select value={d.privilege} onChange={(e) => setD({ ...d, privilege: e.currentTarget.value })}>
-            {Object.entries(PRIVILEGES).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
+            {PRIVILEGES.map((v) => (
+              <option key={v} value={String(v)}>
+                {privilegeText(v)}
               </option>
             ))}
           </select>
         </label>
         <label class="check">
           <input type="checkbox" checked={d.is_active} onChange={(e) => setD({ ...d, is_active: e.currentTarget.checked })} />
-          Active
+          {t('users.activeCheck')}
         </label>
       </div>
       <AreaChecks areas={areas} value={d.areas} onChange={(ids) => setD({ ...d, areas: ids })} />
@@ -275,10 +287,13 @@ interface RowError {
 }
 
 function ImportSection({ session, onDone }: { session: Session & { kind: 'location' }; onDone: () => void }) {
+  useLanguage();
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const [result, setResult] = useState<{ imported: number; errors: RowError[]; ignored: string[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The help's CSV column names (data, not translated) stand where the message has `{columns}`.
+  const [before = '', after = ''] = t('users.import.help', { columns: '\u0000' }).split('\u0000');
 
   const run = async (file: File) => {
     setError(null);
@@ -286,7 +301,7 @@ function ImportSection({ session, onDone }: { session: Session & { kind: 'locati
     setBusy(true);
     try {
       const { rows, ignored } = parseUsersCsv(await file.text());
-      if (rows.length > 10_000) throw new CsvError(`The file has ${rows.length} rows; at most 10,000 per import`);
+      if (rows.length > 10_000) throw new CsvError(t('users.import.tooMany', { n: rows.length }));
       const errors: RowError[] = [];
       let imported = 0;
       setProgress({ done: 0, total: rows.length });
@@ -318,14 +333,19 @@ function ImportSection({ session, onDone }: { session: Session & { kind: 'locati
 
   return (
     <section class="panel" aria-labelledby="import-h">
-      <h2 id="import-h">Import users from CSV</h2>
+      <h2 id="import-h">{t('users.import.title')}</h2>
       <p>
-        A header row naming the columns (<code>pin</code>, <code>first_name</code>, <code>last_name</code>, <code>card_no</code>,{' '}
-        <code>privilege</code>, <code>is_active</code>, …); comma, semicolon or tab. Existing PINs are updated. Good rows are imported, bad
-        rows are listed.
+        {before}
+        {['pin', 'first_name', 'last_name', 'card_no', 'privilege', 'is_active'].map((c, i) => (
+          <Fragment key={c}>
+            {i > 0 && ', '}
+            <code>{c}</code>
+          </Fragment>
+        ))}
+        {after}
       </p>
       <label>
-        CSV file
+        {t('users.import.file')}
         <input
           type="file"
           accept=".csv,text/csv"
@@ -340,27 +360,27 @@ function ImportSection({ session, onDone }: { session: Session & { kind: 'locati
       {progress && (
         <p>
           <label>
-            Import progress
+            {t('users.import.progress')}
             <progress max={progress.total} value={progress.done} />
           </label>{' '}
-          <span role="status">
-            {progress.done} of {progress.total} rows sent
-          </span>
+          <span role="status">{t('users.import.sent', { done: progress.done, total: progress.total })}</span>
         </p>
       )}
       {error && <Notice kind="error">{error}</Notice>}
       {result && (
         <Notice kind={result.errors.length > 0 ? 'error' : 'ok'}>
-          Imported {result.imported} users{result.errors.length > 0 ? `; ${result.errors.length} rows failed` : ''}.
-          {result.ignored.length > 0 && ` Ignored columns: ${result.ignored.join(', ')}.`}
+          {result.errors.length > 0
+            ? t('users.import.importedFailed', { imported: result.imported, failed: result.errors.length })
+            : t('users.import.imported', { imported: result.imported })}
+          {result.ignored.length > 0 && ` ${t('users.import.ignored', { columns: result.ignored.join(', ') })}`}
         </Notice>
       )}
       {result && result.errors.length > 0 && (
         <div class="table-wrap">
           <table>
-            <caption>Rows not imported</caption>
+            <caption>{t('users.import.notImported')}</caption>
             <thead>
-              <HeaderRow columns={['Line', 'PIN', 'Problem']} />
+              <HeaderRow columns={[t('users.import.line'), t('users.import.pin'), t('users.import.problem')]} />
             </thead>
             <tbody>
               {result.errors.map((e) => (
