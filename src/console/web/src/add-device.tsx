@@ -9,7 +9,14 @@
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import type { Me } from './api-types.js';
+import { t, useLanguage } from './i18n/index.js';
 import { errorText, Notice } from './ui.js';
+
+/** The text either side of a message's one `{placeholder}` (where markup goes): `around((v) => t('id', { menu: v }))`. */
+function around(format: (mark: string) => string): [string, string] {
+  const [before = '', after = ''] = format('\u0001').split('\u0001');
+  return [before, after];
+}
 
 /** What the terminal's Cloud Server (ADMS) settings need, from where this page came from and the gateway's settings. */
 export function serverFor(page: Pick<Location, 'hostname' | 'port' | 'protocol'>, devicePort: number | null) {
@@ -25,6 +32,7 @@ function newCommKey(): string {
 }
 
 export function AddDevice({ token, me }: { token: string; me: Me }) {
+  useLanguage();
   const [sn, setSn] = useState('');
   const [name, setName] = useState('');
   const [commKey, setCommKey] = useState('');
@@ -32,34 +40,34 @@ export function AddDevice({ token, me }: { token: string; me: Me }) {
   const full = me.token.scope === 'full';
   const required = me.device_connection.comm_key_required;
   const server = serverFor(window.location, me.device_connection.port);
+  const [openBefore, openAfter] = around((menu) => t('addDevice.open', { menu }));
   return (
     <details class="panel">
-      <summary>Add a terminal</summary>
+      <summary>{t('addDevice.title')}</summary>
       <ol class="guide">
         <li>
-          On the terminal, open <strong>COMM. → Cloud Server Setting</strong> (ADMS) and enter:
-          <dl class="facts settings" aria-label="Terminal settings">
-            <dt>Server address</dt>
+          {openBefore}
+          <strong>COMM. → Cloud Server Setting</strong>
+          {openAfter}
+          <dl class="facts settings" aria-label={t('addDevice.settings')}>
+            <dt>{t('addDevice.address')}</dt>
             <dd data-setting="address">{server.address}</dd>
-            <dt>Server port</dt>
+            <dt>{t('addDevice.port')}</dt>
             <dd data-setting="port">{server.port}</dd>
-            <dt>HTTPS</dt>
-            <dd data-setting="https">{server.https ? 'On' : 'Off'}</dd>
-            <dt>Comm key</dt>
+            <dt>{t('addDevice.https')}</dt>
+            <dd data-setting="https">{server.https ? t('addDevice.on') : t('addDevice.off')}</dd>
+            <dt>{t('addDevice.commKey')}</dt>
             <dd data-setting="comm-key">
-              {commKey || (!required ? 'none' : full ? 'required: set one below' : 'required: a full token sets it')}
+              {commKey || (!required ? t('addDevice.noKey') : full ? t('addDevice.setBelow') : t('addDevice.fullSets'))}
             </dd>
           </dl>
         </li>
         <li>
-          Assign its serial number (System Info → Device Info on the terminal) to this location. Until then the terminal is listed under
-          “Unassigned” and gets no users.
-          {required && !full && (
-            <Notice kind="info">Terminals here need a comm key, which only a full token can set: ask whoever holds one.</Notice>
-          )}
+          {t('addDevice.assignStep')}
+          {required && !full && <Notice kind="info">{t('addDevice.needsKey')}</Notice>}
           <form
             class="filters"
-            aria-label="Add a terminal"
+            aria-label={t('addDevice.title')}
             onSubmit={(e) => {
               e.preventDefault();
               const serial = sn.trim();
@@ -68,9 +76,9 @@ export function AddDevice({ token, me }: { token: string; me: Me }) {
                 () => {
                   setMessage({
                     kind: 'ok',
-                    text:
-                      `${serial} assigned: it is synchronised as soon as it connects to ${server.address}:${server.port}` +
-                      (commKey ? ` with comm key ${commKey}.` : '.'),
+                    text: commKey
+                      ? t('addDevice.assignedKey', { serial, address: server.address, port: String(server.port), key: commKey })
+                      : t('addDevice.assigned', { serial, address: server.address, port: String(server.port) }),
                   });
                   setSn('');
                   setName('');
@@ -80,16 +88,16 @@ export function AddDevice({ token, me }: { token: string; me: Me }) {
             }}
           >
             <label>
-              Serial number
+              {t('addDevice.serial')}
               <input value={sn} required maxLength={64} pattern="[A-Za-z0-9_\-]+" onInput={(e) => setSn(e.currentTarget.value)} />
             </label>
             <label>
-              Name
+              {t('addDevice.name')}
               <input value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
             </label>
             {full && (
               <label>
-                Comm key
+                {t('addDevice.commKey')}
                 <input
                   value={commKey}
                   inputMode="numeric"
@@ -103,17 +111,16 @@ export function AddDevice({ token, me }: { token: string; me: Me }) {
             )}
             {full && (
               <button type="button" onClick={() => setCommKey(newCommKey())}>
-                Generate a comm key
+                {t('addDevice.generate')}
               </button>
             )}
             <button type="submit" class="primary">
-              Assign
+              {t('addDevice.assign')}
             </button>
           </form>
           {full && (
             <p id="comm-key-help" class="hint">
-              A comm key (up to six digits, entered on the terminal under COMM. → Comm Key) lets only that terminal speak for its serial
-              number.
+              {t('addDevice.keyHelp')}
             </p>
           )}
         </li>

@@ -3,14 +3,15 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import type { CreatedLocation, CreatedToken, Location, Scope, Token } from './api-types.js';
 import { formatLocal } from './time.js';
-import { ConfirmNamed } from './record-list.js';
-import { DangerButton, errorText, Form, FormActions, Messages, type Msg, Notice, Table, useLoad } from './ui.js';
+import { t, useLanguage } from './i18n/index.js';
+import { ConfirmRecord, DangerButton, errorText, Form, FormActions, Messages, type Msg, Notice, Table, useLoad } from './ui.js';
 
 const UTC = 'UTC';
 /** The browser's zone list where it has one (the server checks the name either way). */
 const ZONES: readonly string[] = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
 
 export function LocationsPage({ token }: { token: string }) {
+  useLanguage();
   const list = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
   const [name, setName] = useState('');
   const [zone, setZone] = useState(Intl.DateTimeFormat().resolvedOptions().timeZone || UTC);
@@ -32,7 +33,7 @@ export function LocationsPage({ token }: { token: string }) {
 
   return (
     <>
-      <h1 tabIndex={-1}>Locations</h1>
+      <h1 tabIndex={-1}>{t('admin.locations')}</h1>
       <datalist id="zones">
         {ZONES.map((z) => (
           <option key={z} value={z} />
@@ -54,23 +55,23 @@ export function LocationsPage({ token }: { token: string }) {
         }}
       >
         <h2 id="new-location-h" class="inline-h">
-          New location
+          {t('admin.newLocation')}
         </h2>
         <label>
-          Name
+          {t('admin.name')}
           <input value={name} required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
         <label>
-          Time zone
+          {t('admin.timeZone')}
           <input value={zone} required list="zones" onInput={(e) => setZone(e.currentTarget.value)} />
         </label>
         <button type="submit" class="primary">
-          Create
+          {t('admin.create')}
         </button>
       </Form>
       {created && (
         <ShownOnce
-          title={`Location “${created.location.name}” created (id ${created.location.id}). Its first token:`}
+          title={t('admin.locationCreated', { name: created.location.name, id: String(created.location.id) })}
           token={created.token}
           onDone={() => setCreated(null)}
         />
@@ -80,11 +81,22 @@ export function LocationsPage({ token }: { token: string }) {
         <EditLocation
           location={editing}
           onCancel={() => setEditing(null)}
-          onSave={(body) => void patch(editing.id, body, `Location ${editing.id} updated.`)}
+          onSave={(body) => void patch(editing.id, body, t('admin.locationUpdated', { id: String(editing.id) }))}
         />
       )}
       {list.data && (
-        <Table caption="Locations" columns={['Id', 'Name', 'Time zone', 'Users', 'Devices', 'State', 'Actions']}>
+        <Table
+          caption={t('admin.locations')}
+          columns={[
+            t('admin.id'),
+            t('admin.name'),
+            t('admin.timeZone'),
+            t('admin.users'),
+            t('admin.devices'),
+            t('admin.state'),
+            t('admin.actions'),
+          ]}
+        >
           {list.data.map((l) => (
             <tr key={l.id} data-location={l.id}>
               <td>{l.id}</td>
@@ -92,22 +104,22 @@ export function LocationsPage({ token }: { token: string }) {
               <td>{l.timezone}</td>
               <td>{l.users_count}</td>
               <td>{l.devices_count}</td>
-              <td>{l.is_active ? 'active' : 'disabled'}</td>
+              <td>{l.is_active ? t('admin.active') : t('admin.disabled')}</td>
               <td class="row-actions">
-                <button type="button" aria-label={`Edit location ${l.name}`} onClick={() => setEditing(l)}>
-                  Edit
+                <button type="button" aria-label={t('admin.editLabel', { name: l.name })} onClick={() => setEditing(l)}>
+                  {t('admin.edit')}
                 </button>
                 {l.is_active ? (
-                  <DangerButton label={`Disable location ${l.name}`} onClick={() => setDisabling(l)}>
-                    Disable
+                  <DangerButton label={t('admin.disableLabel', { name: l.name })} onClick={() => setDisabling(l)}>
+                    {t('admin.disable')}
                   </DangerButton>
                 ) : (
                   <button
                     type="button"
-                    aria-label={`Enable location ${l.name}`}
-                    onClick={() => void patch(l.id, { is_active: true }, `Location ${l.id} enabled.`)}
+                    aria-label={t('admin.enableLabel', { name: l.name })}
+                    onClick={() => void patch(l.id, { is_active: true }, t('admin.locationEnabled', { id: String(l.id) }))}
                   >
-                    Enable
+                    {t('admin.enable')}
                   </button>
                 )}
               </td>
@@ -115,15 +127,16 @@ export function LocationsPage({ token }: { token: string }) {
           ))}
         </Table>
       )}
-      <ConfirmNamed
+      <ConfirmRecord
         pending={disabling}
-        noun="location"
-        action="Disable"
+        title={t('admin.confirmDisable', { name: disabling?.name ?? '' })}
+        word={disabling?.name ?? ''}
+        action={t('admin.disable')}
         onClose={() => setDisabling(null)}
-        onConfirm={(l) => void patch(l.id, { is_active: false }, `Location ${l.id} disabled.`)}
+        onConfirm={(l) => void patch(l.id, { is_active: false }, t('admin.locationDisabled', { id: String(l.id) }))}
       >
-        <p>Its tokens get 403 until it is enabled again. Terminals keep working.</p>
-      </ConfirmNamed>
+        <p>{t('admin.disableEffect')}</p>
+      </ConfirmRecord>
     </>
   );
 }
@@ -137,18 +150,19 @@ function EditLocation({
   onSave: (body: Record<string, unknown>) => void;
   onCancel: () => void;
 }) {
+  useLanguage();
   const [name, setName] = useState(location.name);
   const [zone, setZone] = useState(location.timezone);
   return (
     <Form class="panel" aria-labelledby="edit-location-h" onSubmit={() => onSave({ name: name.trim(), timezone: zone.trim() })}>
-      <h2 id="edit-location-h">Edit location {location.id}</h2>
+      <h2 id="edit-location-h">{t('admin.editLocation', { id: String(location.id) })}</h2>
       <div class="form-grid">
         <label>
-          Name
+          {t('admin.name')}
           <input value={name} required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
         <label>
-          Time zone
+          {t('admin.timeZone')}
           <input value={zone} required list="zones" onInput={(e) => setZone(e.currentTarget.value)} />
         </label>
       </div>
@@ -159,13 +173,14 @@ function EditLocation({
 
 /** A token is shown once: the operator copies it now or issues another later. */
 function ShownOnce({ title, token, onDone }: { title: string; token: string; onDone: () => void }) {
+  useLanguage();
   const [copied, setCopied] = useState(false);
   return (
     <div class="panel secret" role="status">
       <p>{title}</p>
       <p>
         <label>
-          Token (shown only now)
+          {t('admin.tokenShown')}
           <input class="token" readOnly value={token} onFocus={(e) => e.currentTarget.select()} />
         </label>
       </p>
@@ -179,10 +194,10 @@ function ShownOnce({ title, token, onDone }: { title: string; token: string; onD
             )
           }
         >
-          {copied ? 'Copied' : 'Copy'}
+          {copied ? t('admin.copied') : t('admin.copy')}
         </button>
         <button type="button" onClick={onDone}>
-          I have stored it
+          {t('admin.stored')}
         </button>
       </div>
     </div>
@@ -190,6 +205,7 @@ function ShownOnce({ title, token, onDone }: { title: string; token: string; onD
 }
 
 export function TokensPage({ token }: { token: string }) {
+  useLanguage();
   const locations = useLoad(() => api<Location[]>(token, 'GET', '/admin/locations'), []);
   const [locationId, setLocationId] = useState('');
   const selected = locationId || String(locations.data?.[0]?.id ?? '');
@@ -218,10 +234,10 @@ export function TokensPage({ token }: { token: string }) {
       setMessage({ kind: 'error', text: errorText(err) });
     }
   };
-  const revoke = async (t: Token) => {
+  const revoke = async (tok: Token) => {
     try {
-      await api(token, 'DELETE', `/admin/tokens/${t.id}`);
-      setMessage({ kind: 'ok', text: `Token ${t.id} revoked.` });
+      await api(token, 'DELETE', `/admin/tokens/${tok.id}`);
+      setMessage({ kind: 'ok', text: t('admin.tokenRevoked', { id: String(tok.id) }) });
       tokens.reload();
     } catch (err) {
       setMessage({ kind: 'error', text: errorText(err) });
@@ -230,58 +246,69 @@ export function TokensPage({ token }: { token: string }) {
 
   return (
     <>
-      <h1 tabIndex={-1}>Tokens</h1>
+      <h1 tabIndex={-1}>{t('admin.tokens')}</h1>
       {locations.error && <Notice kind="error">{locations.error}</Notice>}
       <label class="block">
-        Location
+        {t('admin.location')}
         <select value={selected} onChange={(e) => setLocationId(e.currentTarget.value)}>
           {(locations.data ?? []).map((l) => (
             <option key={l.id} value={l.id}>
-              {l.name} (id {l.id})
+              {t('admin.locationOption', { name: l.name, id: String(l.id) })}
             </option>
           ))}
         </select>
       </label>
       <Form class="filters" aria-labelledby="new-token-h" onSubmit={() => void create()}>
         <h2 id="new-token-h" class="inline-h">
-          New token
+          {t('admin.newToken')}
         </h2>
         <label>
-          Scope
+          {t('admin.scope')}
           <select value={scope} onChange={(e) => setScope(e.currentTarget.value as Scope)}>
-            <option value="full">full: everything</option>
-            <option value="operator">operator: no destructive presets</option>
-            <option value="read">read: GET only</option>
+            <option value="full">{t('admin.scopeFull')}</option>
+            <option value="operator">{t('admin.scopeOperator')}</option>
+            <option value="read">{t('admin.scopeRead')}</option>
           </select>
         </label>
         <label>
-          Expires after (days, empty = never)
+          {t('admin.expires')}
           <input type="number" min={1} max={3650} value={days} onInput={(e) => setDays(e.currentTarget.value)} />
         </label>
         <label>
-          Label
+          {t('admin.label')}
           <input value={label} maxLength={200} onInput={(e) => setLabel(e.currentTarget.value)} />
         </label>
         <button type="submit" class="primary" disabled={!selected}>
-          Create token
+          {t('admin.createToken')}
         </button>
       </Form>
-      {issued && <ShownOnce title="Token created." token={issued} onDone={() => setIssued(null)} />}
+      {issued && <ShownOnce title={t('admin.tokenCreated')} token={issued} onDone={() => setIssued(null)} />}
       <Messages message={message} errors={[tokens.error]} />
       {tokens.data && (
-        <Table caption="Tokens of the location" columns={['Id', 'Scope', 'Label', 'Created', 'Expires', 'State', 'Actions']}>
-          {tokens.data.map((t) => (
-            <tr key={t.id} data-token={t.id}>
-              <td>{t.id}</td>
-              <td>{t.scope}</td>
-              <td>{t.label ?? '—'}</td>
-              <td>{formatLocal(t.created_at, UTC)}</td>
-              <td>{t.expires_at ? formatLocal(t.expires_at, UTC) : 'never'}</td>
-              <td>{t.revoked_at ? 'revoked' : 'valid'}</td>
+        <Table
+          caption={t('admin.tokensCaption')}
+          columns={[
+            t('admin.id'),
+            t('admin.scope'),
+            t('admin.label'),
+            t('admin.created'),
+            t('admin.expiresColumn'),
+            t('admin.state'),
+            t('admin.actions'),
+          ]}
+        >
+          {tokens.data.map((tok) => (
+            <tr key={tok.id} data-token={tok.id}>
+              <td>{tok.id}</td>
+              <td>{tok.scope}</td>
+              <td>{tok.label ?? '—'}</td>
+              <td>{formatLocal(tok.created_at, UTC)}</td>
+              <td>{tok.expires_at ? formatLocal(tok.expires_at, UTC) : t('time.never')}</td>
+              <td>{tok.revoked_at ? t('admin.revoked') : t('admin.valid')}</td>
               <td>
-                {!t.revoked_at && (
-                  <DangerButton label={`Revoke token ${t.id}`} onClick={() => void revoke(t)}>
-                    Revoke
+                {!tok.revoked_at && (
+                  <DangerButton label={t('admin.revokeLabel', { id: String(tok.id) })} onClick={() => void revoke(tok)}>
+                    {t('admin.revoke')}
                   </DangerButton>
                 )}
               </td>
@@ -289,7 +316,7 @@ export function TokensPage({ token }: { token: string }) {
           ))}
         </Table>
       )}
-      <p class="hint">Times in UTC.</p>
+      <p class="hint">{t('admin.utc')}</p>
     </>
   );
 }

@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, query, type Session } from './api.js';
 import type { Reply, SyncState, SyncSummary } from './api-types.js';
+import { t, useLanguage } from './i18n/index.js';
 import { BASE } from './router.js';
 import { openStream } from './stream.js';
 import { owedText, syncLabel, SyncBadge } from './sync-state.js';
@@ -17,27 +18,29 @@ const STATES: readonly SyncState[] = ['drift', 'syncing', 'unknown', 'in_sync'];
 const LIMIT = 20;
 
 function Summary({ summary, zone }: { summary: SyncSummary; zone: string }) {
+  useLanguage();
   return (
     <dl class="facts summary">
-      <dt>Terminals</dt>
+      <dt>{t('syncPage.terminals')}</dt>
       <dd>{summary.devices}</dd>
-      <dt>In sync</dt>
+      <dt>{t('sync.in_sync')}</dt>
       <dd data-count="in_sync">{summary.in_sync}</dd>
-      <dt>Syncing</dt>
+      <dt>{t('sync.syncing')}</dt>
       <dd data-count="syncing">{summary.syncing}</dd>
-      <dt>In drift</dt>
+      <dt>{t('syncPage.inDrift')}</dt>
       <dd data-count="drift">{summary.drift}</dd>
-      <dt>Unknown</dt>
+      <dt>{t('syncPage.unknown')}</dt>
       <dd data-count="unknown">{summary.unknown}</dd>
-      <dt>Revocations owed</dt>
+      <dt>{t('syncPage.revocationsOwed')}</dt>
       <dd data-count="revocations_owed">{summary.revocations_owed}</dd>
-      <dt>Oldest owed line</dt>
-      <dd>{summary.oldest_owed_at === null ? 'none' : formatLocal(summary.oldest_owed_at, zone)}</dd>
+      <dt>{t('syncPage.oldestOwed')}</dt>
+      <dd>{summary.oldest_owed_at === null ? t('syncPage.none') : formatLocal(summary.oldest_owed_at, zone)}</dd>
     </dl>
   );
 }
 
 export function SyncPage({ session, zone }: { session: Session & { kind: 'location' }; zone: string }) {
+  useLanguage();
   const [state, setState] = useState<SyncState>('drift');
   const [page, setPage] = useState(1);
   const [tick, setTick] = useState(0);
@@ -63,24 +66,26 @@ export function SyncPage({ session, zone }: { session: Session & { kind: 'locati
     };
   }, [session.token]);
 
-  const heading = state === 'drift' ? 'Terminals in drift' : `Terminals: ${syncLabel(state).toLowerCase()}`;
+  const heading = state === 'drift' ? t('syncPage.driftHeading') : t('syncPage.stateHeading', { state: syncLabel(state).toLowerCase() });
+  const [leadBefore, leadAfter] = t('syncPage.lead', { drift: '\u0001' }).split('\u0001');
   return (
     <>
-      <h1 tabIndex={-1}>Sync</h1>
+      <h1 tabIndex={-1}>{t('syncPage.title')}</h1>
       <p class="lead">
-        Whether each terminal holds the users it should. <em>Drift</em>: the terminal refused a line; BioGate keeps sending it with back-off
-        until it is accepted.
+        {leadBefore}
+        <em>{t('sync.drift')}</em>
+        {leadAfter}
       </p>
       <section aria-labelledby="summary-h">
-        <h2 id="summary-h">Location summary</h2>
+        <h2 id="summary-h">{t('syncPage.summary')}</h2>
         {summary.error && <Notice kind="error">{summary.error}</Notice>}
-        {summary.data ? <Summary summary={summary.data} zone={zone} /> : !summary.error && <p>Loading…</p>}
+        {summary.data ? <Summary summary={summary.data} zone={zone} /> : !summary.error && <p>{t('syncPage.loading')}</p>}
       </section>
       <section aria-labelledby="list-h">
         <h2 id="list-h">{heading}</h2>
         <div class="filters">
           <label>
-            State
+            {t('syncPage.state')}
             <select
               value={state}
               onChange={(e) => {
@@ -97,12 +102,22 @@ export function SyncPage({ session, zone }: { session: Session & { kind: 'locati
           </label>
         </div>
         {list.error && <Notice kind="error">{list.error}</Notice>}
-        {list.data && list.data.data.length === 0 && <p>No terminal is in this state.</p>}
+        {list.data && list.data.data.length === 0 && <p>{t('syncPage.noneInState')}</p>}
         {list.data && list.data.data.length > 0 && (
           <div class="table-wrap">
             <table aria-labelledby="list-h">
               <thead>
-                <HeaderRow columns={['Terminal', 'Presence', 'Sync', 'Owed', 'Refused', 'Reason', 'Last confirmed']} />
+                <HeaderRow
+                  columns={[
+                    t('syncPage.terminal'),
+                    t('syncPage.presence'),
+                    t('sync.label'),
+                    t('sync.owed'),
+                    t('sync.refused'),
+                    t('sync.reason'),
+                    t('sync.lastConfirmed'),
+                  ]}
+                />
               </thead>
               <tbody>
                 {list.data.data.map((d) => (
@@ -127,7 +142,7 @@ export function SyncPage({ session, zone }: { session: Session & { kind: 'locati
             </table>
           </div>
         )}
-        <Pager page={list.data} onPage={setPage} label="Terminals" />
+        <Pager page={list.data} onPage={setPage} label={t('syncPage.terminals')} />
       </section>
     </>
   );

@@ -2,12 +2,14 @@
 import { useState } from 'preact/hooks';
 import { api, query } from './api.js';
 import type { Location, Reply } from './api-types.js';
+import { t, useLanguage } from './i18n/index.js';
 import { formatLocal } from './time.js';
 import { errorText, Messages, type Msg, Pager, Table, useLoad } from './ui.js';
 
 const UTC = 'UTC';
 
 export function UnassignedPage({ token }: { token: string }) {
+  useLanguage();
   const [page, setPage] = useState(1);
   const list = useLoad(
     () => api<Reply<'/admin/devices/unassigned', 'get'>>(token, 'GET', `/admin/devices/unassigned${query({ page, limit: 50 })}`),
@@ -23,7 +25,7 @@ export function UnassignedPage({ token }: { token: string }) {
     if (!locationId) return;
     try {
       await api(token, 'POST', `/admin/devices/${encodeURIComponent(sn)}/assign`, { location_id: Number(locationId) });
-      setMessage({ kind: 'ok', text: `${sn} assigned to location ${locationId}.` });
+      setMessage({ kind: 'ok', text: t('unassigned.assigned', { sn, id: locationId }) });
       list.reload();
     } catch (err) {
       setMessage({ kind: 'error', text: `${sn}: ${errorText(err)}` });
@@ -32,12 +34,22 @@ export function UnassignedPage({ token }: { token: string }) {
 
   return (
     <>
-      <h1 tabIndex={-1}>Unassigned terminals</h1>
-      <p class="lead">Terminals that contacted the gateway without belonging to a location (times in UTC).</p>
+      <h1 tabIndex={-1}>{t('unassigned.title')}</h1>
+      <p class="lead">{t('unassigned.lead')}</p>
       <Messages message={message} errors={[list.error]} />
-      {list.data && list.data.data.length === 0 && <p>None.</p>}
+      {list.data && list.data.data.length === 0 && <p>{t('unassigned.none')}</p>}
       {list.data && list.data.data.length > 0 && (
-        <Table caption="Unassigned terminals" columns={['Serial', 'First contact', 'Last contact', 'Address', 'Protocol', 'Assign to']}>
+        <Table
+          caption={t('unassigned.title')}
+          columns={[
+            t('unassigned.serial'),
+            t('unassigned.firstContact'),
+            t('unassigned.lastContact'),
+            t('unassigned.address'),
+            t('unassigned.protocol'),
+            t('unassigned.assignTo'),
+          ]}
+        >
           {list.data.data.map((d) => (
             <tr key={d.serial_number} data-sn={d.serial_number}>
               <td>{d.serial_number}</td>
@@ -47,7 +59,7 @@ export function UnassignedPage({ token }: { token: string }) {
               <td>{d.version ?? '—'}</td>
               <td class="row-actions">
                 <select
-                  aria-label={`Location for ${d.serial_number}`}
+                  aria-label={t('unassigned.locationFor', { sn: d.serial_number })}
                   value={target[d.serial_number] ?? String(locations.data?.[0]?.id ?? '')}
                   onChange={(e) => setTarget({ ...target, [d.serial_number]: e.currentTarget.value })}
                 >
@@ -57,15 +69,19 @@ export function UnassignedPage({ token }: { token: string }) {
                     </option>
                   ))}
                 </select>
-                <button type="button" aria-label={`Assign ${d.serial_number}`} onClick={() => void assign(d.serial_number)}>
-                  Assign
+                <button
+                  type="button"
+                  aria-label={t('unassigned.assignLabel', { sn: d.serial_number })}
+                  onClick={() => void assign(d.serial_number)}
+                >
+                  {t('unassigned.assign')}
                 </button>
               </td>
             </tr>
           ))}
         </Table>
       )}
-      <Pager page={list.data} onPage={setPage} label="Unassigned terminals" />
+      <Pager page={list.data} onPage={setPage} label={t('unassigned.title')} />
     </>
   );
 }
