@@ -132,7 +132,7 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     await page
       .getByLabel('CSV file')
       .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(`${lines.join('\r\n')}\r\n`) });
-    await page.getByText(/Imported 200 users; 1 rows failed/).waitFor({ timeout: 30_000 });
+    await page.getByText(/Imported 200 users; 1 row failed/).waitFor({ timeout: 30_000 });
     t.match(await page.getByText(/Imported 200 users/).textContent(), /Ignored columns: Department/, 'the extra column is named');
     t.equal(await page.locator('progress').getAttribute('value'), '201', 'progress reached every row');
     const failed = page.getByRole('table', { name: 'Rows not imported' });
@@ -143,7 +143,7 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     t.equal(await page.locator('tbody tr[data-pin]').count(), 20, 'the first page of 20');
     await page.getByLabel('Search name or PIN').fill('1150');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByText('1 users matching “1150”.').waitFor();
+    await page.getByText('1 user matching “1150”.').waitFor();
     t.match(await page.locator('tr[data-pin="1150"]').textContent(), /Person Number 150/);
     await b.axe(t, page, 'users');
     await b.shot(page, 'users');

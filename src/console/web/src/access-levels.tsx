@@ -48,12 +48,19 @@ function inputOf(d: Draft): AccessLevelInput | string {
 
 export function AccessLevelsPage({ session }: { session: Session & { kind: 'location' } }) {
   useLanguage();
-  const records = useRecords<AccessLevel>(session, { path: '/api/access-levels', noun: t('levels.noun'), limit: LIMIT });
+  const records = useRecords<AccessLevel>(session, {
+    path: '/api/access-levels',
+    noun: t('levels.noun'),
+    limit: LIMIT,
+    deleted: (l) => t('levels.deleted', { name: l.name }),
+  });
   const { list, writable } = records;
   const form = useRecordForm<AccessLevel, Draft, AccessLevelInput>(session, records, {
     path: '/api/access-levels',
     noun: t('levels.noun'),
     inputOf,
+    created: (l) => t('levels.created', { name: l.name }),
+    saved: (l) => t('levels.saved', { name: l.name }),
   });
   const { editing } = form;
   const schedules = useLoad(() => allSchedules(session.token), [session.token]);
@@ -102,6 +109,8 @@ export function AccessLevelsPage({ session }: { session: Session & { kind: 'loca
                 <RowActions
                   noun={t('levels.nounLower')}
                   name={l.name}
+                  editLabel={t('levels.editLabel', { name: l.name })}
+                  deleteLabel={t('levels.deleteLabel', { name: l.name })}
                   onEdit={() => form.open(l)}
                   onDelete={() => records.setDeleting(l)}
                 />
@@ -111,7 +120,7 @@ export function AccessLevelsPage({ session }: { session: Session & { kind: 'loca
         </Table>
       )}
       <Pager page={list.data} onPage={records.setPage} label={t('levels.title')} />
-      <ConfirmRemove records={records} noun={t('levels.nounLower')}>
+      <ConfirmRemove records={records} noun={t('levels.nounLower')} title={(name) => t('levels.confirmDelete', { name })}>
         <p>{t('levels.removeEffect')}</p>
       </ConfirmRemove>
     </>

@@ -76,7 +76,7 @@ export const EN_OPERATIONS = {
   'deliveries.testQueued': 'Test queued: it is listed below with its outcome.',
   'deliveries.testNotQueued': 'The test was not queued: {error}',
   'deliveries.noneFailed': 'No failed delivery in the last 24 hours.',
-  'deliveries.requeued': '{count} failed deliveries queued again.',
+  'deliveries.requeued': '{count, plural, one {# failed delivery} other {# failed deliveries}} queued again.',
   'deliveries.notRequeued': 'Nothing was queued again: {error}',
   'deliveries.title': 'Deliveries to {url}',
   'deliveries.test': 'Send a test',

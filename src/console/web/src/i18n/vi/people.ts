@@ -69,7 +69,8 @@ export const VI_PEOPLE: Messages<typeof EN_PEOPLE> = {
   'userBulk.nothing': 'Không có người dùng nào bị vô hiệu hóa: {error}',
   'userBulk.confirm': 'Xóa {n} người dùng?',
   'userBulk.action': 'Xóa người dùng',
-  'userBulk.word': 'xóa',
+  // ASCII, like every typed confirmation word in Vietnamese: input methods place tone marks differently (xóa / xoá).
+  'userBulk.word': 'delete',
   'userBulk.effect': 'Các PIN {pins} bị xóa khỏi BioGate và khỏi mọi thiết bị của địa điểm.',
   'bulk.users': 'Người dùng đã chọn',
   'bulk.terminals': 'Thiết bị đã chọn',
