@@ -18,10 +18,8 @@ const LIMIT = 20;
 const DOORS = [1, 2, 3, 4] as const;
 /** The area select's value for "every terminal" (an area id is never empty). */
 const EVERY = '';
-/** "Every terminal" in English, for a page not yet translated; `everyTerminal()` is in the current language. */
-export const EVERY_TERMINAL = 'Every terminal';
 /** A level's terminals when it has no area, in the current language. */
-export const everyTerminal = (): string => t('levels.everyTerminal');
+const everyTerminal = (): string => t('levels.everyTerminal');
 
 /** The form as typed: the selects' values are ids as strings. */
 type Draft = { name: string; schedule: string; doors: number[]; area: string };
