@@ -34,9 +34,9 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await devBar.getByText('0 terminales seleccionados', { exact: true }).waitFor();
   await devBar.getByRole('button', { name: 'Seleccionar todos los mostrados' }).click();
   await devBar.getByText('1 terminal seleccionado', { exact: true }).waitFor();
-  await devBar.getByLabel('Comando').selectOption({ label: 'Fetch info' });
+  await devBar.getByLabel('Comando').selectOption({ label: 'Obtener información' });
   await devBar.getByRole('button', { name: 'Poner en cola en los seleccionados' }).click();
-  await devBar.getByText('Fetch info en cola: 1 hecho.', { exact: true }).waitFor();
+  await devBar.getByText('Obtener información en cola: 1 hecho.', { exact: true }).waitFor();
   t.equal(await devBar.getByRole('button', { name: 'Borrar la selección' }).isEnabled(), true, 'es: clear selection');
   await b.axe(t, page, 'devices bulk bar (es, light)');
 
