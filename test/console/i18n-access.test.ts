@@ -10,6 +10,7 @@ import t from 'tap';
 import { CATALOGS } from '../../src/console/web/src/i18n/catalogs.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { signedInSpanish } from './pages.js';
 
 const SN = 'ZONA-1';
 const AREA = 'Almacén';
@@ -38,15 +39,7 @@ t.test('areas and schedules in Spanish, then in Vietnamese', { skip: NO_BROWSER 
   t.equal((await api('POST', '/api/schedules', { body: office })).status, 201, 'a schedule');
 
   const b = await openBrowser(t, () => g.url);
-  const page = await b.page({ locale: 'es-ES' });
-  await page.goto(`${g.url}/console/`);
-  await page.getByLabel('Token de la API').fill(g.a.token);
-  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
-  const nav = (name: string) =>
-    page
-      .getByRole('navigation', { name: /^(Principal|Chính)$/ })
-      .getByRole('link', { name, exact: true })
-      .click();
+  const { page, nav } = await signedInSpanish(b, g.url, g.a.token);
 
   // Areas: the count, a new one, the columns, the typed confirmation of deleting it.
   await nav('Áreas');

@@ -10,6 +10,7 @@ import { createSimulatedDevice } from '../../src/simulator/index.js';
 import type { NewAttendance } from '../../src/store/ports/index.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { signedInSpanish } from './pages.js';
 
 const DAY = '2026-03-02';
 const SN = 'IDIOMA-ATT';
@@ -67,11 +68,7 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   }
 
   const b = await openBrowser(t, () => g.url);
-  const page = await b.page({ locale: 'es-ES' });
-  await page.goto(`${g.url}/console/`);
-  await page.getByLabel('Token de la API').fill(a.token);
-  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
-  const nav = (menu: string, name: string) => page.getByRole('navigation', { name: menu }).getByRole('link', { name, exact: true }).click();
+  const { page, nav } = await signedInSpanish(b, g.url, a.token);
   const days = async (from: string, to: string, filter: string) => {
     await page.getByLabel(from).fill(DAY);
     await page.getByLabel(to).fill(DAY);
@@ -79,7 +76,7 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   };
 
   // Attendance (es): the filter, the count, the columns, a voided record, the export's notice.
-  await nav('Principal', 'Asistencia');
+  await nav('Asistencia');
   await page.getByRole('heading', { name: 'Asistencia', level: 1 }).waitFor();
   await page.getByText('Horas y fechas en la zona horaria de la sede, UTC.').waitFor();
   await page.getByText('En vivo: los marcajes nuevos aparecen arriba.').waitFor();
@@ -97,7 +94,7 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   await b.axe(t, page, 'attendance (es, light)');
 
   // Time cards (es): plural and singular counts, the columns, an incomplete day, the area filter.
-  await nav('Principal', 'Tarjetas de horas');
+  await nav('Tarjetas de horas');
   await page.getByRole('heading', { name: 'Tarjetas de horas', level: 1 }).waitFor();
   t.match(
     await page.locator('p.lead').first().innerText(),
@@ -123,7 +120,7 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   await b.axe(t, page, 'time cards (es, light)');
 
   // Doors and alarms (es): the kinds in words, an empty kind; dark theme.
-  await nav('Principal', 'Puertas');
+  await nav('Puertas');
   await page.getByRole('heading', { name: 'Puertas y alarmas', level: 1 }).waitFor();
   await page.getByText('En vivo: los eventos nuevos aparecen arriba.').waitFor();
   const doorEvents = 'Eventos de puertas y alarmas';
@@ -142,7 +139,7 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   await b.axe(t, page, 'doors (es, dark)');
 
   // Access levels (es): the count, the columns, the form and its check, the delete confirmation.
-  await nav('Principal', 'Niveles de acceso');
+  await nav('Niveles de acceso');
   await page.getByRole('heading', { name: 'Niveles de acceso', level: 1 }).waitFor();
   await page.getByText('1 nivel de acceso.').waitFor();
   t.same(await headers(page, 'Niveles de acceso'), ['Nombre', 'Horario', 'Puertas', 'Área', 'Acciones'], 'es: level columns');
@@ -174,7 +171,7 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   t.equal(await row.locator('td.area').innerText(), 'Mọi thiết bị', 'vi: every terminal');
   await b.axe(t, page, 'access levels (vi)');
 
-  await nav('Chính', 'Chấm công');
+  await nav('Chấm công');
   await page.getByRole('heading', { name: 'Chấm công', level: 1 }).waitFor();
   await page.getByText('Trực tiếp: lượt chấm công mới hiện ở trên cùng.').waitFor();
   await days('Từ (ngày)', 'Đến (ngày)', 'Lọc');
@@ -187,14 +184,14 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   await page.locator(`tr[data-id="${voided}"]`).getByText('(đã hủy)').waitFor();
   await b.axe(t, page, 'attendance (vi)');
 
-  await nav('Chính', 'Bảng công');
+  await nav('Bảng công');
   await page.getByRole('heading', { name: 'Bảng công', level: 1 }).waitFor();
   await days('Từ (ngày)', 'Đến (ngày)', 'Lọc');
   await page.getByText('2 bảng công.').waitFor();
   t.equal(await page.locator(`tr[data-card="${DAY}:12"] td.note`).innerText(), 'Chưa đủ: thiếu giờ vào hoặc giờ ra', 'vi: incomplete');
   await b.axe(t, page, 'time cards (vi)');
 
-  await nav('Chính', 'Cửa');
+  await nav('Cửa');
   await page.getByRole('heading', { name: 'Cửa và báo động', level: 1 }).waitFor();
   await page.getByRole('table', { name: 'Sự kiện cửa và báo động' }).getByText('Báo động', { exact: true }).waitFor();
   t.same(

@@ -11,6 +11,7 @@ import type { Locator } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { signedInSpanish } from './pages.js';
 
 /** An HTTP receiver on loopback that answers 200 to everything. */
 async function receiver(t: Test): Promise<string> {
@@ -33,16 +34,7 @@ t.test('the operations pages in Spanish, then Vietnamese', { skip: NO_BROWSER },
   t.equal((await g.a.api('POST', '/api/alerts', { body: rule })).status, 201);
 
   const b = await openBrowser(t, () => g.url);
-  const page = await b.page({ locale: 'es-ES' });
-  await page.goto(`${g.url}/console/`);
-  await page.getByLabel('Token de la API').fill(g.a.token);
-  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
-  await page.getByRole('heading', { name: 'Terminales', level: 1 }).waitFor();
-  const nav = (name: string) =>
-    page
-      .getByRole('navigation', { name: /^(Principal|Chính)$/ })
-      .getByRole('link', { name, exact: true })
-      .click();
+  const { page, nav } = await signedInSpanish(b, g.url, g.a.token);
   const header = async (table: Locator, columns: readonly string[], what: string) => {
     for (const column of columns)
       t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `${what}: column ${column}`);

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { signedInSpanish } from './pages.js';
 
 t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }, async (t) => {
   const g = await gateway(t);
@@ -17,15 +18,7 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   for (const body of seed) t.equal((await g.a.api('POST', '/api/users', { body })).status, 201);
   t.equal((await g.a.api('POST', '/api/devices', { body: { sn: 'PERSONAS1', name: 'Puerta' } })).status, 201);
   const b = await openBrowser(t, () => g.url);
-  const page = await b.page({ locale: 'es-ES' });
-  await page.goto(`${g.url}/console/`);
-  await page.getByLabel('Token de la API').fill(g.a.token);
-  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
-  const nav = (name: string) =>
-    page
-      .getByRole('navigation', { name: /^(Principal|Chính)$/ })
-      .getByRole('link', { name, exact: true })
-      .click();
+  const { page, nav } = await signedInSpanish(b, g.url, g.a.token);
 
   // The terminals' bulk bar.
   await nav('Terminales');

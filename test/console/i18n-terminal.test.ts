@@ -8,6 +8,7 @@ import t from 'tap';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { signedInSpanish } from './pages.js';
 
 const SN = 'IDIOMA-T1';
 
@@ -28,11 +29,7 @@ t.test('a terminal’s sections in Spanish, then Vietnamese', { skip: NO_BROWSER
   for (const pin of [1, 2]) await created('/api/users', { pin, first_name: `Persona${pin}`, areas: [hall] });
 
   const b = await openBrowser(t, () => url);
-  const page = await b.page({ locale: 'es-ES' });
-  await page.goto(`${url}/console/`);
-  await page.getByLabel('Token de la API').fill(g.a.token);
-  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
-  await page.getByRole('heading', { name: 'Terminales', level: 1 }).waitFor();
+  const { page } = await signedInSpanish(b, url, g.a.token);
   await page.goto(`${url}/console/devices/${SN}`);
   await page.getByRole('heading', { name: 'Recepción', level: 1 }).waitFor();
 

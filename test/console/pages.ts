@@ -19,6 +19,28 @@ export async function signedIn(b: ConsoleBrowser, url: string, token: string): P
   return page;
 }
 
+/**
+ * A fresh page of `b` whose browser prefers Spanish, signed in to the console at `url` with a location `token`, on its
+ * first page (Terminales); `nav` follows the main navigation's link called exactly `name`, in Spanish or Vietnamese.
+ */
+export async function signedInSpanish(
+  b: ConsoleBrowser,
+  url: string,
+  token: string,
+): Promise<{ page: ConsolePage; nav: (name: string) => Promise<void> }> {
+  const page = await b.page({ locale: 'es-ES' });
+  await page.goto(`${url}/console/`);
+  await page.getByLabel('Token de la API').fill(token);
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await page.getByRole('heading', { name: 'Terminales', level: 1 }).waitFor();
+  const nav = (name: string) =>
+    page
+      .getByRole('navigation', { name: /^(Principal|Chính)$/ })
+      .getByRole('link', { name, exact: true })
+      .click();
+  return { page, nav };
+}
+
 /** A read token of the gateway's bootstrap location. */
 export function readToken(g: Gateway): ReturnType<Gateway['started']['app']['locations']['issueToken']> {
   return g.started.app.locations.issueToken({ location_id: g.a.id, scope: 'read' });
