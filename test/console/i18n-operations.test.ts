@@ -36,6 +36,8 @@ t.test('the operations pages in Spanish, then Vietnamese', { skip: NO_BROWSER },
   const b = await openBrowser(t, () => g.url);
   const { page, nav } = await signedInSpanish(b, g.url, g.a.token);
   const header = async (table: Locator, columns: readonly string[], what: string) => {
+    // The table is drawn once its list has loaded, after the heading: wait for it, then count.
+    await table.getByRole('columnheader', { name: columns[0] ?? '', exact: true }).waitFor();
     for (const column of columns)
       t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `${what}: column ${column}`);
   };
