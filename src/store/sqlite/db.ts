@@ -157,3 +157,11 @@ export function isSqliteUnavailable(err: unknown): boolean {
 
 export const bool = (v: unknown): boolean => v === 1 || v === true;
 export const json = <T>(v: unknown): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : null);
+
+/** Distinct pins in ascending order, in chunks that stay below SQLite's bound-parameter limit. */
+export function pinChunks(pins: readonly number[]): number[][] {
+  const sorted = [...new Set(pins)].sort((x, y) => x - y);
+  const out: number[][] = [];
+  for (let i = 0; i < sorted.length; i += 500) out.push(sorted.slice(i, i + 500));
+  return out;
+}
