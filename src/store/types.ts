@@ -32,6 +32,8 @@ import type {
   AccessLevelsPort,
   HolidaysPort,
   WebhooksPort,
+  OrgNamesPort,
+  SecretsPort,
 } from './ports/index.js';
 
 export interface Store {
@@ -63,6 +65,10 @@ export interface Store {
   readonly auditLog: AuditLogPort;
   /** Alert rules and their open incidents (issue #36 item 4). */
   readonly alerts: AlertsPort;
+  /** Department and position names per location, made as users name them. */
+  readonly orgNames: OrgNamesPort;
+  /** Values the gateway makes for itself once and keeps (src/store/ports/secrets.ts). */
+  readonly secrets: SecretsPort;
   /**
    * Runs `fn`, letting its store calls share one commit where that is cheaper: a reply's
    * 50 command results are 300 small writes. SQLite: one transaction around `fn` (BEGIN IMMEDIATE …

@@ -23,6 +23,7 @@ import { devicesContract } from './fixtures/devices.js';
 import { doorEventsContract } from './fixtures/door-events.js';
 import { jobsContract } from './fixtures/jobs.js';
 import { locationsContract } from './fixtures/locations.js';
+import { orgContract } from './fixtures/org.js';
 import { photosContract } from './fixtures/photos.js';
 import { aggregateContract } from './fixtures/store.js';
 import { caseRunner } from './fixtures/support.js';
@@ -56,5 +57,6 @@ export function storeContract(t: Tap.Test, open: () => Promise<Store>): void {
   webhooksContract(define);
   auditLogContract(define);
   alertsContract(define);
+  orgContract(define);
   aggregateContract(define);
 }

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { MongoClient } from 'mongodb';
 import t from 'tap';
 import { clientOptions } from '../../src/store/mongo/connect.js';
-import { SCHEMA_VERSION } from '../../src/store/mongo/schema.js';
+import { SCHEMA_VERSION } from '../../src/store/mongo/schema-version.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { freePort, startApp, tempDir } from '../helpers/app.js';
 

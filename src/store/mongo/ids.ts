@@ -40,6 +40,7 @@ export const BLOCK_SIZES: Readonly<Record<CounterName, number>> = {
   // One id per `$inc`: the audit cursor orders by id (src/store/mongo/audit-log.ts).
   audit_log: 1,
   alert_rules: 1,
+  org_names: 1,
 };
 
 /** Free ids of a block: `next` up to, not including, `end`. */

@@ -35,6 +35,8 @@ import { MongoUnreachableError, trackReachability } from './unavailable.js';
 import { mongoWebhooks } from './webhooks.js';
 import { mongoAuditLog } from './audit-log.js';
 import { mongoAlerts } from './alerts.js';
+import { mongoOrgNames } from './org-names.js';
+import { mongoSecrets } from './secrets.js';
 
 export { isMongoUnavailable } from './unavailable.js';
 
@@ -104,6 +106,8 @@ export async function openMongoStore(url: string): Promise<Store> {
     webhooks,
     auditLog,
     alerts,
+    orgNames: mongoOrgNames(c, ids),
+    secrets: mongoSecrets(c),
     unitOfWork: (fn) => fn(),
     atomic: (fn) => fn(),
     isolated: () => false,

@@ -11,8 +11,8 @@
  * prefix of the shard key anyway. Where the SQLite schema has a partial unique index, the document carries a
  * synthetic "slot" field that is unique for every document that must not collide (see CommandDoc).
  */
-import { StoreSchemaNewerError } from '../../errors.js';
 import type { Collection, Db, IndexDescription } from 'mongodb';
+import { checkSchemaVersion, type MetaDoc } from './schema-version.js';
 import type {
   AccessLevel,
   DoorSetting,
@@ -24,6 +24,7 @@ import type {
   Device,
   DeviceExchange,
   Location,
+  OrgName,
   StoredDoorEvent,
   Template,
   TerminalSyncState,
@@ -51,13 +52,17 @@ export type LocationDoc = Omit<
   attendance_photo_retention_days?: number;
 };
 export type TokenDoc = Stored<Token>;
-/** `areas`, `access_levels` and `photo` are absent on documents written before they existed ([], [], null). */
-export type UserDoc = Omit<Stored<User>, 'areas' | 'access_levels' | 'photo'> & {
+/** `areas`, `access_levels`, `photo`, `department` and `position` are absent on documents written before they existed ([], [], null…). */
+export type UserDoc = Omit<Stored<User>, 'areas' | 'access_levels' | 'photo' | 'department' | 'position'> & {
   areas?: number[];
   access_levels?: number[];
   photo?: UserPhoto | null;
+  department?: string | null;
+  position?: string | null;
 };
 export type AreaDoc = Stored<Area>;
+/** A department or position name; (location_id, kind, name) is unique. */
+export type OrgNameDoc = Stored<OrgName>;
 /** `_id` is `<location_id>:<id>`: schedule numbers are the location's own (the terminals' TimezoneId). */
 export type ScheduleDoc = { -readonly [K in keyof Schedule]: Schedule[K] } & { _id: string };
 export type AccessLevelDoc = Stored<AccessLevel>;
@@ -216,6 +221,7 @@ export interface Collections {
   readonly tokens: Collection<TokenDoc>;
   readonly users: Collection<UserDoc>;
   readonly areas: Collection<AreaDoc>;
+  readonly orgNames: Collection<OrgNameDoc>;
   readonly schedules: Collection<ScheduleDoc>;
   readonly accessLevels: Collection<AccessLevelDoc>;
   readonly holidays: Collection<HolidayDoc>;
@@ -236,24 +242,13 @@ export interface Collections {
   readonly syncRefusals: Collection<SyncRefusalDoc>;
 }
 
-/**
- * The schema version of this release on MongoDB, kept in `meta` (`{ _id: 'schema', version }`):
- * raised with every change a previous release must not run on. A newer one there stops the start.
- * 1: the feed outbox field `feed_event` (issue #32).
- */
-export const SCHEMA_VERSION = 1;
-
-export interface MetaDoc {
-  _id: string;
-  version: number;
-}
-
 export function collections(db: Db): Collections {
   return {
     locations: db.collection<LocationDoc>('locations'),
     tokens: db.collection<TokenDoc>('tokens'),
     users: db.collection<UserDoc>('users'),
     areas: db.collection<AreaDoc>('areas'),
+    orgNames: db.collection<OrgNameDoc>('org_names'),
     schedules: db.collection<ScheduleDoc>('schedules'),
     accessLevels: db.collection<AccessLevelDoc>('access_levels'),
     holidays: db.collection<HolidayDoc>('holidays'),
@@ -290,6 +285,10 @@ const INDEXES: Readonly<
     { name: 'location_levels', key: { location_id: 1, access_levels: 1 } },
   ],
   areas: [{ name: 'location', key: { location_id: 1, _id: 1 } }],
+  orgNames: [
+    { name: 'location_kind_name_unique', key: { location_id: 1, kind: 1, name: 1 }, unique: true },
+    { name: 'location_kind', key: { location_id: 1, kind: 1, _id: 1 } },
+  ],
   schedules: [{ name: 'location', key: { location_id: 1, id: 1 } }],
   accessLevels: [
     { name: 'location', key: { location_id: 1, _id: 1 } },
@@ -365,25 +364,19 @@ export const COUNTERS = [
   'webhook_deliveries',
   'audit_log',
   'alert_rules',
+  'org_names',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
 
-/** Creates every index (idempotent); run at startup by every node. */
 /** Indexes an earlier version created that a newer one replaced: dropped at startup (absent: nothing to do). */
 const REPLACED: readonly { collection: keyof typeof INDEXES; name: string }[] = [
   // By id within a priority; ids from several nodes interleave, so the mailbox orders by created_at.
   { collection: 'commands', name: 'mailbox' },
 ];
 
-/** Refuses a database a newer release migrated; records this release's version (never lowers it). */
-export async function checkSchemaVersion(c: Collections): Promise<void> {
-  const found = (await c.meta.findOne({ _id: 'schema' }))?.version ?? 0;
-  if (found > SCHEMA_VERSION) throw new StoreSchemaNewerError('mongodb', found, SCHEMA_VERSION);
-  await c.meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION } }, { upsert: true });
-}
-
+/** Creates every index (idempotent); run at startup by every node. */
 export async function ensureIndexes(c: Collections): Promise<void> {
-  await checkSchemaVersion(c);
+  await checkSchemaVersion(c.meta);
   for (const [name, specs] of Object.entries(INDEXES) as [keyof typeof INDEXES, IndexDescription[]][]) {
     await c[name].createIndexes(specs);
   }

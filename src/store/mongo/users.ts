@@ -1,18 +1,35 @@
 /** Users of a location (sharded on location_id; unique (location_id, pin)). */
 import type { Collection, Filter } from 'mongodb';
-import { normalAreas, USER_FIELDS, type UpsertResult, type User, type UserFields, type UsersPort } from '../ports/index.js';
+import {
+  normalAreas,
+  OFF_TERMINAL_FIELDS,
+  USER_FIELDS,
+  type UpsertResult,
+  type User,
+  type UserFields,
+  type UsersPort,
+} from '../ports/index.js';
 import { catchUp, isIdCollision, type Ids } from './ids.js';
 import type { Collections, UserDoc } from './schema.js';
 import { outboxMarker } from './sync-state.js';
 import { containsAny, ignoreDuplicates, mapLimit, maybe, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
 
-export const toUser = ({ _id, areas, access_levels, photo, ...rest }: UserDoc): User => ({
+export const toUser = ({ _id, areas, access_levels, photo, department, position, ...rest }: UserDoc): User => ({
   id: _id,
   ...rest,
   areas: areas ?? [],
   access_levels: access_levels ?? [],
   photo: photo ?? null,
+  department: department ?? null,
+  position: position ?? null,
 });
+
+/** An upsert's result and whether it owes the terminals anything: created, or a field they hold changed. */
+type Upserted = UpsertResult & { synced: boolean };
+const plain = ({ synced: _synced, ...r }: Upserted): UpsertResult => r;
+/** Whether a patch names a field a terminal holds (a patch of OFF_TERMINAL_FIELDS alone does not). */
+const namesTerminalField = (fields: UserFields) =>
+  Object.entries(fields).some(([k, v]) => v !== undefined && !OFF_TERMINAL_FIELDS.has(k as keyof UserFields));
 
 /** The keys a patch sets (absent and undefined keys keep stored values; null clears). */
 function patchOf(fields: UserFields): Partial<UserDoc> {
@@ -24,9 +41,12 @@ function patchOf(fields: UserFields): Partial<UserDoc> {
   return out as Partial<UserDoc>;
 }
 
-/** A stored value and a patch's are the same (`areas` by its ids; absent `areas` is []). */
+/** A stored value and a patch's are the same (`areas` by its ids; absent `areas` is [], any other absent field null). */
 const same = (stored: unknown, value: unknown): boolean =>
-  Array.isArray(value) ? JSON.stringify(stored ?? []) === JSON.stringify(value) : stored === value;
+  Array.isArray(value) ? JSON.stringify(stored ?? []) === JSON.stringify(value) : (stored ?? null) === value;
+/** Of the fields a patch sets, whether one a terminal holds differs from the stored document's. */
+const syncedBy = (stored: Record<string, unknown>, set: Partial<UserDoc>): boolean =>
+  Object.entries(set).some(([k, v]) => !OFF_TERMINAL_FIELDS.has(k as keyof UserFields) && !same(stored[k], v));
 
 /** A new user: the defaults, then the patch. */
 const newUser = (id: number, locationId: number, pin: number, set: Partial<UserDoc>, now: string): UserDoc => ({
@@ -45,6 +65,8 @@ const newUser = (id: number, locationId: number, pin: number, set: Partial<UserD
   super_authorize: 0,
   areas: [],
   access_levels: [],
+  department: null,
+  position: null,
   ...set,
   created_at: now,
   updated_at: null,
@@ -64,17 +86,21 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
    * 3. insert with defaults; the unique (location_id, pin) index refuses it when a concurrent
    *    upsert created the user in between, and the next attempt patches that user instead.
    */
-  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): Promise<UpsertResult> => {
+  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): Promise<Upserted> => {
     const set = patchOf(fields);
     const differs = Object.entries(set).map(([k, v]) => ({ [k]: { $ne: v } }));
     return settle('user upsert', async () => {
       if (differs.length > 0) {
-        const patched = await c.users.findOneAndUpdate(
+        // The document before the update (atomic with it); the one after is that with the patch applied.
+        const before = await c.users.findOneAndUpdate(
           { ...byPin(locationId, pin), $or: differs } as Filter<UserDoc>,
           { $set: { ...set, updated_at: now } },
-          { returnDocument: 'after' },
+          { returnDocument: 'before' },
         );
-        if (patched) return { user: toUser(patched), created: false, changed: true };
+        if (before) {
+          const synced = syncedBy(before as unknown as Record<string, unknown>, set);
+          return { user: toUser({ ...before, ...set, updated_at: now }), created: false, changed: true, synced };
+        }
       }
       const existing = await c.users.findOne(byPin(locationId, pin));
       if (existing) {
@@ -82,11 +108,11 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         // changed the user since: if it now differs from this write, go again (settle retries).
         const record = existing as unknown as Record<string, unknown>;
         if (Object.entries(set).some(([k, v]) => !same(record[k], v))) return undefined;
-        return { user: toUser(existing), created: false, changed: false };
+        return { user: toUser(existing), created: false, changed: false, synced: false };
       }
       const doc = newUser(await ids('users'), locationId, pin, set, now);
       return c.users.insertOne(doc).then(
-        () => ({ user: toUser(doc), created: true, changed: true }),
+        (): Upserted => ({ user: toUser(doc), created: true, changed: true, synced: true }),
         async (e: unknown) => {
           // A taken _id (a counter behind its collection) is not a concurrent create of this pin:
           // move the counter past the collection; the next attempt takes a fresh id.
@@ -115,8 +141,8 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     locationId: number,
     items: readonly { pin: number; fields: UserFields }[],
     now: string,
-  ): Promise<UpsertResult[]> => {
-    const out: UpsertResult[] = new Array<UpsertResult>(items.length);
+  ): Promise<Upserted[]> => {
+    const out: Upserted[] = new Array<Upserted>(items.length);
     const found = new Map(
       (await c.users.find({ location_id: locationId, pin: { $in: items.map((i) => i.pin) } }).toArray()).map((d) => [d.pin, d]),
     );
@@ -131,7 +157,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       );
       fresh.forEach((i, k) => {
         const doc = docs[k] as UserDoc;
-        if (inserted.has(doc._id)) out[i.index] = { user: toUser(doc), created: true, changed: true };
+        if (inserted.has(doc._id)) out[i.index] = { user: toUser(doc), created: true, changed: true, synced: true };
         else raced.push(i.index);
       });
     }
@@ -141,16 +167,17 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       const set = patchOf(fields);
       const stale = Object.keys(set).filter((k) => !same(seen[k as keyof UserDoc], set[k as keyof UserDoc])) as (keyof UserDoc)[];
       if (stale.length === 0) {
-        out[index] = { user: toUser(seen), created: false, changed: false };
+        out[index] = { user: toUser(seen), created: false, changed: false, synced: false };
         return;
       }
+      const synced = stale.some((k) => !OFF_TERMINAL_FIELDS.has(k as keyof UserFields));
       const expected = Object.fromEntries(stale.map((k) => [k, seen[k]]));
       const patched = await c.users.findOneAndUpdate(
         { _id: seen._id, location_id: locationId, ...expected } as Filter<UserDoc>,
         { $set: { ...set, updated_at: now } },
         { returnDocument: 'after' },
       );
-      if (patched) out[index] = { user: toUser(patched), created: false, changed: true };
+      if (patched) out[index] = { user: toUser(patched), created: false, changed: true, synced };
       else raced.push(index);
     });
     await mapLimit(raced, PARALLEL, async (index) => {
@@ -176,23 +203,49 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     return left;
   };
 
+  /**
+   * The PINs to mark before these writes: every item naming a field a terminal holds, and of the others (department,
+   * position alone) those whose user does not exist yet, since creating a user owes its terminals the user.
+   */
+  const owing = async (locationId: number, items: readonly { pin: number; fields: UserFields }[]): Promise<number[]> => {
+    const off = items.filter((i) => !namesTerminalField(i.fields)).map((i) => i.pin);
+    if (off.length === 0) return items.map((i) => i.pin);
+    const docs = await c.users.find({ location_id: locationId, pin: { $in: off } }, { projection: { pin: 1 } }).toArray();
+    const known = new Set(docs.map((d) => d.pin));
+    return items.filter((i) => namesTerminalField(i.fields) || !known.has(i.pin)).map((i) => i.pin);
+  };
+
+  /**
+   * Marks what the writes owe and takes back the marks of users they left as the terminals hold them. A user created
+   * although its PIN was not marked (deleted by a concurrent writer after `owing` read it) is marked after its write.
+   */
+  const settleOutbox = async (
+    locationId: number,
+    marked: ReadonlySet<number>,
+    created: ReadonlyMap<number, string>,
+    results: readonly Upserted[],
+    now: string,
+  ) => {
+    const synced = new Set(results.filter((r) => r.synced).map((r) => r.user.pin));
+    await outbox.unmark(locationId, created, (pin) => synced.has(pin));
+    const late = results.filter((r) => r.created && !marked.has(r.user.pin)).map((r) => r.user.pin);
+    if (late.length > 0) await outbox.mark(locationId, late, now);
+  };
+
   return {
     async upsert(locationId, pin, fields, now) {
-      const created = await outbox.mark(locationId, [pin], now, await leaving(locationId, [{ pin, fields }]));
+      const marked = new Set(await owing(locationId, [{ pin, fields }]));
+      const created = await outbox.mark(locationId, [...marked], now, await leaving(locationId, [{ pin, fields }]));
       const r = await upsertOne(locationId, pin, fields, now);
-      await outbox.unmark(locationId, created, () => r.changed);
-      return r;
+      await settleOutbox(locationId, marked, created, [r], now);
+      return plain(r);
     },
     async upsertMany(locationId, items, now) {
-      const created = await outbox.mark(
-        locationId,
-        items.map((i) => i.pin),
-        now,
-        await leaving(locationId, items),
-      );
+      const marked = new Set(await owing(locationId, items));
+      const created = await outbox.mark(locationId, [...marked], now, await leaving(locationId, items));
       // A pin that repeats waits for its earlier item (rounds of distinct pins), so a later item
       // always sees the earlier one's result, as if run in order.
-      const out: UpsertResult[] = new Array<UpsertResult>(items.length);
+      const out: Upserted[] = new Array<Upserted>(items.length);
       let pending = items.map((item, index) => ({ ...item, index }));
       while (pending.length > 0) {
         const seen = new Set<number>();
@@ -204,11 +257,10 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         }
         pending = later;
         const results = await upsertDistinct(locationId, round, now);
-        round.forEach((i, k) => (out[i.index] = results[k] as UpsertResult));
+        round.forEach((i, k) => (out[i.index] = results[k] as Upserted));
       }
-      const changed = new Set(out.filter((r) => r.changed).map((r) => r.user.pin));
-      await outbox.unmark(locationId, created, (pin) => changed.has(pin));
-      return out;
+      await settleOutbox(locationId, marked, created, out, now);
+      return out.map(plain);
     },
     async get(locationId, pin) {
       const doc = await c.users.findOne(byPin(locationId, pin));
@@ -231,7 +283,17 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       if (filter.privilege !== undefined) query.privilege = filter.privilege;
       if (filter.is_active !== undefined) query.is_active = filter.is_active;
       if (filter.pins !== undefined) query.pin = { $in: [...filter.pins] };
-      if (filter.search) query.$expr = containsAny(filter.search, ['first_name', 'last_name'], ['pin']);
+      if (filter.department !== undefined) query.department = filter.department;
+      if (filter.position !== undefined) query.position = filter.position;
+      if (filter.area !== undefined) query.areas = filter.area;
+      const exprs: Record<string, unknown>[] = [];
+      if (filter.search) exprs.push(containsAny(filter.search, ['first_name', 'last_name'], ['pin']));
+      // $toLower on both sides folds ASCII only, as SQLite's lower() does.
+      for (const key of ['first_name', 'last_name'] as const) {
+        const value = filter[key];
+        if (value !== undefined) exprs.push({ $eq: [{ $toLower: { $ifNull: [`$${key}`, ''] } }, { $toLower: { $literal: value } }] });
+      }
+      if (exprs.length > 0) query.$expr = exprs.length === 1 ? exprs[0] : { $and: exprs };
       const page = pageOf(window);
       const [total, docs] = await Promise.all([
         c.users.countDocuments(query),

@@ -25,6 +25,9 @@ export interface User {
   readonly photo: UserPhoto | null;
   readonly created_at: Iso;
   readonly updated_at: Iso | null;
+  /** Organisational attributes, trimmed, 1..100 characters, or null: kept by BioGate, never sent to a terminal. */
+  readonly department: string | null;
+  readonly position: string | null;
 }
 
 /** Fields a write may set; absent keys keep stored values on update. */
@@ -44,13 +47,29 @@ export const USER_FIELDS = [
   'super_authorize',
   'areas',
   'access_levels',
+  'department',
+  'position',
 ] as const satisfies readonly (keyof UserFields)[];
+
+/**
+ * Fields no terminal holds: a write that changes only these marks no sync outbox entry (nothing is owed to any
+ * terminal, and no `user.changed` is announced for it).
+ */
+export const OFF_TERMINAL_FIELDS: ReadonlySet<keyof UserFields> = new Set(['department', 'position']);
 
 export interface UserFilter {
   readonly search?: string;
   readonly privilege?: number;
   readonly is_active?: boolean;
   readonly pins?: readonly number[];
+  /** Exact, case-sensitive match of the stored value. */
+  readonly department?: string;
+  readonly position?: string;
+  /** Exact match, ignoring ASCII case (as SQLite's lower() and MongoDB's $toLower fold). */
+  readonly first_name?: string;
+  readonly last_name?: string;
+  /** Users whose `areas` list this area id. */
+  readonly area?: number;
 }
 
 export interface UpsertResult {
@@ -62,7 +81,8 @@ export interface UpsertResult {
 
 /**
  * Writes (upsert, upsertMany, delete, deactivate) mark the sync outbox for every user they change
- * (see OutboxEntry); a write that changes nothing leaves an earlier entry as it was.
+ * (see OutboxEntry), except an update that changes only OFF_TERMINAL_FIELDS; a write that changes
+ * nothing leaves an earlier entry as it was.
  */
 export interface UsersPort {
   /** Create (defaults applied) or patch the user with this PIN. Atomic per user. */

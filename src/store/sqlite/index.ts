@@ -11,6 +11,8 @@ import { watchLocks, type LockWatch } from './lock-watch.js';
 import { sqliteExchanges } from './exchanges.js';
 import { sqliteAuditLog } from './audit-log.js';
 import { sqliteAlerts } from './alerts.js';
+import { sqliteOrgNames } from './org-names.js';
+import { sqliteSecrets } from './secrets.js';
 import { sqliteDeviceRecords } from './device-records.js';
 import { sqliteDevices } from './devices.js';
 import { sqliteDoorEvents } from './door-events.js';
@@ -99,6 +101,8 @@ export function openSqliteStore(path: string): SqliteStore {
     webhooks: sqliteWebhooks(db),
     auditLog: sqliteAuditLog(db),
     alerts: sqliteAlerts(db),
+    orgNames: sqliteOrgNames(db),
+    secrets: sqliteSecrets(db),
     locks,
     unitOfWork: (fn) => runUnit(fn, false),
     atomic: (fn) => runUnit(fn, true),

@@ -359,4 +359,25 @@ CREATE TABLE alert_incidents (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 44,
+    // Department and position of a user (kept by BioGate, never sent to a terminal); the names each location uses,
+    // one row per (location, kind, name); secrets the gateway makes for itself once.
+    name: 'users: department, position; org names; secrets',
+    sql: `
+ALTER TABLE users ADD COLUMN department TEXT;
+ALTER TABLE users ADD COLUMN position TEXT;
+CREATE TABLE org_names (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  location_id INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  code TEXT NOT NULL,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (location_id, kind, name)
+);
+CREATE INDEX org_names_list ON org_names (location_id, kind, id);
+CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+`,
+  },
 ];

@@ -1,5 +1,6 @@
 import {
   normalAreas,
+  OFF_TERMINAL_FIELDS,
   type UpsertResult,
   type User,
   type UserFields,
@@ -32,6 +33,8 @@ const USER_COLUMNS = [
   'areas',
   'access_levels',
   'photo',
+  'department',
+  'position',
 ] as const;
 const at = positions(USER_COLUMNS);
 const toUser = (r: unknown[]): User => ({
@@ -53,6 +56,8 @@ const toUser = (r: unknown[]): User => ({
   areas: JSON.parse(r[at.areas] as string) as number[],
   access_levels: JSON.parse(r[at.access_levels] as string) as number[],
   photo: r[at.photo] === null || r[at.photo] === undefined ? null : (JSON.parse(r[at.photo] as string) as UserPhoto),
+  department: (r[at.department] as string | null) ?? null,
+  position: (r[at.position] as string | null) ?? null,
 });
 
 /** API field → column. */
@@ -69,9 +74,17 @@ const COLUMNS: Record<keyof UserFields, (typeof USER_COLUMNS)[number]> = {
   super_authorize: 'super_authorize',
   areas: 'areas',
   access_levels: 'access_levels',
+  department: 'department',
+  position: 'position',
 };
 const toColumn = (v: unknown): unknown =>
   typeof v === 'boolean' ? (v ? 1 : 0) : Array.isArray(v) ? JSON.stringify(normalAreas(v as number[])) : v;
+
+/**
+ * An upsert's result and what it owes the outbox: `left`, the areas an update took the user out of
+ * (OutboxEntry.areas); `synced`, created or a field a terminal holds changed (OFF_TERMINAL_FIELDS alone owe nothing).
+ */
+type Upserted = UpsertResult & { left?: number[]; synced: boolean };
 
 export function sqliteUsers(db: Db): UsersPort {
   const q = rawReader(db, USER_COLUMNS);
@@ -79,21 +92,20 @@ export function sqliteUsers(db: Db): UsersPort {
   const many = jsonRowsReader(db, USER_COLUMNS);
   const get = q('SELECT * FROM users WHERE location_id = ? AND pin = ?');
   const insert = q(
-    `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, areas, access_levels, created_at)
-     VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @areas, @access_levels, @created_at) RETURNING *`,
+    `INSERT INTO users (location_id, pin, first_name, last_name, card_no, password, is_active, start_time, end_time, privilege, grp, super_authorize, areas, access_levels, department, position, created_at)
+     VALUES (@location_id, @pin, @first_name, @last_name, @card_no, @password, @is_active, @start_time, @end_time, @privilege, @grp, @super_authorize, @areas, @access_levels, @department, @position, @created_at) RETURNING *`,
   );
 
   const counted = db.prepare('SELECT users FROM location_counts WHERE location_id = ?').pluck();
   const countOf = (locationId: number): number => (counted.get(locationId) as number | undefined) ?? 0;
   const mark = outboxMarker(db);
-  /** Every changed user marks the sync outbox in the same transaction as the change. */
-  const marked = ({ left, ...r }: UpsertResult & { left?: number[] }, now: string): UpsertResult => {
-    if (r.changed) mark(r.user.location_id, r.user.pin, now, left);
+  /** Every changed user a terminal holds differently marks the sync outbox in the same transaction as the change. */
+  const marked = ({ left, synced, ...r }: Upserted, now: string): UpsertResult => {
+    if (synced) mark(r.user.location_id, r.user.pin, now, left);
     return r;
   };
 
-  /** `left`: the areas an update took the user out of (OutboxEntry.areas). */
-  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): UpsertResult & { left?: number[] } => {
+  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): Upserted => {
     const existing = get.get(locationId, pin);
     if (!existing) {
       const r = insert.get({
@@ -111,20 +123,24 @@ export function sqliteUsers(db: Db): UsersPort {
         super_authorize: fields.super_authorize ?? 0,
         areas: JSON.stringify(normalAreas(fields.areas ?? [])),
         access_levels: JSON.stringify(normalAreas(fields.access_levels ?? [])),
+        department: fields.department ?? null,
+        position: fields.position ?? null,
         created_at: now,
       }) as unknown[];
-      return { user: toUser(r), created: true, changed: true };
+      return { user: toUser(r), created: true, changed: true, synced: true };
     }
     const sets: string[] = [];
     const args: unknown[] = [];
+    let synced = false;
     for (const [key, col] of Object.entries(COLUMNS) as [keyof UserFields, (typeof USER_COLUMNS)[number]][]) {
       if (!(key in fields) || fields[key] === undefined) continue;
       const value = toColumn(fields[key]);
       if (existing[at[col]] === value) continue;
       sets.push(`${col} = ?`);
       args.push(value);
+      synced ||= !OFF_TERMINAL_FIELDS.has(key);
     }
-    if (sets.length === 0) return { user: toUser(existing), created: false, changed: false };
+    if (sets.length === 0) return { user: toUser(existing), created: false, changed: false, synced: false };
     const r = q(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ? RETURNING *`).get(
       ...args,
       now,
@@ -132,7 +148,7 @@ export function sqliteUsers(db: Db): UsersPort {
     ) as unknown[];
     const user = toUser(r);
     const left = (JSON.parse(existing[at.areas] as string) as number[]).filter((a) => !user.areas.includes(a));
-    return { user, created: false, changed: true, ...(left.length > 0 ? { left } : {}) };
+    return { user, created: false, changed: true, synced, ...(left.length > 0 ? { left } : {}) };
   };
 
   return {
@@ -179,6 +195,20 @@ export function sqliteUsers(db: Db): UsersPort {
       if (filter.is_active !== undefined) {
         where.push('is_active = ?');
         args.push(filter.is_active ? 1 : 0);
+      }
+      for (const key of ['department', 'position'] as const) {
+        if (filter[key] === undefined) continue;
+        where.push(`${key} = ?`);
+        args.push(filter[key]);
+      }
+      for (const key of ['first_name', 'last_name'] as const) {
+        if (filter[key] === undefined) continue;
+        where.push(`lower(${key}) = lower(?)`);
+        args.push(filter[key]);
+      }
+      if (filter.area !== undefined) {
+        where.push('EXISTS (SELECT 1 FROM json_each(users.areas) WHERE value = ?)');
+        args.push(filter.area);
       }
       if (filter.pins !== undefined) {
         // json_each keeps this one statement whatever the number of pins (no bound-parameter limit)
