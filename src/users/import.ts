@@ -9,6 +9,7 @@ import type { Location, User, UserFields } from '../store/ports/index.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { outboxOf, type UsersDeps } from './effects.js';
 import { toUserFields } from './input.js';
+import { ensureOrgNames } from './org-names.js';
 import { ImportItem } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
 
@@ -93,7 +94,14 @@ export async function importUsers(
       }
     }
     if (!options.dryRun) {
-      const results = await deps.store.users.upsertMany(location.id, writes, deps.clock.now().toISOString());
+      const now = deps.clock.now().toISOString();
+      await ensureOrgNames(
+        deps.store,
+        location.id,
+        writes.map((w) => w.fields),
+        now,
+      );
+      const results = await deps.store.users.upsertMany(location.id, writes, now);
       processed.push(...results.map((r) => r.user));
     }
     onProgress?.(Math.min(items.length, i + chunk.length + errors.length));

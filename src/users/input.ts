@@ -1,6 +1,6 @@
 /**
  * Rules for user writes beyond the schema: first_name required for a new user,
- * datetimes normalised to UTC, validity window order [API-CONTRACT §1, §5 Users].
+ * datetimes normalised to UTC, validity window order [API-CONTRACT §1, §5 Users], department and position trimmed.
  * Shared by every user write: one by one (POST /api/users) and in bulk
  * (the import endpoint and the CLI import).
  */
@@ -55,6 +55,8 @@ export function checkUserFields(
   const fields: Record<string, unknown> = {};
   const stored = existing === 'unknown' ? undefined : existing;
   for (const key of USER_FIELDS) if (key in body && body[key] !== undefined) fields[key] = body[key];
+  // Stored trimmed: the schema admits only names with a character that is not a space.
+  for (const key of ['department', 'position'] as const) if (typeof fields[key] === 'string') fields[key] = (fields[key] as string).trim();
   if (existing === undefined && (typeof fields['first_name'] !== 'string' || (fields['first_name'] as string).trim() === '')) {
     issues.push({ loc: [...root, 'first_name'], msg: 'field required for a new user', type: 'missing' });
   }

@@ -20,6 +20,16 @@ const text = (max: number, description: string) =>
  * date, hours 00-23, minutes and seconds 00-59, so every string the pattern admits is one the server takes.
  */
 export const DATE_OR_DATETIME = `^${REAL_DATE_PATTERN}([T ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$`;
+/** Kept by BioGate alone (never sent to a terminal): trimmed when stored, so at least one character that is not a space. */
+const orgName = (description: string) =>
+  Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[^\\t\\r\\n\\u0000]*[^\\s][^\\t\\r\\n\\u0000]*$',
+      description: `${description}, up to 100 characters, trimmed; no tabs or line breaks; null clears it. Never sent to a terminal`,
+    }),
+  );
 const when = (description: string) =>
   Nullable(Type.String({ pattern: DATE_OR_DATETIME, description: `${description}: YYYY-MM-DD or ISO datetime` }));
 
@@ -43,6 +53,8 @@ export const userFieldSchemas = {
     maxItems: 100,
     description: 'Ids of the access levels (GET /api/access-levels); [] = schedule 1 through every door. Replaces the stored list',
   }),
+  department: orgName('Department'),
+  position: orgName('Position (job title)'),
 };
 
 export const UserWrite = Type.Object({
@@ -59,6 +71,8 @@ export const UserWrite = Type.Object({
   super_authorize: Type.Optional(userFieldSchemas.super_authorize),
   areas: Type.Optional(userFieldSchemas.areas),
   access_levels: Type.Optional(userFieldSchemas.access_levels),
+  department: Type.Optional(userFieldSchemas.department),
+  position: Type.Optional(userFieldSchemas.position),
 });
 
 /** Import items: like UserWrite, but `pin` may be a string of digits [API-CONTRACT §5 Users]. */

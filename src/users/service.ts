@@ -10,6 +10,7 @@ import type { SyncCounts } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { flushOutbox, type UsersDeps } from './effects.js';
 import { checkUserFields } from './input.js';
+import { ensureOrgNames } from './org-names.js';
 import { deletePhotoFiles } from './photo-files.js';
 import { UserWrite } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
@@ -59,7 +60,9 @@ export async function upsertUser(
   if (issues.length > 0 || pin === undefined) throw new BioGateError('VALIDATION_FAILED', issues);
   const quota = deps.quotaUsers ?? DEFAULT_QUOTAS.users;
   if (!before && (await userRoom(deps.store, location.id, quota)) === 0) throw quotaExceeded('users', quota);
-  const result = await deps.store.users.upsert(location.id, pin, checked.fields, deps.clock.now().toISOString());
+  const now = deps.clock.now().toISOString();
+  await ensureOrgNames(deps.store, location.id, [checked.fields], now);
+  const result = await deps.store.users.upsert(location.id, pin, checked.fields, now);
   await flushOutbox(deps, location.id, [pin]);
   return { user: result.user, created: result.created };
 }

@@ -74,6 +74,8 @@ export const UserView = Type.Object(
     biometric_templates: Nullable(Type.Array(TemplateView)),
     created_at: IsoDateTime,
     updated_at: Nullable(IsoDateTime),
+    department: Nullable(Type.String({ description: 'Department; kept by BioGate, never sent to a terminal' })),
+    position: Nullable(Type.String({ description: 'Position (job title); kept by BioGate, never sent to a terminal' })),
   },
   { title: 'UserResponse' },
 );
@@ -131,6 +133,8 @@ export function userView(
     biometric_templates: templates ? templates.map(templateView) : null,
     created_at: u.created_at,
     updated_at: u.updated_at,
+    department: u.department,
+    position: u.position,
   };
 }
 

@@ -135,6 +135,8 @@ export interface UserResponse {
   biometric_templates: Json[] | null;
   created_at: string;
   updated_at: string | null;
+  department: string | null;
+  position: string | null;
 }
 
 export interface DeviceResponse {
@@ -201,6 +203,8 @@ export const USER_KEYS = [
   'biometric_templates',
   'created_at',
   'updated_at',
+  'department',
+  'position',
 ] as const;
 
 /** SERVICE-SPEC DeviceResponse, plus the documented extras `version_override`, `auth` and `allowed_networks` (README "Security model"), `sync` (issue #31) and `area` (issue #33). */

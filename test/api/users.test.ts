@@ -80,6 +80,8 @@ t.test('POST /api/users creates (201) with the exact UserResponse field set and 
       biometric_templates: null,
       created_at: START,
       updated_at: null,
+      department: null,
+      position: null,
     },
     'values as sent; the date stays a date, the datetime with offset becomes UTC Z with ms',
   );
