@@ -36,6 +36,8 @@ const FIELDS: ReadonlySet<string> = new Set<keyof UserInput>([
   'start_time',
   'end_time',
   'super_authorize',
+  'department',
+  'position',
 ]);
 export function parseUsersCsv(text: string): ParsedCsv {
   let table: CsvTable;
