@@ -94,9 +94,9 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
     await page.locator('section[aria-labelledby="import-h"] p').first().textContent(),
     /^Una fila de encabezado .*\(pin, first_name, .*is_active, …\)/,
   );
-  const csv = 'PIN;First Name;Last Name;Department\r\n501;Eva;Sol;Ventas\r\n502;Luis;Mar;Ventas\r\nabc;Mal;Fila;Ventas\r\n';
+  const csv = 'PIN;First Name;Last Name;Notas\r\n501;Eva;Sol;Ventas\r\n502;Luis;Mar;Ventas\r\nabc;Mal;Fila;Ventas\r\n';
   await page.getByLabel('Archivo CSV').setInputFiles({ name: 'personas.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-  await page.getByText('2 usuarios importados; 1 fila falló. Columnas ignoradas: Department.', { exact: true }).waitFor();
+  await page.getByText('2 usuarios importados; 1 fila falló. Columnas ignoradas: Notas.', { exact: true }).waitFor();
   await page.getByText('3 de 3 filas enviadas', { exact: true }).waitFor();
   t.equal(await page.getByLabel('Progreso de la importación').count(), 1, 'es: the progress bar is named');
   const failed = page.getByRole('table', { name: 'Filas no importadas' });
@@ -120,7 +120,7 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await page.locator('tr[data-pin="9"]').getByText('ngừng hoạt động', { exact: true }).waitFor();
   await page.getByRole('toolbar', { name: 'Người dùng đã chọn' }).getByText('Đã chọn 0 người dùng', { exact: true }).waitFor();
   await page.getByRole('heading', { name: 'Nhập người dùng từ CSV', level: 2 }).waitFor();
-  await page.getByText('Đã nhập 2 người dùng; 1 dòng bị lỗi. Cột bị bỏ qua: Department.', { exact: true }).waitFor();
+  await page.getByText('Đã nhập 2 người dùng; 1 dòng bị lỗi. Cột bị bỏ qua: Notas.', { exact: true }).waitFor();
   await page.getByRole('table', { name: 'Các dòng không được nhập' }).getByRole('columnheader', { name: 'Vấn đề' }).waitFor();
   await page.getByLabel('Tìm theo tên hoặc PIN').fill('Eva');
   await page.getByRole('button', { name: 'Tìm', exact: true }).click();

@@ -126,14 +126,14 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     // The same reader as `biogate users import` (src/csv-table.ts): a keypad password column is a number.
-    const lines = ['PIN;First Name;Last Name;Department;Password'];
+    const lines = ['PIN;First Name;Last Name;Notes;Password'];
     for (let i = 0; i < 200; i++) lines.push(`${1001 + i};Person;"Number ${i + 1}";Sales;4321`);
     lines.push('abc;Bad;Row;Sales;');
     await page
       .getByLabel('CSV file')
       .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(`${lines.join('\r\n')}\r\n`) });
     await page.getByText(/Imported 200 users; 1 row failed/).waitFor({ timeout: 30_000 });
-    t.match(await page.getByText(/Imported 200 users/).textContent(), /Ignored columns: Department/, 'the extra column is named');
+    t.match(await page.getByText(/Imported 200 users/).textContent(), /Ignored columns: Notes/, 'the extra column is named');
     t.equal(await page.locator('progress').getAttribute('value'), '201', 'progress reached every row');
     const failed = page.getByRole('table', { name: 'Rows not imported' });
     t.match(await failed.textContent(), /202abc.*pin/, 'the bad row with its line (202) and the problem');
