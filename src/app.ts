@@ -2,7 +2,6 @@
  * The composition root: builds every part from the config and wires them.
  * Nothing listens until start(); close() undoes it all in reverse order.
  */
-import { createCors, parseCorsOrigins } from './http/cors.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
 import { createCommandQueue } from './devices/command-queue.js';
 import { EventBus } from './events/bus.js';
@@ -12,15 +11,12 @@ import { createSyncQueue } from './sync/queue.js';
 import { sweepAccessWindowJob } from './sync/access-window-job.js';
 import { createSyncOutbox } from './sync/outbox.js';
 import { createTimeSync } from './sync/time-sync.js';
-import { createRateLimiter } from './auth/rate-limit.js';
-import { createAdminAuth } from './auth/admin-token.js';
 import { createFirmwareCache } from './devices/firmware.js';
 import { createDeviceGuard } from './devices/guard.js';
 import { Hub } from './devices/hub.js';
 import { runtimeConfig, type RuntimeConfig } from './devices/runtime-config.js';
 import { createCredentials } from './auth/credentials.js';
 import { mountPushRoutes } from './push/routes.js';
-import { mountRoutes } from './api/mount.js';
 import { systemClock, type Clock } from './clock.js';
 import { trustedProxies } from './http/client-address.js';
 import { logEngine, resolveHttpEngine } from './http/engine.js';
@@ -32,7 +28,6 @@ import { Counter, MetricsRegistry } from './ops/metrics.js';
 import { auditCounters, registerGauges, revocationLatency } from './app/gauges.js';
 import { createTerminalState } from './sync/terminal-state.js';
 import { createAudit } from './sync/audit.js';
-import { buildApiRoutes } from './app/api-routes.js';
 import { bootstrapBanner, bootstrapLocation } from './app/bootstrap.js';
 import { followCluster } from './app/cluster.js';
 import { httpResponseRecorder } from './app/http-metrics.js';
@@ -50,6 +45,7 @@ import { mountConsole } from './console/routes.js';
 import type { Store } from './store/types.js';
 import { actingAs, SYSTEM } from './audit-log/actor.js';
 import { announceAudit } from './audit-log/announce.js';
+import { mountApiDoors } from './app/api-doors.js';
 import type { AuditEntry } from './store/ports/index.js';
 import { withAuditLog } from './audit-log/store.js';
 
@@ -227,40 +223,28 @@ function assemble(options: AppOptions, store: Store, clock: Clock): App {
       if (name === 'mqtt-bridge' && config.mqtt !== 'off' && config.mqtt !== 'embedded') void mqttLeader.renewNow();
     },
   });
-  const apiRoutes = buildApiRoutes({
-    config,
-    store,
-    clock,
-    bus,
-    log: logger,
-    sync,
-    outbox,
-    commands,
-    lifecycle,
-    locations,
-    hub,
-    webhookPolicy,
-    pokeWebhooks: webhooks.poke,
-    webhooksChanged: webhooks.subscriptionsChanged,
-    terminals,
-    audit,
-  });
-  // One bucket per token for every door (REST, the stream, MQTT requests); one admin check with its back-off.
-  const limiter = config.rateLimitRps > 0 ? createRateLimiter(config.rateLimitRps, clock) : undefined;
-  const admin = createAdminAuth(config.adminToken, clock, undefined, config.metricsToken);
-  mountRoutes(http, apiRoutes, {
-    store,
-    credentials,
-    clock,
-    admin,
-    cors: createCors(parseCorsOrigins(config.corsOrigins)),
-    announceAudit: (entries) => announceAudit(bus, entries),
-    ...(options.apiBodyTimeoutMs !== undefined ? { bodyTimeoutMs: options.apiBodyTimeoutMs } : {}),
-    onCaller: (c, req) => {
-      locationOf.set(req, c.location.id);
-      limiter?.take(c.token.id);
+  const { apiRoutes, limiter, admin } = mountApiDoors(
+    http,
+    {
+      config,
+      store,
+      clock,
+      bus,
+      log: logger,
+      sync,
+      outbox,
+      commands,
+      lifecycle,
+      locations,
+      hub,
+      webhookPolicy,
+      terminals,
+      audit,
+      pokeWebhooks: webhooks.poke,
+      webhooksChanged: webhooks.subscriptionsChanged,
     },
-  });
+    { credentials, locationOf, tls: Boolean(tls), apiBodyTimeoutMs: options.apiBodyTimeoutMs },
+  );
   // GET /api/stream: the feed of one location over WebSocket.
   const stream = mountStream({
     http,

@@ -59,6 +59,7 @@ const GROUPS = [
     ['realtime', dir('src/realtime/')],
     ['console', dir('src/console/')],
     ['cli', dir('src/cli/')],
+    ['biotime', dir('src/biotime/')],
   ],
   // floor 5: the composition root and its parts
   [['app-parts', dir('src/app/')]],

@@ -64,6 +64,9 @@ const EXTRA = [
   'test/hardening/device-outbox.test.ts',
   'test/hardening/user-event-outbox.test.ts',
   'test/hardening/sync-state-outbox.test.ts',
+  'test/biotime/records.test.ts',
+  'test/biotime/incremental.test.ts',
+  'test/biotime/pybiotime.test.ts',
 ];
 
 const url = process.env.BIOGATE_TEST_MONGO_URL;

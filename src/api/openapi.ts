@@ -300,7 +300,16 @@ export function buildOpenApi(routes: readonly ApiRoute[], version: string): Reco
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
-    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    tags: [
+      ...[...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+      // The BioTime-compatible API speaks BioTime's conventions (paths with a trailing slash, DRF errors): its own
+      // document, so a client generated from this one stays BioGate's (src/biotime/openapi.ts).
+      {
+        name: 'biotime',
+        description: 'The BioTime-compatible API under /biotime/ (unless BIOGATE_BIOTIME_API=off), described in its own document',
+        externalDocs: { url: '/biotime/openapi.json', description: 'The BioTime-compatible API (OpenAPI 3.1)' },
+      },
+    ],
     paths,
     components: {
       securitySchemes: {

@@ -369,6 +369,16 @@ export const SETTINGS = {
     description:
       'Allow webhook destinations that resolve to loopback, link-local, private or other non-public addresses (server-side request forgery guard); off: such URLs are refused when created and such addresses are refused when connecting.',
   }),
+  biotimeApi: setting(Type.Union([onOff], { default: 'on' }), {
+    env: 'BIOGATE_BIOTIME_API',
+    unit: 'on/off',
+    description: 'The BioTime-compatible API under /biotime/ on the API listener (src/biotime/); off: those paths answer 404.',
+  }),
+  biotimeJwtTtlS: setting(Type.Integer({ minimum: 60, maximum: 2_592_000, default: 3600 }), {
+    env: 'BIOGATE_BIOTIME_JWT_TTL_S',
+    unit: 's',
+    description: 'Lifetime of a token from POST /biotime/jwt-api-token-auth/ (its `exp` claim).',
+  }),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

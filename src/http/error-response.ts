@@ -7,10 +7,22 @@ import type { Logger } from '../log.js';
 import type { HttpResponse } from './types.js';
 
 /**
+ * A refusal whose answer is already made: a door that speaks another API's error shapes (the BioTime API's
+ * `{"detail": …}`, src/biotime/) throws it from `authorize`, where a BioGateError would be rendered as ours.
+ */
+export class HttpRefusal extends Error {
+  constructor(readonly response: HttpResponse) {
+    super(`refused with ${response.status}`);
+    this.name = 'HttpRefusal';
+  }
+}
+
+/**
  * The one mapping of a thrown value to a response, for routes and WebSocket upgrades alike: a
- * BioGateError gets its status and `{detail, code}`; anything else the generic 500.
+ * BioGateError gets its status and `{detail, code}`, an HttpRefusal its own answer; anything else the generic 500.
  */
 export function errorResponse(err: unknown, log: Logger, method: string, path: string): HttpResponse {
+  if (err instanceof HttpRefusal) return err.response;
   if (!(err instanceof BioGateError)) return internalError(err, log, method, path);
   const r = toErrorResponse(err);
   // A documented 503 (store outage, shutdown) is an operating state, not a bug.

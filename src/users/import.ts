@@ -9,7 +9,7 @@ import type { Location, User, UserFields } from '../store/ports/index.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { outboxOf, type UsersDeps } from './effects.js';
 import { toUserFields } from './input.js';
-import { ensureOrgNames } from './org-names.js';
+import { announceOffTerminalChanges, ensureOrgNames } from './org-names.js';
 import { ImportItem } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
 
@@ -103,6 +103,7 @@ export async function importUsers(
       );
       const results = await deps.store.users.upsertMany(location.id, writes, now);
       processed.push(...results.map((r) => r.user));
+      await announceOffTerminalChanges(deps, location.id, results);
     }
     onProgress?.(Math.min(items.length, i + chunk.length + errors.length));
     // Other requests run between chunks (an embedded store answers without leaving the event loop).

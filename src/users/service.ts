@@ -10,7 +10,7 @@ import type { SyncCounts } from '../sync/queue.js';
 import { compiled, issuesFrom } from '../validation/schema.js';
 import { flushOutbox, type UsersDeps } from './effects.js';
 import { checkUserFields } from './input.js';
-import { ensureOrgNames } from './org-names.js';
+import { announceOffTerminalChanges, ensureOrgNames } from './org-names.js';
 import { deletePhotoFiles } from './photo-files.js';
 import { UserWrite } from './schemas.js';
 import { DEFAULT_QUOTAS, quotaExceeded, userRoom } from '../locations/quotas.js';
@@ -64,6 +64,7 @@ export async function upsertUser(
   await ensureOrgNames(deps.store, location.id, [checked.fields], now);
   const result = await deps.store.users.upsert(location.id, pin, checked.fields, now);
   await flushOutbox(deps, location.id, [pin]);
+  await announceOffTerminalChanges(deps, location.id, [result]);
   return { user: result.user, created: result.created };
 }
 

@@ -93,9 +93,18 @@ t.test('a change of department or position alone queues no sync line to the assi
   const before = (await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users&limit=100')).body;
   for (const c of before.data) await started.app.store.commands.failIfPending(c.id, 'settled by the test', new Date().toISOString());
 
+  const announced: { pins: readonly number[]; change: string }[] = [];
+  const off = started.app.bus.on('user.changed', (e) => void announced.push({ pins: e.pins, change: e.change }));
   t.equal((await a.api('POST', '/api/users', { body: { pin: 5, department: 'Ops' } })).status, 200);
   t.equal((await a.api('POST', '/api/users', { body: { pin: 5, first_name: 'Ann', position: 'Lead', department: null } })).status, 200);
   t.equal((await a.api('POST', '/api/users/import', { body: [{ pin: 5, position: 'Head' }] })).status, 200);
+  t.equal((await a.api('POST', '/api/users', { body: { pin: 5, position: 'Head' } })).status, 200);
+  off();
+  t.same(
+    announced,
+    [1, 2, 3].map(() => ({ pins: [5], change: 'upserted' })),
+    'each change is still user.changed on the feed; the no-op is not',
+  );
   const after = (await a.api<Page<CommandResponse>>('GET', '/api/commands?command=sync-users&limit=100')).body;
   t.same(after.data.map((c) => [c.id, c.status]).sort(), before.data.map((c) => [c.id, 'failed']).sort(), 'no sync op added or requeued');
   t.match((await a.api<UserResponse>('GET', '/api/users/5')).body, { department: null, position: 'Head' }, 'the changes are stored');

@@ -8,8 +8,8 @@
  * upsert that loses an insert race on a unique index by itself; where a compatible server reports
  * the duplicate instead, that punch is not new. Ids taken for punches seen before stay unused.
  */
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Filter } from 'mongodb';
-import type { Attendance, AttendanceFilter, AttendancePort, NewAttendance } from '../ports/index.js';
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Filter, type Sort } from 'mongodb';
+import type { Attendance, AttendanceFilter, AttendanceOrder, AttendancePort, NewAttendance } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { AttendanceDoc, Collections } from './schema.js';
 import { isDuplicateKey, pageOf } from './util.js';
@@ -54,8 +54,20 @@ function queryOf(locationId: number, filter: AttendanceFilter): Filter<Attendanc
   if (filter.to) query.timestamp = { ...(query.timestamp as object), $lte: filter.to };
   if (filter.pin) query.pin = filter.pin;
   if (filter.sn) query.sn = filter.sn;
+  if (filter.after) {
+    const after = filter.after;
+    query.$or = [{ created_at: { $gt: after.created_at } }, { created_at: after.created_at, _id: { $gt: after.id } }];
+  } else if (filter.after_id !== undefined) query._id = { $gt: filter.after_id };
   return query;
 }
+
+const MONGO_ORDER: Readonly<Record<AttendanceOrder, Sort>> = {
+  newest: { timestamp: -1, _id: -1 },
+  arrival: { created_at: 1, _id: 1 },
+  '-arrival': { created_at: -1, _id: -1 },
+  time: { timestamp: 1, _id: 1 },
+  '-time': { timestamp: -1, _id: -1 },
+};
 
 export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
   return {
@@ -92,12 +104,15 @@ export function mongoAttendance(c: Collections, ids: Ids): AttendancePort {
         .toArray();
       return docs.map((d) => ({ marker: d.feed_event as string, record: toAttendance(d) }));
     },
-    async list(locationId, filter, window) {
+    async list(locationId, filter, window, order = 'newest', now) {
       const query = queryOf(locationId, filter);
+      // Arrival order is listAfter's: settled records only, so a write still in flight cannot land behind a page read.
+      if ((order === 'arrival' || order === '-arrival' || filter.after) && now)
+        query.created_at = { $lte: new Date(Date.parse(now) - SETTLE_MS).toISOString() };
       const page = pageOf(window);
       const [total, docs] = await Promise.all([
         c.attendance.countDocuments(query),
-        page ? c.attendance.find(query).sort({ timestamp: -1, _id: -1 }).skip(page.skip).limit(page.limit).toArray() : [],
+        page ? c.attendance.find(query).sort(MONGO_ORDER[order]).skip(page.skip).limit(page.limit).toArray() : [],
       ]);
       return { items: docs.map(toAttendance), total };
     },

@@ -34,12 +34,12 @@ export function mongoOrgNames(c: Collections, ids: Ids): OrgNamesPort {
     async get(locationId, kind, id) {
       return maybe(await c.orgNames.findOne({ _id: id, location_id: locationId, kind }), toOrgName);
     },
-    async ensure(locationId, kind, name, now) {
+    async ensure(locationId, kind, name, now, code = name) {
       const key = { location_id: locationId, kind, name };
       return settle('org name ensure', async () => {
         const found = await c.orgNames.findOne(key);
         if (found) return toOrgName(found);
-        const doc: OrgNameDoc = { _id: await ids('org_names'), ...key, code: name, created_at: now };
+        const doc: OrgNameDoc = { _id: await ids('org_names'), ...key, code, created_at: now };
         try {
           await c.orgNames.insertOne(doc);
           return toOrgName(doc);

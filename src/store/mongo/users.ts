@@ -25,8 +25,6 @@ export const toUser = ({ _id, areas, access_levels, photo, department, position,
 });
 
 /** An upsert's result and whether it owes the terminals anything: created, or a field they hold changed. */
-type Upserted = UpsertResult & { synced: boolean };
-const plain = ({ synced: _synced, ...r }: Upserted): UpsertResult => r;
 /** Whether a patch names a field a terminal holds (a patch of OFF_TERMINAL_FIELDS alone does not). */
 const namesTerminalField = (fields: UserFields) =>
   Object.entries(fields).some(([k, v]) => v !== undefined && !OFF_TERMINAL_FIELDS.has(k as keyof UserFields));
@@ -86,7 +84,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
    * 3. insert with defaults; the unique (location_id, pin) index refuses it when a concurrent
    *    upsert created the user in between, and the next attempt patches that user instead.
    */
-  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): Promise<Upserted> => {
+  const upsertOne = (locationId: number, pin: number, fields: UserFields, now: string): Promise<UpsertResult> => {
     const set = patchOf(fields);
     const differs = Object.entries(set).map(([k, v]) => ({ [k]: { $ne: v } }));
     return settle('user upsert', async () => {
@@ -112,7 +110,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       }
       const doc = newUser(await ids('users'), locationId, pin, set, now);
       return c.users.insertOne(doc).then(
-        (): Upserted => ({ user: toUser(doc), created: true, changed: true, synced: true }),
+        (): UpsertResult => ({ user: toUser(doc), created: true, changed: true, synced: true }),
         async (e: unknown) => {
           // A taken _id (a counter behind its collection) is not a concurrent create of this pin:
           // move the counter past the collection; the next attempt takes a fresh id.
@@ -141,8 +139,8 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     locationId: number,
     items: readonly { pin: number; fields: UserFields }[],
     now: string,
-  ): Promise<Upserted[]> => {
-    const out: Upserted[] = new Array<Upserted>(items.length);
+  ): Promise<UpsertResult[]> => {
+    const out: UpsertResult[] = new Array<UpsertResult>(items.length);
     const found = new Map(
       (await c.users.find({ location_id: locationId, pin: { $in: items.map((i) => i.pin) } }).toArray()).map((d) => [d.pin, d]),
     );
@@ -223,7 +221,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
     locationId: number,
     marked: ReadonlySet<number>,
     created: ReadonlyMap<number, string>,
-    results: readonly Upserted[],
+    results: readonly UpsertResult[],
     now: string,
   ) => {
     const synced = new Set(results.filter((r) => r.synced).map((r) => r.user.pin));
@@ -238,14 +236,14 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       const created = await outbox.mark(locationId, [...marked], now, await leaving(locationId, [{ pin, fields }]));
       const r = await upsertOne(locationId, pin, fields, now);
       await settleOutbox(locationId, marked, created, [r], now);
-      return plain(r);
+      return r;
     },
     async upsertMany(locationId, items, now) {
       const marked = new Set(await owing(locationId, items));
       const created = await outbox.mark(locationId, [...marked], now, await leaving(locationId, items));
       // A pin that repeats waits for its earlier item (rounds of distinct pins), so a later item
       // always sees the earlier one's result, as if run in order.
-      const out: Upserted[] = new Array<Upserted>(items.length);
+      const out: UpsertResult[] = new Array<UpsertResult>(items.length);
       let pending = items.map((item, index) => ({ ...item, index }));
       while (pending.length > 0) {
         const seen = new Set<number>();
@@ -257,10 +255,10 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
         }
         pending = later;
         const results = await upsertDistinct(locationId, round, now);
-        round.forEach((i, k) => (out[i.index] = results[k] as Upserted));
+        round.forEach((i, k) => (out[i.index] = results[k] as UpsertResult));
       }
       await settleOutbox(locationId, marked, created, out, now);
-      return out.map(plain);
+      return out;
     },
     async get(locationId, pin) {
       const doc = await c.users.findOne(byPin(locationId, pin));

@@ -44,7 +44,17 @@ export interface AttendanceFilter {
   readonly to?: Iso;
   readonly pin?: string;
   readonly sn?: string;
+  /** Only records that arrived after this one, in the order of `listAfter` (the BioTime API's `id__gt`). */
+  readonly after?: AttendanceCursor;
+  /** Only records with an id above this (a cursor whose record is gone: its id is all that is known). */
+  readonly after_id?: number;
 }
+
+/**
+ * The order of `list`: `newest` (timestamp, then id, descending: the REST API's), by arrival (the order of
+ * `listAfter`) or by punch time, ascending or descending (the BioTime API's `ordering`).
+ */
+export type AttendanceOrder = 'newest' | 'arrival' | '-arrival' | 'time' | '-time';
 
 /** Position in the attendance feed: the last record a consumer has seen. */
 export interface AttendanceCursor {
@@ -60,8 +70,12 @@ export interface AttendancePort {
   record(records: readonly NewAttendance[], now: Iso, feedEvent?: string): Promise<readonly Attendance[]>;
   /** Rows still owing their feed event, by marker then id, at most `limit`. */
   unannounced(limit: number): Promise<readonly Unannounced<Attendance>[]>;
-  /** Newest first. */
-  list(locationId: number, filter: AttendanceFilter, window: Window): Promise<Page<Attendance>>;
+  /**
+   * Newest first unless `order` says otherwise. In arrival order, or with `filter.after`, only what `listAfter`
+   * at `now` would give (on MongoDB, records older than its settle window), so that paging through a growing
+   * list never passes a record over.
+   */
+  list(locationId: number, filter: AttendanceFilter, window: Window, order?: AttendanceOrder, now?: Iso): Promise<Page<Attendance>>;
   /**
    * The cursor feed (GET /api/attendance?after=): records that arrived after `after` (null: from the
    * first), oldest arrival first, at most `limit`. Arrival order is the adapter's: SQLite's ids (one

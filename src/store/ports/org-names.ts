@@ -28,6 +28,9 @@ export interface OrgNamesPort {
     window: Window,
   ): Promise<Page<OrgName>>;
   get(locationId: number, kind: OrgKind, id: number): Promise<OrgName | undefined>;
-  /** The row named `name` (made with code = name when absent); safe under concurrent calls from two processes: both get the same row. */
-  ensure(locationId: number, kind: OrgKind, name: string, now: Iso): Promise<OrgName>;
+  /**
+   * The row named `name` (made with `code`, or code = name, when absent; an existing row keeps its code); safe under
+   * concurrent calls from two processes: both get the same row.
+   */
+  ensure(locationId: number, kind: OrgKind, name: string, now: Iso, code?: string): Promise<OrgName>;
 }

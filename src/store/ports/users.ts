@@ -77,6 +77,11 @@ export interface UpsertResult {
   readonly created: boolean;
   /** True when a stored field actually changed (false for a no-op update). */
   readonly changed: boolean;
+  /**
+   * True when the write marked the sync outbox (created, or a field a terminal holds changed): the outbox then queues
+   * the terminals' lines and announces `user.changed`. A change of OFF_TERMINAL_FIELDS alone is `changed` but not this.
+   */
+  readonly synced: boolean;
 }
 
 /**

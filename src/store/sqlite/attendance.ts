@@ -1,4 +1,4 @@
-import type { Attendance, AttendanceCursor, AttendanceFilter, AttendancePort } from '../ports/index.js';
+import type { Attendance, AttendanceCursor, AttendanceFilter, AttendanceOrder, AttendancePort } from '../ports/index.js';
 import { storedFacts } from '../attendance-facts.js';
 import type { Db } from './db.js';
 
@@ -45,8 +45,22 @@ function where(locationId: number, filter: AttendanceFilter): { w: string; args:
     parts.push('sn = ?');
     args.push(filter.sn);
   }
+  const afterId = filter.after?.id ?? filter.after_id;
+  if (afterId !== undefined) {
+    parts.push('id > ?');
+    args.push(afterId);
+  }
   return { w: parts.join(' AND '), args };
 }
+
+const SQL_ORDER: Readonly<Record<AttendanceOrder, string>> = {
+  newest: 'timestamp DESC, id DESC',
+  // One writer and AUTOINCREMENT ids: id order is arrival (commit) order.
+  arrival: 'id',
+  '-arrival': 'id DESC',
+  time: 'timestamp, id',
+  '-time': 'timestamp DESC, id DESC',
+};
 
 export function sqliteAttendance(db: Db): AttendancePort {
   /**
@@ -105,11 +119,11 @@ export function sqliteAttendance(db: Db): AttendancePort {
       const rows = db.prepare('SELECT * FROM attendance WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?').all(limit) as Row[];
       return rows.map((r) => ({ marker: r['feed_event'] as string, record: toAttendance(r) }));
     },
-    async list(locationId, filter, window) {
+    async list(locationId, filter, window, order = 'newest') {
       const { w, args } = where(locationId, filter);
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM attendance WHERE ${w}`).get(...args) as { n: number }).n;
       const rows = db
-        .prepare(`SELECT * FROM attendance WHERE ${w} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`)
+        .prepare(`SELECT * FROM attendance WHERE ${w} ORDER BY ${SQL_ORDER[order]} LIMIT ? OFFSET ?`)
         .all(...args, window.limit, window.offset) as Row[];
       return { items: rows.map(toAttendance), total };
     },

@@ -29,10 +29,10 @@ export function sqliteOrgNames(db: Db): OrgNamesPort {
       return db.prepare('SELECT * FROM org_names WHERE location_id = ? AND kind = ? AND id = ?').get(locationId, kind, id) as
         OrgName | undefined;
     },
-    async ensure(locationId, kind, name, now) {
+    async ensure(locationId, kind, name, now, code = name) {
       return db
         .transaction(() => {
-          insert.run(locationId, kind, name, name, now);
+          insert.run(locationId, kind, code, name, now);
           return byName.get(locationId, kind, name) as OrgName;
         })
         .immediate();

@@ -84,7 +84,7 @@ const toColumn = (v: unknown): unknown =>
  * An upsert's result and what it owes the outbox: `left`, the areas an update took the user out of
  * (OutboxEntry.areas); `synced`, created or a field a terminal holds changed (OFF_TERMINAL_FIELDS alone owe nothing).
  */
-type Upserted = UpsertResult & { left?: number[]; synced: boolean };
+type Upserted = UpsertResult & { left?: number[] };
 
 export function sqliteUsers(db: Db): UsersPort {
   const q = rawReader(db, USER_COLUMNS);
@@ -100,8 +100,8 @@ export function sqliteUsers(db: Db): UsersPort {
   const countOf = (locationId: number): number => (counted.get(locationId) as number | undefined) ?? 0;
   const mark = outboxMarker(db);
   /** Every changed user a terminal holds differently marks the sync outbox in the same transaction as the change. */
-  const marked = ({ left, synced, ...r }: Upserted, now: string): UpsertResult => {
-    if (synced) mark(r.user.location_id, r.user.pin, now, left);
+  const marked = ({ left, ...r }: Upserted, now: string): UpsertResult => {
+    if (r.synced) mark(r.user.location_id, r.user.pin, now, left);
     return r;
   };
 
