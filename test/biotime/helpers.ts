@@ -1,7 +1,8 @@
 // Shared set-up of the BioTime-compatible API tests: the real app, a second location, a read token with a label,
 // and plain HTTP calls shaped as BioTime clients make them (trailing slashes, `Token`/`JWT` schemes).
 import type { Test } from 'tap';
-import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp, type StartedApp, type StartOptions } from '../helpers/app.js';
+import { createSimulatedDevice, type SimulatedDevice } from '../../src/simulator/index.js';
+import { ADMIN_TOKEN, bearer, fetchJson, jsonBody, startApp, TEST_STORE, type StartedApp, type StartOptions } from '../helpers/app.js';
 
 export type Json = Record<string, unknown>;
 export interface Reply {
@@ -65,4 +66,32 @@ export async function punchesListed(s: BiotimeSetup, n: number, ms = 60_000): Pr
     if (Date.now() > deadline) throw new Error(`the transactions list still counts ${String(r.body['count'])}, not ${n}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Polls `condition` every 10 ms until it holds (bounded, longer on the MongoDB leg; never a fixed sleep). */
+export async function until(condition: () => boolean | Promise<boolean>, what: string, ms = TEST_STORE === 'mongodb' ? 60_000 : 20_000) {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Assigns a terminal, starts its simulator (src/simulator/, no code shared with the gateway) and waits for its first poll. */
+export async function terminal(t: Test, s: BiotimeSetup, sn: string, name: string, protocol: 'v2' | 'v3' = 'v2'): Promise<SimulatedDevice> {
+  const assigned = await s.api('POST', '/api/devices', { sn, name });
+  if (assigned.status !== 201) throw new Error(`assigning ${sn}: HTTP ${assigned.status}`);
+  const sim = createSimulatedDevice({
+    url: s.app.url,
+    sn,
+    protocol,
+    pollDelayMs: 30,
+    fast: true,
+    requestTimeoutMs: 10_000,
+    retryDelayMs: 100,
+  });
+  t.teardown(() => sim.stop());
+  sim.start();
+  await until(() => sim.stats.polls > 0, `${sn} polling`);
+  return sim;
 }

@@ -8,20 +8,10 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { createSimulatedDevice } from '../../src/simulator/index.js';
-import { TEST_STORE } from '../helpers/app.js';
-import { biotimeSetup, punchesListed } from './helpers.js';
+import { biotimeSetup, punchesListed, terminal, until } from './helpers.js';
 
 const python = process.env['BIOGATE_PYBIOTIME_PYTHON'];
 const run = promisify(execFile);
-const until = async (condition: () => boolean, what: string, ms = TEST_STORE === 'mongodb' ? 60_000 : 20_000) => {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
-
 t.test(
   'pybiotime against /biotime',
   { skip: !python && 'BIOGATE_PYBIOTIME_PYTHON is not set (pip install -r test/biotime/requirements.txt)' },
@@ -44,20 +34,8 @@ t.test(
       );
       return JSON.parse(stdout) as Record<string, unknown>;
     };
-    t.equal((await s.api('POST', '/api/devices', { sn: 'PY-DESK', name: 'Desk' })).status, 201);
+    const sim = await terminal(t, s, 'PY-DESK', 'Desk', 'v3');
     t.equal((await s.api('POST', '/api/devices', { sn: 'PY-GATE', name: 'Gate' })).status, 201);
-    const sim = createSimulatedDevice({
-      url: s.app.url,
-      sn: 'PY-DESK',
-      protocol: 'v3',
-      pollDelayMs: 30,
-      fast: true,
-      requestTimeoutMs: 10_000,
-      retryDelayMs: 100,
-    });
-    t.teardown(() => sim.stop());
-    sim.start();
-    await until(() => sim.stats.polls > 0, 'the terminal polling');
     for (let i = 0; i < 10; i++) t.ok(await sim.punch('4001', `2026-03-01 09:0${i}:00`, i % 2, 1));
     await punchesListed(s, 10);
 

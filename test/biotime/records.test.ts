@@ -3,35 +3,8 @@
  * their filters, terminals, employees written through it reaching an emulated terminal, departments, positions and
  * areas, field errors in DRF's shape, and one location never seeing another's records.
  */
-import t, { type Test } from 'tap';
-import { createSimulatedDevice } from '../../src/simulator/index.js';
-import { TEST_STORE } from '../helpers/app.js';
-import { biotimeSetup, punchesListed, type BiotimeSetup, type Json, type List } from './helpers.js';
-
-const until = async (condition: () => boolean | Promise<boolean>, what: string, ms = TEST_STORE === 'mongodb' ? 60_000 : 20_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
-
-async function terminal(t: Test, s: BiotimeSetup, sn: string, name: string, protocol: 'v2' | 'v3' = 'v2') {
-  t.equal((await s.api('POST', '/api/devices', { sn, name })).status, 201);
-  const sim = createSimulatedDevice({
-    url: s.app.url,
-    sn,
-    protocol,
-    pollDelayMs: 30,
-    fast: true,
-    requestTimeoutMs: 10_000,
-    retryDelayMs: 100,
-  });
-  t.teardown(() => sim.stop());
-  sim.start();
-  await until(() => sim.stats.polls > 0, `${sn} polling`);
-  return sim;
-}
+import t from 'tap';
+import { biotimeSetup, punchesListed, terminal, until, type Json, type List } from './helpers.js';
 
 t.test('transactions: the envelope, paging by absolute URLs that keep the filters, every filter and ordering', async (t) => {
   const s = await biotimeSetup(t);
