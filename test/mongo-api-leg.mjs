@@ -67,6 +67,7 @@ const EXTRA = [
   'test/biotime/records.test.ts',
   'test/biotime/incremental.test.ts',
   'test/biotime/pybiotime.test.ts',
+  'test/biotime/documented.test.ts',
 ];
 
 const url = process.env.BIOGATE_TEST_MONGO_URL;
