@@ -99,10 +99,15 @@ export function mountBiotime(http: HttpServer, deps: BiotimeDeps): void {
     http.route({
       method,
       pattern: `${PREFIX}/*`,
+      bodyLimit: BODY_LIMIT,
+      bodyTimeoutMs: BODY_TIMEOUT_MS,
       handler: (req) => {
         const parts = req.path.split('/').filter(Boolean);
-        const known = served.some((r) => r.parts.length === parts.length && r.parts.every((p, i) => p.startsWith(':') || p === parts[i]));
-        throw known ? detail(405, `Method "${req.method}" not allowed.`) : notFound();
+        const allowed = served
+          .filter((r) => r.parts.length === parts.length && r.parts.every((p, i) => p.startsWith(':') || p === parts[i]))
+          .map((r) => r.method);
+        if (allowed.length === 0) throw notFound();
+        throw detail(405, `Method "${req.method}" not allowed.`, { Allow: [...new Set(allowed)].join(', ') });
       },
     });
   }

@@ -108,6 +108,8 @@ t.test('unknown paths are 404 {"detail": "Not found."}; a served path\'s other m
   const method = await s.call('DELETE', '/biotime/iclock/api/transactions/', auth);
   t.equal(method.status, 405);
   t.same(method.body, { detail: 'Method "DELETE" not allowed.' });
+  t.equal(method.headers.get('allow'), 'GET');
+  t.equal((await s.call('POST', '/biotime/personnel/api/employees/9/', auth)).headers.get('allow'), 'GET, PUT, PATCH, DELETE');
   t.same((await s.call('GET', '/biotime/iclock/api/terminals/abc/', auth)).body, { detail: 'Not found.' });
 });
 

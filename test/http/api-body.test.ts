@@ -134,7 +134,9 @@ t.test('API bodies have 10 s to arrive; /iclock/ keeps BIOGATE_DEVICE_BODY_TIMEO
   const app = await startApp(t, { config: { adminToken: ADMIN_TOKEN } });
   const routes = app.app.http.routes();
   // Routes that take a body: the REST API's writes (GET routes, the stream included, read none).
-  const api = routes.filter((r) => (r.pattern.startsWith('/api/') || r.pattern.startsWith('/admin/')) && r.method !== 'GET');
+  const api = routes.filter(
+    (r) => (r.pattern.startsWith('/api/') || r.pattern.startsWith('/admin/') || r.pattern.startsWith('/biotime/')) && r.method !== 'GET',
+  );
   t.ok(api.length > 20, 'the API routes are mounted');
   t.strictSame(
     api.filter((r) => r.bodyTimeoutMs !== API_BODY_TIMEOUT_MS).map((r) => `${r.method} ${r.pattern}`),
