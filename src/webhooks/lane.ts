@@ -16,7 +16,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Counter } from '../ops/metrics.js';
 import type { Store } from '../store/types.js';
-import type { WebhookDelivery, WebhookSubscription } from '../store/ports/index.js';
+import type { AttemptOutcome, WebhookDelivery, WebhookSubscription } from '../store/ports/index.js';
 import { needsAreas, type AreaOf } from './filter.js';
 import { deliveriesFor } from './payload.js';
 import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './schedule.js';
@@ -28,6 +28,8 @@ const EVENT_PAGE = 500;
 const DUE_PAGE = 100;
 /** Pages of due deliveries per round; the next wake continues. */
 const MAX_PAGES = 50;
+/** Delivered outcomes are written at least this often while a page is being sent (see `flush`). */
+const FLUSH_MS = 250;
 /** A hole in a location's feed sequence (an event still being written on another node) is waited for this long, then skipped. */
 const GAP_WAIT_MS = 5_000;
 export const SLOW_ATTEMPT_MS = 5_000;
@@ -155,9 +157,32 @@ export function createLane(ctx: LaneContext, initial: WebhookSubscription): Lane
     return (sn) => areas.get(sn);
   }
 
+  /**
+   * Outcomes of delivered attempts not yet written: written together (one store write) before the next page is read,
+   * when the lane stops sending, or once the oldest is FLUSH_MS old. A crash in between leaves those deliveries
+   * pending, to be sent again: at least once, as for a crash between a request and its write.
+   */
+  let delivered: AttemptOutcome[] = [];
+  let deliveredSince = 0;
+  async function flush(): Promise<void> {
+    if (delivered.length === 0) return;
+    const outcomes = delivered;
+    delivered = [];
+    await store.webhooks.recordAttempts(sub.location_id, outcomes);
+  }
+
   async function send(): Promise<void> {
     if (sub.paused_until && sub.paused_until > clock.now().toISOString()) return;
+    try {
+      await sendPages();
+    } finally {
+      await flush();
+    }
+  }
+
+  async function sendPages(): Promise<void> {
     for (let pages = 0; pages < MAX_PAGES && !ctx.stopped() && sub.enabled; pages++) {
+      await flush();
       const due = await store.webhooks.due(sub.location_id, sub.id, clock.now().toISOString(), DUE_PAGE);
       if (due.length === 0) return;
       const head = await store.webhooks.firstPending(sub.location_id, sub.id, ATTENDANCE);
@@ -171,6 +196,7 @@ export function createLane(ctx: LaneContext, initial: WebhookSubscription): Lane
         if (r === 'stopped' || r === 'paused') return;
         if (r === 'delivered') progress = true;
         else if (d.type === ATTENDANCE) attendanceBlocked = true;
+        if (delivered.length > 0 && performance.now() - deliveredSince >= FLUSH_MS) await flush();
       }
       if (!progress || due.length < DUE_PAGE) return;
     }
@@ -202,12 +228,8 @@ export function createLane(ctx: LaneContext, initial: WebhookSubscription): Lane
     strikes = slow ? strikes + 1 : 0;
     if (!slow) slowPauses = 0;
     if (r.ok) {
-      await store.webhooks.recordAttempt(d.location_id, d.id, {
-        ...outcome,
-        status: 'delivered',
-        next_attempt_at: null,
-        delivered_at: afterIso,
-      });
+      if (delivered.length === 0) deliveredSince = performance.now();
+      delivered.push({ id: d.id, ...outcome, status: 'delivered', next_attempt_at: null, delivered_at: afterIso });
       ctx.outcomes?.inc({ outcome: 'delivered' });
       if (sub.failing_since || sub.paused_until || sub.last_error) {
         sub = (await write({ failing_since: null, paused_until: null, last_error: null }, afterIso)) ?? sub;
@@ -217,19 +239,18 @@ export function createLane(ctx: LaneContext, initial: WebhookSubscription): Lane
     }
     if (r.status === 410) {
       // 410 Gone: the receiver says this subscription is over.
-      await store.webhooks.recordAttempt(d.location_id, d.id, { ...outcome, status: 'failed', next_attempt_at: null, delivered_at: null });
+      await store.webhooks.recordAttempts(d.location_id, [
+        { id: d.id, ...outcome, status: 'failed', next_attempt_at: null, delivered_at: null },
+      ]);
       ctx.outcomes?.inc({ outcome: 'gone' });
       await disable(`the receiver answered 410 Gone (${afterIso})`, afterIso);
       return 'failed';
     }
     const retryFrom = new Date(d.requeued_at ?? d.created_at);
     const next = nextAttemptAt(retryFrom, after, attempts, parseRetryAfter(r.retryAfter, after), ctx.random);
-    await store.webhooks.recordAttempt(d.location_id, d.id, {
-      ...outcome,
-      status: next ? 'pending' : 'failed',
-      next_attempt_at: next?.toISOString() ?? null,
-      delivered_at: null,
-    });
+    await store.webhooks.recordAttempts(d.location_id, [
+      { id: d.id, ...outcome, status: next ? 'pending' : 'failed', next_attempt_at: next?.toISOString() ?? null, delivered_at: null },
+    ]);
     ctx.outcomes?.inc({ outcome: next ? 'retrying' : 'failed' });
     log.info(
       {

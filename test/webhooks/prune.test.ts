@@ -43,18 +43,18 @@ t.test('finished deliveries past their week are all pruned in one run, not 5,000
     page.length > 0;
     page = await store.webhooks.due(app.locationId, hook, old, 500)
   )
-    await Promise.all(
-      page.map((d) =>
-        store.webhooks.recordAttempt(app.locationId, d.id, {
-          status: 'delivered',
-          attempts: 1,
-          next_attempt_at: null,
-          last_status_code: 204,
-          last_error: null,
-          duration_ms: 1,
-          delivered_at: old,
-        }),
-      ),
+    await store.webhooks.recordAttempts(
+      app.locationId,
+      page.map((d) => ({
+        id: d.id,
+        status: 'delivered' as const,
+        attempts: 1,
+        next_attempt_at: null,
+        last_status_code: 204,
+        last_error: null,
+        duration_ms: 1,
+        delivered_at: old,
+      })),
     );
   clock.advance(61_000); // past the prune period, whatever the job's own runs did meanwhile
   await app.app.webhooks.runOnce();

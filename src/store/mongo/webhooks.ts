@@ -148,8 +148,14 @@ export async function mongoWebhooks(db: Db, ids: Ids): Promise<WebhooksPort> {
         .toArray();
       return d ? toDelivery(d) : undefined;
     },
-    async recordAttempt(locationId, id, a) {
-      await deliveries.updateOne({ _id: id, location_id: locationId, status: 'pending' }, { $set: { ...a } });
+    async recordAttempts(locationId, outcomes) {
+      if (outcomes.length === 0) return;
+      await deliveries.bulkWrite(
+        outcomes.map(({ id, ...a }) => ({
+          updateOne: { filter: { _id: id, location_id: locationId, status: 'pending' }, update: { $set: a } },
+        })),
+        { ordered: false },
+      );
     },
     async deliveries(locationId, subscriptionId, window) {
       const query = { location_id: locationId, subscription_id: subscriptionId };

@@ -119,6 +119,9 @@ export type WebhookAttempt = Pick<
   'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'duration_ms' | 'delivered_at'
 >;
 
+/** One attempt's outcome for `recordAttempts`: the delivery's id and what the attempt changes. */
+export type AttemptOutcome = WebhookAttempt & { readonly id: number };
+
 export interface WebhooksPort {
   create(
     input: Pick<WebhookSubscription, 'location_id' | 'url' | 'events' | 'description' | 'secret' | 'attendance_batch' | 'cursor'> &
@@ -142,8 +145,11 @@ export interface WebhooksPort {
   due(locationId: number, subscriptionId: number, now: Iso, limit: number): Promise<readonly WebhookDelivery[]>;
   /** The earliest pending delivery of a type, due or not, in (event_seq, id) order (attendance ordering). */
   firstPending(locationId: number, subscriptionId: number, type: string): Promise<WebhookDelivery | undefined>;
-  /** Writes the outcome of one attempt (only while the delivery is still pending). */
-  recordAttempt(locationId: number, id: number, attempt: WebhookAttempt): Promise<void>;
+  /**
+   * Writes the outcomes of attempts at deliveries of `locationId`, in one write (one transaction; one bulk write on
+   * MongoDB). Each only while its delivery is still pending; ids of another location change nothing.
+   */
+  recordAttempts(locationId: number, outcomes: readonly AttemptOutcome[]): Promise<void>;
   /** A subscription's deliveries, newest first. */
   deliveries(locationId: number, subscriptionId: number, window: Window): Promise<Page<WebhookDelivery>>;
   /** Pending deliveries across the store and when the oldest was created (metrics). */

@@ -1,5 +1,5 @@
 /** Webhook subscriptions and deliveries on SQLite (WebhooksPort in ../ports/webhooks.ts). */
-import type { WebhookDelivery, WebhookFormat, WebhookSubscription, WebhooksPort } from '../ports/index.js';
+import type { AttemptOutcome, WebhookDelivery, WebhookFormat, WebhookSubscription, WebhooksPort } from '../ports/index.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -75,6 +75,24 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
     `INSERT INTO webhook_deliveries (subscription_id, location_id, event_id, event_seq, type, payload, status, attempts, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (subscription_id, event_id) DO NOTHING`,
   );
+  const recordOne = db.prepare(
+    `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?, duration_ms = ?, delivered_at = ?
+     WHERE location_id = ? AND id = ? AND status = 'pending'`,
+  );
+  const recordAll = db.transaction((locationId: number, outcomes: readonly AttemptOutcome[]) => {
+    for (const a of outcomes)
+      recordOne.run(
+        a.status,
+        a.attempts,
+        a.next_attempt_at,
+        a.last_status_code,
+        a.last_error,
+        a.duration_ms,
+        a.delivered_at,
+        locationId,
+        a.id,
+      );
+  });
   const addAll = db.transaction((ds: readonly Parameters<WebhooksPort['addDeliveries']>[0][number][]) => {
     let added = 0;
     for (const d of ds)
@@ -172,11 +190,8 @@ export function sqliteWebhooks(db: Db): WebhooksPort {
         .get(subscriptionId, locationId, type) as Row | undefined;
       return r && toDelivery(r);
     },
-    async recordAttempt(locationId, id, a) {
-      db.prepare(
-        `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?, duration_ms = ?, delivered_at = ?
-         WHERE location_id = ? AND id = ? AND status = 'pending'`,
-      ).run(a.status, a.attempts, a.next_attempt_at, a.last_status_code, a.last_error, a.duration_ms, a.delivered_at, locationId, id);
+    async recordAttempts(locationId, outcomes) {
+      if (outcomes.length > 0) recordAll.immediate(locationId, outcomes);
     },
     async deliveries(locationId, subscriptionId, window) {
       const total = (
