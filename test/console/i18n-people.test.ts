@@ -38,7 +38,17 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await page.getByRole('heading', { name: 'Usuarios', level: 1 }).waitFor();
   await page.getByText('3 usuarios.', { exact: true }).waitFor();
   const table = page.getByRole('table', { name: 'Usuarios por PIN' });
-  for (const column of ['Seleccionar', 'Nombre', 'Tarjeta', 'Privilegio', 'Biometría', 'Niveles de acceso', 'Estado', 'Acciones'])
+  for (const column of [
+    'Seleccionar',
+    'Nombre',
+    'Tarjeta',
+    'Departamento, cargo',
+    'Privilegio',
+    'Biometría',
+    'Niveles de acceso',
+    'Estado',
+    'Acciones',
+  ])
     t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: column ${column}`);
   const ana = page.locator('tr[data-pin="1"]');
   for (const cell of ['administrador', 'ninguna', 'activo']) t.equal(await ana.getByText(cell, { exact: true }).count(), 1, `es: ${cell}`);
@@ -56,6 +66,8 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await form.getByLabel('Nombre', { exact: true }).fill('Carmen');
   await form.getByLabel('Apellidos').fill('Vidal');
   t.equal(await form.getByLabel('Número de tarjeta').count(), 1, 'es: card number');
+  for (const label of ['Departamento', 'Cargo'])
+    t.equal(await form.getByLabel(label, { exact: true }).count(), 1, `es: form field ${label}`);
   await form.getByLabel('Privilegio').selectOption({ label: 'gestor' });
   t.equal(await form.getByLabel('Activo', { exact: true }).isChecked(), true, 'es: active by default');
   await form.getByRole('button', { name: 'Guardar' }).click();
@@ -113,7 +125,7 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await page.getByRole('heading', { name: 'Người dùng', level: 1 }).waitFor();
   await page.getByText('4 người dùng.', { exact: true }).waitFor();
   const vi = page.getByRole('table', { name: 'Người dùng theo PIN' });
-  for (const column of ['Chọn', 'Họ tên', 'Thẻ', 'Quyền', 'Sinh trắc học', 'Cấp truy cập', 'Trạng thái', 'Thao tác'])
+  for (const column of ['Chọn', 'Họ tên', 'Thẻ', 'Phòng ban, chức vụ', 'Quyền', 'Sinh trắc học', 'Cấp truy cập', 'Trạng thái', 'Thao tác'])
     t.equal(await vi.getByRole('columnheader', { name: column, exact: true }).count(), 1, `vi: column ${column}`);
   for (const cell of ['quản trị viên', 'chưa có', 'đang hoạt động'])
     t.equal(await page.locator('tr[data-pin="1"]').getByText(cell, { exact: true }).count(), 1, `vi: ${cell}`);
@@ -133,7 +145,7 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await viDialog.waitFor({ state: 'hidden' });
   await page.getByRole('button', { name: 'Sửa người dùng 501' }).click();
   const edit = page.getByRole('form', { name: 'Sửa người dùng 501' });
-  for (const label of ['Tên', 'Họ', 'Số thẻ', 'Đang hoạt động'])
+  for (const label of ['Tên', 'Họ', 'Số thẻ', 'Phòng ban', 'Chức vụ', 'Đang hoạt động'])
     t.equal(await edit.getByLabel(label, { exact: true }).count(), 1, `vi: form field ${label}`);
   // A select's label is named with its chosen option too.
   const privilege = edit.getByRole('combobox', { name: /^Quyền/ });

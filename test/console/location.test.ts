@@ -153,20 +153,33 @@ t.test('console: location view in Chromium', { skip: NO_BROWSER }, async (t) => 
     const form = page.getByRole('form', { name: 'New user' });
     await form.getByLabel('PIN').fill('77');
     await form.getByLabel('First name').fill('Ada');
+    await form.getByLabel('Department').fill('Research');
+    await form.getByLabel('Position').fill('Analyst');
     await form.getByLabel('Privilege').selectOption('14');
     await form.getByRole('button', { name: 'Save' }).click();
     await page.getByText('User 77 saved.').waitFor();
-    t.match((await g.a.api('GET', '/api/users/77')).body, { first_name: 'Ada', privilege: 14, is_active: true }, 'created');
+    t.match(
+      (await g.a.api('GET', '/api/users/77')).body,
+      { first_name: 'Ada', department: 'Research', position: 'Analyst', privilege: 14, is_active: true },
+      'created',
+    );
     await page.getByLabel('Search name or PIN').fill('Ada');
     await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('tr[data-pin="77"]').getByRole('cell', { name: 'Research · Analyst', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Edit user 77' }).click();
     const edit = page.getByRole('form', { name: 'Edit user 77' });
+    t.equal(await edit.getByLabel('Department').inputValue(), 'Research', 'the form holds the department');
     await edit.getByLabel('Last name').fill('Lovelace');
+    await edit.getByLabel('Position').fill('');
     await page.getByRole('button', { name: 'Save' }).click();
     // "User 77 saved." is still shown from the create: the form closing is what says this save is done.
     await edit.waitFor({ state: 'detached' });
     await page.getByText('User 77 saved.').waitFor();
-    t.match((await g.a.api('GET', '/api/users/77')).body, { first_name: 'Ada', last_name: 'Lovelace' }, 'edited');
+    t.match(
+      (await g.a.api('GET', '/api/users/77')).body,
+      { first_name: 'Ada', last_name: 'Lovelace', department: 'Research', position: null },
+      'edited (an emptied field is cleared)',
+    );
     await page.getByRole('button', { name: 'Deactivate user 77' }).click();
     await page.getByText('User 77 deactivated.').waitFor();
     t.match((await g.a.api('GET', '/api/users/77')).body, { is_active: false }, 'deactivated');

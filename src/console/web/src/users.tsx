@@ -5,47 +5,19 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, query, type Session } from './api.js';
-import type { AccessLevel, Area, ImportReply, Reply, User } from './api-types.js';
-import { allLevels, LevelChecks, levelNames } from './access-levels.js';
-import { AreaChecks, allAreas, areaNames } from './areas.js';
+import type { ImportReply, Reply, User } from './api-types.js';
+import { allLevels, levelNames } from './access-levels.js';
+import { allAreas, areaNames } from './areas.js';
 import { SelectBox, useSelection } from './bulk.js';
 import { CsvError, parseUsersCsv } from './csv.js';
 import { UserBulk } from './user-bulk.js';
-import {
-  ConfirmRecord,
-  DangerButton,
-  errorText,
-  Form,
-  FormActions,
-  HeaderRow,
-  Messages,
-  type Msg,
-  Notice,
-  Pager,
-  Table,
-  useLoad,
-} from './ui.js';
+import { EMPTY, privilegeText, UserForm, type Draft } from './user-form.js';
+import { ConfirmRecord, DangerButton, errorText, Form, HeaderRow, Messages, type Msg, Notice, Pager, Table, useLoad } from './ui.js';
 import { t, useLanguage } from './i18n/index.js';
 
-const PRIVILEGES = [0, 2, 6, 14] as const;
-/** A privilege in words, in the current language (one this console does not know is shown as its number). */
-const privilegeText = (p: number): string =>
-  (PRIVILEGES as readonly number[]).includes(p) ? t(`users.privilege.${p as (typeof PRIVILEGES)[number]}`) : String(p);
-const COLUMNS = ['pin', 'name', 'card', 'privilege', 'biometrics', 'areas', 'levels', 'status'] as const;
+const COLUMNS = ['pin', 'name', 'card', 'department', 'privilege', 'biometrics', 'areas', 'levels', 'status'] as const;
 /** Rows per import request: small enough for steady progress, large enough to stay fast. */
 const CHUNK = 100;
-
-type Draft = {
-  pin: string;
-  first_name: string;
-  last_name: string;
-  card_no: string;
-  privilege: string;
-  is_active: boolean;
-  areas: number[];
-  access_levels: number[];
-};
-const EMPTY: Draft = { pin: '', first_name: '', last_name: '', card_no: '', privilege: '0', is_active: true, areas: [], access_levels: [] };
 
 export function UsersPage({ session }: { session: Session & { kind: 'location' } }) {
   useLanguage();
@@ -71,6 +43,8 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       first_name: draft.first_name || null,
       last_name: draft.last_name || null,
       card_no: draft.card_no || null,
+      department: draft.department || null,
+      position: draft.position || null,
       privilege: Number(draft.privilege),
       is_active: draft.is_active,
       areas: draft.areas,
@@ -155,6 +129,7 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
               <td>{u.pin}</td>
               <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
               <td>{u.card_no ?? '—'}</td>
+              <td>{[u.department, u.position].filter(Boolean).join(' · ') || '—'}</td>
               <td>{privilegeText(u.privilege)}</td>
               <td>
                 <span class={`badge ${u.has_biometric ? 'badge-on' : 'badge-off'}`}>
@@ -177,6 +152,8 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
                           first_name: u.first_name ?? '',
                           last_name: u.last_name ?? '',
                           card_no: u.card_no ?? '',
+                          department: u.department ?? '',
+                          position: u.position ?? '',
                           privilege: String(u.privilege),
                           is_active: u.is_active,
                           areas: [...u.areas],
@@ -224,59 +201,6 @@ export function UsersPage({ session }: { session: Session & { kind: 'location' }
       </ConfirmRecord>
       {writable && <ImportSection session={session} onDone={list.reload} />}
     </>
-  );
-}
-
-function UserForm({
-  initial,
-  isNew,
-  areas,
-  levels,
-  onSave,
-  onCancel,
-}: {
-  initial: Draft;
-  isNew: boolean;
-  areas: readonly Area[];
-  levels: readonly AccessLevel[];
-  onSave: (d: Draft) => void;
-  onCancel: () => void;
-}) {
-  useLanguage();
-  const [d, setD] = useState(initial);
-  const field = (name: keyof Draft, label: string, extra: Record<string, unknown> = {}) => (
-    <label>
-      {label}
-      <input value={String(d[name])} onInput={(e) => setD({ ...d, [name]: e.currentTarget.value })} {...extra} />
-    </label>
-  );
-  return (
-    <Form class="panel" aria-labelledby="user-form-h" onSubmit={() => onSave(d)}>
-      <h2 id="user-form-h">{isNew ? t('users.new') : t('users.editUser', { pin: d.pin })}</h2>
-      <div class="form-grid">
-        {field('pin', t('users.col.pin'), { required: true, inputMode: 'numeric', pattern: '[0-9]{1,8}', readOnly: !isNew })}
-        {field('first_name', t('users.firstName'), { maxLength: 100 })}
-        {field('last_name', t('users.lastName'), { maxLength: 100 })}
-        {field('card_no', t('users.cardNumber'), { inputMode: 'numeric', pattern: '[0-9]{0,32}' })}
-        <label>
-          {t('users.col.privilege')}
-          <select value={d.privilege} onChange={(e) => setD({ ...d, privilege: e.currentTarget.value })}>
-            {PRIVILEGES.map((v) => (
-              <option key={v} value={String(v)}>
-                {privilegeText(v)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="check">
-          <input type="checkbox" checked={d.is_active} onChange={(e) => setD({ ...d, is_active: e.currentTarget.checked })} />
-          {t('users.activeCheck')}
-        </label>
-      </div>
-      <AreaChecks areas={areas} value={d.areas} onChange={(ids) => setD({ ...d, areas: ids })} />
-      <LevelChecks levels={levels} value={d.access_levels} onChange={(ids) => setD({ ...d, access_levels: ids })} />
-      <FormActions onCancel={onCancel} />
-    </Form>
   );
 }
 
@@ -336,7 +260,7 @@ function ImportSection({ session, onDone }: { session: Session & { kind: 'locati
       <h2 id="import-h">{t('users.import.title')}</h2>
       <p>
         {before}
-        {['pin', 'first_name', 'last_name', 'card_no', 'privilege', 'is_active'].map((c, i) => (
+        {['pin', 'first_name', 'last_name', 'card_no', 'department', 'position', 'privilege', 'is_active'].map((c, i) => (
           <Fragment key={c}>
             {i > 0 && ', '}
             <code>{c}</code>

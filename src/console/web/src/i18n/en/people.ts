@@ -15,6 +15,7 @@ export const EN_PEOPLE = {
   'users.col.pin': 'PIN',
   'users.col.name': 'Name',
   'users.col.card': 'Card',
+  'users.col.department': 'Department, position',
   'users.col.privilege': 'Privilege',
   'users.col.biometrics': 'Biometrics',
   'users.col.areas': 'Areas',
@@ -44,6 +45,8 @@ export const EN_PEOPLE = {
   'users.firstName': 'First name',
   'users.lastName': 'Last name',
   'users.cardNumber': 'Card number',
+  'users.department': 'Department',
+  'users.position': 'Position',
   'users.activeCheck': 'Active',
   'users.import.title': 'Import users from CSV',
   'users.import.help':

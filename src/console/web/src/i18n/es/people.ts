@@ -18,6 +18,7 @@ export const ES_PEOPLE: Messages<typeof EN_PEOPLE> = {
   'users.col.pin': 'PIN',
   'users.col.name': 'Nombre',
   'users.col.card': 'Tarjeta',
+  'users.col.department': 'Departamento, cargo',
   'users.col.privilege': 'Privilegio',
   'users.col.biometrics': 'Biometría',
   'users.col.areas': 'Áreas',
@@ -47,6 +48,8 @@ export const ES_PEOPLE: Messages<typeof EN_PEOPLE> = {
   'users.firstName': 'Nombre',
   'users.lastName': 'Apellidos',
   'users.cardNumber': 'Número de tarjeta',
+  'users.department': 'Departamento',
+  'users.position': 'Cargo',
   'users.activeCheck': 'Activo',
   'users.import.title': 'Importar usuarios desde CSV',
   'users.import.help':

@@ -18,6 +18,7 @@ export const VI_PEOPLE: Messages<typeof EN_PEOPLE> = {
   'users.col.pin': 'PIN',
   'users.col.name': 'Họ tên',
   'users.col.card': 'Thẻ',
+  'users.col.department': 'Phòng ban, chức vụ',
   'users.col.privilege': 'Quyền',
   'users.col.biometrics': 'Sinh trắc học',
   'users.col.areas': 'Khu vực',
@@ -47,6 +48,8 @@ export const VI_PEOPLE: Messages<typeof EN_PEOPLE> = {
   'users.firstName': 'Tên',
   'users.lastName': 'Họ',
   'users.cardNumber': 'Số thẻ',
+  'users.department': 'Phòng ban',
+  'users.position': 'Chức vụ',
   'users.activeCheck': 'Đang hoạt động',
   'users.import.title': 'Nhập người dùng từ CSV',
   'users.import.help':
