@@ -1,5 +1,5 @@
 import type { Attendance, AttendanceCursor, AttendanceFilter, AttendanceOrder, AttendancePort } from '../ports/index.js';
-import { storedFacts } from '../attendance-facts.js';
+import { storedRecord } from '../attendance-facts.js';
 import type { Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -91,25 +91,25 @@ export function sqliteAttendance(db: Db): AttendancePort {
         .transaction(() => {
           const out: Attendance[] = [];
           for (const n of records) {
-            const a = storedFacts(n);
+            const manual = n.manual;
             const r = insert.run(
-              a.location_id,
-              a.sn,
-              a.pin,
-              a.user_id,
-              a.timestamp,
-              a.local_time,
-              a.status,
-              a.verify,
-              a.work_code,
+              n.location_id,
+              n.sn,
+              n.pin,
+              n.user_id,
+              n.timestamp,
+              n.local_time,
+              n.status,
+              n.verify,
+              n.work_code,
               now,
               feedEvent ?? null,
-              a.source,
-              a.reason,
-              a.created_by?.token_id ?? null,
-              a.created_by?.label ?? null,
+              manual ? 'manual' : 'device',
+              manual?.reason ?? null,
+              manual?.token_id ?? null,
+              manual?.label ?? null,
             );
-            if (r.changes === 1) out.push({ id: Number(r.lastInsertRowid), ...a, created_at: now });
+            if (r.changes === 1) out.push(storedRecord(n, Number(r.lastInsertRowid), now));
           }
           return out;
         })
