@@ -37,9 +37,11 @@ export const BOUNDS: readonly Bound[] = [
     scenario: 'ingest',
     figure: /ATTLOG records stored/,
     text:
-      "SQLite on the event loop: the attendance insert statement 15 % of the ingest phase's profile, the transaction's COMMIT 12.7 %, " +
-      'the event appends 5.1 %, the time-zone conversion 1.9 %, the decoder under 1 %. Left to try: dropping the time index (it serves ' +
-      'only retention) and one commit for the punches and their events.',
+      'SQLite on the event loop. With the stored punch built field by field (bdfd11f; the rest/spread copies had cost about a ' +
+      "third of the upload), the gateway's profile under the load: the attendance insert 12.8 %, the transaction's COMMIT 9.4 %, " +
+      'clearing the outbox markers after the event is stored (settleAll and its UPDATE of every row) 7.7 %, the upload handler 3.3 %, ' +
+      'the device look-up 1.5 %. Left to try: the punches and their event in one transaction on SQLite (no marker to write and ' +
+      'clear per row), and dropping the time index (it serves only retention).',
   },
   {
     scenario: 'poll',
@@ -61,8 +63,9 @@ export const BOUNDS: readonly Bound[] = [
     figure: /events delivered/,
     text:
       'One request at a time per subscription (its lane keeps feed order): with one POST per punch the burst is a chain of round ' +
-      "trips to the receiver, which runs in the bench's own process beside the uploads. A profile of the burst's last 4 s: the " +
-      'gateway idle 38 %, socket writes 8.7 %, the delivery record write 6.7 %. `attendance_batch` puts up to 500 punches in one POST. ' +
+      "trips to the receiver, which runs in the bench's own process beside the uploads. Since the delivered outcomes are written a " +
+      "page at a time (9f90a4b), a profile of the burst's last 3.2 s: the gateway idle 46 % (waiting for the receiver), socket " +
+      'writes 14 %, the rest spread thin. `attendance_batch` puts up to 500 punches in one POST. ' +
       'The ceiling of that chain: a bare node:http keep-alive client and server, one request at a time in one process, did ' +
       '3,686–3,754 requests/s on this machine (2026-11-30), so 5,000 in order needs several requests in flight per subscription ' +
       '(order kept per terminal rather than per subscription, or HTTP pipelining), not a cheaper request.',
