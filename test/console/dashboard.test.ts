@@ -8,7 +8,7 @@ import t from 'tap';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser, pageUntil } from './browser.js';
-import { mainNav, signedIn } from './pages.js';
+import { mainNav, countShown, signedIn } from './pages.js';
 
 t.test('dashboard: the location at a glance, live', { skip: NO_BROWSER }, async (t) => {
   // The chart is of today in the location's zone (UTC): punches made now must fall on the day the page shows.
@@ -41,7 +41,7 @@ t.test('dashboard: the location at a glance, live', { skip: NO_BROWSER }, async 
   t.equal(await tile('punches').innerText(), '3', 'punches today');
   t.equal(await tile('alerts').innerText(), '0', 'no open alert');
   t.match(await tile('sync').innerText(), /in sync/, 'roster sync');
-  t.equal(await page.locator('figure.chart canvas').count(), 1, 'the chart, drawn on a canvas');
+  t.equal(await countShown(page.locator('figure.chart canvas')), 1, 'the chart, drawn on a canvas');
   const sentence = 'figure.chart [role="img"]';
   t.match(await page.locator(sentence).getAttribute('aria-label'), /^3 punches today; the busiest hour is \d\d:00 with 3\.$/);
   const hour = `${String(new Date().getUTCHours()).padStart(2, '0')}:00`;

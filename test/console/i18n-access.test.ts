@@ -10,7 +10,7 @@ import t from 'tap';
 import { CATALOGS } from '../../src/console/web/src/i18n/catalogs.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
-import { signedInSpanish } from './pages.js';
+import { countShown, signedInSpanish } from './pages.js';
 
 const SN = 'ZONA-1';
 const AREA = 'Almacén';
@@ -53,7 +53,7 @@ t.test('areas and schedules in Spanish, then in Vietnamese', { skip: NO_BROWSER 
   await page.getByText('2 áreas.', { exact: true }).waitFor();
   const areas = page.getByRole('table', { name: 'Áreas' });
   for (const column of ['Nombre', 'Terminales', 'Usuarios', 'Acciones'])
-    t.equal(await areas.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: column ${column}`);
+    t.equal(await countShown(areas.getByRole('columnheader', { name: column, exact: true })), 1, `es: column ${column}`);
   t.equal(await page.getByRole('button', { name: `Renombrar el área ${AREA}` }).innerText(), 'Renombrar', 'es: the rename button');
   await page.getByRole('button', { name: 'Eliminar el área Patio' }).click();
   const dialog = page.getByRole('dialog', { name: '¿Eliminar el área «Patio»?' });
@@ -107,7 +107,7 @@ t.test('areas and schedules in Spanish, then in Vietnamese', { skip: NO_BROWSER 
   await page.getByText('2 horarios.', { exact: true }).waitFor();
   const schedules = page.getByRole('table', { name: 'Horarios' });
   for (const column of ['Nombre', 'Cuándo', 'Acciones'])
-    t.equal(await schedules.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: column ${column}`);
+    t.equal(await countShown(schedules.getByRole('columnheader', { name: column, exact: true })), 1, `es: column ${column}`);
   const always = page.locator('tr[data-schedule="1"]');
   t.equal(await always.locator('td.when').innerText(), 'lun–dom, festivo 1–3 00:00–23:59', 'es: "Always" summed up');
   t.match(await always.innerText(), /Incluido: no se puede cambiar/, 'es: built in');
@@ -117,14 +117,14 @@ t.test('areas and schedules in Spanish, then in Vietnamese', { skip: NO_BROWSER 
   const form = page.getByRole('form', { name: 'Nuevo horario' });
   const grid = form.getByRole('table', { name: 'Intervalos' });
   for (const column of ['Día', 'Intervalo 1', 'Intervalo 3'])
-    t.equal(await grid.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: form column ${column}`);
-  t.equal(await grid.getByRole('rowheader', { name: 'Festivo de tipo 2' }).count(), 1, 'es: a holiday type');
+    t.equal(await countShown(grid.getByRole('columnheader', { name: column, exact: true })), 1, `es: form column ${column}`);
+  t.equal(await countShown(grid.getByRole('rowheader', { name: 'Festivo de tipo 2' })), 1, 'es: a holiday type');
   await form.getByLabel('Nombre').fill('Tarde');
   await form.getByLabel('Lunes, intervalo 1, inicio', { exact: true }).fill('12:00');
   await form.getByLabel('Lunes, intervalo 1, fin', { exact: true }).fill('08:30');
   await form.getByRole('button', { name: 'Guardar' }).click();
   await form.getByRole('alert').filter({ hasText: 'Lunes, intervalo 1: el inicio debe ser anterior al fin.' }).waitFor();
-  t.equal(await form.getByRole('button', { name: 'Copiar el lunes de martes a viernes' }).count(), 1, 'es: copy Monday');
+  t.equal(await countShown(form.getByRole('button', { name: 'Copiar el lunes de martes a viernes' })), 1, 'es: copy Monday');
   await page.getByLabel('Tema').selectOption('dark');
   await b.axe(t, page, 'schedules, form (es, dark)');
   await page.getByLabel('Tema').selectOption('light');
@@ -146,7 +146,7 @@ t.test('areas and schedules in Spanish, then in Vietnamese', { skip: NO_BROWSER 
   t.match(await always.innerText(), /Có sẵn: không thể thay đổi/, 'vi: built in');
   for (const column of ['Tên', 'Thời gian', 'Thao tác'])
     t.equal(
-      await page.getByRole('table', { name: 'Lịch' }).getByRole('columnheader', { name: column, exact: true }).count(),
+      await countShown(page.getByRole('table', { name: 'Lịch' }).getByRole('columnheader', { name: column, exact: true })),
       1,
       `vi: ${column}`,
     );
@@ -167,7 +167,7 @@ t.test('areas and schedules in Spanish, then in Vietnamese', { skip: NO_BROWSER 
   await page.getByText('1 khu vực.', { exact: true }).waitFor();
   for (const column of ['Tên', 'Thiết bị', 'Người dùng', 'Thao tác'])
     t.equal(
-      await page.getByRole('table', { name: 'Khu vực' }).getByRole('columnheader', { name: column, exact: true }).count(),
+      await countShown(page.getByRole('table', { name: 'Khu vực' }).getByRole('columnheader', { name: column, exact: true })),
       1,
       `vi: ${column}`,
     );

@@ -10,6 +10,7 @@ import { createSimulatedDevice } from '../../src/simulator/index.js';
 import { gateway } from '../api/client.js';
 import { ADMIN_TOKEN } from '../helpers/app.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { countShown } from './pages.js';
 
 const STRAY = 'PERDIDO1';
 const GUIDE = 'GUIA1';
@@ -52,7 +53,7 @@ t.test('the administration pages in Spanish, then in Vietnamese', { skip: NO_BRO
   await page.getByRole('button', { name: 'Desactivar la sede Sucursal' }).click();
   const dialog = page.getByRole('dialog', { name: '¿Desactivar la sede “Sucursal”?' });
   await dialog.getByText('Sus tokens reciben 403 hasta que se vuelva a activar.', { exact: false }).waitFor();
-  t.equal(await dialog.getByLabel('Escriba Sucursal para confirmar').count(), 1, 'es: the typed confirmation');
+  t.equal(await countShown(dialog.getByLabel('Escriba Sucursal para confirmar')), 1, 'es: the typed confirmation');
   t.equal(await dialog.getByRole('button', { name: 'Desactivar' }).isDisabled(), true, 'es: not before the name is typed');
   await b.axe(t, page, 'admin locations, disabling (es, light)');
   await dialog.getByRole('button', { name: 'Cancelar' }).click();
@@ -138,14 +139,7 @@ t.test('the administration pages in Spanish, then in Vietnamese', { skip: NO_BRO
   await page.getByRole('heading', { name: 'Terminales con desfase', level: 2 }).waitFor();
   await page.getByText('Ningún terminal está en este estado.').waitFor();
   for (const term of ['Terminales', 'Sincronizado', 'Con desfase', 'Revocaciones pendientes', 'Línea pendiente más antigua'])
-    t.equal(
-      await page
-        .getByRole('term')
-        .filter({ hasText: new RegExp(`^${term}$`) })
-        .count(),
-      1,
-      `es: ${term}`,
-    );
+    t.equal(await countShown(page.getByRole('term').filter({ hasText: new RegExp(`^${term}$`) })), 1, `es: ${term}`);
   await page.getByText(/^Si cada terminal tiene los usuarios que debe tener\. Desfase: el terminal rechazó/).waitFor();
   const es = { in_sync: 'sincronizado', syncing: 'sincronizando', unknown: 'sincronización desconocida' };
   await page.getByLabel('Estado').selectOption(state);
@@ -180,8 +174,8 @@ t.test('the administration pages in Spanish, then in Vietnamese', { skip: NO_BRO
   await page.getByText('Thêm thiết bị', { exact: true }).click();
   t.match(await page.locator('dl.settings').innerText(), /Địa chỉ máy chủ[\s\S]*Cổng máy chủ[\s\S]*Tắt[\s\S]*không có/, 'vi: the settings');
   const viGuide = page.getByRole('form', { name: 'Thêm thiết bị' });
-  t.equal(await viGuide.getByRole('button', { name: 'Tạo khóa truyền thông' }).count(), 1, 'vi: generate a comm key');
-  t.equal(await viGuide.getByLabel('Số sê-ri').count(), 1, 'vi: serial number');
+  t.equal(await countShown(viGuide.getByRole('button', { name: 'Tạo khóa truyền thông' })), 1, 'vi: generate a comm key');
+  t.equal(await countShown(viGuide.getByLabel('Số sê-ri')), 1, 'vi: serial number');
   await b.axe(t, page, 'add a terminal (vi)');
 
   await page.getByRole('button', { name: 'Đăng xuất' }).click();
@@ -192,7 +186,7 @@ t.test('the administration pages in Spanish, then in Vietnamese', { skip: NO_BRO
   await page.getByRole('button', { name: 'Tắt địa điểm Sucursal' }).click();
   const viDialog = page.getByRole('dialog', { name: 'Tắt địa điểm “Sucursal”?' });
   await viDialog.getByText('Các token của địa điểm sẽ nhận lỗi 403', { exact: false }).waitFor();
-  t.equal(await viDialog.getByLabel('Nhập Sucursal để xác nhận').count(), 1, 'vi: the typed confirmation');
+  t.equal(await countShown(viDialog.getByLabel('Nhập Sucursal để xác nhận')), 1, 'vi: the typed confirmation');
   await b.axe(t, page, 'admin locations, disabling (vi)');
   await viDialog.getByRole('button', { name: 'Hủy' }).click();
   await nav('Token');

@@ -10,7 +10,7 @@ import { createSimulatedDevice } from '../../src/simulator/index.js';
 import type { NewAttendance } from '../../src/store/ports/index.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
-import { signedInSpanish } from './pages.js';
+import { countShown, signedInSpanish } from './pages.js';
 
 const DAY = '2026-03-02';
 const SN = 'IDIOMA-ATT';
@@ -80,7 +80,7 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   await page.getByRole('heading', { name: 'Asistencia', level: 1 }).waitFor();
   await page.getByText('Horas y fechas en la zona horaria de la sede, UTC.').waitFor();
   await page.getByText('En vivo: los marcajes nuevos aparecen arriba.').waitFor();
-  t.equal(await page.getByLabel('N.º de serie del terminal').count(), 1, 'es: the serial field');
+  t.equal(await countShown(page.getByLabel('N.º de serie del terminal')), 1, 'es: the serial field');
   await days('Desde (día)', 'Hasta (día)', 'Filtrar');
   await page.getByText('4 registros.').waitFor();
   const records = 'Registros de asistencia, los más recientes primero';
@@ -148,7 +148,7 @@ t.test('attendance, time cards, doors and access levels in Spanish and Vietnames
   await page.getByRole('button', { name: 'Nuevo nivel de acceso' }).click();
   const form = page.getByRole('form', { name: 'Nuevo nivel de acceso' });
   await form.getByLabel('Nombre').fill('Muelle');
-  t.equal(await form.getByRole('checkbox', { name: 'Puerta 4' }).count(), 1, 'es: the doors');
+  t.equal(await countShown(form.getByRole('checkbox', { name: 'Puerta 4' })), 1, 'es: the doors');
   t.equal(await form.getByLabel('Área').locator('option').first().innerText(), 'Todos los terminales', 'es: every terminal');
   await form.getByRole('button', { name: 'Guardar' }).click();
   await form.getByText('Elija al menos una puerta.').waitFor();

@@ -11,7 +11,7 @@ import type { Locator } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
-import { signedInSpanish } from './pages.js';
+import { countShown, signedInSpanish } from './pages.js';
 
 /** An HTTP receiver on loopback that answers 200 to everything. */
 async function receiver(t: Test): Promise<string> {
@@ -39,7 +39,7 @@ t.test('the operations pages in Spanish, then Vietnamese', { skip: NO_BROWSER },
     // The table is drawn once its list has loaded, after the heading: wait for it, then count.
     await table.getByRole('columnheader', { name: columns[0] ?? '', exact: true }).waitFor();
     for (const column of columns)
-      t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `${what}: column ${column}`);
+      t.equal(await countShown(table.getByRole('columnheader', { name: column, exact: true })), 1, `${what}: column ${column}`);
   };
 
   // Alerts: the seeded rule in words, a rule created and deleted with the form.
@@ -76,7 +76,7 @@ t.test('the operations pages in Spanish, then Vietnamese', { skip: NO_BROWSER },
   await header(hooks, ['URL', 'Eventos', 'Estado'], 'es webhooks');
   const row = hooks.locator('tr[data-webhook]');
   await row.getByText('Activado', { exact: true }).waitFor();
-  t.equal(await page.getByRole('form', { name: 'Nuevo webhook' }).getByRole('group', { name: 'Eventos' }).count(), 1, 'es: the form');
+  t.equal(await countShown(page.getByRole('form', { name: 'Nuevo webhook' }).getByRole('group', { name: 'Eventos' })), 1, 'es: the form');
   await row.getByRole('button', { name: 'Entregas' }).click();
   const deliveries = page.getByRole('region', { name: `Entregas a ${hook}` });
   await deliveries.getByText('Ninguna entrega en los últimos 7 días.').waitFor();
@@ -96,7 +96,7 @@ t.test('the operations pages in Spanish, then Vietnamese', { skip: NO_BROWSER },
   await row.getByRole('button', { name: `Eliminar el webhook a ${hook}` }).click();
   const dialog = page.getByRole('dialog', { name: '¿Eliminar este webhook?' });
   await dialog.getByText(`${hook} ya no recibe eventos y su historial de entregas se elimina con él.`).waitFor();
-  t.equal(await dialog.getByLabel('Escriba eliminar para confirmar').count(), 1, 'es: the typed word');
+  t.equal(await countShown(dialog.getByLabel('Escriba eliminar para confirmar')), 1, 'es: the typed word');
   t.equal(await dialog.getByRole('button', { name: 'Eliminar webhook' }).isDisabled(), true, 'es: not before it is typed');
   await b.axe(t, page, 'webhooks, deleting (es)');
   await dialog.getByRole('button', { name: 'Cancelar' }).click();
@@ -136,7 +136,7 @@ t.test('the operations pages in Spanish, then Vietnamese', { skip: NO_BROWSER },
   await page.getByLabel('Idioma').selectOption('vi');
   await page.getByRole('region', { name: 'Mọi cửa cùng lúc' }).waitFor();
   const banner = page.getByRole('alert').filter({ hasText: 'Đang sơ tán: các cửa đang mở' });
-  t.equal(await banner.getByRole('button', { name: 'Kết thúc sơ tán' }).count(), 1, 'vi: the banner');
+  t.equal(await countShown(banner.getByRole('button', { name: 'Kết thúc sơ tán' })), 1, 'vi: the banner');
   await b.axe(t, page, 'commands, evacuating (vi)');
 
   await nav('Cảnh báo');
@@ -147,7 +147,11 @@ t.test('the operations pages in Spanish, then Vietnamese', { skip: NO_BROWSER },
     await viRules.getByRole('row').filter({ hasText: 'Silencio' }).getByRole('cell').nth(1).innerText(),
     'Thiết bị ngoại tuyến (số phút 3)',
   );
-  t.equal(await page.getByRole('form', { name: 'Quy tắc cảnh báo mới' }).getByRole('button', { name: 'Tạo' }).count(), 1, 'vi: the form');
+  t.equal(
+    await countShown(page.getByRole('form', { name: 'Quy tắc cảnh báo mới' }).getByRole('button', { name: 'Tạo' })),
+    1,
+    'vi: the form',
+  );
   await b.axe(t, page, 'alerts (vi)');
 
   await nav('Webhook');
@@ -158,7 +162,7 @@ t.test('the operations pages in Spanish, then Vietnamese', { skip: NO_BROWSER },
   await viHooks.getByRole('button', { name: 'Lượt gửi' }).click();
   const viDeliveries = page.getByRole('region', { name: `Lượt gửi tới ${hook}` });
   await viDeliveries.locator('tbody tr').first().getByText('✓ Đã gửi', { exact: true }).waitFor();
-  t.equal(await viDeliveries.getByRole('button', { name: 'Gửi thử' }).count(), 1, 'vi: send a test');
+  t.equal(await countShown(viDeliveries.getByRole('button', { name: 'Gửi thử' })), 1, 'vi: send a test');
   await page.getByLabel('Giao diện').selectOption('dark');
   await b.axe(t, page, 'webhooks (vi, dark)');
   await page.getByLabel('Giao diện').selectOption('light');

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
-import { signedInSpanish } from './pages.js';
+import { countShown, signedInSpanish } from './pages.js';
 
 t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }, async (t) => {
   const g = await gateway(t);
@@ -49,9 +49,10 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
     'Estado',
     'Acciones',
   ])
-    t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: column ${column}`);
+    t.equal(await countShown(table.getByRole('columnheader', { name: column, exact: true })), 1, `es: column ${column}`);
   const ana = page.locator('tr[data-pin="1"]');
-  for (const cell of ['administrador', 'ninguna', 'activo']) t.equal(await ana.getByText(cell, { exact: true }).count(), 1, `es: ${cell}`);
+  for (const cell of ['administrador', 'ninguna', 'activo'])
+    t.equal(await countShown(ana.getByText(cell, { exact: true })), 1, `es: ${cell}`);
   await page.getByLabel('Buscar por nombre o PIN').fill('Ana');
   await page.getByRole('button', { name: 'Buscar', exact: true }).click();
   await page.getByText('1 usuario coincide con «Ana».', { exact: true }).waitFor();
@@ -65,9 +66,9 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await form.getByLabel('PIN', { exact: true }).fill('9');
   await form.getByLabel('Nombre', { exact: true }).fill('Carmen');
   await form.getByLabel('Apellidos').fill('Vidal');
-  t.equal(await form.getByLabel('Número de tarjeta').count(), 1, 'es: card number');
+  t.equal(await countShown(form.getByLabel('Número de tarjeta')), 1, 'es: card number');
   for (const label of ['Departamento', 'Cargo'])
-    t.equal(await form.getByLabel(label, { exact: true }).count(), 1, `es: form field ${label}`);
+    t.equal(await countShown(form.getByLabel(label, { exact: true })), 1, `es: form field ${label}`);
   await form.getByLabel('Privilegio').selectOption({ label: 'gestor' });
   t.equal(await form.getByLabel('Activo', { exact: true }).isChecked(), true, 'es: active by default');
   await form.getByRole('button', { name: 'Guardar' }).click();
@@ -79,7 +80,7 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await page.getByRole('button', { name: 'Eliminar usuario 9' }).click();
   const one = page.getByRole('dialog', { name: '¿Eliminar el usuario 9?' });
   await one.getByText('El usuario se elimina de BioGate y de todos los terminales de la sede.').waitFor();
-  t.equal(await one.getByLabel('Escriba 9 para confirmar').count(), 1, 'es: the typed confirmation');
+  t.equal(await countShown(one.getByLabel('Escriba 9 para confirmar')), 1, 'es: the typed confirmation');
   t.equal(await one.getByRole('button', { name: 'Eliminar', exact: true }).isDisabled(), true, 'es: not before the PIN is typed');
   await b.axe(t, page, 'users, deleting (es, light)');
   await one.getByRole('button', { name: 'Cancelar' }).click();
@@ -110,10 +111,10 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await page.getByLabel('Archivo CSV').setInputFiles({ name: 'personas.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
   await page.getByText('2 usuarios importados; 1 fila falló. Columnas ignoradas: Notas.', { exact: true }).waitFor();
   await page.getByText('3 de 3 filas enviadas', { exact: true }).waitFor();
-  t.equal(await page.getByLabel('Progreso de la importación').count(), 1, 'es: the progress bar is named');
+  t.equal(await countShown(page.getByLabel('Progreso de la importación')), 1, 'es: the progress bar is named');
   const failed = page.getByRole('table', { name: 'Filas no importadas' });
   for (const column of ['Línea', 'PIN', 'Problema'])
-    t.equal(await failed.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: import column ${column}`);
+    t.equal(await countShown(failed.getByRole('columnheader', { name: column, exact: true })), 1, `es: import column ${column}`);
   await page.getByText('4 usuarios.', { exact: true }).waitFor();
   await b.axe(t, page, 'users (es, light)');
   await page.getByLabel('Tema').selectOption('dark');
@@ -126,9 +127,9 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await page.getByText('4 người dùng.', { exact: true }).waitFor();
   const vi = page.getByRole('table', { name: 'Người dùng theo PIN' });
   for (const column of ['Chọn', 'Họ tên', 'Thẻ', 'Phòng ban, chức vụ', 'Quyền', 'Sinh trắc học', 'Cấp truy cập', 'Trạng thái', 'Thao tác'])
-    t.equal(await vi.getByRole('columnheader', { name: column, exact: true }).count(), 1, `vi: column ${column}`);
+    t.equal(await countShown(vi.getByRole('columnheader', { name: column, exact: true })), 1, `vi: column ${column}`);
   for (const cell of ['quản trị viên', 'chưa có', 'đang hoạt động'])
-    t.equal(await page.locator('tr[data-pin="1"]').getByText(cell, { exact: true }).count(), 1, `vi: ${cell}`);
+    t.equal(await countShown(page.locator('tr[data-pin="1"]').getByText(cell, { exact: true })), 1, `vi: ${cell}`);
   await page.locator('tr[data-pin="9"]').getByText('ngừng hoạt động', { exact: true }).waitFor();
   await page.getByRole('toolbar', { name: 'Người dùng đã chọn' }).getByText('Đã chọn 0 người dùng', { exact: true }).waitFor();
   await page.getByRole('heading', { name: 'Nhập người dùng từ CSV', level: 2 }).waitFor();
@@ -139,14 +140,14 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await page.getByText('1 người dùng khớp với “Eva”.', { exact: true }).waitFor();
   await page.getByRole('button', { name: 'Xóa người dùng 501' }).click();
   const viDialog = page.getByRole('dialog', { name: 'Xóa người dùng 501?' });
-  t.equal(await viDialog.getByLabel('Nhập 501 để xác nhận').count(), 1, 'vi: the typed confirmation');
+  t.equal(await countShown(viDialog.getByLabel('Nhập 501 để xác nhận')), 1, 'vi: the typed confirmation');
   await b.axe(t, page, 'users, deleting (vi, dark)');
   await viDialog.getByRole('button', { name: 'Hủy' }).click();
   await viDialog.waitFor({ state: 'hidden' });
   await page.getByRole('button', { name: 'Sửa người dùng 501' }).click();
   const edit = page.getByRole('form', { name: 'Sửa người dùng 501' });
   for (const label of ['Tên', 'Họ', 'Số thẻ', 'Phòng ban', 'Chức vụ', 'Đang hoạt động'])
-    t.equal(await edit.getByLabel(label, { exact: true }).count(), 1, `vi: form field ${label}`);
+    t.equal(await countShown(edit.getByLabel(label, { exact: true })), 1, `vi: form field ${label}`);
   // A select's label is named with its chosen option too.
   const privilege = edit.getByRole('combobox', { name: /^Quyền/ });
   t.equal(await privilege.locator('option:checked').textContent(), 'người dùng', 'vi: the privilege, in words');
@@ -160,7 +161,7 @@ t.test('users and the bulk bars in Spanish and Vietnamese', { skip: NO_BROWSER }
   await viBar.getByText('Đã chọn 1 thiết bị', { exact: true }).waitFor();
   await viBar.getByRole('button', { name: 'Xếp lệnh cho mục đã chọn' }).click();
   await viBar.getByText(/^Đã xếp .+: 1 thành công\.$/).waitFor();
-  t.equal(await viBar.getByRole('combobox', { name: /^Lệnh/ }).count(), 1, 'vi: the command choice');
+  t.equal(await countShown(viBar.getByRole('combobox', { name: /^Lệnh/ })), 1, 'vi: the command choice');
   await b.axe(t, page, 'devices bulk bar (vi)');
   t.same(page.problems, [], 'no off-site request, CSP violation or script error');
 });

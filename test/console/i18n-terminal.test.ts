@@ -8,7 +8,7 @@ import t from 'tap';
 import { createSimulatedDevice } from '../../src/simulator/index.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
-import { signedInSpanish } from './pages.js';
+import { countShown, signedInSpanish } from './pages.js';
 
 const SN = 'IDIOMA-T1';
 
@@ -35,9 +35,9 @@ t.test('a terminal’s sections in Spanish, then Vietnamese', { skip: NO_BROWSER
 
   await t.test('es: the preset buttons and the exchanges, empty then a terminal’s', async (t) => {
     for (const label of ['Abrir puerta', 'Desbloquear puerta', 'Reiniciar', 'Obtener información', 'Sincronizar usuarios'])
-      t.equal(await page.getByRole('button', { name: label, exact: true }).count(), 1, `es: preset ${label}`);
+      t.equal(await countShown(page.getByRole('button', { name: label, exact: true })), 1, `es: preset ${label}`);
     for (const label of ['Borrar registro de asistencia', 'Borrar datos biométricos', 'Borrar todos los datos'])
-      t.equal(await page.getByRole('button', { name: label, exact: true }).count(), 1, `es: risky preset ${label}`);
+      t.equal(await countShown(page.getByRole('button', { name: label, exact: true })), 1, `es: risky preset ${label}`);
     const exchanges = page.getByRole('region', { name: 'Intercambios', exact: true });
     await exchanges.getByText('Todavía no hay intercambios.', { exact: true }).waitFor();
     t.match(await exchanges.innerText(), /Las últimas peticiones del terminal y las respuestas de BioGate/, 'es: the lead');
@@ -53,7 +53,7 @@ t.test('a terminal’s sections in Spanish, then Vietnamese', { skip: NO_BROWSER
     const table = exchanges.getByRole('table', { name: 'Intercambios' });
     await table.waitFor();
     for (const column of ['Cuándo', 'Petición', 'Líneas', 'Respuesta', 'Error'])
-      t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: exchanges column ${column}`);
+      t.equal(await countShown(table.getByRole('columnheader', { name: column, exact: true })), 1, `es: exchanges column ${column}`);
     await table.getByText(/\(×\d+ desde \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)/).waitFor();
   });
 
@@ -63,21 +63,21 @@ t.test('a terminal’s sections in Spanish, then Vietnamese', { skip: NO_BROWSER
     const missing = sync.getByRole('region', { name: /^Faltan: usuarios que el terminal debería tener, sin confirmar \(\d+\)$/ });
     await page.reload();
     await missing.locator('tr[data-pin="2"]').waitFor();
-    t.equal(await missing.getByRole('columnheader', { name: 'PIN', exact: true }).count(), 1, 'es: PIN column');
-    t.equal(await missing.getByRole('columnheader', { name: 'Pendiente desde', exact: true }).count(), 1, 'es: owed since');
+    t.equal(await countShown(missing.getByRole('columnheader', { name: 'PIN', exact: true })), 1, 'es: PIN column');
+    t.equal(await countShown(missing.getByRole('columnheader', { name: 'Pendiente desde', exact: true })), 1, 'es: owed since');
     t.equal(await missing.getByRole('columnheader', { name: 'Código de retorno' }).count(), 0, 'es: no return code for missing users');
     const refused = sync.getByRole('region', { name: 'Rechazadas: líneas que el terminal rechazó (2)', exact: true });
-    t.equal(await refused.getByRole('columnheader', { name: 'Código de retorno', exact: true }).count(), 1, 'es: return code');
+    t.equal(await countShown(refused.getByRole('columnheader', { name: 'Código de retorno', exact: true })), 1, 'es: return code');
     t.match(await refused.locator('tr[data-pin="1"]').innerText(), /-3$/, 'es: PIN 1 refused with -3');
     const extra = sync.getByRole('region', {
       name: 'Sobran: usuarios que el terminal no debería tener, eliminación sin confirmar (0)',
       exact: true,
     });
-    t.equal(await extra.getByText('Ninguno.', { exact: true }).count(), 1, 'es: nothing extra');
+    t.equal(await countShown(extra.getByText('Ninguno.', { exact: true })), 1, 'es: nothing extra');
     t.equal(
-      await sync
-        .getByText('Una auditoría lee la tabla de usuarios del terminal y corrige las diferencias con la lista de usuarios.')
-        .count(),
+      await countShown(
+        sync.getByText('Una auditoría lee la tabla de usuarios del terminal y corrige las diferencias con la lista de usuarios.'),
+      ),
       1,
       'es: the audit hint',
     );
@@ -89,22 +89,22 @@ t.test('a terminal’s sections in Spanish, then Vietnamese', { skip: NO_BROWSER
       /^Auditoría iniciada: se consulta la tabla de usuarios del terminal \(comando \d+, load-users, pendiente\)\. El terminal responde en su próxima llamada\.$/,
       'es: the audit notice, its status in words',
     );
-    t.equal(await notice.getByRole('link', { name: /^comando \d+$/ }).count(), 1, 'es: the link to the query');
+    t.equal(await countShown(notice.getByRole('link', { name: /^comando \d+$/ })), 1, 'es: the link to the query');
   });
 
   await t.test('es: the access section and the door form', async (t) => {
     const access = page.getByRole('region', { name: 'Acceso', exact: true });
     const enforces = (await api<{ access_control: { schedules: boolean } }>('GET', `/api/devices/${SN}`)).body.access_control.schedules;
     await access.getByText(enforces ? 'Este terminal aplica horarios' : 'Este terminal no puede aplicar horarios').waitFor();
-    t.equal(await access.getByRole('heading', { name: 'Niveles de acceso que se aplican aquí', level: 3 }).count(), 1);
+    t.equal(await countShown(access.getByRole('heading', { name: 'Niveles de acceso que se aplican aquí', level: 3 })), 1);
     const levels = access.getByRole('table', { name: 'Niveles de acceso que se aplican a este terminal' });
     for (const column of ['Nombre', 'Horario', 'Puertas', 'Otorgado por'])
-      t.equal(await levels.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: levels column ${column}`);
+      t.equal(await countShown(levels.getByRole('columnheader', { name: column, exact: true })), 1, `es: levels column ${column}`);
     await levels.getByRole('row').filter({ hasText: 'Todos, entrada' }).getByText('Todos los terminales', { exact: true }).waitFor();
     await levels.getByRole('row').filter({ hasText: 'Personal del vestíbulo' }).getByText('Su área', { exact: true }).waitFor();
     const doors = access.getByRole('table', { name: 'Puertas de este terminal' });
     for (const column of ['Puerta', 'Tiempo de apertura', 'Abierta de forma continua', 'Acciones'])
-      t.equal(await doors.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: doors column ${column}`);
+      t.equal(await countShown(doors.getByRole('columnheader', { name: column, exact: true })), 1, `es: doors column ${column}`);
     const row = doors.locator('tr[data-door="1"]');
     t.equal(await row.locator('td').first().innerText(), 'Puerta 1', 'es: the door');
     t.equal(await row.locator('td.unlock').innerText(), 'Valor del terminal', 'es: terminal default');
@@ -113,7 +113,7 @@ t.test('a terminal’s sections in Spanish, then Vietnamese', { skip: NO_BROWSER
     const form = access.getByRole('form', { name: 'Puerta 1' });
     await form.getByLabel('Tiempo de apertura (segundos)').fill('8');
     await form.getByLabel('Abierta de forma continua durante').selectOption({ label: 'Horario de oficina' });
-    t.equal(await form.getByRole('option', { name: 'Nunca' }).count(), 1, 'es: the never option');
+    t.equal(await countShown(form.getByRole('option', { name: 'Nunca' })), 1, 'es: the never option');
     await b.axe(t, page, 'device, door form (es, light)');
     await form.getByRole('button', { name: 'Guardar' }).click();
     await access.getByText(enforces ? 'Puerta 1 guardada: el terminal la recibe.' : 'Puerta 1 guardada.', { exact: true }).waitFor();
@@ -143,21 +143,19 @@ t.test('a terminal’s sections in Spanish, then Vietnamese', { skip: NO_BROWSER
     for (const heading of ['Đồng bộ người dùng', 'Truy cập', 'Trao đổi', 'Gửi lệnh'])
       await page.getByRole('heading', { name: heading, exact: true, level: 2 }).waitFor();
     for (const label of ['Mở cửa', 'Mở khóa cửa', 'Khởi động lại', 'Lấy thông tin', 'Xóa toàn bộ dữ liệu', 'Kiểm tra ngay'])
-      t.equal(await page.getByRole('button', { name: label, exact: true }).count(), 1, `vi: button ${label}`);
+      t.equal(await countShown(page.getByRole('button', { name: label, exact: true })), 1, `vi: button ${label}`);
     const sync = page.getByRole('region', { name: 'Đồng bộ người dùng', exact: true });
     t.equal(
-      await sync
-        .getByRole('region', { name: 'Bị từ chối: các dòng thiết bị đã từ chối (2)', exact: true })
-        .getByRole('columnheader', { name: 'Mã trả về' })
-        .count(),
+      await countShown(
+        sync
+          .getByRole('region', { name: 'Bị từ chối: các dòng thiết bị đã từ chối (2)', exact: true })
+          .getByRole('columnheader', { name: 'Mã trả về' }),
+      ),
       1,
       'vi: return code',
     );
     t.equal(
-      await sync
-        .getByRole('region', { name: /^Thừa: / })
-        .getByText('Không có.', { exact: true })
-        .count(),
+      await countShown(sync.getByRole('region', { name: /^Thừa: / }).getByText('Không có.', { exact: true })),
       1,
       'vi: nothing extra',
     );
@@ -172,14 +170,14 @@ t.test('a terminal’s sections in Spanish, then Vietnamese', { skip: NO_BROWSER
     const access = page.getByRole('region', { name: 'Truy cập', exact: true });
     const doors = access.getByRole('table', { name: 'Các cửa của thiết bị này' });
     for (const column of ['Cửa', 'Thời gian mở khóa', 'Giữ mở', 'Thao tác'])
-      t.equal(await doors.getByRole('columnheader', { name: column, exact: true }).count(), 1, `vi: doors column ${column}`);
+      t.equal(await countShown(doors.getByRole('columnheader', { name: column, exact: true })), 1, `vi: doors column ${column}`);
     await doors.locator('tr[data-door="1"] td.unlock', { hasText: '8 giây' }).waitFor();
-    t.equal(await doors.getByRole('button', { name: 'Sửa cửa 1' }).count(), 1, 'vi: edit door');
+    t.equal(await countShown(doors.getByRole('button', { name: 'Sửa cửa 1' })), 1, 'vi: edit door');
     const levels = access.getByRole('table', { name: 'Cấp truy cập áp dụng cho thiết bị này' });
-    t.equal(await levels.getByText('Mọi thiết bị', { exact: true }).count(), 1, 'vi: every terminal');
+    t.equal(await countShown(levels.getByText('Mọi thiết bị', { exact: true })), 1, 'vi: every terminal');
     const exchanges = page.getByRole('region', { name: 'Trao đổi', exact: true });
     for (const column of ['Thời điểm', 'Yêu cầu', 'Dòng', 'Phản hồi', 'Lỗi'])
-      t.equal(await exchanges.getByRole('columnheader', { name: column, exact: true }).count(), 1, `vi: exchanges column ${column}`);
+      t.equal(await countShown(exchanges.getByRole('columnheader', { name: column, exact: true })), 1, `vi: exchanges column ${column}`);
     const form = page.getByRole('form', { name: 'Gửi lệnh' });
     await form.getByRole('button', { name: 'Xếp lệnh clear-log' }).click();
     const dialog = page.getByRole('dialog', { name: `clear-log trên ${SN}?` });

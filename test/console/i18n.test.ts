@@ -9,6 +9,7 @@ import t from 'tap';
 import { CATALOGS, pickLanguage } from '../../src/console/web/src/i18n/catalogs.js';
 import { gateway } from '../api/client.js';
 import { NO_BROWSER, openBrowser } from './browser.js';
+import { countShown } from './pages.js';
 
 /** The argument names of an ICU message (`{name}`, `{n, plural, …}`). */
 const argumentsOf = (message: string) => new Set([...message.matchAll(/\{\s*([A-Za-z_]\w*)/g)].map((m) => m[1]));
@@ -69,7 +70,7 @@ t.test('a Spanish browser gets Spanish; the switch gives Vietnamese and keeps it
   await vi.getByRole('link', { name: 'Tổng quan', exact: true }).waitFor();
   t.equal(await page.evaluate('document.documentElement.lang'), 'vi', '<html lang="vi">');
   await page.getByRole('heading', { name: 'Tổng quan', level: 1 }).waitFor();
-  t.equal(await page.getByRole('button', { name: 'Đăng xuất' }).count(), 1, 'the header too');
+  t.equal(await countShown(page.getByRole('button', { name: 'Đăng xuất' })), 1, 'the header too');
   await page.reload();
   await page.getByRole('heading', { name: 'Tổng quan', level: 1 }).waitFor();
   t.equal(await page.evaluate("localStorage.getItem('biogate.console.language')"), 'vi', 'remembered in this browser');
@@ -92,10 +93,10 @@ t.test('the devices grid in Spanish and Vietnamese: heading, counts, facts, badg
   const card = page.getByRole('list', { name: 'Terminales' }).getByRole('listitem').filter({ hasText: 'IDIOMA1' });
   await card.getByText('○ Sin conexión').waitFor();
   for (const fact of ['N.º de serie', 'Última conexión', 'Protocolo', 'Autenticación', 'Comandos pendientes'])
-    t.equal(await card.getByText(fact, { exact: true }).count(), 1, `es: ${fact}`);
-  t.equal(await card.getByText('nunca', { exact: true }).count(), 1, 'es: never seen');
-  t.equal(await card.getByText('aún desconocido', { exact: true }).count(), 1, 'es: protocol not yet known');
-  t.equal(await card.getByRole('checkbox', { name: 'Seleccionar Entrada' }).count(), 1, 'es: the selection box is named');
+    t.equal(await countShown(card.getByText(fact, { exact: true })), 1, `es: ${fact}`);
+  t.equal(await countShown(card.getByText('nunca', { exact: true })), 1, 'es: never seen');
+  t.equal(await countShown(card.getByText('aún desconocido', { exact: true })), 1, 'es: protocol not yet known');
+  t.equal(await countShown(card.getByRole('checkbox', { name: 'Seleccionar Entrada' })), 1, 'es: the selection box is named');
   await page.getByText('Actualizaciones en vivo activas').waitFor();
   await b.axe(t, page, 'devices (es)');
 
@@ -103,12 +104,12 @@ t.test('the devices grid in Spanish and Vietnamese: heading, counts, facts, badg
   await card.getByRole('link', { name: 'Entrada' }).click();
   await page.getByRole('heading', { name: 'Entrada', level: 1 }).waitFor();
   for (const section of ['Estado', 'Acciones', 'Comandos recientes'])
-    t.equal(await page.getByRole('heading', { name: section, level: 2 }).count(), 1, `es: section ${section}`);
-  t.equal(await page.getByText('Registrado', { exact: true }).count(), 1, 'es: registered');
+    t.equal(await countShown(page.getByRole('heading', { name: section, level: 2 })), 1, `es: section ${section}`);
+  t.equal(await countShown(page.getByText('Registrado', { exact: true })), 1, 'es: registered');
   await page.getByRole('button', { name: 'Quitar este terminal de la sede…' }).click();
   const remove = page.getByRole('dialog', { name: '¿Quitar IDIOMA1 de esta sede?' });
   await remove.getByText('La sincronización se detiene').waitFor();
-  t.equal(await remove.getByLabel('Escriba IDIOMA1 para confirmar').count(), 1, 'es: the typed confirmation');
+  t.equal(await countShown(remove.getByLabel('Escriba IDIOMA1 para confirmar')), 1, 'es: the typed confirmation');
   t.equal(await remove.getByRole('button', { name: 'Quitar' }).isDisabled(), true, 'es: not before the serial is typed');
   await b.axe(t, page, 'device, removing (es)');
   await remove.getByRole('button', { name: 'Cancelar' }).click();
@@ -119,7 +120,7 @@ t.test('the devices grid in Spanish and Vietnamese: heading, counts, facts, badg
   await page.getByText(/^Obtener información: comando \d+ en cola \(pendiente\)\.$/).waitFor();
   const table = page.getByRole('table', { name: 'Comandos, los más recientes primero' });
   for (const column of ['Comando', 'Estado', 'En cola', 'Terminado'])
-    t.equal(await table.getByRole('columnheader', { name: column, exact: true }).count(), 1, `es: column ${column}`);
+    t.equal(await countShown(table.getByRole('columnheader', { name: column, exact: true })), 1, `es: column ${column}`);
   await table.getByRole('row').filter({ hasText: 'info' }).getByText('pendiente', { exact: true }).waitFor();
 
   await page.getByLabel('Idioma', { exact: true }).selectOption('vi');
@@ -129,8 +130,8 @@ t.test('the devices grid in Spanish and Vietnamese: heading, counts, facts, badg
   await page.getByText('2 thiết bị, 0 trực tuyến').waitFor();
   const vi = page.getByRole('list', { name: 'Thiết bị' }).getByRole('listitem').filter({ hasText: 'IDIOMA2' });
   await vi.getByText('○ Ngoại tuyến').waitFor();
-  t.equal(await vi.getByText('Số sê-ri', { exact: true }).count(), 1, 'vi: serial');
-  t.equal(await vi.getByText('chưa bao giờ', { exact: true }).count(), 1, 'vi: never seen');
+  t.equal(await countShown(vi.getByText('Số sê-ri', { exact: true })), 1, 'vi: serial');
+  t.equal(await countShown(vi.getByText('chưa bao giờ', { exact: true })), 1, 'vi: never seen');
   await b.axe(t, page, 'devices (vi)');
   await b.shot(page, 'devices-vi');
 });

@@ -2,12 +2,25 @@
  * What the console's browser tests do on the way to what they check: sign in, follow the main navigation, sign
  * in again with a read token, and give a user an area or an access level on the users page.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { Test } from 'tap';
 import type { Call, Gateway } from '../api/client.js';
 import type { ConsoleBrowser } from './browser.js';
 
 type ConsolePage = Awaited<ReturnType<ConsoleBrowser['page']>>;
+
+/**
+ * How many elements `locator` matches once the first of them is there (up to 10 s): for a check that exactly one
+ * element shows, made right after the click or the language change that draws it. Counting at once would read the
+ * page before it is redrawn on a busy machine; when none comes, the count (0) fails the check as before.
+ */
+export async function countShown(locator: Locator): Promise<number> {
+  await locator
+    .first()
+    .waitFor({ state: 'attached', timeout: 10_000 })
+    .catch(() => undefined);
+  return locator.count();
+}
 
 /** A fresh page of `b` signed in to the console at `url` with `token`, on its first page (Devices). */
 export async function signedIn(b: ConsoleBrowser, url: string, token: string): Promise<ConsolePage> {
