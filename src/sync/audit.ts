@@ -308,15 +308,16 @@ export function createAudit(deps: AuditDeps) {
    * not audited since their assignment once nothing is owed to them (their first roster delivered).
    * At most `maxOutstanding` of them are outstanding at once across the deployment (the job is a
    * singleton): an audit reads a whole user table, and a thousand terminals assigned together must not
-   * read theirs at once ahead of the revocations and roster lines the store and the gateway owe. A scheduled
-   * audit waits while revocations are on their way to the terminal (`revoking`).
+   * read theirs at once ahead of the revocations and roster lines the store and the gateway owe. The places go
+   * to the terminals audited (or assigned) longest ago first. A scheduled audit waits while revocations are on
+   * their way to the terminal (`revoking`).
    */
   async function runSchedule(): Promise<number> {
     const now = clock.now().getTime();
     const dueBefore = new Date(now - deps.intervalS * 1000).toISOString();
     const staleBefore = new Date(now - STALE_MS).toISOString();
     const deferBefore = new Date(now - DEFER_MS).toISOString();
-    const candidates: { device: Device; trigger: AuditTrigger }[] = [];
+    const candidates: { device: Device; trigger: AuditTrigger; since: string }[] = [];
     let outstanding = 0;
     for (const location of await store.locations.list()) {
       if (!location.is_active) continue;
@@ -343,10 +344,14 @@ export function createAudit(deps: AuditDeps) {
       const owed = asked.length > 0 ? await store.terminalSync.owed(asked) : new Map<string, OwedCounts>();
       for (const d of devices) {
         const o = owed.get(d.serial_number);
-        if (due.has(d) && !revoking(o, deferBefore)) candidates.push({ device: d, trigger: 'schedule' });
-        else if (!due.has(d) && unaudited.has(d) && (o?.owed ?? 0) === 0) candidates.push({ device: d, trigger: 'initial' });
+        const since = latest([audited(d), d.assigned_at]) ?? '';
+        if (due.has(d) && !revoking(o, deferBefore)) candidates.push({ device: d, trigger: 'schedule', since });
+        else if (!due.has(d) && unaudited.has(d) && (o?.owed ?? 0) === 0) candidates.push({ device: d, trigger: 'initial', since });
       }
     }
+    // Longest unaudited first, across locations: under the cap a fixed order would audit the first terminals
+    // listed again and again while the last ones are never reached.
+    candidates.sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : 0));
     let started = 0;
     for (const { device, trigger } of candidates) {
       if (started >= PER_RUN || outstanding + started >= deps.maxOutstanding) break;

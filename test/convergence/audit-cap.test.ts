@@ -79,3 +79,44 @@ t.test('a scheduled audit waits while a revocation is on its way to the terminal
   clock.advance(10 * 60_000);
   t.equal(await audit.job.run(), 1, 'ten minutes later it waits no longer');
 });
+
+t.test('under the cap, the terminal audited longest ago goes first: a terminal late in the list is not starved', async (t) => {
+  const clock = fakeClock('2026-03-01T08:00:00.000Z');
+  const app = await startApp(t, { clock, config: { longpollS: 1, ackTimeoutS: 30 } });
+  // Registered in this order, so the store lists them in it: the last would wait behind the others for ever.
+  const sns = ['TURN-A', 'TURN-B', 'TURN-C'];
+  for (const sn of sns) {
+    t.equal((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn }, bearer(app.token)))).res.status, 201);
+    const sim = createSimulatedDevice({ url: app.url, sn, protocol: sn === 'TURN-B' ? 'v2' : 'v3', pollDelayMs: 30, fast: true });
+    t.teardown(() => sim.stop());
+    sim.start();
+  }
+  const { store } = app.app;
+  const records = async () => new Map((await store.terminalSync.get(sns)).map((r) => [r.sn, r]));
+  const until = async (what: string, condition: () => Promise<boolean>) => {
+    for (let i = 0; !(await condition()); i++) {
+      if (i > 2_000) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  await until('every terminal polled', async () =>
+    (await Promise.all(sns.map((sn) => store.devices.getBySerial(sn)))).every((d) => d?.last_seen != null),
+  );
+  const audit = auditOf(app.app, clock, { intervalS: 10, maxOutstanding: 1 });
+  const order: string[] = [];
+  for (let round = 0; round < 3; round++) {
+    // Every terminal is due (an interval since the last audit or the assignment); one place is free.
+    clock.advance(11_000);
+    t.equal(await audit.job.run(), 1, `round ${round + 1}: one audit started`);
+    const sn = [...(await records()).values()]
+      .filter((r) => r.audit_started_at !== null && (r.last_audit_at === null || r.last_audit_at < r.audit_started_at))
+      .map((r) => r.sn)[0];
+    t.ok(sn, `round ${round + 1}: an audit is outstanding`);
+    order.push(sn!);
+    await until(`the audit of ${sn} compared`, async () => {
+      const r = (await records()).get(sn!);
+      return r?.last_audit_at != null && r.audit_started_at != null && r.last_audit_at >= r.audit_started_at;
+    });
+  }
+  t.same([...order].sort(), sns, `each terminal audited once in three rounds (order ${order.join(', ')})`);
+});
