@@ -9,7 +9,8 @@
  *
  * Invariants:
  * - The rows are written carrying a marker (`feed_event`, one per store write) in the same write as
- *   the rows themselves (ClusterPort OutboxTable); the append that stores their feed event clears it
+ *   the rows themselves (ClusterPort OutboxTable; SQLite keeps a punch write's marker once, with its range
+ *   of ids); the append that stores their feed event clears it
  *   (SQLite: in the same transaction; MongoDB: right after, and a repeat of the same id is skipped).
  * - A feed event's id follows from its marker and its first row id, so the live path and a sweep
  *   name the same event alike and it is stored once (by two nodes sweeping at once as well).

@@ -263,8 +263,8 @@ t.test(
       .sort();
     t.same(
       indexes,
-      ['attendance_arrival', 'attendance_feed_event', 'attendance_location', 'attendance_timestamp', 'sqlite_autoindex_attendance_1'],
-      'the dedup key and the indexes (attendance_arrival of migration 17, the feed outbox one of migration 20), nothing left of the old table',
+      ['attendance_arrival', 'attendance_feed_event', 'attendance_location', 'sqlite_autoindex_attendance_1'],
+      'the dedup key and the indexes (attendance_arrival of migration 17, the feed outbox one of migration 20; the timestamp one dropped by 46), nothing left of the old table',
     );
     t.equal(
       (check.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name LIKE 'attendance_v14%' AND type = 'table'").get() as { n: number })

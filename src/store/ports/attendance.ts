@@ -65,10 +65,14 @@ export interface AttendanceCursor {
 export interface AttendancePort {
   /**
    * Stores records not seen before (dedup key: location_id, sn, pin, local_time, status, verify); returns the new ones.
-   * `feedEvent`: the new rows are written carrying this outbox marker (see OutboxTable in ./cluster.ts).
+   * `feedEvent`: the new rows owe their feed event under this outbox marker, written with them (see OutboxTable in
+   * ./cluster.ts; SQLite keeps it once for the write's range of ids, MongoDB on every row).
    */
   record(records: readonly NewAttendance[], now: Iso, feedEvent?: string): Promise<readonly Attendance[]>;
-  /** Rows still owing their feed event, by marker then id, at most `limit`. */
+  /**
+   * Rows still owing their feed event, grouped by marker, in id order within one. About `limit`: SQLite keeps a
+   * write's rows together (one event), so its last write may pass the limit.
+   */
   unannounced(limit: number): Promise<readonly Unannounced<Attendance>[]>;
   /**
    * Newest first unless `order` says otherwise. In arrival order, or with `filter.after`, only what `listAfter`

@@ -1,4 +1,4 @@
-import type { Attendance, AttendanceCursor, AttendanceFilter, AttendanceOrder, AttendancePort } from '../ports/index.js';
+import type { Attendance, AttendanceCursor, AttendanceFilter, AttendanceOrder, AttendancePort, Unannounced } from '../ports/index.js';
 import { storedRecord } from '../attendance-facts.js';
 import type { Db } from './db.js';
 
@@ -84,6 +84,23 @@ export function sqliteAttendance(db: Db): AttendancePort {
        source, reason, created_by_token_id, created_by_label)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id, sn, local_time, pin, status, verify) DO NOTHING`,
   );
+  // The feed outbox (migration 45): a write's punches owe their event as one range of consecutive ids.
+  const owe = db.prepare('INSERT INTO attendance_owed (first_id, last_id, marker, created_at) VALUES (?, ?, ?, ?)');
+  const owedRanges = db.prepare('SELECT first_id, last_id, marker FROM attendance_owed ORDER BY first_id LIMIT ?');
+  const rowsOf = db.prepare('SELECT * FROM attendance WHERE id BETWEEN ? AND ? ORDER BY id');
+  const dropRange = db.prepare('DELETE FROM attendance_owed WHERE first_id = ?');
+  // The locations that hold punches, one index probe each (a loose scan of attendance_location).
+  const locationsHeld = db.prepare(
+    `WITH RECURSIVE held(id) AS (
+       SELECT MIN(location_id) FROM attendance
+       UNION ALL SELECT (SELECT MIN(location_id) FROM attendance WHERE location_id > held.id) FROM held WHERE held.id IS NOT NULL
+     ) SELECT id FROM held WHERE id IS NOT NULL`,
+  );
+  const pruneOf = db.prepare(
+    'DELETE FROM attendance WHERE id IN (SELECT id FROM attendance WHERE location_id = ? AND timestamp < ? LIMIT ?)',
+  );
+  // Marked row by row before migration 45.
+  const markedRows = db.prepare('SELECT * FROM attendance WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?');
   return {
     async record(records, now, feedEvent) {
       // One transaction per batch, one prepared insert; a duplicate (location, sn, time, pin, status, verify) changes nothing.
@@ -103,7 +120,7 @@ export function sqliteAttendance(db: Db): AttendancePort {
               n.verify,
               n.work_code,
               now,
-              feedEvent ?? null,
+              null,
               manual ? 'manual' : 'device',
               manual?.reason ?? null,
               manual?.token_id ?? null,
@@ -111,13 +128,26 @@ export function sqliteAttendance(db: Db): AttendancePort {
             );
             if (r.changes === 1) out.push(storedRecord(n, Number(r.lastInsertRowid), now));
           }
+          const first = out[0];
+          const last = out[out.length - 1];
+          if (feedEvent !== undefined && first && last) owe.run(first.id, last.id, feedEvent, now);
           return out;
         })
         .immediate();
     },
     async unannounced(limit) {
-      const rows = db.prepare('SELECT * FROM attendance WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?').all(limit) as Row[];
-      return rows.map((r) => ({ marker: r['feed_event'] as string, record: toAttendance(r) }));
+      // Whole ranges only (one event each, named by its first id as it was live): the last one may pass `limit`.
+      const out: Unannounced<Attendance>[] = [];
+      for (const range of owedRanges.all(limit) as { first_id: number; last_id: number; marker: string }[]) {
+        if (out.length >= limit) break;
+        const rows = rowsOf.all(range.first_id, range.last_id) as Row[];
+        // Every row pruned by retention before its event was stored: nothing left to announce.
+        if (rows.length === 0) dropRange.run(range.first_id);
+        for (const r of rows) out.push({ marker: range.marker, record: toAttendance(r) });
+      }
+      if (out.length >= limit) return out;
+      for (const r of markedRows.all(limit - out.length) as Row[]) out.push({ marker: r['feed_event'] as string, record: toAttendance(r) });
+      return out;
     },
     async list(locationId, filter, window, order = 'newest') {
       const { w, args } = where(locationId, filter);
@@ -153,8 +183,13 @@ export function sqliteAttendance(db: Db): AttendancePort {
       return db.prepare('SELECT 1 FROM attendance WHERE id = ? AND location_id = ?').get(id, locationId) ? 'voided' : undefined;
     },
     async prune(before, limit) {
-      return db.prepare('DELETE FROM attendance WHERE id IN (SELECT id FROM attendance WHERE timestamp < ? LIMIT ?)').run(before, limit)
-        .changes;
+      // Location by location through attendance_location (migration 46): its locations by a skip over that index.
+      let left = limit;
+      for (const { id } of locationsHeld.all() as { id: number }[]) {
+        if (left <= 0) break;
+        left -= pruneOf.run(id, before, left).changes;
+      }
+      return limit - left;
     },
   };
 }

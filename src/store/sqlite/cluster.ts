@@ -48,6 +48,14 @@ export function sqliteCluster(db: Db): ClusterPort {
     if (!st) statements.set(sql, (st = db.prepare(sql)));
     return st;
   };
+  // The range of a punch write (migration 45) holding the settle's first id: the whole write's, or what retention
+  // left of it (a sweep offers the rows still there).
+  const dropOwed = db.prepare(
+    'DELETE FROM attendance_owed WHERE first_id = (SELECT MAX(first_id) FROM attendance_owed WHERE first_id <= @id) AND last_id >= @id RETURNING first_id',
+  );
+  /** Settles a punch write owed as a range; false when none holds it (rows marked before migration 45, or stored before). */
+  const settleRange = (s: OutboxSettle): boolean =>
+    s.ids.length > 0 && dropOwed.get({ id: s.ids.reduce((a, b) => Math.min(a, b)) }) !== undefined;
   /**
    * Clears the settles' markers, one UPDATE per table and marker (a batch of sync ops shares its
    * write's marker); returns the events stored before (see OutboxSettle.marker): marked settles none of
@@ -56,6 +64,7 @@ export function sqliteCluster(db: Db): ClusterPort {
   const settleAll = (settle: readonly OutboxSettle[]): Set<string> => {
     const groups = new Map<string, OutboxSettle[]>();
     for (const s of settle) {
+      if (s.table === 'attendance' && settleRange(s)) continue;
       if (s.ids.length === 0) continue;
       const key = `${s.table}\u0000${s.marker ?? ''}`;
       const group = groups.get(key);
