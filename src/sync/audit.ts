@@ -45,6 +45,11 @@ const JOIN_POLL_MS = 50;
 export const AUDIT_PRIORITY = SYNC_PRIORITY.audit;
 /** A heartbeat count equal to the last one checked is checked again only after this long. */
 const RECHECK_MS = 3_600_000;
+/**
+ * An audit whose query failed (its result lost, refused) goes again a quarter interval after it started, at most this
+ * long: not an interval later (a day by default without an audit).
+ */
+const RETRY_MAX_MS = 15 * 60_000;
 /** Terminals whose scheduled audit one run starts at most (the next run takes the rest). */
 const PER_RUN = 500;
 const PAGE = 5_000;
@@ -288,24 +293,28 @@ export function createAudit(deps: AuditDeps) {
   }
 
   /**
-   * Audits started and not yet compared, not stale, whose query has not ended (a query that failed or
-   * was cancelled holds nothing: the next start claims the terminal again).
+   * Of the audits started and not yet compared, not stale: how many are outstanding (their query has not ended), and
+   * the terminals whose query ended without an answer compared (failed: its result lost, refused, cancelled, expired)
+   * started before `retryBefore`. A query that ended holds no place: the next start claims the terminal again.
    */
-  async function countOutstanding(records: Iterable<TerminalSyncRecord>, staleBefore: string): Promise<number> {
-    let n = 0;
+  async function unfinished(records: Iterable<TerminalSyncRecord>, staleBefore: string, retryBefore: string) {
+    let outstanding = 0;
+    const retry = new Set<string>();
     for (const r of records) {
       if (r.audit_started_at === null || r.audit_started_at < staleBefore) continue;
       if (r.last_audit_at !== null && r.last_audit_at >= r.audit_started_at) continue;
       const query = r.audit_command_id === null ? undefined : await store.commands.getById(r.audit_command_id);
-      if (query && (query.status === 'failed' || query.status === 'success')) continue;
-      n++;
+      if (query?.status === 'failed') {
+        if (r.audit_started_at < retryBefore) retry.add(r.sn);
+      } else if (query?.status !== 'success') outstanding++;
     }
-    return n;
+    return { outstanding, retry };
   }
 
   /**
-   * The scheduled audits: terminals whose last audit (or assignment) is an interval old, and terminals
-   * not audited since their assignment once nothing is owed to them (their first roster delivered).
+   * The scheduled audits: terminals whose last audit (or assignment) is an interval old, whose audit query failed a
+   * quarter interval ago (RETRY_MAX_MS at most), and terminals not audited since their assignment once nothing is
+   * owed to them (their first roster delivered).
    * At most `maxOutstanding` of them are outstanding at once across the deployment (the job is a
    * singleton): an audit reads a whole user table, and a thousand terminals assigned together must not
    * read theirs at once ahead of the revocations and roster lines the store and the gateway owe. The places go
@@ -317,13 +326,15 @@ export function createAudit(deps: AuditDeps) {
     const dueBefore = new Date(now - deps.intervalS * 1000).toISOString();
     const staleBefore = new Date(now - STALE_MS).toISOString();
     const deferBefore = new Date(now - DEFER_MS).toISOString();
+    const retryBefore = new Date(now - Math.min((deps.intervalS * 1000) / 4, RETRY_MAX_MS)).toISOString();
     const candidates: { device: Device; trigger: AuditTrigger; since: string }[] = [];
     let outstanding = 0;
     for (const location of await store.locations.list()) {
       if (!location.is_active) continue;
       const devices = (await store.devices.listAssigned(location.id)).filter((d) => d.last_seen !== null);
       const records = new Map((await store.terminalSync.get(devices.map((d) => d.serial_number))).map((r) => [r.sn, r]));
-      outstanding += await countOutstanding(records.values(), staleBefore);
+      const ended = await unfinished(records.values(), staleBefore, retryBefore);
+      outstanding += ended.outstanding;
       const audited = (d: Device) => {
         const record = records.get(d.serial_number);
         return latest([record?.last_audit_at, record?.audit_started_at]);
@@ -337,7 +348,7 @@ export function createAudit(deps: AuditDeps) {
       const due = new Set(
         devices.filter((d) => {
           const last = latest([audited(d), d.assigned_at]);
-          return last === null || last < dueBefore;
+          return last === null || last < dueBefore || ended.retry.has(d.serial_number);
         }),
       );
       const asked = devices.filter((d) => unaudited.has(d) || due.has(d)).map((d) => d.serial_number);

@@ -120,3 +120,36 @@ t.test('under the cap, the terminal audited longest ago goes first: a terminal l
   }
   t.same([...order].sort(), sns, `each terminal audited once in three rounds (order ${order.join(', ')})`);
 });
+
+t.test('an audit whose query failed goes again a quarter interval after it started, not an interval later', async (t) => {
+  const clock = fakeClock('2026-03-01T08:00:00.000Z');
+  const app = await startApp(t, { clock, config: { longpollS: 1, ackTimeoutS: 30 } });
+  t.equal((await fetchJson(`${app.url}/api/devices`, jsonBody('POST', { sn: 'LOST-A' }, bearer(app.token)))).res.status, 201);
+  // Every result lost on its way back: the audit's query ends `failed` after the ack timeout.
+  const sim = createSimulatedDevice({ url: app.url, sn: 'LOST-A', protocol: 'v3', pollDelayMs: 30, fast: true, loseRate: 1 });
+  t.teardown(() => sim.stop());
+  sim.start();
+  const { store, hub } = app.app;
+  const until = async (what: string, condition: () => Promise<boolean>) => {
+    for (let i = 0; !(await condition()); i++) {
+      if (i > 2_000) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  await until('the terminal polled', async () => (await store.devices.getBySerial('LOST-A'))?.last_seen != null);
+  const audit = auditOf(app.app, clock, { intervalS: 400, maxOutstanding: 20 });
+  const queries = async () => (await store.commands.list(app.locationId, { command: 'load-users' }, { offset: 0, limit: 10 })).items;
+  t.equal(await audit.job.run(), 1, 'the first audit');
+  await until('its query sent', async () => (await queries()).some((c) => c.status === 'sent'));
+  clock.advance(31_000);
+  await hub.sweepCommands();
+  t.same(
+    (await queries()).map((c) => c.status),
+    ['failed'],
+    'no result: the query failed',
+  );
+  t.equal(await audit.job.run(), 0, '31 s after it started: not yet (a quarter of the 400-s interval is 100 s)');
+  clock.advance(70_000);
+  t.equal(await audit.job.run(), 1, '101 s after it started: the audit goes again');
+  t.equal((await queries()).length, 2);
+});
