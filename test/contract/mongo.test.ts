@@ -82,6 +82,7 @@ if (!url) {
           'location_sn_sync_slot_unique',
           'mailbox_fifo',
           'parent',
+          'sn_location',
           'status_expires_at',
           'status_sent_at',
           'status_updated_at',

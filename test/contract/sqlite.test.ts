@@ -191,6 +191,20 @@ t.test('sqlite: migration 13 indexes each command status apart; the mailbox, exp
     /INDEX commands_sent \(sent_at<\?\)$/,
   );
   t.match(plan('SELECT id FROM commands WHERE parent_id = ? ORDER BY id', 1), /INDEX commands_parent \(parent_id=\?\)/);
+  // A terminal's ops of other locations (audits, load-users): three ranges of one index, never a scan of the table.
+  t.match(
+    plan("SELECT 1 FROM commands WHERE sn = ? AND origin = 'sync' AND parent_id IS NULL AND location_id > ? LIMIT 1", 'SN1', 1),
+    /^SEARCH commands USING (COVERING )?INDEX commands_sync_history \(sn=\? AND location_id>\?\)$/,
+    'sync history of a terminal: by serial and location',
+  );
+  t.match(
+    plan(
+      "SELECT location_id FROM commands WHERE sn = ? AND origin = 'sync' AND parent_id IS NULL AND status IN ('success', 'sent') ORDER BY id",
+      'SN1',
+    ),
+    /^SEARCH commands USING INDEX commands_sync_history \(sn=\?\)/,
+    'its delivered ops: by serial',
+  );
   const partial = check
     .prepare(
       "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'commands' AND name IN ('commands_mailbox', 'commands_sent', 'commands_finished', 'commands_parent', 'commands_expiry')",

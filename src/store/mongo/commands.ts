@@ -341,7 +341,14 @@ export function mongoCommands(c: Collections, ids: Ids): CommandsPort {
       return new Map(docs.map((d) => [d._id, d.feed_event as string]));
     },
     async syncedPinsElsewhere(sn, locationId, ever = false) {
-      // Once per assignment, by serial number: a broadcast query in a sharded cluster (see the header).
+      // On an assignment, an audit and a moved terminal's load-users, by serial number: a broadcast query in a
+      // sharded cluster (see the header). A terminal that never had an op of another location (or of none) holds
+      // nothing of another: the `sn_location` index answers that without reading its history.
+      const other = await c.commands.findOne(
+        { sn, location_id: { $ne: locationId }, origin: 'sync', parent_id: null },
+        { projection: { _id: 1 } },
+      );
+      if (!other) return [];
       const docs = await c.commands
         .find(
           { sn, origin: 'sync', status: { $in: ['success', 'sent'] }, parent_id: null },

@@ -309,6 +309,7 @@ const INDEXES: Readonly<
     { name: 'location_idem_unique', key: { location_id: 1, idem: 1 }, unique: true },
     { name: 'location_sn_sync_slot_unique', key: { location_id: 1, sn: 1, sync_slot: 1 }, unique: true },
     { name: 'mailbox_fifo', key: { sn: 1, status: 1, priority: -1, created_at: 1, _id: 1 } },
+    { name: 'sn_location', key: { sn: 1, location_id: 1 } },
     { name: 'location_id_desc', key: { location_id: 1, _id: -1 } },
     { name: 'status_sent_at', key: { status: 1, sent_at: 1 } },
     { name: 'status_expires_at', key: { status: 1, expires_at: 1 } },

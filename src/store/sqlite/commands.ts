@@ -152,6 +152,19 @@ export function sqliteCommands(db: Db): CommandsPort {
     "SELECT COUNT(*) AS n FROM commands WHERE sn = ? AND status = 'pending' AND parent_id IS NULL AND composite = 0 AND origin = ?",
   );
   const childrenOf = q('SELECT * FROM commands WHERE parent_id = ? ORDER BY id');
+  // A terminal's sync history (index commands_sync_history, migration 47): has it an op of another location or of
+  // none? Three ranges of the index, so that a terminal that only ever served this location reads no row.
+  const ofSn = "FROM commands WHERE sn = @sn AND origin = 'sync' AND parent_id IS NULL";
+  const elsewhere = db
+    .prepare(
+      `SELECT EXISTS (SELECT 1 ${ofSn} AND location_id IS NULL) OR EXISTS (SELECT 1 ${ofSn} AND location_id < @location)
+         OR EXISTS (SELECT 1 ${ofSn} AND location_id > @location) AS other`,
+    )
+    .pluck();
+  const history = db.prepare(
+    `SELECT location_id, status, json_extract(params, '$.pin') AS pin, json_extract(params, '$.op') AS op FROM commands
+     WHERE sn = ? AND origin = 'sync' AND parent_id IS NULL AND status IN ('success', 'sent') ORDER BY id`,
+  );
   // The marker follows COLUMNS in each row (the partial index commands_feed_event serves it).
   const owing = q('SELECT *, feed_event FROM commands WHERE feed_event IS NOT NULL ORDER BY feed_event, id LIMIT ?');
   const owingOf = db.prepare('SELECT id, feed_event FROM commands WHERE id IN (SELECT value FROM json_each(?)) AND feed_event IS NOT NULL');
@@ -321,12 +334,9 @@ export function sqliteCommands(db: Db): CommandsPort {
       return new Map(rows.map((r) => [r.id, r.feed_event]));
     },
     async syncedPinsElsewhere(sn, locationId, ever = false) {
-      const rows = db
-        .prepare(
-          `SELECT location_id, status, json_extract(params, '$.pin') AS pin, json_extract(params, '$.op') AS op FROM commands
-           WHERE sn = ? AND origin = 'sync' AND status IN ('success', 'sent') AND parent_id IS NULL ORDER BY id`,
-        )
-        .all(sn) as { location_id: number; status: string; pin: number; op: string }[];
+      // A terminal that never had an op of another location (or of none) holds nothing of another.
+      if (elsewhere.get({ sn, location: locationId }) === 0) return [];
+      const rows = history.all(sn) as { location_id: number; status: string; pin: number; op: string }[];
       return lastSyncedElsewhere(rows, locationId, ever);
     },
     async prune(before, limit) {

@@ -28,4 +28,14 @@ CREATE TABLE attendance_owed (
 DROP INDEX attendance_timestamp;
 `,
   },
+  {
+    version: 47,
+    // Issue #31. Which users a terminal holds for other locations (sync-history.ts) is asked on every audit and
+    // every load-users result of a moved terminal; without an index on the serial number each read scanned the
+    // whole commands table. The columns never change after the insert, so a status change writes no entry.
+    name: 'commands: the sync history of a terminal by serial number and location (issue #31)',
+    sql: `
+CREATE INDEX commands_sync_history ON commands(sn, location_id) WHERE origin = 'sync' AND parent_id IS NULL;
+`,
+  },
 ];
