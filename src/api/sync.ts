@@ -90,7 +90,7 @@ export function syncRoutes(deps: SyncRoutesDeps): ApiRoute[] {
       path: '/api/sync',
       auth: 'location',
       doc: { summary: "The location's roster sync: terminals per state, revocations owed", tags, responses: { 200: SyncSummaryView } },
-      handler: async ({ caller }) => json(200, await terminals.summary(await store.devices.listAssigned(caller.location.id))),
+      handler: async ({ caller }) => json(200, await terminals.summary(await store.devices.listAssignedBrief(caller.location.id))),
     }),
   ];
 }

@@ -76,14 +76,21 @@ export function auditCounters(metrics: MetricsRegistry): Pick<AuditDeps, 'onAudi
 
 /** Owed sync lines and terminals per sync state, from the store (the same figures on every node: aggregate with max). */
 function registerSyncGauges(metrics: MetricsRegistry, store: Store, terminals: TerminalState): void {
-  const read = async () => {
-    const devices = (await Promise.all((await store.locations.list()).map((l) => store.devices.listAssigned(l.id)))).flat();
-    const views = [...(await terminals.views(devices)).values()];
+  const compute = async () => {
+    const views = [...(await terminals.views(await store.devices.listAssignedBrief(null))).values()];
     return {
       owed: views.reduce((n, v) => n + v.owed, 0),
       revocations: views.reduce((n, v) => n + v.revocations_owed, 0),
       states: SYNC_STATES.map((state) => ({ labels: { state }, value: views.filter((v) => v.state === state).length })),
     };
+  };
+  // Both gauges of one scrape share one reading (each terminal's owed lines are a store read).
+  let reading: ReturnType<typeof compute> | undefined;
+  const read = () => {
+    reading ??= compute().finally(() => {
+      reading = undefined;
+    });
+    return reading;
   };
   metrics.register(
     new Gauge('biogate_sync_owed_lines', 'Sync lines owed to assigned terminals (kind: all, revocations)', async () => {

@@ -202,7 +202,7 @@ export function createSyncOutbox(deps: { store: Store; sync: SyncQueue; clock: C
    * minute): they are stored and the entries removed after it answered (`settling`, awaited by idle()).
    */
   async function processLocation(locationId: number, entries: readonly OutboxEntry[], yielding: boolean): Promise<SyncCounts> {
-    const devices = (await store.devices.listAssigned(locationId)).length;
+    const devices = await store.devices.count(locationId);
     const size = Math.max(1, Math.floor(OUTBOX_CHUNK_OPS / Math.max(1, devices)));
     let commands = 0;
     let held: OutboxEntry[] = [];

@@ -19,7 +19,7 @@ import type { EventBus } from '../events/bus.js';
 import { newMarker, SWEEP_AGE_MS, SWEEP_EVERY_MS } from '../events/outbox.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { Command, Device, OwedCounts, TerminalSyncRecord, TerminalSyncState, Window } from '../store/ports/index.js';
+import type { Command, Device, DeviceBrief, OwedCounts, TerminalSyncRecord, TerminalSyncState, Window } from '../store/ports/index.js';
 import { owedPinView, SYNC_STATES, type SyncViewData } from '../views/device-sync.js';
 
 /** A state refresh of one terminal waits this long for more changes (a reply's 50 results are one refresh). */
@@ -69,7 +69,7 @@ export function createTerminalState(deps: TerminalStateDeps) {
   const confirmedPins = new Map<string, Map<number, string>>();
 
   function stateOf(
-    d: Device | undefined,
+    d: DeviceBrief | undefined,
     record: TerminalSyncRecord | undefined,
     counts: OwedCounts,
     reason: string | null,
@@ -92,11 +92,13 @@ export function createTerminalState(deps: TerminalStateDeps) {
     return `PIN ${first.pin} refused by the terminal with ${first.code}: ${first.message}${more}`;
   }
 
-  async function views(devices: readonly Device[]): Promise<Map<string, SyncViewData>> {
+  async function views(devices: readonly DeviceBrief[]): Promise<Map<string, SyncViewData>> {
     return (await compute(devices)).views;
   }
 
-  async function compute(devices: readonly Device[]): Promise<{ views: Map<string, SyncViewData>; owed: ReadonlyMap<string, OwedCounts> }> {
+  async function compute(
+    devices: readonly DeviceBrief[],
+  ): Promise<{ views: Map<string, SyncViewData>; owed: ReadonlyMap<string, OwedCounts> }> {
     const sns = devices.map((d) => d.serial_number);
     const [owed, records] = await Promise.all([store.terminalSync.owed(sns), store.terminalSync.get(sns)]);
     const bySn = new Map(records.map((r) => [r.sn, r]));
@@ -270,7 +272,7 @@ export function createTerminalState(deps: TerminalStateDeps) {
         refused_pins: { items: refused.items.map((r) => owedPinView({ pin: r.pin, since: r.since, code: r.code })), total: refused.total },
       };
     },
-    async summary(devices: readonly Device[]): Promise<SyncSummary> {
+    async summary(devices: readonly DeviceBrief[]): Promise<SyncSummary> {
       const { views: all, owed } = await compute(devices);
       const counts = Object.fromEntries(SYNC_STATES.map((s) => [s, 0])) as Record<TerminalSyncState, number>;
       let revocations = 0;

@@ -77,7 +77,7 @@ export async function clearUsers(
   const cleared = await deps.store.users.deactivate(location.id, pins, deps.clock.now().toISOString());
   const clearedPins = cleared.map((u) => u.pin);
   const flushed = await flushOutbox(deps, location.id, clearedPins);
-  const counts = flushed.devices > 0 ? flushed : { ...flushed, devices: (await deps.store.devices.listAssigned(location.id)).length };
+  const counts = flushed.devices > 0 ? flushed : { ...flushed, devices: await deps.store.devices.count(location.id) };
   return { cleared, counts };
 }
 

@@ -99,6 +99,15 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
     async listAssigned(locationId) {
       return (await c.devices.find({ location_id: locationId }).sort({ serial_number: 1 }).toArray()).map(toDevice);
     },
+    async listAssignedBrief(locationId) {
+      const docs = await c.devices
+        .find(locationId === null ? { location_id: { $ne: null } } : { location_id: locationId }, {
+          projection: { _id: 0, serial_number: 1, location_id: 1, last_seen: 1 },
+        })
+        .sort({ serial_number: 1 })
+        .toArray();
+      return docs.map((d) => ({ serial_number: d.serial_number, location_id: d.location_id ?? null, last_seen: d.last_seen ?? null }));
+    },
     async count(locationId) {
       return c.devices.countDocuments({ location_id: locationId });
     },

@@ -48,6 +48,9 @@ export interface Device {
   readonly updated_at: Iso | null;
 }
 
+/** What the roster state of an assigned device reads of it (DevicesPort.listAssignedBrief). */
+export type DeviceBrief = Pick<Device, 'serial_number' | 'location_id' | 'last_seen'>;
+
 /** A door's settings as the operator set them (PUT /api/devices/{sn}/doors/{n}). */
 export interface DoorSetting {
   /** Seconds the lock stays open, 1–254 (`Door<n>Drivertime`). */
@@ -116,6 +119,11 @@ export interface DevicesPort {
   get(locationId: number, sn: string): Promise<Device | undefined>;
   list(locationId: number, filter: DeviceFilter, window: Window): Promise<Page<Device>>;
   listAssigned(locationId: number): Promise<readonly Device[]>;
+  /**
+   * The assigned devices' few fields a roster state needs (sync/terminal-state.ts), of one location or (null) of
+   * every location, by serial: no options or state parsed (a full row costs ~30 µs, 300 ms for 10,000 terminals).
+   */
+  listAssignedBrief(locationId: number | null): Promise<readonly DeviceBrief[]>;
   count(locationId: number): Promise<number>;
   countUnassigned(): Promise<number>;
   /** Devices that contacted the gateway without being assigned, by serial (`biogate device unassigned`). */

@@ -1,4 +1,11 @@
-import { DEVICE_SESSION_FIELDS, type Device, type DevicesPort, type DeviceState, type DoorSetting } from '../ports/index.js';
+import {
+  DEVICE_SESSION_FIELDS,
+  type Device,
+  type DeviceBrief,
+  type DevicesPort,
+  type DeviceState,
+  type DoorSetting,
+} from '../ports/index.js';
 import { json, likePattern, type Db } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -72,6 +79,14 @@ export function sqliteDevices(db: Db): DevicesPort {
     },
     async listAssigned(locationId) {
       return (db.prepare('SELECT * FROM devices WHERE location_id = ? ORDER BY serial_number').all(locationId) as Row[]).map(toDevice);
+    },
+    async listAssignedBrief(locationId) {
+      // devices_location (location_id, serial_number) serves both.
+      const sql =
+        locationId === null
+          ? 'SELECT serial_number, location_id, last_seen FROM devices WHERE location_id IS NOT NULL ORDER BY serial_number'
+          : 'SELECT serial_number, location_id, last_seen FROM devices WHERE location_id = ? ORDER BY serial_number';
+      return db.prepare(sql).all(...(locationId === null ? [] : [locationId])) as DeviceBrief[];
     },
     async count(locationId) {
       // Kept by triggers (migration 11).
