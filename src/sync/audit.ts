@@ -27,7 +27,7 @@ import { BioGateError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
-import type { Command, Device, Location, NewCommand, OwedCounts, TerminalSyncRecord } from '../store/ports/index.js';
+import type { Command, Device, DeviceBrief, Location, NewCommand, OwedCounts, TerminalSyncRecord } from '../store/ports/index.js';
 import { profileOf } from '../devices/render.js';
 import { phaseAt } from '../time/access-window.js';
 import { SYNC_PRIORITY } from './lanes.js';
@@ -129,7 +129,7 @@ export function createAudit(deps: AuditDeps) {
   }
 
   /** Queues the query of an audit unless one is outstanding; the command, or undefined when not started. */
-  async function start(device: Device, trigger: AuditTrigger): Promise<Command | undefined> {
+  async function start(device: Pick<Device, 'serial_number' | 'location_id'>, trigger: AuditTrigger): Promise<Command | undefined> {
     const locationId = device.location_id;
     if (locationId === null) return undefined;
     const sn = device.serial_number;
@@ -327,15 +327,15 @@ export function createAudit(deps: AuditDeps) {
     const staleBefore = new Date(now - STALE_MS).toISOString();
     const deferBefore = new Date(now - DEFER_MS).toISOString();
     const retryBefore = new Date(now - Math.min((deps.intervalS * 1000) / 4, RETRY_MAX_MS)).toISOString();
-    const candidates: { device: Device; trigger: AuditTrigger; since: string }[] = [];
+    const candidates: { device: DeviceBrief; trigger: AuditTrigger; since: string }[] = [];
     let outstanding = 0;
     for (const location of await store.locations.list()) {
       if (!location.is_active) continue;
-      const devices = (await store.devices.listAssigned(location.id)).filter((d) => d.last_seen !== null);
+      const devices = (await store.devices.listAssignedBrief(location.id)).filter((d) => d.last_seen !== null);
       const records = new Map((await store.terminalSync.get(devices.map((d) => d.serial_number))).map((r) => [r.sn, r]));
       const ended = await unfinished(records.values(), staleBefore, retryBefore);
       outstanding += ended.outstanding;
-      const audited = (d: Device) => {
+      const audited = (d: DeviceBrief) => {
         const record = records.get(d.serial_number);
         return latest([record?.last_audit_at, record?.audit_started_at]);
       };

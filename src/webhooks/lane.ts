@@ -153,7 +153,7 @@ export function createLane(ctx: LaneContext, initial: WebhookSubscription): Lane
   /** The location's terminals' areas, read when the filter names areas (once per page of events). */
   async function areasOf(): Promise<AreaOf> {
     if (!needsAreas(sub.filter)) return () => undefined;
-    const areas = new Map((await store.devices.listAssigned(sub.location_id)).map((d) => [d.serial_number, d.area_id]));
+    const areas = new Map((await store.devices.listAssignedBrief(sub.location_id)).map((d) => [d.serial_number, d.area_id]));
     return (sn) => areas.get(sn);
   }
 

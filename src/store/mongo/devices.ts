@@ -102,11 +102,17 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
     async listAssignedBrief(locationId) {
       const docs = await c.devices
         .find(locationId === null ? { location_id: { $ne: null } } : { location_id: locationId }, {
-          projection: { _id: 0, serial_number: 1, location_id: 1, last_seen: 1 },
+          projection: { _id: 0, serial_number: 1, location_id: 1, last_seen: 1, assigned_at: 1, area_id: 1 },
         })
         .sort({ serial_number: 1 })
         .toArray();
-      return docs.map((d) => ({ serial_number: d.serial_number, location_id: d.location_id ?? null, last_seen: d.last_seen ?? null }));
+      return docs.map((d) => ({
+        serial_number: d.serial_number,
+        location_id: d.location_id ?? null,
+        last_seen: d.last_seen ?? null,
+        assigned_at: d.assigned_at ?? null,
+        area_id: d.area_id ?? null,
+      }));
     },
     async count(locationId) {
       return c.devices.countDocuments({ location_id: locationId });

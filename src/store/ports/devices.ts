@@ -48,8 +48,8 @@ export interface Device {
   readonly updated_at: Iso | null;
 }
 
-/** What the roster state of an assigned device reads of it (DevicesPort.listAssignedBrief). */
-export type DeviceBrief = Pick<Device, 'serial_number' | 'location_id' | 'last_seen'>;
+/** What the roster state, the audit schedule and area filters read of an assigned device (DevicesPort.listAssignedBrief). */
+export type DeviceBrief = Pick<Device, 'serial_number' | 'location_id' | 'last_seen' | 'assigned_at' | 'area_id'>;
 
 /** A door's settings as the operator set them (PUT /api/devices/{sn}/doors/{n}). */
 export interface DoorSetting {
@@ -120,8 +120,9 @@ export interface DevicesPort {
   list(locationId: number, filter: DeviceFilter, window: Window): Promise<Page<Device>>;
   listAssigned(locationId: number): Promise<readonly Device[]>;
   /**
-   * The assigned devices' few fields a roster state needs (sync/terminal-state.ts), of one location or (null) of
-   * every location, by serial: no options or state parsed (a full row costs ~30 µs, 300 ms for 10,000 terminals).
+   * The assigned devices' few fields (DeviceBrief) that the roster state, the audit schedule and area filters need,
+   * of one location or (null) of every location, by serial: no options or state parsed (a full row costs ~30 µs,
+   * 300 ms for 10,000 terminals).
    */
   listAssignedBrief(locationId: number | null): Promise<readonly DeviceBrief[]>;
   count(locationId: number): Promise<number>;

@@ -84,8 +84,8 @@ export function sqliteDevices(db: Db): DevicesPort {
       // devices_location (location_id, serial_number) serves both.
       const sql =
         locationId === null
-          ? 'SELECT serial_number, location_id, last_seen FROM devices WHERE location_id IS NOT NULL ORDER BY serial_number'
-          : 'SELECT serial_number, location_id, last_seen FROM devices WHERE location_id = ? ORDER BY serial_number';
+          ? 'SELECT serial_number, location_id, last_seen, assigned_at, area_id FROM devices WHERE location_id IS NOT NULL ORDER BY serial_number'
+          : 'SELECT serial_number, location_id, last_seen, assigned_at, area_id FROM devices WHERE location_id = ? ORDER BY serial_number';
       return db.prepare(sql).all(...(locationId === null ? [] : [locationId])) as DeviceBrief[];
     },
     async count(locationId) {
