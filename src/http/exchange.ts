@@ -206,7 +206,7 @@ export class Exchange implements HttpRequest {
   }
 
   /**
-   * Reads the body, bounded by the limit and by the body timeout (counted from the headers), while the
+   * Reads the body, bounded by the limit and by the body timeout (counted while the wire is read), while the
    * route's authorization runs: reading starts in this tick (an engine may drop data that finds no
    * reader) but is paused until authorization passed, so a refused caller's body is never read in
    * bulk; the handler runs once both are through.
@@ -219,19 +219,24 @@ export class Exchange implements HttpRequest {
     const dispatch = (): void => {
       if (complete && authorized && !this.#done) this.#dispatch(route.handler);
     };
-    // The whole body must arrive within the body timeout; a slow but steady sender is fine.
-    this.#bodyTimer = setTimeout(() => {
-      if (this.#done) return;
-      this.log.warn(
-        { method: this.method, path: this.path, received: size, timeoutS: bodyTimeoutMs / 1000 },
-        'request body not complete within the body timeout: connection closed',
-      );
-      this.#done = true;
-      this.abort();
-      this.#wire.destroy();
-      this.settle(false); // now, whether or not the engine reports the cut connection in this tick
-    }, bodyTimeoutMs);
-    this.#bodyTimer.unref();
+    // The whole body must arrive within the body timeout, counted while the wire is read (from the headers, or
+    // from the end of authorization: the client cannot send while the gateway holds the wire paused for it).
+    // A slow but steady sender is fine.
+    const armBodyTimer = (): void => {
+      if (complete || this.#done) return;
+      this.#bodyTimer = setTimeout(() => {
+        if (this.#done) return;
+        this.log.warn(
+          { method: this.method, path: this.path, received: size, timeoutS: bodyTimeoutMs / 1000 },
+          'request body not complete within the body timeout: connection closed',
+        );
+        this.#done = true;
+        this.abort();
+        this.#wire.destroy();
+        this.settle(false); // now, whether or not the engine reports the cut connection in this tick
+      }, bodyTimeoutMs);
+      this.#bodyTimer.unref();
+    };
     this.#unread = true;
     this.#wire.readBody((chunk, isLast) => {
       if (this.#done) return false;
@@ -250,12 +255,14 @@ export class Exchange implements HttpRequest {
       dispatch();
       return false;
     });
-    if (route.authorize === undefined || this.#done) return;
+    if (route.authorize === undefined) return armBodyTimer();
+    if (this.#done) return;
     this.#wire.pause();
     this.#authorize(route.authorize, () => {
       authorized = true;
       // Resumed even when the whole body is in: a kept-alive connection must go on reading the next request.
       this.#wire.resume();
+      armBodyTimer();
       dispatch();
     });
   }

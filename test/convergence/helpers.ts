@@ -58,10 +58,11 @@ export async function setup(t: Test, config: StartOptions['config'] = {}): Promi
   };
   // The MongoDB leg runs against an in-memory server that the other test files load too: a longer bound there
   // (a bound, not a wait: `until` returns as soon as the condition holds).
+  const sims = new Map<string, SimulatedDevice>();
   const until = async (condition: () => Promise<boolean> | boolean, what: string, ms = TEST_STORE === 'mongodb' ? 60_000 : 20_000) => {
     const deadline = Date.now() + ms;
     while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+      if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}\n${await stateOf(api, sims)}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   };
@@ -84,6 +85,7 @@ export async function setup(t: Test, config: StartOptions['config'] = {}): Promi
         ...extra,
       });
       t.teardown(() => sim.stop());
+      sims.set(sn, sim);
       sim.start();
       await until(() => sim.stats.polls > 0, `${sn} first poll`);
       return sim;
@@ -122,4 +124,28 @@ export function auditOf(app: StartedApp['app'], clock: FakeClock, settings: { in
     ...settings,
     create: createCommandLifecycle({ store, clock, bus }).create,
   });
+}
+
+/** What a timed-out wait reports: the commands not settled yet (newest first) and each terminal's counters. */
+async function stateOf(api: Api, sims: ReadonlyMap<string, SimulatedDevice>): Promise<string> {
+  const lines: string[] = [];
+  try {
+    for (const status of ['pending', 'sent']) {
+      const r = await api('GET', `/api/commands?status=${status}&limit=20`);
+      const page = r.body as {
+        data?: { id: number; sn: string; command: string; status: string; sent_at?: string | null }[];
+        total?: number;
+      };
+      lines.push(
+        `${status}: ${page.total ?? '?'} ${JSON.stringify(page.data?.map((c) => [c.id, c.sn, c.command, c.sent_at ?? null]) ?? r.body)}`,
+      );
+    }
+  } catch (err) {
+    lines.push(`commands unreadable: ${String(err)}`);
+  }
+  for (const [sn, sim] of sims) {
+    const { polls, commandsReceived, resultPosts, errors, lastError, online } = sim.stats;
+    lines.push(`${sn}: ${JSON.stringify({ polls, commandsReceived, resultPosts, errors, lastError, online })}`);
+  }
+  return lines.join('\n');
 }

@@ -237,3 +237,42 @@ t.test('authorization that ends after the whole body arrived: answered, and the 
   t.match(got, /"got":5/, 'the held request is answered with its whole body');
   t.match(got, /"next":true/, 'the next request on the connection is read and answered');
 });
+
+t.test('authorization slower than the body timeout: the body the client sent is read, the request answered', async (t) => {
+  // The body timeout bounds the client's sending, not the gateway's own authorization (a store read on a
+  // loaded MongoDB): while the wire is paused for it, the client cannot send, and nothing counts against it.
+  const http = createHttpServer({
+    engine: TEST_HTTP_ENGINE,
+    logger: createLogger({ level: 'silent' }),
+    bodyLimit: 1024,
+    bodyTimeoutMs: 400,
+  });
+  http.route({
+    method: 'POST',
+    pattern: '/slow-auth',
+    authorize: () => new Promise<void>((resolve) => setTimeout(resolve, 1_000)),
+    handler: (req) => ({ status: 200, body: { got: req.body.length } }),
+  });
+  const port = await http.listen('127.0.0.1', 0);
+  t.teardown(() => http.close(0));
+  const got = await within(
+    10_000,
+    'the answer',
+    new Promise<string>((resolve) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write('POST /slow-auth HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n');
+        // The body a moment after the headers (its own packet), well within the body timeout.
+        setTimeout(() => socket.write('hello'), 50);
+      });
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        if (text.includes('"got":5')) socket.destroy();
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(text));
+    }),
+  );
+  t.match(got, /^HTTP\/1\.1 200/, `answered 200, not cut: ${JSON.stringify(got)}`);
+  t.match(got, /"got":5/);
+});
