@@ -55,8 +55,13 @@ t.test('device.sync on the feed and its topic; sync metrics', async (t) => {
   await s.until(() => !sim.users().has('51') && linesAbout(sim, 51).at(-1)?.returnCode === 0, 'the delete lands');
   await s.until(() => seen.filter((e) => e.type === 'device.sync').at(-1)?.data.sync.state === 'in_sync', 'back to in_sync');
   await ws.next((m) => m.topic === 'devices/EVT-SYNC/sync' && (m.payload as { state?: string }).state === 'in_sync', 'live on the stream');
-  const after = await (await fetch(`${s.app.url}/metrics`)).text();
-  t.match(after, /biogate_sync_revocation_seconds_count\{node="[^"]+"\} 1/, 'one revocation latency observed');
+  // Observed when the confirmation is announced, which may follow the state refresh that read it from the store.
+  let after = '';
+  await s.until(async () => {
+    after = await (await fetch(`${s.app.url}/metrics`)).text();
+    return /biogate_sync_revocation_seconds_count\{node="[^"]+"\} [1-9]/.test(after);
+  }, 'the revocation latency observed');
+  t.match(after, /biogate_sync_revocation_seconds_count\{node="[^"]+"\} 1\n/, 'one revocation latency observed');
   t.match(after, /biogate_sync_devices\{state="in_sync",node="[^"]+"\} 1/);
 });
 
