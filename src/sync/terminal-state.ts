@@ -96,9 +96,12 @@ export function createTerminalState(deps: TerminalStateDeps) {
     return (await compute(devices)).views;
   }
 
-  async function compute(
-    devices: readonly DeviceBrief[],
-  ): Promise<{ views: Map<string, SyncViewData>; owed: ReadonlyMap<string, OwedCounts> }> {
+  /** The views of these terminals, from what is owed to each and their stored records (also returned). */
+  async function compute(devices: readonly DeviceBrief[]): Promise<{
+    views: Map<string, SyncViewData>;
+    owed: ReadonlyMap<string, OwedCounts>;
+    records: ReadonlyMap<string, TerminalSyncRecord>;
+  }> {
     const sns = devices.map((d) => d.serial_number);
     const [owed, records] = await Promise.all([store.terminalSync.owed(sns), store.terminalSync.get(sns)]);
     const bySn = new Map(records.map((r) => [r.sn, r]));
@@ -117,11 +120,17 @@ export function createTerminalState(deps: TerminalStateDeps) {
         reason,
       });
     }
-    return { views: out, owed };
+    return { views: out, owed, records: bySn };
   }
 
   async function view(d: Device): Promise<SyncViewData> {
     return (await views([d])).get(d.serial_number) as SyncViewData;
+  }
+
+  /** One terminal's view and its stored record as the view read it. */
+  async function viewAndRecord(d: Device): Promise<{ current: SyncViewData; record: TerminalSyncRecord | undefined }> {
+    const { views: one, records } = await compute([d]);
+    return { current: one.get(d.serial_number) as SyncViewData, record: records.get(d.serial_number) };
   }
 
   /**
@@ -148,8 +157,7 @@ export function createTerminalState(deps: TerminalStateDeps) {
     const forced = announceNext.delete(sn);
     // Unassigned: nothing is owed to it any more.
     if (device.location_id === null) await store.terminalSync.clearRefusals(sn);
-    const current = await view(device);
-    const [record] = (await store.terminalSync.get([sn])) as (TerminalSyncRecord | undefined)[];
+    const { current, record } = await viewAndRecord(device);
     if (record?.state === current.state && !forced) return;
     const now = clock.now().toISOString();
     const marker = newMarker();
@@ -179,12 +187,11 @@ export function createTerminalState(deps: TerminalStateDeps) {
     const owed = await store.terminalSync.unannounced(before, SWEEP_PAGE);
     for (const { sn, marker } of owed) {
       const device = await store.devices.getBySerial(sn);
-      const [record] = (await store.terminalSync.get([sn])) as (TerminalSyncRecord | undefined)[];
       if (!device) {
         await store.terminalSync.announced(sn, marker);
         continue;
       }
-      const current = await view(device);
+      const { current, record } = await viewAndRecord(device);
       // Changed since: a new change (and its own event) replaces the owed one.
       if (record?.state !== current.state) await refresh(sn);
       else await announce(sn, device.location_id ?? record.location_id, current, marker);

@@ -215,7 +215,8 @@ export function mongoTerminalSync(c: Collections): TerminalSyncPort {
     },
     async clearRefusals(sn, confirmed) {
       if (confirmed === undefined) await c.syncRefusals.deleteMany({ sn });
-      else if (confirmed.length > 0)
+      // Every state refresh after a confirmation asks: a terminal that refused nothing costs a read (index sn_since), no write.
+      else if (confirmed.length > 0 && (await c.syncRefusals.findOne({ sn }, { projection: { _id: 1 } })) !== null)
         await c.syncRefusals.bulkWrite(
           confirmed.map(({ pin, at }) => ({ deleteOne: { filter: { _id: `${sn}:${pin}`, at: { $lt: at } } } })),
           { ordered: false },

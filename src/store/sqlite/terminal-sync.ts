@@ -29,6 +29,12 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
     `INSERT INTO sync_refusals (sn, pin, code, message, since, at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (sn, pin) DO UPDATE SET code = excluded.code, message = excluded.message, at = excluded.at`,
   );
+  const anyRefusal = db.prepare('SELECT 1 FROM sync_refusals WHERE sn = ? LIMIT 1');
+  const clearAll = db.prepare('DELETE FROM sync_refusals WHERE sn = ?');
+  const clearOne = db.prepare('DELETE FROM sync_refusals WHERE sn = ? AND pin = ? AND at < ?');
+  const clearConfirmed = db.transaction((sn: string, confirmed: readonly { readonly pin: number; readonly at: string }[]) => {
+    for (const c of confirmed) clearOne.run(sn, c.pin, c.at);
+  });
   const setState = db.prepare(
     `INSERT INTO sync_terminals (sn, location_id, state, reason, changed_at, sync_event) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (sn) DO UPDATE SET location_id = excluded.location_id, state = excluded.state, reason = excluded.reason,
@@ -133,13 +139,12 @@ export function sqliteTerminalSync(db: Db): TerminalSyncPort {
     },
     async clearRefusals(sn, confirmed) {
       if (confirmed === undefined) {
-        db.prepare('DELETE FROM sync_refusals WHERE sn = ?').run(sn);
+        clearAll.run(sn);
         return;
       }
-      const clear = db.prepare('DELETE FROM sync_refusals WHERE sn = ? AND pin = ? AND at < ?');
-      db.transaction(() => {
-        for (const c of confirmed) clear.run(sn, c.pin, c.at);
-      })();
+      // Every state refresh after a confirmation asks: a terminal that refused nothing costs a read, no write.
+      if (confirmed.length === 0 || anyRefusal.get(sn) === undefined) return;
+      clearConfirmed(sn, confirmed);
     },
   };
 }
