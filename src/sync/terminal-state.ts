@@ -128,7 +128,7 @@ export function createTerminalState(deps: TerminalStateDeps) {
   }
 
   /** One terminal's view and its stored record as the view read it. */
-  async function viewAndRecord(d: Device): Promise<{ current: SyncViewData; record: TerminalSyncRecord | undefined }> {
+  async function viewAndRecord(d: DeviceBrief): Promise<{ current: SyncViewData; record: TerminalSyncRecord | undefined }> {
     const { views: one, records } = await compute([d]);
     return { current: one.get(d.serial_number) as SyncViewData, record: records.get(d.serial_number) };
   }
@@ -140,7 +140,8 @@ export function createTerminalState(deps: TerminalStateDeps) {
   async function refresh(sn: string): Promise<void> {
     const pins = confirmedPins.get(sn);
     confirmedPins.delete(sn);
-    const device = await store.devices.getBySerial(sn);
+    // The few fields the state needs: a full device (options and state parsed) cost a third of a refresh.
+    const device = await store.devices.briefBySerial(sn);
     if (pins && pins.size > 0) {
       // The confirmations since the last refresh, written once (a reply confirms up to 50 lines).
       const latest = [...pins.values()].reduce((a, b) => (a > b ? a : b));
@@ -186,7 +187,7 @@ export function createTerminalState(deps: TerminalStateDeps) {
   async function sweepUnannounced(before: string): Promise<number> {
     const owed = await store.terminalSync.unannounced(before, SWEEP_PAGE);
     for (const { sn, marker } of owed) {
-      const device = await store.devices.getBySerial(sn);
+      const device = await store.devices.briefBySerial(sn);
       if (!device) {
         await store.terminalSync.announced(sn, marker);
         continue;

@@ -1,6 +1,6 @@
 /** Devices (unsharded: looked up by serial number; unique serial_number). */
 import type { Filter } from 'mongodb';
-import { DEVICE_SESSION_FIELDS, type Device, type DevicesPort, type DeviceState } from '../ports/index.js';
+import { DEVICE_SESSION_FIELDS, type Device, type DeviceBrief, type DevicesPort, type DeviceState } from '../ports/index.js';
 import type { Ids } from './ids.js';
 import type { Collections, DeviceDoc } from './schema.js';
 import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';
@@ -39,6 +39,16 @@ const marked = (feedEvent: string | undefined, locationId: number): Pick<DeviceD
   feedEvent === undefined ? {} : { feed_event: feedEvent, feed_location: locationId };
 
 const SESSION_FIELDS = DEVICE_SESSION_FIELDS;
+
+/** DeviceBrief's fields of a device document. */
+const BRIEF = { _id: 0, serial_number: 1, location_id: 1, last_seen: 1, assigned_at: 1, area_id: 1 } as const;
+const briefOf = (d: Pick<DeviceDoc, 'serial_number' | 'location_id' | 'last_seen' | 'assigned_at' | 'area_id'>): DeviceBrief => ({
+  serial_number: d.serial_number,
+  location_id: d.location_id ?? null,
+  last_seen: d.last_seen ?? null,
+  assigned_at: d.assigned_at ?? null,
+  area_id: d.area_id ?? null,
+});
 
 const defaultName = (sn: string) => `Device ${sn}`;
 
@@ -99,20 +109,16 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
     async listAssigned(locationId) {
       return (await c.devices.find({ location_id: locationId }).sort({ serial_number: 1 }).toArray()).map(toDevice);
     },
+    async briefBySerial(sn) {
+      const d = await c.devices.findOne({ serial_number: sn }, { projection: BRIEF });
+      return d ? briefOf(d) : undefined;
+    },
     async listAssignedBrief(locationId) {
       const docs = await c.devices
-        .find(locationId === null ? { location_id: { $ne: null } } : { location_id: locationId }, {
-          projection: { _id: 0, serial_number: 1, location_id: 1, last_seen: 1, assigned_at: 1, area_id: 1 },
-        })
+        .find(locationId === null ? { location_id: { $ne: null } } : { location_id: locationId }, { projection: BRIEF })
         .sort({ serial_number: 1 })
         .toArray();
-      return docs.map((d) => ({
-        serial_number: d.serial_number,
-        location_id: d.location_id ?? null,
-        last_seen: d.last_seen ?? null,
-        assigned_at: d.assigned_at ?? null,
-        area_id: d.area_id ?? null,
-      }));
+      return docs.map(briefOf);
     },
     async count(locationId) {
       return c.devices.countDocuments({ location_id: locationId });

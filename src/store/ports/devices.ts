@@ -115,6 +115,8 @@ export interface OwedDevice extends Unannounced<Device> {
  */
 export interface DevicesPort {
   getBySerial(sn: string): Promise<Device | undefined>;
+  /** getBySerial's few fields (DeviceBrief), assigned or not, without parsing options and state (the roster state's refresh). */
+  briefBySerial(sn: string): Promise<DeviceBrief | undefined>;
   /** A device of this location (undefined when unassigned or elsewhere). */
   get(locationId: number, sn: string): Promise<Device | undefined>;
   list(locationId: number, filter: DeviceFilter, window: Window): Promise<Page<Device>>;

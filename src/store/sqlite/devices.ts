@@ -43,11 +43,15 @@ const networks = (list: readonly string[] | null | undefined): string | null => 
 
 export function sqliteDevices(db: Db): DevicesPort {
   const bySerial = db.prepare('SELECT * FROM devices WHERE serial_number = ?');
+  const briefOf = db.prepare('SELECT serial_number, location_id, last_seen, assigned_at, area_id FROM devices WHERE serial_number = ?');
   const defaultName = (sn: string) => `Device ${sn}`;
   return {
     async getBySerial(sn) {
       const r = bySerial.get(sn) as Row | undefined;
       return r && toDevice(r);
+    },
+    async briefBySerial(sn) {
+      return briefOf.get(sn) as DeviceBrief | undefined;
     },
     async get(locationId, sn) {
       const r = db.prepare('SELECT * FROM devices WHERE serial_number = ? AND location_id = ?').get(sn, locationId) as Row | undefined;
