@@ -18,7 +18,9 @@
 # server avoids the check-then-bind race of choosing a number here), BIOGATE_TEST_MONGO_STATE
 # (directory for the pid file and log; default a fresh mktemp dir), BIOGATE_TEST_MONGO_WAIT
 # (seconds to wait for the server, default 60), BIOGATE_TEST_MONGO_OWNER_PID (optional: the server exits
-# when that process is gone, e.g. a test killed by its timeout before its teardown could stop it).
+# when that process is gone, e.g. a test killed by its timeout before its teardown could stop it),
+# BIOGATE_TEST_MONGO_HEAP (the JVM's -Xmx, default 512m: the in-memory backend keeps every database it
+# was given, so a benchmark run, `npm run bench -- --store …`, wants a few GB and a fresh server per scenario).
 # Needs Java 17+ and Maven (artifacts cached in ~/.m2).
 set -euo pipefail
 
@@ -45,7 +47,7 @@ fi
 log="$state/server.log"
 pidfile="$state/server.pid"
 : >"$log" # exists before the background job opens it, so the wait loop can read it at once
-nohup java -Xmx512m -cp "$target/classes:$classpath" TestMongoServer 127.0.0.1 "$port" >"$log" 2>&1 </dev/null &
+nohup java -Xmx"${BIOGATE_TEST_MONGO_HEAP:-512m}" -cp "$target/classes:$classpath" TestMongoServer 127.0.0.1 "$port" >"$log" 2>&1 </dev/null &
 pid=$!
 echo "$pid" >"$pidfile"
 

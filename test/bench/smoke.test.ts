@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
 import t from 'tap';
 import type { BenchReport } from './run.js';
 
@@ -27,17 +28,23 @@ const EXPECTED: Record<string, RegExp[]> = {
   export: [/GET \/healthz p99 during an export/, /CSV export of/],
 };
 
-t.test('npm run bench -- --smoke --json: every scenario reports its figures', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'biogate-bench-smoke-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'bench.json');
+/** Runs the harness with `args`; its exit code and everything it printed. */
+async function bench(args: readonly string[]): Promise<{ code: number | null; output: string }> {
   let output = '';
   const code = await new Promise<number | null>((resolve) => {
-    const p = spawn(process.execPath, [RUN_JS, '--smoke', '--json', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [RUN_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     p.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
     p.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
     p.once('exit', resolve);
   });
+  return { code, output };
+}
+
+t.test('npm run bench -- --smoke --json: every scenario reports its figures', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'biogate-bench-smoke-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'bench.json');
+  const { code, output } = await bench(['--smoke', '--json', file]);
   t.equal(code, 0, `the harness exits 0\n${output}`);
   const report = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
   t.equal(report.smoke, true);
@@ -66,3 +73,25 @@ t.test('npm run bench -- --smoke --json: every scenario reports its figures', as
   t.ok(stored && stored.value > 0 && stored.value % 100 === 0, 'whole batches of records stored');
   t.match(readFileSync(file, 'utf8'), /"figures"/);
 });
+
+const mongoUrl = process.env['BIOGATE_TEST_MONGO_URL'];
+t.test(
+  '--store mongodb://: a scenario runs on MongoDB and leaves no database of its gateways behind',
+  { skip: mongoUrl ? false : 'BIOGATE_TEST_MONGO_URL is not set (deploy/test-mongo/start.sh)' },
+  async (t) => {
+    const url = mongoUrl as string;
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+    t.teardown(() => client.close());
+    const benchDatabases = async () =>
+      (await client.db().admin().listDatabases()).databases.map((d) => d.name).filter((n) => n.startsWith('biogate_bench_'));
+    const before = new Set(await benchDatabases());
+    const { code, output } = await bench(['--smoke', '--scenario', 'poll,webhooks', '--store', url]);
+    t.equal(code, 0, `the harness exits 0\n${output}`);
+    t.match(output, /store mongodb/, 'the run says which store it measured');
+    t.same(
+      (await benchDatabases()).filter((n) => !before.has(n)),
+      [],
+      "each gateway's database is dropped when it stops",
+    );
+  },
+);

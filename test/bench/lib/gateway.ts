@@ -5,6 +5,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MongoClient } from 'mongodb';
 
 /** dist/src/cli.js, next to this file's dist/test/bench/lib/ */
 export const CLI = fileURLToPath(new URL('../../../src/cli.js', import.meta.url));
@@ -85,6 +86,24 @@ function storeUrlFor(store: string, dir: string): string {
   const u = new URL(store);
   u.pathname = `/biogate_bench_${process.pid}_${Date.now().toString(36)}_${databases++}`;
   return u.href;
+}
+
+/**
+ * The database made for one gateway goes with it: a run makes dozens, which a MongoDB would keep, and the in-memory
+ * test server CI uses (deploy/test-mongo) would hold in its heap until it slowed down the scenarios after them.
+ */
+async function dropDatabase(storeUrl: string): Promise<void> {
+  if (!storeUrl.startsWith('mongodb')) return;
+  const client = new MongoClient(storeUrl, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await client.db().dropDatabase();
+  } catch (err) {
+    process.stderr.write(
+      `bench: could not drop ${new URL(storeUrl).pathname.slice(1)}: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+  } finally {
+    await client.close();
+  }
 }
 
 export function rssOf(pid: number): number {
@@ -177,11 +196,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         await exited;
         clearTimeout(forced);
         cleanup();
+        await dropDatabase(storeUrl);
       },
     };
   } catch (err) {
     child?.kill('SIGKILL');
     cleanup();
+    await dropDatabase(storeUrl);
     throw err;
   }
 }
