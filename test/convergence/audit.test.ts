@@ -51,12 +51,16 @@ for (const protocol of ['v2', 'v3'] as const) {
 
     sim.keypad('2', null);
     sim.keypad('3', { name: 'Renamed at the keypad' });
+    // Unplugged while the audit is asked twice: a terminal polling meanwhile may answer the query between the two
+    // requests, and a compared audit is rightly followed by a new one.
+    await sim.pause();
     const started = await s.api('POST', `/api/devices/${sn}/audit`);
     t.equal(started.status, 202, 'POST /api/devices/{sn}/audit answers 202');
     const query = started.body as Command;
     t.match(query, { command: 'load-users', status: 'pending' }, 'with the query it queued');
     const again = await s.api('POST', `/api/devices/${sn}/audit`);
     t.equal((again.body as Command).id, query.id, 'an audit outstanding is answered, not doubled');
+    sim.start();
 
     await s.until(
       async () =>
