@@ -43,6 +43,7 @@ const EXTRA = [
   'test/convergence/audit.test.ts',
   'test/convergence/audit-cap.test.ts',
   'test/convergence/moved-terminal.test.ts',
+  'test/convergence/render-after-mailbox.test.ts',
   'test/areas/areas.test.ts',
   'test/attendance/presence-feed.test.ts',
   'test/api/attendance-hourly.test.ts',

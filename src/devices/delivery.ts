@@ -75,7 +75,7 @@ export class Delivery {
     const movedAt = this.#ctx.lease.takeMove();
     if (movedAt !== undefined) await settleInDoubt(this.#ctx.results, location.id, movedAt);
     const only = await this.#moveDeletesOnly(device);
-    const batch = await this.#ctx.store.unitOfWork(() => takeBatch(this.#ctx.results, codec, device, location, only));
+    const batch = await this.#ctx.store.unitOfWork(() => takeBatch(this.#ctx.results, codec, () => snapshot.current(false, true), only));
     snapshot.noteDrained(batch.drained ? generation : undefined);
     return { codec, batch, assigned: true };
   }

@@ -3,7 +3,7 @@
  * dispatch time, bounded by count and bytes, REBOOT/UPGRADE last [PUSH-v2 §7.3], and claimed
  * atomically so two gateway nodes never send one command twice (DESIGN.md "Command delivery").
  */
-import type { Codec, QueuedLine } from '../../protocols/index.js';
+import { codecOfDevice, type Codec, type QueuedLine } from '../../protocols/index.js';
 import type { Command, Device, Location } from '../store/ports/index.js';
 import type { Progress } from './progress.js';
 import { render, type Rendered } from './render.js';
@@ -36,6 +36,12 @@ export interface Batch {
   readonly sentAt: string;
   /** The mailbox held nothing pending when it was read (the actor's pending hint). */
   readonly drained?: boolean;
+}
+
+/** The terminal and its location as a batch is rendered from. */
+export interface RenderedFor {
+  readonly device: Device | undefined;
+  readonly location: Location | undefined;
 }
 
 export const EMPTY_BATCH: Batch = { lines: [], announce: [], marker: '', ids: [], sentAt: '' };
@@ -79,14 +85,18 @@ async function putBackStaleSyncOps(
 export async function takeBatch(
   ctx: ResultContext,
   codec: Codec,
-  device: Device,
-  location: Location,
+  read: () => Promise<RenderedFor>,
   only?: (command: Command) => boolean,
 ): Promise<Batch> {
   const { store, config } = ctx;
   const now = () => ctx.clock.now().toISOString();
   const all = await store.commands.pending(ctx.sn, config.batchMaxCommands);
   if (all.length === 0) return DRAINED;
+  // Read after the mailbox: every command in it was queued after the write it carries (a door's settings, the
+  // terminal's area, the location's scenario), so each is rendered from a state no older than itself. Read before,
+  // a write landing in between rendered its command from the state it replaced.
+  const { device, location } = await read();
+  if (!device || !location || codecOfDevice(device).version !== codec.version) return EMPTY_BATCH;
   const cut = only ? all.findIndex((c) => !only(c)) : -1;
   // Each command's event so far is stored before its claim's (a `pending` queued on another node).
   const taken = cut === -1 ? all : all.slice(0, cut);

@@ -130,15 +130,15 @@ export function auditOf(app: StartedApp['app'], clock: FakeClock, settings: { in
 async function stateOf(api: Api, sims: ReadonlyMap<string, SimulatedDevice>): Promise<string> {
   const lines: string[] = [];
   try {
-    for (const status of ['pending', 'sent']) {
+    // Failed ones with their reason: a command that ended without reaching the terminal says why.
+    for (const status of ['pending', 'sent', 'failed']) {
       const r = await api('GET', `/api/commands?status=${status}&limit=20`);
       const page = r.body as {
-        data?: { id: number; sn: string; command: string; status: string; sent_at?: string | null }[];
+        data?: { id: number; sn: string; command: string; status: string; sent_at?: string | null; error_message?: string | null }[];
         total?: number;
       };
-      lines.push(
-        `${status}: ${page.total ?? '?'} ${JSON.stringify(page.data?.map((c) => [c.id, c.sn, c.command, c.sent_at ?? null]) ?? r.body)}`,
-      );
+      const shown = page.data?.map((c) => [c.id, c.sn, c.command, status === 'failed' ? (c.error_message ?? null) : (c.sent_at ?? null)]);
+      lines.push(`${status}: ${page.total ?? '?'} ${JSON.stringify(shown ?? r.body)}`);
     }
   } catch (err) {
     lines.push(`commands unreadable: ${String(err)}`);
