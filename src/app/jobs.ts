@@ -1,7 +1,7 @@
 /**
  * The periodic store jobs the Hub runs as singletons (one node runs each at a time): event pruning
  * behind webhook cursors, webhook delivery, eviction of unassigned terminals, the raw-record quota, the
- * retention of punch photos and of the audit log, alert rules.
+ * retention of punch photos and of the audit log, alert rules, the location counts kept on MongoDB.
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
@@ -44,5 +44,12 @@ export function backgroundJobs({ store, clock, log, config, webhooks, bus }: Job
     // Alert rules are evaluated on one node at a time (the lease); raising and clearing are compare-and-set besides.
     { name: 'alerts', everyMs: ALERT_EVERY_MS, run: () => evaluateAlerts({ store, bus, clock, log }) },
     { name: 'audit-retention', everyMs: 3_600_000, run: () => pruneAuditLog(store, clock.now(), config.auditRetentionDays) },
+    // The shown counts where a crash can leave them off (MongoDB): a difference seen on two rounds is corrected.
+    { name: 'location-counts', everyMs: 600_000, run: () => reconcileCounts(store, log) },
   ];
+}
+
+async function reconcileCounts(store: Store, log: Logger): Promise<void> {
+  const fixed = await store.locations.reconcileCounts();
+  if (fixed > 0) log.warn({ locations: fixed }, 'location counts were off (a write interrupted before its count): corrected');
 }

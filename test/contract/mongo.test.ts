@@ -48,6 +48,48 @@ if (!url) {
     storeContract(t, () => openMongoStore(fresh()));
   });
 
+  t.test('mongo: kept location counts are corrected after a write that missed its count, never while one is under way', async (t) => {
+    const target = fresh();
+    const store = await openMongoStore(target);
+    t.teardown(() => store.close());
+    const at = '2026-11-21T09:00:00.000Z';
+    const a = await store.locations.create({ name: 'A', timezone: 'UTC' }, at);
+    await store.users.upsertMany(
+      a.id,
+      [1, 2, 3].map((pin) => ({ pin, fields: {} })),
+      at,
+    );
+    await store.devices.assign(a.id, 'KEPT-1', { name: null }, at);
+    const client = new MongoClient(target);
+    t.teardown(() => client.close());
+    const kept = client.db(databaseName(target)).collection<{ _id: number; users: number; devices: number; v: number }>('location_counts');
+    t.match(await kept.findOne({ _id: a.id }), { users: 3, devices: 1 }, 'kept by the writes');
+    // A crash between a user's insert and its count: the document says one less.
+    await kept.updateOne({ _id: a.id }, { $inc: { users: -1 } });
+    t.same(await store.locations.counts(a.id), { users: 2, devices: 1 }, 'shown as kept');
+    t.equal(await store.locations.reconcileCounts(), 0, 'a difference seen once is not stored: a count may be on its way');
+    t.same(await store.locations.counts(a.id), { users: 2, devices: 1 });
+    t.equal(await store.locations.reconcileCounts(), 1, 'seen again with no write since: corrected');
+    t.same(await store.locations.counts(a.id), { users: 3, devices: 1 });
+    t.equal((await store.users.list(a.id, {}, { offset: 0, limit: 1 })).total, 3, 'the unfiltered users list total');
+
+    // A difference seen, then a write counted before the next round: that round starts over.
+    await kept.updateOne({ _id: a.id }, { $inc: { devices: 1 } });
+    t.equal(await store.locations.reconcileCounts(), 0);
+    await store.users.upsert(a.id, 4, {}, at);
+    t.equal(await store.locations.reconcileCounts(), 0, 'a count came in between: not corrected yet');
+    t.same(await store.locations.counts(a.id), { users: 4, devices: 2 });
+    t.equal(await store.locations.reconcileCounts(), 1);
+    t.same(await store.locations.counts(a.id), { users: 4, devices: 1 });
+
+    // A location from before the counts were kept: counted and seeded on its first read.
+    await kept.deleteOne({ _id: a.id });
+    t.same(await store.locations.counts(a.id), { users: 4, devices: 1 }, 'counted');
+    t.match(await kept.findOne({ _id: a.id }), { users: 4, devices: 1 }, 'and kept from then on');
+    t.same(await store.locations.counts(a.id + 100), { users: 0, devices: 0 }, 'an unknown location');
+    t.equal(await kept.findOne({ _id: a.id + 100 }), null, 'keeps nothing');
+  });
+
   t.test('mongo: schema is created idempotently; sharded collections key their unique indexes by location', async (t) => {
     const target = fresh();
     const first = await openMongoStore(target);

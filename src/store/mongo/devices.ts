@@ -2,6 +2,7 @@
 import type { Filter } from 'mongodb';
 import { DEVICE_SESSION_FIELDS, type Device, type DeviceBrief, type DevicesPort, type DeviceState } from '../ports/index.js';
 import type { Ids } from './ids.js';
+import type { LocationCounts } from './location-counts.js';
 import type { Collections, DeviceDoc } from './schema.js';
 import { containsAny, fromJson, maybe, pageOf, settle, toJson, unlessDuplicate } from './util.js';
 
@@ -74,7 +75,7 @@ const blank = (id: number, sn: string, now: string): DeviceDoc => ({
   updated_at: null,
 });
 
-export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
+export function mongoDevices(c: Collections, ids: Ids, counts: LocationCounts): DevicesPort {
   const bySerial = async (sn: string) => {
     const doc = await c.devices.findOne({ serial_number: sn });
     return maybe(doc, toDevice);
@@ -170,7 +171,10 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         if (before) {
           const assignedAt = before.assigned_at ?? now;
           const device = toDevice({ ...before, ...set, location_id: locationId, assigned_at: assignedAt < now ? assignedAt : now });
-          if (before.location_id === null) await seen(locationId, sn, now);
+          if (before.location_id === null) {
+            await counts.bump(locationId, 'devices', 1);
+            await seen(locationId, sn, now);
+          }
           return { outcome: before.location_id === null ? ('assigned' as const) : ('already' as const), device };
         }
         // Neither ours nor free: owned by another location, or not recorded yet.
@@ -188,6 +192,7 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         };
         return unlessDuplicate(
           c.devices.insertOne(doc).then(async () => {
+            await counts.bump(locationId, 'devices', 1);
             await seen(locationId, sn, now);
             return { outcome: 'assigned' as const, device: toDevice(doc) };
           }),
@@ -238,7 +243,10 @@ export function mongoDevices(c: Collections, ids: Ids): DevicesPort {
         { returnDocument: 'before' },
       );
       // Devices assigned before device_locations existed are recorded when they leave (SQLite's migration seeds them).
-      if (before) await seen(locationId, sn, before.assigned_at ?? now);
+      if (before) {
+        await counts.bump(locationId, 'devices', -1);
+        await seen(locationId, sn, before.assigned_at ?? now);
+      }
       return maybe(before, toDevice);
     },
     async update(locationId, sn, patch, now, feedEvent) {

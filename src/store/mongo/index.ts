@@ -29,6 +29,7 @@ import { collections, COUNTERS, ensureIndexes } from './schema.js';
 import { mongoPhotos } from './photos.js';
 import { mongoTemplates } from './templates.js';
 import { mongoUsers } from './users.js';
+import { locationCounts } from './location-counts.js';
 import { mongoJobs, mongoSyncOutbox } from './sync-state.js';
 import { mongoTerminalSync } from './terminal-sync.js';
 import { MongoUnreachableError, trackReachability } from './unavailable.js';
@@ -57,6 +58,7 @@ export async function openMongoStore(url: string): Promise<Store> {
       throw e;
     });
   const ids = idAllocator(c.counters);
+  const counts = locationCounts(db);
   const cluster = await mongoCluster(db).catch(async (e: unknown) => {
     await client.close();
     throw e;
@@ -84,16 +86,16 @@ export async function openMongoStore(url: string): Promise<Store> {
   let closing: Promise<void> | undefined;
   return {
     kind: 'mongodb',
-    locations: mongoLocations(c, ids),
+    locations: mongoLocations(c, ids, counts),
     tokens: mongoTokens(c, ids),
-    users: mongoUsers(c, ids),
+    users: mongoUsers(c, ids, counts),
     areas: mongoAreas(c, ids),
     schedules: mongoSchedules(c),
     accessLevels: mongoAccessLevels(c, ids),
     holidays: mongoHolidays(c, ids),
     templates: mongoTemplates(c, ids),
     photos,
-    devices: mongoDevices(c, ids),
+    devices: mongoDevices(c, ids, counts),
     commands: mongoCommands(c, ids),
     attendance: mongoAttendance(c, ids),
     deviceRecords: mongoDeviceRecords(c, ids),

@@ -1,6 +1,7 @@
 /** Locations and tokens: small, unsharded collections looked up by id or token hash. */
 import { PHOTO_DEFAULTS, TIME_CARD_DEFAULTS, type Location, type LocationsPort, type Token, type TokensPort } from '../ports/index.js';
 import type { Ids } from './ids.js';
+import type { LocationCounts } from './location-counts.js';
 import { isDuplicateKey, maybe } from './util.js';
 import type { Collections, LocationDoc, TokenDoc } from './schema.js';
 
@@ -25,7 +26,7 @@ const toLocation = ({
 });
 const toToken = ({ _id, ...rest }: TokenDoc): Token => ({ id: _id, ...rest });
 
-export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
+export function mongoLocations(c: Collections, ids: Ids, counts: LocationCounts): LocationsPort {
   return {
     async claimBootstrap(node, now) {
       // `_id` is unique on every server: of nodes inserting at once, exactly one succeeds.
@@ -49,6 +50,7 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
         updated_at: null,
       };
       await c.locations.insertOne(doc);
+      await counts.seed(doc._id);
       return toLocation(doc);
     },
     async get(id) {
@@ -61,13 +63,8 @@ export function mongoLocations(c: Collections, ids: Ids): LocationsPort {
     async count() {
       return c.locations.countDocuments({});
     },
-    async counts(id) {
-      const [users, devices] = await Promise.all([
-        c.users.countDocuments({ location_id: id }),
-        c.devices.countDocuments({ location_id: id }),
-      ]);
-      return { users, devices };
-    },
+    counts: (id) => counts.read(id),
+    reconcileCounts: () => counts.reconcile(),
     async update(id, patch, now) {
       const set: Partial<LocationDoc> = {};
       if (patch.name !== undefined) set.name = patch.name;

@@ -2,7 +2,7 @@
  * Collections, stored document shapes and indexes of the MongoDB adapter.
  *
  * Documents keep the port's field names; `_id` is the integer id from `counters`. Sharding (DESIGN.md "Scale-out"):
- * `locations`, `tokens`, `devices` and `counters` stay unsharded (looked up by id, token hash or serial number); `users`,
+ * `locations`, `location_counts`, `tokens`, `devices` and `counters` stay unsharded (looked up by id, token hash or serial number); `users`,
  * `templates`, `commands`, `attendance`, `device_records`, `device_exchanges` and `door_events` shard on `location_id` and
  * every unique index of theirs starts with it.
  *

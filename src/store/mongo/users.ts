@@ -10,6 +10,7 @@ import {
   type UsersPort,
 } from '../ports/index.js';
 import { catchUp, isIdCollision, type Ids } from './ids.js';
+import type { LocationCounts } from './location-counts.js';
 import type { Collections, UserDoc } from './schema.js';
 import { outboxMarker } from './sync-state.js';
 import { containsAny, ignoreDuplicates, mapLimit, maybe, pageOf, PARALLEL, settle, unlessDuplicate } from './util.js';
@@ -70,7 +71,7 @@ const newUser = (id: number, locationId: number, pin: number, set: Partial<UserD
   updated_at: null,
 });
 
-export function mongoUsers(c: Collections, ids: Ids): UsersPort {
+export function mongoUsers(c: Collections, ids: Ids, counts: LocationCounts): UsersPort {
   const byPin = (locationId: number, pin: number) => ({ location_id: locationId, pin });
   // Every write marks the sync outbox BEFORE it changes a user (no transactions: see sync-state.ts)
   // and takes back the entries it created for users it left unchanged.
@@ -110,7 +111,10 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       }
       const doc = newUser(await ids('users'), locationId, pin, set, now);
       return c.users.insertOne(doc).then(
-        (): UpsertResult => ({ user: toUser(doc), created: true, changed: true, synced: true }),
+        async (): Promise<UpsertResult> => {
+          await counts.bump(locationId, 'users', 1);
+          return { user: toUser(doc), created: true, changed: true, synced: true };
+        },
         async (e: unknown) => {
           // A taken _id (a counter behind its collection) is not a concurrent create of this pin:
           // move the counter past the collection; the next attempt takes a fresh id.
@@ -153,6 +157,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       const inserted = new Set(
         (await c.users.find({ _id: { $in: docs.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
       );
+      await counts.bump(locationId, 'users', inserted.size);
       fresh.forEach((i, k) => {
         const doc = docs[k] as UserDoc;
         if (inserted.has(doc._id)) out[i.index] = { user: toUser(doc), created: true, changed: true, synced: true };
@@ -293,8 +298,10 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       }
       if (exprs.length > 0) query.$expr = exprs.length === 1 ? exprs[0] : { $and: exprs };
       const page = pageOf(window);
+      // Unfiltered: the location's kept count (location-counts.ts), not a count of its users on every page.
+      const everyone = Object.keys(query).length === 1;
       const [total, docs] = await Promise.all([
-        c.users.countDocuments(query),
+        everyone ? counts.read(locationId).then((n) => n.users) : c.users.countDocuments(query),
         page ? c.users.find(query).sort({ pin: 1 }).skip(page.skip).limit(page.limit).toArray() : [],
       ]);
       return { items: docs.map(toUser), total };
@@ -315,6 +322,7 @@ export function mongoUsers(c: Collections, ids: Ids): UsersPort {
       //   undefined (it deleted no user), the other one returns it.
       await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
       const deleted = await c.users.findOneAndDelete(byPin(locationId, pin));
+      if (deleted) await counts.bump(locationId, 'users', -1);
       await c.templates.deleteMany({ location_id: locationId, user_pin: pin });
       await outbox.unmark(locationId, created, () => deleted !== null);
       return maybe(deleted, toUser);

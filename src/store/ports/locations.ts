@@ -55,8 +55,14 @@ export interface LocationsPort {
   get(id: number): Promise<Location | undefined>;
   list(): Promise<readonly Location[]>;
   count(): Promise<number>;
-  /** The location's users and assigned devices, in one read where the store keeps them (GET /api/me). */
+  /**
+   * The location's users and assigned devices as shown (GET /api/me), in one read of the counts the store keeps:
+   * SQLite's triggers keep them exact; on MongoDB a crash between a write and its count leaves them off until
+   * `reconcileCounts` (quotas use UsersPort.count and DevicesPort.count, always exact).
+   */
   counts(id: number): Promise<{ readonly users: number; readonly devices: number }>;
+  /** Recounts the kept counts where they can drift (MongoDB; none on SQLite): how many locations were corrected. */
+  reconcileCounts(): Promise<number>;
   update(id: number, patch: Partial<Pick<Location, LocationSetting>>, now: Iso): Promise<Location | undefined>;
   /**
    * Puts a scenario in force (or ends it: null). `expected`: the scenario's name in force now (null: none); the

@@ -48,6 +48,8 @@ export function sqliteLocations(db: Db): LocationsPort {
       const r = counted.get(id) as { users: number; devices: number } | undefined;
       return { users: r?.users ?? 0, devices: r?.devices ?? 0 };
     },
+    // Triggers keep location_counts in the writes' own transactions: nothing drifts.
+    reconcileCounts: async () => 0,
     async update(id, patch, now) {
       const sets: string[] = [];
       const args: unknown[] = [];
